@@ -1,0 +1,276 @@
+"""Every error jdsl raises, rooted at :class:`JdslError`.
+
+The tree (DESIGN.md §9)::
+
+    JdslError
+    ├── BehaviorSyntaxError      behavior text that does not parse (line, col, hint)
+    ├── BindingError             a tool / predicate / model name with no binding, or bound twice
+    ├── RefError                 a ref whose key or path is not on the blackboard
+    ├── SignatureError           a malformed "a, b -> c: int" signature
+    ├── ModelOutputError         model output that cannot be parsed or validated
+    ├── ValidationError          Behavior IR that breaks a structural rule
+    ├── PackageError             a behavior package that cannot be exported, loaded or trusted
+    ├── PermissionDenied         the sandbox refused a file, command, origin, server or skill
+    ├── ToolError                a tool call that cannot be made (bad arguments, bad result)
+    ├── MissingDependencyError   an optional dependency (an extra) is not installed
+    └── ProviderError            a model provider failed
+        ├── AuthenticationError
+        ├── RateLimitError       (retry_after_s)
+        ├── ProviderTimeout
+        ├── ContextWindowExceeded
+        ├── BadRequest
+        └── ServerError
+
+Every error carries structured fields and a message that names the offending thing and the fix.
+No name shadows a built-in (there is no ``TimeoutError`` here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "AuthenticationError",
+    "BadRequest",
+    "BehaviorSyntaxError",
+    "BindingError",
+    "ContextWindowExceeded",
+    "JdslError",
+    "MissingDependencyError",
+    "ModelOutputError",
+    "PackageError",
+    "PermissionDenied",
+    "ProviderError",
+    "ProviderTimeout",
+    "RateLimitError",
+    "RefError",
+    "ServerError",
+    "SignatureError",
+    "ToolError",
+    "ValidationError",
+]
+
+
+class JdslError(Exception):
+    """Base class of every error jdsl raises."""
+
+
+class BehaviorSyntaxError(JdslError):
+    """Behavior text that does not parse.
+
+    Attributes:
+        line: 1-based line number of the offending text.
+        col: 1-based column number.
+        hint: how to fix the line.
+        source_line: the text of that line, when known.
+    """
+
+    def __init__(
+        self, message: str, *, line: int, col: int, hint: str = "", source_line: str = ""
+    ) -> None:
+        self.message = message
+        self.line = line
+        self.col = col
+        self.hint = hint
+        self.source_line = source_line
+        text = f"line {line}, col {col}: {message}"
+        if source_line:
+            text += f"\n    {source_line}\n    {' ' * max(col - 1, 0)}^"
+        if hint:
+            text += f"\n  hint: {hint}"
+        super().__init__(text)
+
+
+class BindingError(JdslError):
+    """A tool, predicate or model name that is not bound, or is bound to two callables.
+
+    Attributes:
+        name: the unbound or conflicting name.
+        kind: "tool", "predicate" or "model".
+        available: names that are bound, to suggest the closest.
+    """
+
+    def __init__(
+        self, message: str, *, name: str = "", kind: str = "tool", available: Sequence[str] = ()
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.available = tuple(available)
+        super().__init__(message)
+
+
+class RefError(JdslError, KeyError):
+    """A ref whose key or path is not on the blackboard.
+
+    Subclasses ``KeyError`` too, so ``except KeyError`` in user code keeps working.
+
+    Attributes:
+        path: the ref path, e.g. ``orders[$selected_index].id``.
+        missing: the first step of the path that was absent.
+    """
+
+    def __init__(self, message: str, *, path: str, missing: str = "") -> None:
+        self.path = path
+        self.missing = missing or path
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return self.message
+
+
+class SignatureError(JdslError, ValueError):
+    """A malformed signature string such as ``"a, b"`` (no ``->``) or an unknown type.
+
+    Attributes:
+        signature: the offending text.
+    """
+
+    def __init__(self, message: str, *, signature: str = "") -> None:
+        self.signature = signature
+        super().__init__(message)
+
+
+class ModelOutputError(JdslError):
+    """Model output that cannot be parsed or does not validate against the signature.
+
+    Attributes:
+        raw: the model's raw text.
+        field: the output field that failed, when one did.
+    """
+
+    def __init__(self, message: str, *, raw: str = "", field: str | None = None) -> None:
+        self.raw = raw
+        self.field = field
+        super().__init__(message)
+
+
+class ValidationError(JdslError):
+    """Behavior IR that breaks one or more structural rules.
+
+    Attributes:
+        problems: every problem found, one string each.
+    """
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        head = f"{len(self.problems)} problem(s) in the Behavior IR"
+        super().__init__(head + ":\n  - " + "\n  - ".join(self.problems))
+
+
+class PackageError(JdslError):
+    """A behavior package that cannot be exported, loaded, verified or bound.
+
+    Attributes:
+        path: the package file or member that is at fault, when one is.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        self.path = path
+        super().__init__(message)
+
+
+class PermissionDenied(JdslError):
+    """The sandbox refused an operation that was not granted.
+
+    Attributes:
+        category: "file.read", "file.write", "execute", "network", "tool", "mcp" or "skill".
+        target: what was asked for (a path, a command, an origin, a name).
+    """
+
+    def __init__(self, category: str, target: str, *, hint: str = "") -> None:
+        self.category = category
+        self.target = target
+        message = f"{category} permission denied for {target!r}"
+        message += f"; {hint}" if hint else f"; grant it with Sandbox(grants={{'{category}': [...]}})"
+        super().__init__(message)
+
+
+class ToolError(JdslError):
+    """A tool call that cannot be made: unknown tool, bad arguments or an invalid result.
+
+    Attributes:
+        tool: the tool's host name.
+        code: a stable machine-readable code such as ``INVALID_ARGUMENTS``.
+    """
+
+    def __init__(self, message: str, *, tool: str = "", code: str = "TOOL_ERROR") -> None:
+        self.tool = tool
+        self.code = code
+        super().__init__(message)
+
+
+class MissingDependencyError(JdslError, ImportError):
+    """An optional dependency is not installed.
+
+    Attributes:
+        package: the import name that failed.
+        extra: the ``jdsl[extra]`` that installs it.
+    """
+
+    def __init__(self, package: str, extra: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{package!r} is not installed; install it with: pip install 'jdsl[{extra}]'"
+        )
+
+
+class ProviderError(JdslError):
+    """A model provider failed. Messages never contain API keys or raw response bodies.
+
+    Attributes:
+        provider: "anthropic", "openai", "gemini", ...
+        status_code: the HTTP status, when there was one.
+        retryable: whether retrying the same request may succeed.
+    """
+
+    retryable: bool = False
+
+    def __init__(
+        self, message: str, *, provider: str = "", status_code: int | None = None, **extra: Any
+    ) -> None:
+        self.provider = provider
+        self.status_code = status_code
+        for key, value in extra.items():
+            setattr(self, key, value)
+        super().__init__(message)
+
+
+class AuthenticationError(ProviderError):
+    """The provider rejected the credentials (HTTP 401/403)."""
+
+
+class RateLimitError(ProviderError):
+    """The provider asked us to slow down (HTTP 429).
+
+    Attributes:
+        retry_after_s: seconds to wait, from the Retry-After header, when given.
+    """
+
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None, **kw: Any) -> None:
+        self.retry_after_s = retry_after_s
+        super().__init__(message, **kw)
+
+
+class ProviderTimeout(ProviderError):
+    """The request timed out or the stream ended before it was complete."""
+
+    retryable = True
+
+
+class ContextWindowExceeded(ProviderError):
+    """The prompt does not fit the model's context window."""
+
+
+class BadRequest(ProviderError):
+    """The provider rejected the request as malformed (HTTP 400/404/422)."""
+
+
+class ServerError(ProviderError):
+    """The provider failed on its side (HTTP 5xx) or returned malformed data."""
+
+    retryable = True
