@@ -1,0 +1,221 @@
+"""The sandbox: deny-by-default permissions and workspace-confined files (DESIGN.md §7).
+
+Categories (the keys of ``grants``): ``file.read``, ``file.write``, ``execute`` (command names),
+``network`` (URL origins), ``tool``, ``mcp`` (server names) and ``skill``. Nothing is allowed
+unless granted; ``"*"`` in a pattern matches any run of characters (``"*"`` alone grants the
+whole category). File patterns match the workspace-relative POSIX path.
+
+This is a cooperative guard for code that asks it, not OS isolation: untrusted code belongs in a
+container executor.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from jdsl.errors import PermissionDenied, ToolError
+from jdsl.interaction.cancel import is_cancelled
+
+__all__ = ["CATEGORIES", "CommandResult", "Executor", "Sandbox", "normalize_origin"]
+
+CATEGORIES = ("file.read", "file.write", "execute", "network", "tool", "mcp", "skill")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class CommandResult:
+    """What a command produced: ``exit_code``, raw ``stdout`` and ``stderr`` bytes."""
+
+    __slots__ = ("args", "command", "exit_code", "stderr", "stdout")
+
+    def __init__(
+        self, command: str, args: Sequence[str], exit_code: int, stdout: bytes, stderr: bytes
+    ) -> None:
+        self.command = command
+        self.args = tuple(args)
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def __repr__(self) -> str:
+        return f"CommandResult({self.command!r}, exit_code={self.exit_code})"
+
+
+class Executor(Protocol):
+    """Runs one command without a shell (see :class:`jdsl.interaction.LocalExecutor`)."""
+
+    def run(
+        self, command: str, args: Sequence[str], *, cwd: str, cancel: object | None = None
+    ) -> CommandResult: ...
+
+
+def normalize_origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``, lower-cased, default ports dropped.
+
+    Raises:
+        ValueError: ``url`` is not an absolute http(s) URL.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{url!r} is not an http(s) URL with a host")
+    port = parts.port
+    host = parts.hostname.lower()
+    netloc = host if port in (None, _DEFAULT_PORTS[parts.scheme]) else f"{host}:{port}"
+    return f"{parts.scheme}://{netloc}"
+
+
+def _pattern(text: str) -> re.Pattern[str]:
+    return re.compile("^" + ".*".join(re.escape(piece) for piece in text.split("*")) + "$")
+
+
+def _validate_grants(grants: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    clean: dict[str, tuple[str, ...]] = {}
+    for category, names in grants.items():
+        if category not in CATEGORIES:
+            raise ValueError(
+                f"unknown sandbox category {category!r}; use one of {', '.join(CATEGORIES)}"
+            )
+        if isinstance(names, str | bytes) or not isinstance(names, Sequence):
+            raise ValueError(f"grants[{category!r}] must be a list of names, not {names!r}")
+        for name in names:
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"grants[{category!r}] holds {name!r}; use nonempty strings")
+        if category == "network":
+            names = [n if n == "*" else normalize_origin(n) for n in names]
+        clean[category] = tuple(names)
+    return clean
+
+
+class Sandbox:
+    """Deny-by-default permissions plus a workspace for file access and commands.
+
+    Args:
+        workspace: the directory files and commands are confined to (None: no file access).
+        grants: ``{category: [pattern, ...]}``; see the module docstring.
+        executor: runs commands (``execute`` needs one; there is no shell fallback).
+
+    Raises:
+        ValueError: an unknown category, a non-list value, or an empty/non-string pattern.
+
+    Example:
+        >>> box = Sandbox(grants={"tool": ["lookup_*"], "network": ["https://api.example.com"]})
+        >>> box.allows("tool", "lookup_order"), box.allows("tool", "refund")
+        (True, False)
+    """
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str] | None = None,
+        *,
+        grants: Mapping[str, Sequence[str]] | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self._grants = MappingProxyType(_validate_grants(grants or {}))
+        self._patterns = {k: tuple(_pattern(n) for n in v) for k, v in self._grants.items()}
+        self.workspace = Path(workspace) if workspace is not None else None
+        self.executor = executor
+
+    @property
+    def grants(self) -> Mapping[str, tuple[str, ...]]:
+        """The validated grants (read-only)."""
+        return self._grants
+
+    def granting(self, category: str, names: Sequence[str]) -> Sandbox:
+        """A new sandbox with ``names`` added to ``category`` (this one is unchanged)."""
+        merged = {k: list(v) for k, v in self._grants.items()}
+        merged.setdefault(category, []).extend(names)
+        return Sandbox(self.workspace, grants=merged, executor=self.executor)
+
+    def allows(self, category: str, name: str) -> bool:
+        """Whether ``name`` is granted in ``category`` (network names are URLs or origins)."""
+        if category == "network":
+            try:
+                name = normalize_origin(name)
+            except ValueError:
+                return False
+        return any(p.match(name) for p in self._patterns.get(category, ()))
+
+    def check(self, category: str, name: str) -> None:
+        """Raise :class:`PermissionDenied` unless ``name`` is granted in ``category``."""
+        if category not in CATEGORIES:
+            raise ValueError(f"unknown sandbox category {category!r}")
+        if not self.allows(category, name):
+            raise PermissionDenied(category, name)
+
+    def resolve(self, path: str, category: str = "file.read") -> Path:
+        """The real path of workspace-relative ``path``, checked against ``category`` grants.
+
+        Raises:
+            PermissionDenied: no workspace, a path that leaves it (``..``, an absolute path or a
+                symlink pointing outside), or a path not granted.
+        """
+        if self.workspace is None:
+            raise PermissionDenied(category, path, hint="the sandbox has no workspace")
+        root = Path(os.path.realpath(self.workspace))
+        real = Path(os.path.realpath(root / path))
+        if real != root and root not in real.parents:
+            raise PermissionDenied(category, path, hint="the path leaves the workspace")
+        relative = real.relative_to(root).as_posix()
+        self.check(category, relative)
+        return real
+
+    def read_text(self, path: str, *, cancel: object | None = None) -> str:
+        """Read a UTF-8 text file inside the workspace (needs ``file.read``)."""
+        _raise_if_cancelled(cancel, path)
+        return self.resolve(path, "file.read").read_text(encoding="utf-8")
+
+    def write_text(self, path: str, content: str, *, cancel: object | None = None) -> None:
+        """Write a UTF-8 text file inside the workspace (needs ``file.write``).
+
+        Directories are not created; a dangling symlink is refused.
+        """
+        _raise_if_cancelled(cancel, path)
+        if self.workspace is not None:
+            link = Path(self.workspace) / path
+            if link.is_symlink() and not link.exists():
+                raise PermissionDenied("file.write", path, hint="it is a dangling symlink")
+        real = self.resolve(path, "file.write")
+        if not real.parent.is_dir():
+            raise PermissionDenied("file.write", path, hint="its directory does not exist")
+        real.write_text(content, encoding="utf-8")
+
+    def run(
+        self, command: str, args: Sequence[str] = (), *, cancel: object | None = None
+    ) -> CommandResult:
+        """Run ``command`` with literal ``args`` in the workspace through the executor.
+
+        Needs an ``execute`` grant for ``command``, an executor and a workspace. Arguments are
+        copied before anything runs; NUL bytes are refused.
+
+        Raises:
+            PermissionDenied: not granted, or no executor / workspace.
+            ToolError: a NUL byte in the command or an argument (code ``INVALID_ARGUMENTS``).
+        """
+        argv = tuple(args)
+        if any("\0" in a for a in (command, *argv)):
+            raise ToolError(
+                f"command {command!r} has an argument with a NUL byte",
+                tool=command,
+                code="INVALID_ARGUMENTS",
+            )
+        self.check("execute", command)
+        if self.executor is None or self.workspace is None:
+            raise PermissionDenied(
+                "execute", command, hint="give the Sandbox an executor and a workspace"
+            )
+        _raise_if_cancelled(cancel, command)
+        result = self.executor.run(
+            command, argv, cwd=os.path.realpath(self.workspace), cancel=cancel
+        )
+        _raise_if_cancelled(cancel, command)
+        return result
+
+
+def _raise_if_cancelled(cancel: object | None, target: str) -> None:
+    if is_cancelled(cancel):
+        raise ToolError(f"{target!r} was cancelled before it ran", code="CANCELLED")
