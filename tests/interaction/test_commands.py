@@ -5,7 +5,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from jdsl.errors import PermissionDenied, ToolError
 from jdsl.interaction import (
     COMMAND_NAMES,

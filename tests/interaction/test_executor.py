@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from jdsl.errors import PermissionDenied, ToolError
 from jdsl.interaction import CancelToken, LocalExecutor
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from jdsl.errors import PermissionDenied, ToolError
 from jdsl.interaction import (
     McpCallResult,

@@ -4,7 +4,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from jdsl.errors import PermissionDenied
 from jdsl.interaction import McpRegistry, Sandbox, ToolRegistry
 from jdsl.providers.messages import ToolCall

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from jdsl.errors import ToolError
 from jdsl.interaction import ResultError, check_error, error_from_exception, sanitize_message
 from jdsl.interaction.results import check_json, unsafe_reason

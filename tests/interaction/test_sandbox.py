@@ -4,7 +4,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from jdsl.errors import PermissionDenied, ToolError
 from jdsl.interaction import CancelToken, LocalExecutor, Sandbox
 

@@ -5,7 +5,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from jdsl.errors import PermissionDenied, ProviderError, ToolError
 from jdsl.interaction import BraveSearchProvider, Sandbox, ToolRegistry, web_search_tool
 from jdsl.providers.messages import ToolCall
