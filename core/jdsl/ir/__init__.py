@@ -1,0 +1,36 @@
+"""Behavior IR: the JSON form of a tree, its schema and its structural validation.
+
+A tree's IR is ``{"format": "jdsl.behavior.v1", "root": <root node dict>}`` where each node
+dict is the node's pydantic dump (DESIGN.md §2). :func:`validate_ir` lists every problem of a
+document; :func:`from_ir` loads one into node objects.
+"""
+
+from __future__ import annotations
+
+from jdsl.ir.format import (
+    BEHAVIOR_FORMAT,
+    BehaviorDocument,
+    canonical_json,
+    from_ir,
+    ir_digest,
+    ir_json_schema,
+    load_stored_schema,
+    to_ir,
+)
+from jdsl.ir.nodes import NODE_FIELDS
+from jdsl.ir.validate import MAX_REPEAT, ValidationReport, validate_ir
+
+__all__ = [
+    "BEHAVIOR_FORMAT",
+    "MAX_REPEAT",
+    "NODE_FIELDS",
+    "BehaviorDocument",
+    "ValidationReport",
+    "canonical_json",
+    "from_ir",
+    "ir_digest",
+    "ir_json_schema",
+    "load_stored_schema",
+    "to_ir",
+    "validate_ir",
+]

@@ -1,0 +1,258 @@
+"""Per-kind rules of :func:`jdsl.ir.validate_ir`, applied to plain IR node dicts.
+
+Works on dicts, not node objects, so it reports every problem of a document that pydantic
+would reject at the first one (and problems pydantic cannot see, such as duplicate ids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jdsl import expr as expr_module
+from jdsl.errors import JdslError
+from jdsl.signature import Signature
+
+__all__ = ["NODE_FIELDS", "NodeChecker", "child_slots"]
+
+_COMMON = frozenset({"kind", "id", "context"})
+
+NODE_FIELDS: dict[str, frozenset[str]] = {
+    kind: _COMMON | set(fields)
+    for kind, fields in {
+        "root": ("name", "system", "model_id", "child"),
+        "sequence": ("children",),
+        "selector": ("children",),
+        "action": ("tool", "args", "store"),
+        "predict": ("signature", "instructions", "examples", "input_sources"),
+        "react": ("signature", "tools", "instructions", "max_steps"),
+        "check": ("key", "equals"),
+        "guard": ("expression",),
+        "guard_call": ("predicate", "args"),
+        "repeat": ("child", "until", "max"),
+        "invert": ("child",),
+        "optional": ("child",),
+        "oneshot": ("child",),
+        "timeout": ("child", "seconds"),
+    }.items()
+}
+"""Node kind -> the fields its IR may carry (docs/ARCHITECTURE.md, "Nodes are the IR")."""
+
+_MAX_REPEAT = 1000
+
+
+def child_slots(node: dict[str, Any]) -> list[Any]:
+    """Traversal children of an IR node dict: ``children``, else ``child`` then ``until``."""
+    children = node.get("children")
+    if isinstance(children, list):
+        return list(children)
+    return [node[slot] for slot in ("child", "until") if node.get(slot) is not None]
+
+
+class NodeChecker:
+    """Collects problems and used capabilities while :func:`validate_ir` walks a tree."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.capabilities: set[str] = set()
+        self._ids: dict[str, str] = {}
+
+    def check(self, node: dict[str, Any], where: str) -> None:
+        """Apply the common rules and the rules of the node's kind."""
+        kind = node.get("kind")
+        label = f"{kind} {node.get('id') or where!r}"
+        if kind not in NODE_FIELDS:
+            known = ", ".join(sorted(NODE_FIELDS))
+            self.problems.append(f"{where}: unknown node kind {kind!r}; known kinds: {known}")
+            return
+        problems: list[str] = []
+        unknown = sorted(set(node) - NODE_FIELDS[kind])
+        if unknown:
+            problems.append(f"unknown field(s) {unknown}")
+        problems += self._check_id(node, where)
+        if node.get("context") is not None and not isinstance(node["context"], str):
+            problems.append("context must be a string")
+        problems += _RULES[kind](self, node)
+        self.problems += [f"{label}: {problem}" for problem in problems]
+
+    def _check_id(self, node: dict[str, Any], where: str) -> list[str]:
+        node_id = node.get("id")
+        if node_id is None:
+            return []
+        if not isinstance(node_id, str) or not node_id:
+            return [f"id must be a non-empty string, got {node_id!r}"]
+        first = self._ids.setdefault(node_id, where)
+        return [] if first == where else [f"duplicate id {node_id!r} (first used at {first})"]
+
+    # -- kind rules ---------------------------------------------------------------------------
+    def _root(self, node: dict[str, Any]) -> list[str]:
+        problems = _one_child(node, "root")
+        if not isinstance(node.get("name"), str) or not node["name"]:
+            problems.append("root needs a non-empty name")
+        for name in ("system", "model_id"):
+            if node.get(name) is not None and not isinstance(node[name], str):
+                problems.append(f"{name} must be a string")
+        return problems
+
+    def _composite(self, node: dict[str, Any]) -> list[str]:
+        children = node.get("children")
+        if not isinstance(children, list) or not children:
+            return [f"a {node['kind']} needs at least one child"]
+        return []
+
+    def _decorator(self, node: dict[str, Any]) -> list[str]:
+        return _one_child(node, node["kind"])
+
+    def _repeat(self, node: dict[str, Any]) -> list[str]:
+        problems = _one_child(node, "repeat")
+        bound = node.get("max", 3)
+        if not _is_int(bound) or not 1 <= bound <= _MAX_REPEAT:
+            problems.append(
+                f"unbounded or invalid max {bound!r}; use a whole number 1..{_MAX_REPEAT}"
+            )
+        if "until" in node and not isinstance(node["until"], dict):
+            problems.append("until must be a node")
+        return problems
+
+    def _timeout(self, node: dict[str, Any]) -> list[str]:
+        problems = _one_child(node, "timeout")
+        seconds = node.get("seconds", 30.0)
+        if not _is_number(seconds) or seconds <= 0:
+            problems.append(f"seconds must be a number > 0, got {seconds!r}")
+        return problems
+
+    def _action(self, node: dict[str, Any]) -> list[str]:
+        problems = _name_problems(node.get("tool"), "tool")
+        if not problems:
+            self.capabilities.add(node["tool"])
+        if node.get("store") is not None and not isinstance(node["store"], str):
+            problems.append("store must be a blackboard key (a string)")
+        return problems + _args_problems(node.get("args"))
+
+    def _guard_call(self, node: dict[str, Any]) -> list[str]:
+        return _name_problems(node.get("predicate"), "predicate") + _args_problems(node.get("args"))
+
+    def _guard(self, node: dict[str, Any]) -> list[str]:
+        expression = node.get("expression")
+        if expression is None:
+            return ["guard needs an expression"]
+        problems = [f"expression: {problem}" for problem in expr_module.validate_expr(expression)]
+        if not problems:
+            for path in expr_module.expression_paths(expression):
+                problems += _path_problems(path, "expression")
+        return problems
+
+    def _check(self, node: dict[str, Any]) -> list[str]:
+        return _path_problems(node.get("key"), "key")
+
+    def _predict(self, node: dict[str, Any]) -> list[str]:
+        problems = _signature_problems(node) + _instructions_problems(node)
+        examples = node.get("examples") or []
+        if not isinstance(examples, list) or not all(
+            isinstance(item, dict) and set(item) <= {"input", "output"} for item in examples
+        ):
+            problems.append("examples must be a list of {input, output} objects")
+        sources = node.get("input_sources") or {}
+        if not isinstance(sources, dict):
+            problems.append("input_sources must map input fields to paths")
+        else:
+            for source_field, path in sources.items():
+                problems += _path_problems(path, f"input_sources[{source_field!r}]")
+        return problems
+
+    def _react(self, node: dict[str, Any]) -> list[str]:
+        problems = _signature_problems(node) + _instructions_problems(node)
+        tools = node.get("tools")
+        if not isinstance(tools, list) or not tools:
+            problems.append("a react must expose at least one tool (tools=[...])")
+        else:
+            for tool in tools:
+                named = _name_problems(tool, "tool")
+                problems += named
+                if not named:
+                    self.capabilities.add(tool)
+        steps = node.get("max_steps", 6)
+        if not _is_int(steps) or steps < 1:
+            problems.append(f"max_steps must be a whole number >= 1, got {steps!r}")
+        return problems
+
+
+_Rule = Callable[[NodeChecker, dict[str, Any]], list[str]]
+_RULES: dict[str, _Rule] = {
+    "root": NodeChecker._root,
+    "sequence": NodeChecker._composite,
+    "selector": NodeChecker._composite,
+    "action": NodeChecker._action,
+    "predict": NodeChecker._predict,
+    "react": NodeChecker._react,
+    "check": NodeChecker._check,
+    "guard": NodeChecker._guard,
+    "guard_call": NodeChecker._guard_call,
+    "repeat": NodeChecker._repeat,
+    "invert": NodeChecker._decorator,
+    "optional": NodeChecker._decorator,
+    "oneshot": NodeChecker._decorator,
+    "timeout": NodeChecker._timeout,
+}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _one_child(node: dict[str, Any], kind: str) -> list[str]:
+    return [] if isinstance(node.get("child"), dict) else [f"{kind} needs a child"]
+
+
+def _name_problems(name: Any, what: str) -> list[str]:
+    if not isinstance(name, str) or not name.strip():
+        return [f"needs a {what} name, got {name!r}"]
+    return []
+
+
+def _path_problems(path: Any, what: str) -> list[str]:
+    if not isinstance(path, str) or not path:
+        return [f"{what} must be a non-empty path string, got {path!r}"]
+    try:
+        expr_module.parse_path(path)
+    except (JdslError, ValueError) as exc:
+        return [f"{what}: malformed path {path!r}: {exc}"]
+    return []
+
+
+def _args_problems(args: Any) -> list[str]:
+    if args is None:
+        return []
+    if not isinstance(args, dict):
+        return ["args must be an object {name: {ref} or {const}}"]
+    problems: list[str] = []
+    for name, spec in args.items():
+        if isinstance(spec, dict) and set(spec) == {"ref"}:
+            problems += _path_problems(spec["ref"], f"argument {name!r}")
+        elif not (isinstance(spec, dict) and set(spec) == {"const"}):
+            problems.append(f'argument {name!r} must be {{"ref": path}} or {{"const": value}}')
+    return problems
+
+
+def _signature_problems(node: dict[str, Any]) -> list[str]:
+    text = node.get("signature")
+    if not isinstance(text, str):
+        return ['needs a signature string such as "request -> answer"']
+    try:
+        signature = Signature.parse(text)
+    except (JdslError, ValueError) as exc:
+        return [f"malformed signature {text!r}: {exc}"]
+    if node["kind"] == "react" and len(signature.outputs) != 1:
+        return [f"a react signature needs exactly one output (the answer), got {text!r}"]
+    return []
+
+
+def _instructions_problems(node: dict[str, Any]) -> list[str]:
+    instructions = node.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        return ["instructions must be a string"]
+    return []

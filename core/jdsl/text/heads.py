@@ -1,0 +1,211 @@
+"""Node head lines -> IR fields: ``act TOOL(a=path, b="lit") -> key id=x`` and its kin.
+
+Each reader consumes the part of the line after the head word and returns the node's own
+fields as an IR dict (children are attached by :mod:`jdsl.text.parser`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from jdsl.text.expression import read_expression
+from jdsl.text.scanner import IDENTIFIER, NAME_TEXT, WORD, Scanner
+from jdsl.text.syntax import HEAD_WORDS, TEXT_WORDS, Attribute, attributes_for
+
+__all__ = ["read_head"]
+
+
+def read_head(scanner: Scanner) -> dict[str, Any]:
+    """Read a node line (head word, operands, attributes) into an IR dict without children.
+
+    Raises:
+        BehaviorSyntaxError: unknown node kind, malformed operands or attributes.
+    """
+    start = scanner.pos
+    word = scanner.match(IDENTIFIER)
+    if word is None or word not in HEAD_WORDS:
+        _unknown_kind(scanner, word, start)
+    kind = HEAD_WORDS[word]
+    node: dict[str, Any] = {"kind": kind}
+    reader = _READERS.get(kind)
+    if reader is not None:
+        node.update(reader(scanner))
+    node.update(_read_attributes(scanner, kind))
+    return node
+
+
+def _unknown_kind(scanner: Scanner, word: str | None, start: int) -> NoReturn:
+    found = word if word is not None else scanner.describe_next()
+    close = difflib.get_close_matches(word or "", HEAD_WORDS, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    hint += "a line starts with one of: " + ", ".join(
+        sorted(set(HEAD_WORDS) - {"sequence", "selector", "action"})
+    )
+    scanner.fail(f"unknown node kind {found!r}", hint, pos=start)
+
+
+def _read_root(scanner: Scanner) -> dict[str, Any]:
+    return {"name": _read_word(scanner, "the behavior's name", "root my_behavior")}
+
+
+def _read_action(scanner: Scanner) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "tool": scanner.name("a tool name", 'write act TOOL(a=path, b="lit")'),
+        "args": _read_args(scanner),
+    }
+    if scanner.accept("->"):
+        fields["store"] = scanner.name("a blackboard key to store into", "write -> key", WORD)
+    return fields
+
+
+def _read_guard_call(scanner: Scanner) -> dict[str, Any]:
+    predicate = scanner.name("a predicate name", "write guard_call PRED(a=path)")
+    return {"predicate": predicate, "args": _read_args(scanner)}
+
+
+def _read_signature(scanner: Scanner) -> dict[str, Any]:
+    scanner.skip_ws()
+    start = scanner.pos
+    signature = scanner.string("the signature")
+    if "->" not in signature:
+        scanner.fail(
+            f"signature {signature!r} has no '->'",
+            'separate inputs from outputs with ->, e.g. "request, orders -> index: int"',
+            pos=start,
+        )
+    return {"signature": signature}
+
+
+def _read_check(scanner: Scanner) -> dict[str, Any]:
+    key = scanner.path()
+    scanner.expect("==", 'write check key == "value"')
+    if not scanner.starts_literal():
+        scanner.fail(
+            f"check compares with a constant but found {scanner.describe_next()}",
+            'write a JSON literal after ==, e.g. check status == "done"; use guard for paths',
+        )
+    return {"key": key, "equals": scanner.literal()}
+
+
+def _read_guard(scanner: Scanner) -> dict[str, Any]:
+    return {"expression": read_expression(scanner)}
+
+
+_READERS: dict[str, Callable[[Scanner], dict[str, Any]]] = {
+    "root": _read_root,
+    "action": _read_action,
+    "guard_call": _read_guard_call,
+    "predict": _read_signature,
+    "react": _read_signature,
+    "check": _read_check,
+    "guard": _read_guard,
+}
+
+
+def _read_args(scanner: Scanner) -> dict[str, Any]:
+    """Read ``(a=path, b="lit")``: a bare path is a ref, a JSON literal a constant."""
+    scanner.expect("(", 'arguments follow the name in parentheses: NAME(a=path, b="lit")')
+    args: dict[str, Any] = {}
+    while not scanner.accept(")"):
+        if scanner.at_end():
+            scanner.fail("unclosed argument list", "close the arguments with ')'")
+        if args:
+            scanner.expect(",", "separate arguments with commas")
+        scanner.skip_ws()
+        start = scanner.pos
+        name = scanner.match(IDENTIFIER)
+        if name is None or not scanner.accept("="):
+            scanner.fail(
+                "arguments are keyword only",
+                "write name=value, where value is a path (customer.id) or a JSON literal",
+                pos=start if name else None,
+            )
+        if name in args:
+            scanner.fail(f"argument {name!r} is given twice", "keep one of them", pos=start)
+        if scanner.starts_literal() or scanner.peek("'"):
+            args[name] = {"const": scanner.literal()}
+        else:
+            args[name] = {"ref": scanner.path()}
+    return args
+
+
+def _read_attributes(scanner: Scanner, kind: str) -> dict[str, Any]:
+    allowed = {attribute.name: attribute for attribute in attributes_for(kind)}
+    fields: dict[str, Any] = {}
+    seen: set[str] = set()
+    while not scanner.at_end():
+        start = scanner.pos
+        name = scanner.match(IDENTIFIER)
+        if name is None or not scanner.peek("=") or scanner.peek("=="):
+            scanner.fail(
+                f"unexpected {scanner.describe_next()}", _attribute_hint(kind, allowed), pos=start
+            )
+        if name not in allowed:
+            scanner.fail(
+                f"unknown attribute {name!r} for {TEXT_WORDS[kind]}",
+                _attribute_hint(kind, allowed),
+                pos=start,
+            )
+        if name in seen:
+            scanner.fail(f"attribute {name!r} is given twice", "keep one of them", pos=start)
+        seen.add(name)
+        scanner.expect("=")
+        attribute = allowed[name]
+        fields[attribute.field] = _read_value(scanner, attribute)
+    return fields
+
+
+def _attribute_hint(kind: str, allowed: dict[str, Attribute]) -> str:
+    names = ", ".join(f"{name}=" for name in allowed)
+    return f"after the head, {TEXT_WORDS[kind]} takes only the attributes {names}"
+
+
+def _read_value(scanner: Scanner, attribute: Attribute) -> Any:
+    scanner.skip_ws()
+    start = scanner.pos
+    if attribute.value in ("word", "text"):
+        return _read_word(scanner, f"a value for {attribute.name}=", f"{attribute.name}=name")
+    if attribute.value == "string":
+        return scanner.string(f"the {attribute.name}")
+    if attribute.value == "names":
+        return _read_names(scanner, attribute.name)
+    value = scanner.literal() if scanner.starts_literal() else None
+    if attribute.value == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif attribute.value == "number":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    else:
+        ok = value is not None
+    if not ok:
+        scanner.fail(
+            f"{attribute.name}= needs {_VALUE_WORDS[attribute.value]}",
+            f"write e.g. {attribute.name}={_VALUE_EXAMPLES[attribute.value]}",
+            pos=start,
+        )
+    return value
+
+
+_VALUE_WORDS = {"int": "a whole number", "number": "a number", "json": "a JSON literal"}
+_VALUE_EXAMPLES = {"int": "3", "number": "30", "json": '[{"input": {}, "output": {}}]'}
+
+
+def _read_word(scanner: Scanner, what: str, example: str) -> str:
+    if scanner.peek('"'):
+        return scanner.string(what)
+    return scanner.name(what, f"write {example}", WORD)
+
+
+def _read_names(scanner: Scanner, attribute: str) -> list[str]:
+    hint = f"write {attribute}=[name1, name2]"
+    scanner.expect("[", hint)
+    names: list[str] = []
+    while not scanner.accept("]"):
+        if names:
+            scanner.expect(",", hint)
+        if scanner.peek('"'):
+            names.append(scanner.string("a name"))
+        else:
+            names.append(scanner.name("a name", hint, NAME_TEXT))
+    return names

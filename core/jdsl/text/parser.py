@@ -1,0 +1,144 @@
+"""Behavior text -> Behavior IR dict (DESIGN.md §3).
+
+:func:`parse_behavior_ir` does the whole text grammar and returns plain IR; turning it into node
+objects and binding callables is :func:`jdsl.text.parse_behavior`'s job.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jdsl.ir.format import BEHAVIOR_FORMAT
+from jdsl.text.blocks import Block, read_blocks
+from jdsl.text.heads import read_head
+from jdsl.text.scanner import Scanner
+from jdsl.text.syntax import COMPOSITES, DECORATORS, INSTRUCTED, LEAVES, TEXT_WORDS
+
+__all__ = ["DEFAULT_NAME", "parse_behavior_ir"]
+
+DEFAULT_NAME = "behavior"
+"""The root name used when the text has no ``root`` line and no name is given."""
+
+_UNTIL = re.compile(r"until[ \t]*:")
+
+
+def parse_behavior_ir(text: str, *, name: str | None = None) -> dict[str, Any]:
+    """Parse behavior text into ``{"format": ..., "root": <root node dict>}``.
+
+    Args:
+        text: the behavior text.
+        name: the root name when the text has no ``root`` line (default ``"behavior"``).
+
+    Raises:
+        BehaviorSyntaxError: with line, column and a fix hint.
+    """
+    blocks = read_blocks(text)
+    if not blocks:
+        Scanner("", 1).fail(
+            "the behavior is empty", "write at least one node, e.g. act my_tool() -> result"
+        )
+    first = blocks[0]
+    if _head_word(first) == "root":
+        if len(blocks) > 1:
+            _fail_at(
+                blocks[1],
+                "a second top-level node after the root line",
+                "indent it under the root (wrap several nodes in seq)",
+            )
+        root = _build(first, top=True)
+    else:
+        children = [_build(block) for block in blocks]
+        child = children[0] if len(children) == 1 else {"kind": "sequence", "children": children}
+        root = {"kind": "root", "name": name or DEFAULT_NAME, "child": child}
+    return {"format": BEHAVIOR_FORMAT, "root": root}
+
+
+def _head_word(block: Block) -> str:
+    match = re.match(r"[A-Za-z_]\w*", block.source[block.indent :])
+    return match.group() if match else ""
+
+
+def _fail_at(block: Block, message: str, hint: str) -> None:
+    block.scanner().fail(message, hint)
+
+
+def _build(block: Block, *, top: bool = False, scanner: Scanner | None = None) -> dict[str, Any]:
+    """One block (and its children) -> one node dict."""
+    if scanner is None:
+        scanner = block.scanner()
+        if _UNTIL.match(block.source, block.indent):
+            scanner.fail(
+                "'until:' belongs directly under a repeat",
+                "move it under the repeat whose loop it ends",
+            )
+    if _head_word(block) == "root" and not top and scanner.pos == block.indent:
+        scanner.fail(
+            "root may appear only on the first line",
+            "remove this root line; a behavior has exactly one root",
+        )
+    node = read_head(scanner)
+    kind = node["kind"]
+    _check_instructions(block, kind)
+    if kind in INSTRUCTED and block.instructions:
+        node["instructions"] = "\n".join(line.text for line in block.instructions)
+    if kind in LEAVES:
+        if block.children:
+            _fail_at(
+                block.children[0],
+                f"{TEXT_WORDS[kind]} takes no children",
+                "dedent this line to make it a sibling, or put both under a seq",
+            )
+    elif kind in COMPOSITES:
+        if not block.children:
+            _fail_at(
+                block,
+                f"{TEXT_WORDS[kind]} needs at least one child",
+                "indent one or more nodes under it",
+            )
+        node["children"] = [_build(child) for child in block.children]
+    elif kind == "repeat":
+        node.update(_repeat_parts(block))
+    elif kind in DECORATORS:
+        node["child"] = _single_child(block, block.children, TEXT_WORDS[kind])
+    return node
+
+
+def _check_instructions(block: Block, kind: str) -> None:
+    if block.instructions and kind not in INSTRUCTED:
+        first = block.instructions[0]
+        Scanner(first.source, first.line).fail(
+            f"'|' instruction lines belong under a predict or react, not under {TEXT_WORDS[kind]}",
+            "move the line under a predict/react, or make it a '#' comment",
+            pos=first.col - 1,
+        )
+
+
+def _single_child(block: Block, children: list[Block], word: str) -> dict[str, Any]:
+    if not children:
+        _fail_at(block, f"{word} needs one child", "indent one node under it")
+    if len(children) > 1:
+        _fail_at(
+            children[1], f"{word} takes exactly one child", "wrap its children in a seq (or sel)"
+        )
+    return _build(children[0])
+
+
+def _repeat_parts(block: Block) -> dict[str, Any]:
+    body = [child for child in block.children if not _UNTIL.match(child.source, child.indent)]
+    untils = [child for child in block.children if _UNTIL.match(child.source, child.indent)]
+    parts = {"child": _single_child(block, body, "repeat")}
+    if len(untils) > 1:
+        _fail_at(untils[1], "repeat takes one 'until:'", "join the conditions in one guard")
+    if untils:
+        parts["until"] = _until_node(untils[0])
+    return parts
+
+
+def _until_node(block: Block) -> dict[str, Any]:
+    """``until:`` followed by a node on the same line, or by one node indented under it."""
+    scanner = block.scanner()
+    scanner.pos = _UNTIL.match(block.source, block.indent).end()  # type: ignore[union-attr]
+    if scanner.at_end():
+        return _single_child(block, block.children, "until:")
+    return _build(block, scanner=scanner)

@@ -1,0 +1,275 @@
+"""A cursor over one line of behavior text, with the lexical rules every part shares.
+
+The behavior text grammar (DESIGN.md §3) is small enough that a hand-written scanner reads it
+directly: each parser asks for the token it expects next, so every error knows its exact line
+and column. Names, paths, JSON literals and the ``#`` comment rule live here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NoReturn
+
+from jdsl.errors import BehaviorSyntaxError
+
+__all__ = [
+    "IDENTIFIER",
+    "KEYWORDS",
+    "NAME_TEXT",
+    "WORD",
+    "Scanner",
+    "format_literal",
+    "format_path",
+    "format_word",
+    "is_path_text",
+]
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+NAME_TEXT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+"""Tool and predicate names: host names (``get_order``) and logical ids (``retail.get_order``)."""
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+"""Bare attribute values, node ids, root names and store keys (never mistaken for a literal)."""
+
+KEYWORDS = frozenset({"and", "or", "not", "in", "exists", "true", "false", "null"})
+"""Words that can never start a bare path (they are operators or JSON literals)."""
+
+_INT = re.compile(r"-?\d+")
+_WS = re.compile(r"[ \t]*")
+_LITERAL_START = re.compile(r'["\[{\-0-9]|true\b|false\b|null\b')
+_DECODER = json.JSONDecoder()
+
+
+class Scanner:
+    """Reads tokens from one source line, raising :class:`BehaviorSyntaxError` on mismatch.
+
+    Args:
+        text: the line's text (without its newline).
+        line: the 1-based line number, for error messages.
+        pos: the 0-based offset to start reading at.
+    """
+
+    def __init__(self, text: str, line: int = 1, pos: int = 0) -> None:
+        self.text = text
+        self.line = line
+        self.pos = pos
+
+    # -- errors -------------------------------------------------------------------------------
+    def fail(self, message: str, hint: str = "", *, pos: int | None = None) -> NoReturn:
+        """Raise a :class:`BehaviorSyntaxError` at ``pos`` (default: the cursor)."""
+        col = (self.pos if pos is None else pos) + 1
+        raise BehaviorSyntaxError(
+            message, line=self.line, col=col, hint=hint, source_line=self.text
+        )
+
+    # -- cursor -------------------------------------------------------------------------------
+    def skip_ws(self) -> None:
+        """Skip blanks; a ``#`` outside a string ends the line (a comment)."""
+        self.pos = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        if self.text.startswith("#", self.pos):
+            self.pos = len(self.text)
+
+    def at_end(self) -> bool:
+        """True when only blanks or a comment remain."""
+        self.skip_ws()
+        return self.pos >= len(self.text)
+
+    def peek(self, literal: str) -> bool:
+        """True when the next token starts with ``literal`` (blanks skipped, nothing consumed)."""
+        self.skip_ws()
+        return self.text.startswith(literal, self.pos)
+
+    def accept(self, literal: str) -> bool:
+        """Consume ``literal`` when it comes next."""
+        if self.peek(literal):
+            self.pos += len(literal)
+            return True
+        return False
+
+    def expect(self, literal: str, hint: str = "") -> None:
+        """Consume ``literal`` or fail naming what was found instead."""
+        if not self.accept(literal):
+            self.fail(f"expected {literal!r} but found {self.describe_next()}", hint)
+
+    def accept_word(self, word: str) -> bool:
+        """Consume a keyword such as ``and`` only when it is a whole word."""
+        self.skip_ws()
+        match = IDENTIFIER.match(self.text, self.pos)
+        if match and match.group() == word:
+            self.pos = match.end()
+            return True
+        return False
+
+    def match(self, pattern: re.Pattern[str]) -> str | None:
+        """Consume and return the text matching ``pattern`` at the cursor, if any."""
+        self.skip_ws()
+        found = pattern.match(self.text, self.pos)
+        if not found:
+            return None
+        self.pos = found.end()
+        return found.group()
+
+    def describe_next(self) -> str:
+        """A short description of what comes next, for error messages."""
+        self.skip_ws()
+        if self.pos >= len(self.text):
+            return "the end of the line"
+        rest = self.text[self.pos :]
+        word = re.match(r"\S+", rest)
+        return repr(word.group()[:20] if word else rest[:20])
+
+    def expect_end(self, hint: str = "") -> None:
+        """Fail unless only blanks or a comment remain."""
+        if not self.at_end():
+            self.fail(f"unexpected {self.describe_next()}", hint)
+
+    # -- tokens -------------------------------------------------------------------------------
+    def name(self, what: str, hint: str = "", pattern: re.Pattern[str] = NAME_TEXT) -> str:
+        """Read a name (tool, predicate, id); fail with ``what`` in the message."""
+        found = self.match(pattern)
+        if found is None:
+            self.fail(f"expected {what} but found {self.describe_next()}", hint)
+        return found
+
+    def starts_literal(self) -> bool:
+        """True when a JSON literal comes next (string, number, array, object, true/false/null)."""
+        self.skip_ws()
+        return bool(_LITERAL_START.match(self.text, self.pos))
+
+    def literal(self) -> Any:
+        """Read one JSON literal; strings are double-quoted JSON strings."""
+        self.skip_ws()
+        start = self.pos
+        if self.text.startswith("'", start):
+            self.fail(
+                "single-quoted strings are not allowed",
+                'use double quotes, as in JSON: "text"',
+            )
+        try:
+            value, end = _DECODER.raw_decode(self.text, start)
+        except json.JSONDecodeError as exc:
+            self._literal_error(exc, start)
+        self.pos = end
+        return value
+
+    def _literal_error(self, exc: json.JSONDecodeError, start: int) -> NoReturn:
+        if self.text.startswith('"', start) and "Unterminated string" in exc.msg:
+            self.fail(
+                "unterminated string",
+                "close the string with a double quote on the same line; write a line break as \\n",
+                pos=start,
+            )
+        self.fail(
+            f"malformed literal: {exc.msg}",
+            'constants are JSON literals: "text", 3, 2.5, true, false, null, [..], {..}',
+            pos=exc.pos,
+        )
+
+    def string(self, what: str) -> str:
+        """Read a double-quoted JSON string."""
+        if not self.peek('"'):
+            self.fail(
+                f"expected {what} as a double-quoted string but found {self.describe_next()}",
+                f'write {what} in double quotes, e.g. "..."',
+            )
+        value = self.literal()
+        assert isinstance(value, str)
+        return value
+
+    def path(self) -> str:
+        """Read a restricted path (``orders[$i].id``) and return its canonical text.
+
+        Grammar: ``NAME ( .NAME | [INT] | [$NAME] | ["key"] )*``; ``$name`` only inside brackets.
+        """
+        self.skip_ws()
+        start = self.pos
+        if self.text.startswith("$", start):
+            self.fail(
+                "'$name' may appear only inside brackets",
+                "index with the value of a blackboard key as orders[$name]; a bare key needs no $",
+            )
+        head = self.match(IDENTIFIER)
+        if head is None:
+            self.fail(
+                f"expected a path but found {self.describe_next()}",
+                "a path looks like orders[$i].id",
+            )
+        if head in KEYWORDS:
+            self.fail(
+                f"{head!r} is a reserved word and cannot start a path",
+                "rename the blackboard key; and or not in exists true false null are reserved",
+                pos=start,
+            )
+        parts = [head]
+        while True:
+            if self.text.startswith(".", self.pos):
+                self.pos += 1
+                parts.append("." + self._segment_name())
+            elif self.text.startswith("[", self.pos):
+                self.pos += 1
+                parts.append(self._bracket())
+            elif self.text.startswith("$", self.pos):
+                self.fail(
+                    "'$name' may appear only inside brackets",
+                    "write orders[$name], not orders$name",
+                )
+            else:
+                return "".join(parts)
+
+    def _segment_name(self) -> str:
+        found = IDENTIFIER.match(self.text, self.pos)
+        if found is None:
+            self.fail("expected a field name after '.'", "a path looks like customer.id")
+        self.pos = found.end()
+        return found.group()
+
+    def _bracket(self) -> str:
+        self.skip_ws()
+        if self.text.startswith("$", self.pos):
+            self.pos += 1
+            inner = "$" + self._segment_name()
+        elif self.text.startswith('"', self.pos):
+            inner = json.dumps(self.string("a key"))
+        else:
+            number = _INT.match(self.text, self.pos)
+            if number is None:
+                self.fail(
+                    f"expected an index inside brackets but found {self.describe_next()}",
+                    'write [0], [$name] or ["key"]',
+                )
+            self.pos = number.end()
+            inner = str(int(number.group()))
+        self.expect("]", "close the index with ']'")
+        return f"[{inner}]"
+
+
+def is_path_text(path: str) -> bool:
+    """True when ``path`` is written in the canonical text form that :meth:`Scanner.path` reads."""
+    scanner = Scanner(path)
+    try:
+        return scanner.path() == path and scanner.pos == len(path)
+    except BehaviorSyntaxError:
+        return False
+
+
+def format_path(path: str) -> str:
+    """Print a ref path, failing when it has no text form (a key with spaces, say)."""
+    if not is_path_text(path):
+        from jdsl.errors import ValidationError
+
+        raise ValidationError(
+            [f"path {path!r} has no behavior-text form; paths look like orders[$i].id"]
+        )
+    return path
+
+
+def format_literal(value: Any) -> str:
+    """Print a JSON literal on one line (``ensure_ascii=False``, sorted keys)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def format_word(value: str) -> str:
+    """Print a name bare when it reads back as a name, else as a JSON string."""
+    if WORD.fullmatch(value) and value not in KEYWORDS:
+        return value
+    return format_literal(value)

@@ -1,0 +1,108 @@
+"""What each node kind looks like in behavior text: head words, attributes, child rules.
+
+One table, shared by the parser and the formatter, so the two cannot drift apart
+(DESIGN.md §2 table, "text form" column).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ATTRIBUTES",
+    "COMPOSITES",
+    "DECORATORS",
+    "HEAD_WORDS",
+    "INSTRUCTED",
+    "LEAVES",
+    "TEXT_WORDS",
+    "Attribute",
+    "attributes_for",
+]
+
+HEAD_WORDS: dict[str, str] = {
+    "root": "root",
+    "seq": "sequence",
+    "sequence": "sequence",
+    "sel": "selector",
+    "selector": "selector",
+    "act": "action",
+    "action": "action",
+    "predict": "predict",
+    "react": "react",
+    "check": "check",
+    "guard": "guard",
+    "guard_call": "guard_call",
+    "repeat": "repeat",
+    "invert": "invert",
+    "optional": "optional",
+    "oneshot": "oneshot",
+    "timeout": "timeout",
+}
+"""Head word -> node kind; long forms (``sequence``, ``action``) are accepted too."""
+
+TEXT_WORDS: dict[str, str] = {
+    "root": "root",
+    "sequence": "seq",
+    "selector": "sel",
+    "action": "act",
+    "predict": "predict",
+    "react": "react",
+    "check": "check",
+    "guard": "guard",
+    "guard_call": "guard_call",
+    "repeat": "repeat",
+    "invert": "invert",
+    "optional": "optional",
+    "oneshot": "oneshot",
+    "timeout": "timeout",
+}
+"""Node kind -> the canonical head word that ``format_behavior`` prints."""
+
+COMPOSITES = frozenset({"sequence", "selector"})
+DECORATORS = frozenset({"root", "invert", "optional", "oneshot", "timeout", "repeat"})
+LEAVES = frozenset({"action", "predict", "react", "check", "guard", "guard_call"})
+INSTRUCTED = frozenset({"predict", "react"})
+"""Kinds that take ``| `` instruction lines."""
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One ``name=value`` attribute.
+
+    Attributes:
+        name: the text name (``model``).
+        field: the node field it sets (``model_id``).
+        value: how the value is written: ``word`` (bare name or string), ``text`` (the
+            same, printed as a string), ``string``,
+            ``int``, ``number``, ``names`` (``[a, b]``) or ``json`` (any JSON literal).
+        default: a value ``format_behavior`` leaves out (None: always printed when set).
+    """
+
+    name: str
+    field: str
+    value: str
+    default: object = None
+
+
+_COMMON = (Attribute("id", "id", "word"), Attribute("context", "context", "string"))
+
+ATTRIBUTES: dict[str, tuple[Attribute, ...]] = {
+    "root": (Attribute("model", "model_id", "text"), Attribute("system", "system", "string")),
+    "predict": (
+        Attribute("examples", "examples", "json", default=[]),
+        Attribute("input_sources", "input_sources", "json", default={}),
+    ),
+    "react": (
+        Attribute("tools", "tools", "names"),
+        Attribute("max_steps", "max_steps", "int", default=6),
+    ),
+    "repeat": (Attribute("max", "max", "int"),),
+    "timeout": (Attribute("seconds", "seconds", "number"),),
+}
+"""Kind-specific attributes in canonical print order; every kind also takes id= and context=."""
+
+
+def attributes_for(kind: str) -> tuple[Attribute, ...]:
+    """The attributes a node kind accepts, in canonical print order."""
+    return ATTRIBUTES.get(kind, ()) + _COMMON
