@@ -1,0 +1,45 @@
+"""Foreign traces -> jdsl traces: tau-bench episodes and OpenAI chat-completions logs.
+
+Each foreign conversation becomes one jdsl episode whose events the compiler reads like a React
+leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.call.*`` per call
+(results parsed when they are JSON text, ``"Error: ..."`` results as ``tool.call.failed``),
+``user.message`` / ``assistant.message``, and task metadata in ``episode.started``::
+
+    events = import_tau_bench(data_path("tau_airline", "episodes.json"))
+    write_jsonl(events, "airline.jsonl")
+
+The command line is ``jdsl import tau-bench|openai-chat SOURCE -o TRACES.jsonl``
+(:data:`jdsl.importers.cli.import_app`).
+"""
+
+from jdsl.importers.common import ImportFormatError, write_jsonl
+from jdsl.importers.conversation import (
+    AGENT_NODE_ID,
+    AssistantTurn,
+    Conversation,
+    ToolOutcome,
+    UserTurn,
+    conversation_events,
+    is_error_text,
+    parse_result,
+)
+from jdsl.importers.openai_chat import import_openai_chat, openai_chat_conversations
+from jdsl.importers.tau_bench import TauEpisode, import_tau_bench, tau_bench_conversations
+
+__all__ = [
+    "AGENT_NODE_ID",
+    "AssistantTurn",
+    "Conversation",
+    "ImportFormatError",
+    "TauEpisode",
+    "ToolOutcome",
+    "UserTurn",
+    "conversation_events",
+    "import_openai_chat",
+    "import_tau_bench",
+    "is_error_text",
+    "openai_chat_conversations",
+    "parse_result",
+    "tau_bench_conversations",
+    "write_jsonl",
+]

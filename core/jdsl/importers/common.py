@@ -1,0 +1,79 @@
+"""What both importers share: the format error, reading JSON, and emitting conversations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from jdsl.errors import JdslError
+from jdsl.importers.conversation import Conversation, conversation_events
+from jdsl.trace import ListTraceSink, TraceEvent, TraceSink
+
+__all__ = ["ImportFormatError", "emit_conversations", "read_json", "write_jsonl"]
+
+
+class ImportFormatError(JdslError, ValueError):
+    """A foreign trace file that does not have the format its importer reads.
+
+    Attributes:
+        path: the file.
+        where: the place in it (``"line 3"``, ``"episode 2 step 5"``), when known.
+    """
+
+    def __init__(self, message: str, *, path: str | Path, where: str = "") -> None:
+        self.path = str(path)
+        self.where = where
+        at = f"{self.path}, {where}" if where else self.path
+        super().__init__(f"{at}: {message}")
+
+
+def read_json(path: str | Path) -> Any:
+    """Parse a JSON file.
+
+    Raises:
+        ImportFormatError: the file is missing or is not JSON (names the line and column).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read the file ({exc.strerror})", path=path) from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(
+            f"not JSON ({exc.msg}); pass a JSON file",
+            path=path,
+            where=f"line {exc.lineno} col {exc.colno}",
+        ) from exc
+
+
+def emit_conversations(
+    conversations: Iterable[Conversation], sink: TraceSink | None = None
+) -> list[TraceEvent]:
+    """Emit each conversation as one episode through ``sink`` (a new list sink by default).
+
+    Returns:
+        Every stamped event, episode after episode, in emission order.
+    """
+    sink = sink if sink is not None else ListTraceSink()
+    events: list[TraceEvent] = []
+    for conversation in conversations:
+        events.extend(conversation_events(conversation, sink))
+    return events
+
+
+def write_jsonl(events: Iterable[TraceEvent], path: str | Path) -> Path:
+    """Write stamped events to ``path`` as JSONL (one deterministic line per event, replaced).
+
+    Parent folders are created. Returns the path written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for event in events:
+            handle.write(event.to_json() + "\n")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,218 @@
+"""Import OpenAI chat-completions logs (JSONL, one conversation per line) as jdsl traces.
+
+Each non-blank line is one conversation::
+
+    {"messages": [
+        {"role": "system", "content": "..."},
+        {"role": "user", "content": "..."},
+        {"role": "assistant", "content": null,
+         "tool_calls": [{"id": "call_1", "type": "function",
+                         "function": {"name": "get_order", "arguments": "{\\"id\\": \\"#W1\\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "{\\"status\\": \\"pending\\"}"},
+        {"role": "assistant", "content": "Your order is pending."}],
+     "tools": [...], "model": "gpt-4o", "id": "...", "metadata": {"task_id": ..., "reward": ...}}
+
+Only ``messages`` is required. ``content`` may be a string or a list of ``{"type": "text"}``
+parts; ``developer`` counts as ``system``; the legacy ``function_call`` / ``role: "function"``
+form is read too. Arguments that are not valid JSON are kept as ``{"_raw_arguments": text}``.
+The episode id is the line's ``id`` or ``<file stem>_<line number>``; ``metadata.task_id`` /
+``metadata.task_family`` / ``metadata.inputs`` / ``metadata.reward`` go to ``episode.started``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jdsl.importers.common import ImportFormatError, emit_conversations
+from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
+from jdsl.trace import EventSource, TraceEvent, TraceSink
+
+__all__ = ["import_openai_chat", "openai_chat_conversations"]
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") in ("text", "input_text", "output_text")
+        )
+    raise ValueError(f"content must be a string or a list of parts, not {type(content).__name__}")
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw) if raw else {}
+    except (TypeError, ValueError):
+        return {"_raw_arguments": raw}
+    return value if isinstance(value, dict) else {"_raw_arguments": raw}
+
+
+@dataclass
+class _OpenCall:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    result: str | None = None
+
+
+class _Builder:
+    """Collects one conversation's turns, attaching tool messages to the calls they answer."""
+
+    def __init__(self) -> None:
+        self.system: list[str] = []
+        self.turns: list[UserTurn | tuple[str, list[_OpenCall]]] = []
+        self.calls: dict[str, _OpenCall] = {}
+
+    def add(self, message: dict[str, Any]) -> None:
+        role = message.get("role")
+        if role in ("system", "developer"):
+            self.system.append(_text(message.get("content")))
+        elif role == "user":
+            self.turns.append(UserTurn(_text(message.get("content"))))
+        elif role == "assistant":
+            self._assistant(message)
+        elif role in ("tool", "function"):
+            self._result(message)
+        else:
+            raise ValueError(f"unknown role {role!r}; expected system, user, assistant or tool")
+
+    def _call(self, call_id: str | None, function: dict[str, Any]) -> _OpenCall:
+        call_id = call_id or f"call_{len(self.calls)}"
+        call = _OpenCall(call_id, function.get("name", ""), _arguments(function.get("arguments")))
+        self.calls[call_id] = call
+        return call
+
+    def _assistant(self, message: dict[str, Any]) -> None:
+        calls = [
+            self._call(c.get("id"), c.get("function") or {})
+            for c in message.get("tool_calls") or []
+        ]
+        if message.get("function_call"):
+            calls.append(self._call(None, message["function_call"]))
+        self.turns.append((_text(message.get("content")), calls))
+
+    def _result(self, message: dict[str, Any]) -> None:
+        call_id = message.get("tool_call_id")
+        if call_id is None:  # legacy function result: the latest unanswered call of that name
+            waiting = [
+                c for c in self.calls.values() if c.name == message.get("name") and c.result is None
+            ]
+            call_id = waiting[-1].call_id if waiting else None
+        call = self.calls.get(call_id) if call_id is not None else None
+        if call is None:
+            raise ValueError(
+                f"tool message answers no earlier tool call (tool_call_id {call_id!r})"
+            )
+        call.result = _text(message.get("content"))
+
+    def build(self) -> tuple[str, list[UserTurn | AssistantTurn]]:
+        turns: list[UserTurn | AssistantTurn] = []
+        for turn in self.turns:
+            if isinstance(turn, UserTurn):
+                turns.append(turn)
+            else:
+                content, calls = turn
+                outcomes = (ToolOutcome(c.call_id, c.name, c.arguments, c.result) for c in calls)
+                turns.append(AssistantTurn(content, tuple(outcomes)))
+        return "\n\n".join(self.system), turns
+
+
+def _conversation(row: dict[str, Any], episode_id: str, capture_id: str) -> Conversation:
+    builder = _Builder()
+    for index, message in enumerate(row["messages"]):
+        try:
+            builder.add(message)
+        except (ValueError, AttributeError) as exc:
+            raise ValueError(f"message {index}: {exc}") from exc
+    system, turns = builder.build()
+    meta = row.get("metadata") or {}
+    task_id = meta.get("task_id")
+    tools = [t.get("function", t) for t in row.get("tools") or []]
+    return Conversation(
+        episode_id=episode_id,
+        capture_id=capture_id,
+        skill=str(meta.get("skill", "openai_chat")),
+        source=EventSource(
+            host="openai-chat", adapter="import.openai_chat", model=row.get("model")
+        ),
+        inputs=dict(meta.get("inputs") or {}),
+        metadata={
+            "task_id": task_id,
+            "task_family": meta.get("task_family", None if task_id is None else str(task_id)),
+        },
+        system=system,
+        tools=tools,
+        turns=turns,
+        reward=meta.get("reward"),
+    )
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read the file ({exc.strerror})", path=path) from exc
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ImportFormatError(
+                f"not JSON ({exc.msg})", path=path, where=f"line {number}"
+            ) from exc
+        if not isinstance(row, dict) or not isinstance(row.get("messages"), list):
+            raise ImportFormatError(
+                'expected an object with a "messages" list', path=path, where=f"line {number}"
+            )
+        yield number, row
+
+
+def openai_chat_conversations(
+    path: str | Path, *, capture_id: str = "openai_chat"
+) -> list[Conversation]:
+    """Read a chat-completions JSONL log into neutral conversations (one per line).
+
+    Raises:
+        ImportFormatError: a line that is not JSON, has no ``messages`` list, has an unknown role
+            or a tool message answering no call (names the line and the message).
+    """
+    path = Path(path)
+    conversations = []
+    for number, row in _rows(path):
+        episode_id = row["id"] if isinstance(row.get("id"), str) else f"{path.stem}_{number}"
+        try:
+            conversations.append(_conversation(row, episode_id, capture_id))
+        except ValueError as exc:
+            raise ImportFormatError(str(exc), path=path, where=f"line {number}") from exc
+    return conversations
+
+
+def import_openai_chat(
+    path: str | Path, *, sink: TraceSink | None = None, capture_id: str = "openai_chat"
+) -> list[TraceEvent]:
+    """Import a chat-completions JSONL log as jdsl trace events, one episode per conversation.
+
+    Args:
+        path: the JSONL log.
+        sink: where to emit the events too (e.g. a JSONL sink); a list sink by default.
+        capture_id: the capture id of every event.
+
+    Returns:
+        The stamped events of every conversation, in file order.
+
+    Raises:
+        ImportFormatError: the log does not have this format.
+    """
+    return emit_conversations(openai_chat_conversations(path, capture_id=capture_id), sink)
