@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from jdsl.errors import ValidationError
 from jdsl.text.formatter import format_node
 from jdsl.text.parser import parse_behavior_ir

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from jdsl.text import format_expression, parse_expression
+from jdsl.ir import from_ir, load_stored_schema, to_ir
+from jdsl.text import format_behavior, format_expression, parse_behavior, parse_expression
 from jdsl.text.formatter import format_node
 from jdsl.text.parser import parse_behavior_ir
 from jdsl.text.scanner import KEYWORDS
@@ -159,3 +160,27 @@ def test_random_ir_to_text_and_back_is_equal(document: dict[str, Any]) -> None:
     text = to_text(document)
     assert parse_behavior_ir(text) == document
     assert to_text(parse_behavior_ir(text)) == text, "format output is canonical"
+
+
+@SETTINGS
+@given(documents())
+def test_random_trees_to_ir_and_from_ir_are_equal(document: dict[str, Any]) -> None:
+    tree = from_ir(document)
+    ir = to_ir(tree)
+    assert from_ir(ir) == tree
+    assert to_ir(from_ir(ir)) == ir
+
+
+@SETTINGS
+@given(documents())
+def test_random_trees_to_text_and_back_give_equal_ir(document: dict[str, Any]) -> None:
+    tree = from_ir(document)
+    text = format_behavior(tree)
+    assert to_ir(parse_behavior(text)) == to_ir(tree)
+    assert format_behavior(to_ir(tree)) == text
+
+
+@SETTINGS
+@given(documents())
+def test_random_trees_match_the_json_schema(document: dict[str, Any]) -> None:
+    jsonschema.Draft202012Validator(load_stored_schema()).validate(to_ir(from_ir(document)))

@@ -16,6 +16,7 @@ from jdsl.ir.format import (
     ir_json_schema,
     load_stored_schema,
     to_ir,
+    write_stored_schema,
 )
 from jdsl.ir.nodes import NODE_FIELDS
 from jdsl.ir.validate import MAX_REPEAT, ValidationReport, validate_ir
@@ -33,4 +34,5 @@ __all__ = [
     "load_stored_schema",
     "to_ir",
     "validate_ir",
+    "write_stored_schema",
 ]

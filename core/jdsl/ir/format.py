@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from importlib import resources
+from pathlib import Path
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -28,6 +29,7 @@ __all__ = [
     "ir_json_schema",
     "load_stored_schema",
     "to_ir",
+    "write_stored_schema",
 ]
 
 BEHAVIOR_FORMAT: Final = "jdsl.behavior.v1"
@@ -118,3 +120,15 @@ def load_stored_schema() -> dict[str, Any]:
     """The checked-in ``behavior.schema.json`` (package data)."""
     text = resources.files("jdsl.ir").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
     return dict(json.loads(text))
+
+
+def write_stored_schema() -> Path:
+    """Regenerate the checked-in ``behavior.schema.json`` from the node classes.
+
+    Run ``python -c "from jdsl.ir import write_stored_schema; write_stored_schema()"`` after
+    changing a node's fields; a test fails while the stored file is stale.
+    """
+    path = Path(__file__).with_name(SCHEMA_FILE)
+    text = json.dumps(ir_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return path
