@@ -1,0 +1,215 @@
+"""Static views of compile results and behavior packages, and the rows the CompileView shows.
+
+A compile result is read through its documented parts (reference jdsl-py §5:
+``CompileResult(package, compiled, candidates, verification, normalized)``); every part is
+optional, so a partial result still shows what it has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jdsl_nb._coerce import as_events, as_ir, jsonable, structural_ids
+from jdsl_nb._html import esc, page, preview, table, value_html
+from jdsl_nb.render import drawing_html
+
+__all__ = [
+    "candidate_rows",
+    "compile_html",
+    "compile_text",
+    "compiled_ir",
+    "lineage_rows",
+    "package_html",
+    "package_text",
+    "residual_rows",
+    "teacher_ir",
+    "verification_dict",
+]
+
+CANDIDATE_COLUMNS = ["candidate_id", "type", "grade", "status", "support", "applicable",
+                     "counterexamples", "claim"]
+
+
+def teacher_ir(trace: Any) -> dict[str, Any] | None:
+    """The tree that produced a trace: the first ``episode.started`` payload's ``ir``."""
+    if trace is None:
+        return None
+    try:
+        events = as_events(trace)
+    except TypeError:
+        return None
+    for event in events:
+        ir = (event.get("payload") or {}).get("ir")
+        if event.get("kind") == "episode.started" and isinstance(ir, Mapping):
+            return dict(ir)
+    return None
+
+
+def compiled_ir(result: Any) -> dict[str, Any] | None:
+    """The compiled IR of a compile result (``compiled.ir``, else the package's), or None."""
+    for holder in (getattr(result, "compiled", None), getattr(result, "package", None), result):
+        if holder is None:
+            continue
+        try:
+            return as_ir(getattr(holder, "ir", holder))
+        except TypeError:
+            continue
+    return None
+
+
+def candidate_rows(result: Any) -> list[dict[str, Any]]:
+    """One row per candidate: id, type, grade, status, evidence counts, claim preview."""
+    rows = []
+    for candidate in getattr(result, "candidates", None) or []:
+        data = jsonable(candidate)
+        if not isinstance(data, Mapping):
+            continue
+        evidence = data.get("evidence") or {}
+        rows.append({
+            "candidate_id": data.get("candidate_id", data.get("id", "")),
+            "type": data.get("type", ""),
+            "grade": data.get("grade", ""),
+            "status": data.get("status", ""),
+            "support": _count(evidence.get("support", data.get("support"))),
+            "applicable": _count(evidence.get("applicable", data.get("applicable"))),
+            "counterexamples": _count(evidence.get("counterexamples", data.get("counterexamples"))),
+            "claim": preview(data.get("claim"), 100)[0],
+        })
+    return rows
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, list | tuple | set):
+        return len(value)
+    return int(value) if isinstance(value, int | float) else 0
+
+
+def _step_flows(episode: Any) -> list[dict[str, Any]]:
+    data = jsonable(episode)
+    if not isinstance(data, Mapping):
+        return []
+    rows = []
+    for step in data.get("steps") or []:
+        tool = step.get("logical_tool") or step.get("host_tool") or "?"
+        for arg, path in sorted((step.get("arg_lineage") or {}).items()):
+            if path:
+                rows.append({"episode": data.get("episode_id", ""), "step": step.get("index", ""),
+                             "from": str(path), "to": f"{tool}.{arg}"})
+    return rows
+
+
+def lineage_rows(result: Any) -> list[dict[str, Any]]:
+    """Exact value flows ``path -> tool.argument`` per episode and step (the lineage)."""
+    rows: list[dict[str, Any]] = []
+    for episode in getattr(result, "normalized", None) or []:
+        rows.extend(_step_flows(episode))
+    if rows:
+        return rows
+    for candidate in getattr(result, "candidates", None) or []:
+        data = jsonable(candidate)
+        claim = data.get("claim") if isinstance(data, Mapping) else None
+        if isinstance(data, Mapping) and data.get("type") == "DATAFLOW" and isinstance(claim, Mapping):
+            target = claim.get("target") or {}
+            rows.append({"episode": ", ".join((data.get("evidence") or {}).get("episodes", [])),
+                         "step": target.get("index", ""), "from": str(claim.get("source")),
+                         "to": f"{target.get('tool')}.{target.get('argument')}"})
+    return rows
+
+
+def residual_rows(result: Any) -> list[dict[str, Any]]:
+    """Residual decisions the compiled tree leaves to a model: predict and react leaves."""
+    ir = compiled_ir(result)
+    if ir is None:
+        return []
+    ids = structural_ids(ir)
+    rows, stack = [], [ir]
+    while stack:
+        node = stack.pop(0)
+        if node.get("kind") in ("predict", "react"):
+            rows.append({"node": ids[id(node)], "kind": node["kind"],
+                         "signature": node.get("signature", ""),
+                         "instructions": preview(node.get("instructions") or "", 120)[0],
+                         "tools": ", ".join(node.get("tools") or [])})
+        stack.extend(c for c in node.get("children") or [] if isinstance(c, Mapping))
+        stack.extend(node[k] for k in ("child", "until") if isinstance(node.get(k), Mapping))
+    return rows
+
+
+def verification_dict(result: Any) -> dict[str, Any]:
+    """The verification report as a dict (``to_dict()`` of the report), or ``{}``."""
+    report = getattr(result, "verification", None)
+    if report is None:
+        manifest = getattr(getattr(result, "package", None), "manifest", None)
+        report = getattr(manifest, "verification", None)
+    data = jsonable(report) if report is not None else {}
+    return dict(data) if isinstance(data, Mapping) else {"report": data}
+
+
+def _rows_table(rows: list[dict[str, Any]], cls: str, columns: list[str] | None = None) -> str:
+    if not rows:
+        return "<div class='jdsl-note'>(none)</div>"
+    cols = columns or list(rows[0])
+    return table(cols, ([esc(r.get(c, "")) for c in cols] for r in rows), cls=cls)
+
+
+def compile_html(result: Any, trace: Any = None) -> str:
+    """A compile report: teacher vs compiled tree, candidates, lineage, verification, residuals."""
+    teacher, compiled = teacher_ir(trace), compiled_ir(result)
+    left = drawing_html(teacher) if teacher else "<div class='jdsl-note'>(no trace given)</div>"
+    right = drawing_html(compiled) if compiled else "<div class='jdsl-note'>(no IR)</div>"
+    side = (f"<div class='jdsl-side'><div><h4>teacher tree</h4>{left}</div>"
+            f"<div><h4>compiled</h4>{right}</div></div>")
+    body = [
+        side,
+        "<h4>verification</h4>" + value_html(verification_dict(result), 400),
+        "<h4>candidates</h4>" + _rows_table(candidate_rows(result)[:200], "jdsl-candidates",
+                                            CANDIDATE_COLUMNS),
+        "<h4>lineage flows</h4>" + _rows_table(lineage_rows(result)[:200], "jdsl-lineage"),
+        "<h4>residual signatures</h4>" + _rows_table(residual_rows(result), "jdsl-residuals"),
+    ]
+    return page("compile result", "".join(body), cls="jdsl-compile")
+
+
+def compile_text(result: Any) -> str:
+    """A compile result as text: verification status, candidate grades, residual signatures."""
+    verification = verification_dict(result)
+    grades: dict[str, int] = {}
+    for row in candidate_rows(result):
+        grades[str(row["grade"])] = grades.get(str(row["grade"]), 0) + 1
+    lines = [f"compile result: verification {verification.get('status', '?')}, "
+             f"{sum(grades.values())} candidates {dict(sorted(grades.items()))}"]
+    lines += [f"  residual {r['node']}: {r['kind']} {r['signature']!r}" for r in residual_rows(result)]
+    return "\n".join(lines)
+
+
+def _manifest(package: Any) -> dict[str, Any]:
+    data = jsonable(getattr(package, "manifest", None) or {})
+    return dict(data) if isinstance(data, Mapping) else {}
+
+
+def package_html(package: Any) -> str:
+    """A behavior package: manifest facts, the tree, the file digests."""
+    manifest = _manifest(package)
+    facts = [[esc(k), value_html(manifest.get(k), 300)]
+             for k in ("name", "version", "task_family", "required_capabilities", "verification",
+                       "source") if k in manifest]
+    files = manifest.get("files") or {}
+    file_rows = [[f"<code>{esc(k)}</code>", f"<code>{esc(v)}</code>"] for k, v in sorted(files.items())]
+    try:
+        drawing = drawing_html(as_ir(package))
+    except TypeError:
+        drawing = "<div class='jdsl-note'>(no tree)</div>"
+    body = (table(["field", "value"], facts, cls="jdsl-manifest") + "<h4>tree</h4>" + drawing
+            + "<h4>files</h4>" + table(["file", "digest"], file_rows, cls="jdsl-files"))
+    return page(f"package {manifest.get('name', '')} {manifest.get('version', '')}", body)
+
+
+def package_text(package: Any) -> str:
+    """A package as text: name, version, capabilities, verification status."""
+    manifest = _manifest(package)
+    verification = manifest.get("verification") or {}
+    status = verification.get("status", "?") if isinstance(verification, Mapping) else verification
+    caps = ", ".join(manifest.get("required_capabilities") or [])
+    return (f"package {manifest.get('name', '?')} {manifest.get('version', '')}: "
+            f"verification {status}; requires [{caps}]")

@@ -1,0 +1,233 @@
+"""Blackboard provenance from trace events: who wrote every value, from what, and who used it.
+
+Each write becomes a :class:`WriteRecord` (key, value, writer node, previous value, whether it
+overwrote another writer's value, the step it happened at) with the later consumers of that
+value: every ref read (``blackboard.read``) that resolved against it, tied to the tool argument
+it fed when the reader then called a tool. Traces without read events fall back to matching tool
+argument values against the blackboard (exact, typed equality, as the compiler's lineage does).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jdsl_nb._coerce import jsonable, structural_ids
+
+__all__ = ["Consumer", "WriteRecord", "events_from_activity", "path_keys", "provenance"]
+
+_KEY = re.compile(r"^[A-Za-z_][\w-]*")
+_INDEX_KEY = re.compile(r"\$([A-Za-z_]\w*)")
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A later use of a written value: the reader node, and the tool argument it fed if any."""
+
+    step: int
+    node_id: str
+    path: str
+    tool: str | None = None
+    argument: str | None = None
+
+    def describe(self) -> str:
+        """``tool.argument <- path @node`` style text."""
+        if not self.tool:
+            return f"read as {self.path} by {self.node_id} (step {self.step})"
+        target = f"{self.tool}.{self.argument}" if self.argument else f"{self.tool}(...)"
+        return f"{target} <- {self.path} @{self.node_id} (step {self.step})"
+
+
+@dataclass
+class WriteRecord:
+    """One blackboard write and its later consumers."""
+
+    key: str
+    value: Any
+    writer: str
+    writer_label: str
+    previous: Any
+    overwrote: bool
+    step: int
+    sequence: int
+    consumers: list[Consumer] = field(default_factory=list)
+
+
+def path_keys(path: str) -> list[str]:
+    """The blackboard keys a ref path reads: its root key and every ``$name`` index."""
+    match = _KEY.match(path.strip())
+    keys = [match.group(0)] if match else []
+    return keys + [k for k in _INDEX_KEY.findall(path) if k not in keys]
+
+
+def _is_meaningful(value: Any) -> bool:
+    if value is None or isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        return len(value) >= 2
+    if isinstance(value, int | float):
+        return value not in (0, 1, -1)
+    return False
+
+
+def _find_path(target: Any, value: Any, path: str, depth: int = 0) -> str | None:
+    if type(target) is type(value) and target == value:
+        return path
+    if depth >= 4:
+        return None
+    items: Iterable[tuple[str, Any]] = ()
+    if isinstance(value, Mapping):
+        items = ((f"{path}.{k}", v) for k, v in value.items())
+    elif isinstance(value, list):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    for sub_path, sub in items:
+        found = _find_path(target, sub, sub_path, depth + 1)
+        if found:
+            return found
+    return None
+
+
+class _Builder:
+    def __init__(self, ir: Mapping[str, Any] | None) -> None:
+        self.records: list[WriteRecord] = []
+        self.current: dict[str, int] = {}
+        self.pending: dict[str, list[tuple[int, str, int]]] = {}
+        self.args_by_node: dict[str, Mapping[str, Any]] = {}
+        self.seeded: dict[str, Any] = {}
+        if ir:
+            self.index_ir(ir)
+
+    def index_ir(self, ir: Mapping[str, Any]) -> None:
+        ids = structural_ids(ir)
+        stack = [ir]
+        while stack:
+            node = stack.pop()
+            if isinstance(node.get("args"), Mapping):
+                self.args_by_node[ids[id(node)]] = node["args"]
+            for key in ("child", "until"):
+                if isinstance(node.get(key), Mapping):
+                    stack.append(node[key])
+            stack.extend(c for c in node.get("children") or [] if isinstance(c, Mapping))
+
+    def write(self, step: int, seq: int, payload: Mapping[str, Any], writer: str) -> None:
+        key = str(payload.get("key"))
+        value = payload.get("value")
+        last = self.records[self.current[key]] if key in self.current else None
+        previous = payload.get("previous", last.value if last else None)
+        overwrote = payload.get("overwrote", bool(last and last.writer != writer))
+        label = str(payload.get("writer_label") or writer)
+        self.records.append(
+            WriteRecord(key, value, writer, label, previous, bool(overwrote), step, seq)
+        )
+        self.current[key] = len(self.records) - 1
+
+    def read(self, step: int, payload: Mapping[str, Any]) -> None:
+        path, reader = str(payload.get("path", "")), str(payload.get("reader", ""))
+        for key in path_keys(path):
+            if key in self.current:
+                self.pending.setdefault(reader, []).append((self.current[key], path, step))
+
+    def tool_call(self, step: int, payload: Mapping[str, Any], by_value: bool) -> None:
+        node_id = str(payload.get("node_id", ""))
+        tool_info = payload.get("tool")
+        tool = tool_info.get("host_name") if isinstance(tool_info, Mapping) else tool_info
+        arguments = payload.get("arguments") or {}
+        if by_value:
+            self._match_values(step, node_id, str(tool), arguments)
+            return
+        refs = self.args_by_node.get(node_id, {})
+        for index, path, _ in self.pending.pop(node_id, []):
+            arg = next((a for a, s in refs.items() if isinstance(s, Mapping) and s.get("ref") == path), None)
+            if arg is None:
+                arg = next((a for a, v in arguments.items() if v == self.records[index].value), None)
+            self.records[index].consumers.append(Consumer(step, node_id, path, str(tool), arg))
+
+    def _match_values(self, step: int, node_id: str, tool: str, arguments: Mapping[str, Any]) -> None:
+        for arg, value in arguments.items():
+            if not _is_meaningful(value):
+                continue
+            for key, index in self.current.items():
+                path = _find_path(value, self.records[index].value, key)
+                if path:
+                    consumer = Consumer(step, node_id, path, tool, arg)
+                    self.records[index].consumers.append(consumer)
+                    break
+
+    def flush(self, node_id: str) -> None:
+        for index, path, step in self.pending.pop(node_id, []):
+            self.records[index].consumers.append(Consumer(step, node_id, path))
+
+
+def provenance(
+    events: Sequence[Mapping[str, Any]], ir: Mapping[str, Any] | None = None
+) -> list[WriteRecord]:
+    """Every blackboard write of a run, in order, with its consumers.
+
+    Args:
+        events: the run's events as dicts, in order (``jdsl_nb._coerce.as_events``).
+        ir: the tree's IR, to name the argument a ref fed; defaults to ``episode.started``'s.
+
+    Returns:
+        One record per write; run inputs are writes by ``input`` at the ``episode.started`` step.
+    """
+    builder = _Builder(ir)
+    by_value = not any(e.get("kind") == "blackboard.read" for e in events)
+    for step, event in enumerate(events):
+        kind, payload = event.get("kind"), event.get("payload") or {}
+        seq = int(event.get("sequence", step) or 0)
+        if kind == "episode.started":
+            if ir is None and isinstance(payload.get("ir"), Mapping):
+                builder.index_ir(payload["ir"])
+            for key, value in (payload.get("inputs") or {}).items():
+                builder.seeded[key] = value
+                builder.write(step, seq, {"key": key, "value": value, "writer_label": "run input"}, "input")
+        elif kind == "blackboard.write":
+            writer = str(payload.get("writer", "?"))
+            key = payload.get("key")
+            if writer == "input" and key in builder.seeded and builder.seeded.pop(key) == payload.get("value"):
+                continue
+            builder.write(step, seq, payload, writer)
+        elif kind == "blackboard.read":
+            builder.read(step, payload)
+        elif kind == "tool.call.started":
+            builder.tool_call(step, payload, by_value)
+        elif kind == "node.exit":
+            builder.flush(str(payload.get("node_id", "")))
+    return builder.records
+
+
+def _record_field(record: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(record, Mapping) and name in record:
+            return record[name]
+        if hasattr(record, name):
+            return getattr(record, name)
+    return None
+
+
+def events_from_activity(activity: Iterable[Any]) -> list[dict[str, Any]]:
+    """Pseudo-events from ``ctx.blackboard.activity`` (for a run traced without a sink)."""
+    events: list[dict[str, Any]] = []
+    for record in activity:
+        op = str(_record_field(record, "kind", "op", "action") or type(record).__name__).lower()
+        seq = _record_field(record, "sequence", "event_sequence")
+        if "read" in op:
+            payload = {
+                "path": _record_field(record, "path", "key"),
+                "reader": _record_field(record, "reader", "reader_id", "node_id"),
+                "value": jsonable(_record_field(record, "value")),
+            }
+            events.append({"kind": "blackboard.read", "payload": payload, "sequence": seq})
+            continue
+        payload = {
+            "key": _record_field(record, "key"),
+            "value": jsonable(_record_field(record, "value")),
+            "writer": _record_field(record, "writer_id", "writer") or "?",
+            "writer_label": _record_field(record, "writer_label"),
+            "previous": jsonable(_record_field(record, "previous")),
+            "overwrote": bool(_record_field(record, "overwrote")),
+        }
+        events.append({"kind": "blackboard.write", "payload": payload, "sequence": seq})
+    return events

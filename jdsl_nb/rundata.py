@@ -1,0 +1,118 @@
+"""Everything a run view shows, computed once from a RunContext, a trace, an episode or events.
+
+``RunData.build`` accepts what the notebook holds after a run: the ``RunContext`` returned by
+``Root.run`` (events from its sink, else from ``ctx.blackboard.activity``), a ``Trace`` or an
+episode (the last episode is shown), or a list of event dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from jdsl_nb._coerce import as_events, as_ir
+from jdsl_nb.drawing import node_statuses
+from jdsl_nb.provenance import WriteRecord, events_from_activity, provenance
+
+__all__ = ["RunData", "last_episode"]
+
+
+def last_episode(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events of the last episode in ``events`` (all of them when only one episode)."""
+    ids = [e.get("episode_id") for e in events if e.get("episode_id") is not None]
+    if not ids or len(set(ids)) == 1:
+        return events
+    last = ids[-1]
+    return [e for e in events if e.get("episode_id") == last]
+
+
+def _status_text(value: Any) -> str:
+    if value is None:
+        return ""
+    text = getattr(value, "value", value)
+    return str(text).lower()
+
+
+def _error_text(error: Any) -> str | None:
+    if error is None:
+        return None
+    if isinstance(error, BaseException):
+        notes = "".join(f"\n{n}" for n in getattr(error, "__notes__", []) or [])
+        return f"{type(error).__name__}: {error}{notes}"
+    return str(error)
+
+
+def _context_events(ctx: Any) -> list[dict[str, Any]]:
+    sink = getattr(ctx, "trace_sink", None)
+    if sink is not None and getattr(sink, "events", None) is not None:
+        events = as_events(sink)
+        episode_id = getattr(ctx, "episode_id", None)
+        mine = [e for e in events if e.get("episode_id") in (episode_id, None)]
+        return mine or last_episode(events)
+    board = getattr(ctx, "blackboard", None)
+    return events_from_activity(getattr(board, "activity", None) or [])
+
+
+@dataclass
+class RunData:
+    """One run, ready to show.
+
+    Attributes:
+        events: the run's events as dicts, in order (steps index into this list).
+        ir: the tree's IR (from ``episode.started``, or given), or None.
+        status: how the run ended ("success", "failure", "error", ...; "" when unknown).
+        error: the error text when the run raised, else None.
+        records: blackboard writes with provenance (:func:`jdsl_nb.provenance.provenance`).
+        statuses: last status per node id.
+    """
+
+    events: list[dict[str, Any]]
+    ir: dict[str, Any] | None = None
+    status: str = ""
+    error: str | None = None
+    records: list[WriteRecord] = field(default_factory=list)
+    statuses: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, source: Any, *, tree: Any = None, error: Any = None) -> RunData:
+        """Collect a run from a RunContext, Trace, episode or event list (see module doc)."""
+        is_context = hasattr(source, "blackboard") and hasattr(source, "bindings")
+        if is_context:
+            events = _context_events(source)
+        else:
+            events = last_episode(as_events(source))
+        ir = _find_ir(events, tree)
+        status, error_text = _outcome(events, source if is_context else None, error)
+        statuses = node_statuses(events)
+        return cls(events, ir, status, error_text, provenance(events, ir), statuses)
+
+
+def _find_ir(events: list[dict[str, Any]], tree: Any) -> dict[str, Any] | None:
+    if tree is not None:
+        try:
+            return as_ir(tree)
+        except TypeError:
+            pass
+    for event in events:
+        ir = (event.get("payload") or {}).get("ir")
+        if event.get("kind") == "episode.started" and isinstance(ir, Mapping):
+            return dict(ir)
+    return None
+
+
+def _outcome(events: list[dict[str, Any]], ctx: Any, error: Any) -> tuple[str, str | None]:
+    status, error_text = "", _error_text(error)
+    for event in reversed(events):
+        if event.get("kind") == "episode.finished":
+            payload = event.get("payload") or {}
+            status = _status_text(payload.get("status"))
+            if payload.get("error_message") and error_text is None:
+                error_text = f"{payload.get('error_type') or 'Error'}: {payload['error_message']}"
+            break
+    if ctx is not None:
+        status = _status_text(getattr(ctx, "status", None)) or status
+        error_text = error_text or _error_text(getattr(ctx, "error", None))
+    if error_text and not status:
+        status = "error"
+    return status, error_text

@@ -1,0 +1,100 @@
+"""Timeline data from trace events: node spans, one-line event summaries, blackboard by step.
+
+A *step* is an event's position in the run's ordered event list (0-based), so a slider over
+steps walks the run event by event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl_nb._html import preview
+from jdsl_nb.provenance import WriteRecord
+
+__all__ = ["Span", "blackboard_at", "event_node", "event_summary", "node_spans"]
+
+
+@dataclass(frozen=True)
+class Span:
+    """One visit of a node: the steps of its ``node.enter`` and ``node.exit`` and its status."""
+
+    node_id: str
+    start: int
+    end: int
+    status: str
+
+
+def event_node(event: Mapping[str, Any]) -> str:
+    """The node an event belongs to (``node_id``, else the writer or reader), or ``""``."""
+    payload = event.get("payload") or {}
+    for name in ("node_id", "writer", "reader"):
+        if payload.get(name):
+            return str(payload[name])
+    return ""
+
+
+def node_spans(events: Sequence[Mapping[str, Any]]) -> dict[str, list[Span]]:
+    """Spans per node id, nodes in order of first entry; an unclosed span ends at the last step."""
+    spans: dict[str, list[Span]] = {}
+    open_at: dict[str, list[int]] = {}
+    for step, event in enumerate(events):
+        kind = event.get("kind")
+        node_id = str((event.get("payload") or {}).get("node_id", ""))
+        if kind == "node.enter" and node_id:
+            spans.setdefault(node_id, [])
+            open_at.setdefault(node_id, []).append(step)
+        elif kind == "node.exit" and node_id and open_at.get(node_id):
+            start = open_at[node_id].pop()
+            status = str((event.get("payload") or {}).get("status", "")).lower()
+            spans.setdefault(node_id, []).append(Span(node_id, start, step, status))
+    last = max(len(events) - 1, 0)
+    for node_id, starts in open_at.items():
+        spans[node_id].extend(Span(node_id, s, last, "running") for s in starts)
+    return spans
+
+
+def _tool_name(payload: Mapping[str, Any]) -> str:
+    tool = payload.get("tool")
+    if isinstance(tool, Mapping):
+        return str(tool.get("host_name") or tool.get("logical_id") or "?")
+    return str(tool or "?")
+
+
+def _summaries() -> dict[str, Any]:
+    return {
+        "episode.started": lambda p: f"start {p.get('skill', '')} inputs={preview(p.get('inputs'), 60)[0]}",
+        "episode.finished": lambda p: f"finished {p.get('status', '')} {p.get('error_message') or ''}",
+        "node.enter": lambda p: f"enter {p.get('label') or p.get('type', '')}",
+        "node.exit": lambda p: f"exit {p.get('status', '')}",
+        "blackboard.write": lambda p: f"{p.get('key')} = {preview(p.get('value'), 60)[0]}",
+        "blackboard.read": lambda p: f"read {p.get('path')} -> {preview(p.get('value'), 60)[0]}",
+        "tool.call.started": lambda p: f"call {_tool_name(p)}({preview(p.get('arguments'), 60)[0]})",
+        "tool.call.completed": lambda p: f"{_tool_name(p)} -> {preview(p.get('result'), 60)[0]}",
+        "tool.call.failed": lambda p: f"{_tool_name(p)} failed: {preview(p.get('error'), 60)[0]}",
+        "model.requested": lambda p: f"ask {p.get('model_id') or 'model'} ({p.get('kind', '')})",
+        "model.responded": lambda p: f"answer {preview(p.get('raw_output'), 60)[0]}",
+        "guard.evaluated": lambda p: f"guard -> {p.get('result')}",
+        "react.finished": lambda p: f"react {p.get('status', '')} ({p.get('stop_reason', '')})",
+    }
+
+
+def event_summary(event: Mapping[str, Any]) -> str:
+    """A one-line description of an event, e.g. ``call lookup({"email": "a@b.c"})``."""
+    kind = str(event.get("kind", ""))
+    make = _summaries().get(kind)
+    try:
+        return str(make(event.get("payload") or {})) if make else kind
+    except Exception:  # noqa: BLE001 - a summary never breaks a view
+        return kind
+
+
+def blackboard_at(records: Sequence[WriteRecord], step: int) -> dict[str, WriteRecord]:
+    """The blackboard as of ``step`` (writes at or before it), as the latest record per key."""
+    state: dict[str, WriteRecord] = {}
+    for record in records:
+        if record.step > step:
+            break
+        state[record.key] = record
+    return state

@@ -1,0 +1,97 @@
+"""CompileView: a compile result in the notebook (ipywidgets 8).
+
+The teacher tree (the IR recorded in the trace's ``episode.started``) and the compiled IR side by
+side; the candidates with their evidence grades as a pandas table, filterable by grade; the
+lineage flows; the verification report; the residual signatures left to a model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+
+from jdsl_nb import compile_views as cv
+from jdsl_nb._html import CSS, esc, value_html
+from jdsl_nb.render import drawing_html
+
+__all__ = ["CompileView", "candidates_frame"]
+
+_ALL = "(all grades)"
+
+
+def candidates_frame(result: Any) -> Any:
+    """The candidates of a compile result as a pandas DataFrame (one row per candidate)."""
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        from jdsl.errors import MissingDependencyError
+
+        raise MissingDependencyError("pandas", "notebook") from exc
+    return pd.DataFrame(cv.candidate_rows(result), columns=cv.CANDIDATE_COLUMNS)
+
+
+def _view(body: str, cls: str) -> w.HTML:
+    widget = w.HTML(value=f"<div class='jdsl-view'>{body}</div>")
+    widget.add_class(cls)
+    return widget
+
+
+def _frame_html(frame: Any, cls: str, limit: int = 300) -> str:
+    if frame is None or len(frame) == 0:
+        return "<div class='jdsl-note'>(none)</div>"
+    more = len(frame) - limit
+    note = f"<div class='jdsl-note'>{more} more rows</div>" if more > 0 else ""
+    return str(frame.head(limit).to_html(index=False, classes=f"jdsl-table {cls}", escape=True)) + note
+
+
+class CompileView(w.VBox):
+    """A compile result next to the tree that taught it.
+
+    Args:
+        result: a ``CompileResult`` (``package, compiled, candidates, verification, normalized``).
+        trace: the trace (or events) the result was compiled from, for the teacher tree.
+    """
+
+    def __init__(self, result: Any, trace: Any = None) -> None:
+        import pandas as pd
+
+        self.result = result
+        self.trace = trace
+        self.candidates = candidates_frame(result)
+        teacher, compiled = cv.teacher_ir(trace), cv.compiled_ir(result)
+        left = drawing_html(teacher) if teacher else "<i>(no teacher tree in the trace)</i>"
+        right = drawing_html(compiled) if compiled else "<i>(no compiled IR)</i>"
+        side = w.HBox([_view(f"<b>teacher tree</b>{left}", "jdsl-teacher-tree"),
+                       _view(f"<b>compiled</b>{right}", "jdsl-compiled-tree")])
+        grades = sorted({str(g) for g in self.candidates.get("grade", [])})
+        self.grade_picker = w.Dropdown(options=[_ALL, *grades], value=_ALL, description="grade")
+        self.table = _view("", "jdsl-candidates")
+        self.grade_picker.observe(lambda _: self._show_candidates(), names="value")
+        self._show_candidates()
+        lineage = pd.DataFrame(cv.lineage_rows(result))
+        residuals = pd.DataFrame(cv.residual_rows(result))
+        super().__init__(children=[
+            w.HTML(CSS + "<b>compile result</b>"), side,
+            _view("<b>verification</b>" + value_html(cv.verification_dict(result), 600),
+                  "jdsl-verification"),
+            w.HTML("<b>candidates</b>"), self.grade_picker, self.table,
+            _view("<b>lineage flows</b>" + _frame_html(lineage, "jdsl-lineage"), "jdsl-lineage-view"),
+            _view("<b>residual signatures</b>" + _frame_html(residuals, "jdsl-residuals"),
+                  "jdsl-residual-view"),
+        ])
+        self.add_class("jdsl-compile-view")
+
+    def _show_candidates(self) -> None:
+        grade = self.grade_picker.value
+        frame = self.candidates if grade == _ALL else self.candidates[self.candidates["grade"] == grade]
+        self.table.value = f"<div class='jdsl-view'>{_frame_html(frame, 'jdsl-candidates')}</div>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = cv.compile_text(self.result)
+        bundle["text/html"] = cv.compile_html(self.result, self.trace)
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"CompileView(candidates={len(self.candidates)}, verification={esc(cv.verification_dict(self.result).get('status', '?'))})"
