@@ -1,0 +1,47 @@
+"""``jdsl import tau-bench|openai-chat SOURCE -o TRACES.jsonl`` (the typer sub-app)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from jdsl.envs.data import data_path
+from jdsl.importers.cli import import_app
+from jdsl.trace import TraceEvent
+from typer.testing import CliRunner
+
+RUNNER = CliRunner()
+
+
+def test_import_tau_bench_writes_a_jsonl_trace(tmp_path: Path) -> None:
+    out = tmp_path / "traces" / "airline.jsonl"
+    result = RUNNER.invoke(import_app, ["tau-bench", str(data_path("tau_airline", "episodes.json")), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "54 episodes, 250 tool calls (9 failed), 547 model turns" in result.output
+    events = [TraceEvent.from_dict(json.loads(line)) for line in out.read_text().splitlines()]
+    assert len(events) == 2478 and all(e.verify_hash() for e in events)
+
+
+def test_import_openai_chat_writes_a_jsonl_trace(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    result = RUNNER.invoke(import_app, ["openai-chat", str(log), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "1 episodes, 0 tool calls (0 failed), 1 model turns" in result.output
+    assert len(out.read_text().splitlines()) == 6
+
+
+def test_a_bad_source_exits_1_with_the_reason_and_writes_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("not json\n")
+    out = tmp_path / "out.jsonl"
+    result = RUNNER.invoke(import_app, ["openai-chat", str(log), "-o", str(out)])
+    assert result.exit_code == 1
+    assert "line 1: not JSON" in result.output
+    assert not out.exists()
+
+
+def test_the_output_option_is_required(tmp_path: Path) -> None:
+    result = RUNNER.invoke(import_app, ["tau-bench", str(tmp_path / "x.json")])
+    assert result.exit_code == 2
