@@ -38,6 +38,7 @@ __all__ = [
     "ToolRegistry",
     "Unregister",
     "as_registered",
+    "as_result",
 ]
 
 HOST_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -133,12 +134,17 @@ def as_registered(tool: RegisteredTool | Callable[..., Any]) -> RegisteredTool:
             raise
         except Exception as exc:
             return ToolResult(status="failed", error=error_from_exception(exc))
-        return _as_result(value)
+        return as_result(value)
 
     return RegisteredTool(spec.name, spec.description, spec.parameters, execute)
 
 
-def _as_result(value: Any) -> ToolResult:
+def as_result(value: Any) -> ToolResult:
+    """A successful :class:`ToolResult` holding a tool's return value (a ToolResult is kept).
+
+    A string becomes ``content``; None becomes empty content; pydantic models, dataclasses and
+    other JSON become ``structured_content``; anything else its ``str``.
+    """
     if isinstance(value, ToolResult):
         return value
     if value is None:

@@ -41,12 +41,12 @@ _CODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # (reason, pattern, replacement) — the replacement is used by sanitize_message.
 _UNSAFE: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("a bearer token", re.compile(r"(?i)\bbearer\s+\S+"), "Bearer <redacted>"),
+    ("a bearer token", re.compile(r"(?i)\bbearer\s+\S+"), "<redacted credential>"),
     ("an API key", re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{4,}"), "<redacted>"),
     (
         "a credential assignment",
         re.compile(r"(?i)\b(api[_-]?key|token|secret|password)\s*[=:]\s*\S+"),
-        r"\1=<redacted>",
+        r"\1 <redacted>",
     ),
     ("a stack frame", re.compile(r"\bat \S+ \([^)]*:\d+:\d+\)"), "<frame>"),
     ("a stack frame", re.compile(r'File "[^"]*", line \d+'), "<frame>"),
