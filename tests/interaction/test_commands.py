@@ -22,7 +22,9 @@ class FakeExecutor:
         self.calls: list[tuple[str, tuple[str, ...]]] = []
         self.output = (stdout, stderr, exit_code)
 
-    def run(self, command: str, args: Sequence[str], *, cwd: str, cancel: object = None) -> CommandResult:
+    def run(
+        self, command: str, args: Sequence[str], *, cwd: str, cancel: object = None
+    ) -> CommandResult:
         self.calls.append((command, tuple(args)))
         stdout, stderr, code = self.output
         return CommandResult(command, args, code, stdout, stderr)
@@ -99,7 +101,9 @@ def test_all_fourteen_tools_exist(tmp_path: Path) -> None:
         ("wc", {"path": "a", "metric": "chars"}),
     ],
 )
-def test_unsafe_arguments_rejected_before_anything_runs(tmp_path: Path, name: str, arguments: dict) -> None:
+def test_unsafe_arguments_rejected_before_anything_runs(
+    tmp_path: Path, name: str, arguments: dict
+) -> None:
     reg, executor = setup(tmp_path)
     with pytest.raises(ToolError) as exc:
         run(reg, name, **arguments)
@@ -139,7 +143,8 @@ def test_needs_tool_and_execute_grants(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "limits", [{"max_entries": 10_001}, {"max_stdout_bytes": (1 << 20) + 1}, {"max_stderr_bytes": 0}]
+    "limits",
+    [{"max_entries": 10_001}, {"max_stdout_bytes": (1 << 20) + 1}, {"max_stderr_bytes": 0}],
 )
 def test_construction_limits(tmp_path: Path, limits: dict) -> None:
     with pytest.raises(ValueError):

@@ -19,7 +19,9 @@ SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required":
 
 class FakeClient:
     def __init__(self, pages: list[McpToolPage] | None = None, result: Any = None) -> None:
-        self.pages = pages or [McpToolPage(tools=(McpToolInfo(name="lookup", input_schema=SCHEMA),))]
+        self.pages = pages or [
+            McpToolPage(tools=(McpToolInfo(name="lookup", input_schema=SCHEMA),))
+        ]
         self.result = result or McpCallResult(content="found")
         self.list_calls: list[str | None] = []
         self.tool_calls: list[tuple[str, dict]] = []
@@ -44,7 +46,9 @@ def paged(n_pages: int, per_page: int = 1, repeat: bool = False) -> list[McpTool
 
 
 def registry(client: Any, grants: list[str] | None = None, **limits: int) -> McpRegistry:
-    return McpRegistry({"files": client}, sandbox=Sandbox(grants={"mcp": grants or ["files"]}), **limits)
+    return McpRegistry(
+        {"files": client}, sandbox=Sandbox(grants={"mcp": grants or ["files"]}), **limits
+    )
 
 
 def test_discovery_pages_through_cursors() -> None:
@@ -68,7 +72,9 @@ def test_discovery_limits() -> None:
         McpRegistry(max_pages=0)
 
 
-@pytest.mark.parametrize("schema", [None, "object", {"type": "array"}, {"type": "object", "x": float("nan")}])
+@pytest.mark.parametrize(
+    "schema", [None, "object", {"type": "array"}, {"type": "object", "x": float("nan")}]
+)
 def test_invalid_input_schemas_raise(schema: Any) -> None:
     page = McpToolPage(tools=(McpToolInfo(name="bad", input_schema=schema),))
     with pytest.raises(ToolError):
@@ -122,14 +128,25 @@ def test_invoke_rejects_cycles_empty_names_and_schema_violations() -> None:
 
 
 def test_is_error_uses_fixed_error_unless_safe_one_given() -> None:
-    unsafe = McpCallResult(is_error=True, content="Traceback at /srv/x", error={"code": "E", "message": "at /srv/x"})
+    unsafe = McpCallResult(
+        is_error=True, content="Traceback at /srv/x", error={"code": "E", "message": "at /srv/x"}
+    )
     result = registry(FakeClient(result=unsafe)).invoke("files", "lookup", {"q": "x"}, call_id="c1")
     assert result.status == "failed"
-    assert (result.error.code, result.error.message) == ("MCP_TOOL_ERROR", "MCP tool reported an execution error")
+    assert (result.error.code, result.error.message) == (
+        "MCP_TOOL_ERROR",
+        "MCP tool reported an execution error",
+    )
     assert result.content is None  # untrusted content is not copied
-    safe = McpCallResult(is_error=True, error={"code": "NOT_FOUND", "message": "no such file", "stack": "x"})
+    safe = McpCallResult(
+        is_error=True, error={"code": "NOT_FOUND", "message": "no such file", "stack": "x"}
+    )
     result = registry(FakeClient(result=safe)).invoke("files", "lookup", {"q": "x"}, call_id="c1")
-    assert result.error.model_dump() == {"code": "NOT_FOUND", "message": "no such file", "retryable": False}
+    assert result.error.model_dump() == {
+        "code": "NOT_FOUND",
+        "message": "no such file",
+        "retryable": False,
+    }
 
 
 def test_is_error_must_be_a_bool() -> None:

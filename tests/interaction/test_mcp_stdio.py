@@ -48,3 +48,15 @@ def test_denied_stdio_server_is_not_contacted(connection) -> None:
     mcp = McpRegistry({"shop": Spy()}, sandbox=Sandbox())
     with pytest.raises(PermissionDenied):
         mcp.discover("shop")
+
+
+def test_adapter_works_inside_a_running_event_loop() -> None:
+    """Jupyter runs an event loop in the main thread; the adapter must still work there."""
+    import asyncio
+
+    async def notebook_cell() -> str:
+        with connect_stdio(sys.executable, [SERVER], timeout_s=30) as conn:
+            mcp = McpRegistry({"shop": conn.client}, sandbox=Sandbox(grants={"mcp": ["shop"]}))
+            return mcp.invoke("shop", "order_status", {"order_id": "W2"}, call_id="c1").content
+
+    assert asyncio.run(notebook_cell()) == "delivered"

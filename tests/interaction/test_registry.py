@@ -22,7 +22,9 @@ SCHEMA = {
 }
 
 
-def make_tool(name: str = "read_text", result: Any = None, log: list | None = None) -> RegisteredTool:
+def make_tool(
+    name: str = "read_text", result: Any = None, log: list | None = None
+) -> RegisteredTool:
     def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if log is not None:
             log.append((args, ctx.call_id))
@@ -134,7 +136,11 @@ def test_observe_prefixes_failures_and_keeps_status() -> None:
     obs = observe(registry(make_tool(result=failed)).call(call()))
     assert obs.status == "failed" and obs.message.is_error
     assert obs.message.content == "failed: NOT_FOUND: no such order\ndetails"
-    assert (obs.message.role, obs.message.name, obs.message.tool_call_id) == ("tool", "read_text", "c1")
+    assert (obs.message.role, obs.message.name, obs.message.tool_call_id) == (
+        "tool",
+        "read_text",
+        "c1",
+    )
     ok = observe(registry(make_tool()).call(call()))
     assert ok.message.content == "text of a.txt" and not ok.message.is_error
 

@@ -17,7 +17,9 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("category", ["file.read", "file.write", "execute", "network", "tool", "mcp", "skill"])
+@pytest.mark.parametrize(
+    "category", ["file.read", "file.write", "execute", "network", "tool", "mcp", "skill"]
+)
 def test_everything_is_denied_by_default(category: str) -> None:
     box = Sandbox()
     target = "https://example.com" if category == "network" else "x"
@@ -43,7 +45,13 @@ def test_network_grants_are_exact_origins() -> None:
 
 @pytest.mark.parametrize(
     "grants",
-    [{"file.read": "false"}, {"tool": [None]}, {"tool": [""]}, {"files": ["*"]}, {"network": ["ftp://x"]}],
+    [
+        {"file.read": "false"},
+        {"tool": [None]},
+        {"tool": [""]},
+        {"files": ["*"]},
+        {"network": ["ftp://x"]},
+    ],
 )
 def test_invalid_grants_raise(grants: dict) -> None:
     with pytest.raises(ValueError):

@@ -16,9 +16,17 @@ class FakeProvider:
     origin = ORIGIN
 
     def __init__(self, records: Any = None, error: Exception | None = None) -> None:
-        self.records = records if records is not None else [
-            {"title": "  Jupyter \n  Project ", "url": "https://jupyter.org/", "snippet": "é" * 3000},
-        ]
+        self.records = (
+            records
+            if records is not None
+            else [
+                {
+                    "title": "  Jupyter \n  Project ",
+                    "url": "https://jupyter.org/",
+                    "snippet": "é" * 3000,
+                },
+            ]
+        )
         self.error = error
         self.calls: list[tuple[str, int]] = []
 
@@ -119,8 +127,10 @@ def test_brave_errors_hide_bodies(response: httpx.Response) -> None:
 
 def test_brave_failure_through_the_tool_is_fixed() -> None:
     provider = brave(lambda request: httpx.Response(500, json={"error": "x"}))
-    reg = ToolRegistry([web_search_tool(provider)],
-                       sandbox=Sandbox(grants={"tool": ["*"], "network": [provider.origin]}))
+    reg = ToolRegistry(
+        [web_search_tool(provider)],
+        sandbox=Sandbox(grants={"tool": ["*"], "network": [provider.origin]}),
+    )
     result = reg.call(ToolCall(id="s", name="web_search", arguments={"query": "q"}))
     assert result.error.code == "WEB_SEARCH_FAILED"
     assert json.dumps(result.model_dump()).count("500") == 0
