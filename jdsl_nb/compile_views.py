@@ -123,7 +123,8 @@ def residual_rows(result: Any) -> list[dict[str, Any]]:
     if ir is None:
         return []
     ids = structural_ids(ir)
-    rows, stack = [], [ir]
+    rows: list[dict[str, Any]] = []
+    stack: list[Mapping[str, Any]] = [ir]
     while stack:
         node = stack.pop(0)
         if node.get("kind") in ("predict", "react"):

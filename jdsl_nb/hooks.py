@@ -73,7 +73,10 @@ def text_view(obj: Any) -> str:
                 return make_text(obj)
             except Exception as exc:  # noqa: BLE001
                 return f"<{type(obj).__name__}: {exc!r}>"
-    return repr(obj)
+    try:
+        return views.tree_text(obj)
+    except Exception:  # noqa: BLE001 - not a tree either: the plain repr
+        return repr(obj)
 
 
 def _find_class(module: str, name: str) -> type | None:

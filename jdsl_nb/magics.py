@@ -86,6 +86,13 @@ class BehaviorMagics(Magics):
         else:
             self._cell(line, cell)
 
+    @property
+    def _ns(self) -> dict[str, Any]:
+        if self.shell is None:
+            raise UsageError("jdsl_nb magics need a running IPython shell")
+        namespace: dict[str, Any] = self.shell.user_ns
+        return namespace
+
     @_cell_args
     def _cell_usage(self, line: str) -> None:
         """%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|none]"""
@@ -96,11 +103,11 @@ class BehaviorMagics(Magics):
         root = _parse(cell, args.name)
         extra = self._collection(args.tools)
         try:
-            tools, predicates = bind_names(root, self.shell.user_ns, extra)
+            tools, predicates = bind_names(root, self._ns, extra)
         except UnboundName as exc:
             raise UsageError(str(exc)) from None
         root = _bind(root, tools, predicates)
-        self.shell.user_ns[args.name] = root
+        self._ns[args.name] = root
         if args.run:
             self._run(args.name, root, parse_inputs(args.input), args.model)
         elif args.show == "tree":
@@ -116,7 +123,7 @@ class BehaviorMagics(Magics):
             raise UsageError(f"--tools {var}: {exc}") from None
 
     def _lookup(self, name: str) -> Any:
-        namespace = self.shell.user_ns
+        namespace = self._ns
         if name not in namespace:
             near = difflib_hint(name, namespace)
             raise UsageError(f"{name!r} is not defined in the notebook{near}")
@@ -125,8 +132,8 @@ class BehaviorMagics(Magics):
     def _model(self, model: str | None) -> tuple[Any, str | None]:
         if not model:
             return None, None
-        if model in self.shell.user_ns:
-            return self.shell.user_ns[model], None
+        if model in self._ns:
+            return self._ns[model], None
         return None, model
 
     # -- run -------------------------------------------------------------------------------
@@ -143,8 +150,8 @@ class BehaviorMagics(Magics):
             ctx = root.run(model=model, trace_sink=sink, raise_errors=False, **inputs)
         except Exception as exc:  # noqa: BLE001 - shown in the run view, not as a traceback
             error = exc
-        self.shell.user_ns[f"{name}_run"] = ctx
-        self.shell.user_ns[f"{name}_trace"] = _as_trace(sink.events)
+        self._ns[f"{name}_run"] = ctx
+        self._ns[f"{name}_trace"] = _as_trace(sink.events)
         display(RunView(ctx if ctx is not None else sink.events, tree=root, error=error))
 
     # -- line ------------------------------------------------------------------------------
@@ -164,7 +171,7 @@ class BehaviorMagics(Magics):
         name = _one(opts.pop("", []), "%behavior run NAME")
         root = self._lookup(name)
         extra = self._collection(_last(opts.get("--tools")))
-        tools, predicates = bind_names(root, self.shell.user_ns, extra, strict=False)
+        tools, predicates = bind_names(root, self._ns, extra, strict=False)
         root = _bind(root, tools, predicates)
         self._run(name, root, parse_inputs(opts.get("--input")), _last(opts.get("--model")))
 
@@ -183,19 +190,19 @@ class BehaviorMagics(Magics):
             result = compile_trace(source, name=_last(opts.get("--name")) or target)
         except Exception as exc:  # noqa: BLE001 - reported without a traceback
             raise UsageError(f"compile failed: {type(exc).__name__}: {exc}") from None
-        self.shell.user_ns[target] = result
+        self._ns[target] = result
         display(CompileView(result, trace=source))
 
     def _trace_source(self, name: str) -> Any:
-        if name in self.shell.user_ns:
-            return self.shell.user_ns[name]
+        if name in self._ns:
+            return self._ns[name]
         path = Path(name).expanduser()
         if path.is_file():
             from jdsl_nb.compiling import read_trace
 
             return read_trace(path)
         raise UsageError(f"{name!r} is neither a variable in the notebook nor a trace file"
-                         f"{difflib_hint(name, self.shell.user_ns)}")
+                         f"{difflib_hint(name, self._ns)}")
 
     def _line_doctor(self, words: list[str]) -> None:
         from jdsl_nb.doctor import doctor_html, doctor_report, doctor_text

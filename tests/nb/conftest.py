@@ -123,3 +123,8 @@ def run_events() -> list[dict[str, Any]]:
 @pytest.fixture
 def cancel_ir() -> dict[str, Any]:
     return CANCEL_IR
+
+
+@pytest.fixture
+def big_run_events() -> list[dict[str, Any]]:
+    return big_events(10_000)

