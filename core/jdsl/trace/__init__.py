@@ -1,5 +1,24 @@
-"""Traces: events, sinks, episodes. See DESIGN.md §5."""
+"""Traces: events, sinks, redaction, blobs, episodes. See DESIGN.md §5.
 
+A run emits :class:`TraceEvent` s through a sink (``ctx.emit``); the sink stamps each event with
+its per-episode ``sequence`` and a SHA-256 hash chain. :class:`JsonlTraceSink` writes them to a
+file, redacted, with large values in a blob store beside it; :func:`read_events` reads the file
+back as a :class:`Trace`, whose ``episodes`` give tool calls, model calls, blackboard states and
+outcomes; :func:`verify_chain` detects tampering.
+"""
+
+from jdsl.trace.blobs import (
+    DEFAULT_BLOB_THRESHOLD,
+    BlobStore,
+    MissingBlobError,
+    hydrate,
+    hydrate_value,
+    is_blob_marker,
+    offload,
+)
+from jdsl.trace.chain import verify_chain
+from jdsl.trace.collection import Trace, read_events
+from jdsl.trace.episodes import Episode, ModelCall, ToolInvocation, segment_episodes
 from jdsl.trace.events import (
     SCHEMA_VERSION,
     Chainer,
@@ -8,15 +27,49 @@ from jdsl.trace.events import (
     TraceEvent,
     canonical_json,
 )
-from jdsl.trace.sinks import ListTraceSink, TraceSink
+from jdsl.trace.jsonl import JsonlTraceSink, TraceFormatError, blob_dir_for, iter_events
+from jdsl.trace.redact import Redactor
+from jdsl.trace.sinks import (
+    BaseTraceSink,
+    FanoutSink,
+    ListTraceSink,
+    NullTraceSink,
+    SafeSink,
+    TraceSink,
+)
+from jdsl.trace.values import jsonable
 
 __all__ = [
+    "DEFAULT_BLOB_THRESHOLD",
     "SCHEMA_VERSION",
+    "BaseTraceSink",
+    "BlobStore",
     "Chainer",
+    "Episode",
     "EventKind",
     "EventSource",
+    "FanoutSink",
+    "JsonlTraceSink",
     "ListTraceSink",
+    "MissingBlobError",
+    "ModelCall",
+    "NullTraceSink",
+    "Redactor",
+    "SafeSink",
+    "ToolInvocation",
+    "Trace",
     "TraceEvent",
+    "TraceFormatError",
     "TraceSink",
+    "blob_dir_for",
     "canonical_json",
+    "hydrate",
+    "hydrate_value",
+    "is_blob_marker",
+    "iter_events",
+    "jsonable",
+    "offload",
+    "read_events",
+    "segment_episodes",
+    "verify_chain",
 ]

@@ -51,19 +51,23 @@ class EventKind:
     ENVIRONMENT_REWARD = "environment.reward"
     ENVIRONMENT_VERDICT = "environment.verdict"
     ANNOTATION = "annotation"
+    HOST_COMPACTION = "host.compaction"
+    HOST_SUBAGENT_STARTED = "host.subagent.started"
+    HOST_SUBAGENT_FINISHED = "host.subagent.finished"
     NODE_ENTER = "node.enter"
     NODE_EXIT = "node.exit"
     BLACKBOARD_READ = "blackboard.read"
     BLACKBOARD_WRITE = "blackboard.write"
     REACT_STARTED = "react.started"
     REACT_FINISHED = "react.finished"
+    GUARD_EVALUATED = "guard.evaluated"
+
+    CONTROL = frozenset({CAPTURE_STARTED, CAPTURE_FINISHED, EPISODE_STARTED, EPISODE_FINISHED})
 
 
 def canonical_json(value: Any) -> str:
     """Deterministic compact JSON: sorted keys, no spaces, non-JSON values via ``str``."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
-    )
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def _now() -> str:
@@ -90,7 +94,8 @@ class TraceEvent(BaseModel):
         timestamp: UTC ISO-8601 with milliseconds and a trailing ``Z``.
         actor: who acted ("model", "user", "environment", "system", "tool").
         parent_event_id: the event this one answers (e.g. a tool call's start).
-        payload: kind-specific JSON data.
+        payload: kind-specific JSON data (see docs/ARCHITECTURE.md, "Event payloads").
+        state_before_ref / state_after_ref: blob refs of environment state, when captured.
         blob_refs: ``sha256:<hex>`` refs of values moved to the blob store.
         prev_event_hash / event_hash: the hash chain.
     """
@@ -108,11 +113,14 @@ class TraceEvent(BaseModel):
     source: EventSource = Field(default_factory=EventSource)
     actor: Actor = "system"
     parent_event_id: str | None = None
+    state_before_ref: str | None = None
+    state_after_ref: str | None = None
     blob_refs: list[str] = Field(default_factory=list)
     prev_event_hash: str | None = None
     event_hash: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The event as plain JSON data."""
         return self.model_dump(mode="json")
 
     def to_json(self) -> str:
@@ -121,7 +129,12 @@ class TraceEvent(BaseModel):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TraceEvent:
+        """Rebuild an event from :meth:`to_dict` output; unknown fields are ignored."""
         return cls.model_validate(data)
+
+    def is_control(self) -> bool:
+        """Whether this is a capture/episode start or finish event."""
+        return self.kind in EventKind.CONTROL
 
     def compute_hash(self) -> str:
         """``sha256:<hex>`` over every field but ``event_hash`` (so the chain link is covered)."""
@@ -130,6 +143,7 @@ class TraceEvent(BaseModel):
         return "sha256:" + hashlib.sha256(canonical_json(body).encode()).hexdigest()
 
     def verify_hash(self) -> bool:
+        """Whether ``event_hash`` matches the event's content."""
         return self.event_hash == self.compute_hash()
 
 
@@ -151,3 +165,11 @@ class Chainer:
             event.event_hash = event.compute_hash()
             self._tail[key] = event.event_hash
         return event
+
+    def observe(self, event: TraceEvent) -> None:
+        """Continue the chain after an already stamped event (e.g. one read back from a file)."""
+        with self._lock:
+            key = f"{event.capture_id}/{event.episode_id}"
+            if event.sequence >= self._next.get(key, 0):
+                self._next[key] = event.sequence + 1
+                self._tail[key] = event.event_hash

@@ -1,0 +1,273 @@
+"""Episodes: the events of one run, and views of them (tool calls, model calls, blackboard).
+
+An episode is every event sharing an ``episode_id`` (and ``capture_id``). The views read the
+payloads of docs/ARCHITECTURE.md ("Event payloads the runtime emits").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from jdsl.trace.events import EventKind, TraceEvent
+
+__all__ = ["Episode", "ModelCall", "ToolInvocation", "segment_episodes"]
+
+_PASSING_VERDICTS = frozenset({"pass", "passed", "success", "succeeded", "true", "ok", "yes"})
+_FINISHED = (EventKind.TOOL_CALL_COMPLETED, EventKind.TOOL_CALL_FAILED)
+_STARTS = (EventKind.TOOL_CALL_STARTED, EventKind.MODEL_REQUESTED)
+
+
+@dataclass
+class ToolInvocation:
+    """One tool call: its start paired with its completion or failure.
+
+    Attributes:
+        logical_id / host_name: the tool's names (``tool`` of the payload).
+        arguments: keyword arguments as called.
+        result: the returned value (None when failed or never finished).
+        error / error_type: the failure, when it failed.
+        ok: True when the call completed.
+        finished: False when the episode ends before the call returned.
+        sequence: the start event's sequence.
+        node_id / store: the calling node and the blackboard key the result went to.
+        event_id: the start event's id.
+    """
+
+    logical_id: str | None
+    host_name: str | None
+    arguments: dict[str, Any]
+    result: Any = None
+    error: Any = None
+    error_type: str | None = None
+    ok: bool = True
+    finished: bool = True
+    sequence: int = 0
+    node_id: str | None = None
+    store: str | None = None
+    event_id: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The logical id, else the host name, else ``"unknown"``."""
+        return self.logical_id or self.host_name or "unknown"
+
+
+@dataclass
+class ModelCall:
+    """One model request and its response (None when the episode ended before it came back)."""
+
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    sequence: int = 0
+    event_id: str | None = None
+
+    @property
+    def node_id(self) -> str | None:
+        """The Predict / React node that asked."""
+        return self.request.get("node_id")
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        """The response's token usage, when reported."""
+        return (self.response or {}).get("usage")
+
+
+@dataclass
+class Episode:
+    """The events of one episode, with views over them.
+
+    Attributes:
+        episode_id: the episode.
+        events: its events, in the order given (see :meth:`ordered`).
+    """
+
+    episode_id: str
+    events: list[TraceEvent] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[TraceEvent]:
+        return iter(self.ordered())
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def ordered(self) -> list[TraceEvent]:
+        """The events by ``sequence``."""
+        return sorted(self.events, key=lambda e: e.sequence)
+
+    def of_kind(self, *kinds: str) -> list[TraceEvent]:
+        """The events of the given kinds, by sequence."""
+        return [e for e in self.ordered() if e.kind in kinds]
+
+    @property
+    def capture_id(self) -> str | None:
+        """The capture the episode belongs to."""
+        return self.events[0].capture_id if self.events else None
+
+    @property
+    def is_control(self) -> bool:
+        """Control episodes (ids starting with ``_``) hold capture bookkeeping, not a run."""
+        return self.episode_id.startswith("_")
+
+    @property
+    def started(self) -> dict[str, Any]:
+        """The ``episode.started`` payload (empty when missing)."""
+        return _first_payload(self.of_kind(EventKind.EPISODE_STARTED))
+
+    @property
+    def finished(self) -> dict[str, Any]:
+        """The ``episode.finished`` payload (empty when the run never finished)."""
+        found = self.of_kind(EventKind.EPISODE_FINISHED)
+        return dict(found[-1].payload) if found else {}
+
+    @property
+    def skill(self) -> str | None:
+        """The root's name."""
+        return self.started.get("skill")
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The run inputs."""
+        return dict(self.started.get("inputs") or {})
+
+    @property
+    def ir(self) -> dict[str, Any] | None:
+        """The tree's Behavior IR, when recorded."""
+        return self.started.get("ir")
+
+    @property
+    def status(self) -> str | None:
+        """How the run ended: success / failure / error / cancelled; None if unfinished."""
+        return self.finished.get("status")
+
+    def tool_calls(self) -> list[ToolInvocation]:
+        """Tool calls in start order, each paired with its completion or failure.
+
+        Pairing follows ``parent_event_id``; an end event without a known parent closes the
+        most recent open call.
+        """
+        events = self.of_kind(EventKind.TOOL_CALL_STARTED, *_FINISHED)
+        return [_invocation(start, end) for start, end in _pairs(events)]
+
+    def model_calls(self) -> list[ModelCall]:
+        """Model requests in order, each with its response (paired like tool calls)."""
+        events = self.of_kind(EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED)
+        return [
+            ModelCall(
+                request=dict(start.payload) if start else {},
+                response=dict(end.payload) if end else None,
+                sequence=_anchor(start, end).sequence,
+                event_id=start.event_id if start else None,
+            )
+            for start, end in _pairs(events)
+        ]
+
+    def blackboard_states(self) -> list[tuple[int, dict[str, Any]]]:
+        """``(sequence, blackboard)`` after each ``blackboard.write``, cumulative.
+
+        Seeded run inputs are not writes and are not included (see :attr:`inputs`).
+        """
+        state: dict[str, Any] = {}
+        states: list[tuple[int, dict[str, Any]]] = []
+        for event in self.of_kind(EventKind.BLACKBOARD_WRITE):
+            key = event.payload.get("key")
+            if isinstance(key, str):
+                state[key] = event.payload.get("value")
+                states.append((event.sequence, dict(state)))
+        return states
+
+    def final_blackboard(self, *, include_inputs: bool = False) -> dict[str, Any]:
+        """The blackboard after the last write (with the run inputs under it, if asked)."""
+        states = self.blackboard_states()
+        written = states[-1][1] if states else {}
+        return {**self.inputs, **written} if include_inputs else dict(written)
+
+    def outcome(self) -> dict[str, Any] | None:
+        """The last ``environment.reward`` / ``environment.verdict`` payload, or None."""
+        found = self.of_kind(EventKind.ENVIRONMENT_REWARD, EventKind.ENVIRONMENT_VERDICT)
+        return dict(found[-1].payload) if found else None
+
+    def succeeded(self) -> bool | None:
+        """Whether the episode succeeded.
+
+        Order of evidence: a reward (> 0 succeeds), a verdict (pass / success / true / ok
+        succeed), then the ``episode.finished`` status. None when there is no evidence.
+        """
+        outcome = self.outcome()
+        if outcome is not None and outcome.get("reward") is not None:
+            return bool(outcome["reward"] > 0)
+        if outcome is not None and outcome.get("verdict") is not None:
+            return str(outcome["verdict"]).strip().lower() in _PASSING_VERDICTS
+        status = self.status
+        return None if status is None else status == "success"
+
+
+def segment_episodes(events: Iterable[TraceEvent]) -> list[Episode]:
+    """Group events into episodes by ``(capture_id, episode_id)``, in first-seen order."""
+    groups: dict[tuple[str, str], Episode] = {}
+    for event in events:
+        key = (event.capture_id, event.episode_id)
+        if key not in groups:
+            groups[key] = Episode(event.episode_id)
+        groups[key].events.append(event)
+    return list(groups.values())
+
+
+def _first_payload(events: list[TraceEvent]) -> dict[str, Any]:
+    return dict(events[0].payload) if events else {}
+
+
+def _tool_names(payload: dict[str, Any]) -> tuple[str | None, str | None]:
+    tool = payload.get("tool")
+    if isinstance(tool, dict):
+        return tool.get("logical_id"), tool.get("host_name")
+    return None, tool if isinstance(tool, str) else payload.get("name")
+
+
+def _pairs(events: list[TraceEvent]) -> list[tuple[TraceEvent | None, TraceEvent | None]]:
+    """(start, end) pairs in start order; the first event kind of each pair is a start."""
+    pairs: list[list[TraceEvent | None]] = []
+    open_pairs: dict[str, list[TraceEvent | None]] = {}
+    for event in events:
+        if event.kind in _STARTS:
+            pair: list[TraceEvent | None] = [event, None]
+            pairs.append(pair)
+            open_pairs[event.event_id] = pair
+            continue
+        found = open_pairs.pop(event.parent_event_id or "", None)
+        if found is None and open_pairs:
+            found = open_pairs.pop(next(reversed(open_pairs)))
+        if found is None:
+            pairs.append([None, event])
+        else:
+            found[1] = event
+    return [(start, end) for start, end in pairs]
+
+
+def _anchor(start: TraceEvent | None, end: TraceEvent | None) -> TraceEvent:
+    event = start or end
+    if event is None:
+        raise ValueError("a call pair needs a start or an end event")
+    return event
+
+
+def _invocation(start: TraceEvent | None, end: TraceEvent | None) -> ToolInvocation:
+    some = _anchor(start, end)
+    logical_id, host_name = _tool_names(some.payload)
+    call = ToolInvocation(
+        logical_id=logical_id,
+        host_name=host_name,
+        arguments=dict((start.payload.get("arguments") if start else None) or {}),
+        ok=False,
+        finished=end is not None,
+        sequence=some.sequence,
+        node_id=some.payload.get("node_id"),
+        store=some.payload.get("store"),
+        event_id=start.event_id if start else None,
+    )
+    if end is not None and end.kind == EventKind.TOOL_CALL_COMPLETED:
+        call.ok, call.result = True, end.payload.get("result")
+    elif end is not None:
+        call.error, call.error_type = end.payload.get("error"), end.payload.get("error_type")
+    return call

@@ -1,0 +1,169 @@
+"""Redaction of secrets before a trace reaches disk.
+
+A :class:`Redactor` removes two things from JSON data:
+
+* values stored under sensitive key names (``password``, ``api_key``, ``authorization``,
+  ``access_token``, ...) — but usage counters such as ``input_tokens`` are kept;
+* substrings that look like credentials: OpenAI / Anthropic / GitHub / AWS / Google / Slack keys,
+  JWTs, PEM private keys and ``Bearer ...`` headers.
+
+Sinks apply it to the payload *before* the event is stamped, so the hash chain covers the
+redacted payload and stays verifiable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["DEFAULT_KEEP_KEYS", "DEFAULT_SECRET_PATTERNS", "DEFAULT_SENSITIVE_WORDS", "Redactor"]
+
+PLACEHOLDER = "«redacted»"
+
+DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
+    r"\bsk-ant-[A-Za-z0-9_\-]{16,}",
+    r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+    r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    r"\bAIza[0-9A-Za-z_\-]{35}",
+    r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/\-]{8,}=*",
+)
+"""Regexes of secret-looking substrings (each match is replaced by the placeholder)."""
+
+DEFAULT_SENSITIVE_WORDS: frozenset[str] = frozenset(
+    {
+        "password", "passwd", "passphrase", "secret", "token", "apikey", "authorization",
+        "auth", "cookie", "credential", "credentials", "privatekey", "bearer",
+    }
+)  # fmt: skip
+"""Key-name words that mark a value as secret (``access_token`` -> words access, token)."""
+
+DEFAULT_KEEP_KEYS: frozenset[str] = frozenset(
+    {
+        "input_tokens", "output_tokens", "total_tokens", "cached_input_tokens",
+        "reasoning_tokens", "max_tokens", "max_output_tokens", "token_count", "tokens",
+        "prompt_tokens", "completion_tokens", "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+    }
+)  # fmt: skip
+"""Key names that are never redacted: usage counters and limits."""
+
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+class Redactor:
+    """Replaces secrets in JSON data by a placeholder.
+
+    Args:
+        patterns: regexes of secret substrings; default :data:`DEFAULT_SECRET_PATTERNS`.
+        key_names: extra key names whose values are always redacted (compared lower-cased).
+        json_paths: dotted paths (``"request.headers.x-key"``) whose values are redacted; a path
+            matches at any depth by suffix.
+        placeholder: the replacement text.
+        enabled: ``False`` makes :meth:`redact` return its input unchanged.
+        sensitive_words: words that make a key name sensitive; default
+            :data:`DEFAULT_SENSITIVE_WORDS`.
+        keep_keys: key names never redacted; default :data:`DEFAULT_KEEP_KEYS`.
+
+    A key is sensitive when it is in ``key_names``, or when one of its words (split at
+    ``_``, ``-``, ``.``, spaces and camelCase), two adjacent words joined (``x-api-key`` ->
+    ``apikey``) or the whole name joined is a sensitive word, unless it is in ``keep_keys``. Plural ``tokens``
+    is not ``token``, so counters such as ``input_tokens`` survive.
+    """
+
+    def __init__(
+        self,
+        patterns: Iterable[str] | None = None,
+        key_names: Iterable[str] = (),
+        json_paths: Iterable[str] = (),
+        placeholder: str = PLACEHOLDER,
+        enabled: bool = True,
+        *,
+        sensitive_words: Iterable[str] | None = None,
+        keep_keys: Iterable[str] | None = None,
+    ) -> None:
+        self.patterns = tuple(DEFAULT_SECRET_PATTERNS if patterns is None else patterns)
+        self._regexes = tuple(re.compile(p) for p in self.patterns)
+        self.key_names = frozenset(k.lower() for k in key_names)
+        self.json_paths = tuple(tuple(p.split(".")) for p in json_paths)
+        self.placeholder = placeholder
+        self.enabled = enabled
+        words = DEFAULT_SENSITIVE_WORDS if sensitive_words is None else sensitive_words
+        self.sensitive_words = frozenset(w.lower() for w in words)
+        keep = DEFAULT_KEEP_KEYS if keep_keys is None else keep_keys
+        self.keep_keys = frozenset(k.lower() for k in keep)
+
+    def with_paths(self, paths: Iterable[str]) -> Redactor:
+        """A copy that also redacts the given dotted JSON paths."""
+        return Redactor(
+            self.patterns,
+            self.key_names,
+            [".".join(p) for p in self.json_paths] + list(paths),
+            self.placeholder,
+            self.enabled,
+            sensitive_words=self.sensitive_words,
+            keep_keys=self.keep_keys,
+        )
+
+    def redact(self, value: Any) -> Any:
+        """A copy of ``value`` with secrets replaced; the input is never mutated."""
+        if not self.enabled:
+            return value
+        return self._walk(value, ())
+
+    def redact_text(self, text: str) -> str:
+        """``text`` with every secret-looking substring replaced."""
+        for regex in self._regexes:
+            text = regex.sub(self.placeholder, text)
+        return text
+
+    def is_sensitive_key(self, key: str) -> bool:
+        """Whether values under the key name ``key`` are redacted."""
+        lowered = key.lower()
+        if lowered in self.keep_keys:
+            return False
+        if lowered in self.key_names:
+            return True
+        words = [w.lower() for w in _WORD.findall(key)]
+        pairs = [a + b for a, b in zip(words, words[1:], strict=False)]
+        candidates = [*words, *pairs, "".join(words)]
+        return any(w in self.sensitive_words for w in candidates)
+
+    def _walk(self, value: Any, path: tuple[str, ...]) -> Any:
+        if isinstance(value, str):
+            return self.redact_text(value)
+        if isinstance(value, Mapping):
+            return self._walk_mapping(value, path)
+        if isinstance(value, list | tuple):
+            return [self._walk(v, path) for v in value]
+        return value
+
+    def _walk_mapping(self, value: Mapping[Any, Any], path: tuple[str, ...]) -> dict[Any, Any]:
+        named = _named_key(value)  # {"key": "password", "value": ...}: blackboard events
+        hide_value = named is not None and self.is_sensitive_key(named)
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            sub = (*path, str(key))
+            if self._hides(str(key), sub) or (hide_value and key in ("value", "previous")):
+                out[key] = self.placeholder if item is not None else None
+            else:
+                out[key] = self._walk(item, sub)
+        return out
+
+    def _hides(self, key: str, path: tuple[str, ...]) -> bool:
+        if self.is_sensitive_key(key):
+            return True
+        return any(len(p) <= len(path) and path[-len(p) :] == p for p in self.json_paths)
+
+
+def _named_key(value: Mapping[Any, Any]) -> str | None:
+    """The last segment of a ``key`` / ``path`` field naming what ``value`` holds."""
+    for field in ("key", "path"):
+        name = value.get(field)
+        if isinstance(name, str) and name:
+            return re.split(r"[.\[\]]", name.rstrip("]"))[-1] or None
+    return None
