@@ -85,7 +85,9 @@ class Message(_Frozen):
         return cls(role="user", content=content)
 
     @classmethod
-    def assistant(cls, content: str = "", tool_calls: Sequence[ToolCall] = (), **kw: Any) -> Message:
+    def assistant(
+        cls, content: str = "", tool_calls: Sequence[ToolCall] = (), **kw: Any
+    ) -> Message:
         return cls(role="assistant", content=content, tool_calls=tuple(tool_calls), **kw)
 
     @classmethod
@@ -108,7 +110,9 @@ class Usage(_Frozen):
         def add(a: int | None, b: int | None) -> int | None:
             return None if a is None and b is None else (a or 0) + (b or 0)
 
-        return Usage(**{k: add(getattr(self, k), getattr(other, k)) for k in type(self).model_fields})
+        return Usage(
+            **{k: add(getattr(self, k), getattr(other, k)) for k in type(self).model_fields}
+        )
 
     @property
     def total(self) -> int | None:
@@ -142,9 +146,7 @@ class ToolSpec(_Frozen):
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 class GenerationSettings(_Frozen):

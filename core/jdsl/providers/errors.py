@@ -1,0 +1,251 @@
+"""SDK exceptions -> the provider errors of :mod:`jdsl.errors` (DESIGN.md §9).
+
+The mapping reads the HTTP status, the ``Retry-After`` header and the vendor's error code, and
+builds a message of its own: it names the provider, the status and the fix, and never contains
+the API key or the raw response body. The vendor's short error message is kept, redacted and
+bounded, on the ``detail`` attribute for debugging (not in ``str(error)``). Mapped errors are
+raised ``from None``, so the SDK exception (whose text echoes the body) is not in the traceback.
+
+| what happened | error |
+| --- | --- |
+| 401 / 403 | :class:`~jdsl.errors.AuthenticationError` |
+| 429 | :class:`~jdsl.errors.RateLimitError` (``retry_after_s``) |
+| 408, SDK timeout, a stream cut short | :class:`~jdsl.errors.ProviderTimeout` |
+| 400 / 413 naming the context window | :class:`~jdsl.errors.ContextWindowExceeded` |
+| other 4xx | :class:`~jdsl.errors.BadRequest` |
+| 5xx, 529, malformed JSON | :class:`~jdsl.errors.ServerError` |
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from types import ModuleType
+from typing import Any
+
+from jdsl.errors import (
+    AuthenticationError,
+    BadRequest,
+    ContextWindowExceeded,
+    MissingDependencyError,
+    ProviderError,
+    ProviderTimeout,
+    RateLimitError,
+    ServerError,
+)
+
+__all__ = [
+    "incomplete_stream",
+    "map_sdk_error",
+    "mapped_errors",
+    "parse_retry_after",
+    "require_sdk",
+]
+
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "context window",
+    "context length",
+    "prompt is too long",
+    "maximum context",
+    "too many tokens",
+    "exceeds the maximum number of tokens",
+)
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|Bearer\s+\S+)")
+_DETAIL_LIMIT = 300
+_TRUNCATION = ("RemoteProtocolError", "ReadError", "IncompleteRead", "ChunkedEncodingError")
+_MALFORMED = ("JSONDecodeError", "APIResponseValidationError", "UnknownApiResponseError")
+
+
+def require_sdk(module: str, extra: str) -> ModuleType:
+    """Import an SDK lazily; a missing one raises MissingDependencyError naming the extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(module, extra) from None
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def incomplete_stream(provider: str, missing: str) -> ProviderTimeout:
+    """The error for a stream that ended before its end marker."""
+    return ProviderTimeout(
+        f"{provider} stream ended before {missing}; the response is incomplete. "
+        "Retry the call, or raise timeout_s if the connection is slow.",
+        provider=provider,
+        code="INCOMPLETE_MODEL_OUTPUT",
+    )
+
+
+@contextmanager
+def mapped_errors(provider: str, *, key_env: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
+    """Run SDK calls, turning their exceptions into jdsl provider errors (raised ``from None``)."""
+    try:
+        yield
+    except ProviderError:
+        raise
+    except Exception as exc:
+        mapped = map_sdk_error(exc, provider=provider, key_env=key_env, secrets=secrets)
+        if mapped is None:
+            raise
+        raise mapped from None
+
+
+def map_sdk_error(
+    exc: BaseException, *, provider: str, key_env: str = "", secrets: tuple[str, ...] = ()
+) -> ProviderError | None:
+    """The jdsl error for an SDK / transport exception, or None when it is not a provider error.
+
+    Args:
+        exc: what the SDK (anthropic, openai, google-genai) or httpx raised.
+        provider: the provider name used in the message.
+        key_env: the env var that holds the key (named in authentication errors).
+        secrets: strings (API keys) to scrub from the kept ``detail``.
+    """
+    name = type(exc).__name__
+    cause = exc.__cause__ or exc.__context__
+    if name in _MALFORMED or isinstance(exc, json.JSONDecodeError):
+        return ServerError(
+            f"{provider} returned a malformed response (not the JSON it documents); "
+            "retry the call, and check the base URL points at the provider's API.",
+            provider=provider,
+            code="INVALID_MODEL_OUTPUT",
+        )
+    if "Timeout" in name:
+        return ProviderTimeout(
+            f"{provider} did not answer in time; raise timeout_s or retry.", provider=provider
+        )
+    if name in _TRUNCATION or (cause is not None and type(cause).__name__ in _TRUNCATION):
+        return incomplete_stream(provider, "the connection closed")
+    status = _status_of(exc)
+    if status is None:
+        if name in ("APIConnectionError", "ConnectError") or "Connect" in name:
+            return ProviderError(
+                f"could not connect to {provider}; check the base URL and the network.",
+                provider=provider,
+                retryable=True,
+            )
+        if _is_sdk_error(exc):
+            return _from_body(exc, provider, secrets)
+        return None
+    return _from_status(exc, status, provider, key_env, secrets)
+
+
+def _is_sdk_error(exc: BaseException) -> bool:
+    module = type(exc).__module__
+    return module.startswith(("anthropic", "openai", "google.genai", "httpx"))
+
+
+def _status_of(exc: BaseException) -> int | None:
+    for attr in ("status_code", "code"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int) and 100 <= value < 600:
+            return value
+    return None
+
+
+def _headers_of(exc: BaseException) -> Mapping[str, str] | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    return headers if isinstance(headers, Mapping) or hasattr(headers, "get") else None
+
+
+def _vendor_error(exc: BaseException) -> tuple[str, str]:
+    """(code, message) from the parsed error body, whatever the vendor's nesting."""
+    body: Any = getattr(exc, "body", None)
+    if body is None:
+        body = getattr(exc, "details", None)
+    if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
+        body = body["error"]
+    if not isinstance(body, Mapping):
+        message = getattr(exc, "message", None)
+        return "", message if isinstance(message, str) else ""
+    code = body.get("type") or body.get("code") or body.get("status") or ""
+    message = body.get("message") or ""
+    return str(code), str(message)
+
+
+def _scrub(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[REDACTED]")
+    text = _SECRET.sub("[REDACTED]", text)
+    return text[:_DETAIL_LIMIT]
+
+
+def _from_body(exc: BaseException, provider: str, secrets: tuple[str, ...]) -> ProviderError:
+    """An error with no HTTP status (a mid-stream error event): classify by the vendor code."""
+    code, message = _vendor_error(exc)
+    detail = _scrub(message, secrets)
+    if "rate" in code.lower():
+        return RateLimitError(
+            f"{provider} rate limit hit mid-stream; wait and retry.",
+            provider=provider,
+            detail=detail,
+        )
+    return ServerError(
+        f"{provider} reported an error mid-stream ({code or 'unknown'}); retry the call.",
+        provider=provider,
+        code=code,
+        detail=detail,
+    )
+
+
+def _from_status(
+    exc: BaseException, status: int, provider: str, key_env: str, secrets: tuple[str, ...]
+) -> ProviderError:
+    code, message = _vendor_error(exc)
+    fields: dict[str, Any] = {
+        "provider": provider,
+        "status_code": status,
+        "code": code,
+        "detail": _scrub(message, secrets),
+    }
+    where = f"{provider} answered HTTP {status}"
+    if status in (401, 403):
+        fix = f"set {key_env} to a valid key" if key_env else "pass a valid api_key"
+        return AuthenticationError(f"{where}: the API key was rejected; {fix}.", **fields)
+    if status == 429:
+        wait = parse_retry_after(_headers_of(exc))
+        hint = f"retry after {wait:g}s" if wait is not None else "wait and retry"
+        return RateLimitError(f"{where}: rate limited; {hint}.", retry_after_s=wait, **fields)
+    if status == 408:
+        return ProviderTimeout(f"{where}: request timed out; retry.", **fields)
+    if status >= 500 or status < 400:
+        return ServerError(f"{where}: the provider failed; retry later.", **fields)
+    if status == 413 or any(m in f"{code} {message}".lower() for m in _CONTEXT_MARKERS):
+        return ContextWindowExceeded(
+            f"{where}: the prompt does not fit the model's context window; shorten the "
+            "conversation or the inputs, or choose a model with a larger window.",
+            **fields,
+        )
+    return BadRequest(
+        f"{where}: the request was rejected ({code or 'bad request'}); see .detail.", **fields
+    )
