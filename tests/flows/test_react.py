@@ -288,14 +288,51 @@ def test_emit_produces_trace_payloads(tools) -> None:
         emit=emit,
         node_id="root/react.0",
     )
+    assert events[0][0] == "toolset.exposed" and events[0][3]["tools"][0]["host_name"] == "crash"
+    events.pop(0)
     kinds = [(k, a, p) for k, a, p, _ in events]
     assert kinds[:5] == [
         ("model.requested", "model", None),
-        ("model.responded", "model", "e1"),
+        ("model.responded", "model", "e2"),
         ("tool.call.started", "model", None),
-        ("tool.call.completed", "tool", "e3"),
+        ("tool.call.completed", "tool", "e4"),
         ("tool.call.started", "model", None),
     ]
-    assert kinds[5] == ("tool.call.failed", "tool", "e5")
+    assert kinds[5] == ("tool.call.failed", "tool", "e6")
     assert all(p["node_id"] == "root/react.0" for *_, p in events)
     assert events[3][3]["result"] == "echo 1" and events[5][3]["error_type"] == "NOT_FOUND"
+
+
+def test_plain_function_tools_are_granted_by_their_binding() -> None:
+    def lookup(order_id: str) -> dict:
+        """Find an order."""
+        if order_id == "bad":
+            raise KeyError(order_id)
+        return {"id": order_id, "status": "pending"}
+
+    model = Scripted(
+        ask(("a1", "lookup", {"order_id": "W1"}), ("a2", "lookup", {"order_id": "bad"})), "done"
+    )
+    result = react_flow(model, "go", tools=[lookup])
+    assert result.stop_reason == "completed" and model.calls[0]["tools"] == ["lookup"]
+    assert result.observations[0].structured_content == {"id": "W1", "status": "pending"}
+    assert result.observations[1].error.code == "TOOL_EXCEPTION"
+
+
+def test_concurrent_flows_stay_isolated(tools) -> None:
+    import threading
+
+    results: dict = {}
+
+    def run(tag: str) -> None:
+        model = Scripted(ask((f"{tag}1", "echo", {"x": len(tag)})), f"done {tag}")
+        results[tag] = (react_flow(model, tag, tools=tools), model)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in ("a", "bb", "ccc")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for tag, (result, _model) in results.items():
+        assert result.answer == f"done {tag}"
+        assert [m.content for m in result.messages] == [tag, "", f"echo {len(tag)}", f"done {tag}"]

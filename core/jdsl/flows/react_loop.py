@@ -130,6 +130,14 @@ class _Run:
             kind, {"node_id": self.node_id, **payload}, actor=actor, parent_event_id=parent_id
         )
 
+    def expose(self) -> None:
+        """Emit ``toolset.exposed``: the actions the model may request."""
+        tools = [
+            {"host_name": s.name, "description": s.description, "parameters": s.parameters}
+            for s in self.table.specs
+        ]
+        self._event("toolset.exposed", {"tools": tools}, "system")
+
     def _interrupted(self) -> bool:
         return is_cancelled(self.cancel) or self.clock() >= self.deadline
 
@@ -317,7 +325,8 @@ def react_flow(
         clock: monotonic seconds, injectable so tests need no sleeping.
         settings: behaviour settings (defaults < YAML < these arguments).
         emit: ``emit(kind, payload, *, actor, parent_event_id)`` for trace events
-            (``model.requested``/``responded``, ``tool.call.*``), e.g. ``RunContext.emit``.
+            (``toolset.exposed``, ``model.requested``/``responded``, ``tool.call.*``), e.g.
+            ``RunContext.emit``. ``react.started`` / ``react.finished`` are the leaf's.
         node_id: put in every emitted payload.
 
     Raises:
@@ -332,6 +341,7 @@ def react_flow(
     history = [Message.user(messages)] if isinstance(messages, str) else as_messages(messages)
     run = _Run(model, table, budgets, system=system, model_id=model_id, cancel=cancel,
                clock=clock, emit=emit, node_id=node_id, messages=history)  # fmt: skip
+    run.expose()
     try:
         answer = run.loop()
     except _Stop as stop:

@@ -122,6 +122,9 @@ def as_registered(tool: RegisteredTool | Callable[..., Any]) -> RegisteredTool:
     """
     if isinstance(tool, RegisteredTool):
         return tool
+    inner = getattr(tool, "fn", None)  # a Tool wrapping a RegisteredTool under the same name
+    if isinstance(inner, RegisteredTool) and getattr(tool, "name", None) == inner.name:
+        return inner
     from jdsl.interaction.tools import tool_spec
 
     spec = tool_spec(tool)
