@@ -44,7 +44,9 @@ def observation_text(result: ToolResult) -> str:
     """The text a model reads for ``result``.
 
     Parts, joined by newlines: ``"<status>: <code>: <message>"`` for a non-success; the content
-    (a string as is, anything else as canonical JSON); the structured content as JSON; one
+    (a string as is, anything else as canonical JSON); the structured content as JSON, only
+    when there is no content (MCP servers and the command tools put the same data in both, and
+    the model need not read it twice; programs read ``Observation.structured_content``); one
     ``reference: <uri>`` line per reference.
     """
     parts: list[str] = []
@@ -55,7 +57,7 @@ def observation_text(result: ToolResult) -> str:
             parts.append(result.content)
     elif result.content is not None:
         parts.append(canonical_json(result.content))
-    if result.structured_content is not None:
+    if result.structured_content is not None and result.content in (None, ""):
         parts.append(canonical_json(result.structured_content))
     parts.extend(f"reference: {ref.uri}" for ref in result.references)
     return "\n".join(parts)
