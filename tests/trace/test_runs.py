@@ -1,0 +1,204 @@
+"""Traced runs of real trees: crash safety (issue 3 item 2) and the retail scenario (§5.10)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jdsl.providers.messages import ModelTurn, Usage
+from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, read_events, verify_chain
+
+tree = pytest.importorskip("jdsl.tree")
+
+
+class OneAnswer:
+    """A model that always answers ``text`` and reports usage."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def converse(
+        self, system: str, messages: Any, tools: Any = (), model_id: Any = None
+    ) -> ModelTurn:
+        return ModelTurn(
+            text=self.text, usage=Usage(input_tokens=40, output_tokens=1, total_tokens=41)
+        )
+
+
+def _ref(path: str) -> dict[str, str]:
+    return {"ref": path}
+
+
+def _retail_root() -> Any:
+    """The §5.10 teacher: lookup -> list_orders -> predict the target -> get_order."""
+    return tree.Root(
+        name="cancel",
+        child=tree.Sequence(
+            children=[
+                tree.Action(tool="lookup", args={"email": _ref("email")}, store="customer"),
+                tree.Action(
+                    tool="list_orders", args={"customer_id": _ref("customer.id")}, store="orders"
+                ),
+                tree.Predict(
+                    signature="request, orders -> selected_index: int", id="resolve_target"
+                ),
+                tree.Action(
+                    tool="get_order",
+                    args={"order_id": _ref("orders[$selected_index].id")},
+                    store="order",
+                ),
+            ]
+        ),
+    )
+
+
+def _retail_tools(i: int) -> dict[str, Any]:
+    customer = f"U{i}"
+    orders = [{"id": f"#W{i}0", "status": "shipped"}, {"id": f"#W{i}1", "status": "pending"}]
+
+    def lookup(email: str) -> dict[str, str]:
+        return {"id": customer, "email": email}
+
+    def list_orders(customer_id: str) -> list[dict[str, str]]:
+        assert customer_id == customer
+        return orders
+
+    def get_order(order_id: str) -> dict[str, str]:
+        return next(o for o in orders if o["id"] == order_id)
+
+    return {"lookup": lookup, "list_orders": list_orders, "get_order": get_order}
+
+
+def test_the_retail_scenario_reads_back_verified_and_splits_into_episodes(tmp_path: Path) -> None:
+    path = tmp_path / "captures" / "retail.jsonl"
+    sink = JsonlTraceSink(path)
+    for i in range(3):
+        ctx = _retail_root().run(
+            model=OneAnswer("1"), trace_sink=sink, capture_id="cap_test", episode_id=f"ep_{i}",
+            tools=_retail_tools(i), email=f"c{i}@x.com", request="cancel my order",
+        )  # fmt: skip
+        assert ctx.blackboard["order"]["id"] == f"#W{i}1"
+
+    trace = read_events(path)
+    assert verify_chain(trace) == []
+    episodes = trace.episodes
+    assert [e.episode_id for e in episodes] == ["ep_0", "ep_1", "ep_2"]
+    for i, episode in enumerate(episodes):
+        assert episode.status == "success" and episode.succeeded() is True
+        assert episode.inputs == {"email": f"c{i}@x.com", "request": "cancel my order"}
+        assert episode.ir is not None and episode.ir["kind"] == "root"
+        calls = episode.tool_calls()
+        assert [c.name for c in calls] == ["lookup", "list_orders", "get_order"]
+        assert calls[1].arguments == {"customer_id": f"U{i}"} and all(c.ok for c in calls)
+        assert calls[2].result == {"id": f"#W{i}1", "status": "pending"}
+        (model_call,) = episode.model_calls()
+        assert model_call.request["messages"] and model_call.usage["input_tokens"] == 40
+        board = episode.final_blackboard()
+        assert board["selected_index"] == 1 and board["order"]["id"] == f"#W{i}1"
+    pd = pytest.importorskip("pandas")
+    frame = trace.to_pandas()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == len(trace)
+    assert set(frame[frame["kind"] == "tool.call.started"]["tool"]) == {
+        "lookup",
+        "list_orders",
+        "get_order",
+    }
+
+
+def _crashing_root(boom: Any) -> Any:
+    root = tree.Root(
+        name="crashy",
+        child=tree.Sequence(
+            children=[
+                tree.Action(tool="first", store="a"),
+                tree.Action(tool="boom"),
+                tree.Action(tool="never"),
+            ]
+        ),
+    )
+    return root.bind(tools={"first": lambda: {"ok": 1}, "boom": boom, "never": lambda: None})
+
+
+def _read_back(path: Path, memory: ListTraceSink) -> Any:
+    trace = read_events(path)
+    assert verify_chain(trace) == []
+    assert [e.event_hash for e in trace] == [e.event_hash for e in memory.events]  # none lost
+    return trace
+
+
+@pytest.mark.parametrize("raise_errors", [True, False])
+def test_a_tool_exception_still_writes_episode_finished(tmp_path: Path, raise_errors: bool) -> None:
+    def boom() -> None:
+        raise ValueError("inventory service is down")
+
+    path, memory = tmp_path / "run.jsonl", ListTraceSink()
+    sink = FanoutSink(JsonlTraceSink(path), memory)
+    if raise_errors:
+        with pytest.raises(ValueError, match="inventory service is down"):
+            _crashing_root(boom).run(trace_sink=sink)
+    else:
+        ctx = _crashing_root(boom).run(trace_sink=sink, raise_errors=False)
+        assert isinstance(ctx.error, ValueError)
+    trace = _read_back(path, memory)
+    assert trace[-1].kind == "episode.finished"
+    assert trace[-1].payload == {
+        "skill": "crashy",
+        "status": "error",
+        "error_type": "ValueError",
+        "error_message": "inventory service is down",
+    }
+    (episode,) = trace.episodes
+    first, failed = episode.tool_calls()
+    assert first.ok and first.result == {"ok": 1}
+    assert not failed.ok and failed.error_type == "ValueError"
+    assert episode.final_blackboard() == {"a": {"ok": 1}}
+    assert episode.succeeded() is False
+
+
+def test_a_keyboard_interrupt_writes_episode_finished_cancelled(tmp_path: Path) -> None:
+    def boom() -> None:
+        raise KeyboardInterrupt
+
+    path, memory = tmp_path / "run.jsonl", ListTraceSink()
+    with pytest.raises(KeyboardInterrupt):
+        _crashing_root(boom).run(trace_sink=FanoutSink(JsonlTraceSink(path), memory))
+    trace = _read_back(path, memory)
+    finished = trace.episodes[0].finished
+    assert finished["status"] == "cancelled" and finished["error_type"] == "KeyboardInterrupt"
+    kinds = [e.kind for e in trace]
+    assert kinds[0] == "episode.started" and kinds[-1] == "episode.finished"
+    assert "tool.call.completed" in kinds  # the first tool's result is on disk
+    assert not any(e.payload.get("tool", {}).get("host_name") == "never" for e in trace)
+
+
+def test_a_process_killed_mid_run_keeps_every_event_already_emitted(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    script = textwrap.dedent(
+        f"""
+        import os
+        from jdsl.trace import JsonlTraceSink
+        from jdsl.tree import Action, Root, Sequence
+
+        def die():
+            os._exit(3)  # no finally, no atexit, no buffer flush
+
+        root = Root(name="killed", child=Sequence(children=[
+            Action(tool="first", store="a"), Action(tool="die")]))
+        root.bind(tools={{"first": lambda: "kept", "die": die}})
+        root.run(trace_sink=JsonlTraceSink({str(path)!r}))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 3, done.stderr
+    trace = read_events(path)
+    assert verify_chain(trace) == []
+    kinds = [e.kind for e in trace]
+    assert kinds[-1] == "tool.call.started" and trace[-1].payload["tool"]["host_name"] == "die"
+    assert trace.episodes[0].final_blackboard() == {"a": "kept"}
+    assert trace.episodes[0].status is None  # never finished, and readers say so
