@@ -1,0 +1,307 @@
+"""Authoring combinators: the tree structure is the call structure (reference jdsl-py §1.2).
+
+Example:
+    >>> tree = root("cancel", system="You are a careful retail agent.").do(seq(
+    ...     act(lookup, email=ref("email")) >> "customer",
+    ...     act(list_orders, customer_id=ref("customer.id")) >> "orders",
+    ...     predict("request, orders -> selected_index: int"),
+    ...     store(act(get_order, order_id=ref("orders[$selected_index].id")), "order"),
+    ... ))
+    >>> ctx = tree.run(model=ScriptedModel("1"), email="a@x.com", request="cancel it")
+
+Callables passed to ``act``, ``guard_call`` and ``react`` stay on their nodes until
+``root(...).do(child)`` collects them into the root's bindings by name. Positional arguments
+are bound to parameter names here, so the IR and traces carry keyword arguments only.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.errors import BindingError
+from jdsl.interaction.tools import tool, tool_name
+from jdsl.signature import Signature
+from jdsl.tree import (
+    Action,
+    Check,
+    Guard,
+    GuardCall,
+    Invert,
+    Node,
+    OneShot,
+    Optional,
+    Predict,
+    React,
+    Repeat,
+    Root,
+    Selector,
+    Sequence,
+    Timeout,
+)
+
+__all__ = [
+    "Ref",
+    "act",
+    "check",
+    "guard",
+    "guard_call",
+    "invert",
+    "oneshot",
+    "optional",
+    "predict",
+    "react",
+    "ref",
+    "repeat",
+    "root",
+    "sel",
+    "seq",
+    "store",
+    "timeout",
+    "tool",
+]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A placeholder for a blackboard value, resolved when the node ticks."""
+
+    path: str
+
+    def to_spec(self) -> dict[str, str]:
+        return {"ref": self.path}
+
+
+def ref(path: str) -> Ref:
+    """Refer to a blackboard key or restricted path: ``ref("orders[$selected_index].id")``.
+
+    A missing ref raises :class:`jdsl.errors.RefError` at tick time.
+    """
+    from jdsl.expr import parse_path
+
+    parse_path(path)
+    return Ref(path)
+
+
+def _node(value: Any, where: str) -> Any:
+    """Check a combinator argument is a node (typed Any: the node union is pydantic's)."""
+    if not isinstance(value, Node):
+        raise TypeError(
+            f"{where} takes nodes such as act(...) or seq(...), got {type(value).__name__}"
+        )
+    return value
+
+
+def _spec(value: Any) -> dict[str, Any]:
+    return value.to_spec() if isinstance(value, Ref) else {"const": value}
+
+
+def _callable_and_name(fn: Callable[..., Any] | str) -> tuple[Callable[..., Any] | None, str]:
+    if isinstance(fn, str):
+        return None, fn
+    if not callable(fn):
+        raise TypeError(f"expected a callable or a bound name, got {type(fn).__name__}")
+    return fn, tool_name(fn)
+
+
+def _keyword_args(
+    fn: Callable[..., Any] | None, name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Bind positional arguments to parameter names; return ``{name: ref/const spec}``."""
+    if args:
+        if fn is None:
+            raise BindingError(
+                f"{name!r} is given by name, so positional arguments cannot be matched to "
+                "parameters; pass them as keywords",
+                name=name,
+            )
+        target = getattr(fn, "fn", fn)
+        signature = inspect.signature(target)
+        try:
+            bound = signature.bind_partial(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"arguments do not fit {name}{signature}: {exc}") from None
+        named: dict[str, Any] = {}
+        for pname, value in bound.arguments.items():
+            kind = signature.parameters[pname].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                raise TypeError(f"{name}: positional arguments cannot fill *{pname}; use keywords")
+            if kind is inspect.Parameter.VAR_KEYWORD:
+                named.update(value)
+            else:
+                named[pname] = value
+        kwargs = named
+    return {key: _spec(value) for key, value in kwargs.items()}
+
+
+def act(
+    fn: Callable[..., Any] | str, /, *args: Any, id: str | None = None, **kwargs: Any
+) -> Action:
+    """An action calling ``fn`` with arguments (``ref(...)`` values are read at tick time).
+
+    Args:
+        fn: a callable (``@tool`` or plain; bound by :func:`tool_name`) or a tool name to bind
+            later.
+        *args, **kwargs: the arguments; positional ones are bound to parameter names now.
+        id: the node's author id.
+
+    Store the result with ``store(act(...), "key")`` or ``act(...) >> "key"``.
+    """
+    callable_, name = _callable_and_name(fn)
+    node = Action(tool=name, args=_keyword_args(callable_, name, args, kwargs), id=id)
+    node._fn = callable_
+    return node
+
+
+def store(node: Action, key: str) -> Action:
+    """Write the action's result under ``key``; returns the same node."""
+    if not isinstance(node, Action):
+        raise TypeError(
+            f"store() takes an act(...) node, got {type(node).__name__}; a predict or react "
+            "writes the output fields its signature names"
+        )
+    node.store = key
+    return node
+
+
+def seq(*children: Node, context: str | None = None, id: str | None = None) -> Sequence:
+    """Behavior-tree AND: children in order until one fails."""
+    return Sequence(children=[_node(c, "seq") for c in children], context=context, id=id)
+
+
+def sel(*children: Node, context: str | None = None, id: str | None = None) -> Selector:
+    """Behavior-tree OR: the first child that succeeds wins."""
+    return Selector(children=[_node(c, "sel") for c in children], context=context, id=id)
+
+
+def predict(
+    signature: str | Signature,
+    *,
+    instructions: str | None = None,
+    examples: Iterable[Mapping[str, Any]] | None = None,
+    input_sources: Mapping[str, str] | None = None,
+    context: str | None = None,
+    id: str | None = None,
+) -> Predict:
+    """One typed model call: ``predict("request, orders -> selected_index: int")``."""
+    return Predict(
+        signature=str(signature),
+        instructions=instructions,
+        examples=[dict(e) for e in examples] if examples is not None else None,
+        input_sources=dict(input_sources) if input_sources is not None else None,
+        context=context,
+        id=id,
+    )
+
+
+def react(
+    signature: str | Signature,
+    *,
+    tools: Iterable[Callable[..., Any] | str],
+    instructions: str | None = None,
+    max_steps: int = 6,
+    context: str | None = None,
+    id: str | None = None,
+) -> React:
+    """A model-driven tool loop with one output: ``react("q -> answer", tools=[search])``."""
+    pairs = [_callable_and_name(t) for t in tools]
+    node = React(
+        signature=str(signature),
+        tools=[name for _, name in pairs],
+        instructions=instructions,
+        max_steps=max_steps,
+        context=context,
+        id=id,
+    )
+    node._fns = {name: fn for fn, name in pairs if fn is not None}
+    return node
+
+
+def check(key: str, equals: Any, *, context: str | None = None, id: str | None = None) -> Check:
+    """SUCCESS iff ``blackboard[key]`` matches ``equals`` (strings compared leniently)."""
+    return Check(key=key, equals=equals, context=context, id=id)
+
+
+def guard(
+    expression: Mapping[str, Any] | str, *, context: str | None = None, id: str | None = None
+) -> Guard:
+    """SUCCESS iff the expression holds: an IR dict or its text (``'orders[$i].status == "x"'``).
+
+    Raises:
+        ValidationError: a malformed expression.
+    """
+    if isinstance(expression, str):
+        from jdsl.text import parse_expression
+
+        expression = parse_expression(expression)
+    from jdsl.errors import ValidationError
+    from jdsl.expr import validate_expr
+
+    problems = validate_expr(expression)
+    if problems:
+        raise ValidationError(problems)
+    return Guard(expression=dict(expression), context=context, id=id)
+
+
+def guard_call(
+    predicate: Callable[..., Any] | str,
+    /,
+    *args: Any,
+    context: str | None = None,
+    id: str | None = None,
+    **kwargs: Any,
+) -> GuardCall:
+    """SUCCESS iff the trusted ``predicate`` returns truthy for the resolved arguments."""
+    callable_, name = _callable_and_name(predicate)
+    node = GuardCall(
+        predicate=name, args=_keyword_args(callable_, name, args, kwargs), context=context, id=id
+    )
+    node._fn = callable_
+    return node
+
+
+def repeat(
+    child: Node,
+    *,
+    until: Node | None = None,
+    max: int = 3,
+    context: str | None = None,
+    id: str | None = None,
+) -> Repeat:
+    """Do-while: up to ``max`` passes; stop with SUCCESS when ``until`` succeeds."""
+    return Repeat(
+        child=_node(child, "repeat"),
+        until=None if until is None else _node(until, "repeat until"),
+        max=max,
+        context=context,
+        id=id,
+    )
+
+
+def invert(child: Node, *, context: str | None = None, id: str | None = None) -> Invert:
+    """Flip the child's status."""
+    return Invert(child=_node(child, "invert"), context=context, id=id)
+
+
+def optional(child: Node, *, context: str | None = None, id: str | None = None) -> Optional:
+    """Run the child; always SUCCESS."""
+    return Optional(child=_node(child, "optional"), context=context, id=id)
+
+
+def timeout(
+    child: Node, *, seconds: float = 30.0, context: str | None = None, id: str | None = None
+) -> Timeout:
+    """FAILURE when the child has not finished within ``seconds`` (the child is abandoned)."""
+    return Timeout(child=_node(child, "timeout"), seconds=seconds, context=context, id=id)
+
+
+def oneshot(child: Node, *, context: str | None = None, id: str | None = None) -> OneShot:
+    """Run the child at most once per run; later ticks replay its status."""
+    return OneShot(child=_node(child, "oneshot"), context=context, id=id)
+
+
+def root(name: str, *, system: str | None = None, model: str | None = None) -> Root:
+    """A tree's entry point; chain ``.model(model_id)`` and ``.do(child)``."""
+    return Root(name=name, system=system, model_id=model)

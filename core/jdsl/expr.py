@@ -1,0 +1,355 @@
+"""Restricted paths and the guard expression language, over a blackboard (reference jdsl-py §4.3).
+
+Paths name a value on the blackboard without running code::
+
+    customer                     a top-level key (a key containing dots is found whole first)
+    customer.id                  a dict key
+    orders[0].id                 a list index (negative indexes count from the end)
+    orders[$selected_index].id   index by the value of the top-level key ``selected_index``
+    items["sku-1"]               a quoted dict key
+
+A digit string indexes a list (untyped model output such as ``"1"``); a bool never does.
+An absent step yields :data:`MISSING`, so ``exists`` tells "absent" from "stored None".
+
+IR expressions are JSON objects with exactly one operator key::
+
+    {"exists": "path"} or {"exists": {"ref": "path"}}
+    {"eq" | "neq" | "lt" | "lte" | "gt" | "gte" | "in": [operand, operand]}
+    {"and" | "or": [expression, ...]}        short-circuit
+    {"not": expression}
+
+Operands are ``{"ref": path}`` (absent -> None), ``{"const": value}`` or a bare JSON literal.
+A comparison that raises ``TypeError`` (``"a" < 1``) is False. The text form
+(``orders[$i].status == "pending"``) lives in :mod:`jdsl.text.expression`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Final
+
+from jdsl.errors import ValidationError
+
+__all__ = [
+    "MISSING",
+    "OPERATORS",
+    "Step",
+    "evaluate",
+    "expression_paths",
+    "missing_step",
+    "parse_path",
+    "resolve_path",
+    "validate_expr",
+]
+
+
+class _Missing:
+    """The type of :data:`MISSING`: falsy, one instance, readable repr."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Final = _Missing()
+"""Returned by :func:`resolve_path` when a step of the path is absent."""
+
+Step = tuple[str, Any]
+"""One path step: ``("key", name)``, ``("index", int)`` or ``("var", blackboard_key)``."""
+
+_TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+|\.")
+_COMPARE = {
+    "eq": lambda a, b: a == b,
+    "neq": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "lte": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "gte": lambda a, b: a >= b,
+    "in": lambda a, b: a in b,
+}
+OPERATORS: Final = frozenset({"exists", "and", "or", "not", *_COMPARE})
+"""Every IR expression operator."""
+
+
+@lru_cache(maxsize=1024)
+def parse_path(path: str) -> tuple[Step, ...]:
+    """Split a path into steps.
+
+    Args:
+        path: e.g. ``"orders[$selected_index].id"``.
+
+    Returns:
+        The steps, e.g. ``(("key", "orders"), ("var", "selected_index"), ("key", "id"))``.
+
+    Raises:
+        ValidationError: an empty path, an empty segment (``a..b``), an unclosed or empty
+            bracket, or a path that does not start with a key.
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise ValidationError([f"a path must be a non-empty string, got {path!r}"])
+    tokens = _TOKEN.findall(path)
+    if "".join(tokens) != path:
+        raise ValidationError([f"malformed path {path!r}: unbalanced brackets"])
+    steps: list[Step] = []
+    expect_name = False
+    for token in tokens:
+        if token == ".":
+            if expect_name or not steps:
+                raise ValidationError([f"malformed path {path!r}: empty segment around '.'"])
+            expect_name = True
+        elif token.startswith("["):
+            if expect_name or not steps:
+                raise ValidationError([f"malformed path {path!r}: '[' must follow a key"])
+            steps.append(_bracket(token[1:-1].strip(), path))
+        else:
+            if steps and not expect_name:
+                raise ValidationError([f"malformed path {path!r}: missing '.' before {token!r}"])
+            steps.append(("key", token.strip()))
+            expect_name = False
+    if expect_name:
+        raise ValidationError([f"malformed path {path!r}: ends with '.'"])
+    return tuple(steps)
+
+
+def _bracket(inner: str, path: str) -> Step:
+    if not inner:
+        raise ValidationError([f"malformed path {path!r}: empty brackets []"])
+    if inner.startswith("$"):
+        if len(inner) == 1:
+            raise ValidationError([f"malformed path {path!r}: '$' needs a blackboard key"])
+        return ("var", inner[1:])
+    if re.fullmatch(r"-?\d+", inner):
+        return ("index", int(inner))
+    if len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "'\"":
+        return ("key", inner[1:-1])
+    return ("key", inner)
+
+
+def resolve_path(path: str, data: Mapping[str, Any]) -> Any:
+    """The value at ``path`` in ``data``, or :data:`MISSING`.
+
+    The whole path is tried as a top-level key first, so keys containing dots still work.
+
+    Raises:
+        ValidationError: a malformed path.
+
+    Example:
+        >>> resolve_path("orders[$i].id", {"orders": [{"id": "a"}, {"id": "b"}], "i": "1"})
+        'b'
+    """
+    if path in data:
+        return data[path]
+    steps = parse_path(path)
+    value: Any = data
+    for kind, arg in steps:
+        if kind == "var":
+            arg = data.get(arg, MISSING)
+            if arg is MISSING:
+                return MISSING
+        value = _step(value, arg)
+        if value is MISSING:
+            return MISSING
+    return value
+
+
+def _step(value: Any, key: Any) -> Any:
+    if isinstance(value, Mapping):
+        if key in value:
+            return value[key]
+        text = str(key) if not isinstance(key, bool) else None
+        return value[text] if text is not None and text in value else MISSING
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        if isinstance(key, bool):
+            return MISSING
+        if isinstance(key, str) and re.fullmatch(r"\s*-?\d+\s*", key):
+            key = int(key)
+        if isinstance(key, int) and -len(value) <= key < len(value):
+            return value[key]
+        return MISSING
+    if isinstance(key, str) and not key.startswith("_") and hasattr(value, key):
+        return getattr(value, key)  # pydantic models and dataclasses stored on the blackboard
+    return MISSING
+
+
+def missing_step(path: str, data: Mapping[str, Any]) -> str:
+    """Describe the first absent step of ``path`` (for error messages).
+
+    Returns:
+        e.g. ``"'selected_index' is not on the blackboard"`` or ``"orders has no [5]"``.
+    """
+    steps = parse_path(path)
+    value: Any = data
+    walked = ""
+    for kind, arg in steps:
+        if kind == "var":
+            if arg not in data:
+                return f"{arg!r} (used as [${arg}]) is not on the blackboard"
+            arg = data[arg]
+        nxt = _step(value, arg)
+        if nxt is MISSING:
+            if not walked:
+                return f"{arg!r} is not on the blackboard"
+            shown = f"[{arg!r}]" if not isinstance(arg, str) or kind != "key" else f".{arg}"
+            return f"{walked} has no {shown} (it is {_preview(value)})"
+        walked = f"{walked}[{arg!r}]" if kind != "key" else (f"{walked}.{arg}" if walked else arg)
+        value = nxt
+    return f"{path!r} is absent"
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- expressions ----------------------------------------------------------------------------
+
+
+def evaluate(
+    expr: Mapping[str, Any], data: Mapping[str, Any], reads: dict[str, Any] | None = None
+) -> bool:
+    """Evaluate an IR expression over ``data``.
+
+    Args:
+        expr: the expression dict.
+        data: the blackboard (any mapping).
+        reads: when given, every path read is recorded in it (``{path: value}``, absent -> None).
+
+    Returns:
+        The truth value.
+
+    Raises:
+        ValidationError: a malformed expression (see :func:`validate_expr`).
+
+    Example:
+        >>> evaluate({"eq": [{"ref": "a.b"}, {"const": 1}]}, {"a": {"b": 1}})
+        True
+    """
+    op, arg = _single_operator(expr)
+    if op == "and":
+        return all(evaluate(item, data, reads) for item in _items(arg, op))
+    if op == "or":
+        return any(evaluate(item, data, reads) for item in _items(arg, op))
+    if op == "not":
+        return not evaluate(arg, data, reads)
+    if op == "exists":
+        path = _exists_path(arg)
+        value = resolve_path(path, data)
+        if reads is not None:
+            reads[path] = None if value is MISSING else value
+        return value is not MISSING
+    left, right = _pair(arg, op)
+    try:
+        return bool(_COMPARE[op](_operand(left, data, reads), _operand(right, data, reads)))
+    except TypeError:
+        return False
+
+
+def _single_operator(expr: Any) -> tuple[str, Any]:
+    if not isinstance(expr, Mapping) or len(expr) != 1:
+        raise ValidationError([f"an expression is an object with one operator key, got {expr!r}"])
+    ((op, arg),) = expr.items()
+    if op not in OPERATORS:
+        raise ValidationError([f"unknown operator {op!r}; use one of {sorted(OPERATORS)}"])
+    return op, arg
+
+
+def _items(arg: Any, op: str) -> list[Any]:
+    if not isinstance(arg, list) or not arg:
+        raise ValidationError([f"{op!r} takes a non-empty list of expressions, got {arg!r}"])
+    return arg
+
+
+def _pair(arg: Any, op: str) -> tuple[Any, Any]:
+    if not isinstance(arg, list) or len(arg) != 2:
+        raise ValidationError([f"{op!r} takes a list of two operands, got {arg!r}"])
+    return arg[0], arg[1]
+
+
+def _exists_path(arg: Any) -> str:
+    if isinstance(arg, Mapping) and set(arg) == {"ref"}:
+        arg = arg["ref"]
+    if not isinstance(arg, str) or not arg:
+        raise ValidationError([f"'exists' takes a path or {{'ref': path}}, got {arg!r}"])
+    return arg
+
+
+def _operand(operand: Any, data: Mapping[str, Any], reads: dict[str, Any] | None) -> Any:
+    if isinstance(operand, Mapping):
+        if set(operand) == {"ref"}:
+            value = resolve_path(operand["ref"], data)
+            value = None if value is MISSING else value
+            if reads is not None:
+                reads[operand["ref"]] = value
+            return value
+        if set(operand) == {"const"}:
+            return operand["const"]
+    return operand
+
+
+def validate_expr(expr: Any, where: str = "expression") -> list[str]:
+    """Every problem of an IR expression (unknown operator, wrong arity, bad path); [] if fine."""
+    try:
+        op, arg = _single_operator(expr)
+    except ValidationError as exc:
+        return [f"{where}: {p}" for p in exc.problems]
+    try:
+        if op in ("and", "or"):
+            items = _items(arg, op)
+            return [
+                p for i, item in enumerate(items) for p in validate_expr(item, f"{where}.{op}[{i}]")
+            ]
+        if op == "not":
+            return validate_expr(arg, f"{where}.not")
+        if op == "exists":
+            parse_path(_exists_path(arg))
+            return []
+        problems: list[str] = []
+        for operand in _pair(arg, op):
+            if isinstance(operand, Mapping) and "ref" in operand:
+                if set(operand) != {"ref"}:
+                    problems.append(f"{where}.{op}: a ref operand is {{'ref': path}} only")
+                else:
+                    parse_path(operand["ref"])
+            elif isinstance(operand, Mapping) and set(operand) != {"const"}:
+                problems.append(f"{where}.{op}: operand {dict(operand)!r} is not a ref or const")
+        return problems
+    except ValidationError as exc:
+        return [f"{where}: {p}" for p in exc.problems]
+
+
+def expression_paths(expr: Any) -> list[str]:
+    """The paths an expression reads, in order of first appearance, without repeats."""
+    found: list[str] = []
+
+    def visit(node: Any, op: str | None = None) -> None:
+        if not isinstance(node, Mapping):
+            if isinstance(node, list):
+                for item in node:
+                    visit(item, op)
+            return
+        if set(node) == {"ref"} and isinstance(node["ref"], str):
+            if node["ref"] not in found:
+                found.append(node["ref"])
+            return
+        if set(node) == {"const"}:
+            return
+        for key, value in node.items():
+            if key == "exists" and isinstance(value, str):
+                if value not in found:
+                    found.append(value)
+            else:
+                visit(value, key)
+
+    visit(expr)
+    return found

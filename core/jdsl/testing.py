@@ -1,0 +1,109 @@
+"""Public test doubles: scripted and function-backed models (no network, deterministic).
+
+Example:
+    >>> model = ScriptedModel("1")
+    >>> model.converse("", [Message.user("pick one")]).text
+    '1'
+    >>> model.calls[0]["messages"][0].content
+    'pick one'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from jdsl.providers.messages import Message, ModelTurn, ToolSpec
+
+__all__ = ["FunctionModel", "ScriptedModel"]
+
+Reply = str | ModelTurn
+
+
+def _turn(reply: Reply) -> ModelTurn:
+    if isinstance(reply, ModelTurn):
+        return reply
+    if isinstance(reply, str):
+        return ModelTurn(text=reply, finish_reason="stop")
+    raise TypeError(f"a scripted reply is a str or a ModelTurn, got {type(reply).__name__}")
+
+
+class _Recording:
+    """Records every call as ``{system, messages, tools, model_id}`` in ``.calls``."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def _record(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        model_id: str | None,
+    ) -> None:
+        self.calls.append(
+            {
+                "system": system,
+                "messages": list(messages),
+                "tools": list(tools),
+                "model_id": model_id,
+            }
+        )
+
+    def generate(
+        self, system: str, messages: Sequence[Message], model_id: str | None = None
+    ) -> str:
+        """The text of a ``converse`` without tools."""
+        return self.converse(system, messages, (), model_id).text  # type: ignore[attr-defined,no-any-return]
+
+
+class ScriptedModel(_Recording):
+    """Answers scripted replies in order; the last one repeats.
+
+    Args:
+        *replies: each a str (a text turn) or a :class:`ModelTurn` (tool calls, usage).
+        turns: more replies, appended after ``replies`` (e.g. turns that carry usage).
+
+    Attributes:
+        calls: every call, ``{"system", "messages", "tools", "model_id"}``.
+    """
+
+    def __init__(self, *replies: Reply, turns: Sequence[Reply] | None = None) -> None:
+        super().__init__()
+        script = [*replies, *(turns or ())]
+        self.script: list[ModelTurn] = [_turn(r) for r in script] or [_turn("")]
+
+    def converse(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        model_id: str | None = None,
+    ) -> ModelTurn:
+        index = min(len(self.calls), len(self.script) - 1)
+        self._record(system, messages, tools, model_id)
+        return self.script[index]
+
+
+class FunctionModel(_Recording):
+    """A model backed by ``fn(system, messages, tools, model_id) -> str | ModelTurn``.
+
+    Attributes:
+        calls: every call, ``{"system", "messages", "tools", "model_id"}``.
+    """
+
+    def __init__(
+        self, fn: Callable[[str, list[Message], list[ToolSpec], str | None], Reply]
+    ) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def converse(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        model_id: str | None = None,
+    ) -> ModelTurn:
+        self._record(system, messages, tools, model_id)
+        return _turn(self.fn(system, list(messages), list(tools), model_id))

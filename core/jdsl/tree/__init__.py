@@ -1,0 +1,49 @@
+"""The behavior tree: node classes (which are the Behavior IR), blackboard, run context.
+
+See DESIGN.md §2 and docs/ARCHITECTURE.md ("Nodes are the IR", "Runs").
+"""
+
+from jdsl.tree.base import Node
+from jdsl.tree.blackboard import INPUT_WRITER, Blackboard, Read, Write
+from jdsl.tree.composites import Selector, Sequence
+from jdsl.tree.context import Bindings, ContextWindow, RunContext, jsonable
+from jdsl.tree.decorators import Decorator, Invert, OneShot, Optional, Repeat, Timeout
+from jdsl.tree.ids import assign_runtime_ids
+from jdsl.tree.leaves import Action, Check, Guard, GuardCall, lenient_equal
+from jdsl.tree.nodes import NODE_CLASSES, AnyNode
+from jdsl.tree.predict import Predict
+from jdsl.tree.react import React
+from jdsl.tree.root import Root
+from jdsl.tree.status import Status
+
+__all__ = [
+    "INPUT_WRITER",
+    "NODE_CLASSES",
+    "Action",
+    "AnyNode",
+    "Bindings",
+    "Blackboard",
+    "Check",
+    "ContextWindow",
+    "Decorator",
+    "Guard",
+    "GuardCall",
+    "Invert",
+    "Node",
+    "OneShot",
+    "Optional",
+    "Predict",
+    "React",
+    "Read",
+    "Repeat",
+    "Root",
+    "RunContext",
+    "Selector",
+    "Sequence",
+    "Status",
+    "Timeout",
+    "Write",
+    "assign_runtime_ids",
+    "jsonable",
+    "lenient_equal",
+]

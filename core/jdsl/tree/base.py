@@ -1,0 +1,121 @@
+"""The node base class: fields every node has, ``tick`` (tracing + scoped context), labels."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.tree.context import RunContext
+
+__all__ = ["Node"]
+
+_NOTED = "__jdsl_node__"
+
+
+class Node(BaseModel):
+    """A behavior tree node; the pydantic model is the node's Behavior IR.
+
+    Attributes:
+        kind: the discriminator (``"action"``, ``"sequence"``, ...).
+        id: optional author id, unique in a tree; stable identity for compiled artifacts.
+        context: system-prompt text pushed on the ContextWindow while this subtree runs.
+
+    Subclasses implement ``_tick(ctx) -> Status``; :meth:`tick` is never overridden.
+    """
+
+    model_config = ConfigDict(extra="forbid", protected_namespaces=(), validate_assignment=False)
+
+    kind: str
+    id: str | None = None
+    context: str | None = None
+
+    _runtime_id: str | None = PrivateAttr(default=None)
+    leaf: ClassVar[bool] = False
+
+    # -- structure -------------------------------------------------------------------------
+    def children_nodes(self) -> list[Node]:
+        """Traversal children, in order (a repeat: child, then until)."""
+        return []
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every node under it, pre-order, left to right."""
+        yield self
+        for child in self.children_nodes():
+            yield from child.walk()
+
+    @property
+    def effective_id(self) -> str | None:
+        """The author id, else the structural id a run assigned (None before any run)."""
+        return self.id or self._runtime_id
+
+    @property
+    def label(self) -> str:
+        """A short human label, e.g. ``act(lookup) -> customer`` (reference jdsl-py §1.3)."""
+        return self.kind
+
+    # -- running ---------------------------------------------------------------------------
+    def tick(self, ctx: RunContext) -> Status:
+        """Run this node once: push ``context``, call ``_tick``, pop; trace when tracing.
+
+        An exception raised inside gets a PEP 678 note naming the innermost node, then
+        propagates unchanged.
+        """
+        if ctx.tracing:
+            return self._traced_tick(ctx)
+        if self.context is None:
+            try:
+                return self._tick(ctx)
+            except BaseException as exc:
+                self._note(exc)
+                raise
+        ctx.window.push(self.context)
+        try:
+            return self._tick(ctx)
+        except BaseException as exc:
+            self._note(exc)
+            raise
+        finally:
+            ctx.window.pop()
+
+    def _traced_tick(self, ctx: RunContext) -> Status:
+        node = {"node_id": self.effective_id, "type": self.kind, "label": self.label}
+        enter = ctx.emit("node.enter", node)
+        parent = enter.event_id if enter is not None else None
+        if self.context is not None:
+            ctx.window.push(self.context)
+        try:
+            status = self._tick(ctx)
+        except BaseException as exc:
+            self._note(exc)
+            ended = "cancelled" if isinstance(exc, KeyboardInterrupt) else "error"
+            ctx.emit("node.exit", {**node, "status": ended}, parent_event_id=parent)
+            raise
+        finally:
+            if self.context is not None:
+                ctx.window.pop()
+        ctx.emit("node.exit", {**node, "status": status.value}, parent_event_id=parent)
+        return status
+
+    def _note(self, exc: BaseException) -> None:
+        if isinstance(exc, Exception) and not getattr(exc, _NOTED, False):
+            try:
+                setattr(exc, _NOTED, True)
+            except AttributeError:  # pragma: no cover - exceptions with __slots__
+                return
+            where = self.effective_id or self.kind
+            exc.add_note(f"jdsl: raised in node {where!r} ({self.label})")
+
+    def _tick(self, ctx: RunContext) -> Status:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement _tick")
+
+    def to_ir(self) -> dict[str, Any]:
+        """This node's IR dict (``model_dump(mode="json", exclude_none=True)``)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.label}>"

@@ -1,0 +1,65 @@
+"""Composites: Sequence (AND) and Selector (OR)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from jdsl.tree.base import Node
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.tree.context import RunContext
+    from jdsl.tree.nodes import AnyNode
+
+__all__ = ["Selector", "Sequence"]
+
+_SUCCESS = Status.SUCCESS
+_FAILURE = Status.FAILURE
+
+
+class Sequence(Node):
+    """Behavior-tree AND: tick children in order; FAILURE at the first failure, else SUCCESS.
+
+    An empty sequence succeeds.
+    """
+
+    kind: Literal["sequence"] = "sequence"
+    children: list[AnyNode] = Field(default_factory=list)
+
+    def children_nodes(self) -> list[Node]:
+        return list(self.children)
+
+    @property
+    def label(self) -> str:
+        return "seq"
+
+    def _tick(self, ctx: RunContext) -> Status:
+        for child in self.children:
+            if child.tick(ctx) is _FAILURE:
+                return _FAILURE
+        return _SUCCESS
+
+
+class Selector(Node):
+    """Behavior-tree OR: the first child that succeeds wins; FAILURE when none does.
+
+    An empty selector fails.
+    """
+
+    kind: Literal["selector"] = "selector"
+    children: list[AnyNode] = Field(default_factory=list)
+
+    def children_nodes(self) -> list[Node]:
+        return list(self.children)
+
+    @property
+    def label(self) -> str:
+        return "sel"
+
+    def _tick(self, ctx: RunContext) -> Status:
+        for child in self.children:
+            if child.tick(ctx) is _SUCCESS:
+                return _SUCCESS
+        return _FAILURE

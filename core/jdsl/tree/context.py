@@ -1,0 +1,313 @@
+"""One run's state: :class:`RunContext`, the :class:`ContextWindow` and the :class:`Bindings`.
+
+"Context" means three things in jdsl (DESIGN.md §7); this module holds two of them:
+the ContextWindow is the system-prompt stack, the RunContext is one run's state.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jdsl.errors import BindingError, RefError
+from jdsl.expr import MISSING, missing_step, resolve_path
+from jdsl.interaction.tools import tool_name
+from jdsl.trace.events import TraceEvent
+from jdsl.tree.blackboard import Blackboard, Write
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.trace.sinks import TraceSink
+    from jdsl.tree.base import Node
+
+__all__ = ["Bindings", "ContextWindow", "RunContext", "jsonable"]
+
+_ACTORS = {
+    "tool.call.started": "model",
+    "tool.call.completed": "tool",
+    "tool.call.failed": "tool",
+    "model.requested": "model",
+    "model.responded": "model",
+}
+
+try:  # the trace plane's converter, when it has landed
+    from jdsl.trace import jsonable  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - fallback until jdsl.trace.jsonable exists
+
+    def jsonable(value: Any) -> Any:
+        """A JSON-able copy of ``value``: models dumped, containers walked, others repr'd."""
+        if value is None or isinstance(value, str | int | float | bool):
+            return value
+        if isinstance(value, Mapping):
+            return {str(k): jsonable(v) for k, v in value.items()}
+        if isinstance(value, list | tuple | set | frozenset):
+            return [jsonable(v) for v in value]
+        if isinstance(value, Status):
+            return value.value
+        dump = getattr(value, "model_dump", None)
+        if callable(dump):
+            return jsonable(dump(mode="json"))
+        fields = getattr(value, "__dataclass_fields__", None)
+        if fields:
+            return {name: jsonable(getattr(value, name)) for name in fields}
+        return repr(value)
+
+
+class ContextWindow:
+    """The system-prompt stack: nodes with ``context=`` push text for their subtree.
+
+    Example:
+        >>> window = ContextWindow(["Be brief."])
+        >>> window.push("Answer in French.")
+        >>> window.system
+        'Be brief.\\n\\nAnswer in French.'
+    """
+
+    def __init__(self, fragments: Iterable[str] = ()) -> None:
+        self.fragments: list[str] = list(fragments)
+
+    def push(self, text: str) -> None:
+        self.fragments.append(text)
+
+    def pop(self) -> None:
+        """Remove the innermost fragment (no-op when empty)."""
+        if self.fragments:
+            self.fragments.pop()
+
+    @property
+    def system(self) -> str:
+        """The fragments joined by blank lines, outermost first."""
+        return "\n\n".join(f for f in self.fragments if f)
+
+
+@dataclass
+class Bindings:
+    """Callables bound by name: tools (for act and react) and predicates (for guard_call)."""
+
+    tools: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    predicates: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def add(self, kind: str, name: str, fn: Callable[..., Any], *, replace: bool = False) -> None:
+        """Bind ``name``; binding it to a different callable raises unless ``replace``.
+
+        Raises:
+            BindingError: ``name`` is already bound to another callable.
+        """
+        table = self.tools if kind == "tool" else self.predicates
+        bound = table.get(name)
+        if bound is not None and bound is not fn and not replace:
+            raise BindingError(
+                f"{kind} name {name!r} is bound to two different callables ({bound!r} and "
+                f"{fn!r}); rename one with tool(fn, name='...')",
+                name=name,
+                kind=kind,
+            )
+        table[name] = fn
+
+    def update(
+        self,
+        kind: str,
+        items: Mapping[str, Callable[..., Any]] | Iterable[Callable[..., Any]] | None,
+        *,
+        replace: bool = False,
+    ) -> None:
+        """Bind a ``{name: fn}`` mapping or callables named by :func:`tool_name`."""
+        if items is None:
+            return
+        pairs = items.items() if isinstance(items, Mapping) else ((tool_name(f), f) for f in items)
+        for name, fn in pairs:
+            self.add(kind, name, fn, replace=replace)
+
+    def copy(self) -> Bindings:
+        return Bindings(dict(self.tools), dict(self.predicates))
+
+
+class RunContext:
+    """The state of one run, passed to every ``tick``.
+
+    Args:
+        blackboard: a Blackboard, or a plain mapping (its items become inputs).
+        window: the system-prompt stack.
+        model: anything with ``converse`` (None for a tree without model leaves).
+        model_id: passed to ``converse``.
+        state: per-run scratch for stateful nodes (oneshot).
+        bindings: the tools and predicates bound by name.
+        trace_sink: where events go; None disables tracing (and costs nothing).
+        capture_id, episode_id: the trace coordinates.
+        services: what flows and tools share (sandbox, registries), or None.
+        clock: monotonic seconds, injectable so timeouts are testable without sleeping.
+        cancel: a cancellation token (anything with ``cancelled``), or None.
+
+    Attributes:
+        status: how the run ended (set by ``Root.run``).
+        error: the exception that ended it, if any.
+        tracing: whether a sink is attached.
+    """
+
+    def __init__(
+        self,
+        blackboard: Blackboard | Mapping[str, Any] | None = None,
+        *,
+        window: ContextWindow | None = None,
+        model: Any = None,
+        model_id: str | None = None,
+        state: dict[Any, Any] | None = None,
+        bindings: Bindings | None = None,
+        trace_sink: TraceSink | None = None,
+        capture_id: str = "cap_local",
+        episode_id: str = "ep_local",
+        services: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+        cancel: Any = None,
+    ) -> None:
+        if not isinstance(blackboard, Blackboard):
+            blackboard = Blackboard(blackboard or {})
+        self.blackboard = blackboard
+        self.window = window if window is not None else ContextWindow()
+        self.model = model
+        self.model_id = model_id
+        self.state: dict[Any, Any] = state if state is not None else {}
+        self.bindings = bindings if bindings is not None else Bindings()
+        self.trace_sink = trace_sink
+        self.capture_id = capture_id
+        self.episode_id = episode_id
+        self.services = services
+        self.clock = clock
+        self.cancel = cancel
+        self.status: Status | None = None
+        self.error: BaseException | None = None
+        self.tracing = trace_sink is not None
+        if self.tracing:
+            blackboard.on_write = self._trace_write
+
+    # -- tracing -------------------------------------------------------------------------------
+    def emit(
+        self,
+        kind: str,
+        payload: Mapping[str, Any] | None = None,
+        *,
+        actor: str | None = None,
+        parent_event_id: str | None = None,
+    ) -> TraceEvent | None:
+        """Send one event to the sink; None when the run has no sink.
+
+        Payload values are passed through :func:`jsonable`. The actor defaults by kind
+        (``model`` for model requests and tool starts, ``tool`` for tool results, else
+        ``system``).
+        """
+        if self.trace_sink is None:
+            return None
+        event = TraceEvent(
+            kind=kind,
+            capture_id=self.capture_id,
+            episode_id=self.episode_id,
+            payload=jsonable(dict(payload or {})),
+            actor=actor or _ACTORS.get(kind, "system"),  # type: ignore[arg-type]
+            parent_event_id=parent_event_id,
+        )
+        return self.trace_sink.emit(event)
+
+    def _trace_write(self, record: Write) -> None:
+        event = self.emit(
+            "blackboard.write",
+            {
+                "key": record.key,
+                "value": record.value,
+                "writer": record.writer_id,
+                "writer_label": record.writer_label,
+                "overwrote": record.overwrote,
+                "previous": record.previous,
+            },
+        )
+        if event is not None:
+            record.sequence = event.sequence
+
+    # -- blackboard ----------------------------------------------------------------------------
+    def read(self, path: str, node: Node) -> Any:
+        """Resolve a ref for ``node``: the exact key first, then the restricted path.
+
+        Raises:
+            RefError: the key or path is absent, naming it and how to provide it.
+        """
+        board = self.blackboard
+        value = board[path] if path in board else resolve_path(path, board)
+        if value is MISSING:
+            raise _ref_error(path, board, node)
+        record = board.record_read(path, value, node.effective_id or node.kind)
+        if self.tracing:
+            event = self.emit(
+                "blackboard.read", {"path": path, "reader": record.reader_id, "value": value}
+            )
+            record.sequence = event.sequence if event is not None else None
+        return value
+
+    def write(self, key: str, value: Any, node: Node) -> None:
+        """Store ``value`` under ``key`` with ``node`` as its writer."""
+        self.blackboard.set(
+            key, value, writer_id=node.effective_id or node.kind, writer_label=node.label
+        )
+
+    # -- bindings ------------------------------------------------------------------------------
+    def tool(self, name: str) -> Callable[..., Any]:
+        """The tool bound to ``name``.
+
+        Raises:
+            BindingError: nothing is bound to ``name``; names the closest bound ones.
+        """
+        fn = self.bindings.tools.get(name)
+        if fn is None:
+            raise unbound_error("tool", name, self.bindings.tools)
+        return fn
+
+    def predicate(self, name: str) -> Callable[..., Any]:
+        """The predicate bound to ``name`` (raises :class:`BindingError` when unbound)."""
+        fn = self.bindings.predicates.get(name)
+        if fn is None:
+            raise unbound_error("predicate", name, self.bindings.predicates)
+        return fn
+
+    def require_model(self) -> Any:
+        """The run's model.
+
+        Raises:
+            BindingError: the run has no model.
+        """
+        if self.model is None:
+            raise BindingError(
+                "this tree has a model leaf (predict or react) but the run has no model; pass "
+                "model=... to run() (e.g. ScriptedModel('...') from jdsl.testing) or set "
+                "root(...).model('model-id')",
+                name=self.model_id or "",
+                kind="model",
+            )
+        return self.model
+
+
+def unbound_error(kind: str, name: str, bound: Mapping[str, Any]) -> BindingError:
+    """A BindingError for an unbound ``name`` that suggests the closest bound names."""
+    close = difflib.get_close_matches(name, list(bound), n=3)
+    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+    listing = ", ".join(sorted(bound)) or "none"
+    flag = "tools" if kind == "tool" else "predicates"
+    return BindingError(
+        f"no {kind} bound to {name!r}{hint} (bound: {listing}). Bind it with "
+        f"root.bind({flag}=[fn]) or run(..., {flag}={{{name!r}: fn}})",
+        name=name,
+        kind=kind,
+        available=sorted(bound),
+    )
+
+
+def _ref_error(path: str, board: Mapping[str, Any], node: Node) -> RefError:
+    reason = missing_step(path, board)
+    first = path.split(".")[0].split("[")[0]
+    return RefError(
+        f"ref {path!r} (read by {node.label}) cannot be resolved: {reason}. Seed it as a run() "
+        f"input (run({first}=...)) or produce it in an earlier node "
+        f"(e.g. store(act(...), {first!r}))",
+        path=path,
+        missing=reason,
+    )

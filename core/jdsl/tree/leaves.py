@@ -1,0 +1,224 @@
+"""Deterministic leaves: Action (call a tool), Check, Guard and GuardCall (conditions)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, PrivateAttr
+
+from jdsl.expr import MISSING, evaluate, resolve_path
+from jdsl.tree.base import Node
+from jdsl.tree.context import unbound_error
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.tree.context import RunContext
+
+__all__ = ["Action", "Check", "Guard", "GuardCall", "lenient_equal", "resolve_args"]
+
+ArgSpec = dict[str, Any]
+"""``{"ref": path}`` or ``{"const": value}``."""
+
+
+def resolve_args(args: dict[str, ArgSpec], ctx: RunContext, node: Node) -> dict[str, Any]:
+    """Resolve ``{"ref": path}`` / ``{"const": value}`` argument specs to keyword arguments."""
+    kwargs: dict[str, Any] = {}
+    for name, spec in args.items():
+        kwargs[name] = ctx.read(spec["ref"], node) if "ref" in spec else spec.get("const")
+    return kwargs
+
+
+class _Bound(Node):
+    """A leaf calling a callable bound by name (the run's bindings first, then its own)."""
+
+    _fn: Callable[..., Any] | None = PrivateAttr(default=None)
+
+    def _bound(self, ctx: RunContext, kind: str, name: str) -> Callable[..., Any]:
+        table = ctx.bindings.tools if kind == "tool" else ctx.bindings.predicates
+        fn = table.get(name) or self._fn
+        if fn is None:
+            raise unbound_error(kind, name, table)
+        return fn
+
+
+class Action(_Bound):
+    """Call a tool with resolved arguments.
+
+    Return rules (seed): an exception is traced as ``tool.call.failed`` and re-raised; a
+    returned :class:`Status` is the node's status; any other value succeeds and is written
+    under ``store`` when set.
+
+    Attributes:
+        tool: the bound tool name.
+        args: ``{param: {"ref": path} | {"const": value}}`` (keyword arguments only).
+        store: the blackboard key for the result, or None.
+    """
+
+    kind: Literal["action"] = "action"
+    tool: str
+    args: dict[str, ArgSpec] = Field(default_factory=dict)
+    store: str | None = None
+
+    leaf = True
+
+    def __rshift__(self, key: str) -> Action:
+        """``act(...) >> "key"`` stores the result under ``key`` (same as ``store``)."""
+        self.store = key
+        return self
+
+    @property
+    def label(self) -> str:
+        return f"act({self.tool})" + (f" -> {self.store}" if self.store else "")
+
+    def _tick(self, ctx: RunContext) -> Status:
+        fn = self._bound(ctx, "tool", self.tool)
+        kwargs = resolve_args(self.args, ctx, self) if self.args else {}
+        if ctx.tracing:
+            return self._traced_call(ctx, fn, kwargs)
+        result = fn(**kwargs)
+        if isinstance(result, Status):
+            return result
+        if self.store is not None:
+            ctx.write(self.store, result, self)
+        return Status.SUCCESS
+
+    def _traced_call(
+        self, ctx: RunContext, fn: Callable[..., Any], kwargs: dict[str, Any]
+    ) -> Status:
+        head = {
+            "node_id": self.effective_id,
+            "store": self.store,
+            "tool": {"host_name": self.tool, "logical_id": None},
+        }
+        started = ctx.emit("tool.call.started", {**head, "arguments": kwargs})
+        parent = started.event_id if started is not None else None
+        try:
+            result = fn(**kwargs)
+        except Exception as exc:
+            failure = {"error": str(exc), "error_type": type(exc).__name__}
+            ctx.emit("tool.call.failed", {**head, **failure}, parent_event_id=parent)
+            raise
+        ctx.emit("tool.call.completed", {**head, "result": result}, parent_event_id=parent)
+        if isinstance(result, Status):
+            return result
+        if self.store is not None:
+            ctx.write(self.store, result, self)
+        return Status.SUCCESS
+
+
+def lenient_equal(value: Any, expected: Any) -> bool:
+    """Check's comparison: strings match after strip, punctuation strip, strip, casefold.
+
+    Non-strings compare with ``==`` (so ``2 != "2"``). Reference jdsl-py §1.2 / Appendix A.
+    """
+    if isinstance(value, str) and isinstance(expected, str):
+        return _norm(value) == _norm(expected)
+    return bool(value == expected)
+
+
+def _norm(text: str) -> str:
+    return text.strip().strip(".!?,;:\"'").strip().casefold()
+
+
+class Check(Node):
+    """SUCCESS iff the blackboard value at ``key`` matches ``equals`` (leniently for strings).
+
+    A missing key reads as None.
+    """
+
+    kind: Literal["check"] = "check"
+    key: str
+    equals: Any = None
+
+    leaf = True
+
+    @property
+    def label(self) -> str:
+        return f"check({self.key} == {self.equals!r})"
+
+    def _tick(self, ctx: RunContext) -> Status:
+        board = ctx.blackboard
+        value = board.get(self.key)
+        if self.key not in board:
+            found = resolve_path(self.key, board)
+            value = None if found is MISSING else found
+        result = lenient_equal(value, self.equals)
+        if ctx.tracing:
+            ctx.emit(
+                "guard.evaluated",
+                {
+                    "node_id": self.effective_id,
+                    "type": "check",
+                    "expression": {"eq": [{"ref": self.key}, {"const": self.equals}]},
+                    "result": result,
+                    "values": {self.key: value},
+                },
+            )
+        return Status.SUCCESS if result else Status.FAILURE
+
+
+class Guard(Node):
+    """SUCCESS iff the IR expression (:mod:`jdsl.expr`) is true over the blackboard."""
+
+    kind: Literal["guard"] = "guard"
+    expression: dict[str, Any]
+
+    leaf = True
+
+    @property
+    def label(self) -> str:
+        first = next(iter(self.expression), "?") if isinstance(self.expression, dict) else "?"
+        return f"guard({first})"
+
+    def _tick(self, ctx: RunContext) -> Status:
+        if not ctx.tracing:
+            return Status.SUCCESS if evaluate(self.expression, ctx.blackboard) else Status.FAILURE
+        values: dict[str, Any] = {}
+        result = evaluate(self.expression, ctx.blackboard, values)
+        ctx.emit(
+            "guard.evaluated",
+            {
+                "node_id": self.effective_id,
+                "type": "guard",
+                "expression": self.expression,
+                "result": result,
+                "values": values,
+            },
+        )
+        return Status.SUCCESS if result else Status.FAILURE
+
+
+class GuardCall(_Bound):
+    """Call a trusted predicate with resolved arguments; SUCCESS iff it returns truthy.
+
+    Exceptions from the predicate propagate, like a tool's.
+    """
+
+    kind: Literal["guard_call"] = "guard_call"
+    predicate: str
+    args: dict[str, ArgSpec] = Field(default_factory=dict)
+
+    leaf = True
+
+    @property
+    def label(self) -> str:
+        return f"guard_call({self.predicate})"
+
+    def _tick(self, ctx: RunContext) -> Status:
+        fn = self._bound(ctx, "predicate", self.predicate)
+        kwargs = resolve_args(self.args, ctx, self) if self.args else {}
+        result = bool(fn(**kwargs))
+        if ctx.tracing:
+            refs = {spec["ref"]: kwargs[name] for name, spec in self.args.items() if "ref" in spec}
+            ctx.emit(
+                "guard.evaluated",
+                {
+                    "node_id": self.effective_id,
+                    "type": "guard_call",
+                    "expression": {"call": self.predicate, "args": self.args},
+                    "result": result,
+                    "values": refs,
+                },
+            )
+        return Status.SUCCESS if result else Status.FAILURE

@@ -1,0 +1,161 @@
+"""Predict: one stateless, typed model call (seed "Predict", DESIGN.md §4)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import field_validator
+
+from jdsl.errors import ModelOutputError
+from jdsl.expr import MISSING, resolve_path
+from jdsl.providers.messages import Message, ModelTurn
+from jdsl.signature import Signature, render_prompt
+from jdsl.tree.base import Node
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.tree.context import RunContext
+
+__all__ = ["Predict", "read_inputs"]
+
+
+def read_inputs(
+    node: Node, sig: Signature, sources: dict[str, str], ctx: RunContext
+) -> dict[str, Any]:
+    """Each input field's value: from ``sources[field]`` (default the field name), else None.
+
+    A leading ``blackboard.`` is dropped from a source path. Present values are recorded as
+    reads of ``node``.
+    """
+    values: dict[str, Any] = {}
+    board = ctx.blackboard
+    for name in sig.input_names:
+        path = sources.get(name, name)
+        path = path[len("blackboard.") :] if path.startswith("blackboard.") else path
+        present = path in board or resolve_path(path, board) is not MISSING
+        values[name] = ctx.read(path, node) if present else None
+    return values
+
+
+class Predict(Node):
+    """Ask the model once for the signature's outputs and write them to the blackboard.
+
+    Stateless: one user message per call, holding the rendered prompt; the system prompt is the
+    ContextWindow. One output: the stripped reply is the value. Several: one JSON object.
+    Outputs are validated and coerced (:meth:`Signature.parse_output`) and written only when all
+    validate; otherwise FAILURE with the reason in ``model.responded``.
+
+    Attributes:
+        signature: e.g. ``"request, orders -> selected_index: int"``.
+        instructions: the task text (first line of the prompt).
+        examples: ``[{"input": {...}, "output": {...}}]`` shown before the inputs.
+        input_sources: ``{input field: path}`` when a field is read from elsewhere.
+    """
+
+    kind: Literal["predict"] = "predict"
+    signature: str
+    instructions: str | None = None
+    examples: list[dict[str, Any]] | None = None
+    input_sources: dict[str, str] | None = None
+
+    leaf = True
+
+    @field_validator("signature")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        Signature.parse(text)
+        return text
+
+    @property
+    def parsed(self) -> Signature:
+        return Signature.parse(self.signature)
+
+    @property
+    def label(self) -> str:
+        sig = self.parsed
+        return f"predict({', '.join(sig.input_names)} -> {', '.join(sig.output_names)})"
+
+    def _tick(self, ctx: RunContext) -> Status:
+        model = ctx.require_model()
+        sig = self.parsed
+        inputs = read_inputs(self, sig, self.input_sources or {}, ctx)
+        prompt = render_prompt(sig, inputs, self.instructions, self.examples or ())
+        system = ctx.window.system
+        messages = [Message.user(prompt)]
+        request = None
+        if ctx.tracing:
+            request = ctx.emit(
+                "model.requested", self._request(ctx, system, messages, inputs, prompt)
+            )
+        started = time.perf_counter()
+        try:
+            turn = model.converse(system, messages, (), ctx.model_id)
+        except Exception as exc:
+            self._respond(
+                ctx, request, started, None, status="error", error=f"{type(exc).__name__}: {exc}"
+            )
+            raise
+        if isinstance(turn, str):
+            turn = ModelTurn(text=turn)
+        try:
+            outputs = sig.parse_output(turn.text)
+        except ModelOutputError as exc:
+            self._respond(ctx, request, started, turn, status="failure", error=str(exc))
+            return Status.FAILURE
+        self._respond(ctx, request, started, turn, status="success", parsed=outputs)
+        for key, value in outputs.items():
+            ctx.write(key, value, self)
+        return Status.SUCCESS
+
+    def _request(
+        self,
+        ctx: RunContext,
+        system: str,
+        messages: list[Message],
+        inputs: dict[str, Any],
+        prompt: str,
+    ) -> dict[str, Any]:
+        sig = self.parsed
+        return {
+            "node_id": self.effective_id,
+            "kind": "predict",
+            "signature": str(sig),
+            "model_id": ctx.model_id,
+            "system": system,
+            "messages": [m.model_dump(mode="json", exclude_defaults=True) for m in messages],
+            "tools": [],
+            "input_fields": list(sig.input_names),
+            "inputs": inputs,
+            "output_fields": list(sig.output_names),
+            "outputs": [{"name": f.name, "schema": sig.output_schema(f.name)} for f in sig.outputs],
+            "prompt": prompt,
+        }
+
+    def _respond(
+        self,
+        ctx: RunContext,
+        request: Any,
+        started: float,
+        turn: ModelTurn | None,
+        *,
+        status: str,
+        parsed: dict[str, Any] | None = None,
+        error: str | None = None,
+    ) -> None:
+        if not ctx.tracing:
+            return
+        payload: dict[str, Any] = {
+            "node_id": self.effective_id,
+            "kind": "predict",
+            "model_id": ctx.model_id,
+            "raw_output": turn.text if turn is not None else None,
+            "tool_calls": [],
+            "usage": turn.usage.model_dump() if turn is not None and turn.usage else None,
+            "finish_reason": turn.finish_reason if turn is not None else None,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
+            "parsed_output": parsed,
+            "status": status,
+            "error": error,
+        }
+        ctx.emit("model.responded", payload, parent_event_id=getattr(request, "event_id", None))

@@ -1,0 +1,126 @@
+"""React: a model-driven tool loop inside one leaf; it runs :func:`jdsl.flows.react_flow`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, PrivateAttr, field_validator
+
+from jdsl.errors import ModelOutputError
+from jdsl.flows import react_flow
+from jdsl.interaction.tools import Tool, tool_name
+from jdsl.providers.messages import Message
+from jdsl.signature import Signature, render_prompt
+from jdsl.tree.base import Node
+from jdsl.tree.context import unbound_error
+from jdsl.tree.predict import read_inputs
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.tree.context import RunContext
+
+__all__ = ["React"]
+
+
+class React(Node):
+    """Let the model call ``tools`` until it gives a final answer, then write the answer.
+
+    The signature has exactly one output (the answer). Tool schemas are derived from the
+    callables (:func:`jdsl.interaction.tool_spec`). A tool exception or an unknown tool name is
+    a failed observation the model sees. ``max_steps`` counts model calls. FAILURE without a
+    valid final answer; the trace's ``react.finished`` says why.
+
+    Attributes:
+        signature: e.g. ``"question -> answer"``.
+        tools: the tool names the model may call (bound by name at run time).
+        instructions: the task text.
+        max_steps: the most model calls (default 6).
+    """
+
+    kind: Literal["react"] = "react"
+    signature: str
+    tools: list[str] = Field(default_factory=list)
+    instructions: str | None = None
+    max_steps: int = Field(default=6, ge=1)
+
+    _fns: dict[str, Callable[..., Any]] = PrivateAttr(default_factory=dict)
+    leaf = True
+
+    @field_validator("signature")
+    @classmethod
+    def _one_output(cls, text: str) -> str:
+        if len(Signature.parse(text).outputs) != 1:
+            raise ValueError(f"react signature {text!r} must have exactly one output (the answer)")
+        return text
+
+    @property
+    def parsed(self) -> Signature:
+        return Signature.parse(self.signature)
+
+    @property
+    def label(self) -> str:
+        sig = self.parsed
+        return (
+            f"react({', '.join(sig.input_names)} -> {sig.outputs[0].name}, "
+            f"tools=[{', '.join(self.tools)}])"
+        )
+
+    def _bound_tools(self, ctx: RunContext) -> list[Callable[..., Any]]:
+        bound: list[Callable[..., Any]] = []
+        for name in self.tools:
+            fn = ctx.bindings.tools.get(name) or self._fns.get(name)
+            if fn is None:
+                raise unbound_error("tool", name, ctx.bindings.tools)
+            named = fn if _named(fn) == name else Tool(fn, name=name)
+            bound.append(named)
+        return bound
+
+    def _tick(self, ctx: RunContext) -> Status:
+        model = ctx.require_model()
+        sig = self.parsed
+        tools = self._bound_tools(ctx)
+        inputs = read_inputs(self, sig, {}, ctx)
+        prompt = render_prompt(sig, inputs, self.instructions, react=True)
+        head = {"node_id": self.effective_id}
+        if ctx.tracing:
+            started = {"signature": str(sig), "inputs": inputs, "outputs": list(sig.output_names)}
+            ctx.emit("react.started", {**head, **started, "tools": list(self.tools)})
+        result = react_flow(
+            model,
+            [Message.user(prompt)],
+            system=ctx.window.system,
+            tools=tools,
+            model_id=ctx.model_id,
+            max_steps=self.max_steps,
+            cancel=ctx.cancel,
+            clock=ctx.clock,
+            settings=getattr(ctx.services, "settings", None),
+            emit=ctx.emit if ctx.tracing else None,
+            node_id=self.effective_id,
+        )
+        outputs, error = None, result.error.message if result.error else None
+        if result.status == "completed":
+            try:
+                outputs = sig.parse_output(result.answer)
+            except ModelOutputError as exc:
+                error = str(exc)
+        if ctx.tracing:
+            ctx.emit("react.finished", {
+                **head, "status": result.status if outputs is not None else "failed",
+                "stop_reason": result.stop_reason, "usage": result.usage,
+                "pending_actions": [c.model_dump(mode="json") for c in result.pending],
+                "answer": result.answer, "steps": result.steps, "error": error,
+            })  # fmt: skip
+        if outputs is None:
+            return Status.FAILURE
+        for key, value in outputs.items():
+            ctx.write(key, value, self)
+        return Status.SUCCESS
+
+
+def _named(fn: Callable[..., Any]) -> str | None:
+    try:
+        return tool_name(fn)
+    except Exception:
+        return None

@@ -1,0 +1,246 @@
+"""Root: a tree's entry point, its bindings, and ``run`` (seed "Run Entry", DESIGN.md §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import PrivateAttr
+
+from jdsl.errors import BindingError, ValidationError
+from jdsl.tree.base import Node
+from jdsl.tree.blackboard import Blackboard
+from jdsl.tree.context import Bindings, RunContext, unbound_error
+from jdsl.tree.ids import assign_runtime_ids
+from jdsl.tree.leaves import Action, GuardCall
+from jdsl.tree.react import React
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.trace.sinks import TraceSink
+    from jdsl.tree.nodes import AnyNode
+
+__all__ = ["Root", "collect_callables"]
+
+Callables = Mapping[str, Callable[..., Any]] | Iterable[Callable[..., Any]]
+
+
+def collect_callables(node: Node, bindings: Bindings) -> Bindings:
+    """Add the callables Python authoring left on the nodes under ``node`` to ``bindings``.
+
+    Raises:
+        BindingError: one name carried by two different callables.
+    """
+    for item in node.walk():
+        if isinstance(item, Action) and item._fn is not None:
+            bindings.add("tool", item.tool, item._fn)
+        elif isinstance(item, GuardCall) and item._fn is not None:
+            bindings.add("predicate", item.predicate, item._fn)
+        elif isinstance(item, React):
+            for name, fn in item._fns.items():
+                bindings.add("tool", name, fn)
+    return bindings
+
+
+class Root(Node):
+    """The root of a tree: a name, a system prompt, a model id and one child.
+
+    Build it with ``root(name, system=...)``, then ``.model(model_id)`` and ``.do(child)``
+    (each returns the root). ``do`` collects the callables of Python-authored nodes into the
+    root's bindings; trees loaded from IR or text get theirs with :meth:`bind`.
+
+    Attributes:
+        name: the skill name (``skill`` in traces).
+        system: the task-wide system prompt, outermost on the ContextWindow.
+        model_id: the model to use when ``run`` is given no model object.
+        child: the tree.
+    """
+
+    kind: Literal["root"] = "root"
+    name: str
+    system: str | None = None
+    model_id: str | None = None
+    child: AnyNode | None = None
+
+    _bindings: Bindings = PrivateAttr(default_factory=Bindings)
+
+    @property
+    def label(self) -> str:
+        return f"root {self.name!r}" + (f" [{self.model_id}]" if self.model_id else "")
+
+    @property
+    def bindings(self) -> Bindings:
+        """The tools and predicates bound to this root (live object)."""
+        return self._bindings
+
+    def children_nodes(self) -> list[Node]:
+        return [self.child] if self.child is not None else []
+
+    # -- building ------------------------------------------------------------------------------
+    def model(self, model_id: str) -> Root:
+        """Set the model id; returns the root."""
+        self.model_id = model_id
+        return self
+
+    def do(self, child: Node) -> Root:
+        """Set the child and collect its callables into the bindings; returns the root.
+
+        Raises:
+            TypeError: ``child`` is not a node.
+            BindingError: one name bound to two different callables.
+        """
+        if not isinstance(child, Node) or isinstance(child, Root):
+            raise TypeError(
+                f"Root.do() takes one node such as seq(...), got {type(child).__name__}"
+            )
+        collect_callables(child, self._bindings)
+        self.child = child  # type: ignore[assignment]
+        return self
+
+    def bind(
+        self,
+        tools: Callables | None = None,
+        predicates: Callables | None = None,
+        *,
+        replace: bool = False,
+    ) -> Root:
+        """Bind callables by name (a ``{name: fn}`` mapping, or callables named by
+        ``tool_name``); returns the root.
+
+        Raises:
+            BindingError: a name already bound to a different callable (unless ``replace``),
+                or a lambda in a list (it has no name).
+        """
+        self._bindings.update("tool", tools, replace=replace)
+        self._bindings.update("predicate", predicates, replace=replace)
+        return self
+
+    def resolved_bindings(
+        self, tools: Callables | None = None, predicates: Callables | None = None
+    ) -> Bindings:
+        """The root's bindings, plus callables left on nodes, plus (replacing) the given ones."""
+        bindings = self._bindings.copy()
+        carried = collect_callables(self, Bindings())
+        for name, fn in carried.tools.items():
+            bindings.tools.setdefault(name, fn)
+        for name, fn in carried.predicates.items():
+            bindings.predicates.setdefault(name, fn)
+        bindings.update("tool", tools, replace=True)
+        bindings.update("predicate", predicates, replace=True)
+        return bindings
+
+    def check_bindings(self, bindings: Bindings) -> None:
+        """Raise :class:`BindingError` for the first tool or predicate name that is not bound."""
+        for node in self.walk():
+            if isinstance(node, Action) and node.tool not in bindings.tools:
+                raise unbound_error("tool", node.tool, bindings.tools)
+            if isinstance(node, GuardCall) and node.predicate not in bindings.predicates:
+                raise unbound_error("predicate", node.predicate, bindings.predicates)
+            if isinstance(node, React):
+                for name in node.tools:
+                    if name not in bindings.tools:
+                        raise unbound_error("tool", name, bindings.tools)
+
+    def uses_model(self) -> bool:
+        """Whether any node calls a model (predict or react)."""
+        return any(node.kind in ("predict", "react") for node in self.walk())
+
+    # -- running -------------------------------------------------------------------------------
+    def run(
+        self,
+        *,
+        model: Any = None,
+        trace_sink: TraceSink | None = None,
+        capture_id: str = "cap_local",
+        episode_id: str = "ep_local",
+        raise_errors: bool = True,
+        tools: Callables | None = None,
+        predicates: Callables | None = None,
+        **inputs: Any,
+    ) -> RunContext:
+        """Run the tree once on a fresh blackboard seeded with ``inputs``.
+
+        Args:
+            model: anything with ``converse``; None resolves ``model_id`` through
+                ``jdsl.providers.resolve_model`` when the tree has a model leaf.
+            trace_sink: where events go (None: no tracing, no cost).
+            capture_id, episode_id: trace coordinates.
+            raise_errors: re-raise an exception from a tool or model (with a note naming the
+                node) after closing the episode; False returns the context with ``error`` set.
+            tools, predicates: callables that replace the root's bindings for this run.
+            **inputs: the run inputs (writer ``"input"``; not traced as writes).
+
+        Returns:
+            The :class:`RunContext`: read results from ``ctx.blackboard``, the outcome from
+            ``ctx.status`` and ``ctx.error``.
+
+        Raises:
+            BindingError: an unbound tool, predicate or model (before the first tick).
+            KeyboardInterrupt: re-raised after the episode is closed as ``cancelled``.
+            Exception: whatever a tool or model raised, when ``raise_errors``.
+        """
+        bindings = self.resolved_bindings(tools, predicates)
+        assign_runtime_ids(self)
+        ctx = RunContext(
+            Blackboard(inputs),
+            model=model,
+            model_id=self.model_id,
+            bindings=bindings,
+            trace_sink=trace_sink,
+            capture_id=capture_id,
+            episode_id=episode_id,
+        )
+        ctx.emit("episode.started", {
+            "skill": self.name, "inputs": inputs, "model_id": self.model_id,
+            "ir": self.to_ir() if trace_sink is not None else None,
+        })  # fmt: skip
+        try:
+            self.check_bindings(bindings)
+            if ctx.model is None and self.model_id and self.uses_model():
+                ctx.model = _resolve_model(self.model_id)
+            ctx.status = self.tick(ctx)
+        except KeyboardInterrupt as exc:
+            self._finish(ctx, "cancelled", exc)
+            raise
+        except Exception as exc:
+            self._finish(ctx, "error", exc)
+            if raise_errors:
+                raise
+            return ctx
+        self._finish(ctx, ctx.status.value, None)
+        return ctx
+
+    def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
+        if exc is not None:
+            ctx.status, ctx.error = Status.FAILURE, exc
+        ctx.emit("episode.finished", {
+            "skill": self.name, "status": status,
+            "error_type": type(exc).__name__ if exc is not None else None,
+            "error_message": str(exc) if exc is not None else None,
+        })  # fmt: skip
+
+    def _tick(self, ctx: RunContext) -> Status:
+        if self.child is None:
+            raise ValidationError([f"root {self.name!r} has no child; call .do(...) on it"])
+        if ctx.model_id is None:
+            ctx.model_id = self.model_id
+        if self.system is None:
+            return self.child.tick(ctx)
+        ctx.window.push(self.system)
+        try:
+            return self.child.tick(ctx)
+        finally:
+            ctx.window.pop()
+
+
+def _resolve_model(model_id: str) -> Any:
+    try:
+        from jdsl.providers import resolve_model  # type: ignore[attr-defined]
+    except ImportError:
+        raise BindingError(
+            f"root has model id {model_id!r} but no provider resolver is available; pass "
+            "model=... to run() (e.g. ScriptedModel from jdsl.testing)",
+            name=model_id,
+            kind="model",
+        ) from None
+    return resolve_model(model_id)
