@@ -145,3 +145,21 @@ def test_services_slots_and_providers() -> None:
         services.provider("other")
     with pytest.raises(ValueError):
         Services(concurrency=0)
+
+
+def test_real_commands_flow_through_observation_into_context(tmp_path: Path) -> None:
+    from jdsl.interaction import LocalExecutor, ToolRegistry, read_only_command_tools
+
+    (tmp_path / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    box = Sandbox(tmp_path, grants={"tool": ["cat", "wc"], "execute": ["cat", "wc"]},
+                  executor=LocalExecutor(["cat", "wc"]))  # fmt: skip
+    services = Services(
+        sandbox=box,
+        tools=ToolRegistry(read_only_command_tools(sandbox=box, names=("cat", "wc")), sandbox=box),
+    )
+    result = tool_call_flow(
+        services, ToolCall(id="c1", name="cat", arguments={"path": "notes.txt"})
+    )
+    item = result.context.items[0]
+    assert item.content == "alpha\nbeta\n" and item.metadata["source"] == "cat"
+    assert result.observation.structured_content["args"] == ["--", "notes.txt"]

@@ -22,7 +22,7 @@ from typing import Any
 from jdsl.errors import BindingError, JdslError, ToolError
 from jdsl.interaction.mcp import McpRegistry
 from jdsl.interaction.observe import Observation, observe
-from jdsl.interaction.registry import HOST_NAME, ToolRegistry, as_result
+from jdsl.interaction.registry import ToolRegistry, as_result
 from jdsl.interaction.results import (
     ResultError,
     ToolResult,
@@ -31,6 +31,7 @@ from jdsl.interaction.results import (
     validate_result,
 )
 from jdsl.interaction.sandbox import Sandbox
+from jdsl.interaction.tools import HOST_NAME
 from jdsl.providers.messages import ToolCall, ToolSpec
 
 __all__ = [

@@ -43,10 +43,19 @@ from jdsl.interaction.results import (
     validate_result,
 )
 from jdsl.interaction.sandbox import CATEGORIES, CommandResult, Executor, Sandbox
+from jdsl.interaction.tools import (
+    HOST_NAME,
+    Tool,
+    tool,
+    tool_description,
+    tool_name,
+    tool_spec,
+)
 from jdsl.interaction.web_search import BraveSearchProvider, SearchProvider, web_search_tool
 
 __all__ = [
     "CATEGORIES",
+    "HOST_NAME",
     "COMMAND_NAMES",
     "Artifact",
     "BraveSearchProvider",
@@ -73,6 +82,7 @@ __all__ = [
     "ResultStatus",
     "Sandbox",
     "SearchProvider",
+    "Tool",
     "ToolContext",
     "ToolRegistry",
     "ToolResult",
@@ -86,6 +96,10 @@ __all__ = [
     "observe",
     "read_only_command_tools",
     "sanitize_message",
+    "tool",
+    "tool_description",
+    "tool_name",
+    "tool_spec",
     "validate_result",
     "web_search_tool",
 ]

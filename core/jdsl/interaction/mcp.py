@@ -22,7 +22,7 @@ import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from jdsl.errors import JdslError, ToolError
-from jdsl.interaction.registry import HOST_NAME, RegisteredTool, ToolContext
+from jdsl.interaction.registry import RegisteredTool, ToolContext
 from jdsl.interaction.results import (
     Reference,
     ResultError,
@@ -32,6 +32,7 @@ from jdsl.interaction.results import (
     validate_result,
 )
 from jdsl.interaction.sandbox import Sandbox
+from jdsl.interaction.tools import HOST_NAME
 
 __all__ = [
     "McpCallResult",

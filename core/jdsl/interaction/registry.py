@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -29,10 +28,10 @@ from jdsl.interaction.results import (
     validate_result,
 )
 from jdsl.interaction.sandbox import Sandbox
+from jdsl.interaction.tools import HOST_NAME, tool_spec
 from jdsl.providers.messages import ToolCall, ToolSpec
 
 __all__ = [
-    "HOST_NAME",
     "RegisteredTool",
     "ToolContext",
     "ToolRegistry",
@@ -41,7 +40,6 @@ __all__ = [
     "as_result",
 ]
 
-HOST_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 Execute = Callable[[dict[str, Any], "ToolContext"], ToolResult]
 
 
@@ -125,7 +123,6 @@ def as_registered(tool: RegisteredTool | Callable[..., Any]) -> RegisteredTool:
     inner = getattr(tool, "fn", None)  # a Tool wrapping a RegisteredTool under the same name
     if isinstance(inner, RegisteredTool) and getattr(tool, "name", None) == inner.name:
         return inner
-    from jdsl.interaction.tools import tool_spec
 
     spec = tool_spec(tool)
     fn = tool
