@@ -9,6 +9,10 @@ import pytest
 from jdsl.envs.data import load_json
 from jdsl.envs.tau_retail import RETAIL_TOOLS, RetailEnv, evaluate_arithmetic, retail_tool_schemas
 from jdsl.errors import BindingError
+from jdsl.interaction.registry import ToolRegistry
+from jdsl.interaction.sandbox import Sandbox
+from jdsl.interaction.tools import Tool, tool_spec
+from jdsl.providers.messages import ToolCall
 
 USERS = load_json("tau_retail", "db", "users.json")
 
@@ -91,11 +95,12 @@ def test_the_tools_follow_the_benchmark_schemas() -> None:
 
 def test_env_tools_are_bound_jdsl_tools_with_the_schemas() -> None:
     env = RetailEnv()
-    tools = {t.__name__: t for t in env.tools()}
-    assert len(tools) == 16
+    tools = {t.name: t for t in env.tools()}
+    assert len(tools) == 16 and all(isinstance(t, Tool) for t in tools.values())
     get_order = tools["get_order_details"]
-    assert get_order.parameters["required"] == ["order_id"]  # type: ignore[attr-defined]
-    assert get_order.description.startswith("Get the status and details")  # type: ignore[attr-defined]
+    assert get_order.parameters["required"] == ["order_id"]
+    assert get_order.description == "Get the status and details of an order."
+    assert tool_spec(get_order).parameters == get_order.parameters
     assert get_order(order_id="#W0") == "Error: order not found"
     tools["cancel_pending_order"](order_id="#W7602708", reason="no longer needed")
     assert env.db.read("orders", "#W7602708")["status"] == "cancelled"
@@ -104,7 +109,7 @@ def test_env_tools_are_bound_jdsl_tools_with_the_schemas() -> None:
 
 def test_env_tools_can_be_chosen_by_name() -> None:
     env = RetailEnv()
-    assert [t.__name__ for t in env.tools(["think", "calculate"])] == ["think", "calculate"]
+    assert [t.name for t in env.tools(["think", "calculate"])] == ["think", "calculate"]
     assert [s.name for s in env.tool_specs(["think"])] == ["think"]
     with pytest.raises(BindingError, match="no retail tool named 'refund'"):
         env.tools(["refund"])
@@ -114,3 +119,14 @@ def test_respond_records_the_agents_replies() -> None:
     env = RetailEnv()
     env.respond("Your order is cancelled.")
     assert env.replies == ["Your order is cancelled."]
+
+
+def test_env_tools_register_in_a_tool_registry_and_answer_with_the_env_strings() -> None:
+    env = RetailEnv()
+    registry = ToolRegistry(env.tools(), sandbox=Sandbox(grants={"tool": ["*"]}))  # schemas checked
+    assert len(registry) == 16
+    result = registry.call(ToolCall(id="c1", name="get_order_details", arguments={"order_id": "#W6067464"}))
+    assert result.ok and json.loads(result.content)["status"] == "delivered"
+    refused = registry.call(ToolCall(id="c2", name="cancel_pending_order", arguments={"order_id": "#W6067464", "reason": "no longer needed"}))
+    assert refused.content == "Error: non-pending order cannot be cancelled"
+    assert [s.result for s in env.history] == [result.content, refused.content]

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from jdsl.envs.data import data_path
+from jdsl.importers import import_tau_bench
 from jdsl.importers.cli import import_app
-from jdsl.trace import TraceEvent
+from jdsl.trace import read_events
 from typer.testing import CliRunner
 
 RUNNER = CliRunner()
@@ -18,8 +19,20 @@ def test_import_tau_bench_writes_a_jsonl_trace(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["tau-bench", str(data_path("tau_airline", "episodes.json")), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "54 episodes, 250 tool calls (9 failed), 547 model turns" in result.output
-    events = [TraceEvent.from_dict(json.loads(line)) for line in out.read_text().splitlines()]
-    assert len(events) == 2478 and all(e.verify_hash() for e in events)
+    trace = read_events(out)
+    assert len(trace) == 2478 and trace.verify() == []
+    assert len(trace.episodes) == 54
+    in_memory = import_tau_bench(data_path("tau_airline", "episodes.json"))
+    assert [e.payload for e in trace.hydrated()] == [e.payload for e in in_memory]
+
+
+def test_an_existing_output_is_replaced(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    for _ in range(2):
+        assert RUNNER.invoke(import_app, ["openai-chat", str(log), "-o", str(out)]).exit_code == 0
+    assert len(read_events(out)) == 3
 
 
 def test_import_openai_chat_writes_a_jsonl_trace(tmp_path: Path) -> None:

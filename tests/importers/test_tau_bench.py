@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jdsl.envs.data import data_path, load_json
 from jdsl.importers import AGENT_NODE_ID, ImportFormatError, import_tau_bench
-from jdsl.trace import EventKind, TraceEvent
+from jdsl.trace import EventKind, Trace, TraceEvent
 
 EPISODES = Path(str(data_path("tau_airline", "episodes.json")))
 
@@ -29,7 +29,7 @@ def _episodes(events: list[TraceEvent]) -> dict[str, list[TraceEvent]]:
 def test_one_jdsl_episode_per_tau_bench_episode_with_its_task(events: list[TraceEvent]) -> None:
     raw = load_json("tau_airline", "episodes.json")
     episodes = _episodes(events)
-    assert len(episodes) == 54
+    assert isinstance(events, Trace) and len(events.episodes) == len(episodes) == 54
     first = episodes["tau_airline_test_1_1"][0]
     assert first.kind == EventKind.EPISODE_STARTED and first.sequence == 0
     payload = first.payload

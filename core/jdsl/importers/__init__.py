@@ -5,14 +5,14 @@ leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.cal
 (results parsed when they are JSON text, ``"Error: ..."`` results as ``tool.call.failed``),
 ``user.message`` / ``assistant.message``, and task metadata in ``episode.started``::
 
-    events = import_tau_bench(data_path("tau_airline", "episodes.json"))
-    write_jsonl(events, "airline.jsonl")
+    trace = import_tau_bench(data_path("tau_airline", "episodes.json"))   # a jdsl Trace
+    import_tau_bench(path, sink=JsonlTraceSink("airline.jsonl"))          # or straight to a file
 
 The command line is ``jdsl import tau-bench|openai-chat SOURCE -o TRACES.jsonl``
 (:data:`jdsl.importers.cli.import_app`).
 """
 
-from jdsl.importers.common import ImportFormatError, write_jsonl
+from jdsl.importers.common import ImportFormatError
 from jdsl.importers.conversation import (
     AGENT_NODE_ID,
     AssistantTurn,
@@ -41,5 +41,4 @@ __all__ = [
     "openai_chat_conversations",
     "parse_result",
     "tau_bench_conversations",
-    "write_jsonl",
 ]

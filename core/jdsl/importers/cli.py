@@ -13,10 +13,11 @@ from pathlib import Path
 
 import typer
 
-from jdsl.importers.common import ImportFormatError, write_jsonl
-from jdsl.importers.openai_chat import import_openai_chat
-from jdsl.importers.tau_bench import import_tau_bench
-from jdsl.trace import EventKind, TraceEvent
+from jdsl.importers.common import ImportFormatError, emit_conversations
+from jdsl.importers.conversation import Conversation
+from jdsl.importers.openai_chat import openai_chat_conversations
+from jdsl.importers.tau_bench import tau_bench_conversations
+from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent
 
 __all__ = ["import_app"]
 
@@ -27,7 +28,12 @@ import_app = typer.Typer(
     add_completion=False,
 )
 
-_OUT = typer.Option(..., "-o", "--out", help="The jdsl trace file to write (JSONL, replaced).")
+_OUT = typer.Option(
+    ...,
+    "-o",
+    "--out",
+    help="The jdsl trace file to write (JSONL, replaced; large values in <file>.blobs/).",
+)
 
 
 def _summary(events: Sequence[TraceEvent]) -> str:
@@ -42,13 +48,15 @@ def _summary(events: Sequence[TraceEvent]) -> str:
     )
 
 
-def _run(importer: Callable[[Path], list[TraceEvent]], source: Path, out: Path) -> None:
+def _run(reader: Callable[[Path], list[Conversation]], source: Path, out: Path) -> None:
+    """Read every conversation first (a bad source writes nothing), then replace ``out``."""
     try:
-        events = importer(source)
+        conversations = reader(source)
     except ImportFormatError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from exc
-    write_jsonl(events, out)
+    out.unlink(missing_ok=True)
+    events = emit_conversations(conversations, JsonlTraceSink(out, resume=False))
     typer.echo(f"{source} -> {out}: {_summary(events)}")
 
 
@@ -58,7 +66,7 @@ def tau_bench_command(
     out: Path = _OUT,
 ) -> None:
     """Import tau-bench episodes (the format of tau_airline/episodes.json)."""
-    _run(import_tau_bench, episodes, out)
+    _run(tau_bench_conversations, episodes, out)
 
 
 @import_app.command("openai-chat")
@@ -69,4 +77,4 @@ def openai_chat_command(
     out: Path = _OUT,
 ) -> None:
     """Import an OpenAI chat-completions log (JSONL, one conversation per line)."""
-    _run(import_openai_chat, log, out)
+    _run(openai_chat_conversations, log, out)

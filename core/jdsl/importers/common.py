@@ -9,9 +9,9 @@ from typing import Any
 
 from jdsl.errors import JdslError
 from jdsl.importers.conversation import Conversation, conversation_events
-from jdsl.trace import ListTraceSink, TraceEvent, TraceSink
+from jdsl.trace import ListTraceSink, Trace, TraceSink
 
-__all__ = ["ImportFormatError", "emit_conversations", "read_json", "write_jsonl"]
+__all__ = ["ImportFormatError", "emit_conversations", "read_json"]
 
 
 class ImportFormatError(JdslError, ValueError):
@@ -51,29 +51,14 @@ def read_json(path: str | Path) -> Any:
 
 def emit_conversations(
     conversations: Iterable[Conversation], sink: TraceSink | None = None
-) -> list[TraceEvent]:
+) -> Trace:
     """Emit each conversation as one episode through ``sink`` (a new list sink by default).
 
     Returns:
-        Every stamped event, episode after episode, in emission order.
+        A :class:`~jdsl.trace.Trace` of every stamped event, episode after episode.
     """
     sink = sink if sink is not None else ListTraceSink()
-    events: list[TraceEvent] = []
+    trace = Trace()
     for conversation in conversations:
-        events.extend(conversation_events(conversation, sink))
-    return events
-
-
-def write_jsonl(events: Iterable[TraceEvent], path: str | Path) -> Path:
-    """Write stamped events to ``path`` as JSONL (one deterministic line per event, replaced).
-
-    Parent folders are created. Returns the path written.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for event in events:
-            handle.write(event.to_json() + "\n")
-    tmp.replace(path)
-    return path
+        trace.extend(conversation_events(conversation, sink))
+    return trace

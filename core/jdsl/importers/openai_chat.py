@@ -29,7 +29,7 @@ from typing import Any
 
 from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
-from jdsl.trace import EventSource, TraceEvent, TraceSink
+from jdsl.trace import EventSource, Trace, TraceSink
 
 __all__ = ["import_openai_chat", "openai_chat_conversations"]
 
@@ -201,16 +201,17 @@ def openai_chat_conversations(
 
 def import_openai_chat(
     path: str | Path, *, sink: TraceSink | None = None, capture_id: str = "openai_chat"
-) -> list[TraceEvent]:
+) -> Trace:
     """Import a chat-completions JSONL log as jdsl trace events, one episode per conversation.
 
     Args:
         path: the JSONL log.
-        sink: where to emit the events too (e.g. a JSONL sink); a list sink by default.
+        sink: where to emit the events too (e.g. a :class:`~jdsl.trace.JsonlTraceSink`);
+            a list sink by default.
         capture_id: the capture id of every event.
 
     Returns:
-        The stamped events of every conversation, in file order.
+        A :class:`~jdsl.trace.Trace` of the stamped events of every conversation, in file order.
 
     Raises:
         ImportFormatError: the log does not have this format.

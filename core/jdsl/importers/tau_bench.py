@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from jdsl.envs.data import DataNotFoundError, load_json
 from jdsl.importers.common import ImportFormatError, emit_conversations, read_json
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
-from jdsl.trace import EventSource, TraceEvent, TraceSink
+from jdsl.trace import EventSource, Trace, TraceSink
 
 __all__ = ["TauEpisode", "import_tau_bench", "tau_bench_conversations"]
 
@@ -143,16 +143,17 @@ def tau_bench_conversations(
 
 def import_tau_bench(
     path: str | Path, *, sink: TraceSink | None = None, capture_id: str = "tau_bench"
-) -> list[TraceEvent]:
+) -> Trace:
     """Import a tau-bench episodes file as jdsl trace events, one episode per tau-bench episode.
 
     Args:
         path: a JSON list of episodes (e.g. ``data_path("tau_airline", "episodes.json")``).
-        sink: where to emit the events too (e.g. a JSONL sink); a list sink by default.
+        sink: where to emit the events too (e.g. a :class:`~jdsl.trace.JsonlTraceSink`);
+            a list sink by default.
         capture_id: the capture id of every event.
 
     Returns:
-        The stamped events of every episode, in file order.
+        A :class:`~jdsl.trace.Trace` of the stamped events of every episode, in file order.
 
     Raises:
         ImportFormatError: the file does not have this format.

@@ -20,6 +20,7 @@ from jdsl.envs.tau_retail.reads import READ_TOOLS, TERMINAL_TOOLS, RetailFailure
 from jdsl.envs.tau_retail.store import RetailSnapshot, RetailState
 from jdsl.envs.tau_retail.writes import WRITE_TOOLS
 from jdsl.errors import BindingError
+from jdsl.interaction.tools import Tool, tool
 from jdsl.providers.messages import ToolSpec
 
 __all__ = ["RETAIL_TOOLS", "RetailEnv", "RetailStep", "retail_tool_schemas"]
@@ -127,12 +128,12 @@ class RetailEnv:
             for e in _select(retail_tool_schemas(), names)
         ]
 
-    def tools(self, names: Sequence[str] | None = None) -> list[Callable[..., str]]:
+    def tools(self, names: Sequence[str] | None = None) -> list[Tool]:
         """The retail tools bound to this environment, as jdsl tools (all 16 by default).
 
-        Each takes the benchmark's keyword arguments, returns the environment's exact string (as
-        :meth:`step`) and carries ``name``, ``description`` and ``parameters`` (the JSON Schema
-        of ``tools.schema.json``).
+        Each :class:`~jdsl.interaction.tools.Tool` takes the benchmark's keyword arguments,
+        returns the environment's exact string (as :meth:`step`) and carries ``name``,
+        ``description`` and ``parameters`` (the JSON Schema of ``tools.schema.json``).
 
         Raises:
             BindingError: a name that is not a retail tool.
@@ -154,14 +155,11 @@ def _select(entries: list[dict[str, Any]], names: Sequence[str] | None) -> list[
     return [by_name[name] for name in names]
 
 
-def _bound_tool(env: RetailEnv, entry: Mapping[str, Any]) -> Callable[..., str]:
+def _bound_tool(env: RetailEnv, entry: Mapping[str, Any]) -> Tool:
     name = entry["name"]
 
     def call(**arguments: Any) -> str:
         return env.step(name, arguments)
 
     call.__name__ = call.__qualname__ = name
-    call.__doc__ = entry["description"]
-    for attribute in ("name", "description", "parameters"):
-        setattr(call, attribute, entry[attribute])
-    return call
+    return tool(call, name=name, description=entry["description"], parameters=entry["parameters"])
