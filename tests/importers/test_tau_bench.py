@@ -146,3 +146,12 @@ def test_a_malformed_file_names_the_place_at_fault(tmp_path: Path, content: str,
 def test_a_missing_file_is_an_import_error(tmp_path: Path) -> None:
     with pytest.raises(ImportFormatError, match="cannot read the file"):
         import_tau_bench(tmp_path / "nope.json")
+
+
+def test_the_trace_episode_views_read_the_imported_episodes(events: Trace) -> None:
+    episode = events.episode("tau_airline_test_1_1")
+    calls = episode.tool_calls()
+    assert [c.name for c in calls][:2] == ["get_user_details", "get_reservation_details"]
+    assert calls[1].arguments == {"reservation_id": "Z7GOZK"} and calls[1].ok
+    assert episode.succeeded() is True and episode.inputs == {"user_id": "olivia_gonzalez_2305"}
+    assert len(episode.model_calls()) == sum(e.kind == EventKind.MODEL_RESPONDED for e in episode)
