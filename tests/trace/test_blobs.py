@@ -84,6 +84,8 @@ def test_a_5mb_tool_result_keeps_every_line_under_100kb_and_is_retrievable(tmp_p
     assert trace[2].payload["value"]["$blob"] == marker["$blob"]  # stored once
     assert len(list((blob_dir_for(path) / "sha256").iterdir())) == 1
     assert hydrate(trace[1], trace.blob_store).payload["result"] == big
+    (call,) = trace.episodes[0].tool_calls()  # episode views load blobs on their own
+    assert call.result == big
     loaded = Trace.load(path, resolve_blobs=True)
     assert loaded.episodes[0].tool_calls()[0].result == big
     assert loaded.episodes[0].final_blackboard() == {"out": big}

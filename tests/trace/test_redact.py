@@ -56,6 +56,15 @@ def test_usage_counters_survive() -> None:
     assert Redactor().redact(payload) == payload
 
 
+def test_numeric_token_counters_of_any_provider_survive_but_token_strings_do_not() -> None:
+    gemini = {"promptTokenCount": 10, "candidates_token_count": 3, "thoughtsTokenCount": 0}
+    assert Redactor().redact(gemini) == gemini
+    assert Redactor().redact({"token_count": "abc", "password": 1234}) == {
+        "token_count": P,
+        "password": P,
+    }
+
+
 def test_configured_key_names_and_paths() -> None:
     redactor = Redactor(key_names=["ssn"], json_paths=["customer.zip"])
     out = redactor.redact({"ssn": "123", "customer": {"zip": "02139", "name": "Ada"}, "zip": "1"})

@@ -28,6 +28,7 @@ from jdsl.trace.events import (
     canonical_json,
 )
 from jdsl.trace.jsonl import JsonlTraceSink, TraceFormatError, blob_dir_for, iter_events
+from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
 from jdsl.trace.redact import Redactor
 from jdsl.trace.sinks import (
     BaseTraceSink,
@@ -54,6 +55,8 @@ __all__ = [
     "MissingBlobError",
     "ModelCall",
     "NullTraceSink",
+    "PARENT_KINDS",
+    "PAYLOAD_FIELDS",
     "Redactor",
     "SafeSink",
     "ToolInvocation",
@@ -69,6 +72,7 @@ __all__ = [
     "iter_events",
     "jsonable",
     "offload",
+    "payload_problems",
     "read_events",
     "segment_episodes",
     "verify_chain",

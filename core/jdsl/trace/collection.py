@@ -49,8 +49,11 @@ class Trace(list[TraceEvent]):
 
     @property
     def episodes(self) -> list[Episode]:
-        """The episodes, in first-seen order (:func:`~jdsl.trace.segment_episodes`)."""
-        return segment_episodes(self)
+        """The episodes, in first-seen order (:func:`~jdsl.trace.segment_episodes`).
+
+        Their views load blob values from :attr:`blob_store` when it is set.
+        """
+        return segment_episodes(self, blob_store=self.blob_store)
 
     def episode(self, episode_id: str) -> Episode:
         """The episode with id ``episode_id``; raises ``KeyError`` naming the ids there are."""
@@ -111,8 +114,13 @@ class Trace(list[TraceEvent]):
     def load(
         cls, path: str | os.PathLike[str], *, resolve_blobs: bool = False, strict: bool = True
     ) -> Trace:
-        """Read a JSONL trace file (see :func:`read_events`)."""
-        trace = cls(iter_events(path, strict=strict), blob_store=BlobStore(blob_dir_for(path)))
+        """Read a JSONL trace file (see :func:`read_events`).
+
+        :attr:`blob_store` is ``<path>.blobs`` when that directory exists.
+        """
+        blobs = blob_dir_for(path)
+        store = BlobStore(blobs) if blobs.is_dir() or resolve_blobs else None
+        trace = cls(iter_events(path, strict=strict), blob_store=store)
         return trace.hydrated() if resolve_blobs else trace
 
     def _copy_blobs(self, target: BlobStore) -> None:

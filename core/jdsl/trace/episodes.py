@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from jdsl.trace.blobs import BlobStore, hydrate
 from jdsl.trace.events import EventKind, TraceEvent
 
 __all__ = ["Episode", "ModelCall", "ToolInvocation", "segment_episodes"]
@@ -80,11 +81,14 @@ class Episode:
 
     Attributes:
         episode_id: the episode.
-        events: its events, in the order given (see :meth:`ordered`).
+        events: its events as stored, in the order given (see :meth:`ordered`).
+        blob_store: when set, the views (:meth:`of_kind` and everything built on it) load
+            values that were moved to the blob store, so a 5 MB tool result comes back whole.
     """
 
     episode_id: str
     events: list[TraceEvent] = field(default_factory=list)
+    blob_store: BlobStore | None = field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[TraceEvent]:
         return iter(self.ordered())
@@ -97,8 +101,10 @@ class Episode:
         return sorted(self.events, key=lambda e: e.sequence)
 
     def of_kind(self, *kinds: str) -> list[TraceEvent]:
-        """The events of the given kinds, by sequence."""
-        return [e for e in self.ordered() if e.kind in kinds]
+        """The events of the given kinds, by sequence, with blob values loaded (if a store)."""
+        found = [e for e in self.ordered() if e.kind in kinds]
+        store = self.blob_store
+        return found if store is None else [hydrate(e, store) for e in found]
 
     @property
     def capture_id(self) -> str | None:
@@ -203,13 +209,20 @@ class Episode:
         return None if status is None else status == "success"
 
 
-def segment_episodes(events: Iterable[TraceEvent]) -> list[Episode]:
-    """Group events into episodes by ``(capture_id, episode_id)``, in first-seen order."""
+def segment_episodes(
+    events: Iterable[TraceEvent], *, blob_store: BlobStore | None = None
+) -> list[Episode]:
+    """Group events into episodes by ``(capture_id, episode_id)``, in first-seen order.
+
+    Args:
+        events: stamped events, e.g. a :class:`~jdsl.trace.Trace`.
+        blob_store: given to each episode so its views load large values.
+    """
     groups: dict[tuple[str, str], Episode] = {}
     for event in events:
         key = (event.capture_id, event.episode_id)
         if key not in groups:
-            groups[key] = Episode(event.episode_id)
+            groups[key] = Episode(event.episode_id, blob_store=blob_store)
         groups[key].events.append(event)
     return list(groups.values())
 

@@ -45,7 +45,7 @@ DEFAULT_SENSITIVE_WORDS: frozenset[str] = frozenset(
 DEFAULT_KEEP_KEYS: frozenset[str] = frozenset(
     {
         "input_tokens", "output_tokens", "total_tokens", "cached_input_tokens",
-        "reasoning_tokens", "max_tokens", "max_output_tokens", "token_count", "tokens",
+        "reasoning_tokens", "max_tokens", "max_output_tokens",
         "prompt_tokens", "completion_tokens", "cache_read_input_tokens",
         "cache_creation_input_tokens",
     }
@@ -121,8 +121,12 @@ class Redactor:
             text = regex.sub(self.placeholder, text)
         return text
 
-    def is_sensitive_key(self, key: str) -> bool:
-        """Whether values under the key name ``key`` are redacted."""
+    def is_sensitive_key(self, key: str, value: Any = None) -> bool:
+        """Whether ``value`` under the key name ``key`` is redacted.
+
+        A number under a name whose only sensitive word is ``token`` (``token_count``,
+        ``promptTokenCount``) is a counter, not a secret, and is kept.
+        """
         lowered = key.lower()
         if lowered in self.keep_keys:
             return False
@@ -130,8 +134,10 @@ class Redactor:
             return True
         words = [w.lower() for w in _WORD.findall(key)]
         pairs = [a + b for a, b in zip(words, words[1:], strict=False)]
-        candidates = [*words, *pairs, "".join(words)]
-        return any(w in self.sensitive_words for w in candidates)
+        hits = {w for w in [*words, *pairs, "".join(words)] if w in self.sensitive_words}
+        if hits == {"token"} and isinstance(value, int | float) and not isinstance(value, bool):
+            return False
+        return bool(hits)
 
     def _walk(self, value: Any, path: tuple[str, ...]) -> Any:
         if isinstance(value, str):
@@ -148,14 +154,14 @@ class Redactor:
         out: dict[Any, Any] = {}
         for key, item in value.items():
             sub = (*path, str(key))
-            if self._hides(str(key), sub) or (hide_value and key in ("value", "previous")):
+            if self._hides(str(key), item, sub) or (hide_value and key in ("value", "previous")):
                 out[key] = self.placeholder if item is not None else None
             else:
                 out[key] = self._walk(item, sub)
         return out
 
-    def _hides(self, key: str, path: tuple[str, ...]) -> bool:
-        if self.is_sensitive_key(key):
+    def _hides(self, key: str, value: Any, path: tuple[str, ...]) -> bool:
+        if self.is_sensitive_key(key, value):
             return True
         return any(len(p) <= len(path) and path[-len(p) :] == p for p in self.json_paths)
 
