@@ -100,3 +100,14 @@ def test_jsonl_sink_can_opt_out_of_redaction(tmp_path) -> None:
         TraceEvent(kind="annotation", payload={"password": "kept"})
     )
     assert read_events(path)[0].payload == {"password": "kept"}
+
+
+def test_patterns_and_placeholder_are_configurable() -> None:
+    secret = "sk-ant-api03-" + "Q" * 40
+    plain = Redactor(patterns=[], placeholder=r"\1[gone]")
+    assert plain.redact({"note": secret, "password": "x"}) == {
+        "note": secret,
+        "password": r"\1[gone]",
+    }
+    custom = Redactor(patterns=[r"\d{3}-\d{2}-\d{4}"])
+    assert custom.redact_text("ssn 123-45-6789") == f"ssn {P}"

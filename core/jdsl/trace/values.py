@@ -27,6 +27,7 @@ __all__ = ["bytes_summary", "jsonable"]
 
 _BYTES_PREVIEW = 64
 _MAX_DEPTH = 64
+_PLAIN = frozenset({str, int, bool, type(None)})  # exact types that are already JSON
 
 
 def jsonable(value: Any) -> Any:
@@ -109,9 +110,12 @@ def _container(value: Any, depth: int, active: set[int]) -> Any:
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         return _convert(fields, depth, active)
     if isinstance(value, Mapping):
-        return {_key(k): _convert(v, depth, active) for k, v in value.items()}
+        return {
+            k if type(k) is str else _key(k): v if type(v) in _PLAIN else _convert(v, depth, active)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [_convert(v, depth, active) for v in value]
+        return [v if type(v) in _PLAIN else _convert(v, depth, active) for v in value]
     if isinstance(value, set | frozenset):
         return sorted((_convert(v, depth, active) for v in value), key=canonical_json)
     tolist = getattr(value, "tolist", None)  # numpy arrays and scalars
