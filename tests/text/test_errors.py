@@ -41,6 +41,15 @@ CASES = {
     "dedent to no level": ("seq\n  seq\n      act a()\n    act b()\n", 4, 5, "siblings"),
     "dangling dot": ("act a(x=b.)\n", 1, 11, "field name"),
     "bad bracket": ("act a(x=b[c])\n", 1, 11, "index inside brackets"),
+    "unterminated key": ('act a(x=b["c)\n', 1, 11, "unterminated key"),
+    "duplicate id": ("seq id=a\n  act x() id=a\n", 2, 3, "already used on line 1"),
+    "unknown signature type": ('predict "a -> b: integer"\n', 1, 9, "b: integer"),
+    "react with two outputs": ('react "q -> a, b" tools=[t]\n', 1, 7, "exactly one output"),
+    "repeat max 0": ("repeat max=0\n  act a()\n", 1, 12, "> 0 and <= 1000"),
+    "repeat max too big": ("repeat max=1001\n  act a()\n", 1, 12, "<= 1000"),
+    "timeout seconds 0": ("timeout seconds=0\n  act a()\n", 1, 17, "a number > 0"),
+    "max_steps 0": ('react "q -> a" tools=[t] max_steps=0\n', 1, 36, "whole number > 0"),
+    "examples not a list": ('predict "a -> b" examples={}\n', 1, 27, "a JSON list"),
 }
 
 

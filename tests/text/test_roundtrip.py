@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import jsonschema
@@ -24,7 +23,7 @@ segments = st.one_of(
     names.map(lambda n: "." + n),
     st.integers(-3, 20).map(lambda i: f"[{i}]"),
     names.map(lambda n: f"[${n}]"),
-    texts.map(lambda t: f"[{json.dumps(t)}]"),
+    texts.filter(lambda t: not set(t) & set('"]\n')).map(lambda t: f'["{t}"]'),
 )
 paths = st.builds(lambda head, rest: head + "".join(rest), names, st.lists(segments, max_size=3))
 scalars = st.one_of(
@@ -133,6 +132,18 @@ def _inner(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dic
 nodes = st.recursive(leaves(), _inner, max_leaves=8)
 
 
+def _unique_ids(node: dict[str, Any], seen: set[str]) -> dict[str, Any]:
+    """Drop repeated ids (ids are unique in a behavior), pre-order like the parser."""
+    if "id" in node:
+        if node["id"] in seen:
+            del node["id"]
+        else:
+            seen.add(node["id"])
+    for child in node.get("children", []) + [node[k] for k in ("child", "until") if k in node]:
+        _unique_ids(child, seen)
+    return node
+
+
 @st.composite
 def documents(draw: Any) -> dict[str, Any]:
     root: dict[str, Any] = {"kind": "root", "name": draw(st.one_of(names, texts.filter(bool)))}
@@ -141,7 +152,7 @@ def documents(draw: Any) -> dict[str, Any]:
     if draw(st.booleans()):
         root["system"] = draw(texts)
     root["child"] = draw(nodes)
-    return {"format": "jdsl.behavior.v1", "root": _common(root, draw)}
+    return {"format": "jdsl.behavior.v1", "root": _unique_ids(_common(root, draw), set())}
 
 
 def to_text(document: dict[str, Any]) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jdsl import expr as expr_module
 from jdsl.errors import JdslError
+from jdsl.expr import parse_path, validate_expr
 from jdsl.signature import Signature
 
-__all__ = ["NODE_FIELDS", "NodeChecker", "child_slots"]
+__all__ = ["MAX_REPEAT", "NODE_FIELDS", "NodeChecker", "child_slots"]
 
 _COMMON = frozenset({"kind", "id", "context"})
 
@@ -38,7 +38,8 @@ NODE_FIELDS: dict[str, frozenset[str]] = {
 }
 """Node kind -> the fields its IR may carry (docs/ARCHITECTURE.md, "Nodes are the IR")."""
 
-_MAX_REPEAT = 1000
+MAX_REPEAT = 1000
+"""The largest ``max`` a repeat may declare: every loop in a behavior is bounded."""
 
 
 def child_slots(node: dict[str, Any]) -> list[Any]:
@@ -106,9 +107,9 @@ class NodeChecker:
     def _repeat(self, node: dict[str, Any]) -> list[str]:
         problems = _one_child(node, "repeat")
         bound = node.get("max", 3)
-        if not _is_int(bound) or not 1 <= bound <= _MAX_REPEAT:
+        if not _is_int(bound) or not 1 <= bound <= MAX_REPEAT:
             problems.append(
-                f"unbounded or invalid max {bound!r}; use a whole number 1..{_MAX_REPEAT}"
+                f"unbounded or invalid max {bound!r}; use a whole number 1..{MAX_REPEAT}"
             )
         if "until" in node and not isinstance(node["until"], dict):
             problems.append("until must be a node")
@@ -136,11 +137,7 @@ class NodeChecker:
         expression = node.get("expression")
         if expression is None:
             return ["guard needs an expression"]
-        problems = [f"expression: {problem}" for problem in expr_module.validate_expr(expression)]
-        if not problems:
-            for path in expr_module.expression_paths(expression):
-                problems += _path_problems(path, "expression")
-        return problems
+        return validate_expr(expression)
 
     def _check(self, node: dict[str, Any]) -> list[str]:
         return _path_problems(node.get("key"), "key")
@@ -218,7 +215,7 @@ def _path_problems(path: Any, what: str) -> list[str]:
     if not isinstance(path, str) or not path:
         return [f"{what} must be a non-empty path string, got {path!r}"]
     try:
-        expr_module.parse_path(path)
+        parse_path(path)
     except (JdslError, ValueError) as exc:
         return [f"{what}: malformed path {path!r}: {exc}"]
     return []

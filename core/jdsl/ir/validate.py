@@ -18,12 +18,9 @@ from typing import Any
 
 from jdsl.errors import ValidationError
 from jdsl.ir.format import BEHAVIOR_FORMAT
-from jdsl.ir.nodes import NodeChecker, child_slots
+from jdsl.ir.nodes import MAX_REPEAT, NodeChecker, child_slots
 
 __all__ = ["MAX_REPEAT", "ValidationReport", "validate_ir"]
-
-MAX_REPEAT = 1000
-"""The largest ``max`` a repeat may declare: every loop in a behavior is bounded."""
 
 
 @dataclass(frozen=True)

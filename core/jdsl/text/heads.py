@@ -10,6 +10,8 @@ import difflib
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from jdsl.errors import SignatureError
+from jdsl.signature import Signature
 from jdsl.text.expression import read_expression
 from jdsl.text.scanner import IDENTIFIER, NAME_TEXT, WORD, Scanner
 from jdsl.text.syntax import HEAD_WORDS, TEXT_WORDS, Attribute, attributes_for
@@ -65,17 +67,27 @@ def _read_guard_call(scanner: Scanner) -> dict[str, Any]:
     return {"predicate": predicate, "args": _read_args(scanner)}
 
 
-def _read_signature(scanner: Scanner) -> dict[str, Any]:
+def _read_signature(scanner: Scanner, kind: str) -> dict[str, Any]:
     scanner.skip_ws()
     start = scanner.pos
-    signature = scanner.string("the signature")
-    if "->" not in signature:
+    text = scanner.string("the signature")
+    if "->" not in text:
         scanner.fail(
-            f"signature {signature!r} has no '->'",
+            f"signature {text!r} has no '->'",
             'separate inputs from outputs with ->, e.g. "request, orders -> index: int"',
             pos=start,
         )
-    return {"signature": signature}
+    try:
+        outputs = Signature.parse(text).outputs
+    except SignatureError as exc:
+        scanner.fail(str(exc), 'a signature looks like "a, b: list[str] -> c: int"', pos=start)
+    if kind == "react" and len(outputs) != 1:
+        scanner.fail(
+            f"a react signature has exactly one output (the answer), got {text!r}",
+            'write e.g. "question -> answer"; use predict for several outputs',
+            pos=start,
+        )
+    return {"signature": text}
 
 
 def _read_check(scanner: Scanner) -> dict[str, Any]:
@@ -97,8 +109,8 @@ _READERS: dict[str, Callable[[Scanner], dict[str, Any]]] = {
     "root": _read_root,
     "action": _read_action,
     "guard_call": _read_guard_call,
-    "predict": _read_signature,
-    "react": _read_signature,
+    "predict": lambda scanner: _read_signature(scanner, "predict"),
+    "react": lambda scanner: _read_signature(scanner, "react"),
     "check": _read_check,
     "guard": _read_guard,
 }
@@ -171,24 +183,37 @@ def _read_value(scanner: Scanner, attribute: Attribute) -> Any:
         return scanner.string(f"the {attribute.name}")
     if attribute.value == "names":
         return _read_names(scanner, attribute.name)
-    value = scanner.literal() if scanner.starts_literal() else None
-    if attribute.value == "int":
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif attribute.value == "number":
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    value: Any = scanner.literal() if scanner.starts_literal() else None
+    if attribute.value in ("int", "number"):
+        numeric = int if attribute.value == "int" else (int, float)
+        ok = isinstance(value, numeric) and not isinstance(value, bool)
+        ok = ok and attribute.low < float(value) <= attribute.high
     else:
-        ok = value is not None
+        ok = isinstance(value, list if attribute.name == "examples" else dict)
     if not ok:
         scanner.fail(
-            f"{attribute.name}= needs {_VALUE_WORDS[attribute.value]}",
-            f"write e.g. {attribute.name}={_VALUE_EXAMPLES[attribute.value]}",
+            f"{attribute.name}= needs {_value_words(attribute)}",
+            f"write e.g. {attribute.name}={_VALUE_EXAMPLES[attribute.name]}",
             pos=start,
         )
     return value
 
 
-_VALUE_WORDS = {"int": "a whole number", "number": "a number", "json": "a JSON literal"}
-_VALUE_EXAMPLES = {"int": "3", "number": "30", "json": '[{"input": {}, "output": {}}]'}
+def _value_words(attribute: Attribute) -> str:
+    if attribute.value == "json":
+        return "a JSON list" if attribute.name == "examples" else "a JSON object"
+    noun = "a whole number" if attribute.value == "int" else "a number"
+    upper = "" if attribute.high == float("inf") else f" and <= {attribute.high:g}"
+    return f"{noun} > {attribute.low:g}{upper}"
+
+
+_VALUE_EXAMPLES = {
+    "max": "3",
+    "max_steps": "6",
+    "seconds": "30",
+    "examples": '[{"input": {"q": "..."}, "output": {"a": "..."}}]',
+    "input_sources": '{"orders": "customer.orders"}',
+}
 
 
 def _read_word(scanner: Scanner, what: str, example: str) -> str:

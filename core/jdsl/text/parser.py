@@ -34,6 +34,7 @@ def parse_behavior_ir(text: str, *, name: str | None = None) -> dict[str, Any]:
         BehaviorSyntaxError: with line, column and a fix hint.
     """
     blocks = read_blocks(text)
+    ids: dict[str, int] = {}
     if not blocks:
         Scanner("", 1).fail(
             "the behavior is empty", "write at least one node, e.g. act my_tool() -> result"
@@ -46,9 +47,9 @@ def parse_behavior_ir(text: str, *, name: str | None = None) -> dict[str, Any]:
                 "a second top-level node after the root line",
                 "indent it under the root (wrap several nodes in seq)",
             )
-        root = _build(first, top=True)
+        root = _build(first, ids, top=True)
     else:
-        children = [_build(block) for block in blocks]
+        children = [_build(block, ids) for block in blocks]
         child = children[0] if len(children) == 1 else {"kind": "sequence", "children": children}
         root = {"kind": "root", "name": name or DEFAULT_NAME, "child": child}
     return {"format": BEHAVIOR_FORMAT, "root": root}
@@ -63,8 +64,10 @@ def _fail_at(block: Block, message: str, hint: str) -> None:
     block.scanner().fail(message, hint)
 
 
-def _build(block: Block, *, top: bool = False, scanner: Scanner | None = None) -> dict[str, Any]:
-    """One block (and its children) -> one node dict."""
+def _build(
+    block: Block, ids: dict[str, int], *, top: bool = False, scanner: Scanner | None = None
+) -> dict[str, Any]:
+    """One block (and its children) -> one node dict; ``ids`` maps ids seen to their lines."""
     if scanner is None:
         scanner = block.scanner()
         if _UNTIL.match(block.source, block.indent):
@@ -77,8 +80,17 @@ def _build(block: Block, *, top: bool = False, scanner: Scanner | None = None) -
             "root may appear only on the first line",
             "remove this root line; a behavior has exactly one root",
         )
+    start = scanner.pos
     node = read_head(scanner)
     kind = node["kind"]
+    if "id" in node:
+        first = ids.setdefault(node["id"], block.line)
+        if first != block.line:
+            scanner.fail(
+                f"id {node['id']!r} is already used on line {first}",
+                "ids are unique in a behavior; rename one of them",
+                pos=start,
+            )
     _check_instructions(block, kind)
     if kind in INSTRUCTED and block.instructions:
         node["instructions"] = "\n".join(line.text for line in block.instructions)
@@ -96,11 +108,11 @@ def _build(block: Block, *, top: bool = False, scanner: Scanner | None = None) -
                 f"{TEXT_WORDS[kind]} needs at least one child",
                 "indent one or more nodes under it",
             )
-        node["children"] = [_build(child) for child in block.children]
+        node["children"] = [_build(child, ids) for child in block.children]
     elif kind == "repeat":
-        node.update(_repeat_parts(block))
+        node.update(_repeat_parts(block, ids))
     elif kind in DECORATORS:
-        node["child"] = _single_child(block, block.children, TEXT_WORDS[kind])
+        node["child"] = _single_child(block, block.children, TEXT_WORDS[kind], ids)
     return node
 
 
@@ -114,31 +126,33 @@ def _check_instructions(block: Block, kind: str) -> None:
         )
 
 
-def _single_child(block: Block, children: list[Block], word: str) -> dict[str, Any]:
+def _single_child(
+    block: Block, children: list[Block], word: str, ids: dict[str, int]
+) -> dict[str, Any]:
     if not children:
         _fail_at(block, f"{word} needs one child", "indent one node under it")
     if len(children) > 1:
         _fail_at(
             children[1], f"{word} takes exactly one child", "wrap its children in a seq (or sel)"
         )
-    return _build(children[0])
+    return _build(children[0], ids)
 
 
-def _repeat_parts(block: Block) -> dict[str, Any]:
+def _repeat_parts(block: Block, ids: dict[str, int]) -> dict[str, Any]:
     body = [child for child in block.children if not _UNTIL.match(child.source, child.indent)]
     untils = [child for child in block.children if _UNTIL.match(child.source, child.indent)]
-    parts = {"child": _single_child(block, body, "repeat")}
+    parts = {"child": _single_child(block, body, "repeat", ids)}
     if len(untils) > 1:
         _fail_at(untils[1], "repeat takes one 'until:'", "join the conditions in one guard")
     if untils:
-        parts["until"] = _until_node(untils[0])
+        parts["until"] = _until_node(untils[0], ids)
     return parts
 
 
-def _until_node(block: Block) -> dict[str, Any]:
+def _until_node(block: Block, ids: dict[str, int]) -> dict[str, Any]:
     """``until:`` followed by a node on the same line, or by one node indented under it."""
     scanner = block.scanner()
     scanner.pos = _UNTIL.match(block.source, block.indent).end()  # type: ignore[union-attr]
     if scanner.at_end():
-        return _single_child(block, block.children, "until:")
-    return _build(block, scanner=scanner)
+        return _single_child(block, block.children, "until:", ids)
+    return _build(block, ids, scanner=scanner)

@@ -179,7 +179,8 @@ class Scanner:
     def path(self) -> str:
         """Read a restricted path (``orders[$i].id``) and return its canonical text.
 
-        Grammar: ``NAME ( .NAME | [INT] | [$NAME] | ["key"] )*``; ``$name`` only inside brackets.
+        Grammar: ``NAME ( .NAME | [INT] | [$NAME] | ["key"] | ['key'] )*``; ``$name`` only
+        inside brackets; a quoted key is kept verbatim (no escapes), as ``jdsl.expr`` reads it.
         """
         self.skip_ws()
         start = self.pos
@@ -228,8 +229,8 @@ class Scanner:
         if self.text.startswith("$", self.pos):
             self.pos += 1
             inner = "$" + self._segment_name()
-        elif self.text.startswith('"', self.pos):
-            inner = json.dumps(self.string("a key"))
+        elif self.text[self.pos : self.pos + 1] in ("'", '"'):
+            inner = self._quoted_key()
         else:
             number = _INT.match(self.text, self.pos)
             if number is None:
@@ -241,6 +242,19 @@ class Scanner:
             inner = str(int(number.group()))
         self.expect("]", "close the index with ']'")
         return f"[{inner}]"
+
+    def _quoted_key(self) -> str:
+        """A dict key in brackets, kept verbatim as :func:`jdsl.expr.parse_path` reads it."""
+        quote = self.text[self.pos]
+        end = self.text.find(quote, self.pos + 1)
+        inner = self.text[self.pos + 1 : end] if end >= 0 else ""
+        if end < 0 or "]" in inner or "\n" in inner:
+            self.fail(
+                "unterminated key in brackets",
+                f"close the key with {quote}; a bracketed key cannot contain ']' or escapes",
+            )
+        self.pos = end + 1
+        return quote + inner + quote
 
 
 def is_path_text(path: str) -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jdsl.ir.nodes import MAX_REPEAT
+
 __all__ = [
     "ATTRIBUTES",
     "COMPOSITES",
@@ -77,12 +79,16 @@ class Attribute:
             same, printed as a string), ``string``,
             ``int``, ``number``, ``names`` (``[a, b]``) or ``json`` (any JSON literal).
         default: a value ``format_behavior`` leaves out (None: always printed when set).
+        low: numbers must be greater than this.
+        high: numbers must be at most this.
     """
 
     name: str
     field: str
     value: str
     default: object = None
+    low: float = 0
+    high: float = float("inf")
 
 
 _COMMON = (Attribute("id", "id", "word"), Attribute("context", "context", "string"))
@@ -97,7 +103,7 @@ ATTRIBUTES: dict[str, tuple[Attribute, ...]] = {
         Attribute("tools", "tools", "names"),
         Attribute("max_steps", "max_steps", "int", default=6),
     ),
-    "repeat": (Attribute("max", "max", "int"),),
+    "repeat": (Attribute("max", "max", "int", high=MAX_REPEAT),),
     "timeout": (Attribute("seconds", "seconds", "number"),),
 }
 """Kind-specific attributes in canonical print order; every kind also takes id= and context=."""
