@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jdsl import tree
 from jdsl.providers.messages import ModelTurn, ToolCall, Usage
 from jdsl.trace import EventKind, ListTraceSink, TraceEvent, payload_problems
-
-tree = pytest.importorskip("jdsl.tree")
 
 
 class Scripted:

@@ -9,68 +9,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jdsl import dsl, tree
+from jdsl.envs.fixtures import retail_fixture_tools
 from jdsl.providers.messages import ModelTurn, Usage
+from jdsl.testing import ScriptedModel
 from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, read_events, verify_chain
-
-tree = pytest.importorskip("jdsl.tree")
-
-
-class OneAnswer:
-    """A model that always answers ``text`` and reports usage."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def converse(
-        self, system: str, messages: Any, tools: Any = (), model_id: Any = None
-    ) -> ModelTurn:
-        return ModelTurn(
-            text=self.text, usage=Usage(input_tokens=40, output_tokens=1, total_tokens=41)
-        )
-
-
-def _ref(path: str) -> dict[str, str]:
-    return {"ref": path}
 
 
 def _retail_root() -> Any:
     """The §5.10 teacher: lookup -> list_orders -> predict the target -> get_order."""
-    return tree.Root(
-        name="cancel",
-        child=tree.Sequence(
-            children=[
-                tree.Action(tool="lookup", args={"email": _ref("email")}, store="customer"),
-                tree.Action(
-                    tool="list_orders", args={"customer_id": _ref("customer.id")}, store="orders"
-                ),
-                tree.Predict(
-                    signature="request, orders -> selected_index: int", id="resolve_target"
-                ),
-                tree.Action(
-                    tool="get_order",
-                    args={"order_id": _ref("orders[$selected_index].id")},
-                    store="order",
-                ),
-            ]
-        ),
+    return dsl.root("cancel").do(
+        dsl.seq(
+            dsl.store(dsl.act("lookup", email=dsl.ref("email")), "customer"),
+            dsl.store(dsl.act("list_orders", customer_id=dsl.ref("customer.id")), "orders"),
+            dsl.predict("request, orders -> selected_index: int", id="resolve_target"),
+            dsl.store(
+                dsl.act("get_order", order_id=dsl.ref("orders[$selected_index].id")), "order"
+            ),
+        )
     )
-
-
-def _retail_tools(i: int) -> dict[str, Any]:
-    customer = f"U{i}"
-    orders = [{"id": f"#W{i}0", "status": "shipped"}, {"id": f"#W{i}1", "status": "pending"}]
-
-    def lookup(email: str) -> dict[str, str]:
-        return {"id": customer, "email": email}
-
-    def list_orders(customer_id: str) -> list[dict[str, str]]:
-        assert customer_id == customer
-        return orders
-
-    def get_order(order_id: str) -> dict[str, str]:
-        return next(o for o in orders if o["id"] == order_id)
-
-    return {"lookup": lookup, "list_orders": list_orders, "get_order": get_order}
 
 
 def test_the_retail_scenario_reads_back_verified_and_splits_into_episodes(tmp_path: Path) -> None:
@@ -78,8 +35,9 @@ def test_the_retail_scenario_reads_back_verified_and_splits_into_episodes(tmp_pa
     sink = JsonlTraceSink(path)
     for i in range(3):
         ctx = _retail_root().run(
-            model=OneAnswer("1"), trace_sink=sink, capture_id="cap_test", episode_id=f"ep_{i}",
-            tools=_retail_tools(i), email=f"c{i}@x.com", request="cancel my order",
+            model=ScriptedModel(ModelTurn(text="1", usage=Usage(input_tokens=40, output_tokens=1))),
+            trace_sink=sink, capture_id="cap_test", episode_id=f"ep_{i}",
+            tools=retail_fixture_tools(i), email=f"c{i}@x.com", request="cancel my order",
         )  # fmt: skip
         assert ctx.blackboard["order"]["id"] == f"#W{i}1"
 
@@ -94,7 +52,7 @@ def test_the_retail_scenario_reads_back_verified_and_splits_into_episodes(tmp_pa
         calls = episode.tool_calls()
         assert [c.name for c in calls] == ["lookup", "list_orders", "get_order"]
         assert calls[1].arguments == {"customer_id": f"U{i}"} and all(c.ok for c in calls)
-        assert calls[2].result == {"id": f"#W{i}1", "status": "pending"}
+        assert calls[2].result["id"] == f"#W{i}1" and calls[2].result["status"] == "pending"
         (model_call,) = episode.model_calls()
         assert model_call.request["messages"] and model_call.usage["input_tokens"] == 40
         board = episode.final_blackboard()
