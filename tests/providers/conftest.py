@@ -11,11 +11,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from loopback_server import LoopbackServer  # noqa: E402
-
 from jdsl.providers.anthropic import AnthropicModel  # noqa: E402
 from jdsl.providers.gemini import GeminiModel  # noqa: E402
 from jdsl.providers.openai import OpenAIModel  # noqa: E402
+from loopback_server import LoopbackServer  # noqa: E402
 
 VENDORS = ("anthropic", "openai", "gemini")
 MODEL_IDS = {"anthropic": "claude-test", "openai": "gpt-test", "gemini": "gemini-test"}
@@ -26,10 +25,17 @@ CLASSES: dict[str, Any] = {
 }
 
 
-@pytest.fixture
-def server() -> Iterator[LoopbackServer]:
+@pytest.fixture(scope="session")
+def _running_server() -> Iterator[LoopbackServer]:
     with LoopbackServer() as running:
         yield running
+
+
+@pytest.fixture
+def server(_running_server: LoopbackServer) -> LoopbackServer:
+    """The loopback server, with an empty script and no recorded requests."""
+    _running_server.reset()
+    return _running_server
 
 
 @pytest.fixture

@@ -113,7 +113,9 @@ def _usage(reply: Any) -> dict[str, int]:
 def _content(reply: Any) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if reply.thinking:
-        blocks.append({"type": "thinking", "thinking": reply.thinking[0], "signature": reply.thinking[1]})
+        blocks.append(
+            {"type": "thinking", "thinking": reply.thinking[0], "signature": reply.thinking[1]}
+        )
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
     for call_id, name, args in reply.tool_calls:
@@ -146,9 +148,10 @@ def _pieces(text: str, n: int = 3) -> list[str]:
 def _block_events(index: int, block: dict[str, Any]) -> list[dict[str, Any]]:
     kind = block["type"]
     if kind == "text":
-        start, deltas = {"type": "text", "text": ""}, [
-            {"type": "text_delta", "text": p} for p in _pieces(block["text"])
-        ]
+        start, deltas = (
+            {"type": "text", "text": ""},
+            [{"type": "text_delta", "text": p} for p in _pieces(block["text"])],
+        )
     elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
         deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"])]

@@ -57,7 +57,9 @@ def _contents(contents: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _responses(index: int, responses: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str | None:
+def _responses(
+    index: int, responses: list[dict[str, Any]], calls: list[dict[str, Any]]
+) -> str | None:
     names = [c.get("name") for c in calls]
     ids = {c.get("id") for c in calls if c.get("id")}
     for response in responses:
@@ -110,7 +112,9 @@ def _parts(reply: Any) -> list[dict[str, Any]]:
     return parts
 
 
-def _response(parts: list[dict[str, Any]], finish: str | None, usage: dict[str, int] | None) -> dict[str, Any]:
+def _response(
+    parts: list[dict[str, Any]], finish: str | None, usage: dict[str, int] | None
+) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
     if finish:
         candidate["finishReason"] = finish
@@ -131,7 +135,10 @@ def frames(reply: Any, body: dict[str, Any], path: str) -> list[str]:
         text = part.get("text")
         if text and not part.get("thought") and len(parts) == 1:
             step = max(len(text) // 3, 1)
-            out += [_response([{"text": text[i : i + step]}], None, None) for i in range(0, len(text), step)]
+            out += [
+                _response([{"text": text[i : i + step]}], None, None)
+                for i in range(0, len(text), step)
+            ]
         else:
             out.append(_response([part], None, None))
     out.append(_response([{"text": ""}], _FINISH[reply.finish_reason], _usage(reply)))

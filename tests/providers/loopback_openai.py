@@ -6,7 +6,12 @@ import json
 from typing import Any
 
 END_FRAMES = 3  # the finish chunk, the usage chunk, [DONE] (without usage: finish, [DONE], +1)
-_FINISH = {"stop": "stop", "length": "length", "tool_call": "tool_calls", "filter": "content_filter"}
+_FINISH = {
+    "stop": "stop",
+    "length": "length",
+    "tool_call": "tool_calls",
+    "filter": "content_filter",
+}
 _ROLES = {"system", "developer", "user", "assistant", "tool"}
 
 
@@ -136,7 +141,11 @@ def frames(reply: Any, body: dict[str, Any], path: str) -> list[str]:
     step = max(len(text) // 3, 1)
     out += [_chunk(body, {"content": text[i : i + step]}) for i in range(0, len(text), step)]
     for index, call in enumerate(_calls(reply)):
-        head = {**call, "index": index, "function": {"name": call["function"]["name"], "arguments": ""}}
+        head = {
+            **call,
+            "index": index,
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }
         out.append(_chunk(body, {"tool_calls": [head]}))
         args = call["function"]["arguments"]
         for i in range(0, len(args), 5):

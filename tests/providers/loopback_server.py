@@ -12,6 +12,7 @@ so the clients' decoders meet frames split inside UTF-8 characters and between C
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -106,7 +107,9 @@ class LoopbackServer:
         self._script: deque[Any] = deque()
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def root(self) -> str:
@@ -122,9 +125,18 @@ class LoopbackServer:
             self._script.extend(items)
         return self
 
+    def reset(self) -> None:
+        """Forget the script and the recorded requests; default stream chunking."""
+        with self._lock:
+            self._script.clear()
+        self.requests.clear()
+        self.chunk_size, self.crlf = 7, True
+
     def next_item(self) -> Any:
         with self._lock:
-            return self._script.popleft() if self._script else Failure(599, b'{"error":"unscripted"}')
+            return (
+                self._script.popleft() if self._script else Failure(599, b'{"error":"unscripted"}')
+            )
 
     def __enter__(self) -> LoopbackServer:
         self._thread.start()
@@ -197,9 +209,10 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             if cut:
                 self.send_header("content-length", str(len(data) * 2))
             self.end_headers()
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             for start in range(0, len(data), server.chunk_size):
                 self.wfile.write(data[start : start + server.chunk_size])
                 self.wfile.flush()
-                time.sleep(0.0005)
+                time.sleep(0.0001)
 
     return Handler

@@ -1,0 +1,174 @@
+"""resolve_model: a model id -> a ready adapter, with keys from the environment or ``.env``.
+
+Model ids and where they go (never a silent fallback to another vendor):
+
+| model id | adapter | key | base URL |
+| --- | --- | --- | --- |
+| ``claude-*`` | AnthropicModel | ``ANTHROPIC_API_KEY`` | ``ANTHROPIC_BASE_URL`` |
+| ``gpt-*``, ``o1*``, ``o3*``, ``o4*``, ``chatgpt-*`` | OpenAIModel | ``OPENAI_API_KEY`` | ``OPENAI_BASE_URL`` |
+| ``gemini-*`` | GeminiModel | ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY`` | ``GOOGLE_GEMINI_BASE_URL`` |
+| ``deepseek-*`` | OpenAIModel | ``DEEPSEEK_API_KEY`` | ``DEEPSEEK_BASE_URL`` or https://api.deepseek.com |
+| ``openai-compatible:<model>@<base_url>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | the URL in the id |
+| ``openai-compatible:<model>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | ``OPENAI_COMPATIBLE_BASE_URL`` |
+
+A vendor qualifier forces the vendor whatever the model's name: ``anthropic:<model>``,
+``openai:<model>``, ``gemini:<model>``, ``deepseek:<model>``. The explicit OpenAI-compatible
+form never sends ``OPENAI_API_KEY`` to a third-party server: its key is
+``OPENAI_COMPATIBLE_API_KEY``, or the placeholder ``"EMPTY"`` that local servers (vLLM, Ollama,
+LM Studio) ignore. Explicit ``settings`` (key, base URL, retries, timeout, generation) win over
+the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from jdsl.errors import AuthenticationError, BindingError
+from jdsl.providers.messages import LanguageModel
+from jdsl.providers.registry import ProviderRegistry
+from jdsl.providers.settings import ProviderSettings, read_env
+
+__all__ = ["COMPATIBLE", "DEEPSEEK_BASE_URL", "parse_model_id", "resolve_model"]
+
+COMPATIBLE = "openai-compatible"
+DEEPSEEK_BASE_URL = "https://api.deepseek.com"
+
+
+@dataclass(frozen=True)
+class _Vendor:
+    name: str
+    keys: tuple[str, ...]
+    base_env: str
+    default_base: str | None = None
+    key_optional: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+_VENDORS = {
+    "anthropic": _Vendor("anthropic", ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL"),
+    "openai": _Vendor("openai", ("OPENAI_API_KEY",), "OPENAI_BASE_URL"),
+    "gemini": _Vendor("gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GOOGLE_GEMINI_BASE_URL"),
+    "deepseek": _Vendor(
+        "deepseek",
+        ("DEEPSEEK_API_KEY",),
+        "DEEPSEEK_BASE_URL",
+        DEEPSEEK_BASE_URL,
+        options={"max_tokens_field": "max_tokens", "provider_name": "deepseek"},
+    ),
+    COMPATIBLE: _Vendor(
+        COMPATIBLE,
+        ("OPENAI_COMPATIBLE_API_KEY",),
+        "OPENAI_COMPATIBLE_BASE_URL",
+        key_optional=True,
+        options={"provider_name": COMPATIBLE},
+    ),
+}
+_PREFIXES = (
+    ("claude-", "anthropic"),
+    ("gpt-", "openai"),
+    ("chatgpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("gemini-", "gemini"),
+    ("deepseek-", "deepseek"),
+)
+_FORMS = (
+    "claude-*, gpt-*, o1*/o3*/o4*, chatgpt-*, gemini-*, deepseek-*, "
+    "anthropic:<model>, openai:<model>, gemini:<model>, deepseek:<model>, "
+    "openai-compatible:<model>@<base_url>"
+)
+
+
+def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
+    """(vendor, model, base URL from the id or None) for a model id.
+
+    Raises:
+        BindingError: the id names no known vendor.
+    """
+    head, sep, rest = model_id.partition(":")
+    if sep and head in _VENDORS:
+        if head == COMPATIBLE and "@http" in rest:
+            model, _, url = rest.rpartition("@http")
+            return head, model, "http" + url
+        if rest:
+            return head, rest, None
+    for prefix, vendor in _PREFIXES:
+        if model_id.startswith(prefix):
+            return vendor, model_id, None
+    raise BindingError(
+        f"unknown model id {model_id!r}: no provider serves it. Use one of: {_FORMS}; "
+        "or register a model in a ProviderRegistry and pass registry=...",
+        name=model_id,
+        kind="model",
+    )
+
+
+def resolve_model(
+    model_id: str,
+    *,
+    registry: ProviderRegistry | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: ProviderSettings | None = None,
+) -> LanguageModel:
+    """The model that serves ``model_id``: a registry entry, else a vendor adapter.
+
+    Args:
+        model_id: e.g. ``"claude-sonnet-4-5"``, ``"gpt-4o-mini"``,
+            ``"openai-compatible:llama3.1@http://127.0.0.1:11434/v1"`` (see the module table).
+        registry: consulted first, in its selection order (a registered model wins).
+        env: variables to read keys and base URLs from; default ``os.environ`` over ``./.env``
+            (read without modifying ``os.environ``).
+        settings: explicit key / base URL / retries / timeout / generation; they win over env.
+
+    Returns:
+        A model whose default model id is the id's model part.
+
+    Raises:
+        BindingError: the id names no known vendor.
+        AuthenticationError: the vendor's key is not set; the message names the variable.
+        MissingDependencyError: on first use, when the vendor's SDK is not installed.
+    """
+    if registry is not None:
+        found = registry.find(model_id)
+        if found is not None:
+            return found
+    vendor_name, model, id_base = parse_model_id(model_id)
+    vendor = _VENDORS[vendor_name]
+    variables = read_env(env)
+    settings = settings or ProviderSettings()
+    key = settings.key() or next((variables[k] for k in vendor.keys if variables.get(k)), None)
+    if key is None and not vendor.key_optional:
+        names = " or ".join(vendor.keys)
+        raise AuthenticationError(
+            f"model {model_id!r} needs an API key: set {names} in the environment or a .env "
+            f"file (or pass settings=ProviderSettings(api_key=...))",
+            provider=vendor.name,
+        )
+    base_url = settings.base_url or id_base or variables.get(vendor.base_env) or vendor.default_base
+    return _build(vendor, model, key or "EMPTY", base_url, settings)
+
+
+def _build(
+    vendor: _Vendor, model: str, key: str, base_url: str | None, settings: ProviderSettings
+) -> LanguageModel:
+    common: dict[str, Any] = {
+        "api_key": key,
+        "base_url": base_url,
+        "max_retries": settings.max_retries,
+        "timeout_s": settings.timeout_s,
+        "generation": settings.generation,
+    }
+    if vendor.name == "anthropic":
+        from jdsl.providers.anthropic import AnthropicModel
+
+        return AnthropicModel(model, **common)
+    if vendor.name == "gemini":
+        from jdsl.providers.gemini import GeminiModel
+
+        return GeminiModel(model, **common)
+    from jdsl.providers.openai import OpenAIModel
+
+    return OpenAIModel(model, key_env=vendor.keys[0], **vendor.options, **common)
