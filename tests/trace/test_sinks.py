@@ -16,6 +16,7 @@ from jdsl.trace import (
     TraceSink,
     iter_events,
     read_events,
+    verify_chain,
 )
 
 
@@ -161,3 +162,19 @@ def test_safe_sink_inside_a_fanout_keeps_the_other_sinks_going(capsys) -> None:
 def test_unsafe_sink_failures_propagate() -> None:
     with pytest.raises(OSError):
         FanoutSink(ListTraceSink(), Exploding()).emit(_event())
+
+
+def test_an_event_that_failed_to_append_leaves_no_gap_in_the_chain(capsys) -> None:
+    class Flaky(ListTraceSink):
+        def append(self, event: TraceEvent) -> None:
+            if event.payload.get("fail"):
+                raise OSError("disk hiccup")
+            super().append(event)
+
+    inner = Flaky()
+    safe = SafeSink(inner, warn=False)
+    for fail in (False, True, False):
+        safe.emit(_event(fail=fail))
+    assert safe.errors == 1
+    assert [e.sequence for e in inner.events] == [0, 1]
+    assert verify_chain(inner.events) == []

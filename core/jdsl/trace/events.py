@@ -166,6 +166,14 @@ class Chainer:
             self._tail[key] = event.event_hash
         return event
 
+    def rollback(self, event: TraceEvent) -> None:
+        """Undo :meth:`stamp` of ``event`` if it is still its episode's tail (it was not kept)."""
+        with self._lock:
+            key = f"{event.capture_id}/{event.episode_id}"
+            if event.event_hash is not None and self._tail.get(key) == event.event_hash:
+                self._tail[key] = event.prev_event_hash
+                self._next[key] = event.sequence
+
     def observe(self, event: TraceEvent) -> None:
         """Continue the chain after an already stamped event (e.g. one read back from a file)."""
         with self._lock:

@@ -73,11 +73,19 @@ class BaseTraceSink:
         raise NotImplementedError
 
     def emit(self, event: TraceEvent) -> TraceEvent:
-        """Prepare, stamp and append ``event``; returns it (the same object, stamped)."""
+        """Prepare, stamp and append ``event``; returns it (the same object, stamped).
+
+        If ``append`` fails, the stamp is rolled back, so the events that were kept still form
+        an unbroken chain.
+        """
         with self._lock:
             self.prepare(event)
             self._chainer.stamp(event)
-            self.append(event)
+            try:
+                self.append(event)
+            except BaseException:
+                self._chainer.rollback(event)  # an event not kept leaves no gap in the chain
+                raise
         return event
 
 
