@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
@@ -135,11 +136,7 @@ class FanoutSink:
 
     def prepare(self, event: TraceEvent) -> TraceEvent:
         """Every sink's preparation, in order."""
-        for sink in self.sinks:
-            prepare = getattr(sink, "prepare", None)
-            if prepare is not None:
-                event = prepare(event)
-        return event
+        return _prepare(self.sinks, event)
 
     def append(self, event: TraceEvent) -> None:
         """Give a stamped event to every sink."""
@@ -150,11 +147,7 @@ class FanoutSink:
         """Prepare through every sink, stamp with the first, hand the result to the rest."""
         first, *rest = self.sinks
         with self._lock:
-            for sink in rest:
-                prepare = getattr(sink, "prepare", None)
-                if prepare is not None:
-                    event = prepare(event)
-            event = first.emit(event)
+            event = first.emit(_prepare(rest, event))
             for sink in rest:
                 _append(sink, event)
         return event
@@ -210,6 +203,14 @@ class SafeSink:
                 f"({type(exc).__name__}: {exc}); the run continues",
                 file=sys.stderr,
             )
+
+
+def _prepare(sinks: Iterable[Any], event: TraceEvent) -> TraceEvent:
+    for sink in sinks:
+        prepare = getattr(sink, "prepare", None)
+        if prepare is not None:
+            event = prepare(event)
+    return event
 
 
 def _append(sink: Any, event: TraceEvent) -> None:
