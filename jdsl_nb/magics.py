@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from jdsl_nb import hooks
@@ -75,9 +75,16 @@ def _cell_args(func: Any) -> Any:
 
 @magics_class
 class BehaviorMagics(Magics):
-    """``%%behavior`` / ``%behavior``: write, run, show and compile behavior trees."""
+    """``%%behavior`` / ``%behavior``: write, run, show and compile behavior trees.
 
-    @no_var_expand
+    The instance is the kernel's notebook session: it keeps one trace sink per tree name, so
+    every run of ``NAME`` adds an episode to ``NAME_trace`` (redefining ``NAME`` starts anew).
+    """
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self._sinks: dict[str, Any] = {}
+
     @line_cell_magic
     def behavior(self, line: str, cell: str | None = None) -> None:
         """Cell: define (and run) a tree. Line: ``run``, ``show``, ``compile`` or ``doctor``."""
@@ -99,7 +106,7 @@ class BehaviorMagics(Magics):
 
     # -- cell ------------------------------------------------------------------------------
     def _cell(self, line: str, cell: str) -> None:
-        args = parse_argstring(self._cell_usage, line)
+        args = self._cell_usage.parser.parse_args(_split(line))
         root = _parse(cell, args.name)
         extra = self._collection(args.tools)
         try:
@@ -108,6 +115,7 @@ class BehaviorMagics(Magics):
             raise UsageError(str(exc)) from None
         root = _bind(root, tools, predicates)
         self._ns[args.name] = root
+        self._sinks.pop(args.name, None)
         if args.run:
             self._run(args.name, root, parse_inputs(args.input), args.model)
         elif args.show == "tree":
@@ -137,7 +145,8 @@ class BehaviorMagics(Magics):
         return None, model
 
     # -- run -------------------------------------------------------------------------------
-    def _run(self, name: str, root: Any, inputs: dict[str, Any], model_arg: str | None) -> None:
+    def _run(self, name: str, root: Any, inputs: dict[str, Any], model_arg: str | None,
+             **bindings: Any) -> None:
         from jdsl.trace import ListTraceSink
 
         from jdsl_nb.widgets import RunView
@@ -145,18 +154,22 @@ class BehaviorMagics(Magics):
         model, model_id = self._model(model_arg)
         if model_id and hasattr(root, "model_copy"):
             root = root.model_copy(update={"model_id": model_id})
-        sink, ctx, error = ListTraceSink(), None, None
+        sink = self._sinks.setdefault(name, ListTraceSink())
+        episode_id = f"{name}_{sum(1 for e in sink.events if e.kind == 'episode.started')}"
+        ctx, error = None, None
         try:
-            ctx = root.run(model=model, trace_sink=sink, raise_errors=False, **inputs)
+            ctx = root.run(model=model, trace_sink=sink, raise_errors=False, capture_id="notebook",
+                           episode_id=episode_id, **bindings, **inputs)
         except Exception as exc:  # noqa: BLE001 - shown in the run view, not as a traceback
             error = exc
         self._ns[f"{name}_run"] = ctx
         self._ns[f"{name}_trace"] = _as_trace(sink.events)
-        display(RunView(ctx if ctx is not None else sink.events, tree=root, error=error))
+        mine = [e for e in sink.events if e.episode_id == episode_id]
+        display(RunView(ctx if ctx is not None else mine, tree=root, error=error))
 
     # -- line ------------------------------------------------------------------------------
     def _line(self, line: str) -> None:
-        words = shlex.split(line)
+        words = _split(line)
         if not words:
             raise UsageError(_LINE_USAGE)
         command, rest = words[0], words[1:]
@@ -172,8 +185,8 @@ class BehaviorMagics(Magics):
         root = self._lookup(name)
         extra = self._collection(_last(opts.get("--tools")))
         tools, predicates = bind_names(root, self._ns, extra, strict=False)
-        root = _bind(root, tools, predicates)
-        self._run(name, root, parse_inputs(opts.get("--input")), _last(opts.get("--model")))
+        self._run(name, root, parse_inputs(opts.get("--input")), _last(opts.get("--model")),
+                  tools=tools or None, predicates=predicates or None)
 
     def _line_show(self, words: list[str]) -> None:
         _show(self._lookup(_one(words, "%behavior show NAME")))
@@ -268,6 +281,14 @@ def _options(words: list[str], spec: dict[str, bool]) -> dict[str, list[str]]:
         if current and not spec[current]:
             current = ""
     return out
+
+
+def _split(line: str) -> list[str]:
+    """Shell-like words (quotes removed), e.g. ``--input "request=cancel my order"``."""
+    try:
+        return shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"cannot split the magic line: {exc}") from None
 
 
 def _one(values: list[str], usage: str) -> str:

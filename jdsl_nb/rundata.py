@@ -111,8 +111,8 @@ def _outcome(events: list[dict[str, Any]], ctx: Any, error: Any) -> tuple[str, s
                 error_text = f"{payload.get('error_type') or 'Error'}: {payload['error_message']}"
             break
     if ctx is not None:
-        status = _status_text(getattr(ctx, "status", None)) or status
+        status = status or _status_text(getattr(ctx, "status", None))
         error_text = error_text or _error_text(getattr(ctx, "error", None))
-    if error_text and not status:
+    if error_text and status not in ("error", "cancelled"):
         status = "error"
     return status, error_text

@@ -66,7 +66,7 @@ class RunView(w.VBox):
                                   continuous_update=False, layout=w.Layout(width="70%"))
         self.slider.add_class("jdsl-step-slider")
         buttons = [self._step_button(label, delta) for label, delta in
-                   (("⏮", -(10**9)), ("◀", -1), ("▶", 1), ("⏭", 10**9))]
+                   (("«", -(10**9)), ("‹", -1), ("›", 1), ("»", 10**9))]
         self.events = _html("", "jdsl-step-events")
         self.payload = _html("", "jdsl-step-payload")
         self.blackboard = _html("", "jdsl-step-blackboard")

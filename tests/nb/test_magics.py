@@ -156,8 +156,26 @@ def test_run_errors_appear_in_the_view_not_as_a_traceback(ip, shown):
 
 
 @needs_runtime
-def test_line_run_reruns_a_named_tree(ip, shown):
+def test_line_run_reruns_a_named_tree_and_collects_episodes(ip, shown):
     _tools(ip.user_ns)
     ip.run_cell_magic("behavior", "again --show none", BODY)
     ip.run_line_magic("behavior", "run again --input email=bob@example.com")
     assert shown[-1].run.records[0].value == "bob@example.com"
+    ip.run_line_magic("behavior", "run again --input 'email=\"quoted\" name@example.com'")
+    assert shown[-1].run.records[0].value == '"quoted" name@example.com'
+    episodes = ip.user_ns["again_trace"].episodes
+    assert [e.episode_id for e in episodes] == ["again_0", "again_1"]
+
+
+@needs_runtime
+def test_quoted_inputs_lose_their_quotes(ip, shown):
+    _tools(ip.user_ns)
+    ip.run_cell_magic("behavior", 'quoted --run --input "email=a b@example.com" --input n=3', BODY)
+    assert {r.key: r.value for r in shown[-1].run.records}["email"] == "a b@example.com"
+
+
+def test_bad_magic_options_are_usage_errors(ip):
+    with pytest.raises(UsageError):
+        ip.run_cell_magic("behavior", "x --show sideways", BODY)
+    with pytest.raises(UsageError, match="unknown option"):
+        ip.run_line_magic("behavior", "run x --bogus 1")
