@@ -119,7 +119,8 @@ class Episode:
     @property
     def started(self) -> dict[str, Any]:
         """The ``episode.started`` payload (empty when missing)."""
-        return _first_payload(self.of_kind(EventKind.EPISODE_STARTED))
+        found = self.of_kind(EventKind.EPISODE_STARTED)
+        return dict(found[0].payload) if found else {}
 
     @property
     def finished(self) -> dict[str, Any]:
@@ -202,7 +203,7 @@ class Episode:
         """
         outcome = self.outcome()
         if outcome is not None and outcome.get("reward") is not None:
-            return bool(outcome["reward"] > 0)
+            return float(outcome["reward"]) > 0
         if outcome is not None and outcome.get("verdict") is not None:
             return str(outcome["verdict"]).strip().lower() in _PASSING_VERDICTS
         status = self.status
@@ -225,10 +226,6 @@ def segment_episodes(
             groups[key] = Episode(event.episode_id, blob_store=blob_store)
         groups[key].events.append(event)
     return list(groups.values())
-
-
-def _first_payload(events: list[TraceEvent]) -> dict[str, Any]:
-    return dict(events[0].payload) if events else {}
 
 
 def _tool_names(payload: dict[str, Any]) -> tuple[str | None, str | None]:
