@@ -41,6 +41,7 @@ CASES = {
     "dedent to no level": ("seq\n  seq\n      act a()\n    act b()\n", 4, 5, "siblings"),
     "dangling dot": ("act a(x=b.)\n", 1, 11, "field name"),
     "bad bracket": ("act a(x=b[c])\n", 1, 11, "index inside brackets"),
+    "| under until:": ("repeat\n  act a()\n  until:\n    | hi\n", 4, 5, "not under until:"),
     "unterminated key": ('act a(x=b["c)\n', 1, 11, "unterminated key"),
     "duplicate id": ("seq id=a\n  act x() id=a\n", 2, 3, "already used on line 1"),
     "unknown signature type": ('predict "a -> b: integer"\n', 1, 9, "b: integer"),

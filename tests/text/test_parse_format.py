@@ -190,3 +190,23 @@ def test_predict_examples_and_input_sources_attributes() -> None:
 def test_format_rejects_ir_without_a_text_form(node: dict) -> None:
     with pytest.raises(ValidationError):
         format_node(node)
+
+
+DESIGN_EXAMPLE = """\
+root cancel_order model="claude-sonnet-4-5" system="You are a careful retail agent."
+  seq
+    act lookup(email=email) -> customer
+    act list_orders(customer_id=customer.id) -> orders
+    predict "request, orders -> selected_index: int" id=resolve_target
+      | Pick the order the customer means; answer with its 0-based index.
+    sel
+      seq
+        guard orders[$selected_index].status == "pending"
+        act cancel(order_id=orders[$selected_index].id, reason="no longer needed") -> receipt
+      act escalate(summary=request)
+"""
+
+
+def test_the_design_example_is_canonical_text() -> None:
+    """DESIGN.md §3's example parses and prints back unchanged."""
+    assert canonical(parse_behavior_ir(DESIGN_EXAMPLE)) == DESIGN_EXAMPLE

@@ -58,6 +58,11 @@ expressions = st.recursive(
     max_leaves=6,
 )
 args = st.dictionaries(names, operands, max_size=3)
+examples = st.builds(
+    lambda i, o: {"input": i, "output": o},
+    st.dictionaries(names, literals, max_size=2),
+    st.dictionaries(names, literals, max_size=2),
+)
 signatures = st.sampled_from(
     [
         "q -> answer",
@@ -84,7 +89,7 @@ def leaves(draw: Any) -> dict[str, Any]:
     if kind == "action":
         node.update(tool=draw(tool_names), args=draw(args))
         if draw(st.booleans()):
-            node["store"] = draw(names)
+            node["store"] = draw(st.one_of(names, texts.filter(bool)))
     elif kind == "guard_call":
         node.update(predicate=draw(tool_names), args=draw(args))
     elif kind in ("predict", "react"):
@@ -96,8 +101,11 @@ def leaves(draw: Any) -> dict[str, Any]:
             steps = draw(st.integers(1, 20))
             if steps != 6:
                 node["max_steps"] = steps
-        elif draw(st.booleans()):
-            node["input_sources"] = draw(st.dictionaries(names, paths, min_size=1, max_size=2))
+        else:
+            if draw(st.booleans()):
+                node["input_sources"] = draw(st.dictionaries(names, paths, min_size=1, max_size=2))
+            if draw(st.booleans()):
+                node["examples"] = draw(st.lists(examples, min_size=1, max_size=2))
     elif kind == "check":
         node.update(key=draw(paths), equals=draw(literals))
     else:

@@ -61,8 +61,9 @@ def to_ir(tree: Root) -> dict[str, Any]:
         TypeError: when ``tree`` is not a :class:`jdsl.tree.Root`.
 
     Example:
-        >>> to_ir(root("demo").do(act(lookup, email=ref("email"))))["root"]["kind"]
-        'root'
+        >>> from jdsl.dsl import act, ref, root
+        >>> to_ir(root("demo").do(act("lookup", email=ref("email"))))["root"]["child"]
+        {'kind': 'action', 'tool': 'lookup', 'args': {'email': {'ref': 'email'}}}
     """
     if not isinstance(tree, Root):
         raise TypeError(

@@ -58,7 +58,7 @@ def _read_action(scanner: Scanner) -> dict[str, Any]:
         "args": _read_args(scanner),
     }
     if scanner.accept("->"):
-        fields["store"] = scanner.name("a blackboard key to store into", "write -> key", WORD)
+        fields["store"] = _read_word(scanner, "a blackboard key to store into", "-> key")
     return fields
 
 

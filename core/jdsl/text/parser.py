@@ -120,7 +120,8 @@ def _check_instructions(block: Block, kind: str) -> None:
     if block.instructions and kind not in INSTRUCTED:
         first = block.instructions[0]
         Scanner(first.source, first.line).fail(
-            f"'|' instruction lines belong under a predict or react, not under {TEXT_WORDS[kind]}",
+            "'|' instruction lines belong under a predict or react, "
+            f"not under {TEXT_WORDS.get(kind, kind)}",
             "move the line under a predict/react, or make it a '#' comment",
             pos=first.col - 1,
         )
@@ -154,5 +155,6 @@ def _until_node(block: Block, ids: dict[str, int]) -> dict[str, Any]:
     scanner = block.scanner()
     scanner.pos = _UNTIL.match(block.source, block.indent).end()  # type: ignore[union-attr]
     if scanner.at_end():
+        _check_instructions(block, "until:")
         return _single_child(block, block.children, "until:", ids)
     return _build(block, ids, scanner=scanner)
