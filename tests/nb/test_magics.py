@@ -179,3 +179,35 @@ def test_bad_magic_options_are_usage_errors(ip):
         ip.run_cell_magic("behavior", "x --show sideways", BODY)
     with pytest.raises(UsageError, match="unknown option"):
         ip.run_line_magic("behavior", "run x --bogus 1")
+
+
+@needs_runtime
+def test_display_hooks_for_core_objects(ip):
+    from jdsl.envs.fixtures import RetailWorld
+    from jdsl.text import parse_behavior
+    from jdsl.trace import ListTraceSink, Trace
+
+    root = parse_behavior(BODY, tools=RetailWorld.numbered(1).tools())
+    sink = ListTraceSink()
+    ctx = root.run(trace_sink=sink, email="c1@x.com")
+    trace = Trace(sink.events)
+    html = ip.display_formatter.formatters["text/html"]
+    plain = ip.display_formatter.formatters["text/plain"]
+    assert "root/sequence.0/action.0" in html.lookup(root)(root)
+    for obj in (ctx, trace, trace.episodes[0]):
+        assert "jdsl-provenance" in html.lookup(obj)(obj)
+    assert plain(ctx).startswith("run: success")
+    assert plain(trace).startswith("trace: ")
+
+
+def test_unload_removes_the_display_hooks(ip):
+    from jdsl_nb import hooks
+
+    shell = ip
+    hooked = hooks.register(shell)
+    if not hooked:
+        pytest.skip("no core classes to hook yet")
+    hooks.unregister(shell)
+    html = shell.display_formatter.formatters["text/html"]
+    assert all(cls not in html.type_printers for cls in hooked)
+    assert hooks.register(shell) == hooked
