@@ -42,6 +42,7 @@ from typing import Any
 
 from jdsl.providers.messages import Message, ToolCall
 from jdsl.trace import EventKind, EventSource, TraceEvent, TraceSink
+from jdsl.trace.events import Actor
 
 __all__ = [
     "AGENT_NODE_ID",
@@ -152,7 +153,7 @@ class _Emitter:
         self,
         kind: str,
         payload: dict[str, Any],
-        actor: Any = "system",
+        actor: Actor = "system",
         parent: TraceEvent | None = None,
     ) -> TraceEvent:
         conv = self.conversation
