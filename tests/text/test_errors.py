@@ -42,6 +42,7 @@ CASES = {
     "dangling dot": ("act a(x=b.)\n", 1, 11, "field name"),
     "bad bracket": ("act a(x=b[c])\n", 1, 11, "index inside brackets"),
     "| under until:": ("repeat\n  act a()\n  until:\n    | hi\n", 4, 5, "not under until:"),
+    "root inside until:": ("repeat\n  act a()\n  until: root x\n", 3, 10, "first line"),
     "unterminated key": ('act a(x=b["c)\n', 1, 11, "unterminated key"),
     "duplicate id": ("seq id=a\n  act x() id=a\n", 2, 3, "already used on line 1"),
     "unknown signature type": ('predict "a -> b: integer"\n', 1, 9, "b: integer"),

@@ -7,13 +7,13 @@ objects and binding callables is :func:`jdsl.text.parse_behavior`'s job.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from jdsl.ir.format import BEHAVIOR_FORMAT
 from jdsl.text.blocks import Block, read_blocks
 from jdsl.text.heads import read_head
 from jdsl.text.scanner import Scanner
-from jdsl.text.syntax import COMPOSITES, DECORATORS, INSTRUCTED, LEAVES, TEXT_WORDS
+from jdsl.text.syntax import COMPOSITES, INSTRUCTED, LEAVES, TEXT_WORDS
 
 __all__ = ["DEFAULT_NAME", "parse_behavior_ir"]
 
@@ -60,29 +60,28 @@ def _head_word(block: Block) -> str:
     return match.group() if match else ""
 
 
-def _fail_at(block: Block, message: str, hint: str) -> None:
+def _fail_at(block: Block, message: str, hint: str) -> NoReturn:
     block.scanner().fail(message, hint)
 
 
 def _build(
     block: Block, ids: dict[str, int], *, top: bool = False, scanner: Scanner | None = None
 ) -> dict[str, Any]:
-    """One block (and its children) -> one node dict; ``ids`` maps ids seen to their lines."""
+    """One block (and its children) -> one node dict; ``ids`` maps ids seen to their lines.
+
+    ``scanner`` is given for an inline ``until: NODE``, positioned after the colon.
+    """
     if scanner is None:
         scanner = block.scanner()
-        if _UNTIL.match(block.source, block.indent):
-            scanner.fail(
-                "'until:' belongs directly under a repeat",
-                "move it under the repeat whose loop it ends",
-            )
-    if _head_word(block) == "root" and not top and scanner.pos == block.indent:
+        _check_placement(block, scanner)
+    start = scanner.pos
+    node = read_head(scanner)
+    if node["kind"] == "root" and not top:
         scanner.fail(
             "root may appear only on the first line",
             "remove this root line; a behavior has exactly one root",
+            pos=start,
         )
-    start = scanner.pos
-    node = read_head(scanner)
-    kind = node["kind"]
     if "id" in node:
         first = ids.setdefault(node["id"], block.line)
         if first != block.line:
@@ -91,29 +90,40 @@ def _build(
                 "ids are unique in a behavior; rename one of them",
                 pos=start,
             )
-    _check_instructions(block, kind)
-    if kind in INSTRUCTED and block.instructions:
+    _check_instructions(block, node["kind"])
+    if node["kind"] in INSTRUCTED and block.instructions:
         node["instructions"] = "\n".join(line.text for line in block.instructions)
+    node.update(_children(block, node["kind"], ids))
+    return node
+
+
+def _check_placement(block: Block, scanner: Scanner) -> None:
+    """``until:`` only directly under a repeat."""
+    if _UNTIL.match(block.source, block.indent):
+        scanner.fail(
+            "'until:' belongs directly under a repeat",
+            "move it under the repeat whose loop it ends",
+        )
+
+
+def _children(block: Block, kind: str, ids: dict[str, int]) -> dict[str, Any]:
+    """The child fields of a node of ``kind`` built from the blocks under it."""
+    word = TEXT_WORDS[kind]
     if kind in LEAVES:
         if block.children:
             _fail_at(
                 block.children[0],
-                f"{TEXT_WORDS[kind]} takes no children",
+                f"{word} takes no children",
                 "dedent this line to make it a sibling, or put both under a seq",
             )
-    elif kind in COMPOSITES:
+        return {}
+    if kind in COMPOSITES:
         if not block.children:
-            _fail_at(
-                block,
-                f"{TEXT_WORDS[kind]} needs at least one child",
-                "indent one or more nodes under it",
-            )
-        node["children"] = [_build(child, ids) for child in block.children]
-    elif kind == "repeat":
-        node.update(_repeat_parts(block, ids))
-    elif kind in DECORATORS:
-        node["child"] = _single_child(block, block.children, TEXT_WORDS[kind], ids)
-    return node
+            _fail_at(block, f"{word} needs at least one child", "indent one or more nodes under it")
+        return {"children": [_build(child, ids) for child in block.children]}
+    if kind == "repeat":
+        return _repeat_parts(block, ids)
+    return {"child": _single_child(block, block.children, word, ids)}
 
 
 def _check_instructions(block: Block, kind: str) -> None:
