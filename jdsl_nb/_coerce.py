@@ -7,7 +7,6 @@ or a list of event dicts alike.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,26 +24,17 @@ _COMPOSITE_KINDS = frozenset({"sequence", "selector"})
 
 
 def jsonable(value: Any) -> Any:
-    """A JSON-able copy of ``value``: pydantic models dumped, dataclasses as dicts, else repr."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
-        return [jsonable(v) for v in items]
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return jsonable(dump(mode="json"))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return jsonable(dataclasses.asdict(value))
+    """A JSON-able copy of ``value`` (``to_dict()`` first when an object has one).
+
+    Everything else follows ``jdsl.trace.jsonable``: pydantic models dumped, dataclasses as
+    dicts, other objects as their ``repr``.
+    """
     to_dict = getattr(value, "to_dict", None)
-    if callable(to_dict):
-        return jsonable(to_dict())
-    enum_value = getattr(value, "value", None)
-    if isinstance(enum_value, str):
-        return enum_value
-    return repr(value)
+    if callable(to_dict) and not isinstance(value, type) and not isinstance(value, Mapping):
+        value = to_dict()
+    from jdsl.trace import jsonable as core_jsonable
+
+    return core_jsonable(value)
 
 
 def is_ir_node(value: Any) -> bool:

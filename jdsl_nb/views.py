@@ -7,7 +7,6 @@ GitHub. Large tables are capped; capped values open whole in a ``<details>``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -235,8 +234,3 @@ def trace_text(trace: Any) -> str:
     lines = [f"trace: {len(events)} events"]
     lines += [f"  {r[0]}: {r[1]} {r[2]} ({r[3]} events, {r[4]} tool calls)" for r in _episode_rows(events)]
     return "\n".join(lines)
-
-
-def json_html(value: Any) -> str:
-    """A JSON value as a preformatted block (capped by ``value_html`` when large)."""
-    return value_html(json.loads(json.dumps(value, default=str)), 2000)
