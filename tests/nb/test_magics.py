@@ -211,3 +211,19 @@ def test_unload_removes_the_display_hooks(ip):
     html = shell.display_formatter.formatters["text/html"]
     assert all(cls not in html.type_printers for cls in hooked)
     assert hooks.register(shell) == hooked
+
+
+@needs_runtime
+def test_model_is_a_namespace_object_else_a_model_id(ip, shown):
+    from jdsl.testing import ScriptedModel
+
+    _tools(ip.user_ns)
+    ip.user_ns["scripted"] = ScriptedModel("0")
+    body = BODY + '  predict "orders -> selected_index: int"\n'
+    ip.run_cell_magic("behavior", "picks --run --model scripted --input email=a@b.c", body)
+    assert shown[-1].run.status == "success"
+    assert {r.key: r.value for r in shown[-1].run.records}["selected_index"] == 0
+    ip.run_cell_magic("behavior", "by_id --run --model no-such-model-id --input email=a@b.c", body)
+    started = next(e for e in shown[-1].run.events if e["kind"] == "episode.started")
+    assert started["payload"]["model_id"] == "no-such-model-id"
+    assert shown[-1].run.status == "error"  # no provider for that id: shown, not raised
