@@ -42,9 +42,7 @@ def _unknown_kind(scanner: Scanner, word: str | None, start: int) -> NoReturn:
     found = word if word is not None else scanner.describe_next()
     close = difflib.get_close_matches(word or "", HEAD_WORDS, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    hint += "a line starts with one of: " + ", ".join(
-        sorted(set(HEAD_WORDS) - {"sequence", "selector", "action"})
-    )
+    hint += "a line starts with one of: " + ", ".join(sorted(TEXT_WORDS.values()))
     scanner.fail(f"unknown node kind {found!r}", hint, pos=start)
 
 
