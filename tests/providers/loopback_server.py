@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -24,7 +25,7 @@ import loopback_anthropic
 import loopback_gemini
 import loopback_openai
 
-__all__ = ["Failure", "LoopbackServer", "Raw", "Recorded", "Reply", "Truncated"]
+__all__ = ["Failure", "LoopbackServer", "Raw", "Recorded", "Reply", "Stall", "Truncated"]
 
 
 @dataclass
@@ -74,6 +75,14 @@ class Truncated:
 
 
 @dataclass
+class Stall:
+    """Answer only after ``seconds`` (to trip the client's timeout)."""
+
+    seconds: float
+    then: Any = None
+
+
+@dataclass
 class Recorded:
     """One request the server received."""
 
@@ -106,7 +115,7 @@ class LoopbackServer:
         self.requests: list[Recorded] = []
         self._script: deque[Any] = deque()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = _QuietServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -147,6 +156,15 @@ class LoopbackServer:
         self._httpd.server_close()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a timeout, a closed stream) is not a server failure."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"
@@ -176,6 +194,9 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             self._answer(wire, body, server.next_item())
 
         def _answer(self, wire: Any, body: dict[str, Any], item: Any) -> None:
+            if isinstance(item, Stall):
+                time.sleep(item.seconds)
+                item = item.then or Reply(text="late")
             if isinstance(item, Failure):
                 return self._send(item.status, item.body, item.headers)
             if isinstance(item, Raw):

@@ -147,3 +147,21 @@ def test_a_recorded_predict_run_replays_and_raises_on_divergence(server, make_mo
         retail_predict().run(
             model=ReplayModel(sink), tools=retail_fixture_tools(2), email="c2@x.com", request="r"
         )
+
+
+def test_replay_from_a_jsonl_file_with_large_messages_in_blobs(server, make_model, tmp_path):
+    from jdsl.trace import JsonlTraceSink, read_events
+
+    server.script(*REACT_SCRIPT)
+    path = tmp_path / "run.jsonl"
+    long_request = "please find it " * 100  # over the blob threshold below
+    inputs = {**INPUTS, "request": long_request}
+    sink = JsonlTraceSink(path, blob_threshold_bytes=256)
+    live = retail_react().run(
+        model=make_model("openai"), trace_sink=sink, tools=retail_fixture_tools(1), **inputs
+    )
+    assert any(e.blob_refs for e in read_events(path) if e.kind == "model.requested")
+    for source in (path, read_events(path)):
+        replay = ReplayModel(source)
+        again = retail_react().run(model=replay, tools=retail_fixture_tools(1), **inputs)
+        assert board(again) == board(live) and replay.divergence is None

@@ -20,7 +20,7 @@ from jdsl.errors import (
 )
 from jdsl.providers import AnthropicModel, GeminiModel, Message, OpenAIModel
 from jdsl.providers.errors import map_sdk_error, parse_retry_after
-from loopback_server import Failure, Raw, Reply, Truncated
+from loopback_server import Failure, Raw, Reply, Stall, Truncated
 
 ASK = [Message.user("q")]
 
@@ -170,3 +170,26 @@ def test_missing_key_names_the_variable(isolated_env, vendor):
     with pytest.raises(AuthenticationError) as info:
         cls("m")
     assert cls.key_env in str(info.value)
+
+
+def test_a_slow_answer_is_a_provider_timeout(server, make_model, vendor):
+    server.script(Stall(1.0))
+    with pytest.raises(ProviderTimeout) as info:
+        make_model(vendor, timeout_s=0.2).converse("s", ASK)
+    assert info.value.retryable
+
+
+MID_STREAM = {
+    "anthropic": b'event: message_start\r\ndata: {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "m", "content": [], "usage": {"input_tokens": 1}}}\r\n\r\n'
+    b'event: error\r\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded RAW-BODY-MARKER"}}\r\n\r\n',
+    "openai": b'data: {"error": {"message": "server overloaded RAW-BODY-MARKER", "type": "server_error"}}\r\n\r\n',
+}
+
+
+@pytest.mark.parametrize("vendor_name", sorted(MID_STREAM))
+def test_an_error_event_mid_stream_is_a_server_error(server, make_model, vendor_name):
+    server.script(Raw(MID_STREAM[vendor_name], "text/event-stream"))
+    with pytest.raises(ServerError) as info:
+        list(make_model(vendor_name).stream("s", ASK))
+    assert "mid-stream" in str(info.value) and "Overloaded" not in str(info.value)
+    assert_clean(info.value, server.api_key)

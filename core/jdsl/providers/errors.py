@@ -144,18 +144,16 @@ def map_sdk_error(
         )
     if name in _TRUNCATION or (cause is not None and type(cause).__name__ in _TRUNCATION):
         return incomplete_stream(provider, "the connection closed")
+    if "Connect" in name:
+        return ProviderError(
+            f"could not connect to {provider}; check the base URL and the network.",
+            provider=provider,
+            retryable=True,
+        )
     status = _status_of(exc)
-    if status is None:
-        if name in ("APIConnectionError", "ConnectError") or "Connect" in name:
-            return ProviderError(
-                f"could not connect to {provider}; check the base URL and the network.",
-                provider=provider,
-                retryable=True,
-            )
-        if _is_sdk_error(exc):
-            return _from_body(exc, provider, secrets)
-        return None
-    return _from_status(exc, status, provider, key_env, secrets)
+    if status is not None and status >= 400:
+        return _from_status(exc, status, provider, key_env, secrets)
+    return _from_body(exc, provider, secrets) if _is_sdk_error(exc) else None
 
 
 def _is_sdk_error(exc: BaseException) -> bool:
@@ -201,10 +199,10 @@ def _scrub(text: str, secrets: tuple[str, ...]) -> str:
 
 
 def _from_body(exc: BaseException, provider: str, secrets: tuple[str, ...]) -> ProviderError:
-    """An error with no HTTP status (a mid-stream error event): classify by the vendor code."""
+    """An error without an HTTP error status (an error event mid-stream): classify by code."""
     code, message = _vendor_error(exc)
     detail = _scrub(message, secrets)
-    if "rate" in code.lower():
+    if "rate_limit" in code.lower() or code == "RESOURCE_EXHAUSTED":
         return RateLimitError(
             f"{provider} rate limit hit mid-stream; wait and retry.",
             provider=provider,
@@ -238,7 +236,7 @@ def _from_status(
         return RateLimitError(f"{where}: rate limited; {hint}.", retry_after_s=wait, **fields)
     if status == 408:
         return ProviderTimeout(f"{where}: request timed out; retry.", **fields)
-    if status >= 500 or status < 400:
+    if status >= 500:
         return ServerError(f"{where}: the provider failed; retry later.", **fields)
     if status == 413 or any(m in f"{code} {message}".lower() for m in _CONTEXT_MARKERS):
         return ContextWindowExceeded(

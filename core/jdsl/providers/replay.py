@@ -14,6 +14,7 @@ is_error; vendor metadata is ignored. A recorded request without messages matche
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -84,8 +85,9 @@ class ReplayModel:
     """A model that replays the model calls of a trace.
 
     Args:
-        trace_or_events: a Trace (anything with ``.events``) or an iterable of TraceEvents or
-            event dicts; only ``model.requested`` / ``model.responded`` events are used.
+        trace_or_events: a JSONL trace path, a Trace (blob markers are hydrated from its
+            blob store), a sink with ``.events``, or an iterable of TraceEvents or event
+            dicts; only ``model.requested`` / ``model.responded`` events are used.
         strict: raise :class:`ReplayDivergence` on the first divergence (else record it and
             answer with the next recording).
 
@@ -160,6 +162,12 @@ class ReplayModel:
 
 
 def _events(source: Any) -> list[dict[str, Any]]:
+    if isinstance(source, str | os.PathLike):
+        from jdsl.trace import read_events
+
+        source = read_events(source, resolve_blobs=True)
+    elif getattr(source, "blob_store", None) is not None:
+        source = source.hydrated()  # a Trace loaded from JSONL: large messages live in blobs
     items: Iterable[Any] = getattr(source, "events", source)
     out = []
     for item in items:
