@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_NAME",
     "format_behavior",
     "format_expression",
+    "format_node",
     "parse_behavior",
     "parse_behavior_ir",
     "parse_expression",
