@@ -153,3 +153,18 @@ def test_resolved_model_talks_to_the_configured_server(server):
     model = resolve_model("claude-haiku", env=env, settings=ProviderSettings(max_retries=0))
     assert model.converse("s", [Message.user("ping")]).text == "pong"
     assert server.requests[-1].body["model"] == "claude-haiku"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://h/v1", "http://user:sk-secret@h/v1", "https://h/v1?key=sk-secret", "localhost:8000"],
+)
+def test_base_urls_must_be_plain_http(url):
+    with pytest.raises(BindingError, match="base_url") as info:
+        ProviderSettings(base_url=url)
+    assert "sk-secret" not in str(info.value)
+    with pytest.raises(BindingError):
+        resolve_model(
+            f"openai-compatible:m@{url}" if url.startswith("http") else "gpt-4o",
+            env={**KEYS, "OPENAI_BASE_URL": url},
+        )

@@ -13,15 +13,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from jdsl.errors import BindingError
 from jdsl.providers.messages import GenerationSettings
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_TIMEOUT_S",
     "ProviderSettings",
+    "check_base_url",
     "read_env",
 ]
 
@@ -54,9 +57,34 @@ class ProviderSettings(BaseModel):
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
 
+    @field_validator("base_url")
+    @classmethod
+    def _plain_http_url(cls, url: str | None) -> str | None:
+        return None if url is None else check_base_url(url)
+
     def key(self) -> str | None:
         """The plain key, for handing to an SDK client (never log it)."""
         return self.api_key.get_secret_value() if self.api_key is not None else None
+
+
+def check_base_url(url: str) -> str:
+    """``url`` when it is a plain http(s) URL: no credentials, query or fragment.
+
+    Raises:
+        BindingError: otherwise (the message never repeats the URL, which may hold a secret).
+    """
+    parts = urlsplit(url)
+    problem = None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        problem = "must be an http(s) URL such as http://127.0.0.1:8000/v1"
+    elif parts.username or parts.password or parts.query or parts.fragment:
+        problem = (
+            "must not carry credentials, a query or a fragment; pass the key as api_key (or "
+            "its env var) instead"
+        )
+    if problem:
+        raise BindingError(f"base_url {problem}", name=parts.hostname or "", kind="model")
+    return url
 
 
 def read_env(
