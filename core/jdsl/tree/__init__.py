@@ -6,7 +6,7 @@ See DESIGN.md §2 and docs/ARCHITECTURE.md ("Nodes are the IR", "Runs").
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import INPUT_WRITER, Blackboard, Read, Write
 from jdsl.tree.composites import Selector, Sequence
-from jdsl.tree.context import Bindings, ContextWindow, RunContext, jsonable
+from jdsl.tree.context import Bindings, ContextWindow, RunContext
 from jdsl.tree.decorators import Decorator, Invert, OneShot, Optional, Repeat, Timeout
 from jdsl.tree.ids import assign_runtime_ids
 from jdsl.tree.leaves import Action, Check, Guard, GuardCall, lenient_equal
@@ -44,6 +44,5 @@ __all__ = [
     "Timeout",
     "Write",
     "assign_runtime_ids",
-    "jsonable",
     "lenient_equal",
 ]

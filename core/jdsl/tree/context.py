@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from jdsl.errors import BindingError, RefError
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
+from jdsl.trace import jsonable
 from jdsl.trace.events import TraceEvent
 from jdsl.tree.blackboard import Blackboard, Write
 from jdsl.tree.status import Status
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from jdsl.trace.sinks import TraceSink
     from jdsl.tree.base import Node
 
-__all__ = ["Bindings", "ContextWindow", "RunContext", "jsonable"]
+__all__ = ["Bindings", "ContextWindow", "RunContext", "unbound_error"]
 
 _ACTORS = {
     "tool.call.started": "model",
@@ -32,29 +33,6 @@ _ACTORS = {
     "model.requested": "model",
     "model.responded": "model",
 }
-
-try:  # the trace plane's converter, when it has landed
-    from jdsl.trace import jsonable  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - fallback until jdsl.trace.jsonable exists
-
-    def jsonable(value: Any) -> Any:
-        """A JSON-able copy of ``value``: models dumped, containers walked, others repr'd."""
-        if value is None or isinstance(value, str | int | float | bool):
-            return value
-        if isinstance(value, Mapping):
-            return {str(k): jsonable(v) for k, v in value.items()}
-        if isinstance(value, list | tuple | set | frozenset):
-            return [jsonable(v) for v in value]
-        if isinstance(value, Status):
-            return value.value
-        dump = getattr(value, "model_dump", None)
-        if callable(dump):
-            return jsonable(dump(mode="json"))
-        fields = getattr(value, "__dataclass_fields__", None)
-        if fields:
-            return {name: jsonable(getattr(value, name)) for name in fields}
-        return repr(value)
-
 
 class ContextWindow:
     """The system-prompt stack: nodes with ``context=`` push text for their subtree.
