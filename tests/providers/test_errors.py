@@ -23,6 +23,7 @@ from jdsl.providers.errors import map_sdk_error, parse_retry_after
 from loopback_server import Failure, Raw, Reply, Stall, Truncated
 
 ASK = [Message.user("q")]
+CLASSES = {"anthropic": AnthropicModel, "openai": OpenAIModel, "gemini": GeminiModel}
 
 
 def assert_clean(error: BaseException, secret: str) -> None:
@@ -137,7 +138,7 @@ def test_truncated_stream_is_a_provider_timeout(server, make_model, vendor, cut)
 
 
 def test_connection_refused_is_a_provider_error(vendor):
-    cls = {"anthropic": AnthropicModel, "openai": OpenAIModel, "gemini": GeminiModel}[vendor]
+    cls = CLASSES[vendor]
     root = "http://127.0.0.1:9" + ("/v1" if vendor == "openai" else "")
     model = cls("m", api_key="sk-x-1234567890abcdef", base_url=root, max_retries=0, timeout_s=5)
     with pytest.raises(ProviderError) as info:
@@ -166,7 +167,7 @@ def test_missing_sdk_names_the_extra(monkeypatch, module, cls, extra):
 
 
 def test_missing_key_names_the_variable(isolated_env, vendor):
-    cls = {"anthropic": AnthropicModel, "openai": OpenAIModel, "gemini": GeminiModel}[vendor]
+    cls = CLASSES[vendor]
     with pytest.raises(AuthenticationError) as info:
         cls("m")
     assert cls.key_env in str(info.value)
