@@ -107,7 +107,7 @@ class React(Node):
                 error = str(exc)
         if ctx.tracing:
             ctx.emit("react.finished", {
-                **head, "status": result.status if outputs is not None else "failed",
+                **head, "status": "failed" if outputs is None and result.completed else result.status,
                 "stop_reason": result.stop_reason, "usage": result.usage,
                 "pending_actions": [c.model_dump(mode="json") for c in result.pending],
                 "answer": result.answer, "steps": result.steps, "error": error,
