@@ -77,6 +77,7 @@ class RunData:
     @classmethod
     def build(cls, source: Any, *, tree: Any = None, error: Any = None) -> RunData:
         """Collect a run from a RunContext, Trace, episode or event list (see module doc)."""
+        source = _hydrated(source)
         is_context = hasattr(source, "blackboard") and hasattr(source, "bindings")
         if is_context:
             events = _context_events(source)
@@ -86,6 +87,16 @@ class RunData:
         status, error_text = _outcome(events, source if is_context else None, error)
         statuses = node_statuses(events)
         return cls(events, ir, status, error_text, provenance(events, ir), statuses)
+
+
+def _hydrated(source: Any) -> Any:
+    """A trace loaded from a file with its blob markers replaced by the stored values."""
+    if getattr(source, "blob_store", None) is None or not callable(getattr(source, "hydrated", None)):
+        return source
+    try:
+        return source.hydrated()
+    except Exception:  # noqa: BLE001 - a missing blob: show the markers' previews instead
+        return source
 
 
 def _find_ir(events: list[dict[str, Any]], tree: Any) -> dict[str, Any] | None:

@@ -117,3 +117,17 @@ def test_display_hook_wrappers_never_raise():
     printer = Printer()
     hooks._safe_text(broken)(object(), printer, False)
     assert "text view failed" in printer.out
+
+
+def test_a_trace_file_with_blobs_is_shown_whole(tmp_path, run_events):
+    trace_mod = __import__("jdsl.trace", fromlist=["JsonlTraceSink"])
+    path = tmp_path / "run.jsonl"
+    sink = trace_mod.JsonlTraceSink(path, blob_threshold_bytes=100)
+    for event in run_events:
+        sink.emit(trace_mod.TraceEvent.from_dict({k: v for k, v in event.items()
+                                                  if k not in ("sequence", "event_id")}))
+    loaded = trace_mod.read_events(path)
+    assert any(e.blob_refs for e in loaded)
+    run = RunData.build(loaded)
+    orders = next(r for r in run.records if r.key == "orders")
+    assert isinstance(orders.value, list) and orders.value[1]["note"] == "x" * 500
