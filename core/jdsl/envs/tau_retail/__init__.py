@@ -6,6 +6,7 @@ the benchmark's own, shipped in :mod:`jdsl.data` (MIT, Copyright (c) 2024 Sierra
     env = RetailEnv()                                  # a fresh episode
     env.step("get_order_details", {"order_id": "#W6067464"})   # JSON text of the order
     tools = env.tools()                                # jdsl tools with the benchmark schemas
+    tools = tree_tools(env)                            # the same, returning data (for trees)
     reward(env, load_tasks("train")[0])                # 1.0 / 0.0 as tau-bench scores it
 """
 
@@ -21,6 +22,7 @@ from jdsl.envs.tau_retail.tasks import (
     reward,
     reward_info,
 )
+from jdsl.envs.tau_retail.tree_tools import RetailToolError, structured_result, tree_tools
 from jdsl.envs.tau_retail.writes import CANCEL_REASONS
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "RetailState",
     "RetailStep",
     "RetailTask",
+    "RetailToolError",
     "evaluate_arithmetic",
     "gold_replay",
     "load_tasks",
@@ -41,4 +44,6 @@ __all__ = [
     "retail_tool_schemas",
     "reward",
     "reward_info",
+    "structured_result",
+    "tree_tools",
 ]
