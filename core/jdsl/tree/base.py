@@ -44,9 +44,11 @@ class Node(BaseModel):
 
     def walk(self) -> Iterator[Node]:
         """This node and every node under it, pre-order, left to right."""
-        yield self
-        for child in self.children_nodes():
-            yield from child.walk()
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children_nodes()))
 
     @property
     def effective_id(self) -> str | None:

@@ -10,13 +10,13 @@ import difflib
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from jdsl.errors import BindingError, RefError
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
-from jdsl.trace import jsonable
-from jdsl.trace.events import TraceEvent
+from jdsl.trace import BaseTraceSink, jsonable
+from jdsl.trace.events import Actor, TraceEvent
 from jdsl.tree.blackboard import Blackboard, Write
 from jdsl.tree.status import Status
 
@@ -176,17 +176,20 @@ class RunContext:
         (``model`` for model requests and tool starts, ``tool`` for tool results, else
         ``system``).
         """
-        if self.trace_sink is None:
+        sink = self.trace_sink
+        if sink is None:
             return None
+        data = dict(payload or {})
+        # A BaseTraceSink makes payloads JSON data itself (prepare); don't convert twice.
         event = TraceEvent(
             kind=kind,
             capture_id=self.capture_id,
             episode_id=self.episode_id,
-            payload=jsonable(dict(payload or {})),
-            actor=actor or _ACTORS.get(kind, "system"),  # type: ignore[arg-type]
+            payload=data if isinstance(sink, BaseTraceSink) else jsonable(data),
+            actor=cast(Actor, actor or _ACTORS.get(kind, "system")),
             parent_event_id=parent_event_id,
         )
-        return self.trace_sink.emit(event)
+        return sink.emit(event)
 
     def _trace_write(self, record: Write) -> None:
         event = self.emit(

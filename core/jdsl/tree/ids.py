@@ -7,25 +7,32 @@ identity across edits of the tree.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from jdsl.tree.base import Node
 
-__all__ = ["assign_runtime_ids"]
+__all__ = ["assign_runtime_ids", "walk_with_ids"]
 
 
-def assign_runtime_ids(root: Node, prefix: str = "root") -> None:
-    """Give ``root`` and every node under it its structural id (in place).
+def walk_with_ids(root: Node, prefix: str = "root") -> Iterator[tuple[Node, str]]:
+    """Every node under ``root`` with its structural id, pre-order, left to right.
 
     The root is ``prefix``; each child appends ``/<kind>.<index>`` where index counts over
     :meth:`Node.children_nodes` (for a repeat: the child, then ``until``).
     """
-    root._runtime_id = prefix
-    stack = [(root, prefix)]
+    stack: list[tuple[Node, str]] = [(root, prefix)]
     while stack:
         node, path = stack.pop()
-        for index, child in enumerate(node.children_nodes()):
-            child_path = f"{path}/{child.kind}.{index}"
-            child._runtime_id = child_path
-            stack.append((child, child_path))
+        yield node, path
+        children = node.children_nodes()
+        for index in range(len(children) - 1, -1, -1):
+            child = children[index]
+            stack.append((child, f"{path}/{child.kind}.{index}"))
+
+
+def assign_runtime_ids(root: Node, prefix: str = "root") -> None:
+    """Give ``root`` and every node under it its structural id (in place)."""
+    for node, path in walk_with_ids(root, prefix):
+        node.__pydantic_private__["_runtime_id"] = path  # type: ignore[index]

@@ -11,7 +11,7 @@ from jdsl.errors import BindingError, ValidationError
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import Blackboard
 from jdsl.tree.context import Bindings, RunContext, unbound_error
-from jdsl.tree.ids import assign_runtime_ids
+from jdsl.tree.ids import walk_with_ids
 from jdsl.tree.leaves import Action, GuardCall
 from jdsl.tree.react import React
 from jdsl.tree.status import Status
@@ -32,14 +32,30 @@ def collect_callables(node: Node, bindings: Bindings) -> Bindings:
         BindingError: one name carried by two different callables.
     """
     for item in node.walk():
-        if isinstance(item, Action) and item._fn is not None:
-            bindings.add("tool", item.tool, item._fn)
-        elif isinstance(item, GuardCall) and item._fn is not None:
-            bindings.add("predicate", item.predicate, item._fn)
-        elif isinstance(item, React):
-            for name, fn in item._fns.items():
-                bindings.add("tool", name, fn)
+        _collect(item, bindings)
     return bindings
+
+
+def _collect(node: Node, bindings: Bindings) -> None:
+    private = node.__pydantic_private__ or {}  # direct: pydantic's __getattr__ is slow
+    if isinstance(node, Action) and private.get("_fn") is not None:
+        bindings.add("tool", node.tool, private["_fn"])
+    elif isinstance(node, GuardCall) and private.get("_fn") is not None:
+        bindings.add("predicate", node.predicate, private["_fn"])
+    elif isinstance(node, React):
+        for name, fn in private.get("_fns", {}).items():
+            bindings.add("tool", name, fn)
+
+
+def _needed(node: Node) -> list[tuple[str, str]]:
+    """The (kind, name) bindings ``node`` needs."""
+    if isinstance(node, Action):
+        return [("tool", node.tool)]
+    if isinstance(node, GuardCall):
+        return [("predicate", node.predicate)]
+    if isinstance(node, React):
+        return [("tool", name) for name in node.tools]
+    return []
 
 
 class Root(Node):
@@ -119,27 +135,38 @@ class Root(Node):
         self, tools: Callables | None = None, predicates: Callables | None = None
     ) -> Bindings:
         """The root's bindings, plus callables left on nodes, plus (replacing) the given ones."""
+        return self.prepare(tools, predicates)[0]
+
+    def prepare(
+        self, tools: Callables | None = None, predicates: Callables | None = None
+    ) -> tuple[Bindings, list[tuple[str, str]], bool]:
+        """One pass over the tree before a run: structural ids, bindings, needs.
+
+        Returns:
+            ``(bindings, needed, uses_model)``: the resolved bindings (root's, plus callables
+            left on nodes, plus the given ones replacing), every ``(kind, name)`` a node needs,
+            and whether any node calls a model.
+        """
+        carried = Bindings()
+        needed: list[tuple[str, str]] = []
+        uses_model = False
+        for node, path in walk_with_ids(self):
+            node.__pydantic_private__["_runtime_id"] = path  # type: ignore[index]
+            _collect(node, carried)
+            needed += _needed(node)
+            uses_model = uses_model or node.kind in ("predict", "react")
         bindings = self._bindings.copy()
-        carried = collect_callables(self, Bindings())
         for name, fn in carried.tools.items():
             bindings.tools.setdefault(name, fn)
         for name, fn in carried.predicates.items():
             bindings.predicates.setdefault(name, fn)
         bindings.update("tool", tools, replace=True)
         bindings.update("predicate", predicates, replace=True)
-        return bindings
+        return bindings, needed, uses_model
 
     def check_bindings(self, bindings: Bindings) -> None:
         """Raise :class:`BindingError` for the first tool or predicate name that is not bound."""
-        for node in self.walk():
-            if isinstance(node, Action) and node.tool not in bindings.tools:
-                raise unbound_error("tool", node.tool, bindings.tools)
-            if isinstance(node, GuardCall) and node.predicate not in bindings.predicates:
-                raise unbound_error("predicate", node.predicate, bindings.predicates)
-            if isinstance(node, React):
-                for name in node.tools:
-                    if name not in bindings.tools:
-                        raise unbound_error("tool", name, bindings.tools)
+        _check_needed([pair for node in self.walk() for pair in _needed(node)], bindings)
 
     def uses_model(self) -> bool:
         """Whether any node calls a model (predict or react)."""
@@ -179,8 +206,7 @@ class Root(Node):
             KeyboardInterrupt: re-raised after the episode is closed as ``cancelled``.
             Exception: whatever a tool or model raised, when ``raise_errors``.
         """
-        bindings = self.resolved_bindings(tools, predicates)
-        assign_runtime_ids(self)
+        bindings, needed, uses_model = self.prepare(tools, predicates)
         ctx = RunContext(
             Blackboard(inputs),
             model=model,
@@ -195,8 +221,8 @@ class Root(Node):
             "ir": self.to_ir() if trace_sink is not None else None,
         })  # fmt: skip
         try:
-            self.check_bindings(bindings)
-            if ctx.model is None and self.model_id and self.uses_model():
+            _check_needed(needed, bindings)
+            if ctx.model is None and self.model_id and uses_model:
                 ctx.model = _resolve_model(self.model_id)
             ctx.status = self.tick(ctx)
         except KeyboardInterrupt as exc:
@@ -231,6 +257,13 @@ class Root(Node):
             return self.child.tick(ctx)
         finally:
             ctx.window.pop()
+
+
+def _check_needed(needed: list[tuple[str, str]], bindings: Bindings) -> None:
+    for kind, name in needed:
+        table = bindings.tools if kind == "tool" else bindings.predicates
+        if name not in table:
+            raise unbound_error(kind, name, table)
 
 
 def _resolve_model(model_id: str) -> Any:
