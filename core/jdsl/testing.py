@@ -1,4 +1,6 @@
-"""Public test doubles: scripted and function-backed models (no network, deterministic).
+"""Public test doubles: scripted, function-backed and replaying models (no network).
+
+``ReplayModel`` (answers from a recorded trace) lives in :mod:`jdsl.providers.replay`.
 
 Example:
     >>> model = ScriptedModel("1")
@@ -14,8 +16,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from jdsl.providers.messages import Message, ModelTurn, ToolSpec
+from jdsl.providers.replay import ReplayDivergence, ReplayModel
 
-__all__ = ["FunctionModel", "ScriptedModel"]
+__all__ = ["FunctionModel", "ReplayDivergence", "ReplayModel", "ScriptedModel"]
 
 Reply = str | ModelTurn
 

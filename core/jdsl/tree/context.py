@@ -120,7 +120,7 @@ class RunContext:
         cancel: a cancellation token (anything with ``cancelled``), or None.
 
     Attributes:
-        status: how the run ended (set by ``Root.run``).
+        status: how the run ended (set by ``Root.run``; FAILURE until a run succeeds).
         error: the exception that ended it, if any.
         tracing: whether a sink is attached.
     """
@@ -155,7 +155,7 @@ class RunContext:
         self.services = services
         self.clock = clock
         self.cancel = cancel
-        self.status: Status | None = None
+        self.status: Status = Status.FAILURE
         self.error: BaseException | None = None
         self.tracing = trace_sink is not None
         if self.tracing:
