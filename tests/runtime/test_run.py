@@ -232,3 +232,11 @@ def test_untraced_run_emits_nothing_and_keeps_provenance():
     assert ctx.emit("annotation", {}) is None and not ctx.tracing
     assert ctx.blackboard.who_wrote("y") == "root/action.0"
     assert ctx.blackboard.writes()[-1].writer_label == "act(echo) -> y"
+
+
+def test_check_bindings_and_fresh_context_status():
+    tree = root("r").do(seq(act("a"), guard_call("p")))
+    with pytest.raises(BindingError):
+        tree.check_bindings(tree.resolved_bindings())
+    tree.check_bindings(tree.resolved_bindings(tools={"a": echo}, predicates={"p": lambda_ok}))
+    assert RunContext().status is Status.FAILURE and RunContext().error is None

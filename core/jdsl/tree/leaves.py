@@ -76,7 +76,10 @@ class Action(_Bound):
         kwargs = resolve_args(self.args, ctx, self) if self.args else {}
         if ctx.tracing:
             return self._traced_call(ctx, fn, kwargs)
-        result = fn(**kwargs)
+        return self._outcome(ctx, fn(**kwargs))
+
+    def _outcome(self, ctx: RunContext, result: Any) -> Status:
+        """The return rules: a Status is the node's status; anything else succeeds (stored)."""
         if isinstance(result, Status):
             return result
         if self.store is not None:
@@ -100,11 +103,7 @@ class Action(_Bound):
             ctx.emit("tool.call.failed", {**head, **failure}, parent_event_id=parent)
             raise
         ctx.emit("tool.call.completed", {**head, "result": result}, parent_event_id=parent)
-        if isinstance(result, Status):
-            return result
-        if self.store is not None:
-            ctx.write(self.store, result, self)
-        return Status.SUCCESS
+        return self._outcome(ctx, result)
 
 
 def lenient_equal(value: Any, expected: Any) -> bool:

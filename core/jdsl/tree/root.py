@@ -168,10 +168,6 @@ class Root(Node):
         """Raise :class:`BindingError` for the first tool or predicate name that is not bound."""
         _check_needed([pair for node in self.walk() for pair in _needed(node)], bindings)
 
-    def uses_model(self) -> bool:
-        """Whether any node calls a model (predict or react)."""
-        return any(node.kind in ("predict", "react") for node in self.walk())
-
     # -- running -------------------------------------------------------------------------------
     def run(
         self,
