@@ -1,0 +1,273 @@
+"""Compiler: ``compile_behavior`` on the airline episodes and on retail corpora of 100 to 10,000.
+
+Each corpus is a JSONL trace file measured in a fresh worker process (``python -m
+bench.compiler --worker FILE``), so its peak memory (``ru_maxrss``) is its own. In the worker:
+
+- parse: read the file and ``json.loads`` every line (the floor any reader pays);
+- load: ``jdsl.trace.read_events(path).episodes`` (events validated into ``TraceEvent`` s);
+- compile: ``jdsl.compiler.compile_behavior`` over the loaded episodes, once per task family
+  (``task_family`` of ``episode.started``, as ``jdsl compile --group-by task`` does; the retail
+  corpus is one family);
+- peak memory: the worker's maximum resident set size after its first load + compile.
+
+Each time is a median of several passes. The scaling exponent is the log-log slope of compile
+time from the smallest to the largest retail corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench.corpora import airline_corpus, retail_corpus
+from bench.table import Row
+from bench.timing import median_seconds
+
+__all__ = ["compile_families", "families", "measure", "measure_file", "parse_json_lines"]
+
+SECTION = "compiler"
+REPO = Path(__file__).resolve().parent.parent
+GIGABYTE = 1_000_000_000
+
+
+def parse_json_lines(path: Path) -> int:
+    """Read ``path`` and ``json.loads`` every non-blank line; returns the number of lines."""
+    count = 0
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                json.loads(line)
+                count += 1
+    return count
+
+
+def families(episodes: list[Any]) -> dict[str, list[Any]]:
+    """Episodes grouped by ``task_family`` (else the skill), in first-seen order."""
+    groups: dict[str, list[Any]] = defaultdict(list)
+    for episode in episodes:
+        started = episode.started or {}
+        key = started.get("task_family") or started.get("skill") or "episodes"
+        groups[str(key)].append(episode)
+    return dict(groups)
+
+
+def compile_families(groups: dict[str, list[Any]]) -> list[Any]:
+    """``compile_behavior`` once per family; returns the results in family order."""
+    from jdsl.compiler import compile_behavior  # type: ignore[attr-defined]
+
+    return [compile_behavior(eps, name=_name(fam), task_family=fam) for fam, eps in groups.items()]
+
+
+def _name(family: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in family) or "behavior"
+
+
+def _maxrss_bytes() -> int:
+    scale = 1 if sys.platform == "darwin" else 1024  # Linux reports KiB
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+
+
+def measure_file(path: Path, *, repeats: int) -> dict[str, Any]:
+    """The figures of one corpus, measured in this process (see the module doc).
+
+    Returns:
+        ``{episodes, events, families, parse_s, load_s, compile_s, first_compile_s,
+        baseline_rss, peak_rss, error}``; ``compile_s`` is None (and ``error`` says why) when
+        the compiler is missing or fails.
+    """
+    from jdsl.trace import read_events
+
+    baseline = _maxrss_bytes()
+    start = time.perf_counter()
+    episodes = read_events(path).episodes
+    groups = families(episodes)
+    out: dict[str, Any] = {
+        "episodes": len(episodes),
+        "families": len(groups),
+        "error": None,
+        "baseline_rss": baseline,
+        "compile_s": None,
+        "first_compile_s": None,
+    }
+    first_load = time.perf_counter() - start
+    try:
+        start = time.perf_counter()
+        compile_families(groups)
+        out["first_compile_s"] = time.perf_counter() - start
+    except Exception as exc:  # noqa: BLE001 - reported in the table, never hidden
+        out["error"] = f"{type(exc).__name__}: {exc}"[:300]
+    out["peak_rss"] = _maxrss_bytes()
+    # A pass longer than a minute is not repeated: the first pass is the figure.
+    slow = first_load + (out["first_compile_s"] or 0) > 60
+    reps = 1 if slow else repeats
+    out["events"] = parse_json_lines(path)
+    out["parse_s"] = median_seconds(lambda: parse_json_lines(path), repeats=reps, warmup=0)
+    out["load_s"] = (
+        first_load
+        if slow
+        else median_seconds(lambda: read_events(path).episodes, repeats=reps, warmup=0)
+    )
+    if out["error"] is None:
+        out["compile_s"] = (
+            out["first_compile_s"]
+            if slow
+            else median_seconds(lambda: compile_families(groups), repeats=reps, warmup=0)
+        )
+    out["repeats"] = reps
+    return out
+
+
+def run_worker(path: Path, *, repeats: int, timeout_s: float) -> dict[str, Any]:
+    """:func:`measure_file` in a fresh interpreter (``python -m bench.compiler --worker``)."""
+    command = [
+        sys.executable,
+        "-m",
+        "bench.compiler",
+        "--worker",
+        str(path),
+        "--repeats",
+        str(repeats),
+    ]
+    try:
+        done = subprocess.run(
+            command, cwd=REPO, capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"worker timed out after {timeout_s:.0f} s"}
+    if done.returncode != 0:
+        return {"error": f"worker failed: {done.stderr.strip().splitlines()[-1:]}"}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def corpus_rows(label: str, figures: dict[str, Any], *, memory_target: bool) -> list[Row]:
+    """Rows for one corpus: compile vs parse per episode, load per episode, peak memory."""
+    error = figures.get("error")
+    n = figures.get("episodes") or 0
+
+    def per(key: str) -> float | None:
+        return figures[key] / n if n and figures.get(key) is not None else None
+
+    compile_s, parse_s = figures.get("compile_s"), figures.get("parse_s")
+    met = None if compile_s is None or parse_s is None else compile_s <= 5 * parse_s
+    fams = figures.get("families")
+    shape = f"{n:,} episodes, {figures.get('events', 0):,} events" + (
+        f", {fams} families" if fams and fams > 1 else ""
+    )
+    peak = figures.get("peak_rss")
+    return [
+        Row(
+            SECTION,
+            f"{label}: compile_behavior, per episode",
+            per("compile_s"),
+            "s",
+            per("parse_s"),
+            "json.loads",
+            "<= 5x JSON parse",
+            met,
+            error or f"{shape}; median of {figures.get('repeats', '?')}",
+        ),
+        Row(
+            SECTION,
+            f"{label}: read_events, per episode",
+            per("load_s"),
+            "s",
+            per("parse_s"),
+            "json.loads",
+            note="jdsl's reader: events as TraceEvent models",
+        ),
+        Row(
+            SECTION,
+            f"{label}: peak memory (worker RSS)",
+            None if peak is None else float(peak),
+            "B",
+            target="< 2 GB" if memory_target else None,
+            met=None if not memory_target or peak is None else peak < 2 * GIGABYTE,
+            note="load + compile; the interpreter with jdsl imported is "
+            f"{(figures.get('baseline_rss') or 0) / 1e6:.0f} MB",
+        ),
+    ]
+
+
+def exponent_row(sizes: list[int], compiled: dict[int, dict[str, Any]], quick: bool) -> Row:
+    """The log-log slope of compile time from the smallest to the largest corpus."""
+    small, big = sizes[0], sizes[-1]
+    a, b = compiled[small].get("compile_s"), compiled[big].get("compile_s")
+    value = math.log(b / a) / math.log(big / small) if a and b else None
+    name = f"scaling exponent, retail {small:,} -> {big:,} episodes"
+    return Row(
+        SECTION,
+        name + (" (--quick; the target is for 100 -> 10,000)" if quick else ""),
+        value,
+        "",
+        target="<= 1.1",
+        met=None if value is None else value <= 1.1,
+        note="log-log slope of compile time",
+    )
+
+
+def measure(*, quick: bool) -> list[Row]:
+    """All compiler rows; ``quick`` uses the 100 and 1,000 corpora only."""
+    sizes = [100, 1_000] if quick else [100, 1_000, 10_000]
+    repeats = 3 if quick else 5
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="jdsl-bench-") as tmp:
+        airline = airline_corpus(Path(tmp) / "airline.jsonl")
+        rows += corpus_rows(
+            "tau-bench airline (real)",
+            run_worker(airline, repeats=repeats, timeout_s=600),
+            memory_target=False,
+        )
+        compiled: dict[int, dict[str, Any]] = {}
+        for n in sizes:
+            start = time.perf_counter()
+            path = retail_corpus(Path(tmp) / f"retail{n}.jsonl", n)
+            teach = time.perf_counter() - start
+            compiled[n] = run_worker(path, repeats=repeats, timeout_s=900)
+            rows += corpus_rows(f"retail teacher x {n:,}", compiled[n], memory_target=n == 10_000)
+            rows.append(
+                Row(
+                    SECTION,
+                    f"retail teacher x {n:,}: traced run to JSONL, per episode",
+                    teach / n,
+                    "s",
+                    note=f"{path.stat().st_size / n / 1e3:.1f} kB "
+                    "of JSONL per episode; one pass (corpus generation)",
+                )
+            )
+            path.unlink()
+    rows.append(exponent_row(sizes, compiled, quick))
+    if quick:
+        rows.append(
+            Row(
+                SECTION,
+                "retail teacher x 10,000: peak memory (worker RSS)",
+                None,
+                "B",
+                target="< 2 GB",
+                note="not run in --quick; run bench/run.py",
+            )
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The worker entry point: print :func:`measure_file`'s figures as one JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", type=Path, required=True, help="a JSONL trace file")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(json.dumps(measure_file(args.worker, repeats=args.repeats)))
+
+
+if __name__ == "__main__":
+    main()
