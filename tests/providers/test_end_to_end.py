@@ -127,10 +127,10 @@ def test_a_recorded_react_run_replays_without_the_server(server, make_model):
     assert len(server.requests) == 3  # nothing new reached the server
 
     other = ReplayModel(sink.events)
-    ctx = retail_react().run(
-        model=other, tools=retail_fixture_tools(1), email="c2@x.com", request="x"
-    )  # the React leaf turns a model error into FAILURE (dependency_failed)
-    assert ctx.status.value == "failure"
+    with pytest.raises(ReplayDivergence):  # a model error propagates from React, as from Predict
+        retail_react().run(
+            model=other, tools=retail_fixture_tools(1), email="c2@x.com", request="x"
+        )
     assert other.divergence is not None and other.divergence.node_id == "agent"
     assert other.divergence.message_index == 0 and "c2@x.com" in other.divergence.actual["content"]
 

@@ -51,11 +51,6 @@ def test_action_check_guard_and_predict_payloads_match_the_contract() -> None:
     assert payload_problems(events) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="react_flow's model.requested has no 'signature' (ARCHITECTURE.md event table); "
-    "remove this mark when jdsl.flows / the React leaf add it",
-)
 def test_react_payloads_match_the_contract() -> None:
     call = ToolCall(id="c1", name="lookup", arguments={"email": "a@x.com"})
     model = Scripted(ModelTurn(tool_calls=(call,)), ModelTurn(text="U1"))

@@ -82,6 +82,9 @@ class ReactResult(BaseModel):
     action_calls: int = 0
     error: ReactError | None = None
     tools: tuple[str, ...] = Field(default=())
+    exception: BaseException | None = Field(default=None, exclude=True, repr=False)
+    """The model's own exception for an ``error`` stop that a provider raised, so a caller that
+    must not swallow it (the React leaf: a bad API key is not a FAILURE) can re-raise it."""
 
     @property
     def completed(self) -> bool:
@@ -89,9 +92,16 @@ class ReactResult(BaseModel):
 
 
 class _Stop(Exception):
-    def __init__(self, reason: StopReason, code: str | None = None, message: str = "") -> None:
+    def __init__(
+        self,
+        reason: StopReason,
+        code: str | None = None,
+        message: str = "",
+        cause: BaseException | None = None,
+    ) -> None:
         self.reason = reason
         self.error = ReactError(code=code, message=message) if code else None
+        self.cause = cause
 
 
 def _budgets(settings: ReactSettings, **given: Any) -> ReactSettings:
@@ -113,6 +123,7 @@ class _Run:
         self.clock: Callable[[], float] = kw["clock"]
         self.emit: Emit | None = kw["emit"]
         self.node_id: str | None = kw["node_id"]
+        self.signature: str | None = kw["signature"]
         self.deadline = self.clock() + budgets.timeout_s
         self.messages: list[Message] = list(kw["messages"])
         self.turns: list[ModelTurn] = []
@@ -168,7 +179,8 @@ class _Run:
 
     def _call_model(self) -> ModelTurn:
         requested = self._event("model.requested", {
-            "kind": "react", "model_id": self.model_id, "system": self.system,
+            "kind": "react", "signature": self.signature, "model_id": self.model_id,
+            "system": self.system,
             "messages": [m.model_dump(mode="json") for m in self.messages],
             "tools": self.table.names(),
         }, "model")  # fmt: skip
@@ -179,10 +191,9 @@ class _Run:
             raise _Stop("cancelled", "CANCELLED", "interrupted during a model call") from None
         except ProviderTimeout as exc:
             raise _Stop("timeout", "TIMEOUT", sanitize_message(str(exc))) from None
-        except JdslError as exc:
-            raise _Stop(
-                "error", "MODEL_ERROR", sanitize_message(f"{type(exc).__name__}: {exc}")
-            ) from None
+        except JdslError as exc:  # the leaf re-raises a provider's own error (result.exception)
+            message = sanitize_message(f"{type(exc).__name__}: {exc}")
+            raise _Stop("error", "MODEL_ERROR", message, cause=exc) from None
         self._event("model.responded", {
             "kind": "react", "model_id": self.model_id, "raw_output": turn.text,
             "tool_calls": [c.model_dump(mode="json", include={"id", "name", "arguments"})
@@ -277,7 +288,13 @@ class _Run:
         self.messages.append(obs.message.model_copy(update={
             "name": call.name, "metadata": {"action_request_id": call.id, "name": call.name}}))  # fmt: skip
 
-    def result(self, reason: StopReason, answer: str, error: ReactError | None) -> ReactResult:
+    def result(
+        self,
+        reason: StopReason,
+        answer: str,
+        error: ReactError | None,
+        exception: BaseException | None = None,
+    ) -> ReactResult:
         status: Literal["completed", "partial", "failed"] = "completed"
         if reason != "completed":
             status = "partial" if self.turns else "failed"
@@ -286,6 +303,7 @@ class _Run:
             turns=tuple(self.turns), observations=tuple(self.observations),
             pending=tuple(self.pending), usage=self.usage, steps=len(self.turns),
             action_calls=self.action_calls, error=error, tools=tuple(self.table.names()),
+            exception=exception,
         )  # fmt: skip
 
 
@@ -308,6 +326,7 @@ def react_flow(
     settings: Settings | None = None,
     emit: Emit | None = None,
     node_id: str | None = None,
+    signature: str | None = None,
 ) -> ReactResult:
     """Run the ReAct loop under budgets (module docstring) and return how it ended.
 
@@ -328,6 +347,7 @@ def react_flow(
             (``toolset.exposed``, ``model.requested``/``responded``, ``tool.call.*``), e.g.
             ``RunContext.emit``. ``react.started`` / ``react.finished`` are the leaf's.
         node_id: put in every emitted payload.
+        signature: the calling leaf's signature text, put in ``model.requested``.
 
     Raises:
         ValueError: an invalid budget.
@@ -340,10 +360,12 @@ def react_flow(
     table = build_actions(tools, actions, mcp=mcp, sandbox=sandbox)
     history = [Message.user(messages)] if isinstance(messages, str) else as_messages(messages)
     run = _Run(model, table, budgets, system=system, model_id=model_id, cancel=cancel,
-               clock=clock, emit=emit, node_id=node_id, messages=history)  # fmt: skip
+               clock=clock, emit=emit, node_id=node_id, messages=history,
+               signature=signature)  # fmt: skip
     run.expose()
     try:
         answer = run.loop()
     except _Stop as stop:
-        return run.result(stop.reason, run.turns[-1].text if run.turns else "", stop.error)
+        answer = run.turns[-1].text if run.turns else ""
+        return run.result(stop.reason, answer, stop.error, stop.cause)
     return run.result("completed", answer, None)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from jdsl.errors import ModelOutputError
+from jdsl.errors import ModelOutputError, ProviderError
 from jdsl.flows import react_flow
 from jdsl.interaction.tools import Tool, tool_name
 from jdsl.providers.messages import Message
@@ -96,8 +96,11 @@ class React(Node):
             cancel=ctx.cancel,
             clock=ctx.clock,
             settings=getattr(ctx.services, "settings", None),
+            sandbox=getattr(ctx.services, "sandbox", None),
+            mcp=getattr(ctx.services, "mcp", None),
             emit=ctx.emit if ctx.tracing else None,
             node_id=self.effective_id,
+            signature=str(sig),
         )
         outputs, error = None, result.error.message if result.error else None
         if result.status == "completed":
@@ -112,6 +115,8 @@ class React(Node):
                 "pending_actions": [c.model_dump(mode="json") for c in result.pending],
                 "answer": result.answer, "steps": result.steps, "error": error,
             })  # fmt: skip
+        if isinstance(result.exception, ProviderError):
+            raise result.exception  # a model that cannot be reached is an error, not a FAILURE
         if outputs is None:
             return Status.FAILURE
         for key, value in outputs.items():

@@ -179,6 +179,8 @@ class Root(Node):
         raise_errors: bool = True,
         tools: Callables | None = None,
         predicates: Callables | None = None,
+        services: Any = None,
+        cancel: Any = None,
         **inputs: Any,
     ) -> RunContext:
         """Run the tree once on a fresh blackboard seeded with ``inputs``.
@@ -191,6 +193,9 @@ class Root(Node):
             raise_errors: re-raise an exception from a tool or model (with a note naming the
                 node) after closing the episode; False returns the context with ``error`` set.
             tools, predicates: callables that replace the root's bindings for this run.
+            services: a :class:`jdsl.flows.Services` (sandbox, MCP registry, settings) that
+                React leaves use.
+            cancel: a cancellation token (anything with a ``cancelled`` flag).
             **inputs: the run inputs (writer ``"input"``; not traced as writes).
 
         Returns:
@@ -211,6 +216,8 @@ class Root(Node):
             trace_sink=trace_sink,
             capture_id=capture_id,
             episode_id=episode_id,
+            services=services,
+            cancel=cancel,
         )
         ctx.emit("episode.started", {
             "skill": self.name, "inputs": inputs, "model_id": self.model_id,
