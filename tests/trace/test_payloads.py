@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from jdsl import tree
 from jdsl.providers.messages import ModelTurn, ToolCall, Usage
 from jdsl.trace import EventKind, ListTraceSink, TraceEvent, payload_problems
