@@ -12,8 +12,6 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from rank_bm25 import BM25Plus
-
 from jdsl.flows.context import ContextItem, WorkingContext
 from jdsl.settings import Settings
 
@@ -43,6 +41,8 @@ class Bm25Strategy:
         docs = [tokenize(item.content) for item in items]
         if not terms or not docs:
             return []
+        from rank_bm25 import BM25Plus  # lazy: it imports numpy
+
         scores = BM25Plus(docs).get_scores(sorted(terms))
         ranked = sorted(
             (

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from jdsl.errors import JdslError, ToolError
@@ -238,6 +237,8 @@ class McpRegistry:
         client = self._client(server)
         schema = self._schemas.get((server, name))
         if schema is not None:
+            import jsonschema  # lazy, see registry.py
+
             error = jsonschema.exceptions.best_match(
                 jsonschema.validators.validator_for(schema)(schema).iter_errors(arguments)
             )

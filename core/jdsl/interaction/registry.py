@@ -15,9 +15,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from pydantic import BaseModel
 
 from jdsl.errors import JdslError, ToolError
@@ -30,6 +29,9 @@ from jdsl.interaction.results import (
 from jdsl.interaction.sandbox import Sandbox
 from jdsl.interaction.tools import HOST_NAME, tool_spec
 from jdsl.providers.messages import ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 __all__ = [
     "RegisteredTool",
@@ -185,7 +187,7 @@ class ToolRegistry:
     ) -> None:
         self.sandbox = sandbox if sandbox is not None else Sandbox()
         self._tools: dict[str, RegisteredTool] = {}
-        self._validators: dict[str, jsonschema.protocols.Validator] = {}
+        self._validators: dict[str, Validator] = {}
         for tool in tools:
             self.register(tool)
 
@@ -208,6 +210,8 @@ class ToolRegistry:
                 tool=entry.name,
                 code="INVALID_TOOL",
             )
+        import jsonschema  # lazy: importing it costs ~1 s where rfc3987-syntax is installed
+
         try:
             cls = jsonschema.validators.validator_for(entry.parameters)
             cls.check_schema(entry.parameters)
@@ -259,7 +263,9 @@ class ToolRegistry:
             )
         if not isinstance(arguments, dict):
             raise _bad_arguments(name, "arguments must be a JSON object")
-        error = jsonschema.exceptions.best_match(self._validators[name].iter_errors(arguments))
+        from jsonschema.exceptions import best_match
+
+        error = best_match(self._validators[name].iter_errors(arguments))
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "arguments"
             raise _bad_arguments(name, f"{where}: {error.message}")

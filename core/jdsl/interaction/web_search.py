@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jdsl.errors import PermissionDenied, ProviderError
@@ -23,6 +22,9 @@ from jdsl.interaction.cancel import is_cancelled
 from jdsl.interaction.registry import RegisteredTool, ToolContext
 from jdsl.interaction.results import Reference, ToolResult
 from jdsl.interaction.sandbox import normalize_origin
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["BraveSearchProvider", "SearchProvider", "web_search_tool"]
 
@@ -169,6 +171,8 @@ class BraveSearchProvider:
         Raises:
             ProviderError: a non-2xx status, a redirect, an oversized or malformed body.
         """
+        import httpx  # lazy: only a real search needs it
+
         with httpx.Client(
             transport=self._transport, timeout=self._timeout, follow_redirects=False
         ) as client:
