@@ -20,7 +20,7 @@ def test_import_tau_bench_writes_a_jsonl_trace(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "54 episodes, 250 tool calls (9 failed), 547 model turns" in result.output
     trace = read_events(out)
-    assert len(trace) == 2478 and trace.verify() == []
+    assert len(trace) == 2586 and trace.verify() == []
     assert len(trace.episodes) == 54
     in_memory = import_tau_bench(data_path("tau_airline", "episodes.json"))
     assert [e.payload for e in trace.hydrated()] == [e.payload for e in in_memory]
@@ -32,7 +32,7 @@ def test_an_existing_output_is_replaced(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     for _ in range(2):
         assert RUNNER.invoke(import_app, ["openai-chat", str(log), "-o", str(out)]).exit_code == 0
-    assert len(read_events(out)) == 3
+    assert len(read_events(out)) == 5
 
 
 def test_import_openai_chat_writes_a_jsonl_trace(tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_import_openai_chat_writes_a_jsonl_trace(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["openai-chat", str(log), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "1 episodes, 0 tool calls (0 failed), 1 model turns" in result.output
-    assert len(out.read_text().splitlines()) == 6
+    assert len(out.read_text().splitlines()) == 8
 
 
 def test_a_bad_source_exits_1_with_the_reason_and_writes_nothing(tmp_path: Path) -> None:

@@ -51,37 +51,42 @@ def test_a_conversation_becomes_one_episode_of_decisions_and_calls(tmp_path: Pat
     events = import_openai_chat(_write(tmp_path, CONVERSATION))
     assert {e.episode_id for e in events} == {"conv-1"}
     assert _kinds(events) == [
-        EventKind.EPISODE_STARTED, EventKind.TOOLSET_EXPOSED, EventKind.USER_MESSAGE,
+        EventKind.EPISODE_STARTED, EventKind.REACT_STARTED, EventKind.TOOLSET_EXPOSED, EventKind.USER_MESSAGE,
         EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED,
         EventKind.TOOL_CALL_STARTED, EventKind.TOOL_CALL_COMPLETED,
         EventKind.TOOL_CALL_STARTED, EventKind.TOOL_CALL_FAILED,
         EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED, EventKind.ASSISTANT_MESSAGE,
         EventKind.TOOL_CALL_STARTED, EventKind.TOOL_CALL_COMPLETED,
         EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED, EventKind.ASSISTANT_MESSAGE,
-        EventKind.ENVIRONMENT_REWARD, EventKind.EPISODE_FINISHED,
+        EventKind.REACT_FINISHED, EventKind.ENVIRONMENT_REWARD, EventKind.EPISODE_FINISHED,
     ]
     started = events[0].payload
     assert started["task_id"] == 7 and started["task_family"] == "7"
     assert started["inputs"] == {"email": "ann@example.com"} and started["model_id"] == "gpt-4o-mini"
-    assert events[2].payload == {"content": "I am ann@example.com"}
-    assert events[1].payload["tools"][0]["host_name"] == "find_user"
+    assert events[3].payload == {"content": "I am ann@example.com"}
+    assert events[2].payload["tools"][0]["host_name"] == "find_user"
+    assert events[1].payload == {
+        "node_id": "agent", "signature": None, "inputs": {"email": "ann@example.com"}, "outputs": [], "tools": ["find_user"],
+    }
+    finished = events[-3].payload
+    assert finished["answer"] == "Your order #W2 is pending." and finished["steps"] == 3
 
 
 def test_results_are_matched_by_call_id_and_parsed(tmp_path: Path) -> None:
     events = import_openai_chat(_write(tmp_path, CONVERSATION))
-    assert events[6].payload["result"] == {"user_id": "ann_1", "orders": ["#W2"]}
-    assert events[6].payload["call_id"] == "c1"
-    assert events[8].payload["error"] == "Error: order not found" and events[8].payload["call_id"] == "c2"
-    assert events[13].payload["result"] == "pending"  # not JSON text: kept as text
+    assert events[7].payload["result"] == {"user_id": "ann_1", "orders": ["#W2"]}
+    assert events[7].payload["call_id"] == "c1"
+    assert events[9].payload["error"] == "Error: order not found" and events[9].payload["call_id"] == "c2"
+    assert events[14].payload["result"] == "pending"  # not JSON text: kept as text
 
 
 def test_requests_carry_the_system_prompt_and_history(tmp_path: Path) -> None:
     events = import_openai_chat(_write(tmp_path, CONVERSATION))
-    second = events[9].payload
+    second = events[10].payload
     assert second["system"] == "You are a retail agent." and second["tools"] == ["find_user"]
     roles = [(m["role"], m["tool_call_id"], m["is_error"]) for m in second["messages"]]
     assert roles == [("user", None, False), ("assistant", None, False), ("tool", "c1", False), ("tool", "c2", True)]
-    responded = events[10].payload
+    responded = events[11].payload
     assert responded["raw_output"] == "Checking." and responded["finish_reason"] == "tool_calls"
     assert responded["tool_calls"] == [{"id": "c3", "name": "get_order", "arguments": {"order_id": "#W2"}}]
 

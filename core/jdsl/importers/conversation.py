@@ -9,6 +9,8 @@ event                       actor        payload
 ==========================  ===========  ================================================
 ``episode.started``         system       ``skill``, ``inputs``, ``ir`` (None), ``model_id``, task
                                          metadata (``task_id``, ``task_family``, ...)
+``react.started``           system       ``node_id``, ``signature`` (None), ``inputs``,
+                                         ``outputs`` ([]), ``tools`` (names)
 ``toolset.exposed``         system       ``node_id``, ``tools`` [{host_name, description,
                                          parameters}] (when the tool schemas are known)
 ``user.message``            user         ``content``
@@ -23,6 +25,8 @@ event                       actor        payload
                                          response that asked for it
 ``tool.call.completed``     tool         ``..., result`` (parsed when it is JSON text)
 ``tool.call.failed``        tool         ``..., error`` (the text), ``error_type``
+``react.finished``          system       ``node_id``, ``status``/``stop_reason`` "completed",
+                                         ``answer`` (the last assistant text), ``steps``
 ``environment.reward``      environment  ``reward`` (when the source recorded one)
 ``episode.finished``        system       ``skill``, ``status``, ``error_type``, ``error_message``
 ==========================  ===========  ================================================
@@ -188,6 +192,17 @@ def conversation_events(conversation: Conversation, sink: TraceSink) -> list[Tra
             **conv.metadata,
         },
     )
+    tool_names = [t["name"] for t in conv.tools]
+    out.emit(
+        EventKind.REACT_STARTED,
+        {
+            "node_id": AGENT_NODE_ID,
+            "signature": None,
+            "inputs": dict(conv.inputs),
+            "outputs": [],
+            "tools": tool_names,
+        },
+    )
     if conv.tools:
         tools = [
             {
@@ -205,6 +220,20 @@ def conversation_events(conversation: Conversation, sink: TraceSink) -> list[Tra
             history.append(Message.user(turn.content))
         else:
             _emit_assistant_turn(out, turn, history)
+    answers = [t.content for t in conv.turns if isinstance(t, AssistantTurn) and t.content]
+    out.emit(
+        EventKind.REACT_FINISHED,
+        {
+            "node_id": AGENT_NODE_ID,
+            "status": "completed",
+            "stop_reason": "completed",
+            "usage": None,
+            "pending_actions": [],
+            "answer": answers[-1] if answers else "",
+            "steps": sum(isinstance(t, AssistantTurn) for t in conv.turns),
+            "error": None,
+        },
+    )
     if conv.reward is not None:
         out.emit(EventKind.ENVIRONMENT_REWARD, {"reward": conv.reward}, actor="environment")
     status = "success" if conv.reward is None or conv.reward > 0 else "failure"
@@ -231,7 +260,7 @@ def _emit_assistant_turn(out: _Emitter, turn: AssistantTurn, history: list[Messa
             "model_id": model_id,
             "system": conv.system,
             "messages": [m.model_dump(mode="json") for m in history],
-            "tools": [t["name"] for t in conv.tools],
+            "tools": [t["name"] for t in out.conversation.tools],
         },
         actor="model",
     )
