@@ -1,14 +1,14 @@
 """Compiler: ``compile_behavior`` on the airline episodes and on retail corpora of 100 to 10,000.
 
 Each corpus is a JSONL trace file measured in a fresh worker process (``python -m
-bench.compiler --worker FILE``), so its peak memory (``ru_maxrss``) is its own. In the worker:
+bench.compiler --worker FILE``), so its peak memory is its own. In the worker:
 
 - parse: read the file and ``json.loads`` every line (the floor any reader pays);
 - load: ``jdsl.trace.read_events(path).episodes`` (events validated into ``TraceEvent`` s);
 - compile: ``jdsl.compiler.compile_behavior`` over the loaded episodes, once per task family
   (``task_family`` of ``episode.started``, as ``jdsl compile --group-by task`` does; the retail
   corpus is one family);
-- peak memory: the worker's maximum resident set size after its first load + compile.
+- peak memory: the worker's peak resident set size (``VmHWM``) after its first load + compile.
 
 Each time is a median of several passes. The scaling exponent is the log-log slope of compile
 time from the smallest to the largest retail corpus.
@@ -32,7 +32,14 @@ from bench.corpora import airline_corpus, retail_corpus
 from bench.table import Row
 from bench.timing import median_seconds
 
-__all__ = ["compile_families", "families", "measure", "measure_file", "parse_json_lines"]
+__all__ = [
+    "compile_families",
+    "families",
+    "measure",
+    "measure_file",
+    "parse_json_lines",
+    "peak_rss_bytes",
+]
 
 SECTION = "compiler"
 REPO = Path(__file__).resolve().parent.parent
@@ -71,8 +78,18 @@ def _name(family: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in family) or "behavior"
 
 
-def _maxrss_bytes() -> int:
-    scale = 1 if sys.platform == "darwin" else 1024  # Linux reports KiB
+def peak_rss_bytes() -> int:
+    """This process's peak resident set size in bytes.
+
+    On Linux ``VmHWM`` of ``/proc/self/status``: ``ru_maxrss`` is not used there because it
+    keeps the parent's peak across fork and exec, so a worker would report its parent's.
+    """
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB elsewhere
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 
 
@@ -86,7 +103,7 @@ def measure_file(path: Path, *, repeats: int) -> dict[str, Any]:
     """
     from jdsl.trace import read_events
 
-    baseline = _maxrss_bytes()
+    baseline = peak_rss_bytes()
     start = time.perf_counter()
     episodes = read_events(path).episodes
     groups = families(episodes)
@@ -105,7 +122,7 @@ def measure_file(path: Path, *, repeats: int) -> dict[str, Any]:
         out["first_compile_s"] = time.perf_counter() - start
     except Exception as exc:  # noqa: BLE001 - reported in the table, never hidden
         out["error"] = f"{type(exc).__name__}: {exc}"[:300]
-    out["peak_rss"] = _maxrss_bytes()
+    out["peak_rss"] = peak_rss_bytes()
     # A pass longer than a minute is not repeated: the first pass is the figure.
     slow = first_load + (out["first_compile_s"] or 0) > 60
     reps = 1 if slow else repeats

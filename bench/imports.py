@@ -49,8 +49,8 @@ def import_seconds(statement: str, *, repeats: int) -> float:
 
 
 def measure(*, quick: bool) -> list[Row]:
-    """One row per statement of :data:`CASES` (5 fresh interpreters each, 9 in a full run)."""
-    repeats = 5 if quick else 9
+    """One row per statement of :data:`CASES` (3 fresh interpreters each, 7 in a full run)."""
+    repeats = 3 if quick else 7
     rows = []
     for statement, target, note in CASES:
         seconds = import_seconds(statement, repeats=repeats)

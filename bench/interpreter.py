@@ -15,6 +15,7 @@ visited behaviour and its status in a list through a visitor (``BehaviourTree.ti
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.table import Row
-from bench.timing import median_seconds
+from bench.timing import Timed, interleaved_medians
 
 __all__ = ["SHAPES", "Shape", "jdsl_tree", "measure", "py_trees_tree"]
 
@@ -59,11 +60,14 @@ def noop() -> None:
     """A no-op tool (succeeds)."""
 
 
-def fail() -> Any:
-    """A no-op tool that fails (returns ``Status.FAILURE``)."""
+def _failing_tool() -> Callable[[], Any]:
     from jdsl import Status
 
-    return Status.FAILURE
+    def fail() -> Any:
+        """A no-op tool that fails (returns ``Status.FAILURE``)."""
+        return Status.FAILURE
+
+    return fail
 
 
 def jdsl_tree(shape: Shape) -> Any:
@@ -73,6 +77,7 @@ def jdsl_tree(shape: Shape) -> Any:
     if shape.key == "seq":
         return root("seq").do(seq(*(act(noop) for _ in range(shape.ticks - 1))))
     node: Any = act(noop)
+    fail = _failing_tool()
     for _ in range((shape.ticks - 1) // 2):
         node = sel(act(fail), node)
     return root("sel").do(node)
@@ -114,88 +119,66 @@ def _py_trees_traced(shape: Shape) -> tuple[Callable[[], Any], Callable[[], Any]
     return tree.tick, visitor.events.clear
 
 
-def _per_node(seconds: float, shape: Shape) -> float:
-    return seconds / shape.ticks
+def _contenders(shape: Shape, tmp: Path) -> tuple[dict[str, Timed], int]:
+    """What :func:`measure_shape` times, by name, and the events one traced run emits."""
+    from jdsl import Blackboard, RunContext
+    from jdsl.trace import JsonlTraceSink, ListTraceSink
+
+    tree, peer = jdsl_tree(shape), py_trees_tree(shape)
+    sinks: list[Any] = []
+    files = iter(range(10**9))
+    ctx = RunContext(Blackboard({}), bindings=tree.resolved_bindings())
+    tree.run()  # assigns the runtime ids Root.tick needs
+    tick, reset = _py_trees_traced(shape)
+    probe = ListTraceSink()
+    tree.run(trace_sink=probe)
+
+    def traced() -> Any:
+        return tree.run(trace_sink=sinks[-1])
+
+    return {
+        "untraced": Timed(tree.run),
+        "py_trees": Timed(peer.tick_once),
+        "tick": Timed(lambda: tree.tick(ctx)),
+        "list": Timed(traced, lambda: sinks.append(ListTraceSink())),
+        "jsonl": Timed(
+            traced, lambda: sinks.append(JsonlTraceSink(tmp / f"{shape.key}{next(files)}.jsonl"))
+        ),
+        "py_traced": Timed(tick, reset),
+    }, len(probe.events)
 
 
 def measure_shape(shape: Shape, *, repeats: int, tmp: Path) -> list[Row]:
     """Rows for one shape: untraced vs py_trees, list-traced vs untraced, JSONL-traced."""
-    from jdsl.trace import JsonlTraceSink, ListTraceSink
-
-    tree = jdsl_tree(shape)
-    peer = py_trees_tree(shape)
-    n = shape.number
-    untraced = median_seconds(tree.run, repeats=repeats, number=n)
-    py_untraced = median_seconds(peer.tick_once, repeats=repeats, number=n)
-    sinks: list[Any] = []
-    listed = median_seconds(
-        lambda: tree.run(trace_sink=sinks[-1]),
-        repeats=repeats,
-        number=n,
-        setup=lambda: sinks.append(ListTraceSink()),
-    )
-    files = iter(range(10**6))
-    jsonl = median_seconds(
-        lambda: tree.run(trace_sink=sinks[-1]),
-        repeats=repeats,
-        number=n,
-        setup=lambda: sinks.append(JsonlTraceSink(tmp / f"{shape.key}{next(files)}.jsonl")),
-    )
-    tick, reset = _py_trees_traced(shape)
-    py_traced = median_seconds(tick, repeats=repeats, number=n, setup=reset)
-    probe = ListTraceSink()
-    tree.run(trace_sink=probe)
-    events = len(probe.events)
-    title, per = shape.title, _per_node
+    contenders, events = _contenders(shape, tmp)
+    t = interleaved_medians(contenders, repeats=repeats, number=shape.number)
+    per = {name: seconds / shape.ticks for name, seconds in t.items()}
+    title = shape.title
     return [
-        Row(
-            SECTION,
-            f"{title}: untraced, per node tick",
-            per(untraced, shape),
-            "s",
-            per(py_untraced, shape),
-            "py_trees",
-            "<= py_trees",
-            untraced <= py_untraced,
-            f"Root.run vs tick_once; {shape.ticks} ticks per run",
-        ),
-        Row(
-            SECTION,
-            f"{title}: traced to ListTraceSink, per node tick",
-            per(listed, shape),
-            "s",
-            per(untraced, shape),
-            "jdsl untraced",
-            "<= 2x untraced",
-            listed <= 2 * untraced,
-            f"{events} events per run",
-        ),
-        Row(
-            SECTION,
-            f"{title}: traced to JsonlTraceSink, per node tick",
-            per(jsonl, shape),
-            "s",
-            per(untraced, shape),
-            "jdsl untraced",
-            note="temp file, default redaction and blobs",
-        ),
-        Row(
-            SECTION,
-            f"{title}: py_trees traced to a list (visitor), per node tick",
-            per(py_traced, shape),
-            "s",
-            per(listed, shape),
-            "jdsl list-traced",
-            note="ratio = py_trees / jdsl",
-        ),
-    ]
+        Row(SECTION, f"{title}: untraced, per node tick", per["untraced"], "s",
+            per["py_trees"], "py_trees", "<= py_trees", per["untraced"] <= per["py_trees"],
+            f"Root.run vs tick_once; {shape.ticks} ticks per run"),
+        Row(SECTION, f"{title}: untraced, Root.tick only, per node tick", per["tick"], "s",
+            per["py_trees"], "py_trees",
+            note="Root.tick on a prepared RunContext: the ticks without run set-up"),
+        Row(SECTION, f"{title}: traced to ListTraceSink, per node tick", per["list"], "s",
+            per["untraced"], "jdsl untraced", "<= 2x untraced",
+            per["list"] <= 2 * per["untraced"], f"{events} events per run"),
+        Row(SECTION, f"{title}: traced to JsonlTraceSink, per node tick", per["jsonl"], "s",
+            per["untraced"], "jdsl untraced", note="temp file, default redaction and blobs"),
+        Row(SECTION, f"{title}: py_trees traced to a list (visitor), per node tick",
+            per["py_traced"], "s", per["list"], "jdsl list-traced",
+            note="ratio = py_trees / jdsl"),
+    ]  # fmt: skip
 
 
 def measure(*, quick: bool) -> list[Row]:
-    """All interpreter rows; ``quick`` takes fewer samples (5 instead of 9)."""
+    """All interpreter rows; ``quick`` takes fewer samples (5 instead of 9) of half the runs."""
     repeats = 5 if quick else 9
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="jdsl-bench-") as tmp:
         for shape in SHAPES:
+            if quick:
+                shape = dataclasses.replace(shape, number=max(1, shape.number // 2))
             rows += measure_shape(shape, repeats=repeats, tmp=Path(tmp))
     return rows

@@ -5,10 +5,11 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["median_seconds", "timed_once"]
+__all__ = ["Timed", "interleaved_medians", "median_seconds", "timed_once"]
 
 
 def timed_once(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -55,3 +56,36 @@ def median_seconds(
         finally:
             gc.enable()
     return statistics.median(samples)
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One contender of :func:`interleaved_medians`: the work and its untimed per-sample setup."""
+
+    fn: Callable[[], Any]
+    setup: Callable[[], Any] | None = None
+
+
+def interleaved_medians(
+    contenders: Mapping[str, Timed], *, repeats: int = 5, number: int = 1
+) -> dict[str, float]:
+    """Median seconds per call of each contender, sampling them in turn (a, b, c, a, b, c, ...).
+
+    Alternating the samples makes their ratios fair on a busy machine: a burst of load hits all
+    contenders rather than whichever happened to run then. Each contender is warmed up once.
+
+    Args:
+        contenders: ``{name: Timed}``.
+        repeats: samples per contender.
+        number: calls per sample.
+    """
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(max(repeats, 1)):
+        for name, timed in contenders.items():
+            warm = not samples[name]
+            samples[name].append(
+                median_seconds(
+                    timed.fn, repeats=1, number=number, warmup=int(warm), setup=timed.setup
+                )
+            )
+    return {name: statistics.median(values) for name, values in samples.items()}

@@ -30,6 +30,7 @@ def test_interpreter_shapes_tick_the_same_nodes_in_both_libraries(
     rows = interpreter.measure_shape(shape, repeats=1, tmp=tmp_path)
     assert [r.peer_name for r in rows] == [
         "py_trees",
+        "py_trees",
         "jdsl untraced",
         "jdsl untraced",
         "jdsl list-traced",
