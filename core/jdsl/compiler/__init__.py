@@ -1,0 +1,72 @@
+"""The trace compiler: episodes -> exact lineage -> candidates -> Behavior IR -> package.
+
+One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normalize`,
+:mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
+:mod:`.arguments`), :mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly),
+:mod:`.metrics`; :mod:`.pipeline` chains them in :func:`compile_behavior`.
+"""
+
+from jdsl.compiler.candidates import ATOM_TYPES, Fact, claim_text, extract_facts
+from jdsl.compiler.consolidate import Candidate, consolidate
+from jdsl.compiler.events import EpisodeRecords, EventRecord, as_records
+from jdsl.compiler.families import group_episodes
+from jdsl.compiler.lineage import StateIndex, find_source, find_sources, is_meaningful
+from jdsl.compiler.metrics import PackageMetrics, package_metrics
+from jdsl.compiler.normalize import (
+    GuardObservation,
+    ModelDecision,
+    NormEpisode,
+    NormStep,
+    normalize_all,
+    normalize_episode,
+)
+from jdsl.compiler.package import build_package
+from jdsl.compiler.pipeline import (
+    CompileReport,
+    CompileResult,
+    compile_behavior,
+    compile_normalized,
+)
+from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
+from jdsl.compiler.staticize import CompiledBehavior, NodeProvenance, modal_skeleton, staticize
+from jdsl.compiler.verify import VerificationReport, promote, verify
+
+__all__ = [
+    "ATOM_TYPES",
+    "Candidate",
+    "CompileReport",
+    "CompileResult",
+    "CompiledBehavior",
+    "CompilerModel",
+    "EpisodeRecords",
+    "EventRecord",
+    "Fact",
+    "GuardObservation",
+    "HeuristicCompilerModel",
+    "LLMCompilerModel",
+    "ModelDecision",
+    "NodeProvenance",
+    "NormEpisode",
+    "NormStep",
+    "PackageMetrics",
+    "StateIndex",
+    "VerificationReport",
+    "as_records",
+    "build_package",
+    "claim_text",
+    "compile_behavior",
+    "compile_normalized",
+    "consolidate",
+    "extract_facts",
+    "find_source",
+    "find_sources",
+    "group_episodes",
+    "is_meaningful",
+    "modal_skeleton",
+    "normalize_all",
+    "normalize_episode",
+    "package_metrics",
+    "promote",
+    "staticize",
+    "verify",
+]

@@ -1,0 +1,128 @@
+"""How staticize represents one argument of one call slot: a ref, a run input or a constant.
+
+A call slot is ``(position, tool, argument)`` in the skeleton, so two calls of one tool at two
+positions never collapse into one ambiguous input (seeds/compiler-internals.md §5). Order of
+preference over the episodes that follow the skeleton ("aligned" episodes):
+
+1. ``dataflow``: an exact lineage path that explains the value in *every* aligned episode and
+   whose names are available at that point of the compiled tree -> ``{"ref": path}``;
+2. ``const``: the value never varies -> ``{"const": value}``;
+3. ``input``: it varies and always equals the same run input -> ``{"ref": input}``;
+4. ``residual``: it varies and a model chose it (a react call) -> a predict answers it;
+5. ``input`` (synthesized name): it varies and nothing explains it -> a new run input.
+
+A varying argument that no lineage explains is never silently compiled to a constant.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler.normalize import NormStep, slug
+from jdsl.expr import parse_path
+
+__all__ = ["ArgChoice", "choose_argument", "input_names", "path_names", "stable_key"]
+
+
+@dataclass(frozen=True)
+class ArgChoice:
+    """The representation chosen for one argument.
+
+    Attributes:
+        argument: the keyword.
+        how: ``dataflow``, ``const``, ``input`` or ``residual``.
+        spec: ``{"ref": path}`` or ``{"const": value}``.
+        source: the lineage path, input name or residual output key (None for constants).
+        values: the recorded values over the aligned episodes.
+    """
+
+    argument: str
+    how: str
+    spec: dict[str, Any]
+    source: str | None
+    values: tuple[Any, ...]
+
+
+def stable_key(value: Any) -> str:
+    """Canonical JSON text of a value (sorted keys): equal values, equal keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def path_names(path: str) -> set[str]:
+    """The blackboard keys a path reads: its top-level key and every ``$name`` index."""
+    try:
+        steps = parse_path(path)
+    except ValueError:
+        return {path}
+    return {str(steps[0][1])} | {str(arg) for kind, arg in steps if kind == "var"}
+
+
+def _dataflow(argument: str, steps: Sequence[NormStep], available: set[str] | None) -> str | None:
+    """The best path explaining every step's value (names available, unless None)."""
+    for path in steps[0].arg_sources.get(argument, ()):
+        if (available is None or path_names(path) <= available) and all(
+            path in s.arg_sources.get(argument, ()) for s in steps[1:]
+        ):
+            return path
+    return None
+
+
+def _common_input(argument: str, steps: Sequence[NormStep]) -> str | None:
+    keys = {s.input_args.get(argument) for s in steps}
+    return keys.pop() if len(keys) == 1 and None not in keys else None
+
+
+def choose_argument(
+    argument: str,
+    steps: Sequence[NormStep],
+    *,
+    available: set[str],
+    synthesized_input: str,
+) -> ArgChoice:
+    """Choose the representation of ``argument`` over the aligned steps of one slot.
+
+    Args:
+        argument: the keyword.
+        steps: the slot's step in every aligned episode (the representative first).
+        available: the blackboard keys produced before this point (and the run inputs).
+        synthesized_input: the name a new run input (or residual output) gets.
+    """
+    values = tuple(s.arguments.get(argument) for s in steps)
+    path = _dataflow(argument, steps, available)
+    if path is not None:
+        return ArgChoice(argument, "dataflow", {"ref": path}, path, values)
+    if len({stable_key(v) for v in values}) == 1:
+        return ArgChoice(argument, "const", {"const": values[0]}, None, values)
+    key = _common_input(argument, steps)
+    if key is not None:
+        return ArgChoice(argument, "input", {"ref": key}, key, values)
+    how = "residual" if steps[0].model_chosen else "input"
+    return ArgChoice(argument, how, {"ref": synthesized_input}, synthesized_input, values)
+
+
+def input_names(
+    slots: Iterable[tuple[int, str, str, Sequence[NormStep]]],
+) -> dict[tuple[int, str], str]:
+    """Names for arguments that may need a synthesized run input, per ``(position, argument)``.
+
+    The bare argument name when no other varying, unexplained slot shares it, else
+    ``<tool>_<position>_<argument>`` (reference jdsl-py §5.4).
+    """
+    free: list[tuple[int, str, str]] = []
+    for position, tool, argument, steps in slots:
+        values = {stable_key(s.arguments.get(argument)) for s in steps}
+        explained = _dataflow(argument, steps, None) or _common_input(argument, steps)
+        if len(values) > 1 and not explained:
+            free.append((position, tool, argument))
+    counts: dict[str, int] = {}
+    for _, _, argument in free:
+        counts[argument] = counts.get(argument, 0) + 1
+    return {
+        (position, argument): argument
+        if counts[argument] == 1
+        else f"{slug(tool)}_{position}_{argument}"
+        for position, tool, argument in free
+    }

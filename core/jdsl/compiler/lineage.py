@@ -1,0 +1,204 @@
+"""Exact lineage: which earlier trusted state value a tool argument is an exact copy of.
+
+Rules (seeds/compiler-internals.md §2, reference jdsl-py §5.2):
+
+* only scalars are targets; containers never are;
+* a bool never counts and never equals a number; ``0``, ``1``, ``-1`` and NaN never count;
+* a string needs two or more characters; ``None`` never counts;
+* ints and floats compare numerically, strings exactly (no fuzzy or substring matching);
+* paths reach at most :data:`MAX_DEPTH` steps below a top-level key;
+* a list index equal to the value of a top-level key ``k`` (an int 0..999 or a digit string)
+  also gives the symbolic path ``xs[$k]``; symbolic paths are preferred, then shorter, then
+  lexicographically smaller ones.
+
+:class:`StateIndex` keeps a dict from ``(type, value)`` to the paths holding it, updated once
+per write, so a lookup costs one dict access however large the state is.
+
+Example:
+    >>> index = StateIndex()
+    >>> index.set("orders", [{"id": "#W0"}, {"id": "#W1"}])
+    >>> index.set("selected_index", 1, decision=True)
+    >>> index.sources("#W1")
+    ('orders[$selected_index].id', 'orders[1].id')
+    >>> index.sources(1)
+    ()
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from typing import Any, Final
+
+__all__ = ["MAX_DEPTH", "StateIndex", "find_source", "find_sources", "is_meaningful", "render_path"]
+
+MAX_DEPTH: Final = 6
+"""How many steps below a top-level key lineage looks."""
+
+_MAX_INDEX_VAR: Final = 999
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_TRIVIAL_NUMBERS: Final = (0, 1, -1)
+
+PathSteps = tuple[Any, ...]
+"""A path as steps: the top-level key (str), then dict keys (str) and list indexes (int)."""
+
+
+def is_meaningful(value: Any) -> bool:
+    """Whether ``value`` may be a lineage target (an identifier-like scalar).
+
+    >>> [is_meaningful(v) for v in ("#W01", "x", 1, 2, True, None, 2.5, float("nan"), [1])]
+    [True, False, False, True, False, False, True, False, False]
+    """
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, str):
+        return len(value) >= 2
+    if isinstance(value, int):
+        return value not in _TRIVIAL_NUMBERS
+    if isinstance(value, float):
+        return not math.isnan(value) and value not in _TRIVIAL_NUMBERS
+    return False
+
+
+def value_key(value: Any) -> tuple[str, Any] | None:
+    """The typed equality key of a meaningful scalar, else None (numbers share one type)."""
+    if not is_meaningful(value):
+        return None
+    return ("s", value) if isinstance(value, str) else ("n", value)
+
+
+def render_path(steps: PathSteps, index_vars: dict[int, str] | None = None) -> str:
+    """Path text for ``steps``; list indexes in ``index_vars`` become ``[$name]``.
+
+    >>> render_path(("orders", 1, "id"), {1: "selected_index"})
+    'orders[$selected_index].id'
+    >>> render_path(("a.b", "x y", 0))
+    'a.b["x y"][0]'
+    """
+    text = str(steps[0])
+    for step in steps[1:]:
+        if isinstance(step, int):
+            name = index_vars.get(step) if index_vars else None
+            text += f"[${name}]" if name else f"[{step}]"
+        elif _IDENT.match(step):
+            text += f".{step}"
+        else:
+            text += f"[{json.dumps(step, ensure_ascii=False)}]"
+    return text
+
+
+def _representable(key: Any) -> bool:
+    return isinstance(key, str) and bool(key) and not any(c in key for c in "[]$\"'")
+
+
+def _walk(value: Any, path: PathSteps, depth: int) -> Iterator[tuple[tuple[str, Any], PathSteps]]:
+    """Every meaningful scalar under ``value`` with its path (containers are not yielded)."""
+    if isinstance(value, dict):
+        if depth >= MAX_DEPTH:
+            return
+        for key, child in value.items():
+            if _representable(key):
+                yield from _walk(child, (*path, key), depth + 1)
+    elif isinstance(value, list):
+        if depth >= MAX_DEPTH:
+            return
+        for i, child in enumerate(value):
+            yield from _walk(child, (*path, i), depth + 1)
+    else:
+        key = value_key(value)
+        if key is not None:
+            yield key, path
+
+
+def _index_value(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and 0 <= value <= _MAX_INDEX_VAR:
+        return value
+    if isinstance(value, str) and value.isdigit() and int(value) <= _MAX_INDEX_VAR:
+        return int(value)
+    return None
+
+
+class StateIndex:
+    """Trusted state with a value index: ``(type, value) -> {top-level key: [paths]}``.
+
+    Only :meth:`set` changes it, so writes are indexed once and lookups are O(1) in the size
+    of the state. Keys set with ``decision=True`` (model outputs) win as symbolic index names.
+    """
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+        self._by_value: dict[tuple[str, Any], dict[str, list[PathSteps]]] = {}
+        self._keys_of: dict[str, list[tuple[str, Any]]] = {}
+        self._index_vars: dict[str, tuple[int, bool]] = {}
+
+    def set(self, key: str, value: Any, *, decision: bool = False) -> None:
+        """Write ``value`` under top-level ``key``, replacing what was there."""
+        self._forget(key)
+        self.state[key] = value
+        found: list[tuple[str, Any]] = []
+        for vkey, path in _walk(value, (key,), 0):
+            self._by_value.setdefault(vkey, {}).setdefault(key, []).append(path)
+            found.append(vkey)
+        self._keys_of[key] = found
+        index = _index_value(value)
+        if index is not None:
+            self._index_vars[key] = (index, decision)
+
+    def _forget(self, key: str) -> None:
+        for vkey in self._keys_of.pop(key, ()):
+            holders = self._by_value.get(vkey)
+            if holders is not None:
+                holders.pop(key, None)
+                if not holders:
+                    del self._by_value[vkey]
+        self._index_vars.pop(key, None)
+
+    def index_vars(self) -> dict[int, str]:
+        """``{index value: key name}``: decision outputs first, then by key name."""
+        ranked = sorted(self._index_vars.items(), key=lambda kv: (not kv[1][1], kv[0]))
+        names: dict[int, str] = {}
+        for name, (index, _) in ranked:
+            names.setdefault(index, name)
+        return names
+
+    def sources(self, value: Any, *, limit: int = 8) -> tuple[str, ...]:
+        """Every path whose value exactly equals ``value``, best first (at most ``limit``)."""
+        vkey = value_key(value)
+        holders = self._by_value.get(vkey) if vkey is not None else None
+        if not holders:
+            return ()
+        index_vars = self.index_vars()
+        texts: set[tuple[bool, int, str]] = set()
+        for paths in holders.values():
+            for steps in paths:
+                plain = render_path(steps)
+                texts.add((False, len(steps), plain))
+                symbolic = render_path(steps, index_vars)
+                if symbolic != plain:
+                    texts.add((True, len(steps), symbolic))
+        ranked = sorted(texts, key=lambda t: (not t[0], t[1], t[2]))
+        return tuple(text for _, _, text in ranked[:limit])
+
+
+def find_sources(value: Any, state: dict[str, Any]) -> tuple[str, ...]:
+    """Every path in ``state`` holding exactly ``value``, best first (builds a fresh index)."""
+    index = StateIndex()
+    for key, item in state.items():
+        index.set(key, item)
+    return index.sources(value)
+
+
+def find_source(value: Any, state: dict[str, Any]) -> str | None:
+    """The best path in ``state`` holding exactly ``value``, or None.
+
+    >>> find_source("x", {"a": "x"}) is None
+    True
+    >>> find_source("U1", {"customer": {"id": "U1"}})
+    'customer.id'
+    """
+    found = find_sources(value, state)
+    return found[0] if found else None

@@ -1,0 +1,114 @@
+"""Metrics of a compiled behavior, computed from its IR alone (reference jdsl-py §5.8).
+
+* residual decision burden (RDB): model leaves / meaningful decisions, where meaningful
+  decisions are actions, guards, checks, guard calls, predicts and reacts;
+* deterministic coverage: 1 - RDB;
+* exact dataflow refs: action arguments that ref a value an earlier node produced (refs to run
+  inputs do not count), and their rate over all action arguments;
+* tool branching: the average number of tools a model leaf may choose from (0 for predict);
+* instruction words: the average whitespace word count of model-leaf instructions (a word
+  count, not tokenizer tokens).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from jdsl.compiler.arguments import path_names
+from jdsl.signature import Signature
+
+__all__ = ["PackageMetrics", "package_metrics"]
+
+_DETERMINISTIC = frozenset({"action", "guard", "check", "guard_call"})
+_MODEL = frozenset({"predict", "react"})
+
+
+@dataclass(frozen=True)
+class PackageMetrics:
+    """See the module docstring for each field."""
+
+    meaningful_decisions: int
+    model_dependent_decisions: int
+    residual_decision_burden: float
+    deterministic_coverage: float
+    exact_dataflow_refs: int
+    action_arguments: int
+    exact_dataflow_rate: float
+    tool_branching: float
+    instruction_words: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.produced: set[str] = set()
+        self.deterministic = 0
+        self.model = 0
+        self.refs = 0
+        self.args = 0
+        self.tools: list[int] = []
+        self.words: list[int] = []
+
+    def visit(self, node: dict[str, Any]) -> None:
+        kind = node.get("kind")
+        if kind in _DETERMINISTIC:
+            self.deterministic += 1
+        if kind == "action":
+            for spec in (node.get("args") or {}).values():
+                self.args += 1
+                if (
+                    isinstance(spec, dict)
+                    and "ref" in spec
+                    and path_names(spec["ref"]) <= self.produced
+                ):
+                    self.refs += 1
+            if node.get("store"):
+                self.produced.add(node["store"])
+        elif kind in _MODEL:
+            self.model += 1
+            self.tools.append(len(node.get("tools") or ()))
+            self.words.append(len(str(node.get("instructions") or "").split()))
+            try:
+                self.produced.update(Signature.parse(node["signature"]).output_names)
+            except (ValueError, KeyError):
+                pass
+        for child in node.get("children") or [node.get("child"), node.get("until")]:
+            if isinstance(child, dict):
+                self.visit(child)
+
+
+def package_metrics(ir: dict[str, Any]) -> PackageMetrics:
+    """Compute :class:`PackageMetrics` from a Behavior IR document (or its root node).
+
+    Example:
+        >>> ir = {"format": "jdsl.behavior.v1", "root": {"kind": "root", "name": "x", "child":
+        ...     {"kind": "sequence", "children": [
+        ...         {"kind": "action", "tool": "a", "args": {"q": {"ref": "q"}}, "store": "r"},
+        ...         {"kind": "predict", "signature": "r -> pick: int", "instructions": "Pick one."},
+        ...         {"kind": "action", "tool": "b", "args": {"id": {"ref": "r[$pick].id"}}}]}}}
+        >>> m = package_metrics(ir)
+        >>> m.model_dependent_decisions, m.residual_decision_burden, m.exact_dataflow_refs
+        (1, 0.3333, 1)
+    """
+    counter = _Counter()
+    counter.visit(ir.get("root", ir))
+    total = counter.deterministic + counter.model
+    rdb = round(counter.model / total, 4) if total else 0.0
+    return PackageMetrics(
+        meaningful_decisions=total,
+        model_dependent_decisions=counter.model,
+        residual_decision_burden=rdb,
+        deterministic_coverage=round(1 - rdb, 4) if total else 0.0,
+        exact_dataflow_refs=counter.refs,
+        action_arguments=counter.args,
+        exact_dataflow_rate=round(counter.refs / counter.args, 4) if counter.args else 0.0,
+        tool_branching=_mean(counter.tools),
+        instruction_words=_mean(counter.words),
+    )
+
+
+def _mean(values: list[int]) -> float:
+    return round(sum(values) / len(values), 4) if values else 0.0

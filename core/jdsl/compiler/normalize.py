@@ -1,0 +1,519 @@
+"""Normalize: episodes -> :class:`NormEpisode` s (steps, model decisions, evaluated guards).
+
+The normalizer walks an episode's events in sequence order with a trusted state
+(:class:`~jdsl.compiler.lineage.StateIndex`): ``blackboard.write`` sets a key; a completed tool
+call stores its result under the runtime's ``store`` or a synthesized ``<tool>_out`` name.
+Seeded run inputs are *not* trusted state (they are not writes), so a tool argument that merely
+repeats an input is never lineaged to it (seeds/compiler-internals.md §1, reference §5.1).
+
+Every tool call becomes a :class:`NormStep`; a predict (``node.enter`` of type predict) or
+react (``react.started``) becomes a :class:`ModelDecision`; a ``guard.evaluated`` becomes a
+:class:`GuardObservation`. Decisions and guards are placed before the next successful step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventRecord, as_records
+from jdsl.compiler.lineage import StateIndex
+from jdsl.signature import Signature
+
+__all__ = [
+    "GuardObservation",
+    "ModelDecision",
+    "NormEpisode",
+    "NormStep",
+    "error_class",
+    "normalize_all",
+    "normalize_episode",
+    "slug",
+    "synth_store",
+]
+
+_ERROR_CLASSES = (
+    ("not_found", ("not_found", "not found", "no such", "keyerror", "unknown")),
+    ("unauthorized", ("unauthorized", "permission")),
+    ("forbidden", ("forbidden",)),
+    ("invalid", ("invalid", "valueerror")),
+    ("timeout", ("timeout", "timed out")),
+    ("rate", ("rate limit", "ratelimit")),
+)
+
+
+@dataclass(frozen=True)
+class NormStep:
+    """One tool call of an episode.
+
+    Attributes:
+        index: the call's number among all the episode's tool calls (0-based).
+        position: its number among the *successful* calls (None when it failed); call slots
+            are keyed by position.
+        logical_tool / host_tool: the capability id and the name the host saw.
+        arguments: keyword arguments as called.
+        arg_lineage: ``{argument: best exact source path}`` for lineaged arguments.
+        arg_sources: ``{argument: every exact source path, best first}``.
+        input_args: ``{argument: run input key}`` for arguments equal to a run input.
+        state_before: trusted state when the call started (shared values, never mutated).
+        store: the key its result is available under (explicit or synthesized).
+        node_id: the calling node; node_type its kind (``action``, ``react`` ...).
+        ok / result / error / error_type: how it ended.
+    """
+
+    index: int
+    position: int | None
+    logical_tool: str
+    host_tool: str
+    arguments: dict[str, Any]
+    arg_lineage: dict[str, str]
+    arg_sources: dict[str, tuple[str, ...]]
+    input_args: dict[str, str]
+    state_before: dict[str, Any]
+    store: str | None
+    node_id: str | None
+    node_type: str | None
+    ok: bool = True
+    result: Any = None
+    error: str | None = None
+    error_type: str | None = None
+
+    @property
+    def model_chosen(self) -> bool:
+        """Whether a model picked the arguments (the call came from a react loop)."""
+        return self.node_type == "react"
+
+
+@dataclass(frozen=True)
+class ModelDecision:
+    """A model leaf that ran: its signature and what it answered.
+
+    Attributes:
+        position: the number of successful tool calls before it.
+        node_id: the predict / react node.
+        kind: ``"predict"`` or ``"react"``.
+        signature: the typed signature text, e.g. ``"request, orders -> selected_index: int"``.
+        instructions: the teacher's instructions (from the episode's IR), when recorded.
+        input_sources: the teacher's ``input_sources``, when recorded.
+        tools: react tools (logical ids).
+        outputs: the values it wrote, ``{output: value}``.
+        inputs: the values it read, ``{input: value}``.
+        ok: whether the leaf succeeded.
+    """
+
+    position: int
+    node_id: str
+    kind: str
+    signature: str
+    instructions: str | None = None
+    input_sources: dict[str, str] | None = None
+    tools: tuple[str, ...] = ()
+    outputs: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)
+    ok: bool = True
+
+
+@dataclass(frozen=True)
+class GuardObservation:
+    """A guard, check or guard_call the teacher evaluated, placed before ``position``."""
+
+    position: int
+    node_id: str | None
+    type: str
+    expression: Any
+    result: bool
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class NormEpisode:
+    """One normalized episode.
+
+    Attributes:
+        episode_id: the episode.
+        steps: its tool calls in order.
+        decisions: its model decisions in order.
+        guards: the guards it evaluated, in order.
+        inputs: the run inputs (``episode.started``).
+        metadata: other ``episode.started`` fields (``task_id``, ``skill``...), IR excluded.
+        teacher_ir: the teacher tree's IR root, when recorded.
+        success: True / False from a reward, verdict or final status; None when unknown.
+        outcome: the reward / verdict payload, when recorded.
+        source_digest: sha256 over the episode's event kinds, sequences and payloads' keys.
+    """
+
+    episode_id: str
+    steps: tuple[NormStep, ...]
+    decisions: tuple[ModelDecision, ...]
+    guards: tuple[GuardObservation, ...]
+    inputs: dict[str, Any]
+    metadata: dict[str, Any]
+    teacher_ir: dict[str, Any] | None
+    success: bool | None
+    outcome: dict[str, Any] | None
+    source_digest: str
+
+    def tool_sequence(self) -> tuple[str, ...]:
+        """The logical tools of the successful calls, in order (the episode's skeleton)."""
+        return tuple(s.logical_tool for s in self.steps if s.ok)
+
+    def ok_steps(self) -> tuple[NormStep, ...]:
+        """The successful calls, in order (``ok_steps()[p].position == p``)."""
+        return tuple(s for s in self.steps if s.ok)
+
+
+def slug(text: str) -> str:
+    """Non-alphanumerics collapsed to ``_``, trimmed: ``"mcp__retail.get"`` -> ``"mcp_retail_get"``."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "tool"
+
+
+def synth_store(tool: str, occurrence: int) -> str:
+    """The key a result without an explicit store goes to: ``<tool>_out``, ``<tool>_out_2``..."""
+    base = f"{slug(tool)}_out"
+    return base if occurrence <= 1 else f"{base}_{occurrence}"
+
+
+def error_class(error: Any) -> str:
+    """A coarse class of an error text: not_found, unauthorized, invalid, timeout... or error."""
+    text = str(error or "").lower()
+    for name, needles in _ERROR_CLASSES:
+        if any(needle in text for needle in needles):
+            return name
+    return "error"
+
+
+def normalize_all(
+    episodes: Sequence[EpisodeLike | Any], *, canonical: Mapping[str, str] | None = None
+) -> list[NormEpisode]:
+    """:func:`normalize_episode` over ``episodes`` (control episodes ``_...`` skipped)."""
+    records = [as_records(e) for e in episodes]
+    return [normalize_episode(r, canonical=canonical) for r in records if r.episode_id[:1] != "_"]
+
+
+def normalize_episode(
+    episode: EpisodeLike | Any, *, canonical: Mapping[str, str] | None = None
+) -> NormEpisode:
+    """Normalize one episode.
+
+    Args:
+        episode: a :class:`jdsl.trace.Episode` or any form :func:`as_records` reads.
+        canonical: host tool name -> logical capability id (a payload's ``logical_id`` wins).
+
+    Returns:
+        The :class:`NormEpisode`; pure (the episode is not changed).
+    """
+    walker = _Walker(canonical or {})
+    records = as_records(episode)
+    for event in records.events:
+        walker.visit(event)
+    return walker.finish(records)
+
+
+class _Walker:
+    """The state of one normalization walk."""
+
+    def __init__(self, canonical: Mapping[str, str]) -> None:
+        self.canonical = canonical
+        self.index = StateIndex()
+        self.steps: list[dict[str, Any]] = []
+        self.open: dict[str, dict[str, Any]] = {}
+        self.decisions: list[dict[str, Any]] = []
+        self.guards: list[GuardObservation] = []
+        self.node_types: dict[str, str] = {}
+        self.started: dict[str, Any] = {}
+        self.finished: dict[str, Any] = {}
+        self.outcome: dict[str, Any] | None = None
+        self.ok_count = 0
+        self.occurrences: dict[str, int] = {}
+        self.fresh_store: dict[str, Any] = {}
+        self.decision_keys: set[str] = set()
+        self.last_hash = ""
+
+    # -- dispatch -----------------------------------------------------------------------------
+    def visit(self, event: EventRecord) -> None:
+        handler = _HANDLERS.get(event.kind)
+        if handler is not None:
+            handler(self, event)
+
+    def _episode_started(self, event: EventRecord) -> None:
+        self.started = dict(event.payload)
+
+    def _episode_finished(self, event: EventRecord) -> None:
+        self.finished = dict(event.payload)
+
+    def _outcome(self, event: EventRecord) -> None:
+        self.outcome = dict(event.payload)
+
+    def _node_enter(self, event: EventRecord) -> None:
+        p = event.payload
+        node_id, node_type = p.get("node_id"), p.get("type")
+        if isinstance(node_id, str) and isinstance(node_type, str):
+            self.node_types[node_id] = node_type
+            if node_type == "predict":
+                self._open_decision(node_id, "predict", _label_signature(p.get("label")))
+
+    def _react_started(self, event: EventRecord) -> None:
+        p = event.payload
+        node_id = str(p.get("node_id") or "react")
+        self.node_types[node_id] = "react"
+        tools = tuple(self._logical(t) for t in p.get("tools") or () if isinstance(t, str))
+        self._open_decision(node_id, "react", str(p.get("signature") or ""), tools)
+
+    def _model_requested(self, event: EventRecord) -> None:
+        p = event.payload
+        node_id = p.get("node_id")
+        if isinstance(node_id, str) and p.get("kind") == "react":
+            self.node_types.setdefault(node_id, "react")
+        decision = self._decision(node_id)
+        if decision is not None and p.get("signature"):
+            decision["signature"] = str(p["signature"])
+        if decision is not None and isinstance(p.get("inputs"), dict):
+            decision["inputs"] = dict(p["inputs"])
+
+    def _model_responded(self, event: EventRecord) -> None:
+        decision = self._decision(event.payload.get("node_id"))
+        if decision is not None and event.payload.get("status") not in (None, "success"):
+            decision["ok"] = False
+
+    def _blackboard_write(self, event: EventRecord) -> None:
+        key = event.payload.get("key")
+        if not isinstance(key, str):
+            return
+        value = event.payload.get("value")
+        stored = self.fresh_store.pop(key, _NOTHING)
+        if stored is not _NOTHING and stored == value:
+            return  # the result a completed call just stored: already indexed
+        writer = event.payload.get("writer")
+        decision = self._decision(writer)
+        if decision is not None:
+            decision["outputs"][key] = value
+            self.decision_keys.add(key)
+        self.index.set(key, value, decision=key in self.decision_keys)
+
+    def _guard_evaluated(self, event: EventRecord) -> None:
+        p = event.payload
+        self.guards.append(
+            GuardObservation(
+                position=self.ok_count,
+                node_id=p.get("node_id"),
+                type=str(p.get("type") or "guard"),
+                expression=p.get("expression"),
+                result=bool(p.get("result")),
+                values=dict(p.get("values") or {}),
+            )
+        )
+
+    # -- tool calls -----------------------------------------------------------------------------
+    def _tool_started(self, event: EventRecord) -> None:
+        p = event.payload
+        tool = p.get("tool")
+        host = (tool.get("host_name") if isinstance(tool, dict) else tool) or p.get("name")
+        logical = tool.get("logical_id") if isinstance(tool, dict) else None
+        host = str(host or logical or "unknown")
+        arguments = {k: v for k, v in dict(p.get("arguments") or {}).items() if k[:4] != "_arg"}
+        node_id = p.get("node_id")
+        sources = {a: self.index.sources(v) for a, v in arguments.items()}
+        step = {
+            "index": len(self.steps),
+            "logical_tool": str(logical or self._logical(host)),
+            "host_tool": host,
+            "arguments": arguments,
+            "arg_sources": {a: s for a, s in sources.items() if s},
+            "state_before": dict(self.index.state),
+            "store": p.get("store"),
+            "node_id": node_id,
+            "node_type": self.node_types.get(node_id) if isinstance(node_id, str) else None,
+            "finished": False,
+        }
+        self.steps.append(step)
+        self.open[event.event_id or str(len(self.steps))] = step
+
+    def _tool_ended(self, event: EventRecord) -> None:
+        step = self.open.pop(event.parent_event_id or "", None)
+        if step is None and self.open:
+            step = self.open.pop(next(reversed(self.open)))
+        if step is None:
+            return
+        step["finished"] = True
+        if event.kind == "tool.call.failed":
+            step.update(ok=False, error=event.payload.get("error"))
+            step["error_type"] = event.payload.get("error_type")
+            return
+        result = event.payload.get("result")
+        step.update(ok=True, result=result, position=self.ok_count)
+        self.ok_count += 1
+        tool = step["logical_tool"]
+        self.occurrences[tool] = self.occurrences.get(tool, 0) + 1
+        store = step["store"] or synth_store(tool, self.occurrences[tool])
+        step["store"] = store
+        self.index.set(store, result)
+        self.fresh_store[store] = result
+
+    # -- decisions ------------------------------------------------------------------------------
+    def _open_decision(
+        self, node_id: str, kind: str, signature: str, tools: tuple[str, ...] = ()
+    ) -> None:
+        self.decisions.append(
+            {
+                "position": self.ok_count,
+                "node_id": node_id,
+                "kind": kind,
+                "signature": signature,
+                "tools": tools,
+                "outputs": {},
+                "inputs": {},
+                "ok": True,
+            }
+        )
+
+    def _decision(self, node_id: Any) -> dict[str, Any] | None:
+        for decision in reversed(self.decisions):
+            if decision["node_id"] == node_id:
+                return decision
+        return None
+
+    def _logical(self, host: str) -> str:
+        return self.canonical.get(host, host)
+
+    # -- result ---------------------------------------------------------------------------------
+    def finish(self, records: EpisodeRecords) -> NormEpisode:
+        inputs = dict(self.started.get("inputs") or {})
+        teacher = self.started.get("ir")
+        teacher_root = teacher.get("root", teacher) if isinstance(teacher, dict) else None
+        metadata = {k: v for k, v in self.started.items() if k not in ("inputs", "ir")}
+        return NormEpisode(
+            episode_id=records.episode_id,
+            steps=tuple(_step(s, inputs) for s in self.steps),
+            decisions=tuple(_decision(d, teacher_root) for d in self.decisions),
+            guards=tuple(self.guards),
+            inputs=inputs,
+            metadata=metadata,
+            teacher_ir=teacher_root if isinstance(teacher_root, dict) else None,
+            success=_success(self.outcome, self.finished),
+            outcome=self.outcome,
+            source_digest=_digest(records),
+        )
+
+
+_NOTHING = object()
+_HANDLERS = {
+    "episode.started": _Walker._episode_started,
+    "episode.finished": _Walker._episode_finished,
+    "environment.reward": _Walker._outcome,
+    "environment.verdict": _Walker._outcome,
+    "node.enter": _Walker._node_enter,
+    "react.started": _Walker._react_started,
+    "model.requested": _Walker._model_requested,
+    "model.responded": _Walker._model_responded,
+    "blackboard.write": _Walker._blackboard_write,
+    "guard.evaluated": _Walker._guard_evaluated,
+    "tool.call.started": _Walker._tool_started,
+    "tool.call.completed": _Walker._tool_ended,
+    "tool.call.failed": _Walker._tool_ended,
+}
+
+
+def _step(raw: dict[str, Any], inputs: dict[str, Any]) -> NormStep:
+    sources: dict[str, tuple[str, ...]] = raw["arg_sources"]
+    input_args = {
+        arg: key
+        for arg, value in raw["arguments"].items()
+        for key in _input_keys(value, inputs)[:1]
+    }
+    ok = bool(raw.get("ok")) and raw["finished"]
+    return NormStep(
+        index=raw["index"],
+        position=raw.get("position") if ok else None,
+        logical_tool=raw["logical_tool"],
+        host_tool=raw["host_tool"],
+        arguments=raw["arguments"],
+        arg_lineage={arg: paths[0] for arg, paths in sources.items()},
+        arg_sources=sources,
+        input_args=input_args,
+        state_before=raw["state_before"],
+        store=raw["store"] if ok else None,
+        node_id=raw["node_id"],
+        node_type=raw["node_type"],
+        ok=ok,
+        result=raw.get("result"),
+        error=None if ok else str(raw.get("error") or "call did not finish"),
+        error_type=raw.get("error_type"),
+    )
+
+
+def _input_keys(value: Any, inputs: dict[str, Any]) -> list[str]:
+    """Run input keys whose value is exactly ``value`` (typed; bools only equal bools)."""
+    return sorted(
+        key
+        for key, item in inputs.items()
+        if type(item) is type(value) and item == value and value not in (None, "")
+    )
+
+
+def _decision(raw: dict[str, Any], teacher: dict[str, Any] | None) -> ModelDecision:
+    node = _find_node(teacher, raw["node_id"]) if teacher else None
+    signature = raw["signature"] or (node or {}).get("signature") or ""
+    if not signature and raw["outputs"]:
+        signature = "-> " + ", ".join(raw["outputs"])
+    return ModelDecision(
+        position=raw["position"],
+        node_id=raw["node_id"],
+        kind=raw["kind"],
+        signature=signature,
+        instructions=(node or {}).get("instructions"),
+        input_sources=(node or {}).get("input_sources"),
+        tools=raw["tools"],
+        outputs=raw["outputs"],
+        inputs=raw["inputs"],
+        ok=raw["ok"],
+    )
+
+
+def _find_node(node: Any, node_id: str) -> dict[str, Any] | None:
+    """The teacher IR node with author id ``node_id`` (pre-order), or None."""
+    if not isinstance(node, dict):
+        return None
+    if node.get("id") == node_id:
+        return node
+    children = node.get("children") or [node.get("child"), node.get("until")]
+    for child in children:
+        found = _find_node(child, node_id)
+        if found is not None:
+            return found
+    return None
+
+
+def _label_signature(label: Any) -> str:
+    """``"predict(a, b -> c)"`` -> ``"a, b -> c"`` (types come later from model.requested)."""
+    text = str(label or "")
+    if text.startswith("predict(") and text.endswith(")"):
+        inner = text[len("predict(") : -1]
+        try:
+            return str(Signature.parse(inner))
+        except ValueError:
+            return ""
+    return ""
+
+
+def _success(outcome: dict[str, Any] | None, finished: dict[str, Any]) -> bool | None:
+    if outcome is not None and outcome.get("reward") is not None:
+        try:
+            return float(outcome["reward"]) > 0
+        except (TypeError, ValueError):
+            return None
+    if outcome is not None and outcome.get("verdict") is not None:
+        verdict = str(outcome["verdict"]).strip().lower()
+        return verdict in ("pass", "passed", "success", "succeeded", "true", "ok", "yes")
+    status = finished.get("status")
+    return None if status is None else status == "success"
+
+
+def _digest(records: EpisodeRecords) -> str:
+    """A stable digest of the episode: its id and its events' kinds, sequences and ids."""
+    h = hashlib.sha256(records.episode_id.encode())
+    for event in records.events:
+        h.update(f"|{event.sequence}:{event.kind}:{event.event_id or ''}".encode())
+    return "sha256:" + h.hexdigest()

@@ -1,0 +1,196 @@
+"""Package assembly: a verified compiled behavior -> :class:`jdsl.package.BehaviorPackage`.
+
+Files (seeds/compiler-internals.md §8): ``manifest.json`` (name, version, required capabilities,
+run inputs, source, verification, metrics, digests), ``behavior.json``, ``tools.json``
+(capability contracts with effects; shell-like capabilities are destructive and not idempotent
+unless ``effects`` says otherwise), ``signatures/<id>.json``, ``provenance.json``,
+``tests/replay.jsonl`` / ``tests/guards.jsonl`` / ``tests/signatures.jsonl``,
+``evidence/summary.json`` and a ``README.md``. Nothing depends on the clock or hash seeds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from jdsl.compiler.consolidate import Candidate
+from jdsl.compiler.metrics import package_metrics
+from jdsl.compiler.normalize import NormEpisode
+from jdsl.compiler.residualize import infer_type
+from jdsl.compiler.staticize import CompiledBehavior
+from jdsl.compiler.verify import VerificationReport
+from jdsl.package import BehaviorPackage, ToolContract, ToolEffects, default_effects
+
+__all__ = ["COMPILER_ID", "build_package"]
+
+COMPILER_ID = "jdsl-compiler"
+_JSON_TYPES = {
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "str": "string",
+    "dict": "object",
+}
+
+
+def build_package(
+    compiled: CompiledBehavior,
+    report: VerificationReport,
+    candidates: Sequence[Candidate],
+    episodes: Sequence[NormEpisode],
+    *,
+    task_family: str = "",
+    effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
+    version: str = "0.1.0",
+) -> BehaviorPackage:
+    """Assemble the package files of a compiled (and verified) behavior."""
+    metrics = package_metrics(compiled.ir)
+    used = {cid for p in compiled.provenance for cid in p.candidates}
+    manifest = {
+        "name": compiled.name,
+        "version": version,
+        "task_family": task_family,
+        "model_id": None,
+        "runtime": {"jdsl": ">=0.1"},
+        "required_capabilities": list(compiled.required_capabilities),
+        "inputs": list(compiled.inputs),
+        "source": {
+            "compiler": COMPILER_ID,
+            "compiler_model": compiled.compiler_model,
+            "episode_count": len(episodes),
+            "successful_episodes": sum(1 for e in episodes if e.success),
+            "aligned_episodes": len(compiled.aligned),
+            "skeleton": list(compiled.skeleton),
+        },
+        "verification": report.to_dict(),
+        "metrics": metrics.to_dict(),
+    }
+    return BehaviorPackage.assemble(
+        manifest,
+        behavior=compiled.ir,
+        tools=_contracts(compiled, effects or {}),
+        signatures=[r.signature for r in compiled.residuals],
+        json_files={
+            "provenance.json": {
+                "nodes": [p.to_dict() for p in compiled.provenance],
+                "candidates": [c.to_dict() for c in candidates if c.candidate_id in used],
+            },
+            "evidence/summary.json": _summary(compiled, candidates, episodes, metrics.to_dict()),
+        },
+        jsonl_files=_tests(compiled, report, episodes),
+        text_files={"README.md": _readme(compiled, report, task_family)},
+    )
+
+
+def _contracts(
+    compiled: CompiledBehavior, effects: Mapping[str, ToolEffects | Mapping[str, Any]]
+) -> list[ToolContract]:
+    observed: dict[str, dict[str, list[Any]]] = {}
+    for action in compiled.actions:
+        args = observed.setdefault(action.tool, {})
+        for choice in action.choices:
+            args.setdefault(choice.argument, []).extend(choice.values)
+    contracts = []
+    for cap in compiled.required_capabilities:
+        given = effects.get(cap)
+        args = observed.get(cap, {})
+        schema: dict[str, Any] = {"type": "object"}
+        if args:
+            schema["properties"] = {
+                a: {"type": _JSON_TYPES.get(infer_type(v), "array")}
+                for a, v in sorted(args.items())
+            }
+            schema["required"] = sorted(args)
+        contracts.append(
+            ToolContract(
+                cap,
+                input_schema=schema,
+                effects=ToolEffects.of(given) if given is not None else default_effects(cap),
+            )
+        )
+    return contracts
+
+
+def _summary(
+    compiled: CompiledBehavior,
+    candidates: Sequence[Candidate],
+    episodes: Sequence[NormEpisode],
+    metrics: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "episode_count": len(episodes),
+        "successful": sum(1 for e in episodes if e.success),
+        "aligned": len(compiled.aligned),
+        "candidates": len(candidates),
+        "candidates_by_grade": dict(sorted(Counter(c.grade for c in candidates).items())),
+        "candidates_by_type": dict(sorted(Counter(c.type for c in candidates).items())),
+        "candidates_by_status": dict(sorted(Counter(c.status for c in candidates).items())),
+        "nodes_by_grade": dict(
+            sorted(Counter(p.evidence_grade for p in compiled.provenance).items())
+        ),
+        "residual_decision_burden": metrics["residual_decision_burden"],
+        "deterministic_coverage": metrics["deterministic_coverage"],
+        "notes": list(compiled.notes),
+    }
+
+
+def _tests(
+    compiled: CompiledBehavior, report: VerificationReport, episodes: Sequence[NormEpisode]
+) -> dict[str, list[dict[str, Any]]]:
+    by_episode: dict[str, list[bool]] = {}
+    by_node: dict[str, list[bool]] = {}
+    for check in report.checks:
+        by_episode.setdefault(check.episode_id, []).append(check.passed)
+        by_node.setdefault(check.node_id, []).append(check.passed)
+    aligned = set(compiled.aligned)
+    replay = [
+        {
+            "episode": e.episode_id,
+            "success": e.success,
+            "aligned": e.episode_id in aligned,
+            "source_digest": e.source_digest,
+            "checks": len(by_episode.get(e.episode_id, [])),
+            "passed": sum(by_episode.get(e.episode_id, [])),
+        }
+        for e in episodes
+    ]
+    guards = [
+        {
+            "node_id": g.node_id,
+            "position": g.position,
+            "origin": g.origin,
+            "node": g.node,
+            "checks": len(by_node.get(g.node_id, [])),
+            "passed": sum(by_node.get(g.node_id, [])),
+        }
+        for g in compiled.guards
+    ]
+    signatures = [
+        {"id": r.signature["id"], "signature": r.signature["signature"],
+         "recorded_outputs": r.signature["recorded_outputs"]}
+        for r in compiled.residuals
+    ]  # fmt: skip
+    return {
+        "tests/replay.jsonl": replay,
+        "tests/guards.jsonl": guards,
+        "tests/signatures.jsonl": signatures,
+    }
+
+
+def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family: str) -> str:
+    lines = [
+        f"# {compiled.name}",
+        "",
+        f"Compiled by {COMPILER_ID} from {len(compiled.aligned)} aligned episode(s).",
+        f"Task family: {task_family or '-'}",
+        f"Verification: {report.to_dict()['status']} (replay coverage {report.replay_coverage})",
+        f"Run inputs: {', '.join(compiled.inputs) or '-'}",
+        f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",
+        f"Model decisions: {len(compiled.residuals)}",
+        "",
+        "This package holds restricted Behavior IR, typed signatures and capability contracts;",
+        "it contains no code. Bind host tools to the capabilities to run it.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,176 @@
+"""``compile_behavior``: episodes -> normalize -> consolidate -> staticize -> verify -> package.
+
+Every pass is a pure function of its inputs; compiling the same episodes twice gives
+byte-identical package files. The optional compiler model only words residual instructions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler.consolidate import Candidate, Contracts, consolidate
+from jdsl.compiler.metrics import PackageMetrics, package_metrics
+from jdsl.compiler.normalize import NormEpisode, normalize_all
+from jdsl.compiler.package import build_package
+from jdsl.compiler.staticize import CompiledBehavior, staticize
+from jdsl.compiler.verify import VerificationReport, promote, verify
+from jdsl.package import BehaviorPackage, ToolEffects
+
+__all__ = ["CompileReport", "CompileResult", "compile_behavior", "compile_normalized"]
+
+
+class CompileReport(dict[str, Any]):
+    """The report as a dict; ``str(report)`` (or ``report.text``) is a readable summary."""
+
+    @property
+    def text(self) -> str:
+        v, m = self["verification"], self["metrics"]
+        lines = [
+            f"behavior {self['name']!r}: {self['episodes']} episode(s), "
+            f"{self['aligned_episodes']} follow the skeleton",
+            f"  skeleton      {' -> '.join(self['skeleton']) or '(empty)'}",
+            f"  verification  {v['status']} (structure {'ok' if v['structural_ok'] else 'FAILED'},"
+            f" replay {v['replay_passed']}/{v['replay_checks']}, coverage {v['replay_coverage']})",
+            f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
+            f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
+            f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments by ref"
+            f" (rate {m['exact_dataflow_rate']})",
+            f"  run inputs    {', '.join(self['inputs']) or '-'}",
+            f"  capabilities  {', '.join(self['required_capabilities']) or '-'}",
+            f"  candidates    {self['candidates']}",
+        ]
+        lines += [f"  args          {line}" for line in self["arguments"]]
+        lines += [f"  problem       {p}" for p in v["problems"]]
+        lines += [f"  note          {n}" for n in self["notes"]]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """Everything a compile produced.
+
+    Attributes:
+        package: the behavior package (write it with ``jdsl.package.export_jdsl``).
+        compiled: the compiled behavior (IR, residuals, provenance after promotion).
+        candidates: the consolidated candidates.
+        verification: the replay verification report.
+        normalized: the normalized episodes.
+        metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
+    """
+
+    package: BehaviorPackage
+    compiled: CompiledBehavior
+    candidates: tuple[Candidate, ...]
+    verification: VerificationReport
+    normalized: tuple[NormEpisode, ...]
+    metrics: PackageMetrics
+
+    @property
+    def ok(self) -> bool:
+        """Whether verification passed."""
+        return self.verification.ok
+
+    @property
+    def ir(self) -> dict[str, Any]:
+        return self.compiled.ir
+
+    def report(self) -> CompileReport:
+        """A :class:`CompileReport`: dict fields plus ``str()`` / ``.text`` summary."""
+        c = self.compiled
+        arguments = [
+            f"{a.tool}.{ch.argument} = {_spec_text(ch.spec)} ({ch.how})"
+            for a in c.actions
+            for ch in a.choices
+        ]
+        return CompileReport(
+            name=c.name,
+            episodes=len(self.normalized),
+            aligned_episodes=len(c.aligned),
+            skeleton=list(c.skeleton),
+            verification=self.verification.to_dict(),
+            metrics=self.metrics.to_dict(),
+            inputs=list(c.inputs),
+            required_capabilities=list(c.required_capabilities),
+            candidates=len(self.candidates),
+            arguments=arguments,
+            model_decisions=[r.node["id"] + ": " + r.node["signature"] for r in c.residuals],
+            notes=list(c.notes),
+        )
+
+
+def _spec_text(spec: Mapping[str, Any]) -> str:
+    return f"ref {spec['ref']}" if "ref" in spec else f"const {spec.get('const')!r}"
+
+
+def compile_behavior(
+    episodes: Sequence[Any],
+    *,
+    name: str,
+    task_family: str = "",
+    canonical: Mapping[str, str] | None = None,
+    contracts: Contracts | None = None,
+    effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
+    model: Any = None,
+    version: str = "0.1.0",
+) -> CompileResult:
+    """Compile recorded episodes into a verified behavior package.
+
+    Args:
+        episodes: :class:`jdsl.trace.Episode` s (e.g. ``read_events(path).episodes``) or
+            ``{"episode_id", "events"}`` mappings.
+        name: the behavior (root) name.
+        task_family: recorded in the manifest.
+        canonical: host tool name -> logical capability id.
+        contracts: claim texts backed by trusted metadata (graded E3).
+        effects: capability -> effects (``{"read_only", "destructive", "idempotent"}``).
+        model: optional compiler model (a chat model or a ``CompilerModel``) that words
+            residual instructions; structure never depends on it.
+        version: the package version.
+
+    Returns:
+        A :class:`CompileResult`; ``result.report()`` summarises it.
+
+    Example:
+        >>> from jdsl.trace import read_events                      # doctest: +SKIP
+        >>> result = compile_behavior(read_events("runs.jsonl").episodes, name="cancel")
+        >>> print(result.report())
+    """
+    normalized = normalize_all(episodes, canonical=canonical)
+    return compile_normalized(
+        normalized, name=name, task_family=task_family, contracts=contracts,
+        effects=effects, model=model, version=version,
+    )  # fmt: skip
+
+
+def compile_normalized(
+    normalized: Sequence[NormEpisode],
+    *,
+    name: str,
+    task_family: str = "",
+    contracts: Contracts | None = None,
+    effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
+    model: Any = None,
+    version: str = "0.1.0",
+) -> CompileResult:
+    """:func:`compile_behavior` from already normalized episodes (e.g. one family of many)."""
+    candidates = consolidate(normalized, contracts=contracts)
+    compiled = staticize(normalized, candidates, name=name, model=model)
+    report = verify(compiled, normalized)
+    compiled = promote(compiled, report)
+    package = build_package(
+        compiled, report, candidates, normalized,
+        task_family=task_family, effects=effects, version=version,
+    )  # fmt: skip
+    return CompileResult(
+        package=package,
+        compiled=compiled,
+        candidates=tuple(candidates),
+        verification=report,
+        normalized=tuple(normalized),
+        metrics=package_metrics(compiled.ir),
+    )

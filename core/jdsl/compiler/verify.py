@@ -1,0 +1,184 @@
+"""Verify: structural validation plus replay of every compiled ref and guard.
+
+Two layers (seeds/compiler-internals.md §7):
+
+* structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities;
+* replay: in every episode that follows the skeleton, each compiled dataflow ref must resolve
+  in the recorded ``state_before`` of its call to exactly the argument the episode used; a
+  ref to a run input must equal that input; each guard and check must hold over the state
+  (run inputs included) right before its action.
+
+:func:`promote` lifts the provenance of nodes whose checks all passed to E4. Replay proves that
+the deterministic parts reproduce their source evidence, not that they are correct in general.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from jdsl.compiler.lineage import value_key
+from jdsl.compiler.normalize import NormEpisode, NormStep
+from jdsl.compiler.staticize import CompiledAction, CompiledBehavior, CompiledGuard
+from jdsl.errors import JdslError
+from jdsl.expr import MISSING, evaluate, resolve_path
+from jdsl.ir import validate_ir
+from jdsl.tree import lenient_equal
+
+__all__ = ["ReplayCheck", "VerificationReport", "promote", "verify"]
+
+
+@dataclass(frozen=True)
+class ReplayCheck:
+    """One replayed ref or guard in one episode."""
+
+    node_id: str
+    episode_id: str
+    what: str
+    passed: bool
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """The outcome of :func:`verify`.
+
+    Attributes:
+        structural_problems: from :func:`jdsl.ir.validate_ir` (empty when structure is ok).
+        checks: every replay check, in episode then tree order.
+    """
+
+    structural_problems: tuple[str, ...]
+    checks: tuple[ReplayCheck, ...] = field(default=())
+
+    @property
+    def structural_ok(self) -> bool:
+        return not self.structural_problems
+
+    @property
+    def replay_checks(self) -> int:
+        return len(self.checks)
+
+    @property
+    def replay_passed(self) -> int:
+        return sum(1 for c in self.checks if c.passed)
+
+    @property
+    def replay_coverage(self) -> float:
+        """Passed / checks (1.0 when there was nothing to replay)."""
+        return round(self.replay_passed / self.replay_checks, 4) if self.checks else 1.0
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return self.structural_problems + tuple(c.problem for c in self.checks if not c.passed)
+
+    @property
+    def ok(self) -> bool:
+        return self.structural_ok and self.replay_passed == self.replay_checks
+
+    def to_dict(self, *, max_problems: int = 20) -> dict[str, Any]:
+        problems = self.problems
+        return {
+            "status": "passed" if self.ok else "failed",
+            "structural_ok": self.structural_ok,
+            "replay_checks": self.replay_checks,
+            "replay_passed": self.replay_passed,
+            "replay_coverage": self.replay_coverage,
+            "problems": list(problems[:max_problems]),
+            "problems_omitted": max(0, len(problems) - max_problems),
+        }
+
+
+def verify(compiled: CompiledBehavior, episodes: Sequence[NormEpisode]) -> VerificationReport:
+    """Validate the IR and replay its refs and guards against the aligned episodes.
+
+    Args:
+        compiled: the output of :func:`~jdsl.compiler.staticize.staticize`.
+        episodes: the normalized episodes it was compiled from.
+    """
+    report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
+    aligned = set(compiled.aligned)
+    checks: list[ReplayCheck] = []
+    for episode in episodes:
+        if episode.episode_id not in aligned:
+            continue
+        ok_steps = episode.ok_steps()
+        for action in compiled.actions:
+            checks += _replay_action(action, ok_steps[action.position], episode)
+        for guard in compiled.guards:
+            checks.append(_replay_guard(guard, ok_steps[guard.position], episode))
+    return VerificationReport(report.problems, tuple(checks))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Typed equality: bools never equal numbers; otherwise ``==``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    key_a, key_b = value_key(a), value_key(b)
+    return key_a == key_b if key_a is not None and key_b is not None else bool(a == b)
+
+
+def _replay_action(
+    action: CompiledAction, step: NormStep, episode: NormEpisode
+) -> list[ReplayCheck]:
+    checks = []
+    for choice in action.choices:
+        if choice.how not in ("dataflow", "input") or choice.source is None:
+            continue
+        if choice.how == "input" and choice.source not in episode.inputs:
+            continue  # a synthesized input: supplied at run time, nothing recorded to compare
+        state = step.state_before if choice.how == "dataflow" else episode.inputs
+        expected = step.arguments.get(choice.argument)
+        try:
+            got = resolve_path(choice.source, state)
+        except JdslError:
+            got = MISSING
+        passed = got is not MISSING and _same(got, expected)
+        problem = (
+            f"replay {episode.episode_id}: ref {choice.source!r} for "
+            f"{action.tool}.{choice.argument} resolved to {got!r} != recorded {expected!r}"
+        )
+        what = f"ref {choice.source} -> {action.tool}.{choice.argument}"
+        checks.append(
+            ReplayCheck(action.node_id, episode.episode_id, what, passed, "" if passed else problem)
+        )
+    return checks
+
+
+def _replay_guard(guard: CompiledGuard, step: NormStep, episode: NormEpisode) -> ReplayCheck:
+    state = {**episode.inputs, **step.state_before}
+    node = guard.node
+    try:
+        if node["kind"] == "check":
+            found = resolve_path(node["key"], state)
+            held = lenient_equal(None if found is MISSING else found, node.get("equals"))
+        else:
+            held = bool(evaluate(node["expression"], state))
+        error = ""
+    except (JdslError, TypeError, ValueError) as exc:
+        held, error = False, f": {exc}"
+    problem = (
+        f"replay {episode.episode_id}: {node['kind']} {guard.node_id!r} before "
+        f"{step.logical_tool} does not hold in a successful episode{error}"
+    )
+    return ReplayCheck(
+        guard.node_id, episode.episode_id, node["kind"], held, "" if held else problem
+    )
+
+
+def promote(compiled: CompiledBehavior, report: VerificationReport) -> CompiledBehavior:
+    """A copy whose nodes with at least one replay check, all passed, are graded E4."""
+    if not report.structural_ok:
+        return compiled
+    passed: dict[str, bool] = {}
+    for check in report.checks:
+        passed[check.node_id] = passed.get(check.node_id, True) and check.passed
+    provenance = tuple(
+        dataclasses.replace(p, evidence_grade="E4", rationale=p.rationale + "; replay-verified")
+        if passed.get(p.node_id)
+        else p
+        for p in compiled.provenance
+    )
+    return dataclasses.replace(compiled, provenance=provenance)

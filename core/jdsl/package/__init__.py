@@ -1,0 +1,47 @@
+"""Behavior packages: restricted IR, typed signatures and capability contracts, no code.
+
+Build one by compiling traces (:func:`jdsl.compiler.compile_behavior`) or from a written tree
+(:func:`package_from_root`); write it with :func:`export_jdsl` (a deterministic zip) or
+:func:`export_dir`; read it with :func:`load_package`, which checks every digest, the archive's
+hygiene and the IR; run it with ``package.as_root(tools).run(...)``.
+"""
+
+from jdsl.package.authoring import package_from_root
+from jdsl.package.bundle import BehaviorPackage, Tools
+from jdsl.package.export import SUFFIX, export_dir, export_jdsl, package_digest, zip_bytes
+from jdsl.package.format import (
+    MAX_COMPRESSION_RATIO,
+    MAX_MEMBER_BYTES,
+    MAX_TOTAL_BYTES,
+    PACKAGE_FORMAT,
+    SIGNATURE_FORMAT,
+    ToolContract,
+    ToolEffects,
+    default_effects,
+    digest,
+    dump_json,
+)
+from jdsl.package.load import load_package, verify_package
+
+__all__ = [
+    "MAX_COMPRESSION_RATIO",
+    "MAX_MEMBER_BYTES",
+    "MAX_TOTAL_BYTES",
+    "PACKAGE_FORMAT",
+    "SIGNATURE_FORMAT",
+    "SUFFIX",
+    "BehaviorPackage",
+    "ToolContract",
+    "ToolEffects",
+    "Tools",
+    "default_effects",
+    "digest",
+    "dump_json",
+    "export_dir",
+    "export_jdsl",
+    "load_package",
+    "package_digest",
+    "package_from_root",
+    "verify_package",
+    "zip_bytes",
+]

@@ -1,0 +1,171 @@
+"""BehaviorPackage: the files of a package, their views, and binding to host tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from jdsl.errors import PackageError
+from jdsl.interaction.tools import tool_name
+from jdsl.ir import from_ir
+from jdsl.package.format import PACKAGE_FORMAT, ToolContract, default_effects, digest, dump_json
+from jdsl.tree import Root
+
+__all__ = ["BehaviorPackage", "Tools"]
+
+Tools = Mapping[str, Callable[..., Any]] | Iterable[Callable[..., Any]]
+"""``{logical id: callable}``, or callables named by ``tool_name`` (``@tool`` name or
+``__name__``)."""
+
+
+@dataclass(frozen=True)
+class BehaviorPackage:
+    """A behavior package: restricted IR, typed signatures and capability contracts; no code.
+
+    Attributes:
+        files: ``{relative path: bytes}``, ``manifest.json`` included (its ``files`` map holds
+            the sha256 of every other file).
+        source: where it was loaded from, when it was.
+
+    Build one with :meth:`assemble` (or ``compile_behavior`` / ``package_from_root``), write it
+    with ``export_jdsl`` / ``export_dir``, read it with ``load_package``.
+    """
+
+    files: Mapping[str, bytes]
+    source: str | None = field(default=None, compare=False)
+
+    @classmethod
+    def assemble(
+        cls,
+        manifest: Mapping[str, Any],
+        *,
+        behavior: Mapping[str, Any],
+        tools: Iterable[ToolContract],
+        signatures: Iterable[Mapping[str, Any]] = (),
+        json_files: Mapping[str, Any] | None = None,
+        jsonl_files: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+        text_files: Mapping[str, str] | None = None,
+    ) -> BehaviorPackage:
+        """Serialize the parts and write the manifest (last) with the digest of every file."""
+        files: dict[str, bytes] = {
+            "behavior.json": dump_json(dict(behavior)),
+            "tools.json": dump_json({"tools": [t.to_dict() for t in tools]}),
+        }
+        for record in signatures:
+            files[f"signatures/{record['id']}.json"] = dump_json(dict(record))
+        for path, value in (json_files or {}).items():
+            files[path] = dump_json(value)
+        for path, rows in (jsonl_files or {}).items():
+            files[path] = "".join(
+                json.dumps(r, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+                for r in rows
+            ).encode()
+        for path, text in (text_files or {}).items():
+            files[path] = text.encode()
+        digests = {path: digest(data) for path, data in sorted(files.items())}
+        head = {**dict(manifest), "format": PACKAGE_FORMAT, "files": digests}
+        files["manifest.json"] = dump_json(head)
+        return cls(dict(sorted(files.items())))
+
+    # -- views ----------------------------------------------------------------------------------
+    def json(self, path: str) -> Any:
+        """A JSON file of the package, parsed.
+
+        Raises:
+            PackageError: the file is missing or not JSON.
+        """
+        if path not in self.files:
+            raise PackageError(f"package has no {path!r}", path=path)
+        try:
+            return json.loads(self.files[path])
+        except ValueError as exc:
+            raise PackageError(f"{path!r} is not valid JSON: {exc}", path=path) from None
+
+    @cached_property
+    def manifest(self) -> dict[str, Any]:
+        return dict(self.json("manifest.json"))
+
+    @cached_property
+    def ir(self) -> dict[str, Any]:
+        """The Behavior IR document (``behavior.json``)."""
+        return dict(self.json("behavior.json"))
+
+    @cached_property
+    def tools(self) -> dict[str, ToolContract]:
+        """``{logical id: contract}`` from ``tools.json``."""
+        listed = self.json("tools.json").get("tools", []) if "tools.json" in self.files else []
+        contracts = [ToolContract.from_dict(item) for item in listed]
+        return {c.logical_id: c for c in contracts}
+
+    @cached_property
+    def signatures(self) -> dict[str, dict[str, Any]]:
+        """``{id: signature record}`` from ``signatures/*.json``."""
+        paths = sorted(p for p in self.files if p.startswith("signatures/") and p.endswith(".json"))
+        return {str(rec["id"]): rec for rec in map(self.json, paths)}
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest.get("name", ""))
+
+    @property
+    def version(self) -> str:
+        return str(self.manifest.get("version", ""))
+
+    @property
+    def required_capabilities(self) -> list[str]:
+        return list(self.manifest.get("required_capabilities") or [])
+
+    def capability(self, logical_id: str) -> ToolContract:
+        """The contract of a required capability (a default one when tools.json has none)."""
+        return self.tools.get(logical_id) or ToolContract(
+            logical_id, effects=default_effects(logical_id)
+        )
+
+    def permissions(self) -> dict[str, list[str]]:
+        """What a host should show before binding: ``reads``, ``writes`` and ``destructive``."""
+        caps = [self.capability(c) for c in self.required_capabilities]
+        return {
+            "reads": sorted(c.logical_id for c in caps if c.effects.read_only),
+            "writes": sorted(c.logical_id for c in caps if not c.effects.read_only),
+            "destructive": sorted(c.logical_id for c in caps if c.effects.destructive),
+        }
+
+    # -- binding ----------------------------------------------------------------------------------
+    def bind(self, tools: Tools, predicates: Tools | None = None) -> Root:
+        """A fresh runnable tree with ``tools`` bound to the required capabilities.
+
+        Raises:
+            PackageError: a required capability with no tool (checked before anything runs).
+        """
+        table = _named(tools)
+        missing = [c for c in self.required_capabilities if c not in table]
+        if missing:
+            raise PackageError(
+                f"required capabilities not bound: {missing}; pass tools={{'{missing[0]}': fn, "
+                f"...}} (bound: {sorted(table)})",
+                path=self.source,
+            )
+        root = from_ir(self.ir)
+        return root.bind(
+            tools={c: table[c] for c in self.required_capabilities},
+            predicates=_named(predicates) if predicates is not None else None,
+        )
+
+    def as_root(
+        self, tools: Tools, predicates: Tools | None = None, *, model_id: str | None = None
+    ) -> Root:
+        """:meth:`bind`, with the model id set (``model_id``, else the manifest's)."""
+        root = self.bind(tools, predicates)
+        chosen = model_id or self.manifest.get("model_id")
+        if chosen:
+            root.model_id = str(chosen)
+        return root
+
+
+def _named(tools: Tools) -> dict[str, Callable[..., Any]]:
+    if isinstance(tools, Mapping):
+        return dict(tools)
+    return {tool_name(fn): fn for fn in tools}

@@ -1,0 +1,218 @@
+"""Load: read a package directory or ``.jdsl`` archive and refuse anything untrustworthy.
+
+Checks, in order (each failure is a :class:`~jdsl.errors.PackageError` whose ``path`` names the
+member at fault):
+
+1. archive hygiene: no absolute or ``..`` member paths, no links, no member over
+   :data:`MAX_MEMBER_BYTES`, no total over :data:`MAX_TOTAL_BYTES`, no extreme compression ratio,
+   no duplicate or unlisted members;
+2. ``manifest.json`` present, JSON, ``format == "jdsl.package.v1"``;
+3. every file the manifest lists present and matching its sha256;
+4. ``behavior.json`` passes :func:`jdsl.ir.validate_ir` with the declared capabilities and loads
+   as a tree; every required capability has a contract; every signature names a model leaf.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from jdsl.errors import JdslError, PackageError
+from jdsl.ir import from_ir, validate_ir
+from jdsl.package.bundle import BehaviorPackage
+from jdsl.package.format import (
+    MAX_COMPRESSION_RATIO,
+    MAX_MEMBER_BYTES,
+    MAX_TOTAL_BYTES,
+    PACKAGE_FORMAT,
+    digest,
+)
+
+__all__ = ["load_package", "verify_package"]
+
+_RATIO_FLOOR = 64 * 1024
+
+
+def load_package(path: str | os.PathLike[str]) -> BehaviorPackage:
+    """Load and verify a package directory or ``.jdsl`` archive.
+
+    Raises:
+        PackageError: anything in the module docstring's list, naming the member at fault.
+    """
+    where = Path(path)
+    if where.is_dir():
+        files = _read_dir(where)
+    elif where.is_file():
+        files = _read_zip(where)
+    else:
+        raise PackageError(f"no package at {str(where)!r}", path=str(where))
+    package = BehaviorPackage(files, source=str(where))
+    verify_package(package)
+    return package
+
+
+def _safe_name(name: str) -> str:
+    pure = PurePosixPath(name)
+    if (
+        not name
+        or "\\" in name
+        or name.startswith("/")
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or (len(name) > 1 and name[1] == ":")
+    ):
+        raise PackageError(f"refusing member {name!r}: absolute or '..' path", path=name)
+    return name
+
+
+def _read_zip(path: Path) -> dict[str, bytes]:
+    if not zipfile.is_zipfile(path):
+        raise PackageError(f"{str(path)!r} is not a valid .jdsl archive", path=str(path))
+    files: dict[str, bytes] = {}
+    total = 0
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            name = _safe_name(info.filename)
+            if info.is_dir():
+                continue
+            _check_member(info)
+            total += info.file_size
+            if total > MAX_TOTAL_BYTES:
+                raise PackageError(
+                    f"refusing {name!r}: package over {MAX_TOTAL_BYTES} bytes", path=name
+                )
+            if name in files:
+                raise PackageError(f"refusing duplicate member {name!r}", path=name)
+            with archive.open(info) as handle:
+                data = handle.read(MAX_MEMBER_BYTES + 1)
+            if len(data) != info.file_size:
+                raise PackageError(f"refusing {name!r}: size differs from its header", path=name)
+            files[name] = data
+    return files
+
+
+def _check_member(info: zipfile.ZipInfo) -> None:
+    name = info.filename
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        raise PackageError(f"refusing member {name!r}: links are not allowed", path=name)
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise PackageError(
+            f"refusing member {name!r}: {info.file_size} bytes is over {MAX_MEMBER_BYTES}",
+            path=name,
+        )
+    ratio = info.file_size / max(info.compress_size, 1)
+    if info.file_size > _RATIO_FLOOR and ratio > MAX_COMPRESSION_RATIO:
+        raise PackageError(
+            f"refusing member {name!r}: compression ratio {ratio:.0f} is over "
+            f"{MAX_COMPRESSION_RATIO} (a zip bomb?)",
+            path=name,
+        )
+
+
+def _read_dir(root: Path) -> dict[str, bytes]:
+    manifest = _read_file(root, "manifest.json")
+    files = {"manifest.json": manifest}
+    listed = _listed(_manifest(manifest))
+    for name in listed:
+        if (root / _safe_name(name)).exists() or (root / name).is_symlink():
+            files[name] = _read_file(root, name)
+    return files
+
+
+def _read_file(root: Path, name: str) -> bytes:
+    file = root / _safe_name(name)
+    try:
+        info = file.lstat()
+    except FileNotFoundError:
+        raise PackageError(f"package {str(root)!r} has no {name!r}", path=name) from None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        raise PackageError(
+            f"refusing {name!r}: not a regular file (links are not allowed)", path=name
+        )
+    if info.st_size > MAX_MEMBER_BYTES:
+        raise PackageError(f"refusing {name!r}: over {MAX_MEMBER_BYTES} bytes", path=name)
+    return file.read_bytes()
+
+
+def _manifest(data: bytes) -> dict[str, Any]:
+    import json
+
+    try:
+        manifest = json.loads(data)
+    except ValueError as exc:
+        raise PackageError(
+            f"manifest.json is not valid JSON: {exc}", path="manifest.json"
+        ) from None
+    if not isinstance(manifest, dict):
+        raise PackageError("manifest.json must be a JSON object", path="manifest.json")
+    if manifest.get("format") != PACKAGE_FORMAT:
+        raise PackageError(
+            f"unsupported package format {manifest.get('format')!r}; this jdsl reads "
+            f"{PACKAGE_FORMAT!r}",
+            path="manifest.json",
+        )
+    return manifest
+
+
+def _listed(manifest: Mapping[str, Any]) -> dict[str, str]:
+    listed = manifest.get("files")
+    if not isinstance(listed, dict) or "behavior.json" not in listed:
+        raise PackageError(
+            "manifest.json must list its files, behavior.json included", path="manifest.json"
+        )
+    return {str(k): str(v) for k, v in listed.items()}
+
+
+def verify_package(package: BehaviorPackage) -> None:
+    """Check format, every digest, the IR, contracts and signatures of an in-memory package.
+
+    Raises:
+        PackageError: the first problem found, naming the file.
+    """
+    files = package.files
+    if "manifest.json" not in files:
+        raise PackageError("package has no manifest.json", path="manifest.json")
+    manifest = _manifest(files["manifest.json"])
+    listed = _listed(manifest)
+    for name in sorted(files):
+        if name != "manifest.json" and name not in listed:
+            raise PackageError(f"file {name!r} is not listed in the manifest", path=name)
+    for name, expected in sorted(listed.items()):
+        if name not in files:
+            raise PackageError(f"manifest references missing file {name!r}", path=name)
+        if digest(files[name]) != expected:
+            raise PackageError(
+                f"digest mismatch for {name!r}: the file changed after packaging "
+                f"(expected {expected})",
+                path=name,
+            )
+    _verify_ir(package, manifest)
+
+
+def _verify_ir(package: BehaviorPackage, manifest: Mapping[str, Any]) -> None:
+    required = list(manifest.get("required_capabilities") or [])
+    report = validate_ir(package.ir, required_capabilities=required)
+    if not report.ok:
+        raise PackageError(
+            "invalid package IR: " + "; ".join(report.problems), path="behavior.json"
+        )
+    try:
+        tree = from_ir(package.ir)
+    except JdslError as exc:
+        raise PackageError(f"invalid package IR: {exc}", path="behavior.json") from None
+    missing = [c for c in required if "tools.json" in package.files and c not in package.tools]
+    if missing:
+        raise PackageError(f"tools.json has no contract for {missing}", path="tools.json")
+    leaves = {n.id: n for n in tree.walk() if n.kind in ("predict", "react") and n.id}
+    for sig_id, record in package.signatures.items():
+        node = leaves.get(sig_id)
+        if node is None or getattr(node, "signature", None) != record.get("signature"):
+            raise PackageError(
+                f"signature {sig_id!r} does not match a model leaf of behavior.json",
+                path=f"signatures/{sig_id}.json",
+            )
