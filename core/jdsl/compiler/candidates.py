@@ -111,8 +111,8 @@ def extract_facts(episode: NormEpisode) -> list[Fact]:
         add(SEMANTIC, {**claim, "signature": decision.signature, "position": decision.position})
     for guard in episode.guards:
         if guard.result and guard.type in ("guard", "check") and guard.position < len(ok):
-            before = ok[guard.position].logical_tool
-            claim = {"type": guard.type, "expression": guard.expression, "before_tool": before}
+            tool = ok[guard.position].logical_tool
+            claim = {"type": guard.type, "expression": guard.expression, "before_tool": tool}
             add(GUARD, {**claim, "position": guard.position})
     return facts
 

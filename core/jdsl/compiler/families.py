@@ -1,7 +1,7 @@
 """Task families: split a pile of episodes into groups compiled one by one.
 
 ``task`` groups by the ``task_id`` an episode recorded (``episode.started`` metadata or run
-inputs) and falls back to the tool sequence when there is none; ``sequence`` groups by the
+inputs), else its ``task_family``, else its tool sequence; ``sequence`` groups by the
 successful tool sequence. Families are named and ordered deterministically.
 """
 
@@ -19,9 +19,10 @@ GroupBy = Literal["task", "sequence"]
 
 def _key(episode: NormEpisode, by: GroupBy) -> str:
     if by == "task":
-        task = episode.metadata.get("task_id", episode.inputs.get("task_id"))
-        if task is not None:
-            return f"task-{slug(str(task))}"
+        for field in ("task_id", "task_family"):
+            task = episode.metadata.get(field, episode.inputs.get(field))
+            if task is not None:
+                return f"task-{slug(str(task))}"
     sequence = "-".join(slug(t) for t in episode.tool_sequence()) or "none"
     return f"seq-{sequence}"
 

@@ -54,9 +54,9 @@ def build_package(
         "model_id": None,
         "runtime": {"jdsl": ">=0.1"},
         "required_capabilities": list(compiled.required_capabilities),
-        "inputs": list(compiled.inputs),
         "source": {
             "compiler": COMPILER_ID,
+            "inputs": list(compiled.inputs),
             "compiler_model": compiled.compiler_model,
             "episode_count": len(episodes),
             "successful_episodes": sum(1 for e in episodes if e.success),

@@ -443,6 +443,8 @@ def _residual_prefixes(choice: ArgChoice, residual_keys: set[str]) -> list[str]:
 def _guard_node(claim: dict[str, Any]) -> dict[str, Any] | None:
     expression = claim.get("expression")
     if claim.get("type") == "check":
+        if not isinstance(expression, dict):
+            return None
         try:
             ((left, right),) = [expression["eq"]]
             return {"kind": "check", "key": left["ref"], "equals": right["const"]}

@@ -7,7 +7,7 @@ hygiene and the IR; run it with ``package.as_root(tools).run(...)``.
 """
 
 from jdsl.package.authoring import package_from_root
-from jdsl.package.bundle import BehaviorPackage, Tools
+from jdsl.package.bundle import BehaviorPackage, LoadedPackage, Tools
 from jdsl.package.export import SUFFIX, export_dir, export_jdsl, package_digest, zip_bytes
 from jdsl.package.format import (
     MAX_COMPRESSION_RATIO,
@@ -15,6 +15,7 @@ from jdsl.package.format import (
     MAX_TOTAL_BYTES,
     PACKAGE_FORMAT,
     SIGNATURE_FORMAT,
+    Manifest,
     ToolContract,
     ToolEffects,
     default_effects,
@@ -31,6 +32,8 @@ __all__ = [
     "SIGNATURE_FORMAT",
     "SUFFIX",
     "BehaviorPackage",
+    "LoadedPackage",
+    "Manifest",
     "ToolContract",
     "ToolEffects",
     "Tools",

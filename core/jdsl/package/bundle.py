@@ -11,10 +11,17 @@ from typing import Any
 from jdsl.errors import PackageError
 from jdsl.interaction.tools import tool_name
 from jdsl.ir import from_ir
-from jdsl.package.format import PACKAGE_FORMAT, ToolContract, default_effects, digest, dump_json
+from jdsl.package.format import (
+    PACKAGE_FORMAT,
+    Manifest,
+    ToolContract,
+    default_effects,
+    digest,
+    dump_json,
+)
 from jdsl.tree import Root
 
-__all__ = ["BehaviorPackage", "Tools"]
+__all__ = ["BehaviorPackage", "LoadedPackage", "Tools"]
 
 Tools = Mapping[str, Callable[..., Any]] | Iterable[Callable[..., Any]]
 """``{logical id: callable}``, or callables named by ``tool_name`` (``@tool`` name or
@@ -85,8 +92,9 @@ class BehaviorPackage:
             raise PackageError(f"{path!r} is not valid JSON: {exc}", path=path) from None
 
     @cached_property
-    def manifest(self) -> dict[str, Any]:
-        return dict(self.json("manifest.json"))
+    def manifest(self) -> Manifest:
+        """``manifest.json`` (keys also read as attributes: ``manifest.source["inputs"]``)."""
+        return Manifest(self.json("manifest.json"))
 
     @cached_property
     def ir(self) -> dict[str, Any]:
@@ -169,3 +177,7 @@ def _named(tools: Tools) -> dict[str, Callable[..., Any]]:
     if isinstance(tools, Mapping):
         return dict(tools)
     return {tool_name(fn): fn for fn in tools}
+
+
+LoadedPackage = BehaviorPackage
+"""What :func:`jdsl.package.load_package` returns (a :class:`BehaviorPackage` with ``source``)."""

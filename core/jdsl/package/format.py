@@ -14,6 +14,7 @@ __all__ = [
     "MAX_MEMBER_BYTES",
     "MAX_TOTAL_BYTES",
     "PACKAGE_FORMAT",
+    "Manifest",
     "SIGNATURE_FORMAT",
     "ToolContract",
     "ToolEffects",
@@ -42,6 +43,16 @@ _MUTATING: Final = re.compile(
     r"write|send|post|put|patch|book|exchange|return|transfer|pay|charge|refund|execute)(?=_|$)"
 )
 _DESTRUCTIVE: Final = re.compile(r"(^|[._])(cancel|delete|remove|drop|destroy|purge)(?=_|$)")
+
+
+class Manifest(dict[str, Any]):
+    """``manifest.json`` as a dict whose keys also read as attributes (``manifest.source``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"manifest has no {name!r}") from None
 
 
 def dump_json(value: Any) -> bytes:
