@@ -14,7 +14,7 @@ customer, so the report flags it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,15 +78,30 @@ def ir_actions(ir: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
         yield from ir_actions(child)
 
 
-def id_like_constants(ir: Mapping[str, Any]) -> list[str]:
-    """``tool.arg = "value"`` for every action argument compiled to an id-like string literal."""
+def id_like_constants(
+    ir: Mapping[str, Any], run_inputs: Sequence[Mapping[str, Any]] = ()
+) -> list[str]:
+    """``tool.arg = "value"`` for every action argument compiled to an id-like string literal.
+
+    Args:
+        ir: a Behavior IR document or node.
+        run_inputs: the run inputs of the compiled episodes; a constant that equals the same
+            run input in every one of them is marked ``(= run input KEY)``: it could have been
+            that input.
+    """
     found = []
     for action in ir_actions(ir):
         for arg, spec in sorted((action.get("args") or {}).items()):
             value = spec.get("const") if isinstance(spec, Mapping) else None
             if isinstance(value, str) and _ID_LIKE.match(value):
-                found.append(f'{action["tool"]}.{arg} = "{value}"')
+                found.append(f'{action["tool"]}.{arg} = "{value}"' + _input_note(value, run_inputs))
     return found
+
+
+def _input_note(value: str, run_inputs: Sequence[Mapping[str, Any]]) -> str:
+    keys = [{k for k, v in inputs.items() if v == value} for inputs in run_inputs]
+    shared = sorted(set.intersection(*keys)) if keys else []
+    return f" (= run input {shared[0]})" if shared else ""
 
 
 def ir_refs(ir: Mapping[str, Any], inputs: set[str]) -> list[str]:
@@ -110,22 +125,22 @@ def group_families(episodes: list[Episode]) -> dict[str, list[Episode]]:
 
 
 def _row(family: str, episodes: list[Episode], result: Any) -> FamilyRow:
-    ir = result.package.ir if hasattr(result.package, "ir") else result.compiled.ir
+    ir = result.package.ir
     report = result.report()
-    stats = report.get("stats", {})
-    verification = report.get("verification", {})
-    inputs = set(stats.get("inputs") or [])
+    metrics = report["metrics"]
+    verification = report["verification"]
+    inputs = set(report["inputs"])
     return FamilyRow(
         family=family,
         episodes=len(episodes),
         tools=tuple(action["tool"] for action in ir_actions(ir)),
         lineage_refs=tuple(ir_refs(ir, inputs)),
         inputs=tuple(sorted(inputs)),
-        verification=str(verification.get("status", "failed")),
-        replay_coverage=float(verification.get("replay_coverage", 0.0)),
-        residual_decision_burden=float(stats.get("residual_decision_burden", 0.0)),
-        id_like_constants=tuple(id_like_constants(ir)),
-        problems=tuple(str(p) for p in verification.get("problems", [])),
+        verification=str(verification["status"]),
+        replay_coverage=float(verification["replay_coverage"]),
+        residual_decision_burden=float(metrics["residual_decision_burden"]),
+        id_like_constants=tuple(id_like_constants(ir, [e.inputs for e in episodes])),
+        problems=tuple(str(p) for p in verification["problems"]),
     )
 
 

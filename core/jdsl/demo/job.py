@@ -75,9 +75,9 @@ class DemoResult:
         return dict(self.report_data.get("verification") or {})
 
     @property
-    def stats(self) -> dict[str, Any]:
-        """The retail compile's statistics (``residual_decision_burden``, ``inputs``, ...)."""
-        return dict(self.report_data.get("stats") or {})
+    def metrics(self) -> dict[str, Any]:
+        """The retail package's metrics (``residual_decision_burden``, ``exact_dataflow_refs``)."""
+        return dict(self.report_data.get("metrics") or {})
 
     @property
     def inputs(self) -> list[str]:

@@ -71,7 +71,7 @@ def _retail_lines(result: DemoResult) -> list[str]:
         f"  teacher runs: {_pct(teacher_ok, len(result.teacher))} reward 1.0 -> {result.trace_path}",
         f"  compiled: verification {ver.get('status')} (replay coverage "
         f"{float(ver.get('replay_coverage', 0.0)):.2f}, {ver.get('replay_checks', 0)} checks); "
-        f"residual decision burden {result.stats.get('residual_decision_burden')}; "
+        f"residual decision burden {result.metrics.get('residual_decision_burden')}; "
         f"run inputs {', '.join(result.inputs) or 'none'}",
         f"  package: {result.package_path} (reloaded, digests verified); tools "
         f"{' -> '.join(result.package_tools)}",

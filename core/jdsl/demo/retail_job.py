@@ -29,6 +29,7 @@ from jdsl.envs.tau_retail import (
     reward,
     tree_tools,
 )
+from jdsl.errors import PackageError
 from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent, TraceSink, read_events
 from jdsl.tree import Root
 
@@ -162,20 +163,32 @@ def compile_retail(trace_path: Path, package_path: Path) -> tuple[Any, Any]:
         canonical=canonical_names(),
         effects=tool_effects(),
     )
-    written = export_jdsl(result.package, package_path)
-    return result, load_package(written if written is not None else package_path)
+    return result, load_package(export_jdsl(result.package, package_path))
 
 
 def package_inputs(package: Any) -> list[str]:
-    """The run inputs the package declares (``manifest.source["inputs"]``), sorted."""
-    source = getattr(package.manifest, "source", None) or {}
-    return sorted(source.get("inputs") or [])
+    """The run inputs the package declares (``manifest.json``: ``source.inputs``), sorted.
+
+    Raises:
+        PackageError: the manifest declares no run inputs at all (not even an empty list).
+    """
+    manifest = package.manifest
+    for holder in (manifest.get("source") or {}, manifest):
+        if "inputs" in holder:
+            return sorted(holder["inputs"])
+    raise PackageError(f"package {package.name!r} declares no run inputs in its manifest")
+
+
+_IDENTITY = {
+    "email": "identifies by email",
+    "name+zip": "identifies by name and zip code",
+    "none": "states no single email or zip code",
+}
 
 
 def _unserved_note(missing: Sequence[str], identity: str) -> str:
-    said = {"email": "by email", "name+zip": "by name and zip", "none": "by no single value"}
     return (
-        f"missing run input(s) {', '.join(missing)}: the user identifies {said[identity]}, "
+        f"missing run input {', '.join(missing)}: the user {_IDENTITY[identity]}, "
         "which the compiled path does not take"
     )
 
