@@ -122,12 +122,13 @@ class CompiledBehavior:
 
 
 def modal_skeleton(episodes: Sequence[NormEpisode]) -> tuple[tuple[str, ...], list[NormEpisode]]:
-    """The most common tool sequence among successful episodes (all, if none succeeded).
+    """The most common tool sequence among successful episodes (or, when none is known to
+    have succeeded, among those whose outcome is unknown; failed episodes never compile).
 
     Returns:
         ``(skeleton, aligned episodes)``; ties are broken by first occurrence.
     """
-    pool = [e for e in episodes if e.success] or list(episodes)
+    pool = [e for e in episodes if e.success] or [e for e in episodes if e.success is None]
     if not pool:
         return (), []
     counts = Counter(e.tool_sequence() for e in pool)
