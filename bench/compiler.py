@@ -5,9 +5,9 @@ bench.compiler --worker FILE``), so its peak memory is its own. In the worker:
 
 - parse: read the file and ``json.loads`` every line (the floor any reader pays);
 - load: ``jdsl.trace.read_events(path).episodes`` (events validated into ``TraceEvent`` s);
-- compile: ``jdsl.compiler.compile_behavior`` over the loaded episodes, once per task family
-  (``task_family`` of ``episode.started``, as ``jdsl compile --group-by task`` does; the retail
-  corpus is one family);
+- compile: the loaded episodes compiled as ``jdsl compile --group-by task`` does
+  (``normalize_all``, ``group_episodes(..., "task")``, ``compile_normalized`` per family: what
+  ``compile_behavior`` does for one family); the retail corpus is one family;
 - peak memory: the worker's peak resident set size (``VmHWM``) after its first load + compile.
 
 Each time is a median of several passes. The scaling exponent is the log-log slope of compile
@@ -20,11 +20,11 @@ import argparse
 import json
 import math
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,6 @@ from bench.timing import median_seconds
 
 __all__ = [
     "compile_families",
-    "families",
     "measure",
     "measure_file",
     "parse_json_lines",
@@ -57,21 +56,19 @@ def parse_json_lines(path: Path) -> int:
     return count
 
 
-def families(episodes: list[Any]) -> dict[str, list[Any]]:
-    """Episodes grouped by ``task_family`` (else the skill), in first-seen order."""
-    groups: dict[str, list[Any]] = defaultdict(list)
-    for episode in episodes:
-        started = episode.started or {}
-        key = started.get("task_family") or started.get("skill") or "episodes"
-        groups[str(key)].append(episode)
-    return dict(groups)
+def compile_families(episodes: list[Any]) -> list[Any]:
+    """Compile ``episodes`` as ``jdsl compile --group-by task`` does; returns the results.
 
+    ``normalize_all`` once, ``group_episodes(..., "task")``, then ``compile_normalized`` per
+    family (what ``compile_behavior`` runs, after its ``normalize_all``).
+    """
+    from jdsl.compiler import compile_normalized, group_episodes, normalize_all
 
-def compile_families(groups: dict[str, list[Any]]) -> list[Any]:
-    """``compile_behavior`` once per family; returns the results in family order."""
-    from jdsl.compiler import compile_behavior  # type: ignore[attr-defined]
-
-    return [compile_behavior(eps, name=_name(fam), task_family=fam) for fam, eps in groups.items()]
+    normalized = normalize_all(episodes)
+    return [
+        compile_normalized(members, name=_name(family), task_family=family)
+        for family, members in group_episodes(normalized, "task")
+    ]
 
 
 def _name(family: str) -> str:
@@ -96,50 +93,44 @@ def peak_rss_bytes() -> int:
 def measure_file(path: Path, *, repeats: int) -> dict[str, Any]:
     """The figures of one corpus, measured in this process (see the module doc).
 
+    Every compile sample runs on freshly loaded episodes, so nothing cached on the episode
+    objects by an earlier pass helps a later one. Passes stop after the first when it took more
+    than a minute.
+
     Returns:
-        ``{episodes, events, families, parse_s, load_s, compile_s, first_compile_s,
-        baseline_rss, peak_rss, error}``; ``compile_s`` is None (and ``error`` says why) when
-        the compiler is missing or fails.
+        ``{episodes, events, families, verified, parse_s, load_s, compile_s, baseline_rss,
+        peak_rss, repeats, error}``; ``compile_s`` is None (and ``error`` says why) when the
+        compiler is missing or fails.
     """
+    import jdsl.compiler  # noqa: F401 - imported before any timing
     from jdsl.trace import read_events
 
-    baseline = peak_rss_bytes()
-    start = time.perf_counter()
-    episodes = read_events(path).episodes
-    groups = families(episodes)
-    out: dict[str, Any] = {
-        "episodes": len(episodes),
-        "families": len(groups),
-        "error": None,
-        "baseline_rss": baseline,
-        "compile_s": None,
-        "first_compile_s": None,
-    }
-    first_load = time.perf_counter() - start
-    try:
+    out: dict[str, Any] = {"error": None, "compile_s": None, "baseline_rss": peak_rss_bytes()}
+    loads: list[float] = []
+    compiles: list[float] = []
+    for _ in range(max(repeats, 1)):
         start = time.perf_counter()
-        compile_families(groups)
-        out["first_compile_s"] = time.perf_counter() - start
-    except Exception as exc:  # noqa: BLE001 - reported in the table, never hidden
-        out["error"] = f"{type(exc).__name__}: {exc}"[:300]
-    out["peak_rss"] = peak_rss_bytes()
-    # A pass longer than a minute is not repeated: the first pass is the figure.
-    slow = first_load + (out["first_compile_s"] or 0) > 60
-    reps = 1 if slow else repeats
+        episodes = read_events(path).episodes
+        loads.append(time.perf_counter() - start)
+        try:
+            start = time.perf_counter()
+            results = compile_families(episodes)
+            compiles.append(time.perf_counter() - start)
+        except Exception as exc:  # noqa: BLE001 - reported in the table, never hidden
+            out["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            break
+        out.update(families=len(results), verified=sum(1 for r in results if r.ok))
+        out.setdefault("peak_rss", peak_rss_bytes())  # after the first load + compile
+        if loads[0] + compiles[0] > 60:
+            break
+    out.setdefault("peak_rss", peak_rss_bytes())
+    out["episodes"] = len(read_events(path).episodes)
     out["events"] = parse_json_lines(path)
-    out["parse_s"] = median_seconds(lambda: parse_json_lines(path), repeats=reps, warmup=0)
-    out["load_s"] = (
-        first_load
-        if slow
-        else median_seconds(lambda: read_events(path).episodes, repeats=reps, warmup=0)
-    )
-    if out["error"] is None:
-        out["compile_s"] = (
-            out["first_compile_s"]
-            if slow
-            else median_seconds(lambda: compile_families(groups), repeats=reps, warmup=0)
-        )
-    out["repeats"] = reps
+    out["repeats"] = len(loads)
+    out["parse_s"] = median_seconds(lambda: parse_json_lines(path), repeats=len(loads), warmup=0)
+    out["load_s"] = statistics.median(loads)
+    if compiles and out["error"] is None:
+        out["compile_s"] = statistics.median(compiles)
     return out
 
 
@@ -178,7 +169,7 @@ def corpus_rows(label: str, figures: dict[str, Any], *, memory_target: bool) -> 
     met = None if compile_s is None or parse_s is None else compile_s <= 5 * parse_s
     fams = figures.get("families")
     shape = f"{n:,} episodes, {figures.get('events', 0):,} events" + (
-        f", {fams} families" if fams and fams > 1 else ""
+        f", {fams} families ({figures.get('verified')} verified)" if fams else ""
     )
     peak = figures.get("peak_rss")
     return [

@@ -30,7 +30,7 @@ def retail_teacher() -> Any:
 
 
 def retail_corpus(path: Path, episodes: int) -> Path:
-    """Run the teacher ``episodes`` times, traced to the JSONL file ``path``; returns ``path``.
+    """Run the teacher ``episodes`` times, traced to a new JSONL file ``path``; returns ``path``.
 
     Raises:
         RuntimeError: a teacher run did not end in success (the corpus would be wrong).
@@ -39,6 +39,7 @@ def retail_corpus(path: Path, episodes: int) -> Path:
     from jdsl.testing import ScriptedModel
     from jdsl.trace import JsonlTraceSink
 
+    path.unlink(missing_ok=True)
     sink = JsonlTraceSink(path, resume=False)
     tree = retail_teacher()
     for i in range(episodes):
@@ -56,11 +57,12 @@ def retail_corpus(path: Path, episodes: int) -> Path:
 
 
 def airline_corpus(path: Path) -> Path:
-    """The shipped tau-bench airline episodes imported to the JSONL file ``path``."""
+    """The shipped tau-bench airline episodes imported to a new JSONL file ``path``."""
     from jdsl.envs.data import data_path
     from jdsl.importers import import_tau_bench
     from jdsl.trace import JsonlTraceSink
 
     source = data_path("tau_airline", "episodes.json")
+    path.unlink(missing_ok=True)
     import_tau_bench(str(source), sink=JsonlTraceSink(path, resume=False))
     return path

@@ -49,19 +49,22 @@ def test_a_shape_that_cannot_be_built_is_refused(key: str, ticks: int) -> None:
 def test_compiler_figures_of_a_tiny_retail_corpus(tmp_path: Path) -> None:
     path = corpora.retail_corpus(tmp_path / "retail.jsonl", 3)
     figures = compiler.measure_file(path, repeats=1)
-    assert figures["episodes"] == 3 and figures["families"] == 1
+    assert figures["episodes"] == 3
     assert figures["events"] == compiler.parse_json_lines(path) > 0
     assert figures["parse_s"] > 0 and figures["load_s"] > 0 and figures["peak_rss"] > 0
     # Either the compiler ran, or the reason it did not is reported (never a silent None).
     assert (figures["compile_s"] is None) == (figures["error"] is not None)
+    assert figures["error"] is None, figures["error"]
+    assert figures["families"] == 1 and figures["verified"] == 1
     rows = compiler.corpus_rows("tiny", figures, memory_target=True)
     assert rows[0].peer_name == "json.loads" and rows[2].target == "< 2 GB"
 
 
 def test_the_compiler_worker_runs_in_a_fresh_interpreter(tmp_path: Path) -> None:
     path = corpora.retail_corpus(tmp_path / "retail.jsonl", 2)
+    corpora.retail_corpus(path, 2)  # a second corpus at the same path replaces the first
     figures = compiler.run_worker(path, repeats=1, timeout_s=120)
-    assert figures["episodes"] == 2, figures
+    assert figures["episodes"] == 2 and figures["events"] == 2 * 31, figures
 
 
 def test_the_compiler_worker_reports_a_missing_file(tmp_path: Path) -> None:
@@ -71,13 +74,12 @@ def test_the_compiler_worker_reports_a_missing_file(tmp_path: Path) -> None:
     assert row.value is None and table.verdict(row) == "NOT MEASURED"
 
 
-def test_airline_corpus_groups_by_task(tmp_path: Path) -> None:
+def test_airline_corpus_compiles_per_task(tmp_path: Path) -> None:
     from jdsl.trace import read_events
 
     episodes = read_events(corpora.airline_corpus(tmp_path / "airline.jsonl")).episodes
-    groups = compiler.families(episodes)
-    assert sum(len(g) for g in groups.values()) == len(episodes) == 54
-    assert len(groups) == 26
+    assert len(episodes) == 54
+    assert len(compiler.compile_families(episodes)) == 26
 
 
 def test_exponent_is_the_log_log_slope() -> None:
