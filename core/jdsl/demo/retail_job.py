@@ -24,9 +24,11 @@ from tqdm.auto import tqdm
 from jdsl.demo.family import FAMILY, identity_form, task_inputs, task_name
 from jdsl.envs.tau_retail import (
     RetailEnv,
+    RetailReward,
     RetailTask,
     retail_tool_schemas,
     reward,
+    reward_info,
     tree_tools,
 )
 from jdsl.errors import PackageError
@@ -94,6 +96,12 @@ def _run_note(ctx: Any) -> str:
     if ctx.error is not None:
         return f"{type(ctx.error).__name__}: {ctx.error}"
     return "" if ctx.status.value == "success" else f"the tree ended in {ctx.status.value}"
+
+
+def _score_note(scored: RetailReward) -> str:
+    if not scored.database_matches:
+        return "the run succeeded but the database differs from the gold replay (a wrong decision)"
+    return "the run succeeded but a required output was not said"
 
 
 def _emit_reward(sink: TraceSink, episode_id: str, value: float, task: RetailTask) -> None:
@@ -223,9 +231,11 @@ def serve_held_out(
         env = RetailEnv()
         root = package.as_root(_logical_tools(env))
         ctx = root.run(model=model_for(task), raise_errors=False, **inputs)
-        value = reward(env, task)
-        outcomes.append(TaskOutcome(task_name(task), identity, True, ctx.status.value, value,
-                                    "" if value == 1.0 else _run_note(ctx) or "reward 0.0"))
+        scored = reward_info(env, task)
+        note = "" if scored.reward == 1.0 else _run_note(ctx) or _score_note(scored)
+        outcomes.append(
+            TaskOutcome(task_name(task), identity, True, ctx.status.value, scored.reward, note)
+        )
     return outcomes
 
 
