@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from jdsl.dsl import act, predict, ref, root, seq
 from jdsl.envs.fixtures import RetailWorld
 from jdsl.testing import ScriptedModel
@@ -36,9 +35,7 @@ def teacher(world: RetailWorld, *, cancel: bool = False) -> Root:
     return root("cancel").do(seq(*steps))
 
 
-def run_teacher(
-    sink: TraceSink, worlds: range | list[int], *, reply: str = "1", **kw: Any
-) -> None:
+def run_teacher(sink: TraceSink, worlds: range | list[int], *, reply: str = "1", **kw: Any) -> None:
     for i in worlds:
         world = RetailWorld.numbered(i)
         index = int(reply)

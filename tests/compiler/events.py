@@ -53,13 +53,17 @@ class EpisodeBuilder:
 
     def predict(self, node_id: str, signature: str, **outputs: Any) -> EpisodeBuilder:
         self.emit("node.enter", {"node_id": node_id, "type": "predict", "label": "predict"})
-        self.emit("model.requested", {"node_id": node_id, "kind": "predict", "signature": signature})
+        self.emit(
+            "model.requested", {"node_id": node_id, "kind": "predict", "signature": signature}
+        )
         self.emit("model.responded", {"node_id": node_id, "kind": "predict", "status": "success"})
         for key, value in outputs.items():
             self.write(key, value, node_id)
         return self
 
-    def guard(self, expression: dict[str, Any], result: bool = True, kind: str = "guard") -> EpisodeBuilder:
+    def guard(
+        self, expression: dict[str, Any], result: bool = True, kind: str = "guard"
+    ) -> EpisodeBuilder:
         self.emit("guard.evaluated", {"node_id": f"g{len(self.events)}", "type": kind,
                                       "expression": expression, "result": result, "values": {}})  # fmt: skip
         return self

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from jdsl.compiler.lineage import MAX_DEPTH, StateIndex, find_source, find_sources, is_meaningful
 
 

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from jdsl.compiler import (
     compile_behavior,
     consolidate,
@@ -52,7 +51,10 @@ def test_canonical_maps_host_names_to_capabilities() -> None:
     b = EpisodeBuilder("e")
     b.call("mcp__retail__lookup", {"id": "U1"}, email="a@x.com")
     (ep,) = normalize_all([b.done()], canonical={"mcp__retail__lookup": "retail.lookup"})
-    assert (ep.steps[0].logical_tool, ep.steps[0].host_tool) == ("retail.lookup", "mcp__retail__lookup")
+    assert (ep.steps[0].logical_tool, ep.steps[0].host_tool) == (
+        "retail.lookup",
+        "mcp__retail__lookup",
+    )
 
 
 def test_facts_of_one_episode() -> None:

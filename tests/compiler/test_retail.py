@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from jdsl.compiler import compile_behavior, normalize_episode, package_metrics
 from jdsl.compiler.lineage import find_source, is_meaningful
 from jdsl.dsl import act, ref, root
@@ -66,7 +65,9 @@ def _bash(eid: str, *commands: str) -> dict:
 
 
 def test_5_repeated_slots_stay_position_specific() -> None:
-    episodes = [_bash(f"e{i}", "git status", "git diff", "git add -A && git commit") for i in range(2)]
+    episodes = [
+        _bash(f"e{i}", "git status", "git diff", "git add -A && git commit") for i in range(2)
+    ]
     result = compile_behavior(episodes, name="b")
     specs = [c.spec for a in result.compiled.actions for c in a.choices]
     assert specs == [{"const": "git status"}, {"const": "git diff"},

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import stat
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -72,27 +73,46 @@ def _safe_name(name: str) -> str:
 def _read_zip(path: Path) -> dict[str, bytes]:
     if not zipfile.is_zipfile(path):
         raise PackageError(f"{str(path)!r} is not a valid .jdsl archive", path=str(path))
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _read_members(archive)
+    except zipfile.BadZipFile as exc:
+        raise PackageError(
+            f"{str(path)!r} is not a valid .jdsl archive: {exc}", path=str(path)
+        ) from None
+
+
+def _read_members(archive: zipfile.ZipFile) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     total = 0
-    with zipfile.ZipFile(path) as archive:
-        for info in archive.infolist():
-            name = _safe_name(info.filename)
-            if info.is_dir():
-                continue
-            _check_member(info)
-            total += info.file_size
-            if total > MAX_TOTAL_BYTES:
-                raise PackageError(
-                    f"refusing {name!r}: package over {MAX_TOTAL_BYTES} bytes", path=name
-                )
-            if name in files:
-                raise PackageError(f"refusing duplicate member {name!r}", path=name)
-            with archive.open(info) as handle:
-                data = handle.read(MAX_MEMBER_BYTES + 1)
-            if len(data) != info.file_size:
-                raise PackageError(f"refusing {name!r}: size differs from its header", path=name)
-            files[name] = data
+    for info in archive.infolist():
+        name = _safe_name(info.filename)
+        if info.is_dir():
+            continue
+        _check_member(info)
+        total += info.file_size
+        if total > MAX_TOTAL_BYTES:
+            raise PackageError(
+                f"refusing {name!r}: package over {MAX_TOTAL_BYTES} bytes", path=name
+            )
+        if name in files:
+            raise PackageError(f"refusing duplicate member {name!r}", path=name)
+        data = _read_member(archive, info)
+        if len(data) != info.file_size:
+            raise PackageError(f"refusing {name!r}: size differs from its header", path=name)
+        files[name] = data
     return files
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    try:
+        with archive.open(info) as handle:
+            return handle.read(MAX_MEMBER_BYTES + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise PackageError(
+            f"member {info.filename!r} is corrupt ({exc}); re-export the package",
+            path=info.filename,
+        ) from None
 
 
 def _check_member(info: zipfile.ZipInfo) -> None:

@@ -1,0 +1,196 @@
+"""jdsl.package: deterministic export, safe load, digests, permissions, bind, authoring."""
+
+from __future__ import annotations
+
+import io
+import json
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+from jdsl.dsl import act, predict, ref, root, seq
+from jdsl.envs.fixtures import RetailWorld
+from jdsl.errors import PackageError
+from jdsl.package import (
+    BehaviorPackage,
+    ToolContract,
+    ToolEffects,
+    export_dir,
+    export_jdsl,
+    load_package,
+    package_digest,
+    package_from_root,
+    zip_bytes,
+)
+from jdsl.package import load as load_module
+from jdsl.testing import ScriptedModel
+from jdsl.tree import Status
+
+
+def _tree(world: RetailWorld):
+    tools = {t.name: t for t in world.tools()}
+    return root("authored", model="some-model").do(seq(
+        act(tools["lookup"], email=ref("email")) >> "customer",
+        act(tools["list_orders"], customer_id=ref("customer.id")) >> "orders",
+        predict("request, orders -> selected_index: int", instructions="Pick the order."),
+        act(tools["get_order"], order_id=ref("orders[$selected_index].id")) >> "order",
+    ))  # fmt: skip
+
+
+@pytest.fixture
+def package() -> BehaviorPackage:
+    contracts = {
+        "lookup": "retail.lookup",
+        "list_orders": {"logical_id": "retail.list_orders"},
+        "get_order": ToolContract("retail.get_order", effects=ToolEffects()),
+    }
+    return package_from_root(_tree(RetailWorld.numbered(1)), tool_contracts=contracts)
+
+
+def _logical(world: RetailWorld) -> dict:
+    return {f"retail.{t.name}": t for t in world.tools()}
+
+
+def test_authored_tree_packages_and_runs_the_same(package, tmp_path) -> None:
+    loaded = load_package(export_jdsl(package, tmp_path / "a"))
+    assert loaded.required_capabilities == [
+        "retail.get_order",
+        "retail.list_orders",
+        "retail.lookup",
+    ]
+    assert loaded.manifest.source == {"authoring": "python-dsl"}
+    assert sorted(loaded.signatures) == ["predict_1"]
+    world = RetailWorld.numbered(5)
+    root_ = loaded.as_root(_logical(world))
+    assert root_.model_id == "some-model"
+    ctx = root_.run(model=ScriptedModel("1"), email=world.email, request="cancel")
+    direct = _tree(world).run(model=ScriptedModel("1"), email=world.email, request="cancel")
+    assert ctx.status is Status.SUCCESS and ctx.blackboard["order"] == direct.blackboard["order"]
+
+
+def test_authoring_needs_a_contract_per_tool() -> None:
+    tree = _tree(RetailWorld.numbered(1))
+    with pytest.raises(PackageError, match="get_order"):
+        package_from_root(tree, tool_contracts={"lookup": "a.lookup", "list_orders": "a.list"})
+    with pytest.raises(PackageError, match="does not use"):
+        package_from_root(tree, tool_contracts={"lookup": "a", "list_orders": "b",
+                                                "get_order": "c", "nope": "d"})  # fmt: skip
+    with pytest.raises(PackageError, match="no child"):
+        package_from_root(root("empty"))
+
+
+def test_export_is_deterministic_and_atomic(package, tmp_path) -> None:
+    first = export_jdsl(package, tmp_path / "x.jdsl").read_bytes()
+    again = export_jdsl(package, tmp_path / "x.jdsl").read_bytes()
+    assert first == again == zip_bytes(package)
+    assert package_digest(package) == package_digest(load_package(tmp_path / "x.jdsl"))
+    with zipfile.ZipFile(io.BytesIO(first)) as archive:
+        names = [i.filename for i in archive.infolist()]
+        assert names == sorted(names)
+        assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    assert [p.name for p in tmp_path.iterdir()] == ["x.jdsl"]  # no temp file left
+
+
+def test_directory_export_round_trips(package, tmp_path) -> None:
+    target = export_dir(package, tmp_path / "pkg")
+    export_dir(package, target)  # replacing works
+    assert load_package(target).files == package.files
+
+
+def test_permissions_and_binding(package) -> None:
+    assert package.permissions() == {
+        "reads": ["retail.get_order", "retail.list_orders", "retail.lookup"],
+        "writes": [],
+        "destructive": [],
+    }
+    tools = _logical(RetailWorld.numbered(1))
+    del tools["retail.get_order"]
+    with pytest.raises(PackageError, match="retail.get_order"):
+        package.bind(tools)
+
+
+def _zip(tmp_path: Path, members: dict[str, bytes], *, link: str | None = None) -> Path:
+    path = tmp_path / "evil.jdsl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+        if link:
+            info = zipfile.ZipInfo(link)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(info, "/etc/passwd")
+    return path
+
+
+@pytest.mark.parametrize("bad", ["/abs.json", "../up.json", "a/../../b.json", "c:\\x.json"])
+def test_archives_with_escaping_paths_are_refused(package, tmp_path, bad) -> None:
+    path = _zip(tmp_path, {**package.files, bad: b"{}"})
+    with pytest.raises(PackageError, match="absolute or '..'") as info:
+        load_package(path)
+    assert info.value.path == bad
+
+
+def test_links_are_refused(package, tmp_path) -> None:
+    with pytest.raises(PackageError, match="links") as info:
+        load_package(_zip(tmp_path, dict(package.files), link="signatures/x.json"))
+    assert info.value.path == "signatures/x.json"
+
+
+def test_oversize_and_bomb_members_are_refused(package, tmp_path, monkeypatch) -> None:
+    bomb = _zip(tmp_path, {**package.files, "README.md": b"\0" * (2 * 1024 * 1024)})
+    with pytest.raises(PackageError, match="compression ratio") as info:
+        load_package(bomb)
+    assert info.value.path == "README.md"
+    monkeypatch.setattr(load_module, "MAX_MEMBER_BYTES", 100)
+    with pytest.raises(PackageError, match="over 100"):
+        load_package(_zip(tmp_path, dict(package.files)))
+
+
+def test_unlisted_and_missing_files_are_refused(package, tmp_path) -> None:
+    with pytest.raises(PackageError, match="not listed") as info:
+        load_package(_zip(tmp_path, {**package.files, "extra.py": b"print(1)"}))
+    assert info.value.path == "extra.py"
+    files = dict(package.files)
+    del files["tools.json"]
+    with pytest.raises(PackageError, match="missing file 'tools.json'"):
+        load_package(_zip(tmp_path, files))
+
+
+def test_format_and_ir_are_checked(package, tmp_path) -> None:
+    manifest = json.loads(package.files["manifest.json"])
+    bad_format = {
+        **package.files,
+        "manifest.json": json.dumps({**manifest, "format": "v0"}).encode(),
+    }
+    with pytest.raises(PackageError, match="unsupported package format"):
+        load_package(_zip(tmp_path, bad_format))
+    ir = json.loads(package.files["behavior.json"])
+    ir["root"]["child"]["children"][0]["tool"] = "undeclared.tool"
+    rebuilt = BehaviorPackage.assemble(
+        {k: v for k, v in manifest.items() if k not in ("files", "format")},
+        behavior=ir, tools=list(package.tools.values()),
+        signatures=list(package.signatures.values()),
+    )  # fmt: skip
+    with pytest.raises(PackageError, match="invalid package IR.*undeclared.tool") as info:
+        load_package(export_jdsl(rebuilt, tmp_path / "ir"))
+    assert info.value.path == "behavior.json"
+
+
+def test_not_a_package(tmp_path) -> None:
+    (tmp_path / "junk.jdsl").write_text("not a zip")
+    with pytest.raises(PackageError, match="not a valid .jdsl archive"):
+        load_package(tmp_path / "junk.jdsl")
+    with pytest.raises(PackageError, match="no package"):
+        load_package(tmp_path / "missing.jdsl")
+    with pytest.raises(PackageError, match="manifest.json"):
+        load_package(tmp_path)
+
+
+def test_symlinked_file_in_a_directory_is_refused(package, tmp_path) -> None:
+    target = export_dir(package, tmp_path / "pkg")
+    (tmp_path / "other.json").write_bytes(package.files["tools.json"])
+    (target / "tools.json").unlink()
+    (target / "tools.json").symlink_to(tmp_path / "other.json")
+    with pytest.raises(PackageError, match="links") as info:
+        load_package(target)
+    assert info.value.path == "tools.json"
