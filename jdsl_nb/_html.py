@@ -44,8 +44,9 @@ CSS = """<style>
 .jdsl-gantt span.jdsl-status-success{background:#9be39b}
 .jdsl-gantt span.jdsl-status-failure{background:#f4a3a3}
 .jdsl-gantt span.jdsl-status-error{background:#f7b267}
-.jdsl-side{display:flex;gap:16px;flex-wrap:wrap}.jdsl-side>div{flex:1;min-width:280px}
-.jdsl-drawing svg{max-width:100%;height:auto}
+.jdsl-side{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
+.jdsl-side>div{flex:0 1 auto;max-width:100%;overflow-x:auto}
+.jdsl-drawing{overflow-x:auto;max-width:100%}.jdsl-drawing svg{max-width:none}
 </style>"""
 
 

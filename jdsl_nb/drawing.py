@@ -116,7 +116,7 @@ def tree_dot(tree: Any, statuses: Mapping[str, str] | None = None, *, name: str 
     ids = structural_ids(ir)
     graph = graphviz.Digraph(
         name=_escape(name or str(ir.get("name") or "behavior")),
-        graph_attr={"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.35"},
+        graph_attr={"rankdir": "LR", "nodesep": "0.15", "ranksep": "0.3"},
         node_attr={"fontname": "Helvetica", "fontsize": "11", "margin": "0.08,0.04"},
         edge_attr={"arrowsize": "0.6", "fontsize": "9", "fontname": "Helvetica"},
     )

@@ -12,7 +12,7 @@ from typing import Any
 
 __all__ = ["node_label", "shorten"]
 
-_SUBTREE_FIELDS = ("children", "child", "until", "instructions")
+_LEFT_OUT = ("id", "children", "child", "until", "instructions")
 
 
 def shorten(text: str, limit: int = 48) -> str:
@@ -22,12 +22,12 @@ def shorten(text: str, limit: int = 48) -> str:
 
 
 def node_label(node: Mapping[str, Any]) -> str:
-    """The full one-line text of an IR node; never raises.
+    """The one-line text of an IR node without its ``id=`` (drawings show ids apart); never raises.
 
     A node the text form cannot print (an unknown kind, a name with spaces) gets its kind and
     its fields as compact JSON instead.
     """
-    head = {k: v for k, v in node.items() if k not in _SUBTREE_FIELDS}
+    head = {k: v for k, v in node.items() if k not in _LEFT_OUT}
     try:
         from jdsl.text.formatter import format_node
 

@@ -63,7 +63,8 @@ class CompileView(w.VBox):
         left = drawing_html(teacher) if teacher else "<i>(no teacher tree in the trace)</i>"
         right = drawing_html(compiled) if compiled else "<i>(no compiled IR)</i>"
         side = w.HBox([_view(f"<b>teacher tree</b>{left}", "jdsl-teacher-tree"),
-                       _view(f"<b>compiled</b>{right}", "jdsl-compiled-tree")])
+                       _view(f"<b>compiled</b>{right}", "jdsl-compiled-tree")],
+                      layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
         grades = sorted({str(g) for g in self.candidates.get("grade", [])})
         self.grade_picker = w.Dropdown(options=[_ALL, *grades], value=_ALL, description="grade")
         self.table = _view("", "jdsl-candidates")
