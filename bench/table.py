@@ -48,7 +48,7 @@ class Row:
 
 
 def format_value(value: float | None, unit: str) -> str:
-    """A figure for display: ``12.3 µs``, ``4.1 MiB``, ``1.52x``, ``0.98``; ``-`` when None."""
+    """A figure for display: ``12.3 µs``, ``4.1 MB``, ``1.52x``, ``0.983``; ``-`` when None."""
     if value is None:
         return "-"
     if unit == "x":
@@ -57,7 +57,7 @@ def format_value(value: float | None, unit: str) -> str:
         for scale, label in _SCALES[unit]:
             if abs(value) >= scale or scale == _SCALES[unit][-1][0]:
                 return f"{value / scale:.3g} {label}"
-    return f"{value:.3g}" if isinstance(value, float) else str(value)
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 def verdict(row: Row) -> str:
