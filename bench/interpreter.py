@@ -166,9 +166,9 @@ def measure_shape(shape: Shape, *, repeats: int, tmp: Path) -> list[Row]:
             per["list"] <= 2 * per["untraced"], f"{events} events per run"),
         Row(SECTION, f"{title}: traced to JsonlTraceSink, per node tick", per["jsonl"], "s",
             per["untraced"], "jdsl untraced", note="temp file, default redaction and blobs"),
-        Row(SECTION, f"{title}: py_trees traced to a list (visitor), per node tick",
-            per["py_traced"], "s", per["list"], "jdsl list-traced",
-            note="ratio = py_trees / jdsl"),
+        Row(SECTION, f"{title}: traced to a list, against py_trees, per node tick", per["list"],
+            "s", per["py_traced"], "py_trees + list visitor",
+            note="py_trees keeps (id, status) per visited behaviour; jdsl stamped TraceEvents"),
     ]  # fmt: skip
 
 

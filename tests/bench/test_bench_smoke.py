@@ -33,7 +33,7 @@ def test_interpreter_shapes_tick_the_same_nodes_in_both_libraries(
         "py_trees",
         "jdsl untraced",
         "jdsl untraced",
-        "jdsl list-traced",
+        "py_trees + list visitor",
     ]
     assert all(r.value is not None and r.value > 0 for r in rows)
     assert [r.met is not None for r in rows] == [True, False, True, False, False]
