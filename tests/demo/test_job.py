@@ -60,7 +60,8 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     page = (demo.out / "report.html").read_text()
     assert page.count("<svg") == 2 and "cdn" not in page.lower() and "<script" not in page
     assert (demo.out / "teacher.svg").exists() and (demo.out / "package.svg").exists()
-    assert "offline stand-in" in page or "stand-in for a teacher LLM" in page
+    assert "an offline stand-in for a teacher LLM" in page
+    assert "a deterministic stand-in for the user simulator" in page
     rows = {row.family: row for row in demo.airline}
     assert len(rows) == 26 and demo.airline_episodes == 54
     big = [row for row in demo.airline if row.episodes >= 3]

@@ -14,6 +14,7 @@ from jdsl.demo.family import (
     task_inputs,
     task_name,
 )
+from jdsl.demo.job import DEFAULT_OUT, DemoResult, run_demo
 from jdsl.demo.teacher import (
     OFFLINE_TEACHER_ID,
     RESIDUAL_OUTPUTS,
@@ -26,15 +27,18 @@ from jdsl.demo.teacher import (
 
 __all__ = [
     "COMPILE_SIZE",
+    "DEFAULT_OUT",
     "FAMILY",
     "OFFLINE_TEACHER_ID",
     "RESIDUAL_OUTPUTS",
+    "DemoResult",
     "FamilySplit",
     "GoldChoice",
     "TeacherModelError",
     "cancel_tasks",
     "identity_form",
     "offline_teacher",
+    "run_demo",
     "split_family",
     "task_inputs",
     "task_name",

@@ -31,8 +31,9 @@ def demo_command(
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
 ) -> None:
-    """Compile real tau-bench retail teacher traces into a verified package, run it on held-out
-    tasks, and compile the real gpt-4o airline trajectories per task family."""
+    """Run the main job: retail teacher traces -> a verified package -> held-out tasks scored;
+    then the real gpt-4o airline trajectories compiled per task family.
+    """
     try:
         result = run_demo(out, model_id=model, progress=not quiet, echo=typer.echo)
     except JdslError as exc:

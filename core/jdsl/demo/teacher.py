@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 TEACHER_BEHAVIOR = "retail_cancel.behavior"
-OFFLINE_TEACHER_ID = "offline-teacher (a stand-in for a teacher LLM)"
+OFFLINE_TEACHER_ID = "offline-teacher (an offline stand-in for a teacher LLM)"
 RESIDUAL_OUTPUTS = ("order_index", "reason")
 _OUTPUT = re.compile(r"^Provide (\w+) \(", re.MULTILINE)
 _INPUT = re.compile(r"^- (\w+): (.*)$", re.MULTILINE)
