@@ -99,7 +99,7 @@ def measure_file(path: Path, *, repeats: int) -> dict[str, Any]:
 
     Returns:
         ``{episodes, events, families, verified, parse_s, load_s, compile_s, baseline_rss,
-        peak_rss, repeats, error}``; ``compile_s`` is None (and ``error`` says why) when the
+        load_rss, peak_rss, repeats, error}`` (memory in bytes); ``compile_s`` is None (and ``error`` says why) when the
         compiler is missing or fails.
     """
     import jdsl.compiler  # noqa: F401 - imported before any timing
@@ -112,6 +112,7 @@ def measure_file(path: Path, *, repeats: int) -> dict[str, Any]:
         start = time.perf_counter()
         episodes = read_events(path).episodes
         loads.append(time.perf_counter() - start)
+        out.setdefault("load_rss", peak_rss_bytes())  # after the first load, before compiling
         try:
             start = time.perf_counter()
             results = compile_families(episodes)
@@ -200,10 +201,14 @@ def corpus_rows(label: str, figures: dict[str, Any], *, memory_target: bool) -> 
             "B",
             target="< 2 GB" if memory_target else None,
             met=None if not memory_target or peak is None else peak < 2 * GIGABYTE,
-            note="load + compile; the interpreter with jdsl imported is "
-            f"{(figures.get('baseline_rss') or 0) / 1e6:.0f} MB",
+            note=f"load + compile; {_mb(figures.get('load_rss'))} after read_events alone, "
+            f"{_mb(figures.get('baseline_rss'))} with jdsl imported",
         ),
     ]
+
+
+def _mb(value: Any) -> str:
+    return "?" if value is None else f"{value / 1e6:.0f} MB"
 
 
 def exponent_row(sizes: list[int], compiled: dict[int, dict[str, Any]], quick: bool) -> Row:

@@ -12,6 +12,7 @@ retail corpora only; the full run (under twenty minutes) adds the 10,000-episode
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 import traceback
@@ -42,6 +43,22 @@ NOTES = (
     "Compiler: each corpus is measured in a fresh worker process, so peak memory is its own; "
     "'json.loads' is reading the same JSONL file and parsing every line.",
 )
+
+
+def _revision() -> str:
+    """The checkout's commit (``git describe --always --dirty``), or ``unknown`` outside git."""
+    try:
+        done = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=HERE.parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except OSError:
+        return "unknown"
+    return done.stdout.strip() or "unknown"
 
 
 def run_sections(names: list[str], *, quick: bool) -> list[Row]:
@@ -82,10 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
     print(text_table(rows))
     command = " ".join(["python bench/run.py", *argv])
+    described = {**machine.describe_machine(), "jdsl commit": _revision()}
     args.output.write_text(
         markdown(
             rows,
-            machine=machine.describe_machine(),
+            machine=described,
             command=command,
             elapsed_s=elapsed,
             notes=NOTES,

@@ -144,4 +144,5 @@ def test_run_main_writes_results_and_reports_a_failed_section(
     assert bench_run.main(["--quick", "--output", str(out)]) == 0
     text = out.read_text()
     assert "section failed" in text and "disk on fire" in text and "--quick" in text
+    assert "jdsl commit:" in text
     assert "figure" in capsys.readouterr().out
