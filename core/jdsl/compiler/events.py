@@ -14,7 +14,14 @@ from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace import Episode, TraceEvent, hydrate
 
-__all__ = ["EpisodeLike", "EpisodeRecords", "EventRecord", "as_records", "records_of"]
+__all__ = [
+    "EpisodeLike",
+    "EpisodeRecords",
+    "EventLike",
+    "EventRecord",
+    "as_records",
+    "records_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,12 +36,27 @@ class EventRecord:
     actor: str = "system"
 
 
+class EventLike(Protocol):
+    """What the passes read of an event: an :class:`EventRecord` or a ``TraceEvent``."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def sequence(self) -> int: ...
+    @property
+    def payload(self) -> Mapping[str, Any]: ...
+    @property
+    def event_id(self) -> str | None: ...
+    @property
+    def parent_event_id(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class EpisodeRecords:
-    """One episode's events by sequence."""
+    """One episode's events by sequence (trace events are used as they are, not copied)."""
 
     episode_id: str
-    events: tuple[EventRecord, ...]
+    events: tuple[EventLike, ...]
 
 
 @runtime_checkable
@@ -60,11 +82,11 @@ def as_records(episode: EpisodeLike | Any) -> EpisodeRecords:
     if isinstance(episode, EpisodeRecords):
         return episode
     if isinstance(episode, Episode):
-        events: Iterable[Any] = episode.ordered()
+        events: Iterable[TraceEvent] = episode.ordered()
         store = episode.blob_store
         if store is not None:
             events = [hydrate(e, store) if e.blob_refs else e for e in events]
-        return EpisodeRecords(episode.episode_id, tuple(_record(e) for e in events))
+        return EpisodeRecords(episode.episode_id, tuple(events))
     if isinstance(episode, Mapping) and "events" in episode:
         records = sorted((_record(e) for e in episode["events"]), key=lambda r: r.sequence)
         return EpisodeRecords(str(episode.get("episode_id", "episode")), tuple(records))

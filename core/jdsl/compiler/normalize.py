@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventRecord, as_records
+from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventLike, as_records
 from jdsl.compiler.lineage import StateIndex
 from jdsl.signature import Signature
 
@@ -233,21 +233,21 @@ class _Walker:
         self.last_hash = ""
 
     # -- dispatch -----------------------------------------------------------------------------
-    def visit(self, event: EventRecord) -> None:
+    def visit(self, event: EventLike) -> None:
         handler = _HANDLERS.get(event.kind)
         if handler is not None:
             handler(self, event)
 
-    def _episode_started(self, event: EventRecord) -> None:
+    def _episode_started(self, event: EventLike) -> None:
         self.started = dict(event.payload)
 
-    def _episode_finished(self, event: EventRecord) -> None:
+    def _episode_finished(self, event: EventLike) -> None:
         self.finished = dict(event.payload)
 
-    def _outcome(self, event: EventRecord) -> None:
+    def _outcome(self, event: EventLike) -> None:
         self.outcome = dict(event.payload)
 
-    def _node_enter(self, event: EventRecord) -> None:
+    def _node_enter(self, event: EventLike) -> None:
         p = event.payload
         node_id, node_type = p.get("node_id"), p.get("type")
         if isinstance(node_id, str) and isinstance(node_type, str):
@@ -255,14 +255,14 @@ class _Walker:
             if node_type == "predict":
                 self._open_decision(node_id, "predict", _label_signature(p.get("label")))
 
-    def _react_started(self, event: EventRecord) -> None:
+    def _react_started(self, event: EventLike) -> None:
         p = event.payload
         node_id = str(p.get("node_id") or "react")
         self.node_types[node_id] = "react"
         tools = tuple(self._logical(t) for t in p.get("tools") or () if isinstance(t, str))
         self._open_decision(node_id, "react", str(p.get("signature") or ""), tools)
 
-    def _model_requested(self, event: EventRecord) -> None:
+    def _model_requested(self, event: EventLike) -> None:
         p = event.payload
         node_id = p.get("node_id")
         if isinstance(node_id, str) and p.get("kind") == "react":
@@ -273,12 +273,12 @@ class _Walker:
         if decision is not None and isinstance(p.get("inputs"), dict):
             decision["inputs"] = dict(p["inputs"])
 
-    def _model_responded(self, event: EventRecord) -> None:
+    def _model_responded(self, event: EventLike) -> None:
         decision = self._decision(event.payload.get("node_id"))
         if decision is not None and event.payload.get("status") not in (None, "success"):
             decision["ok"] = False
 
-    def _blackboard_write(self, event: EventRecord) -> None:
+    def _blackboard_write(self, event: EventLike) -> None:
         key = event.payload.get("key")
         if not isinstance(key, str):
             return
@@ -293,7 +293,7 @@ class _Walker:
             self.decision_keys.add(key)
         self.index.set(key, value, decision=key in self.decision_keys)
 
-    def _guard_evaluated(self, event: EventRecord) -> None:
+    def _guard_evaluated(self, event: EventLike) -> None:
         p = event.payload
         self.guards.append(
             GuardObservation(
@@ -307,7 +307,7 @@ class _Walker:
         )
 
     # -- tool calls -----------------------------------------------------------------------------
-    def _tool_started(self, event: EventRecord) -> None:
+    def _tool_started(self, event: EventLike) -> None:
         p = event.payload
         tool = p.get("tool")
         host = (tool.get("host_name") if isinstance(tool, dict) else tool) or p.get("name")
@@ -331,7 +331,7 @@ class _Walker:
         self.steps.append(step)
         self.open[event.event_id or str(len(self.steps))] = step
 
-    def _tool_ended(self, event: EventRecord) -> None:
+    def _tool_ended(self, event: EventLike) -> None:
         step = self.open.pop(event.parent_event_id or "", None)
         if step is None and self.open:
             step = self.open.pop(next(reversed(self.open)))
