@@ -189,3 +189,21 @@ def test_report_text_and_dict() -> None:
     report = result.report()
     assert report["verification"]["status"] == "passed"
     assert "list_orders.customer_id = ref customer.id (dataflow)" in str(report)
+
+
+def _agent(eid: str, **inputs: str) -> dict:
+    b = EpisodeBuilder(eid, inputs={"request": "look it up", **inputs})
+    b.call("get_reservation", {"ok": True}, node_id="agent", node_type="react",
+           reservation_id="1N99U6", user_id="amelia_1297", cabin="economy")  # fmt: skip
+    return b.done()
+
+
+def test_model_chosen_identifiers_are_never_frozen_into_constants() -> None:
+    result = compile_behavior(
+        [_agent("a", user_id="amelia_1297"), _agent("b", user_id="amelia_1297")], name="t"
+    )
+    how = {c.argument: (c.how, c.spec) for c in result.compiled.actions[0].choices}
+    assert how["user_id"] == ("input", {"ref": "user_id"})  # repeats a run input
+    assert how["reservation_id"] == ("residual", {"ref": "reservation_id"})  # an id a model chose
+    assert how["cabin"] == ("const", {"const": "economy"})  # invariant, not an identifier
+    assert result.verification.ok

@@ -6,8 +6,10 @@ preference over the episodes that follow the skeleton ("aligned" episodes):
 
 1. ``dataflow``: an exact lineage path that explains the value in *every* aligned episode and
    whose names are available at that point of the compiled tree -> ``{"ref": path}``;
-2. ``const``: the value never varies -> ``{"const": value}``;
-3. ``input``: it varies and always equals the same run input -> ``{"ref": input}``;
+2. ``input``: it varies (or a model chose it) and always equals the same run input ->
+   ``{"ref": input}``;
+3. ``const``: the value never varies (and is not an identifier a model chose) ->
+   ``{"const": value}``;
 4. ``residual``: it varies and a model chose it (a react call) -> a predict answers it;
 5. ``input`` (synthesized name): it varies and nothing explains it -> a new run input.
 
@@ -24,7 +26,16 @@ from typing import Any
 from jdsl.compiler.normalize import NormStep, slug
 from jdsl.expr import parse_path
 
-__all__ = ["ArgChoice", "choose_argument", "input_names", "path_names", "stable_key"]
+__all__ = [
+    "ArgChoice",
+    "choose_argument",
+    "input_names",
+    "looks_like_id",
+    "path_names",
+    "stable_key",
+]
+
+_FREE = "\0free"
 
 
 @dataclass(frozen=True)
@@ -75,31 +86,51 @@ def _common_input(argument: str, steps: Sequence[NormStep]) -> str | None:
     return keys.pop() if len(keys) == 1 and None not in keys else None
 
 
+def looks_like_id(value: Any) -> bool:
+    """An identifier-like string: four or more characters, no spaces, a digit among them.
+
+    >>> looks_like_id("1N99U6"), looks_like_id("amelia_rossi_1297"), looks_like_id("economy")
+    (True, True, False)
+    """
+    return (
+        isinstance(value, str)
+        and len(value) >= 4
+        and not any(c.isspace() for c in value)
+        and any(c.isdigit() for c in value)
+    )
+
+
 def choose_argument(
     argument: str,
     steps: Sequence[NormStep],
     *,
-    available: set[str],
+    available: set[str] | None,
     synthesized_input: str,
 ) -> ArgChoice:
     """Choose the representation of ``argument`` over the aligned steps of one slot.
 
+    A model-chosen argument (a react call) that repeats a run input refs the input even when
+    it never varied, and an identifier-like value a model chose is never frozen into a
+    constant: it stays a residual decision.
+
     Args:
         argument: the keyword.
         steps: the slot's step in every aligned episode (the representative first).
-        available: the blackboard keys produced before this point (and the run inputs).
+        available: the blackboard keys produced before this point (None: ignore availability).
         synthesized_input: the name a new run input (or residual output) gets.
     """
     values = tuple(s.arguments.get(argument) for s in steps)
     path = _dataflow(argument, steps, available)
     if path is not None:
         return ArgChoice(argument, "dataflow", {"ref": path}, path, values)
-    if len({stable_key(v) for v in values}) == 1:
-        return ArgChoice(argument, "const", {"const": values[0]}, None, values)
+    chosen = steps[0].model_chosen
+    varies = len({stable_key(v) for v in values}) > 1
     key = _common_input(argument, steps)
-    if key is not None:
+    if key is not None and (varies or chosen):
         return ArgChoice(argument, "input", {"ref": key}, key, values)
-    how = "residual" if steps[0].model_chosen else "input"
+    if not varies and not (chosen and looks_like_id(values[0])):
+        return ArgChoice(argument, "const", {"const": values[0]}, None, values)
+    how = "residual" if chosen else "input"
     return ArgChoice(argument, how, {"ref": synthesized_input}, synthesized_input, values)
 
 
@@ -113,9 +144,8 @@ def input_names(
     """
     free: list[tuple[int, str, str]] = []
     for position, tool, argument, steps in slots:
-        values = {stable_key(s.arguments.get(argument)) for s in steps}
-        explained = _dataflow(argument, steps, None) or _common_input(argument, steps)
-        if len(values) > 1 and not explained:
+        choice = choose_argument(argument, steps, available=None, synthesized_input=_FREE)
+        if choice.source == _FREE:
             free.append((position, tool, argument))
     counts: dict[str, int] = {}
     for _, _, argument in free:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from jdsl.compiler.arguments import path_names
+from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
 
 __all__ = ["PackageMetrics", "package_metrics"]
@@ -75,7 +76,7 @@ class _Counter:
                 self.produced.update(Signature.parse(node["signature"]).output_names)
             except (ValueError, KeyError):
                 pass
-        for child in node.get("children") or [node.get("child"), node.get("until")]:
+        for child in child_slots(node):
             if isinstance(child, dict):
                 self.visit(child)
 

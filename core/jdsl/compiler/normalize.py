@@ -14,13 +14,14 @@ react (``react.started``) becomes a :class:`ModelDecision`; a ``guard.evaluated`
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventLike, as_records
+from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventLike, as_records, records_of
 from jdsl.compiler.lineage import StateIndex
+from jdsl.compiler.names import error_class, slug, synth_store
+from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
 
 __all__ = [
@@ -34,15 +35,6 @@ __all__ = [
     "slug",
     "synth_store",
 ]
-
-_ERROR_CLASSES = (
-    ("not_found", ("not_found", "not found", "no such", "keyerror", "unknown")),
-    ("unauthorized", ("unauthorized", "permission")),
-    ("forbidden", ("forbidden",)),
-    ("invalid", ("invalid", "valueerror")),
-    ("timeout", ("timeout", "timed out")),
-    ("rate", ("rate limit", "ratelimit")),
-)
 
 
 @dataclass(frozen=True)
@@ -165,32 +157,11 @@ class NormEpisode:
         return tuple(s for s in self.steps if s.ok)
 
 
-def slug(text: str) -> str:
-    """Non-alphanumerics collapsed to ``_``, trimmed: ``"mcp__retail.get"`` -> ``"mcp_retail_get"``."""
-    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "tool"
-
-
-def synth_store(tool: str, occurrence: int) -> str:
-    """The key a result without an explicit store goes to: ``<tool>_out``, ``<tool>_out_2``..."""
-    base = f"{slug(tool)}_out"
-    return base if occurrence <= 1 else f"{base}_{occurrence}"
-
-
-def error_class(error: Any) -> str:
-    """A coarse class of an error text: not_found, unauthorized, invalid, timeout... or error."""
-    text = str(error or "").lower()
-    for name, needles in _ERROR_CLASSES:
-        if any(needle in text for needle in needles):
-            return name
-    return "error"
-
-
 def normalize_all(
     episodes: Sequence[EpisodeLike | Any], *, canonical: Mapping[str, str] | None = None
 ) -> list[NormEpisode]:
     """:func:`normalize_episode` over ``episodes`` (control episodes ``_...`` skipped)."""
-    records = [as_records(e) for e in episodes]
-    return [normalize_episode(r, canonical=canonical) for r in records if r.episode_id[:1] != "_"]
+    return [normalize_episode(r, canonical=canonical) for r in records_of(episodes)]
 
 
 def normalize_episode(
@@ -478,8 +449,7 @@ def _find_node(node: Any, node_id: str) -> dict[str, Any] | None:
         return None
     if node.get("id") == node_id:
         return node
-    children = node.get("children") or [node.get("child"), node.get("until")]
-    for child in children:
+    for child in child_slots(node):
         found = _find_node(child, node_id)
         if found is not None:
             return found

@@ -32,6 +32,8 @@ from jdsl.compiler.residualize import (
 )
 from jdsl.expr import expression_paths
 from jdsl.ir import BEHAVIOR_FORMAT
+from jdsl.ir.nodes import child_slots
+from jdsl.signature import Signature
 
 __all__ = [
     "GRADES",
@@ -153,7 +155,7 @@ def staticize(
         model: a compiler model for residual wording (None: offline heuristics).
     """
     skeleton, aligned = modal_skeleton(episodes)
-    em = _Emitter(name, episodes, candidates, as_compiler_model(model))
+    em = _Emitter(name, episodes, aligned, candidates, as_compiler_model(model))
     if not aligned:
         return em.result(skeleton, aligned, ("no successful episode to compile",))
     rep = aligned[0]
@@ -198,11 +200,13 @@ class _Emitter:
         self,
         name: str,
         episodes: Sequence[NormEpisode],
+        aligned: Sequence[NormEpisode],
         candidates: Sequence[Candidate],
         model: CompilerModel,
     ) -> None:
         self.name = name
         self.episodes = {e.episode_id: e for e in episodes}
+        self.aligned = aligned
         self.by_key = {Fact(c.type, c.claim, "", None).key: c for c in candidates}
         self.guard_candidates = [c for c in candidates if c.type == GUARD]
         self.recoveries = [c for c in candidates if c.type == RECOVERY and c.accepted]
@@ -263,8 +267,6 @@ class _Emitter:
             self.prove(node_id, "predict", [cand], "residual semantic decision")
 
     def add_residual(self, residual: Residual, sources: dict[str, str] | None) -> None:
-        from jdsl.signature import Signature
-
         sig = Signature.parse(residual.node["signature"])
         for f in sig.inputs:
             path = (sources or {}).get(f.name, f.name).removeprefix("blackboard.")
@@ -382,8 +384,9 @@ class _Emitter:
         return node
 
     def _episode_inputs(self) -> set[str]:
-        first = next(iter(self.episodes.values()), None)
-        return set(first.inputs) if first is not None else set()
+        """The run inputs every aligned episode had (what a residual may read)."""
+        keys = [set(e.inputs) for e in self.aligned]
+        return set.intersection(*keys) if keys else set()
 
     # -- result -----------------------------------------------------------------------------------
     def result(
@@ -415,9 +418,8 @@ class _Emitter:
 
 def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
     found = [node]
-    for child in node.get("children") or [node.get("child")]:
-        if isinstance(child, dict):
-            found += _walk(child)
+    for child in child_slots(node):
+        found += _walk(child)
     return found
 
 
