@@ -75,9 +75,12 @@ class HeuristicCompilerModel:
             verb = "Classify"
         elif lowered.startswith(("is_", "has_")) or "confirm" in lowered:
             verb = "Determine"
+            if lowered.startswith(("is_", "has_")):
+                verb_word, _, rest = words.partition(" ")
+                words = f"whether it {verb_word} {rest}"
         else:
             verb = "Produce"
-        text = f"{verb} the {words}"
+        text = f"{verb} {words}" if words.startswith("whether") else f"{verb} the {words}"
         if sig.inputs:
             text += " from " + ", ".join(f.name.replace("_", " ") for f in sig.inputs)
         text += "."
