@@ -13,6 +13,7 @@ from typing import Any
 
 from jdsl.errors import PackageError
 from jdsl.ir import to_ir, validate_ir
+from jdsl.ir.nodes import child_slots
 from jdsl.package.bundle import BehaviorPackage
 from jdsl.package.format import SIGNATURE_FORMAT, ToolContract, default_effects
 from jdsl.signature import Signature
@@ -79,7 +80,7 @@ def package_from_root(
 def _walk(node: Any) -> Any:
     if isinstance(node, dict):
         yield node
-        for child in node.get("children") or [node.get("child"), node.get("until")]:
+        for child in child_slots(node):
             yield from _walk(child)
 
 
