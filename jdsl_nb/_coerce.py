@@ -1,8 +1,8 @@
-"""Turn core objects into plain data: IR dicts, event dicts, JSON-able values.
+"""Turn core objects into plain data: event dicts and JSON-able values.
 
 The notebook layer reads core objects through their documented shapes (docs/ARCHITECTURE.md)
-and duck-types everything else, so a view works on a live object, its IR dict, a loaded trace
-or a list of event dicts alike.
+and duck-types everything else, so a view works on a live object, a loaded trace or a list of
+event dicts alike. Trees become IR dicts through ``jdsl.drawing.as_ir``.
 """
 
 from __future__ import annotations
@@ -11,16 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = [
-    "as_events",
-    "as_ir",
-    "child_slots",
-    "is_ir_node",
-    "jsonable",
-    "structural_ids",
-]
-
-_COMPOSITE_KINDS = frozenset({"sequence", "selector"})
+__all__ = ["as_events", "jsonable"]
 
 
 def jsonable(value: Any) -> Any:
@@ -35,70 +26,6 @@ def jsonable(value: Any) -> Any:
     from jdsl.trace import jsonable as core_jsonable
 
     return core_jsonable(value)
-
-
-def is_ir_node(value: Any) -> bool:
-    """True for a dict that looks like one Behavior IR node (has a string ``kind``)."""
-    return isinstance(value, Mapping) and isinstance(value.get("kind"), str)
-
-
-def as_ir(obj: Any) -> dict[str, Any]:
-    """The IR dict of a tree, a ``behavior.json`` document, a package or a compile result.
-
-    Raises:
-        TypeError: when ``obj`` holds no tree.
-    """
-    if is_ir_node(obj):
-        return dict(obj)
-    if isinstance(obj, Mapping) and is_ir_node(obj.get("root")):
-        return dict(obj["root"])
-    dump = getattr(obj, "model_dump", None)
-    if callable(dump) and isinstance(getattr(obj, "kind", None), str):
-        return dict(dump(mode="json", exclude_none=True))
-    for attr in ("ir", "root", "tree"):
-        inner = getattr(obj, attr, None)
-        if inner is not None and inner is not obj:
-            try:
-                return as_ir(inner)
-            except TypeError:
-                continue
-    raise TypeError(f"{type(obj).__name__} holds no behavior tree (expected a node or IR dict)")
-
-
-def child_slots(node: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The traversal children of an IR node as ``(edge label, child)``, in stable order.
-
-    Composites list their ``children`` in order; ``repeat`` has ``child`` then ``until``; the
-    decorators and ``root`` have ``child``.
-    """
-    slots: list[tuple[str, dict[str, Any]]] = []
-    if node.get("kind") in _COMPOSITE_KINDS:
-        for child in node.get("children") or []:
-            if is_ir_node(child):
-                slots.append(("", child))
-        return slots
-    if is_ir_node(node.get("child")):
-        slots.append(("", node["child"]))
-    if is_ir_node(node.get("until")):
-        slots.append(("until", node["until"]))
-    return slots
-
-
-def structural_ids(ir: Mapping[str, Any]) -> dict[int, str]:
-    """Effective ids (author id, else structural ``root/sequence.0/action.1``) by ``id(node)``.
-
-    The structural id of a child is its parent's structural id plus ``/<kind>.<index>``, where
-    index is the child's position among its parent's traversal children.
-    """
-    out: dict[int, str] = {}
-
-    def visit(node: Mapping[str, Any], path: str) -> None:
-        out[id(node)] = str(node.get("id") or path)
-        for index, (_, child) in enumerate(child_slots(node)):
-            visit(child, f"{path}/{child['kind']}.{index}")
-
-    visit(ir, str(ir.get("kind", "node")))
-    return out
 
 
 def _event_dict(event: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from jdsl_nb._coerce import as_ir, child_slots
+from jdsl.drawing import as_ir, labelled_children
 
 __all__ = ["UnboundName", "bind_names", "closest_names", "collection_tools", "required_names"]
 
@@ -43,7 +43,7 @@ def required_names(tree: Any) -> tuple[list[str], list[str]]:
             tools.update(str(t) for t in node.get("tools") or [])
         if node.get("kind") == "guard_call" and node.get("predicate"):
             predicates.add(str(node["predicate"]))
-        stack.extend(child for _, child in child_slots(node))
+        stack.extend(child for _, child in labelled_children(node))
     return sorted(tools), sorted(predicates)
 
 

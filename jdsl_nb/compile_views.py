@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jdsl_nb._coerce import as_events, as_ir, jsonable, structural_ids
+from jdsl.drawing import as_ir, drawing_html, structural_ids
+
+from jdsl_nb._coerce import as_events, jsonable
 from jdsl_nb._html import esc, page, preview, table, value_html
-from jdsl_nb.render import drawing_html
 
 __all__ = [
     "candidate_rows",

@@ -8,8 +8,9 @@ import platform
 import shutil
 import subprocess
 
+from jdsl.drawing import RENDERER_ENV, available_renderers
+
 from jdsl_nb._html import page, table
-from jdsl_nb.render import RENDERER_ENV, available_renderers
 
 __all__ = ["doctor_html", "doctor_report", "doctor_text"]
 

@@ -14,7 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl_nb._coerce import jsonable, structural_ids
+from jdsl.drawing import structural_ids
+
+from jdsl_nb._coerce import jsonable
 
 __all__ = ["Consumer", "WriteRecord", "events_from_activity", "path_keys", "provenance"]
 

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl_nb._coerce import as_events, as_ir
-from jdsl_nb.drawing import node_statuses
+from jdsl.drawing import as_ir, node_statuses
+
+from jdsl_nb._coerce import as_events
 from jdsl_nb.provenance import WriteRecord, events_from_activity, provenance
 
 __all__ = ["RunData", "last_episode"]

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jdsl_nb._coerce import as_events, as_ir, child_slots, structural_ids
+from jdsl.drawing import as_ir, drawing_html, labelled_children, node_label, structural_ids
+
+from jdsl_nb._coerce import as_events
 from jdsl_nb._html import STATIC_FULL_CHARS, esc, page, preview, table, value_html
-from jdsl_nb.labels import node_label
 from jdsl_nb.provenance import WriteRecord
-from jdsl_nb.render import drawing_html
 from jdsl_nb.rundata import RunData
 from jdsl_nb.timeline import Span, event_node, event_summary, node_spans
 
@@ -47,7 +47,7 @@ def tree_text(tree: Any) -> str:
     def visit(node: Mapping[str, Any], depth: int, edge: str) -> None:
         prefix = f"{edge}: " if edge else ""
         lines.append(f"{'  ' * depth}{prefix}{node_label(node)}  [{ids[id(node)]}]")
-        for child_edge, child in child_slots(node):
+        for child_edge, child in labelled_children(node):
             visit(child, depth + 1, child_edge)
 
     visit(ir, 0, "")

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import ipywidgets as w
+from jdsl.drawing import drawing_html
 
 from jdsl_nb import compile_views as cv
 from jdsl_nb._html import CSS, esc, value_html
-from jdsl_nb.render import drawing_html
 
 __all__ = ["CompileView", "candidates_frame"]
 

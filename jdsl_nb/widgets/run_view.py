@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import ipywidgets as w
+from jdsl.drawing import drawing_html
 
 from jdsl_nb import views
 from jdsl_nb._html import CSS, esc
-from jdsl_nb.render import drawing_html
 from jdsl_nb.rundata import RunData
 from jdsl_nb.timeline import blackboard_at
 from jdsl_nb.widgets._values import ValueInspector, truncated_entries

@@ -67,7 +67,9 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     big = [row for row in demo.airline if row.episodes >= 3]
     assert len(big) == 8 and all(row.verification == "passed" for row in big)
     assert rows["airline_test_18"].lineage_refs  # e.g. a reservation id from get_user_details
-    assert any("(= run input user_id)" in c for c in rows["airline_test_18"].id_like_constants)
+    # an identifier the model repeated from the user is a run input, never a frozen constant
+    assert rows["airline_test_18"].inputs == ("user_id",)
+    assert not rows["airline_test_18"].id_like_constants
 
 
 def test_compiling_is_deterministic(demo: DemoResult, tmp_path: Path) -> None:

@@ -1,14 +1,67 @@
-"""Graphviz drawing: styles per kind, stable order, escaping, ids, status colours, renderer chain."""
+"""Graphviz drawing: styles per kind, stable order, escaping, ids, status colours, renderer chain.
+
+The code lives in core (``jdsl.drawing``, so the demo draws without the notebook layer); these
+tests sit here because they share the notebook fixtures, and check jdsl_nb's names are core's.
+"""
 
 from __future__ import annotations
 
+import builtins
 import re
 import shutil
 
+import jdsl.drawing
 import pytest
+from jdsl.drawing import (
+    NODE_STYLE,
+    RENDERER_ENV,
+    STATUS_COLOURS,
+    drawing_html,
+    labelled_children,
+    node_statuses,
+    outline_html,
+    render_svg,
+    tree_dot,
+)
+from jdsl.errors import MissingDependencyError
 
-from jdsl_nb.drawing import NODE_STYLE, STATUS_COLOURS, node_statuses, tree_dot
-from jdsl_nb.render import RENDERER_ENV, drawing_html, outline_html, render_svg
+import jdsl_nb
+from jdsl_nb import drawing as nb_drawing
+from jdsl_nb import render as nb_render
+
+
+def test_jdsl_nb_keeps_its_names_as_the_core_objects():
+    for name in ("tree_dot", "node_statuses", "drawing_html", "render_svg"):
+        assert getattr(jdsl_nb, name) is getattr(jdsl.drawing, name)
+    assert nb_drawing.tree_dot is tree_dot and nb_drawing.NODE_STYLE is NODE_STYLE
+    assert nb_render.RENDERER_ENV == RENDERER_ENV == "JDSL_NB_GRAPHVIZ"
+    assert nb_render.available_renderers is jdsl.drawing.available_renderers
+    assert set(nb_render.available_renderers()) == {"dot", "wasm"}
+
+
+def test_missing_graphviz_package_names_the_extra(cancel_ir, monkeypatch):
+    real_import = builtins.__import__
+
+    def no_graphviz(name, *args, **kwargs):
+        if name == "graphviz":
+            raise ImportError("No module named 'graphviz'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_graphviz)
+    with pytest.raises(MissingDependencyError, match=r"'graphviz'.*jdsl\[notebook\]"):
+        tree_dot(cancel_ir)
+    html = drawing_html(cancel_ir)  # the display path still shows the outline
+    assert 'data-renderer="outline"' in html and "MissingDependencyError" in html
+    assert 'data-node-id="resolve_target"' in html
+
+
+def test_repeat_children_are_labelled_and_non_nodes_left_out():
+    repeat = {"kind": "repeat", "child": {"kind": "action", "tool": "t"},
+              "until": {"kind": "check", "key": "done", "equals": True}}
+    assert [edge for edge, _ in labelled_children(repeat)] == ["", "until"]
+    assert labelled_children({"kind": "sequence", "children": [{"kind": "guard"}, 3]}) == [
+        ("", {"kind": "guard"})]
+    assert "label=until" in tree_dot({"kind": "root", "name": "r", "child": repeat})
 
 
 def test_every_node_gets_its_effective_id_in_preorder(cancel_ir):

