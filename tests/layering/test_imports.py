@@ -41,7 +41,11 @@ ARCHITECTURE.md, placed by what they hold and import: ``settings`` (budgets YAML
 depends on test doubles; ``demo`` (the main job) under ``cli``, which runs it.
 """
 
-KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {}
+KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {
+    ("tree", "package"): "Root.to_package (tree/root.py, commit b8bcf8a) lazily imports "
+    "jdsl.package.package_from_root, a layer above tree; owner: runtime/package. Fix: callers "
+    "use jdsl.package.package_from_root(root), or ARCHITECTURE.md allows this one edge",
+}
 """(importer package, imported package) -> why it is tolerated for now (marked xfail)."""
 
 
@@ -129,20 +133,22 @@ def layer_of(package: str, layers: tuple[tuple[str, ...], ...] = LAYERS) -> int 
     return next((index for index, names in enumerate(layers) if package in names), None)
 
 
-def package_edges(found: list[Import], root: Path = CORE) -> dict[tuple[str, str], Import]:
-    """(importer package, imported package) -> its first import, for imports across packages.
+def package_edges(found: list[Import], root: Path = CORE) -> dict[tuple[str, str], list[Import]]:
+    """(importer package, imported package) -> its imports, for imports across packages.
 
     ``from jdsl import x`` where ``x`` is not a module is counted once, as an import of ``jdsl``;
     the ``jdsl.x`` name it also yields maps to package ``x`` only when that package exists.
     """
-    edges: dict[tuple[str, str], Import] = {}
+    edges: dict[tuple[str, str], list[Import]] = {}
     for item in found:
         source, target = core_package(item.importer), core_package(item.imported)
         if source is None or target is None or source == target:
             continue
         if target != "jdsl" and not _is_core_package(target, root):
             continue
-        edges.setdefault((source, target), item)
+        places = edges.setdefault((source, target), [])
+        if not places or places[-1].where() != item.where():
+            places.append(item)
     return edges
 
 
@@ -157,21 +163,22 @@ def unknown_packages(root: Path = CORE) -> list[str]:
     return sorted(name for name in names if layer_of(name) is None)
 
 
-def upward_imports(edges: dict[tuple[str, str], Import],
+def upward_imports(edges: dict[tuple[str, str], list[Import]],
                    layers: tuple[tuple[str, ...], ...] = LAYERS) -> dict[tuple[str, str], str]:
-    """(importer, imported) -> ``file:line: ...`` for every import of a layer to the right."""
+    """(importer, imported) -> one ``file:line: ...`` line per import of a layer to the right."""
     bad: dict[tuple[str, str], str] = {}
-    for (source, target), item in sorted(edges.items()):
+    for (source, target), places in sorted(edges.items()):
         low, high = layer_of(source, layers), layer_of(target, layers)
         if low is not None and high is not None and high > low:
-            bad[(source, target)] = (
+            bad[(source, target)] = "\n".join(
                 f"{item.where()}: {source} (layer {low}) imports {item.imported} "
                 f"({target}, layer {high}); a layer imports only the layers to its left"
+                for item in places
             )
     return bad
 
 
-def same_layer_cycles(edges: dict[tuple[str, str], Import],
+def same_layer_cycles(edges: dict[tuple[str, str], list[Import]],
                       layers: tuple[tuple[str, ...], ...] = LAYERS) -> list[str]:
     """A cycle among the packages of one layer, as ``a -> b -> a`` with where each edge is."""
     cycles = []
@@ -180,7 +187,7 @@ def same_layer_cycles(edges: dict[tuple[str, str], Import],
         for start in names:
             path = _path_back(graph, start)
             if path and start == min(path[:-1]):
-                hops = [edges[(a, b)].where() for a, b in zip(path, path[1:], strict=False)]
+                hops = [edges[(a, b)][0].where() for a, b in zip(path, path[1:], strict=False)]
                 cycles.append(" -> ".join(path) + " (" + ", ".join(hops) + ")")
     return cycles
 
@@ -242,7 +249,7 @@ def test_every_known_violation_still_exists():
 def fake_core(tmp_path: Path) -> Path:
     files = {
         "jdsl/__init__.py": "from jdsl.dsl import seq\n",
-        "jdsl/errors.py": "def f():\n    from jdsl.tree import Node\n",
+        "jdsl/errors.py": "def f():\n    from jdsl.tree import Node\n    import jdsl.tree.base\n",
         "jdsl/dsl.py": "from jdsl.text import parse\n",
         "jdsl/text/__init__.py": "from . import parser\n",
         "jdsl/text/parser.py": "from ..dsl import seq\nimport importlib\n"
@@ -268,8 +275,10 @@ def test_checker_reports_upward_and_cyclic_imports(fake_core: Path):
     edges = package_edges(all_imports(fake_core), fake_core / "jdsl")
     upward = upward_imports(edges)
     assert set(upward) == {("errors", "tree")}
-    assert "errors.py:2: errors (layer 0) imports jdsl.tree (tree, layer 4)" in upward[
-        ("errors", "tree")].replace(str(fake_core) + "/jdsl/", "")
+    lines = upward[("errors", "tree")].replace(str(fake_core) + "/jdsl/", "").splitlines()
+    assert [line.split(";")[0] for line in lines] == [
+        "errors.py:2: errors (layer 0) imports jdsl.tree (tree, layer 4)",
+        "errors.py:3: errors (layer 0) imports jdsl.tree.base (tree, layer 4)"]
     cycles = same_layer_cycles(edges)
     assert len(cycles) == 1 and cycles[0].startswith("dsl -> text -> dsl (")
     assert "parser.py:1" in cycles[0]
