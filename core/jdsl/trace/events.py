@@ -8,22 +8,31 @@ tampering with any stored event is detectable (:func:`jdsl.trace.verify_chain`).
 from __future__ import annotations
 
 import hashlib
-import json
+import itertools
 import threading
+import time
 import uuid
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from jdsl.trace.canonical import canonical_json, event_text
 
 __all__ = [
     "SCHEMA_VERSION",
     "Actor",
     "Chainer",
+    "EpisodeChain",
     "EventKind",
     "EventSource",
+    "RUNTIME_ACTORS",
+    "Timestamps",
     "TraceEvent",
     "canonical_json",
+    "digest",
+    "event_text",
+    "format_timestamp",
+    "with_hash",
 ]
 
 SCHEMA_VERSION = "jdsl.trace.v1"
@@ -65,13 +74,51 @@ class EventKind:
     CONTROL = frozenset({CAPTURE_STARTED, CAPTURE_FINISHED, EPISODE_STARTED, EPISODE_FINISHED})
 
 
-def canonical_json(value: Any) -> str:
-    """Deterministic compact JSON: sorted keys, no spaces, non-JSON values via ``str``."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+RUNTIME_ACTORS: dict[str, Actor] = {
+    "tool.call.started": "model",
+    "tool.call.completed": "tool",
+    "tool.call.failed": "tool",
+    "model.requested": "model",
+    "model.responded": "model",
+}
+"""The actor of a runtime event by kind when none is given (else ``"system"``)."""
+
+
+def format_timestamp(ns: int) -> str:
+    """UTC ISO-8601 with milliseconds and a trailing ``Z`` for ``time.time_ns()`` nanoseconds."""
+    seconds, millis = divmod(ns // 1_000_000, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return format_timestamp(time.time_ns())
+
+
+class Timestamps:
+    """Event timestamps from ``time.time_ns()``, formatted once per millisecond.
+
+    Events emitted within the same millisecond share the text, so a run emitting thousands of
+    events formats a handful. Thread-safe: the cache is one (millisecond, text) pair.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[int, str] = (-1, "")
+
+    def format(self, ns: int) -> str:
+        """The timestamp text of ``ns`` (see :func:`format_timestamp`)."""
+        ms = ns // 1_000_000
+        last = self._last
+        if last[0] == ms:
+            return last[1]
+        text = format_timestamp(ns)
+        self._last = (ms, text)
+        return text
+
+    def now(self) -> str:
+        """The current time's text."""
+        return self.format(time.time_ns())
 
 
 class EventSource(BaseModel):
@@ -82,6 +129,10 @@ class EventSource(BaseModel):
     host: str = "jdsl"
     adapter: str = "runtime"
     model: str | None = None
+
+
+_RUNTIME_SOURCE = EventSource()  # frozen: shared by the events the runtime records
+_RUNTIME_SOURCE_TEXT = canonical_json(_RUNTIME_SOURCE.__dict__)
 
 
 class TraceEvent(BaseModel):
@@ -119,13 +170,48 @@ class TraceEvent(BaseModel):
     prev_event_hash: str | None = None
     event_hash: str | None = None
 
+    @classmethod
+    def unchecked(
+        cls,
+        kind: str,
+        capture_id: str,
+        episode_id: str,
+        payload: dict[str, Any],
+        *,
+        event_id: str,
+        timestamp: str,
+        actor: Actor = "system",
+        parent_event_id: str | None = None,
+        sequence: int = 0,
+        blob_refs: list[str] | None = None,
+    ) -> TraceEvent:
+        """An event built without validation: the runtime's fast path.
+
+        The caller guarantees the types (``payload`` is JSON data the event now owns); the
+        source is the runtime's, the hash fields are None until a sink stamps the event.
+        """
+        event = cls.__new__(cls)
+        _set = object.__setattr__
+        _set(event, "__dict__", {
+            "kind": kind, "capture_id": capture_id, "episode_id": episode_id,
+            "payload": payload, "schema_version": SCHEMA_VERSION, "event_id": event_id,
+            "sequence": sequence, "timestamp": timestamp, "source": _RUNTIME_SOURCE,
+            "actor": actor, "parent_event_id": parent_event_id, "state_before_ref": None,
+            "state_after_ref": None, "blob_refs": [] if blob_refs is None else blob_refs,
+            "prev_event_hash": None, "event_hash": None,
+        })  # fmt: skip
+        _set(event, "__pydantic_fields_set__", {"kind", "capture_id", "episode_id", "payload"})
+        _set(event, "__pydantic_extra__", None)
+        _set(event, "__pydantic_private__", None)
+        return event
+
     def to_dict(self) -> dict[str, Any]:
         """The event as plain JSON data."""
         return self.model_dump(mode="json")
 
     def to_json(self) -> str:
-        """Deterministic one-line JSON."""
-        return canonical_json(self.to_dict())
+        """Deterministic one-line JSON (what :meth:`to_dict` gives, encoded canonically)."""
+        return with_hash(self._text(), self.event_hash)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TraceEvent:
@@ -137,14 +223,66 @@ class TraceEvent(BaseModel):
         return self.kind in EventKind.CONTROL
 
     def compute_hash(self) -> str:
-        """``sha256:<hex>`` over every field but ``event_hash`` (so the chain link is covered)."""
-        body = self.to_dict()
-        body.pop("event_hash", None)
-        return "sha256:" + hashlib.sha256(canonical_json(body).encode()).hexdigest()
+        """``sha256:<hex>`` over every field but ``event_hash`` (so the chain link is covered).
+
+        The hashed text is the canonical JSON of :meth:`to_dict` without ``event_hash``
+        (sorted keys, no spaces, UTF-8).
+        """
+        return digest(self._text())
+
+    def _text(self) -> str:
+        fields = self.__dict__
+        source = fields["source"]
+        known = source is _RUNTIME_SOURCE or source.__dict__ == _RUNTIME_SOURCE.__dict__
+        return event_text(fields, source_text=_RUNTIME_SOURCE_TEXT if known else None)
 
     def verify_hash(self) -> bool:
         """Whether ``event_hash`` matches the event's content."""
         return self.event_hash == self.compute_hash()
+
+
+def digest(text: str) -> str:
+    """``sha256:<hex>`` of UTF-8 ``text``."""
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def with_hash(text: str, event_hash: str | None) -> str:
+    """``text`` (from :func:`~jdsl.trace.canonical.event_text`) with ``event_hash`` added at its
+    sorted place, just before ``event_id``: the event's full canonical JSON."""
+    cut = text.index(',"event_id":')  # no string value before it can hold this: quotes escape
+    value = "null" if event_hash is None else f'"{event_hash}"'
+    return f'{text[:cut]},"event_hash":{value}{text[cut:]}'
+
+
+class EpisodeChain:
+    """One episode's place in a sink: its sequence counter, the chain's tail hash, an id prefix.
+
+    ``counter`` hands out sequences (``next(chain.counter)`` is atomic, so a recorder needs no
+    lock to number events). Events a sink records itself get the id ``prefix + 12 hex digits of
+    the sequence``: the prefix is 20 random hex digits per episode per sink, so ids stay unique
+    without a uuid4 per event.
+    """
+
+    __slots__ = ("capture_id", "counter", "episode_id", "prefix", "tail")
+
+    def __init__(self, capture_id: str, episode_id: str) -> None:
+        self.capture_id = capture_id
+        self.episode_id = episode_id
+        self.counter = itertools.count()
+        self.tail: str | None = None
+        self.prefix = uuid.uuid4().hex[:20]
+
+    def restart(self, sequence: int) -> None:
+        """Hand out ``sequence`` next."""
+        self.counter = itertools.count(sequence)
+
+    def event_id(self, sequence: int) -> str:
+        """The id of this episode's event at ``sequence``."""
+        return f"{self.prefix}{sequence:012x}"
+
+    def parent_id(self, parent: str | int | None) -> str | None:
+        """``parent`` as an event id: a sequence in this episode is turned into its id."""
+        return self.event_id(parent) if isinstance(parent, int) else parent
 
 
 class Chainer:
@@ -152,32 +290,51 @@ class Chainer:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._next: dict[str, int] = {}
-        self._tail: dict[str, str | None] = {}
+        self._chains: dict[tuple[str, str], EpisodeChain] = {}
+        self._resumed: dict[tuple[str, str], int] = {}
+
+    def chain(self, capture_id: str, episode_id: str) -> EpisodeChain:
+        """The state of one episode (created on first use)."""
+        key = (capture_id, episode_id)
+        found = self._chains.get(key)
+        if found is None:
+            with self._lock:
+                found = self._chains.setdefault(key, EpisodeChain(capture_id, episode_id))
+        return found
 
     def stamp(self, event: TraceEvent) -> TraceEvent:
         """Assign the next sequence and link the event into its episode's chain, in place."""
+        chain = self.chain(event.capture_id, event.episode_id)
         with self._lock:
-            key = f"{event.capture_id}/{event.episode_id}"
-            event.sequence = self._next.get(key, 0)
-            self._next[key] = event.sequence + 1
-            event.prev_event_hash = self._tail.get(key)
-            event.event_hash = event.compute_hash()
-            self._tail[key] = event.event_hash
+            event.sequence = next(chain.counter)
+            self.link(chain, event)
         return event
+
+    @staticmethod
+    def link(chain: EpisodeChain, event: TraceEvent) -> None:
+        """Hash ``event`` (its sequence already set) onto the tail of ``chain``."""
+        fields = event.__dict__
+        fields["prev_event_hash"] = chain.tail
+        fields["event_hash"] = chain.tail = event.compute_hash()
 
     def rollback(self, event: TraceEvent) -> None:
         """Undo :meth:`stamp` of ``event`` if it is still its episode's tail (it was not kept)."""
         with self._lock:
-            key = f"{event.capture_id}/{event.episode_id}"
-            if event.event_hash is not None and self._tail.get(key) == event.event_hash:
-                self._tail[key] = event.prev_event_hash
-                self._next[key] = event.sequence
+            chain = self._chains.get((event.capture_id, event.episode_id))
+            if chain is None or event.event_hash is None or chain.tail != event.event_hash:
+                return
+            chain.tail = event.prev_event_hash
+            chain.restart(event.sequence)
 
     def observe(self, event: TraceEvent) -> None:
-        """Continue the chain after an already stamped event (e.g. one read back from a file)."""
+        """Continue the chain after an already stamped event (e.g. one read back from a file).
+
+        For a sink reading its file back before it stamps anything.
+        """
+        chain = self.chain(event.capture_id, event.episode_id)
+        key = (event.capture_id, event.episode_id)
         with self._lock:
-            key = f"{event.capture_id}/{event.episode_id}"
-            if event.sequence >= self._next.get(key, 0):
-                self._next[key] = event.sequence + 1
-                self._tail[key] = event.event_hash
+            if event.sequence >= self._resumed.get(key, 0):
+                self._resumed[key] = event.sequence + 1
+                chain.restart(event.sequence + 1)
+                chain.tail = event.event_hash

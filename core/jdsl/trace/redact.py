@@ -52,6 +52,10 @@ DEFAULT_KEEP_KEYS: frozenset[str] = frozenset(
 )  # fmt: skip
 """Key names that are never redacted: usage counters and limits."""
 
+_KEEP, _HIDE, _HIDE_UNLESS_NUMBER = 0, 1, 2
+_CACHE_SIZE = 4096  # entries per cache before it is cleared
+_CACHED_TEXT = 256  # strings up to this length are cached once redacted
+
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
@@ -96,6 +100,9 @@ class Redactor:
         self.sensitive_words = frozenset(w.lower() for w in words)
         keep = DEFAULT_KEEP_KEYS if keep_keys is None else keep_keys
         self.keep_keys = frozenset(k.lower() for k in keep)
+        self._replacement = placeholder.replace("\\", "\\\\")  # literal in re.sub
+        self._key_rules: dict[str, int] = {}  # key name -> _KEEP / _HIDE / _HIDE_UNLESS_NUMBER
+        self._texts: dict[str, str] = {}  # short strings already redacted
 
     def with_paths(self, paths: Iterable[str]) -> Redactor:
         """A copy that also redacts the given dotted JSON paths."""
@@ -117,7 +124,14 @@ class Redactor:
 
     def redact_text(self, text: str) -> str:
         """``text`` with every secret-looking substring replaced."""
-        return self._regex.sub(lambda _: self.placeholder, text)
+        if len(text) > _CACHED_TEXT:
+            return self._regex.sub(self._replacement, text)
+        done = self._texts.get(text)
+        if done is None:
+            if len(self._texts) >= _CACHE_SIZE:
+                self._texts.clear()
+            done = self._texts[text] = self._regex.sub(self._replacement, text)
+        return done
 
     def is_sensitive_key(self, key: str, value: Any = None) -> bool:
         """Whether ``value`` under the key name ``key`` is redacted.
@@ -125,19 +139,34 @@ class Redactor:
         A number under a name whose only sensitive word is ``token`` (``token_count``,
         ``promptTokenCount``) is a counter, not a secret, and is kept.
         """
+        rule = self._key_rules.get(key)
+        if rule is None:
+            if len(self._key_rules) >= _CACHE_SIZE:
+                self._key_rules.clear()
+            rule = self._key_rules[key] = self._key_rule(key)
+        if rule == _HIDE_UNLESS_NUMBER:
+            return not (isinstance(value, int | float) and not isinstance(value, bool))
+        return rule == _HIDE
+
+    def _key_rule(self, key: str) -> int:
         lowered = key.lower()
         if lowered in self.keep_keys:
-            return False
+            return _KEEP
         if lowered in self.key_names:
-            return True
+            return _HIDE
         words = [w.lower() for w in _WORD.findall(key)]
         pairs = [a + b for a, b in zip(words, words[1:], strict=False)]
         hits = {w for w in [*words, *pairs, "".join(words)] if w in self.sensitive_words}
-        if hits == {"token"} and isinstance(value, int | float) and not isinstance(value, bool):
-            return False
-        return bool(hits)
+        if hits == {"token"}:
+            return _HIDE_UNLESS_NUMBER
+        return _HIDE if hits else _KEEP
 
     def _walk(self, value: Any, path: tuple[str, ...]) -> Any:
+        kind = type(value)
+        if kind is str:
+            return self.redact_text(value)
+        if kind is int or kind is bool or kind is float or value is None:
+            return value
         if isinstance(value, str):
             return self.redact_text(value)
         if isinstance(value, Mapping):
@@ -161,7 +190,9 @@ class Redactor:
     def _hides(self, key: str, value: Any, path: tuple[str, ...]) -> bool:
         if self.is_sensitive_key(key, value):
             return True
-        return any(len(p) <= len(path) and path[-len(p) :] == p for p in self.json_paths)
+        return bool(self.json_paths) and any(
+            len(p) <= len(path) and path[-len(p) :] == p for p in self.json_paths
+        )
 
 
 def _named_key(value: Mapping[Any, Any]) -> str | None:

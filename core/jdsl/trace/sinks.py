@@ -9,24 +9,44 @@ that is already stamped). Redaction happens before stamping, so the chain covers
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
-from collections.abc import Iterable
+import time
+import uuid
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
-from jdsl.trace.events import Chainer, TraceEvent
+from jdsl.trace.events import RUNTIME_ACTORS, Actor, Chainer, Timestamps, TraceEvent
 from jdsl.trace.redact import Redactor
 from jdsl.trace.values import jsonable
 
 __all__ = [
     "BaseTraceSink",
+    "EmitRecorder",
     "FanoutSink",
     "ListTraceSink",
     "NullTraceSink",
+    "Parent",
+    "Recorder",
     "SafeSink",
     "TraceSink",
+    "recorder_for",
 ]
+
+Parent = str | int | None
+"""What a recorded event answers: an event id, the sequence of an event recorded earlier in the
+same episode, or nothing."""
+
+Recorder = Callable[..., int]
+"""``record(kind, payload, parent=None, actor=None) -> sequence``: one episode's fast path.
+
+``payload`` is JSON data the event now owns (see :func:`jsonable`); it is still redacted and
+offloaded as the sink is configured. ``parent`` is a :data:`Parent`; ``actor`` None picks the
+runtime's actor for the kind (:data:`~jdsl.trace.events.RUNTIME_ACTORS`). The event's id is
+derived from its episode and sequence. Get one from :func:`recorder_for`.
+"""
 
 
 @runtime_checkable
@@ -38,6 +58,11 @@ class TraceSink(Protocol):
 
 class BaseTraceSink:
     """A sink that prepares, stamps and appends; subclasses implement :meth:`append`.
+
+    Two ways in: :meth:`emit` takes a :class:`TraceEvent` and returns it stamped; a sink may
+    also offer ``recorder(capture_id, episode_id) -> Recorder | None``, the runtime's fast path
+    (see :data:`Recorder` and :func:`recorder_for`), which takes the parts of each event and
+    lets the sink build, hash or write it as it sees fit.
 
     Args:
         redactor: applied to every payload before it is stamped; None keeps payloads as given.
@@ -57,17 +82,23 @@ class BaseTraceSink:
         self.blob_threshold_bytes = blob_threshold_bytes
         self._chainer = Chainer()
         self._lock = threading.RLock()
+        self._clock = Timestamps()
 
     def prepare(self, event: TraceEvent) -> TraceEvent:
         """Make the payload JSON data, redact it, and move large values out, in place."""
-        payload = jsonable(event.payload)
-        if self.redactor is not None:
-            payload = self.redactor.redact(payload)
-        if self.blob_store is not None:
-            payload, refs = offload(payload, self.blob_store, self.blob_threshold_bytes)
+        payload, refs = self.finish_payload(jsonable(event.payload))
+        if refs:
             event.blob_refs = [*event.blob_refs, *(r for r in refs if r not in event.blob_refs)]
         event.payload = payload
         return event
+
+    def finish_payload(self, payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """Redact JSON data and move large values to the blob store: ``(payload, blob refs)``."""
+        if self.redactor is not None:
+            payload = self.redactor.redact(payload)
+        if self.blob_store is not None:
+            return offload(payload, self.blob_store, self.blob_threshold_bytes)
+        return payload, []
 
     def append(self, event: TraceEvent) -> None:
         """Keep an event that is already stamped."""
@@ -89,17 +120,93 @@ class BaseTraceSink:
                 raise
         return event
 
+    def _overrides(self, cls: type, *names: str) -> bool:
+        """Whether a subclass of ``cls`` replaced one of the named methods."""
+        return any(getattr(type(self), n) is not getattr(cls, n) for n in names)
+
 
 class ListTraceSink(BaseTraceSink):
-    """Keeps events in memory, in emission order, in ``.events``."""
+    """Keeps events in memory, in emission order, in ``.events``.
+
+    Events that come through a :meth:`recorder` (the runtime's node, tool and blackboard
+    events) are kept as their parts, numbered at once; they become :class:`TraceEvent` objects
+    hashed into the chain when the events are read (``.events``, :meth:`seal`), so a run pays
+    for hashing once, when its events are used. Events given to :meth:`emit` are returned
+    stamped at once, as from any sink.
+    """
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.events: list[TraceEvent] = []
+        self._events: list[TraceEvent] = []
+        self._pending: list[tuple[Any, ...]] = []
+
+    @property
+    def events(self) -> list[TraceEvent]:
+        """Every event kept, stamped and hashed, in emission order (the live list)."""
+        if self._pending:
+            self.seal()
+        return self._events
+
+    @events.setter
+    def events(self, events: list[TraceEvent]) -> None:
+        with self._lock:
+            self.seal()
+            self._events = events
 
     def append(self, event: TraceEvent) -> None:
         """Keep a stamped event."""
-        self.events.append(event)
+        self._events.append(event)
+
+    def emit(self, event: TraceEvent) -> TraceEvent:
+        """Stamp and keep ``event`` after the recorded events before it; returns it."""
+        with self._lock:
+            if self._pending:
+                self.seal()
+            return super().emit(event)
+
+    def recorder(self, capture_id: str, episode_id: str) -> Recorder | None:
+        """A :data:`Recorder` for one episode: numbers each event and keeps its parts.
+
+        None when a subclass changed ``prepare``, ``append`` or ``emit`` (use ``emit`` then).
+        """
+        if self._overrides(ListTraceSink, "prepare", "append", "emit"):
+            return None
+        chain = self._chainer.chain(capture_id, episode_id)
+        keep = self._pending.append
+        finish = self.finish_payload
+        plain = self.redactor is None and self.blob_store is None
+        now = time.time_ns
+
+        def record(
+            kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
+        ) -> int:
+            refs = None
+            if not plain:
+                payload, refs = finish(payload)
+            sequence = next(chain.counter)
+            keep((chain, sequence, kind, payload, parent, actor, now(), refs))
+            return sequence
+
+        return record
+
+    def seal(self) -> None:
+        """Build the recorded events onto ``.events`` and hash each episode's chain in order."""
+        with self._lock:
+            pending = self._pending[:]
+            del self._pending[: len(pending)]  # events recorded meanwhile stay pending
+            clock, out, made = self._clock, self._events, []
+            for chain, seq, kind, payload, parent, actor, ns, refs in pending:
+                event = TraceEvent.unchecked(
+                    kind, chain.capture_id, chain.episode_id, payload,
+                    event_id=chain.event_id(seq), timestamp=clock.format(ns),
+                    actor=actor or RUNTIME_ACTORS.get(kind, "system"),
+                    parent_event_id=chain.parent_id(parent), sequence=seq, blob_refs=refs,
+                )  # fmt: skip
+                made.append((chain, event))
+            link = self._chainer.link
+            for chain, event in sorted(made, key=_by_sequence):  # a chain links in sequence order
+                link(chain, event)
+            out.extend(event for _, event in made)
 
     def episode(self, episode_id: str) -> list[TraceEvent]:
         """The events of one episode, in order."""
@@ -203,6 +310,52 @@ class SafeSink:
                 f"({type(exc).__name__}: {exc}); the run continues",
                 file=sys.stderr,
             )
+
+
+class EmitRecorder:
+    """A :data:`Recorder` for a sink that only has ``emit`` (a wrapper, a fan-out, a user's).
+
+    Builds each event and emits it, remembering event ids by sequence so a later event can
+    name its parent by sequence, as with a sink's own recorder.
+
+    Args:
+        sink: any :class:`TraceSink`.
+        capture_id, episode_id: the episode the events belong to.
+    """
+
+    def __init__(self, sink: TraceSink, capture_id: str, episode_id: str) -> None:
+        self.sink = sink
+        self.capture_id = capture_id
+        self.episode_id = episode_id
+        self._prefix = uuid.uuid4().hex[:20]
+        self._count = itertools.count()
+        self._ids: dict[int, str] = {}
+        self._clock = Timestamps()
+
+    def __call__(
+        self, kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
+    ) -> int:
+        """Emit one event through the sink; returns the sequence it was given."""
+        event = TraceEvent.unchecked(
+            kind, self.capture_id, self.episode_id, payload,
+            event_id=f"{self._prefix}{next(self._count):012x}", timestamp=self._clock.now(),
+            actor=actor or RUNTIME_ACTORS.get(kind, "system"),
+            parent_event_id=self._ids.get(parent) if isinstance(parent, int) else parent,
+        )  # fmt: skip
+        stamped = self.sink.emit(event)
+        self._ids[stamped.sequence] = stamped.event_id
+        return stamped.sequence
+
+
+def recorder_for(sink: TraceSink, capture_id: str, episode_id: str) -> Recorder:
+    """The sink's own :data:`Recorder` for the episode, else an :class:`EmitRecorder`."""
+    own = getattr(sink, "recorder", None)
+    found = own(capture_id, episode_id) if callable(own) else None
+    return found if found is not None else EmitRecorder(sink, capture_id, episode_id)
+
+
+def _by_sequence(item: tuple[Any, TraceEvent]) -> int:
+    return item[1].sequence
 
 
 def _prepare(sinks: Iterable[Any], event: TraceEvent) -> TraceEvent:

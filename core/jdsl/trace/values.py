@@ -50,6 +50,14 @@ def jsonable(value: Any) -> Any:
     Returns:
         JSON data; the input is never mutated.
     """
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:  # the common case: a flat dict of plain values, copied
+        for key, item in value.items():
+            if type(key) is not str or type(item) not in _PLAIN:
+                return _convert(value, 0, set())
+        return dict(value)
     return _convert(value, 0, set())
 
 

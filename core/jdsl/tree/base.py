@@ -53,7 +53,10 @@ class Node(BaseModel):
     @property
     def effective_id(self) -> str | None:
         """The author id, else the structural id a run assigned (None before any run)."""
-        return self.id or self._runtime_id
+        if self.id:
+            return self.id
+        private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
+        return private.get("_runtime_id") if private else None
 
     @property
     def label(self) -> str:
@@ -85,9 +88,9 @@ class Node(BaseModel):
             ctx.window.pop()
 
     def _traced_tick(self, ctx: RunContext) -> Status:
-        node = {"node_id": self.effective_id, "type": self.kind, "label": self.label}
-        enter = ctx.emit("node.enter", node)
-        parent = enter.event_id if enter is not None else None
+        node_id, label = ctx.node_names.get(id(self)) or ctx.names(self)
+        kind = self.kind
+        enter = ctx.trace("node.enter", {"node_id": node_id, "type": kind, "label": label})
         if self.context is not None:
             ctx.window.push(self.context)
         try:
@@ -95,12 +98,14 @@ class Node(BaseModel):
         except BaseException as exc:
             self._note(exc)
             ended = "cancelled" if isinstance(exc, KeyboardInterrupt) else "error"
-            ctx.emit("node.exit", {**node, "status": ended}, parent_event_id=parent)
+            exit_ = {"node_id": node_id, "type": kind, "label": label, "status": ended}
+            ctx.trace("node.exit", exit_, enter)
             raise
         finally:
             if self.context is not None:
                 ctx.window.pop()
-        ctx.emit("node.exit", {**node, "status": status.value}, parent_event_id=parent)
+        exit_ = {"node_id": node_id, "type": kind, "label": label, "status": status._value_}
+        ctx.trace("node.exit", exit_, enter)
         return status
 
     def _note(self, exc: BaseException) -> None:

@@ -7,16 +7,19 @@ the ContextWindow is the system-prompt stack, the RunContext is one run's state.
 from __future__ import annotations
 
 import difflib
+import itertools
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 from jdsl.errors import BindingError, RefError
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable
-from jdsl.trace.events import Actor, TraceEvent
+from jdsl.trace.events import RUNTIME_ACTORS, Actor, Timestamps, TraceEvent
+from jdsl.trace.sinks import recorder_for
 from jdsl.tree.blackboard import Blackboard, Write
 from jdsl.tree.status import Status
 
@@ -26,13 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Bindings", "ContextWindow", "RunContext", "unbound_error"]
 
-_ACTORS = {
-    "tool.call.started": "model",
-    "tool.call.completed": "tool",
-    "tool.call.failed": "tool",
-    "model.requested": "model",
-    "model.responded": "model",
-}
+_VALID_ACTORS = frozenset(get_args(Actor))
+
 
 class ContextWindow:
     """The system-prompt stack: nodes with ``context=`` push text for their subtree.
@@ -123,6 +121,12 @@ class RunContext:
         status: how the run ended (set by ``Root.run``; FAILURE until a run succeeds).
         error: the exception that ended it, if any.
         tracing: whether a sink is attached.
+        trace: the runtime's fast path for the events of every tick,
+            ``trace(kind, payload, parent=None, actor=None) -> sequence`` (a
+            :data:`jdsl.trace.sinks.Recorder`; returns None without a sink). ``payload`` must be
+            JSON data the event may own (pass variable values through :func:`jsonable`);
+            ``parent`` is an event id or the sequence ``trace`` returned for the parent event.
+        node_names: ``{id(node): (effective id, label)}`` filled by :meth:`names`.
     """
 
     def __init__(
@@ -158,8 +162,21 @@ class RunContext:
         self.status: Status = Status.FAILURE
         self.error: BaseException | None = None
         self.tracing = trace_sink is not None
-        if self.tracing:
+        self.node_names: dict[int, tuple[str | None, str]] = {}
+        self.trace: Callable[..., int | None] = _untraced
+        if trace_sink is not None:
+            self.trace = recorder_for(trace_sink, capture_id, episode_id)
             blackboard.on_write = self._trace_write
+            self._ids = itertools.count()
+            self._id_prefix = uuid.uuid4().hex[:20]
+            self._clock = Timestamps()
+
+    def names(self, node: Node) -> tuple[str | None, str]:
+        """``(effective id, label)`` of ``node``, computed once per run."""
+        found = self.node_names.get(id(node))
+        if found is None:
+            found = self.node_names[id(node)] = (node.effective_id, node.label)
+        return found
 
     # -- tracing -------------------------------------------------------------------------------
     def emit(
@@ -179,32 +196,31 @@ class RunContext:
         sink = self.trace_sink
         if sink is None:
             return None
+        actor = actor or RUNTIME_ACTORS.get(kind, "system")
+        if actor not in _VALID_ACTORS:
+            raise ValueError(f"actor {actor!r} is not one of {sorted(_VALID_ACTORS)}")
         data = dict(payload or {})
         # A BaseTraceSink makes payloads JSON data itself (prepare); don't convert twice.
-        event = TraceEvent(
-            kind=kind,
-            capture_id=self.capture_id,
-            episode_id=self.episode_id,
-            payload=data if isinstance(sink, BaseTraceSink) else jsonable(data),
-            actor=cast(Actor, actor or _ACTORS.get(kind, "system")),
-            parent_event_id=parent_event_id,
-        )
+        event = TraceEvent.unchecked(
+            kind, self.capture_id, self.episode_id,
+            data if isinstance(sink, BaseTraceSink) else jsonable(data),
+            event_id=f"{self._id_prefix}{next(self._ids):012x}", timestamp=self._clock.now(),
+            actor=cast(Actor, actor), parent_event_id=parent_event_id,
+        )  # fmt: skip
         return sink.emit(event)
 
     def _trace_write(self, record: Write) -> None:
-        event = self.emit(
+        record.sequence = self.trace(
             "blackboard.write",
             {
                 "key": record.key,
-                "value": record.value,
+                "value": jsonable(record.value),
                 "writer": record.writer_id,
                 "writer_label": record.writer_label,
                 "overwrote": record.overwrote,
-                "previous": record.previous,
+                "previous": jsonable(record.previous),
             },
         )
-        if event is not None:
-            record.sequence = event.sequence
 
     # -- blackboard ----------------------------------------------------------------------------
     def read(self, path: str, node: Node) -> Any:
@@ -217,19 +233,18 @@ class RunContext:
         value = board[path] if path in board else resolve_path(path, board)
         if value is MISSING:
             raise _ref_error(path, board, node)
-        record = board.record_read(path, value, node.effective_id or node.kind)
+        record = board.record_read(path, value, self.names(node)[0] or node.kind)
         if self.tracing:
-            event = self.emit(
-                "blackboard.read", {"path": path, "reader": record.reader_id, "value": value}
+            record.sequence = self.trace(
+                "blackboard.read",
+                {"path": path, "reader": record.reader_id, "value": jsonable(value)},
             )
-            record.sequence = event.sequence if event is not None else None
         return value
 
     def write(self, key: str, value: Any, node: Node) -> None:
         """Store ``value`` under ``key`` with ``node`` as its writer."""
-        self.blackboard.set(
-            key, value, writer_id=node.effective_id or node.kind, writer_label=node.label
-        )
+        node_id, label = self.names(node)
+        self.blackboard.set(key, value, writer_id=node_id or node.kind, writer_label=label)
 
     # -- bindings ------------------------------------------------------------------------------
     def tool(self, name: str) -> Callable[..., Any]:
@@ -265,6 +280,10 @@ class RunContext:
                 kind="model",
             )
         return self.model
+
+
+def _untraced(kind: str, payload: Any, parent: Any = None, actor: Any = None) -> None:
+    """The :attr:`RunContext.trace` of a run without a sink."""
 
 
 def unbound_error(kind: str, name: str, bound: Mapping[str, Any]) -> BindingError:

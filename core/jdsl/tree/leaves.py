@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, PrivateAttr
 
 from jdsl.expr import MISSING, evaluate, resolve_path
+from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.context import unbound_error
 from jdsl.tree.status import Status
@@ -89,20 +90,23 @@ class Action(_Bound):
     def _traced_call(
         self, ctx: RunContext, fn: Callable[..., Any], kwargs: dict[str, Any]
     ) -> Status:
-        head = {
-            "node_id": self.effective_id,
-            "store": self.store,
-            "tool": {"host_name": self.tool, "logical_id": None},
-        }
-        started = ctx.emit("tool.call.started", {**head, "arguments": kwargs})
-        parent = started.event_id if started is not None else None
+        node_id, store, name = ctx.names(self)[0], self.store, self.tool
+        started = ctx.trace("tool.call.started", {
+            "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
+            "arguments": jsonable(kwargs),
+        })  # fmt: skip
         try:
             result = fn(**kwargs)
         except Exception as exc:
-            failure = {"error": str(exc), "error_type": type(exc).__name__}
-            ctx.emit("tool.call.failed", {**head, **failure}, parent_event_id=parent)
+            ctx.trace("tool.call.failed", {
+                "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
+                "error": str(exc), "error_type": type(exc).__name__,
+            }, started)  # fmt: skip
             raise
-        ctx.emit("tool.call.completed", {**head, "result": result}, parent_event_id=parent)
+        ctx.trace("tool.call.completed", {
+            "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
+            "result": jsonable(result),
+        }, started)  # fmt: skip
         return self._outcome(ctx, result)
 
 
@@ -144,14 +148,14 @@ class Check(Node):
             value = None if found is MISSING else found
         result = lenient_equal(value, self.equals)
         if ctx.tracing:
-            ctx.emit(
+            ctx.trace(
                 "guard.evaluated",
                 {
-                    "node_id": self.effective_id,
+                    "node_id": ctx.names(self)[0],
                     "type": "check",
-                    "expression": {"eq": [{"ref": self.key}, {"const": self.equals}]},
+                    "expression": {"eq": [{"ref": self.key}, {"const": jsonable(self.equals)}]},
                     "result": result,
-                    "values": {self.key: value},
+                    "values": {self.key: jsonable(value)},
                 },
             )
         return Status.SUCCESS if result else Status.FAILURE
@@ -175,14 +179,14 @@ class Guard(Node):
             return Status.SUCCESS if evaluate(self.expression, ctx.blackboard) else Status.FAILURE
         values: dict[str, Any] = {}
         result = evaluate(self.expression, ctx.blackboard, values)
-        ctx.emit(
+        ctx.trace(
             "guard.evaluated",
             {
-                "node_id": self.effective_id,
+                "node_id": ctx.names(self)[0],
                 "type": "guard",
-                "expression": self.expression,
-                "result": result,
-                "values": values,
+                "expression": jsonable(self.expression),
+                "result": jsonable(result),
+                "values": jsonable(values),
             },
         )
         return Status.SUCCESS if result else Status.FAILURE
@@ -210,14 +214,14 @@ class GuardCall(_Bound):
         result = bool(fn(**kwargs))
         if ctx.tracing:
             refs = {spec["ref"]: kwargs[name] for name, spec in self.args.items() if "ref" in spec}
-            ctx.emit(
+            ctx.trace(
                 "guard.evaluated",
                 {
-                    "node_id": self.effective_id,
+                    "node_id": ctx.names(self)[0],
                     "type": "guard_call",
-                    "expression": {"call": self.predicate, "args": self.args},
+                    "expression": {"call": self.predicate, "args": jsonable(self.args)},
                     "result": result,
-                    "values": refs,
+                    "values": jsonable(refs),
                 },
             )
         return Status.SUCCESS if result else Status.FAILURE

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import PrivateAttr
 
 from jdsl.errors import BindingError, ValidationError
+from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import Blackboard
 from jdsl.tree.context import Bindings, RunContext, unbound_error
@@ -238,10 +239,11 @@ class Root(Node):
             services=services,
             cancel=cancel,
         )
-        ctx.emit("episode.started", {
-            "skill": self.name, "inputs": inputs, "model_id": self.model_id,
-            "ir": self.to_ir() if trace_sink is not None else None,
-        })  # fmt: skip
+        if ctx.tracing:
+            ctx.trace("episode.started", {
+                "skill": self.name, "inputs": jsonable(inputs), "model_id": self.model_id,
+                "ir": self.to_ir(),
+            })  # fmt: skip
         try:
             _check_needed(needed, bindings)
             if ctx.model is None and self.model_id and uses_model:
@@ -261,11 +263,12 @@ class Root(Node):
     def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
         if exc is not None:
             ctx.status, ctx.error = Status.FAILURE, exc
-        ctx.emit("episode.finished", {
-            "skill": self.name, "status": status,
-            "error_type": type(exc).__name__ if exc is not None else None,
-            "error_message": str(exc) if exc is not None else None,
-        })  # fmt: skip
+        if ctx.tracing:
+            ctx.trace("episode.finished", {
+                "skill": self.name, "status": status,
+                "error_type": type(exc).__name__ if exc is not None else None,
+                "error_message": str(exc) if exc is not None else None,
+            })  # fmt: skip
 
     def _tick(self, ctx: RunContext) -> Status:
         if self.child is None:

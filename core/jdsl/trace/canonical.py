@@ -1,0 +1,81 @@
+"""Canonical JSON: the one text form that event hashes are taken over.
+
+``canonical_json(value)`` is ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+ensure_ascii=False, default=str)``. :func:`event_text` writes the canonical JSON of an event's
+fields without parsing them into a dict first: the envelope fields are short strings written
+directly, only the payload goes through the encoder, and the text is the same, character for
+character, as ``canonical_json`` of the same fields.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["canonical_json", "event_text", "json_scalar"]
+
+_ENCODE = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+).encode  # one encoder (json.dumps would build one per call); encoding never mutates it
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # what json escapes when ensure_ascii=False
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic compact JSON: sorted keys, no spaces, non-JSON values via ``str``."""
+    return _ENCODE(value)
+
+
+def json_scalar(value: Any) -> str:
+    """``canonical_json(value)``, quicker for None and strings that need no escaping."""
+    if type(value) is str:
+        return f'"{value}"' if _ESCAPED.search(value) is None else _ENCODE(value)
+    if value is None:
+        return "null"
+    return _ENCODE(value)
+
+
+def event_text(
+    fields: Mapping[str, Any], payload_text: str | None = None, source_text: str | None = None
+) -> str:
+    """The canonical JSON of an event's fields but ``event_hash`` (what its hash covers).
+
+    Args:
+        fields: the :class:`~jdsl.trace.TraceEvent` fields by name (``event_hash`` ignored);
+            ``source`` may be the model or its dict.
+        payload_text: ``canonical_json(fields["payload"])`` when the caller has it already.
+        source_text: ``canonical_json`` of the source's dict, likewise.
+    """
+    f = fields
+    actor, capture, episode, event_id = f["actor"], f["capture_id"], f["episode_id"], f["event_id"]
+    kind, schema, stamp, seq = f["kind"], f["schema_version"], f["timestamp"], f["sequence"]
+    parent, prev, after, before = (
+        f["parent_event_id"], f["prev_event_hash"], f["state_after_ref"], f["state_before_ref"]
+    )  # fmt: skip
+    try:  # one check for every text field: none needs escaping
+        plain = _ESCAPED.search("".join((
+            actor, capture, episode, event_id, kind, schema, stamp,
+            parent or "", prev or "", after or "", before or "",
+        ))) is None and type(seq) is int  # fmt: skip
+    except TypeError:  # a field that is not text
+        plain = False
+    if not plain:
+        return _ENCODE({k: getattr(v, "__dict__", v) for k, v in f.items() if k != "event_hash"})
+    refs = f["blob_refs"]
+    if source_text is None:
+        source = f["source"]
+        source_text = _ENCODE(getattr(source, "__dict__", source))
+    parent = "null" if parent is None else f'"{parent}"'
+    prev = "null" if prev is None else f'"{prev}"'
+    after = "null" if after is None else f'"{after}"'
+    before = "null" if before is None else f'"{before}"'
+    return (
+        f'{{"actor":"{actor}","blob_refs":{_ENCODE(refs) if refs else "[]"},'
+        f'"capture_id":"{capture}","episode_id":"{episode}","event_id":"{event_id}",'
+        f'"kind":"{kind}","parent_event_id":{parent},'
+        f'"payload":{_ENCODE(f["payload"]) if payload_text is None else payload_text},'
+        f'"prev_event_hash":{prev},"schema_version":"{schema}","sequence":{seq},'
+        f'"source":{source_text},"state_after_ref":{after},"state_before_ref":{before},'
+        f'"timestamp":"{stamp}"}}'
+    )
