@@ -240,3 +240,18 @@ def test_check_bindings_and_fresh_context_status():
         tree.check_bindings(tree.resolved_bindings())
     tree.check_bindings(tree.resolved_bindings(tools={"a": echo}, predicates={"p": lambda_ok}))
     assert RunContext().status is Status.FAILURE and RunContext().error is None
+
+
+def test_tracing_names_each_node_once_per_run_and_checks_actors() -> None:
+    from jdsl import tree
+    from jdsl.trace import ListTraceSink
+
+    action = tree.Action(tool="t", store="out")
+    root = tree.Root(name="names", child=action)
+    sink = ListTraceSink()
+    ctx = root.run(trace_sink=sink, tools={"t": lambda: 1})
+    assert ctx.node_names[id(action)] == ("root/action.0", "act(t) -> out")
+    enter = [e for e in sink.events if e.kind == "node.enter" and e.payload["type"] == "action"]
+    assert enter[0].payload["label"] == "act(t) -> out"
+    with pytest.raises(ValueError, match="actor 'robot'"):
+        ctx.emit("annotation", {}, actor="robot")

@@ -173,22 +173,27 @@ class Episode:
     def blackboard_states(self) -> list[tuple[int, dict[str, Any]]]:
         """``(sequence, blackboard)`` after each ``blackboard.write``, cumulative.
 
-        Seeded run inputs are not writes and are not included (see :attr:`inputs`).
+        Each state is its own dict, so this costs writes x keys; for the end state alone use
+        :meth:`final_blackboard` (one pass). Seeded run inputs are not writes and are not
+        included (see :attr:`inputs`).
         """
         state: dict[str, Any] = {}
-        states: list[tuple[int, dict[str, Any]]] = []
+        return [(sequence, dict(state)) for sequence in self._fold_writes(state)]
+
+    def final_blackboard(self, *, include_inputs: bool = False) -> dict[str, Any]:
+        """The blackboard after the last write (with the run inputs under it, if asked)."""
+        written: dict[str, Any] = {}
+        for _ in self._fold_writes(written):
+            pass
+        return {**self.inputs, **written} if include_inputs else written
+
+    def _fold_writes(self, state: dict[str, Any]) -> Iterator[int]:
+        """Apply each write to ``state`` in order, yielding its sequence after applying it."""
         for event in self.of_kind(EventKind.BLACKBOARD_WRITE):
             key = event.payload.get("key")
             if isinstance(key, str):
                 state[key] = event.payload.get("value")
-                states.append((event.sequence, dict(state)))
-        return states
-
-    def final_blackboard(self, *, include_inputs: bool = False) -> dict[str, Any]:
-        """The blackboard after the last write (with the run inputs under it, if asked)."""
-        states = self.blackboard_states()
-        written = states[-1][1] if states else {}
-        return {**self.inputs, **written} if include_inputs else dict(written)
+                yield event.sequence
 
     def outcome(self) -> dict[str, Any] | None:
         """The last ``environment.reward`` / ``environment.verdict`` payload, or None."""
