@@ -41,12 +41,11 @@ ARCHITECTURE.md, placed by what they hold and import: ``settings`` (budgets YAML
 depends on test doubles; ``demo`` (the main job) under ``cli``, which runs it.
 """
 
-KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {
-    ("tree", "package"): "Root.to_package (tree/root.py, commit b8bcf8a) lazily imports "
-    "jdsl.package.package_from_root, a layer above tree; owner: runtime/package. Fix: callers "
-    "use jdsl.package.package_from_root(root), or ARCHITECTURE.md allows this one edge",
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    ("tree", "package"): "Root.to_package (DESIGN.md §6, issue 4) lazily imports "
+    "jdsl.package.package_from_root inside the method; ARCHITECTURE.md allows this one edge",
 }
-"""(importer package, imported package) -> why it is tolerated for now (marked xfail)."""
+"""(importer package, imported package) -> the documented reason an upward import is allowed."""
 
 
 @dataclass(frozen=True)
@@ -226,10 +225,9 @@ def test_every_core_package_has_a_layer():
 @pytest.mark.parametrize("layer", range(len(LAYERS)), ids=["/".join(n) for n in LAYERS])
 def test_no_layer_imports_a_layer_to_its_right(layer: int):
     mine = {key: text for key, text in UPWARD.items() if layer_of(key[0]) == layer}
-    known = {key: mine.pop(key) for key in list(mine) if key in KNOWN_VIOLATIONS}
+    for key in ALLOWED_UPWARD:
+        mine.pop(key, None)
     assert not mine, "imports against the layer order:\n" + "\n".join(mine.values())
-    if known:
-        pytest.xfail("; ".join(f"{KNOWN_VIOLATIONS[k]}: {v}" for k, v in known.items()))
 
 
 def test_packages_of_one_layer_import_each_other_without_cycles():
@@ -237,9 +235,9 @@ def test_packages_of_one_layer_import_each_other_without_cycles():
     assert not cycles, "import cycles inside a layer:\n" + "\n".join(cycles)
 
 
-def test_every_known_violation_still_exists():
-    stale = sorted(set(KNOWN_VIOLATIONS) - set(UPWARD))
-    assert not stale, f"fixed, remove from KNOWN_VIOLATIONS: {stale}"
+def test_every_allowed_upward_import_still_exists():
+    stale = sorted(set(ALLOWED_UPWARD) - set(UPWARD))
+    assert not stale, f"no longer needed, remove from ALLOWED_UPWARD: {stale}"
 
 
 # --- the checker finds what it should (a synthetic package) ------------------------------------
