@@ -2,11 +2,14 @@
 
 One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normalize`,
 :mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
-:mod:`.arguments`), :mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly),
-:mod:`.metrics`; :mod:`.pipeline` chains them in :func:`compile_behavior`.
+:mod:`.branches`, :mod:`.arguments`, :mod:`.emitter`; results in :mod:`.compiled`),
+:mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly), :mod:`.metrics`;
+:mod:`.pipeline` chains them in :func:`compile_behavior`.
 """
 
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, Lane, plan_branches
 from jdsl.compiler.candidates import ATOM_TYPES, Fact, claim_text, extract_facts
+from jdsl.compiler.compiled import BranchAlternative, CompiledBranch
 from jdsl.compiler.consolidate import Candidate, consolidate
 from jdsl.compiler.events import EpisodeRecords, EventRecord, as_records
 from jdsl.compiler.families import group_episodes
@@ -33,16 +36,21 @@ from jdsl.compiler.verify import VerificationReport, promote, verify
 
 __all__ = [
     "ATOM_TYPES",
+    "MIN_BRANCH_SUPPORT",
+    "BranchAlternative",
+    "BranchPlan",
     "Candidate",
     "CompileReport",
     "CompileResult",
     "CompiledBehavior",
+    "CompiledBranch",
     "CompilerModel",
     "EpisodeRecords",
     "EventRecord",
     "Fact",
     "GuardObservation",
     "HeuristicCompilerModel",
+    "Lane",
     "LLMCompilerModel",
     "ModelDecision",
     "NodeProvenance",
@@ -66,6 +74,7 @@ __all__ = [
     "normalize_all",
     "normalize_episode",
     "package_metrics",
+    "plan_branches",
     "promote",
     "staticize",
     "verify",

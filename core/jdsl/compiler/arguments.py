@@ -135,24 +135,25 @@ def choose_argument(
 
 
 def input_names(
-    slots: Iterable[tuple[int, str, str, Sequence[NormStep]]],
-) -> dict[tuple[int, str], str]:
-    """Names for arguments that may need a synthesized run input, per ``(position, argument)``.
+    slots: Iterable[tuple[Any, int, str, str, Sequence[NormStep]]],
+) -> dict[tuple[Any, str], str]:
+    """Names for arguments that may need a synthesized run input, per ``(slot key, argument)``.
 
+    Each slot is ``(key, position, tool, argument, steps)``, ``key`` unique per compiled call.
     The bare argument name when no other varying, unexplained slot shares it, else
     ``<tool>_<position>_<argument>`` (reference jdsl-py §5.4).
     """
-    free: list[tuple[int, str, str]] = []
-    for position, tool, argument, steps in slots:
+    free: list[tuple[Any, int, str, str]] = []
+    for key, position, tool, argument, steps in slots:
         choice = choose_argument(argument, steps, available=None, synthesized_input=_FREE)
         if choice.source == _FREE:
-            free.append((position, tool, argument))
+            free.append((key, position, tool, argument))
     counts: dict[str, int] = {}
-    for _, _, argument in free:
+    for *_, argument in free:
         counts[argument] = counts.get(argument, 0) + 1
     return {
-        (position, argument): argument
+        (key, argument): argument
         if counts[argument] == 1
         else f"{slug(tool)}_{position}_{argument}"
-        for position, tool, argument in free
+        for key, position, tool, argument in free
     }

@@ -34,7 +34,10 @@ from jdsl.compiler.candidates import (
 )
 from jdsl.compiler.normalize import NormEpisode
 
-__all__ = ["Candidate", "Contracts", "consolidate"]
+__all__ = ["MIN_ACCEPTED_SUPPORT", "Candidate", "Contracts", "consolidate", "support_grade"]
+
+MIN_ACCEPTED_SUPPORT = 2
+"""Supporting episodes an uncontested claim needs to be accepted (grade E1)."""
 
 Contracts = Mapping[str, Sequence[str]]
 """Claim text (:func:`~jdsl.compiler.candidates.claim_text`) -> trusted source ids."""
@@ -187,13 +190,18 @@ def _candidate(
     )
 
 
+def support_grade(support: int) -> str:
+    """The grade of an uncontested claim with ``support`` supporting episodes."""
+    return _grade(support, False, False)[0]
+
+
 def _grade(support: int, contested: bool, contract: bool) -> tuple[str, str]:
     if contract:
         return "E3", "accepted"
     if contested:
-        return ("E1" if support >= 2 else "E0"), "contested"
-    if support >= 3:
+        return ("E1" if support >= MIN_ACCEPTED_SUPPORT else "E0"), "contested"
+    if support > MIN_ACCEPTED_SUPPORT:
         return "E2", "accepted"
-    if support == 2:
+    if support == MIN_ACCEPTED_SUPPORT:
         return "E1", "accepted"
     return "E0", "proposed"

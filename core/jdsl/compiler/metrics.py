@@ -3,9 +3,15 @@
 * residual decision burden (RDB): model leaves / meaningful decisions, where meaningful
   decisions are actions, guards, checks, guard calls, predicts and reacts;
 * deterministic coverage: 1 - RDB;
-* exact dataflow refs: action arguments that ref a value an earlier node produced (refs to run
-  inputs do not count), and their rate over all action arguments;
+* exact dataflow refs: action arguments that ref a value an earlier *tool result* holds (the
+  path's top-level key is an earlier action's store; a ``[$index]`` may come from a model
+  decision, as in ``user.orders[$order_index]``), and their rate over all action arguments;
+  refs straight to a model output (``reason``) count as residual refs, refs to anything else
+  (run inputs) as input refs;
 * tool branching: the average number of tools a model leaf may choose from (0 for predict);
+* deterministic branching: selectors (branch points: compiled branches, recovery selectors,
+  authored selectors) and their average number of alternatives, chosen by guards and
+  failures, never by a model;
 * instruction words: the average whitespace word count of model-leaf instructions (a word
   count, not tokenizer tokens).
 """
@@ -15,7 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from jdsl.compiler.arguments import path_names
+from jdsl.expr import parse_path
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
 
@@ -38,6 +44,10 @@ class PackageMetrics:
     exact_dataflow_rate: float
     tool_branching: float
     instruction_words: float
+    residual_refs: int = 0
+    input_refs: int = 0
+    branch_points: int = 0
+    deterministic_branching: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,13 +55,23 @@ class PackageMetrics:
 
 class _Counter:
     def __init__(self) -> None:
-        self.produced: set[str] = set()
+        self.stores: set[str] = set()
+        self.decided: set[str] = set()
         self.deterministic = 0
         self.model = 0
-        self.refs = 0
+        self.refs = {"tool": 0, "model": 0, "input": 0}
         self.args = 0
         self.tools: list[int] = []
         self.words: list[int] = []
+        self.alternatives: list[int] = []
+
+    def source(self, path: str) -> str:
+        """Where a ref's top-level key comes from: ``tool``, ``model`` or ``input``."""
+        try:
+            top = str(parse_path(path)[0][1])
+        except ValueError:
+            top = path
+        return "tool" if top in self.stores else "model" if top in self.decided else "input"
 
     def visit(self, node: dict[str, Any]) -> None:
         kind = node.get("kind")
@@ -60,22 +80,20 @@ class _Counter:
         if kind == "action":
             for spec in (node.get("args") or {}).values():
                 self.args += 1
-                if (
-                    isinstance(spec, dict)
-                    and "ref" in spec
-                    and path_names(spec["ref"]) <= self.produced
-                ):
-                    self.refs += 1
+                if isinstance(spec, dict) and isinstance(spec.get("ref"), str):
+                    self.refs[self.source(spec["ref"])] += 1
             if node.get("store"):
-                self.produced.add(node["store"])
+                self.stores.add(node["store"])
         elif kind in _MODEL:
             self.model += 1
             self.tools.append(len(node.get("tools") or ()))
             self.words.append(len(str(node.get("instructions") or "").split()))
             try:
-                self.produced.update(Signature.parse(node["signature"]).output_names)
+                self.decided.update(Signature.parse(node["signature"]).output_names)
             except (ValueError, KeyError):
                 pass
+        elif kind == "selector":
+            self.alternatives.append(len(node.get("children") or ()))
         for child in child_slots(node):
             if isinstance(child, dict):
                 self.visit(child)
@@ -93,6 +111,8 @@ def package_metrics(ir: dict[str, Any]) -> PackageMetrics:
         >>> m = package_metrics(ir)
         >>> m.model_dependent_decisions, m.residual_decision_burden, m.exact_dataflow_refs
         (1, 0.3333, 1)
+        >>> m.input_refs, m.residual_refs, m.branch_points
+        (1, 0, 0)
     """
     counter = _Counter()
     counter.visit(ir.get("root", ir))
@@ -103,11 +123,15 @@ def package_metrics(ir: dict[str, Any]) -> PackageMetrics:
         model_dependent_decisions=counter.model,
         residual_decision_burden=rdb,
         deterministic_coverage=round(1 - rdb, 4) if total else 0.0,
-        exact_dataflow_refs=counter.refs,
+        exact_dataflow_refs=counter.refs["tool"],
         action_arguments=counter.args,
-        exact_dataflow_rate=round(counter.refs / counter.args, 4) if counter.args else 0.0,
+        exact_dataflow_rate=round(counter.refs["tool"] / counter.args, 4) if counter.args else 0.0,
         tool_branching=_mean(counter.tools),
         instruction_words=_mean(counter.words),
+        residual_refs=counter.refs["model"],
+        input_refs=counter.refs["input"],
+        branch_points=len(counter.alternatives),
+        deterministic_branching=_mean(counter.alternatives),
     )
 
 

@@ -1,7 +1,10 @@
 """Package assembly: a verified compiled behavior -> :class:`jdsl.package.BehaviorPackage`.
 
 Files (seeds/compiler-internals.md §8): ``manifest.json`` (name, version, required capabilities,
-run inputs, source, verification, metrics, digests), ``behavior.json``, ``tools.json``
+source, verification, metrics, digests; ``source.inputs`` are the run inputs every path needs,
+``source.optional_inputs`` those only some branch alternatives read, ``source.input_alternatives``
+per branch the inputs each alternative reads beyond the required ones, ``source.branches`` each
+branch with its alternatives' support), ``behavior.json``, ``tools.json``
 (capability contracts with effects; shell-like capabilities are destructive and not idempotent
 unless ``effects`` says otherwise), ``signatures/<id>.json``, ``provenance.json``,
 ``tests/replay.jsonl`` / ``tests/guards.jsonl`` / ``tests/signatures.jsonl``,
@@ -56,12 +59,15 @@ def build_package(
         "required_capabilities": list(compiled.required_capabilities),
         "source": {
             "compiler": COMPILER_ID,
-            "inputs": list(compiled.inputs),
+            "inputs": list(compiled.required_inputs),
+            "optional_inputs": sorted(set(compiled.inputs) - set(compiled.required_inputs)),
+            "input_alternatives": compiled.input_alternatives(),
             "compiler_model": compiled.compiler_model,
             "episode_count": len(episodes),
             "successful_episodes": sum(1 for e in episodes if e.success),
             "aligned_episodes": len(compiled.aligned),
             "skeleton": list(compiled.skeleton),
+            "branches": [b.to_dict() for b in compiled.branches],
         },
         "verification": report.to_dict(),
         "metrics": metrics.to_dict(),
@@ -129,6 +135,7 @@ def _summary(
         "nodes_by_grade": dict(
             sorted(Counter(p.evidence_grade for p in compiled.provenance).items())
         ),
+        "branches": [b.to_dict() for b in compiled.branches],
         "residual_decision_burden": metrics["residual_decision_burden"],
         "deterministic_coverage": metrics["deterministic_coverage"],
         "notes": list(compiled.notes),
@@ -185,7 +192,8 @@ def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family:
         f"Compiled by {COMPILER_ID} from {len(compiled.aligned)} aligned episode(s).",
         f"Task family: {task_family or '-'}",
         f"Verification: {report.to_dict()['status']} (replay coverage {report.replay_coverage})",
-        f"Run inputs: {', '.join(compiled.inputs) or '-'}",
+        f"Run inputs: {', '.join(compiled.required_inputs) or '-'}",
+        *(f"Branch: {b.text()}" for b in compiled.branches),
         f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",
         f"Model decisions: {len(compiled.residuals)}",
         "",

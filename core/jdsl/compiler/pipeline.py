@@ -31,15 +31,16 @@ class CompileReport(dict[str, Any]):
         v, m = self["verification"], self["metrics"]
         lines = [
             f"behavior {self['name']!r}: {self['episodes']} episode(s), "
-            f"{self['aligned_episodes']} follow the skeleton",
+            f"{self['aligned_episodes']} follow the compiled path(s)",
             f"  skeleton      {' -> '.join(self['skeleton']) or '(empty)'}",
+            *(f"  branch        {b}" for b in self["branch_text"]),
             f"  verification  {v['status']} (structure {'ok' if v['structural_ok'] else 'FAILED'},"
             f" replay {v['replay_passed']}/{v['replay_checks']}, coverage {v['replay_coverage']})",
             f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
             f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
             f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments by ref"
             f" (rate {m['exact_dataflow_rate']})",
-            f"  run inputs    {', '.join(self['inputs']) or '-'}",
+            f"  run inputs    {_inputs_text(self)}",
             f"  capabilities  {', '.join(self['required_capabilities']) or '-'}",
             f"  candidates    {self['candidates']}",
         ]
@@ -50,6 +51,14 @@ class CompileReport(dict[str, Any]):
 
     def __str__(self) -> str:
         return self.text
+
+
+def _inputs_text(report: Mapping[str, Any]) -> str:
+    """``request; one of: email | first_name, last_name, zip``."""
+    text = ", ".join(report["required_inputs"]) or "-"
+    for branch in report["input_alternatives"]:
+        text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
+    return text
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,10 @@ class CompileResult:
             verification=self.verification.to_dict(),
             metrics=self.metrics.to_dict(),
             inputs=list(c.inputs),
+            required_inputs=list(c.required_inputs),
+            input_alternatives=c.input_alternatives(),
+            branches=[b.to_dict() for b in c.branches],
+            branch_text=[b.text() for b in c.branches],
             required_capabilities=list(c.required_capabilities),
             candidates=len(self.candidates),
             arguments=arguments,
@@ -180,7 +193,7 @@ def compile_normalized(
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many)."""
     with paused_gc():
         candidates = consolidate(normalized, contracts=contracts)
-        compiled = staticize(normalized, candidates, name=name, model=model)
+        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects)
         report = verify(compiled, normalized)
         compiled = promote(compiled, report)
         package = build_package(

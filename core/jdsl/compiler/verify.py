@@ -3,8 +3,9 @@
 Two layers (seeds/compiler-internals.md §7):
 
 * structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities;
-* replay: in every episode that follows the skeleton, each compiled dataflow ref must resolve
-  in the recorded ``state_before`` of its call to exactly the argument the episode used; a
+* replay: in every episode a compiled call was compiled from (a call inside a branch
+  alternative: that alternative's episodes only), each dataflow ref must resolve in the
+  recorded ``state_before`` of its call to exactly the argument the episode used; a
   ref to a run input must equal that input; each guard and check must hold over the state
   (run inputs included) right before its action.
 
@@ -19,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.compiler.lineage import value_key
 from jdsl.compiler.normalize import NormEpisode, NormStep
-from jdsl.compiler.staticize import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.errors import JdslError
 from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
@@ -102,13 +103,16 @@ def verify(compiled: CompiledBehavior, episodes: Sequence[NormEpisode]) -> Verif
     aligned = set(compiled.aligned)
     checks: list[ReplayCheck] = []
     for episode in episodes:
-        if episode.episode_id not in aligned:
+        eid = episode.episode_id
+        if eid not in aligned:
             continue
         ok_steps = episode.ok_steps()
         for action in compiled.actions:
-            checks += _replay_action(action, ok_steps[action.position], episode)
+            if eid in action.at:
+                checks += _replay_action(action, ok_steps[action.at[eid]], episode)
         for guard in compiled.guards:
-            checks.append(_replay_guard(guard, ok_steps[guard.position], episode))
+            if eid in guard.at:
+                checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode))
     return VerificationReport(report.problems, tuple(checks))
 
 

@@ -1,6 +1,6 @@
 """Package a written tree: ``package_from_root(root, tool_contracts=...)``.
 
-``Root.to_package(...)`` in :mod:`jdsl.tree` is meant to call this function. Tool names in the
+``Root.to_package(...)`` in :mod:`jdsl.tree` calls this function. Tool names in the
 tree (host names) become logical capability ids through ``tool_contracts``; model leaves get
 ``signatures/<id>.json`` records (unnamed leaves are given ids ``predict_<n>`` / ``react_<n>``).
 """

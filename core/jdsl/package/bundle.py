@@ -91,6 +91,19 @@ class BehaviorPackage:
         except ValueError as exc:
             raise PackageError(f"{path!r} is not valid JSON: {exc}", path=path) from None
 
+    def jsonl(self, path: str) -> list[Any]:
+        """A JSON-lines file of the package (e.g. ``tests/replay.jsonl``), one value a line.
+
+        Raises:
+            PackageError: the file is missing or a line is not JSON.
+        """
+        if path not in self.files:
+            raise PackageError(f"package has no {path!r}", path=path)
+        try:
+            return [json.loads(line) for line in self.files[path].splitlines() if line.strip()]
+        except ValueError as exc:
+            raise PackageError(f"{path!r} is not valid JSON lines: {exc}", path=path) from None
+
     @cached_property
     def manifest(self) -> Manifest:
         """``manifest.json`` (keys also read as attributes: ``manifest.source["inputs"]``)."""
@@ -125,6 +138,25 @@ class BehaviorPackage:
     @property
     def required_capabilities(self) -> list[str]:
         return list(self.manifest.get("required_capabilities") or [])
+
+    def missing_inputs(self, provided: Iterable[str]) -> list[str]:
+        """What a run given the run inputs ``provided`` lacks (empty: it can run).
+
+        Every name of ``source.inputs`` is required; for each compiled branch
+        (``source.input_alternatives``) the inputs of at least one alternative must all be
+        given, else ``"one of: email | first_name, last_name, zip"`` is listed.
+
+        Example:
+            >>> pkg.missing_inputs({"request": "..", "zip": "02134"})  # doctest: +SKIP
+            ['one of: email | first_name, last_name, zip']
+        """
+        given = set(provided)
+        source = self.manifest.get("source") or {}
+        missing = [name for name in source.get("inputs") or () if name not in given]
+        for branch in source.get("input_alternatives") or ():
+            if not any(set(alt) <= given for alt in branch):
+                missing.append("one of: " + " | ".join(", ".join(alt) for alt in branch))
+        return missing
 
     def capability(self, logical_id: str) -> ToolContract:
         """The contract of a required capability (a default one when tools.json has none)."""

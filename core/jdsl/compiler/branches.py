@@ -1,0 +1,226 @@
+"""Branches: successful paths that differ only in read-only calls before a shared suffix.
+
+The compiled control skeleton starts from the modal successful tool sequence
+(seeds/compiler-internals.md §5). Another successful sequence becomes an *alternative* of a
+branch, instead of staying a counterexample, when all of these hold (checked in order of
+support, most first; each alternative is checked together with those already accepted):
+
+* it has at least :data:`MIN_BRANCH_SUPPORT` successful episodes (the support at which
+  consolidation accepts an uncontested claim, grade E1);
+* every accepted sequence is ``shared head + own calls + shared tail`` with a non-empty tail
+  and non-empty own calls;
+* its own calls, and those of every accepted alternative, are read-only (trusted effects, else
+  :func:`jdsl.package.default_effects`): a selector may try an alternative, fail and try the
+  next, so an effectful call is never put where a later alternative could run after it;
+* every argument of the shared tail compiles exactly as it does from the modal path alone
+  (same ref, input or constant), i.e. every alternative writes the store keys the tail reads.
+
+The result is a :class:`BranchPlan`; :func:`jdsl.compiler.staticize.staticize` emits
+``seq(head..., sel(seq(guard, own calls...), ...), tail...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from jdsl.compiler.arguments import choose_argument
+from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
+from jdsl.compiler.normalize import NormEpisode
+from jdsl.ir.nodes import child_slots
+from jdsl.package import ToolEffects, default_effects
+
+__all__ = [
+    "MAX_ALTERNATIVE_CANDIDATES",
+    "MIN_BRANCH_SUPPORT",
+    "BranchPlan",
+    "Lane",
+    "plan_branches",
+    "read_only_of",
+    "successful_pool",
+    "teacher_selector",
+]
+
+MIN_BRANCH_SUPPORT: Final = MIN_ACCEPTED_SUPPORT
+"""Successful episodes an alternative needs (consolidation's E1 support)."""
+MAX_ALTERNATIVE_CANDIDATES: Final = 16
+"""How many of the most supported other sequences are examined (keeps compiling linear)."""
+_UNNAMED = "\0unnamed"
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One successful tool sequence the compiled behavior follows, with its episodes."""
+
+    skeleton: tuple[str, ...]
+    episodes: tuple[NormEpisode, ...]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(e.episode_id for e in self.episodes)
+
+
+@dataclass(frozen=True)
+class BranchPlan:
+    """What staticize follows.
+
+    Attributes:
+        lanes: the modal lane first, then accepted alternatives by support (empty: nothing
+            succeeded). One lane means no branch.
+        head / tail: how many leading / trailing calls every lane shares (one lane: ``head``
+            is its length and ``tail`` 0).
+        aligned: every lane's episodes, in input order.
+        notes: why other successful sequences were not compiled.
+    """
+
+    lanes: tuple[Lane, ...]
+    head: int
+    tail: int
+    aligned: tuple[NormEpisode, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def branched(self) -> bool:
+        return len(self.lanes) > 1
+
+    def own(self, lane: Lane) -> range:
+        """The positions of ``lane``'s own calls (between the shared head and tail)."""
+        return range(self.head, len(lane.skeleton) - self.tail)
+
+
+def successful_pool(episodes: Sequence[NormEpisode]) -> list[NormEpisode]:
+    """Episodes known to have succeeded, else (none known) those with an unknown outcome."""
+    return [e for e in episodes if e.success] or [e for e in episodes if e.success is None]
+
+
+def read_only_of(
+    effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None,
+) -> Callable[[str], bool]:
+    """``tool -> read-only?`` from trusted ``effects``, else :func:`default_effects`."""
+    given = effects or {}
+
+    def read_only(tool: str) -> bool:
+        found = given.get(tool)
+        return (ToolEffects.of(found) if found is not None else default_effects(tool)).read_only
+
+    return read_only
+
+
+def plan_branches(
+    episodes: Sequence[NormEpisode], *, read_only: Callable[[str], bool]
+) -> BranchPlan:
+    """Group successful episodes by tool sequence and accept the branchable alternatives.
+
+    Args:
+        episodes: normalized episodes (failed ones never compile).
+        read_only: whether a capability is read-only (see :func:`read_only_of`).
+    """
+    pool = successful_pool(episodes)
+    groups: dict[tuple[str, ...], list[NormEpisode]] = {}
+    for episode in pool:
+        groups.setdefault(episode.tool_sequence(), []).append(episode)
+    ranked = sorted(groups, key=lambda s: -len(groups[s]))  # stable: first seen wins ties
+    if not ranked:
+        return BranchPlan((), 0, 0, ())
+    lanes = [Lane(ranked[0], tuple(groups[ranked[0]]))]
+    notes: list[str] = []
+    for skeleton in ranked[1 : 1 + MAX_ALTERNATIVE_CANDIDATES]:
+        lane = Lane(skeleton, tuple(groups[skeleton]))
+        if len(lane.episodes) < MIN_BRANCH_SUPPORT:
+            break  # ranked by support: every later sequence has too few episodes as well
+        problem = _problem([*lanes, lane], read_only)
+        if problem is None:
+            lanes.append(lane)
+        else:
+            notes.append(
+                f"path {' -> '.join(skeleton)} ({len(lane.episodes)} successful episodes) "
+                f"not branched: {problem}; its episodes stay counterexamples"
+            )
+    rest = sum(1 for s in ranked[1:] if s not in {lane.skeleton for lane in lanes}) - len(notes)
+    if rest:
+        notes.append(
+            f"{rest} other successful path(s) not compiled (fewer than {MIN_BRANCH_SUPPORT} "
+            "episodes each, or beyond the alternatives examined); they stay counterexamples"
+        )
+    head, tail = _shared(lanes)
+    ids = {e.episode_id for lane in lanes for e in lane.episodes}
+    aligned = tuple(e for e in pool if e.episode_id in ids)
+    return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes))
+
+
+def _shared(lanes: Sequence[Lane]) -> tuple[int, int]:
+    """Shared head and tail lengths (one lane: all head)."""
+    skeletons = [lane.skeleton for lane in lanes]
+    if len(skeletons) == 1:
+        return len(skeletons[0]), 0
+    shortest = min(len(s) for s in skeletons)
+    head = 0
+    while head < shortest and len({s[head] for s in skeletons}) == 1:
+        head += 1
+    tail = 0
+    while tail < shortest - head and len({s[len(s) - 1 - tail] for s in skeletons}) == 1:
+        tail += 1
+    return head, tail
+
+
+def _problem(lanes: Sequence[Lane], read_only: Callable[[str], bool]) -> str | None:
+    """Why ``lanes`` cannot share one branch, or None."""
+    head, tail = _shared(lanes)
+    if tail == 0:
+        return "it shares no final calls with the modal path"
+    for lane in lanes:
+        own = lane.skeleton[head : len(lane.skeleton) - tail]
+        if not own:
+            return "one path would have no calls of its own"
+        effectful = [tool for tool in own if not read_only(tool)]
+        if effectful:
+            return (
+                f"{effectful[0]} in a differing part is not read-only (an alternative that "
+                "fails after an effectful call must never fall through to another)"
+            )
+    return _tail_problem(lanes, tail)
+
+
+def _tail_problem(lanes: Sequence[Lane], tail: int) -> str | None:
+    """Whether the shared tail compiles over every lane exactly as over the modal lane."""
+    main = lanes[0]
+    for t in range(tail):
+        p0 = len(main.skeleton) - tail + t
+        alone = [e.ok_steps()[p0] for e in main.episodes]
+        joint = alone + [
+            e.ok_steps()[len(lane.skeleton) - tail + t] for lane in lanes[1:] for e in lane.episodes
+        ]
+        for arg in alone[0].arguments:
+            one = choose_argument(arg, alone, available=None, synthesized_input=_UNNAMED)
+            both = choose_argument(arg, joint, available=None, synthesized_input=_UNNAMED)
+            if (one.how, one.spec) != (both.how, both.spec):
+                return (
+                    f"the shared call {main.skeleton[p0]} would not read {arg} the same way "
+                    f"({one.how} {one.spec} on the modal path, {both.how} {both.spec} on all)"
+                )
+    return None
+
+
+def teacher_selector(teacher_ir: Mapping[str, Any] | None, host_tools: Sequence[str]) -> str | None:
+    """The id of the deepest teacher selector whose subtree calls every one of ``host_tools``.
+
+    Returns ``""`` for such a selector without an author id, None when there is none (imported
+    traces carry no teacher tree; a branch never requires one).
+    """
+    found: str | None = None
+    wanted = set(host_tools)
+
+    def visit(node: Any) -> set[str]:
+        nonlocal found
+        if not isinstance(node, dict):
+            return set()
+        tools = {str(node["tool"])} if node.get("kind") == "action" and "tool" in node else set()
+        for child in child_slots(node):
+            tools |= visit(child)
+        if node.get("kind") == "selector" and wanted <= tools and found is None:
+            found = str(node.get("id") or "")
+        return tools
+
+    visit(teacher_ir)
+    return found

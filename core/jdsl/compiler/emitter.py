@@ -1,0 +1,487 @@
+"""The emitter staticize drives: nodes, ids, available names, run inputs and provenance.
+
+:class:`Emitter` appends IR nodes while the compiled calls are walked in order; a
+:class:`Slot` is one compiled call with, per group of episodes, the position of that call in
+them; :meth:`Emitter.branch` opens a selector whose alternatives are emitted one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler.arguments import ArgChoice, choose_argument, path_names, stable_key
+from jdsl.compiler.branches import BranchPlan, Lane, teacher_selector
+from jdsl.compiler.candidates import ACTION, DATAFLOW, GUARD, RECOVERY, SEMANTIC, Fact
+from jdsl.compiler.compiled import (
+    GRADES,
+    BranchAlternative,
+    CompiledAction,
+    CompiledBehavior,
+    CompiledBranch,
+    CompiledGuard,
+    NodeProvenance,
+)
+from jdsl.compiler.consolidate import Candidate, support_grade
+from jdsl.compiler.normalize import ModelDecision, NormEpisode, NormStep, slug
+from jdsl.compiler.residualize import (
+    CompilerModel,
+    Residual,
+    residualize_argument,
+    residualize_decision,
+)
+from jdsl.expr import expression_paths
+from jdsl.ir import BEHAVIOR_FORMAT
+from jdsl.ir.nodes import child_slots
+from jdsl.signature import Signature
+
+__all__ = ["Emitter", "Slot"]
+
+Names = dict[tuple[Any, str], str]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One compiled call: ``at`` pairs a call position with the episodes it has it in (the
+    representative's group first); ``steps`` are those calls, the representative's first."""
+
+    key: Any
+    tool: str
+    at: tuple[tuple[int, tuple[NormEpisode, ...]], ...]
+    steps: tuple[NormStep, ...]
+
+    @classmethod
+    def of(cls, key: Any, tool: str, at: Sequence[tuple[int, Sequence[NormEpisode]]]) -> Slot:
+        merged: dict[int, list[NormEpisode]] = {}
+        for position, episodes in at:
+            merged.setdefault(position, []).extend(episodes)
+        groups = tuple((p, tuple(eps)) for p, eps in merged.items())
+        steps = tuple(e.ok_steps()[p] for p, eps in groups for e in eps)
+        return cls(key, tool, groups, steps)
+
+    @property
+    def position(self) -> int:
+        return self.at[0][0]
+
+    def positions(self) -> dict[str, int]:
+        return {e.episode_id: p for p, eps in self.at for e in eps}
+
+
+def _weakest(grades: Sequence[str]) -> str:
+    return min(grades, key=GRADES.index) if grades else "E0"
+
+
+class Emitter:
+    """Accumulates nodes, ids, available names and provenance while the calls are walked."""
+
+    def __init__(
+        self,
+        name: str,
+        episodes: Sequence[NormEpisode],
+        aligned: Sequence[NormEpisode],
+        candidates: Sequence[Candidate],
+        model: CompilerModel,
+        read_only: Callable[[str], bool],
+    ) -> None:
+        self.name = name
+        self.episodes = {e.episode_id: e for e in episodes}
+        self.scope: Sequence[NormEpisode] = aligned
+        self.by_key = {Fact(c.type, c.claim, "", None).key: c for c in candidates}
+        self.guard_index: dict[tuple[Any, Any], list[Candidate]] = {}
+        for c in candidates:
+            if c.type == GUARD:
+                self.guard_index.setdefault((c.claim["position"], c.claim["before_tool"]), [])
+                self.guard_index[(c.claim["position"], c.claim["before_tool"])].append(c)
+        self.recoveries = [c for c in candidates if c.type == RECOVERY and c.accepted]
+        self.model = model
+        self.read_only = read_only
+        self.nodes: list[dict[str, Any]] = []
+        self.ids: set[str] = set()
+        self.available: set[str] = set()
+        self.inputs: set[str] = set()
+        self.core_reads: set[str] = set()
+        self.lane_reads: set[str] | None = None
+        self.residual_keys: set[str] = set()
+        self.residuals: list[Residual] = []
+        self.actions: list[CompiledAction] = []
+        self.guards: list[CompiledGuard] = []
+        self.provenance: list[NodeProvenance] = []
+        self.branches: list[CompiledBranch] = []
+
+    # -- helpers --------------------------------------------------------------------------------
+    def unique(self, base: str) -> str:
+        candidate, n = base, 2
+        while candidate in self.ids:
+            candidate, n = f"{base}_{n}", n + 1
+        self.ids.add(candidate)
+        return candidate
+
+    def candidate(self, type_: str, claim: dict[str, Any]) -> Candidate | None:
+        return self.by_key.get(Fact(type_, claim, "", None).key)
+
+    def read_input(self, name: str) -> None:
+        """Record a run input read here (inside a branch alternative: by that alternative)."""
+        self.inputs.add(name)
+        (self.core_reads if self.lane_reads is None else self.lane_reads).add(name)
+
+    def need(self, names: set[str]) -> None:
+        """Names a node reads: those not produced earlier become run inputs."""
+        for name in sorted(names - self.available):
+            self.read_input(name)
+
+    def prove(self, node_id: str, kind: str, found: Sequence[Candidate | None], why: str) -> None:
+        cands = [c for c in found if c is not None]
+        self.provenance.append(
+            NodeProvenance(
+                node_id=node_id,
+                kind=kind,
+                evidence_grade=_weakest([c.grade for c in cands]),
+                candidates=tuple(dict.fromkeys(c.candidate_id for c in cands)),
+                source_episodes=tuple(sorted({e for c in cands for e in c.support})),
+                contract_sources=tuple(sorted({s for c in cands for s in c.contract_sources})),
+                rationale=why,
+            )
+        )
+
+    # -- model decisions ------------------------------------------------------------------------
+    def decisions(self, found: Sequence[ModelDecision], scope: Sequence[NormEpisode]) -> None:
+        for d in found:
+            if not d.signature or (d.kind == "react" and not d.outputs):
+                continue
+            node_id = self.unique(
+                d.node_id if "/" not in d.node_id else f"decide_{len(self.nodes)}"
+            )
+            samples = [x for e in scope[1:] for x in e.decisions if x.node_id == d.node_id]
+            residual = residualize_decision(d, node_id=node_id, samples=samples, model=self.model)
+            self.add_residual(residual, d.input_sources)
+            claim = {"node_id": d.node_id, "kind": d.kind, "signature": d.signature}
+            cand = self.candidate(SEMANTIC, {**claim, "position": d.position})
+            self.prove(node_id, "predict", [cand], "residual semantic decision")
+
+    def add_residual(self, residual: Residual, sources: dict[str, str] | None) -> None:
+        sig = Signature.parse(residual.node["signature"])
+        for f in sig.inputs:
+            path = (sources or {}).get(f.name, f.name).removeprefix("blackboard.")
+            self.need(path_names(path))
+        self.nodes.append(residual.node)
+        self.residuals.append(residual)
+        self.available.update(residual.outputs)
+        self.residual_keys.update(residual.outputs)
+
+    # -- calls ------------------------------------------------------------------------------------
+    def call(self, slot: Slot, names: Names) -> None:
+        """The guards mined before ``slot``, then its action."""
+        self.mined_guards(slot)
+        self.action(slot, names)
+
+    def mined_guards(self, slot: Slot) -> None:
+        seen: set[str] = set()
+        for c in self.guard_index.get((slot.position, slot.tool), ()):
+            claim = c.claim
+            key = stable_key([claim.get("type"), claim.get("expression")])
+            found = [self.candidate(GUARD, {**claim, "position": p}) for p, _ in slot.at]
+            held = all(
+                f is not None and {e.episode_id for e in eps} <= set(f.support)
+                for f, (_, eps) in zip(found, slot.at, strict=True)
+            )
+            node = _guard_node(claim) if held and key not in seen else None
+            if node is None:
+                continue
+            seen.add(key)
+            self.need(_node_names(node))
+            self.add_guard(slot, node, f"guard_{slug(slot.tool)}_{slot.position}", "mined", found)
+
+    def add_guard(
+        self, slot: Slot, node: dict[str, Any], base: str, origin: str, found: list[Any]
+    ) -> None:
+        node_id = self.unique(base)
+        node = {**node, "id": node_id}
+        self.nodes.append(node)
+        self.guards.append(CompiledGuard(node_id, slot.position, node, origin, slot.positions()))
+        why = "guard the teacher evaluated" if origin == "mined" else "protects a residual index"
+        self.prove(node_id, node["kind"], found, why)
+
+    def action(self, slot: Slot, names: Names) -> None:
+        p, tool, rep = slot.position, slot.tool, slot.steps[0]
+        choices = [self.argument(slot, arg, names) for arg in rep.arguments]
+        for c in choices:
+            for prefix in _residual_prefixes(c, self.residual_keys):
+                self.add_guard(slot, {"kind": "guard", "expression": {"exists": {"ref": prefix}}},
+                               f"check_{slug(tool)}_{p}", "exists", [])  # fmt: skip
+        node_id = self.unique(_action_id(rep, tool, p))
+        node: dict[str, Any] = {"kind": "action", "id": node_id, "tool": tool}
+        if choices:
+            node["args"] = {c.argument: c.spec for c in choices}
+        if rep.store:
+            node["store"] = rep.store
+        self.nodes.append(self._with_recovery(node, tool, p))
+        self.actions.append(CompiledAction(node_id, p, tool, tuple(choices), slot.positions()))
+        found = [self.candidate(ACTION, {"tool": tool, "position": q}) for q, _ in slot.at]
+        found += [
+            self.candidate(DATAFLOW, {"source": c.source, "tool": tool, "argument": c.argument,
+                                      "position": q})
+            for c in choices if c.how == "dataflow" for q, _ in slot.at
+        ]  # fmt: skip
+        kinds = ", ".join(f"{c.argument}={c.how}" for c in choices) or "no arguments"
+        self.prove(node_id, "action", found, f"ACTION {tool} at {p} ({kinds})")
+        if rep.store:
+            self.available.add(rep.store)
+
+    def argument(self, slot: Slot, arg: str, names: Names) -> ArgChoice:
+        synth = names.get((slot.key, arg), arg)
+        choice = choose_argument(arg, slot.steps, available=self.available, synthesized_input=synth)
+        if choice.how == "input":
+            self.read_input(str(choice.source))
+        elif choice.how == "residual":
+            tool = slot.steps[0].logical_tool
+            key = synth if synth not in self.available else f"{slug(tool)}_{slot.position}_{arg}"
+            choice = ArgChoice(arg, "residual", {"ref": key}, key, choice.values)
+            residual = residualize_argument(
+                node_id=self.unique(f"choose_{key}"), output=key, values=list(choice.values),
+                inputs=sorted(self._episode_inputs()), model=self.model,
+            )  # fmt: skip
+            self.add_residual(residual, None)
+            self.prove(residual.node["id"], "predict", [], f"model-chosen {arg} of {tool}")
+        return choice
+
+    def _with_recovery(self, node: dict[str, Any], tool: str, p: int) -> dict[str, Any]:
+        for c in self.recoveries:
+            if c.claim["on_error_of"] != tool:
+                continue
+            if self.lane_reads is not None and not self.read_only(c.claim["recover_with"]):
+                continue  # never an effectful call inside a branch alternative
+            recovery = self._recovery_action(c)
+            if recovery is not None:
+                self.prove(recovery["id"], "action", [c], f"RECOVERY {c.text}")
+                return {"kind": "selector", "id": self.unique(f"try_{node['id']}"),
+                        "children": [node, recovery]}  # fmt: skip
+        return node
+
+    def _recovery_action(self, c: Candidate) -> dict[str, Any] | None:
+        episode = self.episodes.get(c.support[0])
+        position = c.claim["position"]
+        if episode is None or position is None:
+            return None
+        step = episode.ok_steps()[position]
+        args: dict[str, Any] = {}
+        for arg, value in step.arguments.items():
+            path = next(
+                (x for x in step.arg_sources.get(arg, ()) if path_names(x) <= self.available), None
+            )
+            args[arg] = {"ref": path} if path else {"const": value}
+        node: dict[str, Any] = {"kind": "action", "id": self.unique(f"recover_{slug(step.logical_tool)}_{position}"),
+                                "tool": step.logical_tool}  # fmt: skip
+        if args:
+            node["args"] = args
+        if step.store:
+            node["store"] = step.store
+        return node
+
+    def _episode_inputs(self) -> set[str]:
+        """The run inputs every episode in scope had (what a residual may read)."""
+        keys = [set(e.inputs) for e in self.scope]
+        return set.intersection(*keys) if keys else set()
+
+    # -- branches ---------------------------------------------------------------------------------
+    @contextmanager
+    def branch(
+        self, plan: BranchPlan, teacher_ir: dict[str, Any] | None, hosts: Sequence[str]
+    ) -> Iterator[_Branch]:
+        """Open a selector; emit each alternative inside ``with branch.alternative(...)``."""
+        teacher = teacher_selector(teacher_ir, hosts)
+        builder = _Branch(self, self.unique(teacher or f"branch_{plan.head}"), teacher)
+        start = len(self.provenance)
+        yield builder
+        self.available |= set.intersection(*builder.produced)
+        self.residual_keys |= set.intersection(*builder.residual)
+        self.nodes.append({"kind": "selector", "id": builder.node_id, "children": builder.children})
+        tail = plan.lanes[0].skeleton[len(plan.lanes[0].skeleton) - plan.tail :]
+        branch = CompiledBranch(builder.node_id, plan.head, tuple(builder.alternatives), tail,
+                                teacher)  # fmt: skip
+        self.branches.append(branch)
+        support = ", ".join(f"{len(a.episodes)}" for a in branch.alternatives)
+        why = (
+            f"{len(plan.lanes)} successful paths share the final calls {' -> '.join(tail)}; "
+            f"alternatives by support ({support} episodes)"
+            + (f"; the teacher's selector {teacher!r} chose here" if teacher else "")
+        )
+        grade = _weakest([support_grade(len(a.episodes)) for a in branch.alternatives])
+        ids = tuple(sorted(e for a in branch.alternatives for e in a.episodes))
+        self.provenance.insert(
+            start, NodeProvenance(builder.node_id, "selector", grade, source_episodes=ids,
+                                  rationale=why),
+        )  # fmt: skip
+
+    # -- result -----------------------------------------------------------------------------------
+    def result(
+        self, skeleton: tuple[str, ...], aligned: Sequence[NormEpisode], notes: tuple[str, ...]
+    ) -> CompiledBehavior:
+        flow = {"kind": "sequence", "id": f"{slug(self.name)}_flow", "children": self.nodes}
+        root: dict[str, Any] = {"kind": "root", "name": self.name, "child": flow}
+        system = _common_system(aligned)
+        if system:
+            root["system"] = system
+        tools = {a.tool for a in self.actions} | {
+            n["tool"] for n in _walk(root) if n.get("kind") == "action"
+        }
+        required = set(self.core_reads)
+        for branch in self.branches:
+            required |= set.intersection(*(set(a.reads) for a in branch.alternatives))
+        return CompiledBehavior(
+            name=self.name,
+            ir={"format": BEHAVIOR_FORMAT, "root": root},
+            residuals=tuple(self.residuals),
+            actions=tuple(self.actions),
+            guards=tuple(self.guards),
+            provenance=tuple(self.provenance),
+            inputs=tuple(sorted(self.inputs)),
+            skeleton=skeleton,
+            aligned=tuple(e.episode_id for e in aligned),
+            required_capabilities=tuple(sorted(tools)),
+            compiler_model=self.model.name,
+            notes=notes,
+            branches=tuple(self.branches),
+            required_inputs=tuple(sorted(required)),
+        )
+
+
+class _Branch:
+    """One selector being emitted: its alternatives' nodes, what each made available."""
+
+    def __init__(self, em: Emitter, node_id: str, teacher: str | None) -> None:
+        self.em = em
+        self.node_id = node_id
+        self.teacher = teacher
+        self.base = (set(em.available), set(em.residual_keys))
+        self.children: list[dict[str, Any]] = []
+        self.produced: list[set[str]] = []
+        self.residual: list[set[str]] = []
+        self.alternatives: list[BranchAlternative] = []
+
+    @contextmanager
+    def alternative(self, lane: Lane, slots: Sequence[Slot]) -> Iterator[None]:
+        """Emit one alternative: its nodes go into ``seq(guard, ...)`` under the selector."""
+        em = self.em
+        outer = (em.nodes, em.scope)
+        em.nodes, em.scope, em.lane_reads = [], lane.episodes, set()
+        em.available, em.residual_keys = set(self.base[0]), set(self.base[1])
+        k = len(self.children) + 1
+        seq_id = em.unique(f"{self.node_id}_{k}")
+        marks = (len(em.provenance), len(em.actions), len(em.guards))
+        yield
+        reads = em.lane_reads
+        guard_inputs = self._input_guard(lane, slots, k, marks)
+        self.children.append({"kind": "sequence", "id": seq_id, "children": em.nodes})
+        n = len(lane.episodes)
+        tools = tuple(s.tool for s in slots)
+        em.provenance.insert(marks[0], NodeProvenance(
+            seq_id, "sequence", support_grade(n), source_episodes=tuple(sorted(lane.ids)),
+            rationale=f"alternative {k} of {self.node_id}: {n} successful episodes call "
+                      f"{' -> '.join(tools)}",
+        ))  # fmt: skip
+        self.alternatives.append(
+            BranchAlternative(seq_id, tools, lane.ids, guard_inputs, tuple(sorted(reads)))
+        )
+        self.produced.append(em.available)
+        self.residual.append(em.residual_keys)
+        em.nodes, em.scope = outer
+        em.lane_reads = None
+
+    def _input_guard(
+        self, lane: Lane, slots: Sequence[Slot], k: int, marks: tuple[int, int, int]
+    ) -> tuple[str, ...]:
+        """Put ``exists(...)`` of the run inputs the alternative's arguments read first in it
+        (unless a mined guard there already says so); returns those inputs."""
+        em = self.em
+        read = {
+            str(c.source) for a in em.actions[marks[1] :] for c in a.choices if c.how == "input"
+        }
+        names = sorted(n for n in read if all(n in e.inputs for e in lane.episodes))
+        if not names:
+            return ()
+        mined = [g for g in em.guards[marks[2] :] if g.origin == "mined"]
+        if any(_exists_names(g.node.get("expression")) == set(names) for g in mined):
+            return tuple(names)
+        parts = [{"exists": {"ref": name}} for name in names]
+        expression = parts[0] if len(parts) == 1 else {"and": parts}
+        node_id = em.unique(f"{self.node_id}_{k}_inputs")
+        node = {"kind": "guard", "id": node_id, "expression": expression}
+        em.nodes.insert(0, node)
+        em.guards.insert(marks[2], CompiledGuard(node_id, slots[0].position, node, "branch",
+                                                 slots[0].positions()))  # fmt: skip
+        em.provenance.insert(marks[0], NodeProvenance(
+            node_id, "guard", support_grade(len(lane.episodes)),
+            source_episodes=tuple(sorted(lane.ids)),
+            rationale=f"alternative {k} of {self.node_id} reads run inputs {', '.join(names)}",
+        ))  # fmt: skip
+        return tuple(names)
+
+
+def _exists_names(expression: Any) -> set[str] | None:
+    """``{"a", "b"}`` for ``exists(a) and exists(b)``; None for any other expression."""
+    if not isinstance(expression, dict) or len(expression) != 1:
+        return None
+    if "and" in expression and isinstance(expression["and"], list):
+        found: set[str] = set()
+        for part in expression["and"]:
+            names = _exists_names(part)
+            if names is None:
+                return None
+            found |= names
+        return found
+    target = expression.get("exists")
+    path = target.get("ref") if isinstance(target, dict) else target
+    return {path} if isinstance(path, str) else None
+
+
+def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [node]
+    for child in child_slots(node):
+        found += _walk(child)
+    return found
+
+
+def _action_id(step: NormStep, tool: str, p: int) -> str:
+    author = step.node_id and "/" not in step.node_id and step.node_type == "action"
+    return str(step.node_id) if author else f"{slug(tool)}_{p}"
+
+
+def _residual_prefixes(choice: ArgChoice, residual_keys: set[str]) -> list[str]:
+    """``orders[$selected_index]`` for a ref ``orders[$selected_index].id`` when
+    ``selected_index`` is a residual output."""
+    if choice.how != "dataflow" or not choice.source:
+        return []
+    path = choice.source
+    found = []
+    for key in sorted(residual_keys):
+        marker = f"[${key}]"
+        at = path.find(marker)
+        if at >= 0:
+            found.append(path[: at + len(marker)])
+    return found
+
+
+def _guard_node(claim: dict[str, Any]) -> dict[str, Any] | None:
+    expression = claim.get("expression")
+    if claim.get("type") == "check":
+        if not isinstance(expression, dict):
+            return None
+        try:
+            ((left, right),) = [expression["eq"]]
+            return {"kind": "check", "key": left["ref"], "equals": right["const"]}
+        except (KeyError, TypeError, ValueError):
+            return None
+    return {"kind": "guard", "expression": expression} if isinstance(expression, dict) else None
+
+
+def _node_names(node: dict[str, Any]) -> set[str]:
+    if node["kind"] == "check":
+        return path_names(node["key"])
+    return {name for path in expression_paths(node["expression"]) for name in path_names(path)}
+
+
+def _common_system(aligned: Sequence[NormEpisode]) -> str | None:
+    systems = {(e.teacher_ir or {}).get("system") for e in aligned}
+    return systems.pop() if len(systems) == 1 else None
