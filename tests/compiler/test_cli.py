@@ -27,7 +27,7 @@ def test_compile_prints_the_report_and_writes_the_package(retail_trace, tmp_path
     assert result.exit_code == 0, result.output
     assert "verification  passed" in result.output and "orders[$selected_index].id" in result.output
     inspect = runner.invoke(app, ["package", "inspect", str(out)])
-    assert inspect.exit_code == 0 and "run inputs    email, request" in inspect.output
+    assert inspect.exit_code == 0 and "run inputs    email (string), request" in inspect.output
     assert "act get_order(order_id=orders[$selected_index].id)" in inspect.output
     verify = runner.invoke(app, ["package", "verify", str(out)])
     assert verify.exit_code == 0 and verify.output.startswith("ok: retail")
@@ -37,7 +37,7 @@ def test_package_run_binds_host_tools(retail_trace, tmp_path) -> None:
     out = tmp_path / "r.jdsl"
     runner.invoke(app, ["compile", str(retail_trace(3)), "-o", str(out)])
     args = ["package", "run", str(out), "--tools", TOOLS, "--input", "email=c1@x.com",
-            "--input", "request=cancel", "--input", "note=[1, 2]", "--reply", "0"]  # fmt: skip
+            "--input", "request=cancel", "--input", "note:=[1, 2]", "--reply", "0"]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     board = json.loads(result.output.split("\n", 1)[1])
@@ -58,17 +58,43 @@ def test_verify_refuses_a_tampered_package(retail_trace, tmp_path) -> None:
     assert result.exit_code == 1 and "error:" in result.output
 
 
-def test_compile_exits_1_when_verification_fails(tmp_path) -> None:
+def _failed_trace(path: Path) -> Path:
     b = EpisodeBuilder("e")
     b.call("x", error="boom", a="bb")
-    path = tmp_path / "failed.jsonl"
     sink = JsonlTraceSink(path)
     from jdsl.trace import TraceEvent
 
     for event in b.done(success=False)["events"]:
         sink.emit(TraceEvent(kind=event["kind"], episode_id="e", payload=event["payload"]))
-    result = runner.invoke(app, ["compile", str(path), "-o", str(tmp_path / "f.jdsl")])
-    assert result.exit_code == 1 and "verification  failed" in result.output
+    return path
+
+
+def test_compile_without_a_successful_episode_exits_1_and_writes_nothing(tmp_path) -> None:
+    path = _failed_trace(tmp_path / "failed.jsonl")
+    out = tmp_path / "f.jdsl"
+    result = runner.invoke(app, ["compile", str(path), "-o", str(out)])
+    assert result.exit_code == 1 and not out.exists()
+    assert "error: no successful episode in" in result.output and "(1 failed or cancelled)" in result.output
+
+
+def test_compile_exits_1_without_a_package_when_verification_fails(tmp_path, monkeypatch) -> None:
+    """A compile whose verification fails prints the report, names the failure, writes nothing."""
+    import jdsl.cli as cli
+    from jdsl.compiler import normalize_all
+    from jdsl.trace import read_events
+
+    failed = normalize_all(read_events(_failed_trace(tmp_path / "failed.jsonl")).episodes)
+    real = cli.compile_normalized
+    monkeypatch.setattr(cli, "compile_normalized", lambda normalized, **kw: real(failed, **kw))
+    out = tmp_path / "f.jdsl"
+    ok_trace = tmp_path / "ok.jsonl"
+    from conftest import run_teacher  # the retail teacher of this folder's conftest
+
+    run_teacher(JsonlTraceSink(ok_trace), range(2))
+    result = runner.invoke(app, ["compile", str(ok_trace), "-o", str(out)])
+    assert result.exit_code == 1 and not out.exists()
+    assert "verification  failed" in result.output
+    assert "error: verification failed; no package written — see the problems above" in result.output
 
 
 def test_group_by_writes_one_package_per_family(retail_trace, tmp_path) -> None:
@@ -85,8 +111,8 @@ def test_group_by_writes_one_package_per_family(retail_trace, tmp_path) -> None:
 
 
 def test_parse_inputs() -> None:
-    assert parse_inputs(["a=1", "b=x y", "c={\"k\": true}", "d="]) == {
-        "a": 1, "b": "x y", "c": {"k": True}, "d": ""}  # fmt: skip
+    assert parse_inputs(["a=1", "b=x y", "c:={\"k\": true}", "d=", "e:=1"]) == {
+        "a": "1", "b": "x y", "c": {"k": True}, "d": "", "e": 1}  # fmt: skip
     with pytest.raises(Exception, match="KEY=VALUE"):
         parse_inputs(["novalue"])
 

@@ -33,6 +33,7 @@ __all__ = [
     "looks_like_id",
     "path_names",
     "stable_key",
+    "top_key",
 ]
 
 _FREE = "\0free"
@@ -69,6 +70,14 @@ def path_names(path: str) -> set[str]:
     except ValueError:
         return {path}
     return {str(steps[0][1])} | {str(arg) for kind, arg in steps if kind == "var"}
+
+
+def top_key(path: str) -> str:
+    """The top-level blackboard key a path reads: ``user.orders[$i]`` -> ``user``."""
+    try:
+        return str(parse_path(path)[0][1])
+    except ValueError:
+        return path
 
 
 def _dataflow(argument: str, steps: Sequence[NormStep], available: set[str] | None) -> str | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from jdsl.expr import parse_path
+from jdsl.compiler.arguments import top_key
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
 
@@ -67,10 +67,7 @@ class _Counter:
 
     def source(self, path: str) -> str:
         """Where a ref's top-level key comes from: ``tool``, ``model`` or ``input``."""
-        try:
-            top = str(parse_path(path)[0][1])
-        except ValueError:
-            top = path
+        top = top_key(path)
         return "tool" if top in self.stores else "model" if top in self.decided else "input"
 
     def visit(self, node: dict[str, Any]) -> None:

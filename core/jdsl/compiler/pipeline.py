@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.arguments import top_key
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalize import NormEpisode, normalize_all
@@ -38,8 +39,9 @@ class CompileReport(dict[str, Any]):
             f" replay {v['replay_passed']}/{v['replay_checks']}, coverage {v['replay_coverage']})",
             f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
             f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
-            f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments by ref"
-            f" (rate {m['exact_dataflow_rate']})",
+            f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments ref a"
+            f" tool result (rate {m['exact_dataflow_rate']}); {m['residual_refs']} ref a model"
+            f" output, {m['input_refs']} a run input",
             f"  run inputs    {_inputs_text(self)}",
             f"  capabilities  {', '.join(self['required_capabilities']) or '-'}",
             f"  candidates    {self['candidates']}",
@@ -93,8 +95,9 @@ class CompileResult:
     def report(self) -> CompileReport:
         """A :class:`CompileReport`: dict fields plus ``str()`` / ``.text`` summary."""
         c = self.compiled
+        decided = {key for r in c.residuals for key in r.outputs}
         arguments = [
-            f"{a.tool}.{ch.argument} = {_spec_text(ch.spec)} ({ch.how})"
+            f"{a.tool}.{ch.argument} = {_spec_text(ch.spec)} ({_how(ch.how, ch.source, decided)})"
             for a in c.actions
             for ch in a.choices
         ]
@@ -133,6 +136,11 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _how(how: str, source: str | None, decided: set[str]) -> str:
+    """``dataflow``, or ``model output`` for a lineage ref whose top-level key a model wrote."""
+    return "model output" if how == "dataflow" and top_key(source or "") in decided else how
 
 
 def _spec_text(spec: Mapping[str, Any]) -> str:
