@@ -8,6 +8,16 @@
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
     jdsl demo ...            (jdsl.demo.cli)
     jdsl import ...          (jdsl.importers.cli)
+    jdsl --version
+
+Every failure prints ``error: <what> — <how to fix>`` and exits non-zero (usage errors exit 2);
+a failed compile writes no package.
+
+Run inputs (``--input``): ``KEY=VALUE`` is the string VALUE, unless the package records the
+type of KEY: a tool argument that reads KEY whole (``tools.json``) or a typed input field of a
+model leaf's signature. Then VALUE is read as that type (``zip=77209`` stays the string
+``"77209"`` for ``find_user(zip: str)``, ``count=3`` is the integer 3 for ``count: int``) and
+checked against it. ``KEY:=JSON`` (as in httpie) always gives the JSON value, unchecked.
 """
 
 from __future__ import annotations
@@ -15,39 +25,61 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-from collections.abc import Callable, Mapping, Sequence
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import typer
+from jsonschema.exceptions import best_match
+from jsonschema.validators import validator_for
+from pydantic import TypeAdapter
 
+from jdsl import __version__
 from jdsl.compiler import (
     CompileResult,
+    NormEpisode,
     compile_normalized,
     group_episodes,
     normalize_all,
 )
 from jdsl.demo.cli import demo_command
-from jdsl.errors import JdslError
-from jdsl.importers.cli import import_app
-from jdsl.package import BehaviorPackage, export_jdsl, load_package
-from jdsl.trace import read_events
+from jdsl.errors import BindingError, PackageError
+from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, import_app
+from jdsl.ir.nodes import child_slots
+from jdsl.package import SUFFIX, BehaviorPackage, load_package, zip_bytes
+from jdsl.signature import Signature
+from jdsl.trace import Episode, TraceFormatError, read_events
 
-__all__ = ["app", "package_app", "parse_inputs", "read_tools"]
+__all__ = ["InputUse", "app", "input_types", "package_app", "parse_inputs", "read_tools"]
+
+InputUse = tuple[str, dict[str, Any]]
+"""Where a package reads a run input whole, and the JSON Schema recorded there:
+``("lookup.email", {"type": "string"})``."""
 
 app = typer.Typer(
     name="jdsl",
     help="Behavior trees for LLM agents: compile traces into verified, portable packages.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
 )
 package_app = typer.Typer(
-    name="package", help="Inspect, verify and run behavior packages.", no_args_is_help=True
+    name="package",
+    help="Inspect, verify and run behavior packages.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
 )
 app.add_typer(package_app, name="package")
 app.add_typer(import_app, name="import")
 app.command("demo")(demo_command)
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class GroupBy(StrEnum):
@@ -55,35 +87,142 @@ class GroupBy(StrEnum):
     sequence = "sequence"
 
 
-def _fail(exc: Exception) -> typer.Exit:
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(code=1)
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"jdsl {__version__}")
+        raise typer.Exit()
 
 
-def parse_inputs(pairs: Sequence[str]) -> dict[str, Any]:
-    """``["k=v", ...]`` -> ``{k: v}``; a value that parses as JSON is JSON, else a string.
+@app.callback()
+def main(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Behavior trees for LLM agents: compile traces into verified, portable packages."""
+
+
+# -- run inputs -------------------------------------------------------------------------------
+def parse_inputs(
+    pairs: Sequence[str],
+    *,
+    option: str = "--input",
+    types: Mapping[str, Sequence[InputUse]] | None = None,
+) -> dict[str, Any]:
+    """``["k=v", "n:=3", ...]`` -> ``{k: "v", n: 3}`` (the rule in the module docstring).
+
+    Args:
+        pairs: ``KEY=VALUE`` (a string, or the type ``types`` records for KEY) or
+            ``KEY:=JSON`` (a JSON value).
+        option: the option the pairs came from, named in errors.
+        types: ``{key: [(where, JSON Schema)]}``, e.g. from :func:`input_types`.
 
     Raises:
-        typer.BadParameter: an item without ``=``.
+        typer.BadParameter: an item without ``=``, bad JSON after ``:=``, or a value that does
+            not fit the recorded type.
     """
     inputs: dict[str, Any] = {}
     for pair in pairs:
         key, sep, text = pair.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--input")
-        try:
-            inputs[key.strip()] = json.loads(text)
-        except ValueError:
-            inputs[key.strip()] = text
+        as_json = key.endswith(":")
+        key = key.removesuffix(":").strip()
+        if not sep or not key:
+            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=option)
+        if as_json:
+            inputs[key] = _json(key, text, option)
+        else:
+            inputs[key] = _typed(key, text, (types or {}).get(key, ()), option)
     return inputs
 
 
+def _json(key: str, text: str, option: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise typer.BadParameter(
+            f"{key}:={text} is not JSON; write {key}={text} for a string", param_hint=option
+        ) from None
+
+
+def _allows_string(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    return kind is None or kind == "string" or (isinstance(kind, list) and "string" in kind)
+
+
+def _typed(key: str, text: str, uses: Sequence[InputUse], option: str) -> Any:
+    if all(_allows_string(schema) for _, schema in uses):
+        value: Any = text
+    else:
+        wanted = " / ".join(f"{where}: {schema.get('type')}" for where, schema in uses)
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise typer.BadParameter(
+                f"{key}={text!r}: the package reads {key} as {wanted}; write a value of that "
+                f"type, or {key}:=JSON to pass any JSON value",
+                param_hint=option,
+            ) from None
+    for where, schema in uses:
+        error = best_match(validator_for(schema)(schema).iter_errors(value))
+        if error is not None:
+            raise typer.BadParameter(
+                f"{key}={text!r} does not fit {where} ({error.message}); pass a value of its "
+                f"type, or {key}:=JSON to pass a JSON value unchecked",
+                param_hint=option,
+            )
+    return value
+
+
+def input_types(package: BehaviorPackage) -> dict[str, list[InputUse]]:
+    """``{blackboard key: [(where, JSON Schema)]}``: where the package reads a key whole
+    with a recorded type.
+
+    Sources: an action argument ``{"ref": key}`` has the type its tool contract gives the
+    argument (``tools.json``); a model leaf's signature input field typed other than ``str``
+    has that type (an untyped field reads as ``str``).
+    """
+    uses: dict[str, list[InputUse]] = {}
+    for node in _walk(package.ir["root"]):
+        for key, where, schema in _typed_reads(node, package):
+            uses.setdefault(key, []).append((where, schema))
+    return uses
+
+
+def _walk(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    yield node
+    for child in child_slots(dict(node)):
+        yield from _walk(child)
+
+
+def _typed_reads(
+    node: Mapping[str, Any], package: BehaviorPackage
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    kind = node.get("kind")
+    if kind == "action":
+        tool = str(node.get("tool"))
+        properties = package.capability(tool).input_schema.get("properties") or {}
+        for arg, spec in (node.get("args") or {}).items():
+            key = spec.get("ref") if isinstance(spec, Mapping) else None
+            schema = properties.get(arg)
+            if isinstance(key, str) and _KEY.fullmatch(key) and isinstance(schema, dict):
+                yield key, f"{tool}.{arg}", schema
+    elif kind in ("predict", "react"):
+        sources = node.get("input_sources") or {}
+        for field in Signature.parse(str(node.get("signature"))).inputs:
+            key = str(sources.get(field.name, field.name))
+            if field.type != "str" and _KEY.fullmatch(key):
+                where = f"{node.get('id') or kind} input {field.name}"
+                yield key, where, TypeAdapter(field.annotation).json_schema()
+
+
+# -- host tools -------------------------------------------------------------------------------
 def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callable[..., Any]]:
     """Import ``module:NAME``: a ``{capability: fn}`` mapping, a list of tools, or a function
     without required parameters returning one of those.
 
     Raises:
         typer.BadParameter: a malformed spec, a missing module or name, or the wrong kind.
+        BindingError: importing the module or calling the factory raised.
     """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
@@ -92,6 +231,8 @@ def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callabl
         value = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise typer.BadParameter(f"cannot load {spec!r}: {exc}", param_hint="--tools") from exc
+    except Exception as exc:  # the user's module: any failure is reported, never a traceback
+        raise _user_code_error(f"importing {module_name}", spec, exc) from exc
     if callable(value) and not isinstance(value, Mapping):
         required = [
             p
@@ -99,91 +240,193 @@ def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callabl
             if p.default is inspect.Parameter.empty
             and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         ]
-        value = value() if not required else [value]
+        try:
+            value = value() if not required else [value]
+        except Exception as exc:  # the user's factory
+            raise _user_code_error(f"the tool factory {spec}", spec, exc) from exc
     if isinstance(value, Mapping) or isinstance(value, list | tuple):
         return value
     raise typer.BadParameter(f"{spec!r} is not a mapping or list of tools", param_hint="--tools")
 
 
+def _user_code_error(what: str, spec: str, exc: Exception) -> BindingError:
+    return BindingError(
+        f"{what} raised {type(exc).__name__}: {exc} — fix it, or pass --tools another "
+        "module:NAME (a {capability: fn} mapping, a list of tools, or a function returning one)",
+        name=spec,
+        kind="tool",
+    )
+
+
 # -- compile ----------------------------------------------------------------------------------
 @app.command("compile")
+@cli_errors
 def compile_command(
-    traces: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="JSONL traces."),
-    out: Path = typer.Option(..., "-o", "--out", help="OUT.jdsl, or a directory with --group-by."),
-    name: str | None = typer.Option(None, "-n", "--name", help="Behavior name (default: skill)."),
-    task_family: str = typer.Option("", "--task-family", help="Recorded in the manifest."),
+    traces: list[Path] = typer.Argument(
+        ..., exists=True, dir_okay=False, metavar="TRACES", help="JSONL trace files."
+    ),
+    out: Path = typer.Option(
+        ...,
+        "-o",
+        "--out",
+        metavar="OUT",
+        help="The package file to write (replaced), or a directory to write NAME.jdsl in; with "
+        "--group-by, the directory that gets one package per family.",
+    ),
+    name: str | None = typer.Option(
+        None, "-n", "--name", metavar="NAME", help="Behavior name (default: skill)."
+    ),
+    task_family: str = typer.Option(
+        "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
+    ),
     group_by: GroupBy | None = typer.Option(
         None, "--group-by", help="Compile each family on its own into the directory -o."
     ),
     canonical: list[str] = typer.Option(
-        [], "--canonical", help="HOST=LOGICAL tool name mapping (repeatable)."
+        [],
+        "--canonical",
+        metavar="HOST=LOGICAL",
+        help="HOST=LOGICAL tool name mapping (repeatable).",
+    ),
+    skip_bad_lines: bool = typer.Option(
+        False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
 ) -> None:
-    """Compile traced episodes into a verified behavior package (exit 1 if verification fails)."""
-    mapping = {k: str(v) for k, v in parse_inputs(canonical).items()}
-    try:
-        episodes = [e for path in traces for e in read_events(path).episodes]
-        normalized = normalize_all(episodes, canonical=mapping)
-    except (JdslError, OSError) as exc:
-        raise _fail(exc) from exc
+    """Compile traced episodes into a verified behavior package.
+
+    Exit 1, writing nothing, when there is no successful episode or verification fails.
+    """
+    mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
+    if group_by is not None and out.exists() and not out.is_dir():
+        raise cli_fail(
+            f"-o {out} is a file",
+            "with --group-by, -o is the directory that gets one package per family; "
+            "pass a directory path",
+        )
+    normalized = normalize_all(_read_episodes(traces, strict=not skip_bad_lines), canonical=mapping)
+    _require_success(normalized, traces)
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
     if group_by is None:
         result = compile_normalized(normalized, name=base, task_family=task_family)
-        written = export_jdsl(result.package, out)
         typer.echo(str(result.report()))
-        typer.echo(f"package: {written}")
-        raise typer.Exit(code=0 if result.ok else 1)
+        if not result.ok:
+            raise cli_fail("verification failed; no package written", "see the problems above")
+        target = out / f"{base}{SUFFIX}" if out.is_dir() else out
+        typer.echo(f"package: {_write_package(result.package, target)}")
+        return
+    _compile_families(normalized, group_by, base, task_family, out)
+
+
+def _compile_families(
+    normalized: Sequence[NormEpisode], by: GroupBy, base: str, task_family: str, out: Path
+) -> None:
     rows, ok = [], True
-    for family, members in group_episodes(normalized, group_by.value):
+    for family, members in group_episodes(normalized, by.value):
         result = compile_normalized(
             members, name=f"{base}-{family}", task_family=task_family or family
         )
-        written = export_jdsl(result.package, out / family)
+        written = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
         rows.append(_family_row(family, result, written))
         ok = ok and result.ok
     typer.echo(
         f"{'family':<40} {'eps':>5} {'verify':<7} {'replay':>7} {'model':>5} {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
-    raise typer.Exit(code=0 if ok else 1)
+    if not ok:
+        raise cli_fail(
+            "some families failed verification; their packages were not written",
+            "see the rows marked 'not written' (compile them alone for the problems)",
+        )
 
 
-def _family_row(family: str, result: CompileResult, written: Path) -> str:
+def _read_episodes(paths: Sequence[Path], *, strict: bool) -> list[Episode]:
+    episodes: list[Episode] = []
+    for path in paths:
+        try:
+            episodes += read_events(path, strict=strict).episodes
+        except UnicodeDecodeError as exc:
+            raise TraceFormatError(
+                f"not UTF-8 text ({exc.reason} at byte {exc.start}); pass a jdsl trace (JSONL "
+                "written by a JsonlTraceSink or `jdsl import`)",
+                path=str(path),
+                line=1 + exc.object[: exc.start].count(b"\n"),
+            ) from None
+    return episodes
+
+
+def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -> None:
+    """The compiler builds from successful episodes (or ones of unknown outcome)."""
+    files = ", ".join(str(p) for p in paths)
+    if not normalized:
+        raise cli_fail(
+            f"no episodes in {files}",
+            "record runs with a JsonlTraceSink, or convert other logs with `jdsl import`",
+        )
+    if all(e.success is False for e in normalized):
+        raise cli_fail(
+            f"no successful episode in {files} ({len(normalized)} failed or cancelled)",
+            "a package is compiled from runs that succeeded; add traces of successful runs",
+        )
+
+
+def _write_package(package: BehaviorPackage, target: Path) -> Path:
+    """Write the ``.jdsl`` archive at exactly ``target``, atomically, mode 0666 & ~umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(zip_bytes(package))
+            os.chmod(tmp, 0o666 & ~mask)
+            os.replace(tmp, target)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    except OSError as exc:
+        raise PackageError(
+            f"cannot write {target}: {exc.strerror} — choose a writable path for -o",
+            path=str(target),
+        ) from exc
+    return target
+
+
+def _family_row(family: str, result: CompileResult, written: Path | None) -> str:
     report = result.report()
     v, m = report["verification"], report["metrics"]
     return (
         f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<7} {v['replay_coverage']:>7}"
-        f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6}  {written}"
+        f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6}  "
+        f"{written or 'not written'}"
     )
 
 
 # -- package ----------------------------------------------------------------------------------
-def _load(path: Path) -> BehaviorPackage:
-    try:
-        return load_package(path)
-    except JdslError as exc:
-        raise _fail(exc) from exc
-
-
 @package_app.command("inspect")
+@cli_errors
 def inspect_command(
-    path: Path = typer.Argument(..., help="A .jdsl archive or package dir."),
+    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
 ) -> None:
     """Show a package: name, verification, inputs, permissions, metrics and the tree."""
     from jdsl.text import format_behavior
 
-    pkg = _load(path)
+    pkg = load_package(path)
     m = pkg.manifest
     verification = m.get("verification") or {}
     perms = pkg.permissions()
+    types = input_types(pkg)
+    inputs = [
+        key + "".join(sorted({f" ({s['type']})" for _, s in types.get(key, ()) if "type" in s}))
+        for key in (m.get("source") or {}).get("inputs") or []
+    ]
     lines = [
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
         f"task family   {m.get('task_family') or '-'}",
         f"verification  {verification.get('status')} (replay coverage "
         f"{verification.get('replay_coverage', '-')})",
-        f"run inputs    {', '.join((m.get('source') or {}).get('inputs') or []) or '-'}",
+        f"run inputs    {', '.join(inputs) or '-'}",
         f"reads         {', '.join(perms['reads']) or '-'}",
         f"writes        {', '.join(perms['writes']) or '-'}",
         f"destructive   {', '.join(perms['destructive']) or '-'}",
@@ -195,40 +438,57 @@ def inspect_command(
 
 
 @package_app.command("verify")
+@cli_errors
 def verify_command(
-    path: Path = typer.Argument(..., help="A .jdsl archive or package dir."),
+    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
 ) -> None:
     """Check format, every digest and the IR (exit 1 on any problem)."""
-    pkg = _load(path)
+    pkg = load_package(path)
     typer.echo(f"ok: {pkg.name} {pkg.version}: {len(pkg.files)} files, digests match, IR valid")
 
 
 @package_app.command("run")
+@cli_errors
 def run_command(
-    path: Path = typer.Argument(..., help="A .jdsl archive or package dir."),
-    tools: str = typer.Option(..., "--tools", "-t", help="module:NAME of the host tools."),
-    inputs: list[str] = typer.Option([], "--input", "-i", help="KEY=VALUE run input (repeatable)."),
-    model: str | None = typer.Option(None, "--model", "-m", help="Provider model id."),
+    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+    tools: str = typer.Option(
+        ..., "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
+    ),
+    inputs: list[str] = typer.Option(
+        [],
+        "--input",
+        "-i",
+        metavar="KEY=VALUE",
+        help="Run input (repeatable). KEY=VALUE is a string, or the type the package records "
+        "for KEY (a tool argument or a typed signature field); KEY:=JSON is a JSON value.",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="ID", help="Provider model id."
+    ),
     reply: list[str] = typer.Option(
-        [], "--reply", help="Scripted model reply (offline; repeatable)."
+        [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
     ),
 ) -> None:
     """Bind host tools to a package and run it once; print status and blackboard."""
-    pkg = _load(path)
-    seeds = parse_inputs(inputs)
+    if model and reply:
+        raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    pkg = load_package(path)
+    seeds = parse_inputs(inputs, types=input_types(pkg))
+    root = pkg.as_root(read_tools(tools), model_id=model)
     scripted = None
     if reply:
         from jdsl.testing import ScriptedModel
 
         scripted = ScriptedModel(*reply)
-    try:
-        root = pkg.as_root(read_tools(tools), model_id=model)
-        ctx = root.run(model=scripted, raise_errors=False, **seeds)
-    except JdslError as exc:
-        raise _fail(exc) from exc
-    board = dict(ctx.blackboard)
+    leaves = [str(n.get("id") or n["kind"]) for n in _walk(pkg.ir["root"])
+              if n.get("kind") in ("predict", "react")]  # fmt: skip
+    if leaves and scripted is None and not root.model_id:
+        raise cli_fail(
+            f"the package has model leaves ({', '.join(leaves)}) and no model", MODEL_FIX
+        )
+    ctx = root.run(model=scripted, raise_errors=False, **seeds)
     typer.echo(f"status: {ctx.status.value}")
     if ctx.error is not None:
-        typer.echo(f"error: {ctx.error}", err=True)
-    typer.echo(json.dumps(board, indent=2, sort_keys=True, default=str))
+        typer.echo(f"error: {cli_advice(str(ctx.error))}", err=True)
+    typer.echo(json.dumps(dict(ctx.blackboard), indent=2, sort_keys=True, default=str))
     raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)

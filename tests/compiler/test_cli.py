@@ -77,7 +77,9 @@ def test_compile_without_a_successful_episode_exits_1_and_writes_nothing(tmp_pat
     assert "error: no successful episode in" in result.output and "(1 failed or cancelled)" in result.output
 
 
-def test_compile_exits_1_without_a_package_when_verification_fails(tmp_path, monkeypatch) -> None:
+def test_compile_exits_1_without_a_package_when_verification_fails(
+    retail_trace, tmp_path, monkeypatch
+) -> None:
     """A compile whose verification fails prints the report, names the failure, writes nothing."""
     import jdsl.cli as cli
     from jdsl.compiler import normalize_all
@@ -87,11 +89,7 @@ def test_compile_exits_1_without_a_package_when_verification_fails(tmp_path, mon
     real = cli.compile_normalized
     monkeypatch.setattr(cli, "compile_normalized", lambda normalized, **kw: real(failed, **kw))
     out = tmp_path / "f.jdsl"
-    ok_trace = tmp_path / "ok.jsonl"
-    from conftest import run_teacher  # the retail teacher of this folder's conftest
-
-    run_teacher(JsonlTraceSink(ok_trace), range(2))
-    result = runner.invoke(app, ["compile", str(ok_trace), "-o", str(out)])
+    result = runner.invoke(app, ["compile", str(retail_trace(2)), "-o", str(out)])
     assert result.exit_code == 1 and not out.exists()
     assert "verification  failed" in result.output
     assert "error: verification failed; no package written — see the problems above" in result.output

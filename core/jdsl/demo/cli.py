@@ -14,11 +14,12 @@ from pathlib import Path
 import typer
 
 from jdsl.demo.job import DEFAULT_OUT, run_demo
-from jdsl.errors import JdslError
+from jdsl.importers.cli import cli_errors, cli_fail
 
 __all__ = ["demo_command"]
 
 
+@cli_errors
 def demo_command(
     out: Path = typer.Option(
         DEFAULT_OUT, "--out", "-o", help="Output folder (traces, package, drawings, report.html)."
@@ -34,11 +35,11 @@ def demo_command(
     """Run the main job: retail teacher traces -> a verified package -> held-out tasks scored;
     then the real gpt-4o airline trajectories compiled per task family.
     """
-    try:
-        result = run_demo(out, model_id=model, progress=not quiet, echo=typer.echo)
-    except JdslError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from exc
+    if out.exists() and not out.is_dir():
+        raise cli_fail(f"-o {out} is a file", "the demo writes a folder; pass a directory path")
+    result = run_demo(out, model_id=model, progress=not quiet, echo=typer.echo)
     if result.verification.get("status") != "passed":
-        typer.echo("error: the retail package did not pass verification", err=True)
-        raise typer.Exit(code=1)
+        raise cli_fail(
+            "the retail package did not pass verification",
+            f"see the problems in the report above and in {out / 'report.html'}",
+        )

@@ -4,36 +4,126 @@ Mounted by the main CLI as ``app.add_typer(import_app, name="import")``::
 
     jdsl import tau-bench EPISODES.json -o TRACES.jsonl
     jdsl import openai-chat LOG.jsonl -o TRACES.jsonl
+    jdsl import tau-bench EPISODES.json -o DIR/        # writes DIR/EPISODES.jsonl
+
+It also holds the command-boundary helpers every ``jdsl`` command uses (this is the lowest
+module of the CLI): :func:`cli_errors` turns a failure into ``error: <what> — <how to fix>``
+and exit 1, :func:`cli_fail` builds such a failure, :func:`cli_advice` rewrites the library's
+Python advice (``pass model=... to run()``) into the flags that do the same.
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import typer
 
-from jdsl.importers.common import ImportFormatError, emit_conversations
+from jdsl.errors import JdslError
+from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
 from jdsl.importers.openai_chat import openai_chat_conversations
 from jdsl.importers.tau_bench import tau_bench_conversations
 from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent
 
-__all__ = ["import_app"]
+__all__ = ["MODEL_FIX", "cli_advice", "cli_errors", "cli_fail", "import_app"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 import_app = typer.Typer(
     name="import",
     help="Import foreign agent traces (tau-bench episodes, OpenAI chat logs) as jdsl traces.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
 )
 
 _OUT = typer.Option(
     ...,
     "-o",
     "--out",
-    help="The jdsl trace file to write (JSONL, replaced; large values in <file>.blobs/).",
+    help="The jdsl trace file to write (JSONL, replaced; large values in <file>.blobs/), or "
+    "a directory to write SOURCE's name with .jsonl in.",
 )
+
+MODEL_FIX = (
+    "pass --model ID (a provider model id; needs its API key) or --reply TEXT (a scripted "
+    "answer, offline)"
+)
+"""How to give a run a model from the command line."""
+
+# The library's advice names Python arguments; from the command line the flag does the same.
+_ADVICE = (
+    ("or read with strict=False to skip it", "or pass --skip-bad-lines to skip such lines"),
+    (
+        "pass model=... to run() (e.g. ScriptedModel('...') from jdsl.testing) or set "
+        "root(...).model('model-id')",
+        MODEL_FIX,
+    ),
+    (" (or pass settings=ProviderSettings(api_key=...))", ""),
+    ("; or register a model in a ProviderRegistry and pass registry=...", ""),
+)
+_OS_FIXES = {
+    errno.ENOENT: "check the path",
+    errno.EEXIST: "it exists and is a file; pass a new path or a directory",
+    errno.EISDIR: "it is a directory; pass a file path",
+    errno.ENOTDIR: "a part of the path is a file, not a directory; fix the path",
+    errno.EACCES: "choose a location you can write to (or read from)",
+    errno.EPERM: "choose a location you can write to (or read from)",
+    errno.EROFS: "the file system is read-only; choose another location",
+    errno.ENOSPC: "the disk is full; free some space or choose another location",
+}
+
+
+def cli_advice(message: str) -> str:
+    """``message`` with Python-only advice replaced by the command-line flag that does it."""
+    for python, flag in _ADVICE:
+        message = message.replace(python, flag)
+    return message
+
+
+def cli_fail(what: str, fix: str) -> typer.Exit:
+    """Print ``error: <what> — <fix>`` to stderr; return the exit (code 1) to raise."""
+    typer.echo(f"error: {what} — {fix}", err=True)
+    return typer.Exit(code=1)
+
+
+def _message(exc: BaseException) -> str:
+    """``<what> — <how to fix>`` for a failure (a JdslError's message names its fix)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return (
+            f"the input is not UTF-8 text ({exc.reason} at byte {exc.start}) — pass a text "
+            "file (a jdsl trace is JSONL, e.g. from `jdsl import`)"
+        )
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        fix = _OS_FIXES.get(exc.errno or 0, "check the path and its permissions")
+        return f"{where}{exc.strerror or exc} — {fix}"
+    return cli_advice(str(exc))
+
+
+def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a typer command: a :class:`~jdsl.errors.JdslError`, ``OSError`` or
+    ``UnicodeDecodeError`` leaving it prints ``error: <what> — <how to fix>`` (a JdslError's
+    message already names the fix) and exits 1 instead of a traceback.
+
+    Put it under ``@app.command(...)``; typer still reads the command's parameters.
+    """
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except (JdslError, OSError, UnicodeDecodeError) as exc:
+            typer.echo(f"error: {_message(exc)}", err=True)
+            raise typer.Exit(code=1) from exc
+
+    return run
 
 
 def _summary(events: Sequence[TraceEvent]) -> str:
@@ -48,19 +138,29 @@ def _summary(events: Sequence[TraceEvent]) -> str:
     )
 
 
+def _target(source: Path, out: Path) -> Path:
+    """``out``, or ``out/<source stem>.jsonl`` when ``out`` is a directory; never ``source``."""
+    target = out / f"{source.stem}.jsonl" if out.is_dir() else out
+    if target.exists() and target.resolve() == source.resolve():
+        raise cli_fail(f"-o {target} is the source file", "write the trace to another file")
+    return target
+
+
 def _run(reader: Callable[[Path], list[Conversation]], source: Path, out: Path) -> None:
-    """Read every conversation first (a bad source writes nothing), then replace ``out``."""
-    try:
-        conversations = reader(source)
-    except ImportFormatError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from exc
-    out.unlink(missing_ok=True)
-    events = emit_conversations(conversations, JsonlTraceSink(out, resume=False))
-    typer.echo(f"{source} -> {out}: {_summary(events)}")
+    """Read every conversation first (a bad source writes nothing), then replace the target."""
+    target = _target(source, out)
+    conversations = reader(source)
+    if not conversations:
+        raise cli_fail(
+            f"no episodes in {source}", "check that it is the right file; nothing was written"
+        )
+    target.unlink(missing_ok=True)
+    events = emit_conversations(conversations, JsonlTraceSink(target, resume=False))
+    typer.echo(f"{source} -> {target}: {_summary(events)}")
 
 
 @import_app.command("tau-bench")
+@cli_errors
 def tau_bench_command(
     episodes: Path = typer.Argument(..., help="tau-bench episodes (a JSON list)", dir_okay=False),
     out: Path = _OUT,
@@ -70,6 +170,7 @@ def tau_bench_command(
 
 
 @import_app.command("openai-chat")
+@cli_errors
 def openai_chat_command(
     log: Path = typer.Argument(
         ..., help="chat-completions log, one {messages: [...]} per line", dir_okay=False

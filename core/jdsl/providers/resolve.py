@@ -11,6 +11,10 @@ Model ids and where they go (never a silent fallback to another vendor):
 | ``openai-compatible:<model>@<base_url>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | the URL in the id |
 | ``openai-compatible:<model>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | ``OPENAI_COMPATIBLE_BASE_URL`` |
 
+An ``openai-compatible`` id needs a base URL (in the id, ``settings`` or the variable), so it
+never goes to OpenAI's own endpoint; the text after the id's last ``@`` must be an http(s) URL
+(a model name may hold ``@`` when the URL follows it).
+
 A vendor qualifier forces the vendor whatever the model's name: ``anthropic:<model>``,
 ``openai:<model>``, ``gemini:<model>``, ``deepseek:<model>``. The explicit OpenAI-compatible
 form never sends ``OPENAI_API_KEY`` to a third-party server: its key is
@@ -86,15 +90,15 @@ def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
     """(vendor, model, base URL from the id or None) for a model id.
 
     Raises:
-        BindingError: the id names no known vendor.
+        BindingError: the id is not a string, names no known vendor, or is an
+            ``openai-compatible:`` id whose text after the last ``@`` is not an http(s) URL.
     """
+    _require_text(model_id)
     head, sep, rest = model_id.partition(":")
-    if sep and head in _VENDORS:
-        if head == COMPATIBLE and "@http" in rest:
-            model, _, url = rest.rpartition("@http")
-            return head, model, "http" + url
-        if rest:
-            return head, rest, None
+    if sep and head in _VENDORS and rest:
+        if head == COMPATIBLE and "@" in rest:
+            return (head, *_split_compatible(model_id, rest))
+        return head, rest, None
     for prefix, vendor in _PREFIXES:
         if model_id.startswith(prefix):
             return vendor, model_id, None
@@ -104,6 +108,35 @@ def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
         name=model_id,
         kind="model",
     )
+
+
+def _require_text(model_id: object) -> None:
+    if not isinstance(model_id, str):
+        raise BindingError(
+            f"model id must be a string, got {model_id!r}: pass one such as 'gpt-4o-mini' or "
+            f"'claude-sonnet-4-5' (forms: {_FORMS})",
+            name=repr(model_id),
+            kind="model",
+        )
+
+
+def _split_compatible(model_id: str, rest: str) -> tuple[str, str]:
+    """``"<model>@<url>"`` -> (model, url); the model may hold ``@``, the URL may not."""
+    model, _, url = rest.rpartition("@")
+    problem = ""
+    if not url.startswith(("http://", "https://")):
+        problem = f"{url!r} after '@' is not an http(s) base URL"
+    elif not model:
+        problem = "there is no model name before '@'"
+    if problem:
+        raise BindingError(
+            f"model id {model_id!r}: {problem}; write {COMPATIBLE}:<model>@<http(s) base URL>, "
+            f"e.g. {COMPATIBLE}:llama3.1@http://127.0.0.1:11434/v1 (a model name holding '@' "
+            "needs the URL after it)",
+            name=model_id,
+            kind="model",
+        )
+    return model, url
 
 
 def resolve_model(
@@ -127,10 +160,13 @@ def resolve_model(
         A model whose default model id is the id's model part.
 
     Raises:
-        BindingError: the id names no known vendor.
+        BindingError: the id is not a string or names no known vendor; an
+            ``openai-compatible`` id with no http(s) base URL (in the id, ``settings`` or
+            ``OPENAI_COMPATIBLE_BASE_URL``).
         AuthenticationError: the vendor's key is not set; the message names the variable.
         MissingDependencyError: on first use, when the vendor's SDK is not installed.
     """
+    _require_text(model_id)
     if registry is not None:
         found = registry.find(model_id)
         if found is not None:
@@ -148,6 +184,13 @@ def resolve_model(
             provider=vendor.name,
         )
     base_url = settings.base_url or id_base or variables.get(vendor.base_env) or vendor.default_base
+    if base_url is None and vendor.name == COMPATIBLE:
+        raise BindingError(
+            f"model {model_id!r} has no base URL, so it would go to OpenAI's own endpoint: "
+            f"write {COMPATIBLE}:<model>@<http(s) base URL> or set {vendor.base_env}",
+            name=model_id,
+            kind="model",
+        )
     return _build(vendor, model, key or "EMPTY", base_url, settings)
 
 
