@@ -1,7 +1,8 @@
 """Traces: events, sinks, redaction, blobs, episodes. See DESIGN.md §5.
 
-A run emits :class:`TraceEvent` s through a sink (``ctx.emit``); the sink stamps each event with
-its per-episode ``sequence`` and a SHA-256 hash chain. :class:`JsonlTraceSink` writes them to a
+A run emits :class:`TraceEvent` s through a sink (``ctx.emit``, or for the events of every tick
+a per-episode :data:`Recorder` from :func:`recorder_for`); the sink stamps each event with its
+per-episode ``sequence`` and a SHA-256 hash chain. :class:`JsonlTraceSink` writes them to a
 file, redacted, with large values in a blob store beside it; :func:`read_events` reads the file
 back as a :class:`Trace`, whose ``episodes`` give tool calls, model calls, blackboard states and
 outcomes; :func:`verify_chain` detects tampering.
@@ -32,11 +33,15 @@ from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
 from jdsl.trace.redact import Redactor
 from jdsl.trace.sinks import (
     BaseTraceSink,
+    EmitRecorder,
     FanoutSink,
     ListTraceSink,
     NullTraceSink,
+    Parent,
+    Recorder,
     SafeSink,
     TraceSink,
+    recorder_for,
 )
 from jdsl.trace.values import jsonable
 
@@ -48,6 +53,7 @@ __all__ = [
     "Chainer",
     "Episode",
     "EventKind",
+    "EmitRecorder",
     "EventSource",
     "FanoutSink",
     "JsonlTraceSink",
@@ -57,6 +63,8 @@ __all__ = [
     "NullTraceSink",
     "PARENT_KINDS",
     "PAYLOAD_FIELDS",
+    "Parent",
+    "Recorder",
     "Redactor",
     "SafeSink",
     "ToolInvocation",
@@ -74,6 +82,7 @@ __all__ = [
     "offload",
     "payload_problems",
     "read_events",
+    "recorder_for",
     "segment_episodes",
     "verify_chain",
 ]

@@ -165,6 +165,8 @@ class Redactor:
         kind = type(value)
         if kind is str:
             return self.redact_text(value)
+        if kind is dict:
+            return self._walk_mapping(value, path)
         if kind is int or kind is bool or kind is float or value is None:
             return value
         if isinstance(value, str):
@@ -178,21 +180,24 @@ class Redactor:
     def _walk_mapping(self, value: Mapping[Any, Any], path: tuple[str, ...]) -> dict[Any, Any]:
         named = _named_key(value)  # {"key": "password", "value": ...}: blackboard events
         hide_value = named is not None and self.is_sensitive_key(named)
+        paths = self.json_paths
         out: dict[Any, Any] = {}
         for key, item in value.items():
-            sub = (*path, str(key))
-            if self._hides(str(key), item, sub) or (hide_value and key in ("value", "previous")):
+            name = key if type(key) is str else str(key)
+            sub = (*path, name) if paths else path  # paths are only tracked when matched on
+            if (
+                self.is_sensitive_key(name, item)
+                or (hide_value and key in ("value", "previous"))
+                or (paths and self._on_path(sub))
+            ):
                 out[key] = self.placeholder if item is not None else None
             else:
                 out[key] = self._walk(item, sub)
         return out
 
-    def _hides(self, key: str, value: Any, path: tuple[str, ...]) -> bool:
-        if self.is_sensitive_key(key, value):
-            return True
-        return bool(self.json_paths) and any(
-            len(p) <= len(path) and path[-len(p) :] == p for p in self.json_paths
-        )
+    def _on_path(self, path: tuple[str, ...]) -> bool:
+        """Whether ``path`` ends with one of :attr:`json_paths`."""
+        return any(len(p) <= len(path) and path[-len(p) :] == p for p in self.json_paths)
 
 
 def _named_key(value: Mapping[Any, Any]) -> str | None:

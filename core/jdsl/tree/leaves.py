@@ -90,10 +90,11 @@ class Action(_Bound):
     def _traced_call(
         self, ctx: RunContext, fn: Callable[..., Any], kwargs: dict[str, Any]
     ) -> Status:
-        node_id, store, name = ctx.names(self)[0], self.store, self.tool
+        node_id = (ctx.node_names.get(id(self)) or ctx.names(self))[0]
+        store, name = self.store, self.tool
         started = ctx.trace("tool.call.started", {
             "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
-            "arguments": jsonable(kwargs),
+            "arguments": jsonable(kwargs) if kwargs else {},
         })  # fmt: skip
         try:
             result = fn(**kwargs)
@@ -105,7 +106,7 @@ class Action(_Bound):
             raise
         ctx.trace("tool.call.completed", {
             "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
-            "result": jsonable(result),
+            "result": None if result is None else jsonable(result),
         }, started)  # fmt: skip
         return self._outcome(ctx, result)
 
