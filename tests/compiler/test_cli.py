@@ -74,7 +74,10 @@ def test_compile_without_a_successful_episode_exits_1_and_writes_nothing(tmp_pat
     out = tmp_path / "f.jdsl"
     result = runner.invoke(app, ["compile", str(path), "-o", str(out)])
     assert result.exit_code == 1 and not out.exists()
-    assert "error: no successful episode in" in result.output and "(1 failed or cancelled)" in result.output
+    assert (
+        "error: no successful episode in" in result.output
+        and "(1 failed or cancelled)" in result.output
+    )
 
 
 def test_compile_exits_1_without_a_package_when_verification_fails(
@@ -92,7 +95,9 @@ def test_compile_exits_1_without_a_package_when_verification_fails(
     result = runner.invoke(app, ["compile", str(retail_trace(2)), "-o", str(out)])
     assert result.exit_code == 1 and not out.exists()
     assert "verification  failed" in result.output
-    assert "error: verification failed; no package written — see the problems above" in result.output
+    assert (
+        "error: verification failed; no package written — see the problems above" in result.output
+    )
 
 
 def test_group_by_writes_one_package_per_family(retail_trace, tmp_path) -> None:

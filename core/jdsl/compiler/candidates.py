@@ -8,7 +8,8 @@ CONTROL    one successful tool call immediately preceded another
 ACTION     a successful call of a tool at a position of the skeleton
 RECOVERY   a failed call was followed by a different successful tool
 SEMANTIC   a model decision is visible in the trace
-GUARD      a guard or check the teacher evaluated held right before a successful call
+GUARD      a guard, check or guard_call (a trusted predicate) the teacher evaluated held right
+           before a successful call
 ========== ==============================================================================
 """
 
@@ -40,6 +41,7 @@ RECOVERY: Final = "RECOVERY"
 SEMANTIC: Final = "SEMANTIC"
 GUARD: Final = "GUARD"
 ATOM_TYPES: Final = (DATAFLOW, CONTROL, ACTION, RECOVERY, SEMANTIC, GUARD)
+_GUARD_TYPES: Final = ("guard", "check", "guard_call")
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def extract_facts(episode: NormEpisode) -> list[Fact]:
         claim = {"node_id": decision.node_id, "kind": decision.kind}
         add(SEMANTIC, {**claim, "signature": decision.signature, "position": decision.position})
     for guard in episode.guards:
-        if guard.result and guard.type in ("guard", "check") and guard.position < len(ok):
+        if guard.result and guard.type in _GUARD_TYPES and guard.position < len(ok):
             tool = ok[guard.position].logical_tool
             claim = {"type": guard.type, "expression": guard.expression, "before_tool": tool}
             add(GUARD, {**claim, "position": guard.position})

@@ -464,7 +464,16 @@ def _residual_prefixes(choice: ArgChoice, residual_keys: set[str]) -> list[str]:
 
 
 def _guard_node(claim: dict[str, Any]) -> dict[str, Any] | None:
+    """The IR node of a mined guard claim (None when the recorded expression is malformed)."""
     expression = claim.get("expression")
+    if claim.get("type") == "guard_call":
+        call = expression.get("call") if isinstance(expression, dict) else None
+        args = expression.get("args") if isinstance(expression, dict) else None
+        if not isinstance(call, str) or not isinstance(args, dict):
+            return None
+        if not all(_is_arg_spec(spec) for spec in args.values()):
+            return None
+        return {"kind": "guard_call", "predicate": call, "args": args}
     if claim.get("type") == "check":
         if not isinstance(expression, dict):
             return None
@@ -476,9 +485,18 @@ def _guard_node(claim: dict[str, Any]) -> dict[str, Any] | None:
     return {"kind": "guard", "expression": expression} if isinstance(expression, dict) else None
 
 
+def _is_arg_spec(spec: Any) -> bool:
+    return isinstance(spec, dict) and (
+        set(spec) == {"const"} or (set(spec) == {"ref"} and isinstance(spec["ref"], str))
+    )
+
+
 def _node_names(node: dict[str, Any]) -> set[str]:
     if node["kind"] == "check":
         return path_names(node["key"])
+    if node["kind"] == "guard_call":
+        refs = [spec["ref"] for spec in node["args"].values() if "ref" in spec]
+        return {name for path in refs for name in path_names(path)}
     return {name for path in expression_paths(node["expression"]) for name in path_names(path)}
 
 

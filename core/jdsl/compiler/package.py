@@ -57,6 +57,9 @@ def build_package(
         "model_id": None,
         "runtime": {"jdsl": ">=0.1"},
         "required_capabilities": list(compiled.required_capabilities),
+        "required_predicates": sorted(
+            {g.node["predicate"] for g in compiled.guards if g.node["kind"] == "guard_call"}
+        ),
         "source": {
             "compiler": COMPILER_ID,
             "inputs": list(compiled.required_inputs),

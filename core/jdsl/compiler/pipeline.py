@@ -177,8 +177,8 @@ def compile_behavior(
 
     Example:
         >>> from jdsl.trace import read_events                      # doctest: +SKIP
-        >>> result = compile_behavior(read_events("runs.jsonl").episodes, name="cancel")
-        >>> print(result.report())
+        >>> result = compile_behavior(read_events("runs.jsonl").episodes, name="cancel")  # doctest: +SKIP
+        >>> print(result.report())  # doctest: +SKIP
     """
     with paused_gc():
         normalized = normalize_all(episodes, canonical=canonical)

@@ -155,12 +155,14 @@ def _replay_guard(guard: CompiledGuard, step: NormStep, episode: NormEpisode) ->
     state = {**episode.inputs, **step.state_before}
     node = guard.node
     try:
-        if node["kind"] == "check":
+        if node["kind"] == "guard_call":
+            held, error = _replay_call(node, step, episode, state)
+        elif node["kind"] == "check":
             found = resolve_path(node["key"], state)
             held = lenient_equal(None if found is MISSING else found, node.get("equals"))
+            error = ""
         else:
-            held = bool(evaluate(node["expression"], state))
-        error = ""
+            held, error = bool(evaluate(node["expression"], state)), ""
     except (JdslError, TypeError, ValueError) as exc:
         held, error = False, f": {exc}"
     problem = (
@@ -170,6 +172,34 @@ def _replay_guard(guard: CompiledGuard, step: NormStep, episode: NormEpisode) ->
     return ReplayCheck(
         guard.node_id, episode.episode_id, node["kind"], held, "" if held else problem
     )
+
+
+def _replay_call(
+    node: dict[str, Any], step: NormStep, episode: NormEpisode, state: dict[str, Any]
+) -> tuple[bool, str]:
+    """A guard_call's predicate is a host callable, so replay checks what the compiler owns:
+    the teacher evaluated the same call before this step and it held, and every ref argument
+    resolves in the recorded state to the value the predicate was given."""
+    expression = {"call": node["predicate"], "args": node["args"]}
+    seen = [
+        g
+        for g in episode.guards
+        if g.type == "guard_call" and g.position == step.position and g.expression == expression
+    ]
+    if not any(g.result for g in seen):
+        return False, f": {node['predicate']} was not evaluated true there"
+    values = next(g.values for g in seen if g.result)
+    for spec in node["args"].values():
+        path = spec.get("ref")
+        if path is None:
+            continue
+        got = resolve_path(path, state)
+        if got is MISSING or path not in values or not _same(got, values[path]):
+            return (
+                False,
+                f": ref {path!r} resolved to {got!r}, the predicate saw {values.get(path)!r}",
+            )
+    return True, ""
 
 
 def promote(compiled: CompiledBehavior, report: VerificationReport) -> CompiledBehavior:

@@ -11,6 +11,7 @@ from typing import Any
 from jdsl.errors import PackageError
 from jdsl.interaction.tools import tool_name
 from jdsl.ir import from_ir
+from jdsl.ir.nodes import child_slots
 from jdsl.package.format import (
     PACKAGE_FORMAT,
     Manifest,
@@ -139,6 +140,19 @@ class BehaviorPackage:
     def required_capabilities(self) -> list[str]:
         return list(self.manifest.get("required_capabilities") or [])
 
+    @cached_property
+    def required_predicates(self) -> list[str]:
+        """The trusted predicates the behavior's ``guard_call`` nodes call (sorted)."""
+        found: set[str] = set()
+        stack: list[Any] = [self.ir.get("root")]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if node.get("kind") == "guard_call" and isinstance(node.get("predicate"), str):
+                    found.add(node["predicate"])
+                stack.extend(child_slots(node))
+        return sorted(found)
+
     def missing_inputs(self, provided: Iterable[str]) -> list[str]:
         """What a run given the run inputs ``provided`` lacks (empty: it can run).
 
@@ -178,7 +192,8 @@ class BehaviorPackage:
         """A fresh runnable tree with ``tools`` bound to the required capabilities.
 
         Raises:
-            PackageError: a required capability with no tool (checked before anything runs).
+            PackageError: a required capability with no tool, or a guard_call predicate with
+                no callable in ``predicates`` (checked before anything runs).
         """
         table = _named(tools)
         missing = [c for c in self.required_capabilities if c not in table]
@@ -188,10 +203,18 @@ class BehaviorPackage:
                 f"...}} (bound: {sorted(table)})",
                 path=self.source,
             )
+        named = _named(predicates) if predicates is not None else {}
+        unbound = [p for p in self.required_predicates if p not in named]
+        if unbound:
+            raise PackageError(
+                f"required predicates not bound: {unbound}; pass predicates={{'{unbound[0]}': "
+                f"fn, ...}} (guard_call nodes call them; bound: {sorted(named)})",
+                path=self.source,
+            )
         root = from_ir(self.ir)
         return root.bind(
             tools={c: table[c] for c in self.required_capabilities},
-            predicates=_named(predicates) if predicates is not None else None,
+            predicates=named or None,
         )
 
     def as_root(
