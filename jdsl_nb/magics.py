@@ -5,7 +5,13 @@ parses the cell body (verbatim) as behavior text, binds tool and predicate names
 namespace, assigns the tree to ``NAME`` and draws it; ``--run`` runs it and shows a RunView (the
 context goes to ``NAME_run``, the trace to ``NAME_trace``). Line forms: ``%behavior run NAME``,
 ``%behavior show NAME``, ``%behavior compile TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``.
-Bad input raises IPython's ``UsageError`` (shown without a traceback).
+Bad input raises IPython's ``UsageError`` itself, never a subclass: IPython prints only the
+message when the exception's type *is* ``UsageError`` (``InteractiveShell.showtraceback``), and
+a full traceback for anything else, subclasses included.
+
+``--input KEY=VALUE`` values are JSON when they parse, else strings: ``zip=77209`` is the int
+77209, ``flag=true`` a bool, ``email=a@b.c`` a string. To force a string, quote it as JSON
+inside shell quotes: ``--input zip='"77209"'``.
 """
 
 from __future__ import annotations
@@ -23,23 +29,32 @@ from IPython.display import display
 from jdsl_nb import hooks
 from jdsl_nb.binding import UnboundName, bind_names, closest_names, collection_tools
 
-__all__ = ["BehaviorMagics", "BehaviorUsageError", "parse_inputs"]
+__all__ = ["BehaviorMagics", "behavior_usage_error", "parse_inputs"]
 
 _LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] | %behavior show NAME | "
                "%behavior compile TRACE_VAR_OR_FILE [-o NAME] | %behavior doctor")
 
 
-class BehaviorUsageError(UsageError):
-    """Behavior text that does not parse, as a UsageError carrying ``line`` and ``col``."""
+_INPUT_HELP = ("run inputs; a value is JSON when it parses, else a string: zip=77209 is the "
+               "int 77209; force a string with JSON quotes inside shell quotes: zip='\"77209\"'")
 
-    def __init__(self, message: str, *, line: int, col: int) -> None:
-        self.line = line
-        self.col = col
-        super().__init__(message)
+
+def behavior_usage_error(message: str, *, line: int, col: int) -> UsageError:
+    """A plain ``UsageError`` for behavior text that does not parse, with ``.line`` / ``.col``.
+
+    Not a subclass: IPython hides the traceback only when ``type(exc) is UsageError``.
+    """
+    error = UsageError(message)
+    error.line = line  # type: ignore[attr-defined]
+    error.col = col  # type: ignore[attr-defined]
+    return error
 
 
 def parse_inputs(pairs: list[list[str]] | list[str] | None) -> dict[str, Any]:
     """``KEY=VALUE`` strings to a dict; a value is JSON when it parses, else the string.
+
+    ``zip=77209`` gives the int 77209 and ``zip="77209"`` (JSON quotes, kept through the shell
+    quoting of the magic line: ``--input zip='"77209"'``) the string ``"77209"``.
 
     Raises:
         UsageError: an item without ``=``.
@@ -65,7 +80,7 @@ def _cell_args(func: Any) -> Any:
         argument("--run", action="store_true", help="run the tree and show the run view"),
         argument("--model", help="a model object in the namespace, else a model id"),
         argument("--input", nargs="+", action="append", metavar="KEY=VALUE",
-                 help="run inputs; values are JSON when they parse, else strings"),
+                 help=_INPUT_HELP),
         argument("--tools", metavar="VAR", help="a dict or list of tools in the namespace"),
         argument("--show", choices=("tree", "none"), default="tree", help="draw the tree"),
     ]):
@@ -87,7 +102,18 @@ class BehaviorMagics(Magics):
 
     @line_cell_magic
     def behavior(self, line: str, cell: str | None = None) -> None:
-        """Cell: define (and run) a tree. Line: ``run``, ``show``, ``compile`` or ``doctor``."""
+        """Define, run, show and compile behavior trees.
+
+        Cell: ``%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR]
+        [--show tree|none]``; the body is behavior text. Line: ``%behavior run NAME [--input
+        KEY=VALUE ...] [--model M] [--tools VAR]``, ``%behavior show NAME``, ``%behavior compile
+        TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``.
+
+        ``--input`` values are JSON when they parse, else strings: ``zip=77209`` becomes the
+        int 77209, ``flag=true`` the bool True, ``email=a@b.c`` the string "a@b.c". To force a
+        string, quote it as JSON inside shell quotes: ``--input zip='"77209"'``. Values with
+        spaces need shell quotes: ``--input "request=cancel my order"``.
+        """
         if cell is None:
             self._line(line)
         else:
@@ -237,7 +263,7 @@ def _parse(cell: str, name: str) -> Any:
     try:
         return parse_behavior(cell, name=name)
     except BehaviorSyntaxError as exc:
-        raise BehaviorUsageError(f"behavior text: {exc}", line=exc.line, col=exc.col) from None
+        raise behavior_usage_error(f"behavior text: {exc}", line=exc.line, col=exc.col) from None
     except Exception as exc:  # noqa: BLE001 - any other rejection of the text is bad input
         raise UsageError(f"behavior text: {type(exc).__name__}: {exc}") from None
 

@@ -6,7 +6,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.testing.globalipapp import get_ipython
 
-from jdsl_nb.magics import BehaviorUsageError, parse_inputs
+from jdsl_nb.magics import parse_inputs
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +120,46 @@ def test_body_is_taken_verbatim(ip, shown):
 
 @needs_runtime
 def test_syntax_error_is_a_usage_error_with_line_and_col(ip):
-    with pytest.raises(BehaviorUsageError) as info:
+    with pytest.raises(UsageError) as info:
         ip.run_cell_magic("behavior", "broken", "seq\n  act lookup(email=email -> customer\n")
+    assert type(info.value) is UsageError  # IPython hides the traceback only for this exact type
     assert info.value.line == 2 and info.value.col >= 1
     assert "line 2" in str(info.value)
+
+
+@needs_runtime
+def test_syntax_error_in_a_cell_shows_no_traceback(ip, capsys):
+    result = ip.run_cell("%%behavior broken\nseq\n  act lookup(email=email -> customer\n")
+    out, err = capsys.readouterr()
+    shown = out + err
+    assert result.error_in_exec is not None
+    assert "UsageError: behavior text: line 2, col 26" in shown
+    assert "hint: separate arguments with commas" in shown
+    assert "Traceback" not in shown and "magics.py" not in shown and "File " not in shown
+
+
+def test_a_usage_error_subclass_would_show_a_traceback(ip, capsys):
+    """The failure path the fix avoids: IPython prints frames for any UsageError subclass."""
+
+    class Sub(UsageError):
+        pass
+
+    def raise_sub() -> None:
+        raise Sub("boom")
+
+    ip.user_ns["raise_sub"] = raise_sub
+    ip.run_cell("raise_sub()")
+    out, err = capsys.readouterr()
+    assert "Traceback" in out + err or "raise_sub" in out + err
+
+
+def test_input_help_says_how_to_force_a_string(ip):
+    from jdsl_nb.magics import BehaviorMagics
+
+    doc = BehaviorMagics.behavior.__doc__ or ""
+    assert "zip=77209" in doc and "int 77209" in doc and "zip='\"77209\"'" in doc
+    assert parse_inputs(["zip=77209"]) == {"zip": 77209}
+    assert parse_inputs(['zip="77209"']) == {"zip": "77209"}
 
 
 @needs_runtime
