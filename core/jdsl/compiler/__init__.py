@@ -2,9 +2,9 @@
 
 One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normalize`,
 :mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
-:mod:`.branches`, :mod:`.arguments`, :mod:`.emitter`; results in :mod:`.compiled`),
-:mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly), :mod:`.metrics`;
-:mod:`.pipeline` chains them in :func:`compile_behavior`.
+:mod:`.branches`, :mod:`.arguments`, :mod:`.emitter`, :mod:`.guards`; results in
+:mod:`.compiled`), :mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly),
+:mod:`.metrics`; :mod:`.pipeline` chains them in :func:`compile_behavior`.
 """
 
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, Lane, plan_branches

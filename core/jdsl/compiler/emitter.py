@@ -25,6 +25,7 @@ from jdsl.compiler.compiled import (
     NodeProvenance,
 )
 from jdsl.compiler.consolidate import Candidate, support_grade
+from jdsl.compiler.guards import exists_names, guard_node, node_names, residual_prefixes
 from jdsl.compiler.normalize import ModelDecision, NormEpisode, NormStep, slug
 from jdsl.compiler.residualize import (
     CompilerModel,
@@ -32,7 +33,6 @@ from jdsl.compiler.residualize import (
     residualize_argument,
     residualize_decision,
 )
-from jdsl.expr import expression_paths
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
@@ -186,11 +186,11 @@ class Emitter:
                 f is not None and {e.episode_id for e in eps} <= set(f.support)
                 for f, (_, eps) in zip(found, slot.at, strict=True)
             )
-            node = _guard_node(claim) if held and key not in seen else None
+            node = guard_node(claim) if held and key not in seen else None
             if node is None:
                 continue
             seen.add(key)
-            self.need(_node_names(node))
+            self.need(node_names(node))
             self.add_guard(slot, node, f"guard_{slug(slot.tool)}_{slot.position}", "mined", found)
 
     def add_guard(
@@ -207,7 +207,7 @@ class Emitter:
         p, tool, rep = slot.position, slot.tool, slot.steps[0]
         choices = [self.argument(slot, arg, names) for arg in rep.arguments]
         for c in choices:
-            for prefix in _residual_prefixes(c, self.residual_keys):
+            for prefix in residual_prefixes(c, self.residual_keys):
                 self.add_guard(slot, {"kind": "guard", "expression": {"exists": {"ref": prefix}}},
                                f"check_{slug(tool)}_{p}", "exists", [])  # fmt: skip
         node_id = self.unique(_action_id(rep, tool, p))
@@ -402,7 +402,7 @@ class _Branch:
         if not names:
             return ()
         mined = [g for g in em.guards[marks[2] :] if g.origin == "mined"]
-        if any(_exists_names(g.node.get("expression")) == set(names) for g in mined):
+        if any(exists_names(g.node.get("expression")) == set(names) for g in mined):
             return tuple(names)
         parts = [{"exists": {"ref": name}} for name in names]
         expression = parts[0] if len(parts) == 1 else {"and": parts}
@@ -419,23 +419,6 @@ class _Branch:
         return tuple(names)
 
 
-def _exists_names(expression: Any) -> set[str] | None:
-    """``{"a", "b"}`` for ``exists(a) and exists(b)``; None for any other expression."""
-    if not isinstance(expression, dict) or len(expression) != 1:
-        return None
-    if "and" in expression and isinstance(expression["and"], list):
-        found: set[str] = set()
-        for part in expression["and"]:
-            names = _exists_names(part)
-            if names is None:
-                return None
-            found |= names
-        return found
-    target = expression.get("exists")
-    path = target.get("ref") if isinstance(target, dict) else target
-    return {path} if isinstance(path, str) else None
-
-
 def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
     found = [node]
     for child in child_slots(node):
@@ -446,58 +429,6 @@ def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
 def _action_id(step: NormStep, tool: str, p: int) -> str:
     author = step.node_id and "/" not in step.node_id and step.node_type == "action"
     return str(step.node_id) if author else f"{slug(tool)}_{p}"
-
-
-def _residual_prefixes(choice: ArgChoice, residual_keys: set[str]) -> list[str]:
-    """``orders[$selected_index]`` for a ref ``orders[$selected_index].id`` when
-    ``selected_index`` is a residual output."""
-    if choice.how != "dataflow" or not choice.source:
-        return []
-    path = choice.source
-    found = []
-    for key in sorted(residual_keys):
-        marker = f"[${key}]"
-        at = path.find(marker)
-        if at >= 0:
-            found.append(path[: at + len(marker)])
-    return found
-
-
-def _guard_node(claim: dict[str, Any]) -> dict[str, Any] | None:
-    """The IR node of a mined guard claim (None when the recorded expression is malformed)."""
-    expression = claim.get("expression")
-    if claim.get("type") == "guard_call":
-        call = expression.get("call") if isinstance(expression, dict) else None
-        args = expression.get("args") if isinstance(expression, dict) else None
-        if not isinstance(call, str) or not isinstance(args, dict):
-            return None
-        if not all(_is_arg_spec(spec) for spec in args.values()):
-            return None
-        return {"kind": "guard_call", "predicate": call, "args": args}
-    if claim.get("type") == "check":
-        if not isinstance(expression, dict):
-            return None
-        try:
-            ((left, right),) = [expression["eq"]]
-            return {"kind": "check", "key": left["ref"], "equals": right["const"]}
-        except (KeyError, TypeError, ValueError):
-            return None
-    return {"kind": "guard", "expression": expression} if isinstance(expression, dict) else None
-
-
-def _is_arg_spec(spec: Any) -> bool:
-    return isinstance(spec, dict) and (
-        set(spec) == {"const"} or (set(spec) == {"ref"} and isinstance(spec["ref"], str))
-    )
-
-
-def _node_names(node: dict[str, Any]) -> set[str]:
-    if node["kind"] == "check":
-        return path_names(node["key"])
-    if node["kind"] == "guard_call":
-        refs = [spec["ref"] for spec in node["args"].values() if "ref" in spec]
-        return {name for path in refs for name in path_names(path)}
-    return {name for path in expression_paths(node["expression"]) for name in path_names(path)}
 
 
 def _common_system(aligned: Sequence[NormEpisode]) -> str | None:
