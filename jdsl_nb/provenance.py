@@ -3,8 +3,13 @@
 Each write becomes a :class:`WriteRecord` (key, value, writer node, previous value, whether it
 overwrote another writer's value, the step it happened at) with the later consumers of that
 value: every ref read (``blackboard.read``) that resolved against it, tied to the tool argument
-it fed when the reader then called a tool. Traces without read events fall back to matching tool
-argument values against the blackboard (exact, typed equality, as the compiler's lineage does).
+it fed when the reader then called a tool. Only traces without any read event fall back to
+matching tool argument values against the blackboard (exact, typed equality, as the compiler's
+lineage does).
+
+A react leaf's tool calls are never linked to a key: their arguments are chosen by the model
+(a react leaf's reads of its signature inputs stay plain reads). :func:`model_choices` lists
+those calls apart, as :class:`ModelChoice`.
 """
 
 from __future__ import annotations
@@ -18,7 +23,16 @@ from jdsl.drawing import structural_ids
 
 from jdsl_nb._coerce import jsonable
 
-__all__ = ["Consumer", "WriteRecord", "events_from_activity", "path_keys", "provenance"]
+__all__ = [
+    "Consumer",
+    "ModelChoice",
+    "WriteRecord",
+    "events_from_activity",
+    "model_choices",
+    "path_keys",
+    "provenance",
+    "react_nodes",
+]
 
 _KEY = re.compile(r"^[A-Za-z_][\w-]*")
 _INDEX_KEY = re.compile(r"\$([A-Za-z_]\w*)")
@@ -40,6 +54,21 @@ class Consumer:
             return f"read as {self.path} by {self.node_id} (step {self.step})"
         target = f"{self.tool}.{self.argument}" if self.argument else f"{self.tool}(...)"
         return f"{target} <- {self.path} @{self.node_id} (step {self.step})"
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A tool call whose arguments the model chose (inside a react leaf), not a blackboard key."""
+
+    step: int
+    node_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+
+    def describe(self) -> str:
+        """``tool(arg=value, ...) chosen by the model @node`` style text."""
+        args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
+        return f"{self.tool}({args}) chosen by the model @{self.node_id} (step {self.step})"
 
 
 @dataclass
@@ -97,21 +126,15 @@ class _Builder:
         self.current: dict[str, int] = {}
         self.pending: dict[str, list[tuple[int, str, int]]] = {}
         self.args_by_node: dict[str, Mapping[str, Any]] = {}
+        self.react: set[str] = set()
         self.seeded: dict[str, Any] = {}
         if ir:
             self.index_ir(ir)
 
     def index_ir(self, ir: Mapping[str, Any]) -> None:
-        ids = structural_ids(ir)
-        stack = [ir]
-        while stack:
-            node = stack.pop()
+        for node_id, node in _ir_nodes(ir):
             if isinstance(node.get("args"), Mapping):
-                self.args_by_node[ids[id(node)]] = node["args"]
-            for key in ("child", "until"):
-                if isinstance(node.get(key), Mapping):
-                    stack.append(node[key])
-            stack.extend(c for c in node.get("children") or [] if isinstance(c, Mapping))
+                self.args_by_node[node_id] = node["args"]
 
     def write(self, step: int, seq: int, payload: Mapping[str, Any], writer: str) -> None:
         key = str(payload.get("key"))
@@ -133,9 +156,9 @@ class _Builder:
 
     def tool_call(self, step: int, payload: Mapping[str, Any], by_value: bool) -> None:
         node_id = str(payload.get("node_id", ""))
-        tool_info = payload.get("tool")
-        tool = tool_info.get("host_name") if isinstance(tool_info, Mapping) else tool_info
-        arguments = payload.get("arguments") or {}
+        if node_id in self.react:  # the model chose these arguments: no key fed them
+            return
+        tool, arguments = _tool_name(payload), payload.get("arguments") or {}
         if by_value:
             self._match_values(step, node_id, str(tool), arguments)
             return
@@ -162,6 +185,53 @@ class _Builder:
             self.records[index].consumers.append(Consumer(step, node_id, path))
 
 
+def _ir_nodes(ir: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    ids = structural_ids(ir)
+    stack = [ir]
+    while stack:
+        node = stack.pop()
+        yield ids[id(node)], node
+        stack.extend(node[k] for k in ("child", "until") if isinstance(node.get(k), Mapping))
+        stack.extend(c for c in node.get("children") or [] if isinstance(c, Mapping))
+
+
+def _tool_name(payload: Mapping[str, Any]) -> str:
+    info = payload.get("tool")
+    return str(info.get("host_name") if isinstance(info, Mapping) else info)
+
+
+def react_nodes(events: Iterable[Mapping[str, Any]], ir: Mapping[str, Any] | None = None) -> set[str]:
+    """Ids of the react leaves of a run: from ``node.enter`` types, ``react.started`` and the IR."""
+    found = {node_id for node_id, node in _ir_nodes(ir) if node.get("kind") == "react"} if ir else set()
+    for event in events:
+        kind, payload = event.get("kind"), event.get("payload") or {}
+        if kind == "react.started" or (kind == "node.enter" and payload.get("type") == "react"):
+            found.add(str(payload.get("node_id", "")))
+        elif kind == "episode.started" and ir is None and isinstance(payload.get("ir"), Mapping):
+            found |= react_nodes((), payload["ir"])
+    return found
+
+
+def model_choices(
+    events: Sequence[Mapping[str, Any]], ir: Mapping[str, Any] | None = None
+) -> list[ModelChoice]:
+    """The tool calls of react leaves, in order: their arguments came from the model.
+
+    Args:
+        events: the run's events as dicts, in order.
+        ir: the tree's IR; defaults to ``episode.started``'s.
+    """
+    react = react_nodes(events, ir)
+    choices = []
+    for step, event in enumerate(events):
+        payload = event.get("payload") or {}
+        node_id = str(payload.get("node_id", ""))
+        if event.get("kind") == "tool.call.started" and node_id in react:
+            arguments = dict(payload.get("arguments") or {})
+            choices.append(ModelChoice(step, node_id, _tool_name(payload), arguments))
+    return choices
+
+
 def provenance(
     events: Sequence[Mapping[str, Any]], ir: Mapping[str, Any] | None = None
 ) -> list[WriteRecord]:
@@ -173,8 +243,12 @@ def provenance(
 
     Returns:
         One record per write; run inputs are writes by ``input`` at the ``episode.started`` step.
+        Consumers come from ``blackboard.read`` events; only when the trace has none are tool
+        arguments matched by value. React tool calls are never consumers (see
+        :func:`model_choices`).
     """
     builder = _Builder(ir)
+    builder.react |= react_nodes(events, ir)
     by_value = not any(e.get("kind") == "blackboard.read" for e in events)
     for step, event in enumerate(events):
         kind, payload = event.get("kind"), event.get("payload") or {}

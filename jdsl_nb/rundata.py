@@ -14,7 +14,13 @@ from typing import Any
 from jdsl.drawing import as_ir, node_statuses
 
 from jdsl_nb._coerce import as_events
-from jdsl_nb.provenance import WriteRecord, events_from_activity, provenance
+from jdsl_nb.provenance import (
+    ModelChoice,
+    WriteRecord,
+    events_from_activity,
+    model_choices,
+    provenance,
+)
 
 __all__ = ["RunData", "last_episode"]
 
@@ -66,6 +72,7 @@ class RunData:
         error: the error text when the run raised, else None.
         records: blackboard writes with provenance (:func:`jdsl_nb.provenance.provenance`).
         statuses: last status per node id.
+        choices: tool calls whose arguments the model chose (react leaves), in order.
     """
 
     events: list[dict[str, Any]]
@@ -74,6 +81,7 @@ class RunData:
     error: str | None = None
     records: list[WriteRecord] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)
+    choices: list[ModelChoice] = field(default_factory=list)
 
     @classmethod
     def build(cls, source: Any, *, tree: Any = None, error: Any = None) -> RunData:
@@ -87,7 +95,8 @@ class RunData:
         ir = _find_ir(events, tree)
         status, error_text = _outcome(events, source if is_context else None, error)
         statuses = node_statuses(events)
-        return cls(events, ir, status, error_text, provenance(events, ir), statuses)
+        return cls(events, ir, status, error_text, provenance(events, ir), statuses,
+                   model_choices(events, ir))
 
 
 def _hydrated(source: Any) -> Any:

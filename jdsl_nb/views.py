@@ -14,13 +14,14 @@ from jdsl.drawing import as_ir, drawing_html, labelled_children, node_label, str
 
 from jdsl_nb._coerce import as_events
 from jdsl_nb._html import STATIC_FULL_CHARS, esc, page, preview, table, value_html
-from jdsl_nb.provenance import WriteRecord
+from jdsl_nb.provenance import ModelChoice, WriteRecord
 from jdsl_nb.rundata import RunData
 from jdsl_nb.timeline import Span, event_node, event_summary, node_spans
 
 __all__ = [
     "blackboard_html",
     "events_html",
+    "choices_html",
     "gantt_html",
     "payload_html",
     "provenance_html",
@@ -92,6 +93,21 @@ def provenance_html(
         note = f"<div class='jdsl-note'>{len(records) - limit} more writes not shown</div>"
     headers = ["step", "key", "value", "writer", "previous", "consumed by"]
     return table(headers, rows, cls="jdsl-provenance") + note
+
+
+def choices_html(
+    choices: Sequence[ModelChoice], *, limit: int = MAX_ROWS, full_limit: int = TABLE_FULL_CHARS
+) -> str:
+    """Tool calls whose arguments the model chose (react leaves): no blackboard key fed them."""
+    rows = [
+        [str(c.step), f"<code>{esc(c.node_id)}</code>", f"<code>{esc(c.tool)}</code>",
+         value_html(dict(c.arguments), full_limit=full_limit), "chosen by the model"]
+        for c in choices[:limit]
+    ]
+    more = len(choices) - limit
+    note = f"<div class='jdsl-note'>{more} more calls not shown</div>" if more > 0 else ""
+    headers = ["step", "react node", "tool", "arguments", "source"]
+    return table(headers, rows, cls="jdsl-model-choices") + note
 
 
 def blackboard_html(state: Mapping[str, WriteRecord], *, full_limit: int = TABLE_FULL_CHARS) -> str:
@@ -187,6 +203,8 @@ def run_html(run: RunData) -> str:
     if run.ir is not None:
         parts.append("<h4>tree</h4>" + drawing_html(run.ir, run.statuses))
     parts.append("<h4>blackboard provenance</h4>" + provenance_html(run.records, limit=100))
+    if run.choices:
+        parts.append("<h4>tool calls chosen by the model</h4>" + choices_html(run.choices))
     parts.append("<h4>timeline by node</h4>" + gantt_html(run.events))
     parts.append("<h4>events</h4>" + events_html(run.events))
     return page("run", "".join(parts), cls="jdsl-run")
@@ -201,6 +219,7 @@ def run_text(run: RunData) -> str:
     for key, record in sorted(final.items()):
         lines.append(f"  {key} = {preview(record.value, 80)[0]}  (by {record.writer})")
         lines.extend(f"      -> {c.describe()}" for c in record.consumers[:5])
+    lines.extend(f"  tool call {c.describe()}" for c in run.choices[:20])
     return "\n".join(lines)
 
 

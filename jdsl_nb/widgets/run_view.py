@@ -1,9 +1,10 @@
 """RunView: one run, live in the notebook (ipywidgets 8).
 
 The tree coloured by status; the blackboard with provenance per key (every write, its writer
-node, the previous value, the later tool arguments that consumed it); the timeline by node; a
-step slider that shows the event at that step (prompt, raw model output, tool arguments and
-result) and the blackboard as of that step. Only one step's detail is in the page at a time, and
+node, the previous value, the later reads and tool arguments that consumed it); the tool calls
+whose arguments a react leaf's model chose; the timeline by node; a step slider that shows the
+event at that step (prompt, raw model output, tool arguments and result) and the blackboard as
+of that step. Only one step's detail is in the page at a time, and
 tables are capped, so a 10,000-event run sends well under 1 MB when it first shows.
 """
 
@@ -62,6 +63,11 @@ class RunView(w.VBox):
         self.inspector = ValueInspector()
         self.key_picker.observe(lambda _: self._show_provenance(), names="value")
         timeline = _html(f"<div class='jdsl-view'>{views.gantt_html(run.events)}</div>", "jdsl-run-timeline")
+        chosen: list[w.Widget] = []
+        if run.choices:
+            table = views.choices_html(run.choices, full_limit=0)
+            chosen = [_section("tool calls chosen by the model"),
+                      _html(f"<div class='jdsl-view'>{table}</div>", "jdsl-run-choices")]
         self.slider = w.IntSlider(value=last, min=0, max=last, description="step",
                                   continuous_update=False, layout=w.Layout(width="70%"))
         self.slider.add_class("jdsl-step-slider")
@@ -75,7 +81,7 @@ class RunView(w.VBox):
         self._show_step()
         super().__init__(children=[
             header, _section("tree"), self.tree,
-            _section("blackboard provenance"), self.key_picker, self.provenance,
+            _section("blackboard provenance"), self.key_picker, self.provenance, *chosen,
             _section("timeline by node"), timeline,
             _section("step"), w.HBox([self.slider, *buttons]), self.events,
             w.HBox([self.payload, self.blackboard]), self.inspector,

@@ -82,3 +82,90 @@ def test_node_spans_and_summaries(run_events):
     started = next(e for e in run_events if e["kind"] == "tool.call.started")
     assert event_summary(started).startswith("call lookup(")
     assert event_summary({"kind": "unknown.kind"}) == "unknown.kind"
+
+
+# -- react: tool arguments chosen by the model -----------------------------------------------
+
+REACT = "root/react.0"
+
+
+def _react_events(with_reads: bool) -> list[dict]:
+    """A react leaf that reads ``question`` and calls a tool with a model-chosen order id that
+    happens to equal a blackboard value (``order_id``), so value matching would link it."""
+    events: list[dict] = [
+        {"kind": "episode.started", "payload": {
+            "inputs": {"question": "Is my order pending?", "order_id": "#W7602708"},
+            "ir": {"kind": "root", "name": "ask", "child": {
+                "kind": "react", "signature": "question -> answer", "tools": ["get_order"]}}}},
+        {"kind": "node.enter", "payload": {"node_id": REACT, "type": "react"}},
+    ]
+    if with_reads:
+        events.append({"kind": "blackboard.read", "payload": {
+            "path": "question", "reader": REACT, "value": "Is my order pending?"}})
+    events += [
+        {"kind": "tool.call.started", "actor": "model", "payload": {
+            "node_id": REACT, "store": None, "tool": {"host_name": "get_order"},
+            "arguments": {"order_id": "#W7602708"}}},
+        {"kind": "blackboard.write", "payload": {"key": "answer", "value": "yes", "writer": REACT}},
+        {"kind": "node.exit", "payload": {"node_id": REACT, "type": "react", "status": "success"}},
+    ]
+    return events
+
+
+def test_react_tool_calls_are_chosen_by_the_model_not_consumers():
+    from jdsl_nb.provenance import model_choices
+
+    events = _react_events(with_reads=True)
+    records = _by_key(provenance(events))
+    assert [c.describe() for c in records["question"].consumers] == [
+        "read as question by root/react.0 (step 2)"]
+    assert records["order_id"].consumers == []  # equal value, but no read: not a consumer
+    (choice,) = model_choices(events)
+    assert (choice.node_id, choice.tool, dict(choice.arguments)) == (
+        REACT, "get_order", {"order_id": "#W7602708"})
+    assert "chosen by the model @root/react.0" in choice.describe()
+
+
+def test_react_tool_calls_are_not_matched_by_value_without_reads():
+    records = _by_key(provenance(_react_events(with_reads=False)))
+    assert records["order_id"].consumers == [] and records["question"].consumers == []
+
+
+def test_an_action_in_a_trace_with_reads_is_never_linked_by_value():
+    events = [
+        {"kind": "blackboard.write", "payload": {"key": "customer", "value": {"id": "C7"},
+                                                 "writer": "look"}},
+        {"kind": "blackboard.read", "payload": {"path": "other", "reader": "x", "value": 1}},
+        {"kind": "tool.call.started", "payload": {"node_id": "list", "tool": {"host_name": "ls"},
+                                                  "arguments": {"customer_id": "C7"}}},
+    ]
+    assert provenance(events)[0].consumers == []
+
+
+def test_a_real_react_run_shows_the_call_as_chosen_by_the_model():
+    import pytest
+
+    text_mod = pytest.importorskip("jdsl.text")
+    from jdsl.providers.messages import ModelTurn, ToolCall
+    from jdsl.testing import ScriptedModel
+    from jdsl.trace import ListTraceSink
+
+    from jdsl_nb.rundata import RunData
+    from jdsl_nb.views import run_html, run_text
+
+    def get_order_details(order_id: str) -> dict:
+        return {"order_id": order_id, "status": "pending"}
+
+    root = text_mod.parse_behavior(
+        'react "question -> answer" tools=[get_order_details] max_steps=3\n', name="ask",
+        tools=[get_order_details])
+    model = ScriptedModel(ModelTurn(tool_calls=[ToolCall(
+        id="c1", name="get_order_details", arguments={"order_id": "#W7602708"})]), "pending")
+    sink = ListTraceSink()
+    ctx = root.run(model=model, trace_sink=sink, question="Is my order pending?")
+    run = RunData.build(ctx)
+    text = run_text(run)
+    assert "get_order_details(...) <- question" not in text
+    assert "read as question by root/react.0" in text
+    assert "get_order_details(order_id='#W7602708') chosen by the model @root/react.0" in text
+    assert "tool calls chosen by the model" in run_html(run)

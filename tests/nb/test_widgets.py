@@ -132,3 +132,21 @@ def test_run_view_of_nothing_is_empty_not_an_error(bad):
     else:
         with pytest.raises(TypeError):
             RunView(bad)
+
+
+def test_run_view_lists_react_tool_calls_as_chosen_by_the_model():
+    react = "root/react.0"
+    events = [
+        {"kind": "episode.started", "payload": {"inputs": {"question": "pending?"}}},
+        {"kind": "node.enter", "payload": {"node_id": react, "type": "react"}},
+        {"kind": "blackboard.read", "payload": {"path": "question", "reader": react}},
+        {"kind": "tool.call.started", "payload": {"node_id": react, "tool": {"host_name": "get_order"},
+                                                  "arguments": {"order_id": "#W1"}}},
+        {"kind": "node.exit", "payload": {"node_id": react, "type": "react", "status": "success"}},
+    ]
+    view = RunView(events)
+    sections = [c.value for c in view.children if isinstance(c, w.HTML)]
+    assert any("chosen by the model" in s and "get_order" in s for s in sections)
+    assert "get_order" not in view.provenance.value
+    assert not any("chosen by the model" in s for s in
+                   [c.value for c in RunView(events[:3]).children if isinstance(c, w.HTML)])
