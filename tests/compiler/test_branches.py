@@ -23,10 +23,12 @@ USERS = {
 }
 
 
-def _tail(b: EpisodeBuilder, i: int, key: str = "user_id") -> dict[str, Any]:
+def _tail(
+    b: EpisodeBuilder, i: int, signature: str = "request, user -> order_index: int"
+) -> dict[str, Any]:
     user = USERS[f"u{i}"]
     b.call("get_user", user, store="user", user_id=user["user_id"])
-    b.predict("choose", "request, user -> order_index: int", order_index=1)
+    b.predict("choose", signature, order_index=1)
     b.call("cancel", {"ok": True}, store="receipt", order_id=user["orders"][1], reason="mistake")
     return b.done(True)
 
@@ -225,3 +227,26 @@ def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
     from jdsl.ir.nodes import child_slots
 
     return [node] + [n for child in child_slots(node) for n in _walk(child)]
+
+
+def test_what_only_one_alternative_stores_is_not_available_after_the_branch() -> None:
+    sig = "request, profile -> order_index: int"  # profile: stored on the second path only
+
+    def email(i: int) -> dict[str, Any]:
+        b = EpisodeBuilder(f"email_{i}", inputs={"email": f"u{i}@x.com", "request": "cancel"})
+        b.call("find_by_email", USERS[f"u{i}"]["user_id"], store="user_id", email=f"u{i}@x.com")
+        return _tail(b, i, signature=sig)
+
+    def name(i: int) -> dict[str, Any]:
+        inputs = {"first": f"Ann{i}", "last": f"Lee{i}", "zip": f"0{i}123", "request": "cancel"}
+        b = EpisodeBuilder(f"name_{i}", inputs=inputs)
+        b.call("find_by_name", USERS[f"u{i}"]["user_id"], store="user_id", first=f"Ann{i}",
+               last=f"Lee{i}", zip=f"0{i}123")  # fmt: skip
+        b.call("get_profile", {"vip": True}, store="profile", user_id=USERS[f"u{i}"]["user_id"])
+        return _tail(b, i, signature=sig)
+
+    result = compile_behavior([email(0), name(1), email(2), name(3), email(4)], name="c")
+    (branch,) = result.compiled.branches
+    assert branch.alternatives[1].tools == ("find_by_name", "get_profile") and result.ok
+    assert "profile" in result.compiled.inputs  # not produced on every path: a run input
+    assert "user_id" not in result.compiled.inputs  # produced on every path

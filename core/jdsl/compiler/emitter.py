@@ -153,7 +153,9 @@ class Emitter:
             node_id = self.unique(
                 d.node_id if "/" not in d.node_id else f"decide_{len(self.nodes)}"
             )
-            samples = [x for e in scope[1:] for x in e.decisions if x.node_id == d.node_id]
+            samples = [
+                x for e in scope for x in e.decisions if x.node_id == d.node_id and x is not d
+            ]
             residual = residualize_decision(d, node_id=node_id, samples=samples, model=self.model)
             self.add_residual(residual, d.input_sources)
             claim = {"node_id": d.node_id, "kind": d.kind, "signature": d.signature}
@@ -294,8 +296,9 @@ class Emitter:
         builder = _Branch(self, self.unique(teacher or f"branch_{plan.head}"), teacher)
         start = len(self.provenance)
         yield builder
-        self.available |= set.intersection(*builder.produced)
-        self.residual_keys |= set.intersection(*builder.residual)
+        # after the selector: what every alternative produced (each started from the base)
+        self.available = builder.base[0] | set.intersection(*builder.produced)
+        self.residual_keys = builder.base[1] | set.intersection(*builder.residual)
         self.nodes.append({"kind": "selector", "id": builder.node_id, "children": builder.children})
         tail = plan.lanes[0].skeleton[len(plan.lanes[0].skeleton) - plan.tail :]
         branch = CompiledBranch(builder.node_id, plan.head, tuple(builder.alternatives), tail,
