@@ -57,8 +57,7 @@ from jdsl.trace import Episode, TraceFormatError, read_events
 __all__ = ["InputUse", "app", "input_types", "package_app", "parse_inputs", "read_tools"]
 
 InputUse = tuple[str, dict[str, Any]]
-"""Where a package reads a run input whole, and the JSON Schema recorded there:
-``("lookup.email", {"type": "string"})``."""
+"""Where a package reads a run input whole and its JSON Schema: ``("lookup.email", {...})``."""
 
 app = typer.Typer(
     name="jdsl",
@@ -150,18 +149,12 @@ def _allows_string(schema: Mapping[str, Any]) -> bool:
 
 
 def _typed(key: str, text: str, uses: Sequence[InputUse], option: str) -> Any:
-    if all(_allows_string(schema) for _, schema in uses):
-        value: Any = text
-    else:
-        wanted = " / ".join(f"{where}: {schema.get('type')}" for where, schema in uses)
+    value: Any = text
+    if not all(_allows_string(schema) for _, schema in uses):
         try:
             value = json.loads(text)
         except ValueError:
-            raise typer.BadParameter(
-                f"{key}={text!r}: the package reads {key} as {wanted}; write a value of that "
-                f"type, or {key}:=JSON to pass any JSON value",
-                param_hint=option,
-            ) from None
+            pass  # the check below names the type wanted
     for where, schema in uses:
         error = best_match(validator_for(schema)(schema).iter_errors(value))
         if error is not None:
@@ -298,11 +291,8 @@ def compile_command(
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if group_by is not None and out.exists() and not out.is_dir():
-        raise cli_fail(
-            f"-o {out} is a file",
-            "with --group-by, -o is the directory that gets one package per family; "
-            "pass a directory path",
-        )
+        fix = "with --group-by, -o is a directory for one package per family; pass one"
+        raise cli_fail(f"-o {out} is a file", fix)
     normalized = normalize_all(_read_episodes(traces, strict=not skip_bad_lines), canonical=mapping)
     _require_success(normalized, traces)
     base = name or next(
@@ -475,20 +465,31 @@ def run_command(
     pkg = load_package(path)
     seeds = parse_inputs(inputs, types=input_types(pkg))
     root = pkg.as_root(read_tools(tools), model_id=model)
-    scripted = None
-    if reply:
-        from jdsl.testing import ScriptedModel
-
-        scripted = ScriptedModel(*reply)
-    leaves = [str(n.get("id") or n["kind"]) for n in _walk(pkg.ir["root"])
-              if n.get("kind") in ("predict", "react")]  # fmt: skip
-    if leaves and scripted is None and not root.model_id:
-        raise cli_fail(
-            f"the package has model leaves ({', '.join(leaves)}) and no model", MODEL_FIX
-        )
-    ctx = root.run(model=scripted, raise_errors=False, **seeds)
+    missing = pkg.missing_inputs(seeds)
+    if missing:
+        raise cli_fail(f"missing run inputs: {'; '.join(missing)}", "pass --input KEY=VALUE")
+    run_model = _run_model(pkg, root.model_id, reply)
+    ctx = root.run(model=run_model, raise_errors=False, **seeds)
     typer.echo(f"status: {ctx.status.value}")
     if ctx.error is not None:
         typer.echo(f"error: {cli_advice(str(ctx.error))}", err=True)
     typer.echo(json.dumps(dict(ctx.blackboard), indent=2, sort_keys=True, default=str))
     raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)
+
+
+def _run_model(pkg: BehaviorPackage, model_id: str | None, reply: Sequence[str]) -> Any:
+    """Scripted replies, else the provider model of ``model_id`` when the package has a model
+    leaf (resolved here, so a bad id or a missing key stops before the run), else None."""
+    if reply:
+        from jdsl.testing import ScriptedModel
+
+        return ScriptedModel(*reply)
+    leaves = [str(n.get("id") or n["kind"]) for n in _walk(pkg.ir["root"])
+              if n.get("kind") in ("predict", "react")]  # fmt: skip
+    if not leaves:
+        return None
+    if not model_id:
+        raise cli_fail(f"model leaves {', '.join(leaves)} have no model", MODEL_FIX)
+    from jdsl.providers import resolve_model
+
+    return resolve_model(model_id)

@@ -58,3 +58,37 @@ def test_a_bad_source_exits_1_with_the_reason_and_writes_nothing(tmp_path: Path)
 def test_the_output_option_is_required(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["tau-bench", str(tmp_path / "x.json")])
     assert result.exit_code == 2
+
+
+def test_an_output_directory_gets_the_source_name(tmp_path: Path) -> None:
+    source = data_path("tau_airline", "episodes.json")
+    result = RUNNER.invoke(import_app, ["tau-bench", str(source), "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    written = tmp_path / "episodes.jsonl"
+    assert written.exists() and f"-> {written}: 54 episodes" in result.output
+
+
+def test_an_empty_source_is_an_error_and_writes_nothing(tmp_path: Path) -> None:
+    source = tmp_path / "e0.json"
+    source.write_text("[]")
+    out = tmp_path / "e0.jsonl"
+    result = RUNNER.invoke(import_app, ["tau-bench", str(source), "-o", str(out)])
+    assert result.exit_code == 1 and not out.exists()
+    assert result.output.startswith(f"error: no episodes in {source} — ")
+
+
+def test_the_source_is_never_overwritten(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    before = log.read_text()
+    for out in (log, tmp_path):  # -o the file itself, or its folder (-> log.jsonl again)
+        result = RUNNER.invoke(import_app, ["openai-chat", str(log), "-o", str(out)])
+        assert result.exit_code == 1 and "is the source file" in result.output
+    assert log.read_text() == before
+
+
+def test_a_binary_source_is_an_error_line(tmp_path: Path) -> None:
+    source = tmp_path / "b.json"
+    source.write_bytes(b"\xff\xfe\x00\x01")
+    result = RUNNER.invoke(import_app, ["tau-bench", str(source), "-o", str(tmp_path / "o.jsonl")])
+    assert result.exit_code == 1 and result.output.startswith("error: the input is not UTF-8 text")

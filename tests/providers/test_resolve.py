@@ -168,3 +168,37 @@ def test_base_urls_must_be_plain_http(url):
             f"openai-compatible:m@{url}" if url.startswith("http") else "gpt-4o",
             env={**KEYS, "OPENAI_BASE_URL": url},
         )
+
+
+@pytest.mark.parametrize("model_id", [None, 3])
+def test_a_model_id_that_is_not_text_is_a_binding_error(model_id):
+    with pytest.raises(BindingError, match="model id must be a string") as info:
+        resolve_model(model_id, env=KEYS)  # type: ignore[arg-type]
+    assert "gpt-4o-mini" in str(info.value) and info.value.kind == "model"
+
+
+def test_openai_compatible_needs_a_base_url():
+    with pytest.raises(BindingError, match="has no base URL") as info:
+        resolve_model("openai-compatible:llama", env=KEYS)
+    assert "openai-compatible:<model>@<http(s) base URL>" in str(info.value)
+    assert "OPENAI_COMPATIBLE_BASE_URL" in str(info.value)
+    explicit = resolve_model(
+        "openai-compatible:llama", env={}, settings=ProviderSettings(base_url="http://h/v1")
+    )
+    assert explicit.settings.base_url == "http://h/v1"
+
+
+@pytest.mark.parametrize(
+    ("model_id", "problem"),
+    [
+        ("openai-compatible:llama@notaurl", "'notaurl' after '@' is not an http(s) base URL"),
+        ("openai-compatible:llama@ftp://h/v1", "'ftp://h/v1' after '@' is not an http(s)"),
+        ("openai-compatible:@http://h/v1", "there is no model name before '@'"),
+    ],
+)
+def test_openai_compatible_text_after_at_must_be_a_url(model_id, problem):
+    env = {"OPENAI_COMPATIBLE_BASE_URL": "http://x/v1"}
+    with pytest.raises(BindingError) as info:
+        resolve_model(model_id, env=env)
+    assert problem in str(info.value)
+    assert "openai-compatible:<model>@<http(s) base URL>" in str(info.value)

@@ -1,0 +1,130 @@
+"""``jdsl compile``: no package unless a verified one; where -o puts it; clean errors."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from jdsl.cli import app
+from jdsl.package import load_package
+
+
+def _compile(runner, *args: object):
+    return runner.invoke(app, ["compile", *map(str, args)])
+
+
+def test_a_good_trace_compiles_to_exactly_the_named_file(runner, traces, tmp_path) -> None:
+    out = tmp_path / "pkgs" / "cancel.zip"
+    result = _compile(runner, traces(3), "-o", out)
+    assert result.exit_code == 0, result.output
+    assert f"package: {out}" in result.output
+    assert out.exists() and not out.with_name("cancel.zip.jdsl").exists()
+    assert load_package(out).name == "cancel"
+
+
+@pytest.mark.parametrize("outcome", ["failure", "cancelled"])
+def test_no_successful_episode_exits_1_and_writes_nothing(
+    runner, traces, tmp_path, outcome
+) -> None:
+    out = tmp_path / "fail.jdsl"
+    result = _compile(runner, traces(2, outcome), "-o", out)
+    assert result.exit_code == 1 and not out.exists()
+    assert "error: no successful episode in" in result.output
+    assert (
+        "(2 failed or cancelled) — a package is compiled from runs that succeeded" in result.output
+    )
+    assert "Traceback" not in result.output
+
+
+def test_an_empty_trace_file_exits_1_and_writes_nothing(runner, tmp_path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = _compile(runner, empty, "-o", tmp_path / "empty.jdsl")
+    assert result.exit_code == 1 and not (tmp_path / "empty.jdsl").exists()
+    assert f"error: no episodes in {empty} — record runs" in result.output
+
+
+def test_an_existing_directory_gets_name_dot_jdsl_inside(runner, traces, tmp_path) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    result = _compile(runner, traces(2), "-o", folder)
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in folder.iterdir()] == ["cancel.jdsl"]
+    assert not folder.with_name("out.jdsl").exists()
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600)])
+def test_the_package_mode_follows_the_umask(runner, traces, tmp_path, umask, mode) -> None:
+    trace = traces(2)
+    previous = os.umask(umask)
+    try:
+        result = _compile(runner, trace, "-o", tmp_path / "p.jdsl")
+    finally:
+        os.umask(previous)
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE((tmp_path / "p.jdsl").stat().st_mode) == mode
+
+
+def test_a_binary_file_is_named_not_a_traceback(runner, tmp_path) -> None:
+    binary = tmp_path / "b.jsonl"
+    binary.write_bytes(b'{"kind": 1}\n\xff\xfe\x00garbage')
+    result = _compile(runner, binary, "-o", tmp_path / "x.jdsl")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert f"error: {binary}, line 2: not UTF-8 text" in result.output
+    assert "pass a jdsl trace" in result.output and not (tmp_path / "x.jdsl").exists()
+
+
+def test_an_unwritable_output_is_an_error_line(runner, traces, tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = _compile(runner, traces(2), "-o", blocker / "x.jdsl")
+    assert result.exit_code == 1
+    assert f"error: cannot write {blocker / 'x.jdsl'}: " in result.output
+    assert "— choose a writable path for -o" in result.output
+
+
+def test_group_by_refuses_an_existing_file(runner, traces, tmp_path) -> None:
+    existing = tmp_path / "existing.jdsl"
+    existing.write_text("keep me")
+    result = _compile(runner, traces(2), "-o", existing, "--group-by", "task")
+    assert result.exit_code == 1 and existing.read_text() == "keep me"
+    assert f"error: -o {existing} is a file — with --group-by, -o is a directory" in result.output
+
+
+def test_group_by_writes_only_the_families_that_verify(runner, traces, tmp_path) -> None:
+    good, bad = traces(2, name="good.jsonl"), traces(1, "failure", name="bad.jsonl")
+    out = tmp_path / "families"
+    result = _compile(runner, good, bad, "-o", out, "--group-by", "sequence")
+    assert result.exit_code == 1
+    rows = {line.split()[0]: line for line in result.output.splitlines() if "seq-" in line}
+    assert rows["seq-lookup-list_orders-get_order"].endswith(".jdsl")
+    assert rows["seq-none"].endswith("not written")
+    assert [p.name for p in out.iterdir()] == ["seq-lookup-list_orders-get_order.jdsl"]
+    assert "error: some families failed verification" in result.output
+
+
+def test_bad_trace_lines_are_skipped_only_when_asked(runner, traces, tmp_path) -> None:
+    trace = traces(2)
+    trace.write_text(trace.read_text() + "torn line\n")
+    strict = _compile(runner, trace, "-o", tmp_path / "s.jdsl")
+    assert strict.exit_code == 1 and "pass --skip-bad-lines to skip such lines" in strict.output
+    assert "strict=False" not in strict.output
+    lenient = _compile(runner, trace, "-o", tmp_path / "l.jdsl", "--skip-bad-lines")
+    assert lenient.exit_code == 0, lenient.output
+
+
+def test_a_bad_canonical_mapping_names_its_option(runner, traces, tmp_path) -> None:
+    result = _compile(runner, traces(1), "-o", tmp_path / "c.jdsl", "--canonical", "nonsense")
+    assert result.exit_code == 2
+    assert "Invalid value for --canonical: 'nonsense' is not KEY=VALUE" in result.output
+    ok = _compile(runner, traces(1, name="u.jsonl"), "-o", tmp_path / "c.jdsl",
+                  "--canonical", "lookup=retail.lookup")  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    assert "retail.lookup" in load_package(tmp_path / "c.jdsl").required_capabilities
+
+
+def test_missing_trace_file_is_a_usage_error(runner, tmp_path: Path) -> None:
+    result = _compile(runner, tmp_path / "nope.jsonl", "-o", tmp_path / "x.jdsl")
+    assert result.exit_code == 2 and "does not exist" in result.output

@@ -1,0 +1,121 @@
+"""Every failure is ``error: <what> — <how to fix>`` and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pytest
+import typer
+from jdsl.cli import app
+from jdsl.errors import BindingError
+from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail
+from typer.testing import CliRunner
+
+TOOLS = "jdsl.envs.fixtures:retail_fixture_tools"
+
+
+def _probe(exc: BaseException) -> typer.Typer:
+    probe = typer.Typer()
+
+    @probe.command()
+    @cli_errors
+    def fail(name: str = typer.Option("x", "--name")) -> None:
+        """A command that raises ``exc``."""
+        raise exc
+
+    return probe
+
+
+@pytest.mark.parametrize(
+    ("exc", "line"),
+    [
+        (BindingError("tool 'x' is not bound; bind it"), "error: tool 'x' is not bound; bind it"),
+        (FileExistsError(errno.EEXIST, "File exists", "out"),
+         "error: out: File exists — it exists and is a file; pass a new path or a directory"),
+        (IsADirectoryError(errno.EISDIR, "Is a directory", "/tmp"),
+         "error: /tmp: Is a directory — it is a directory; pass a file path"),
+        (OSError(errno.EIO, "I/O error"), "error: I/O error — check the path and its permissions"),
+        (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
+         "error: the input is not UTF-8 text (invalid start byte at byte 0) — pass a text file"),
+    ],
+)  # fmt: skip
+def test_cli_errors_prints_one_error_line_and_exits_1(exc, line) -> None:
+    result = CliRunner().invoke(_probe(exc), ["--name", "y"])
+    assert result.exit_code == 1 and result.output.startswith(line)
+    assert "Traceback" not in result.output
+
+
+def test_other_exceptions_are_not_swallowed() -> None:
+    result = CliRunner().invoke(_probe(ZeroDivisionError("bug")), [])
+    assert isinstance(result.exception, ZeroDivisionError)
+
+
+def test_cli_fail_and_advice() -> None:
+    with pytest.raises(typer.Exit) as info:
+        raise cli_fail("no episodes in x", "record some")
+    assert info.value.exit_code == 1
+    python = ("this tree has a model leaf (predict or react) but the run has no model; pass "
+              "model=... to run() (e.g. ScriptedModel('...') from jdsl.testing) or set "
+              "root(...).model('model-id')")  # fmt: skip
+    assert cli_advice(python).endswith(MODEL_FIX) and "run()" not in cli_advice(python)
+    assert cli_advice("unchanged text") == "unchanged text"
+
+
+def test_a_tool_factory_that_raises_is_named(runner, traces, tmp_path, host_module) -> None:
+    module = host_module("raising_tools", "def factory():\n    raise RuntimeError('no db')\n")
+    package = tmp_path / "p.jdsl"
+    assert runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)]).exit_code == 0
+    result = runner.invoke(app, ["package", "run", str(package), "-t", f"{module}:factory"])
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        f"error: the tool factory {module}:factory raised RuntimeError: no db — fix it"
+    )
+    broken = host_module("broken_tools", "raise RuntimeError('import boom')\n")
+    result = runner.invoke(app, ["package", "run", str(package), "-t", f"{broken}:tools"])
+    assert result.exit_code == 1
+    assert f"error: importing {broken} raised RuntimeError: import boom" in result.output
+
+
+def test_run_names_the_model_flags_when_a_model_leaf_has_no_model(runner, traces, tmp_path) -> None:
+    package = tmp_path / "p.jdsl"
+    runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)])
+    base = ["package", "run", str(package), "-t", TOOLS, "-i", "email=c1@x.com", "-i", "request=x"]
+    result = runner.invoke(app, base)
+    assert result.exit_code == 1
+    assert "error: model leaves resolve_target have no model — pass --model ID" in result.output
+    assert "--reply TEXT" in result.output and "model=..." not in result.output
+    both = runner.invoke(app, [*base, "--model", "gpt-4o", "--reply", "0"])
+    assert both.exit_code == 2 and "give --model or --reply, not both" in both.output
+    missing = runner.invoke(app, ["package", "run", str(package), "-t", TOOLS, "--reply", "0"])
+    assert missing.exit_code == 1
+    assert "error: missing run inputs: email; request — pass --input KEY=VALUE" in missing.output
+
+
+def test_run_resolves_the_model_before_running(
+    runner, traces, tmp_path, isolated_env, monkeypatch
+) -> None:
+    monkeypatch.delenv("OPENAI_COMPATIBLE_BASE_URL", raising=False)
+    package = tmp_path / "p.jdsl"
+    runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)])
+    args = ["package", "run", str(package), "-t", TOOLS, "-i", "email=c1@x.com", "-i", "request=x"]
+    result = runner.invoke(app, [*args, "--model", "openai-compatible:llama"])
+    assert result.exit_code == 1 and "status:" not in result.output
+    assert "has no base URL" in result.output and "OPENAI_COMPATIBLE_BASE_URL" in result.output
+    keyless = runner.invoke(app, [*args, "--model", "gpt-4o"])
+    assert "error: model 'gpt-4o' needs an API key: set OPENAI_API_KEY" in keyless.output
+    assert "ProviderSettings" not in keyless.output
+
+
+def test_package_commands_report_a_missing_package(runner, tmp_path: Path) -> None:
+    for command in ("inspect", "verify"):
+        result = runner.invoke(app, ["package", command, str(tmp_path / "none.jdsl")])
+        assert result.exit_code == 1 and result.output.startswith("error: no package at")
+
+
+def test_demo_refuses_a_file_as_its_folder(runner, tmp_path: Path) -> None:
+    target = tmp_path / "f"
+    target.write_text("")
+    result = runner.invoke(app, ["demo", "-o", str(target), "--quiet"])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: -o {target} is a file — the demo writes a folder")
