@@ -14,6 +14,7 @@ from jdsl.drawing import drawing_html
 
 from jdsl_nb import compile_views as cv
 from jdsl_nb._html import CSS, esc, value_html
+from jdsl_nb.widgets._static import LIVE_CSS, StaticFallbackBox
 
 __all__ = ["CompileView", "candidates_frame"]
 
@@ -45,7 +46,7 @@ def _frame_html(frame: Any, cls: str, limit: int = 300) -> str:
     return str(frame.head(limit).to_html(index=False, classes=f"jdsl-table {cls}", escape=True)) + note
 
 
-class CompileView(w.VBox):
+class CompileView(StaticFallbackBox):
     """A compile result next to the tree that taught it.
 
     Args:
@@ -73,7 +74,7 @@ class CompileView(w.VBox):
         lineage = pd.DataFrame(cv.lineage_rows(result))
         residuals = pd.DataFrame(cv.residual_rows(result))
         super().__init__(children=[
-            w.HTML(CSS + "<b>compile result</b>"), side,
+            w.HTML(CSS + LIVE_CSS + "<b>compile result</b>"), side,
             _view("<b>verification</b>" + value_html(cv.verification_dict(result), 600),
                   "jdsl-verification"),
             w.HTML("<b>candidates</b>"), self.grade_picker, self.table,
@@ -88,11 +89,11 @@ class CompileView(w.VBox):
         frame = self.candidates if grade == _ALL else self.candidates[self.candidates["grade"] == grade]
         self.table.value = f"<div class='jdsl-view'>{_frame_html(frame, 'jdsl-candidates')}</div>"
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
-        bundle["text/plain"] = cv.compile_text(self.result)
-        bundle["text/html"] = cv.compile_html(self.result, self.trace)
-        return bundle
+    def static_text(self) -> str:
+        return cv.compile_text(self.result)
+
+    def static_html(self) -> str:
+        return cv.compile_html(self.result, self.trace)
 
     def __repr__(self) -> str:
         return f"CompileView(candidates={len(self.candidates)}, verification={esc(cv.verification_dict(self.result).get('status', '?'))})"

@@ -19,6 +19,7 @@ from jdsl_nb import views
 from jdsl_nb._html import CSS, esc
 from jdsl_nb.rundata import RunData
 from jdsl_nb.timeline import blackboard_at
+from jdsl_nb.widgets._static import LIVE_CSS, StaticFallbackBox
 from jdsl_nb.widgets._values import ValueInspector, truncated_entries
 
 __all__ = ["RunView"]
@@ -37,8 +38,11 @@ def _section(title: str) -> w.HTML:
     return w.HTML(value=f"<b>{esc(title)}</b>")
 
 
-class RunView(w.VBox):
+class RunView(StaticFallbackBox):
     """A run's tree, blackboard provenance and step-by-step timeline.
+
+    Displayed as two outputs: the static run view (nbconvert, GitHub), then the live widget,
+    which hides the static one where it renders (see ``jdsl_nb.widgets._static``).
 
     Args:
         source: a RunContext, a Trace, an episode or a list of event dicts.
@@ -54,7 +58,7 @@ class RunView(w.VBox):
         self.run = RunData.build(source, tree=tree, error=error)
         run = self.run
         last = max(len(run.events) - 1, 0)
-        header = _html(CSS + f"<div class='jdsl-view'>{views.run_header(run)}</div>", "jdsl-run-header")
+        header = _html(CSS + LIVE_CSS + f"<div class='jdsl-view'>{views.run_header(run)}</div>", "jdsl-run-header")
         drawing = drawing_html(run.ir, run.statuses) if run.ir else "<i>(no tree in the trace)</i>"
         self.tree = _html(f"<div class='jdsl-view'>{drawing}</div>", "jdsl-run-tree")
         keys = sorted({r.key for r in run.records})
@@ -124,11 +128,11 @@ class RunView(w.VBox):
         offered += truncated_entries("blackboard.", {k: r.value for k, r in sorted(state.items())})
         self.inspector.offer(offered)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
-        bundle["text/plain"] = views.run_text(self.run)
-        bundle["text/html"] = views.run_html(self.run)
-        return bundle
+    def static_text(self) -> str:
+        return views.run_text(self.run)
+
+    def static_html(self) -> str:
+        return views.run_html(self.run)
 
     def __repr__(self) -> str:
         return f"RunView(status={self.run.status!r}, events={len(self.run.events)})"

@@ -1,7 +1,7 @@
 """A real browser: JupyterLab on loopback, headless Debian chromium, the smoke notebook run whole.
 
-Checks in the DOM: a writer id in the provenance table, a tree node by its id in the drawing, and
-the step slider changing the blackboard shown. Skips only when chromium is missing and CI is not
+Checks in the DOM: a writer id in the provenance table, a tree node by its id in the drawing, the
+step slider changing the blackboard shown, and the static fallback output hidden by the live widget. Skips only when chromium is missing and CI is not
 "true" (in CI a missing browser is a failure).
 """
 
@@ -96,6 +96,9 @@ def test_notebook_widgets_render_in_jupyterlab(lab):
             _run_all(page)
             provenance = page.locator(".jdsl-run-provenance").first
             expect(provenance).to_contain_text(WRITER_ID, timeout=90_000)
+            fallback = page.locator(".jdsl-widget-fallback").first  # the static output
+            expect(fallback).to_be_attached()
+            expect(fallback).to_be_hidden()  # the live widget's CSS hides it in Lab
             node = page.locator(f'.jdsl-run-tree svg g[id="{TREE_NODE_ID}"]').first
             expect(node).to_be_attached(timeout=30_000)
             board = page.locator(".jdsl-step-blackboard").first

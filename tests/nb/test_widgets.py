@@ -150,3 +150,20 @@ def test_run_view_lists_react_tool_calls_as_chosen_by_the_model():
     assert "get_order" not in view.provenance.value
     assert not any("chosen by the model" in s for s in
                    [c.value for c in RunView(events[:3]).children if isinstance(c, w.HTML)])
+
+
+def test_display_is_a_static_output_then_the_live_widget(run_events, monkeypatch):
+    from jdsl_nb.widgets._static import FALLBACK_CLASS, LIVE_CLASS, WIDGET_VIEW, StaticFallbackBox
+
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append((obj, kw)))
+    view = RunView(run_events)
+    view._ipython_display_()
+    (static, static_kw), (live, live_kw) = shown
+    assert static_kw == live_kw == {"raw": True}
+    assert WIDGET_VIEW not in static and FALLBACK_CLASS in static["text/html"]
+    assert "jdsl-provenance" in static["text/html"] and static["text/plain"].startswith("run: ")
+    assert WIDGET_VIEW in live and "text/html" not in live
+    assert LIVE_CLASS in view._dom_classes and "display:none" in view.children[0].value
+    with pytest.raises(NotImplementedError):
+        StaticFallbackBox().static_html()
