@@ -29,7 +29,6 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from jdsl.compiler import (
     group_episodes,
     normalize_all,
 )
+from jdsl.compiler.families import GroupBy
 from jdsl.demo.cli import demo_command
 from jdsl.errors import BindingError, PackageError
 from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, import_app
@@ -79,11 +79,6 @@ app.add_typer(import_app, name="import")
 app.command("demo")(demo_command)
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-class GroupBy(StrEnum):
-    task = "task"
-    sequence = "sequence"
 
 
 def _print_version(value: bool) -> None:
@@ -313,7 +308,7 @@ def _compile_families(
     normalized: Sequence[NormEpisode], by: GroupBy, base: str, task_family: str, out: Path
 ) -> None:
     rows, ok = [], True
-    for family, members in group_episodes(normalized, by.value):
+    for family, members in group_episodes(normalized, by):
         result = compile_normalized(
             members, name=f"{base}-{family}", task_family=task_family or family
         )
@@ -406,17 +401,24 @@ def inspect_command(
     m = pkg.manifest
     verification = m.get("verification") or {}
     perms = pkg.permissions()
-    types = input_types(pkg)
-    inputs = [
-        key + "".join(sorted({f" ({s['type']})" for _, s in types.get(key, ()) if "type" in s}))
-        for key in (m.get("source") or {}).get("inputs") or []
+    types, source = input_types(pkg), m.get("source") or {}
+
+    def typed(keys: Sequence[str]) -> str:
+        return ", ".join(
+            k + "".join(sorted({f" ({s['type']})" for _, s in types.get(k, ()) if "type" in s}))
+            for k in keys
+        )
+
+    inputs = [typed(source.get("inputs") or [])] + [
+        "one of: " + " | ".join(typed(alt) for alt in branch)
+        for branch in source.get("input_alternatives") or []
     ]
     lines = [
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
         f"task family   {m.get('task_family') or '-'}",
         f"verification  {verification.get('status')} (replay coverage "
         f"{verification.get('replay_coverage', '-')})",
-        f"run inputs    {', '.join(inputs) or '-'}",
+        f"run inputs    {'; '.join(i for i in inputs if i) or '-'}",
         f"reads         {', '.join(perms['reads']) or '-'}",
         f"writes        {', '.join(perms['writes']) or '-'}",
         f"destructive   {', '.join(perms['destructive']) or '-'}",

@@ -105,6 +105,9 @@ def test_run_resolves_the_model_before_running(
     keyless = runner.invoke(app, [*args, "--model", "gpt-4o"])
     assert "error: model 'gpt-4o' needs an API key: set OPENAI_API_KEY" in keyless.output
     assert "ProviderSettings" not in keyless.output
+    unknown = runner.invoke(app, [*args, "--model", "mistral-large"])
+    assert unknown.exit_code == 1 and "error: unknown model id 'mistral-large'" in unknown.output
+    assert "registry=" not in unknown.output
 
 
 def test_package_commands_report_a_missing_package(runner, tmp_path: Path) -> None:

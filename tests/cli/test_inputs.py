@@ -10,7 +10,7 @@ import typer
 from jdsl import tool_spec
 from jdsl.cli import app, input_types, parse_inputs
 from jdsl.dsl import act, predict, ref, root, seq
-from jdsl.package import export_jdsl, load_package, package_from_root
+from jdsl.package import BehaviorPackage, export_jdsl, load_package, package_from_root
 
 HOST = """
 from jdsl import tool
@@ -110,3 +110,20 @@ def test_run_help_documents_the_input_rule(runner) -> None:
     assert result.exit_code == 0
     text = " ".join(result.output.split())
     assert "KEY=VALUE is a string" in text and "KEY:=JSON is a JSON value" in text
+
+
+def test_inspect_shows_input_types_and_alternatives(runner, shop, tmp_path) -> None:
+    package = load_package(shop[0])
+    manifest = {**package.manifest, "source": {"inputs": ["count"], "input_alternatives": [
+        [["zip"], ["first_name", "nickname"]]]}}  # fmt: skip
+    rebuilt = BehaviorPackage.assemble(manifest, behavior=package.ir, tools=package.tools.values())
+    path = export_jdsl(rebuilt, tmp_path / "alt.jdsl")
+    result = runner.invoke(app, ["package", "inspect", str(path)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "run inputs    count (integer); one of: zip (string) | first_name (string), nickname"
+        in result.output
+    )
+    missing = runner.invoke(app, ["package", "run", str(path), "-t", shop[1], "-i", "count=1"])
+    assert missing.exit_code == 1
+    assert "missing run inputs: one of: zip | first_name, nickname" in missing.output
