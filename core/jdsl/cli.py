@@ -25,9 +25,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,7 +48,7 @@ from jdsl.demo.cli import demo_command
 from jdsl.errors import BindingError, PackageError
 from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, import_app
 from jdsl.ir.nodes import child_slots
-from jdsl.package import SUFFIX, BehaviorPackage, load_package, zip_bytes
+from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, load_package
 from jdsl.signature import Signature
 from jdsl.trace import Episode, TraceFormatError, read_events
 
@@ -357,25 +355,11 @@ def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -
 
 
 def _write_package(package: BehaviorPackage, target: Path) -> Path:
-    """Write the ``.jdsl`` archive at exactly ``target``, atomically, mode 0666 & ~umask."""
-    mask = os.umask(0)
-    os.umask(mask)
+    """Write the ``.jdsl`` archive at exactly ``target`` (atomic; see ``export_jdsl``)."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(zip_bytes(package))
-            os.chmod(tmp, 0o666 & ~mask)
-            os.replace(tmp, target)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-    except OSError as exc:
-        raise PackageError(
-            f"cannot write {target}: {exc.strerror} — choose a writable path for -o",
-            path=str(target),
-        ) from exc
-    return target
+        return export_jdsl(package, target, add_suffix=False)
+    except PackageError as exc:
+        raise PackageError(f"{exc} — choose a writable path for -o", path=exc.path) from None
 
 
 def _family_row(family: str, result: CompileResult, written: Path | None) -> str:

@@ -42,25 +42,38 @@ def package_digest(package: BehaviorPackage) -> str:
     return "sha256:" + hashlib.sha256(zip_bytes(package)).hexdigest()
 
 
-def export_jdsl(package: BehaviorPackage, path: str | os.PathLike[str]) -> Path:
-    """Write ``package`` as a ``.jdsl`` archive (the suffix is added when missing).
+def export_jdsl(
+    package: BehaviorPackage, path: str | os.PathLike[str], *, add_suffix: bool = True
+) -> Path:
+    """Write ``package`` as a ``.jdsl`` archive, atomically (temp file, then rename).
+
+    Args:
+        package: the package to write.
+        path: the target file; ``.jdsl`` is appended when missing unless ``add_suffix=False``.
+        add_suffix: keep ``path`` exactly as given when False.
 
     Returns:
-        The path written.
+        The path written. The file's mode is ``0o666`` less the umask, like any new file.
 
     Raises:
-        PackageError: the target directory cannot be written.
+        PackageError: the target cannot be written (nothing is left behind).
     """
     target = Path(path)
-    if target.suffix != SUFFIX:
+    if add_suffix and target.suffix != SUFFIX:
         target = target.with_name(target.name + SUFFIX)
     data = zip_bytes(package)
+    mask = os.umask(0)
+    os.umask(mask)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.chmod(tmp, 0o666 & ~mask)
+            os.replace(tmp, target)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
     except OSError as exc:
         raise PackageError(f"cannot write {target}: {exc.strerror}", path=str(target)) from exc
     return target
