@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +12,10 @@ import pytest
 from jdsl.demo.report import draw
 from jdsl.demo.teacher import teacher_tree
 from jdsl.drawing import RENDERER_ENV, STATUS_COLOURS
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
 
 
 def test_draw_writes_svg_with_node_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -47,3 +53,67 @@ def test_the_demo_draws_without_loading_the_notebook_layer(tmp_path: Path) -> No
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# -- the HTML report ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from jdsl.demo.job import run_demo
+
+    out = tmp_path_factory.mktemp("demo")
+    run_demo(out, progress=False)
+    return out
+
+
+def test_tool_chain_collapses_repeats() -> None:
+    from jdsl.demo.report import tool_chain
+
+    assert tool_chain(["a", "b", "b", "b", "c", "b"]) == "a -> b ×3 -> c -> b"
+    assert tool_chain([]) == ""
+
+
+def test_report_spells_out_rdb_and_scales_drawings(demo_out: Path) -> None:
+    from jdsl.demo.report import RDB_LEGEND
+
+    page = (demo_out / "report.html").read_text()
+    assert "residual decision burden (RDB)</th>" in page and html.escape(RDB_LEGEND) in page
+    assert RDB_LEGEND in (demo_out / "report.txt").read_text()
+    assert "figure svg{display:block;max-width:100%;height:auto}" in page
+    assert "<a href='teacher.svg'>teacher.svg</a>" in page
+    assert "<details><summary>" in page  # long lineage ref lists fold away
+
+
+def test_report_drawings_have_short_roots_plain_quotes_and_a_legend(demo_out: Path) -> None:
+    teacher = (demo_out / "teacher.svg").read_text()
+    if not teacher:
+        pytest.skip("no Graphviz renderer")
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", teacher)
+    assert "root retail_cancel" in texts and not any("system=" in t for t in texts)
+    assert any("Literal[&quot;no" in t for t in texts)
+    assert not any("\\&quot;" in t for t in texts)
+    assert any("not run (dashed)" in t for t in texts) and any("success" in t for t in texts)
+    package = (demo_out / "package.svg").read_text()
+    assert "not run (dashed)" not in package  # drawn without a run: no legend
+
+
+def test_nothing_in_the_report_is_cut_off_in_a_browser(demo_out: Path) -> None:
+    """Headless chromium at 1400 and 900 px: no horizontal overflow, every SVG inside the page."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    probe = ("() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
+             " svgs: [...document.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right),"
+             " body: document.body.getBoundingClientRect().right})")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            for width in (1400, 900):
+                page = browser.new_page(viewport={"width": width, "height": 1000})
+                page.goto((demo_out / "report.html").as_uri())
+                seen = page.evaluate(probe)
+                assert seen["page"] <= seen["view"], (width, seen)
+                assert seen["svgs"] and max(seen["svgs"]) <= seen["body"] + 1, (width, seen)
+                page.close()
+        finally:
+            browser.close()

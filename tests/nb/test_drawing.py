@@ -151,3 +151,44 @@ def test_drawing_never_raises_on_garbage():
 def test_outline_nests_children(cancel_ir):
     html = outline_html(cancel_ir)
     assert html.count("<li") == 10 and "until" not in html
+
+
+def _label(dot: str, node: str) -> str:
+    return re.search(rf'{node} \[label="((?:[^"\\]|\\.)*)"', dot).group(1)
+
+
+def test_root_label_is_its_name_with_the_system_prompt_in_the_tooltip():
+    root = {"kind": "root", "name": "retail_cancel", "system": "You are a careful agent. " * 5,
+            "child": {"kind": "sequence"}}
+    dot = tree_dot(root)
+    assert _label(dot, "n0") == "root retail_cancel"
+    tooltip = re.search(r'n0 \[.*tooltip="((?:[^"\\]|\\.)*)"', dot).group(1)
+    assert "You are a careful agent." in tooltip
+
+
+def test_quotes_inside_strings_show_plain_and_dot_escaping_stays_correct():
+    predict = {"kind": "predict",
+               "signature": 'request -> reason: Literal["no longer needed", "by mistake"]'}
+    dot = tree_dot({"kind": "root", "name": "r", "child": predict})
+    label = _label(dot, "n1")
+    assert label.startswith('predict \\"request -> reason: Literal[\\"no')  # DOT-quoted once
+    assert '\\\\\\"' not in dot  # never a literal backslash before a quote
+    svg = render_svg(dot).svg if shutil.which("dot") else None
+    if svg:
+        assert "Literal[&quot;no" in svg and "\\&quot;" not in svg
+
+
+def test_a_run_drawing_has_a_status_legend_and_greys_nodes_not_run(cancel_ir, run_events):
+    from jdsl.drawing import NOT_RUN_STYLE
+
+    statuses = node_statuses(run_events)
+    dot = tree_dot(cancel_ir, statuses)
+    assert "not run (dashed)" in dot and "success" in dot and "labelloc=b" in dot
+    escalate = next(line for line in dot.splitlines() if "escalate" in line and "label=" in line)
+    assert "jdsl-status-not-run" in escalate and "dashed" in escalate
+    assert NOT_RUN_STYLE["color"] in escalate
+    plain = tree_dot(cancel_ir)
+    assert "not run" not in plain and "dashed" not in plain  # no run, no legend
+    svg = render_svg(dot).svg if shutil.which("dot") else None
+    if svg:
+        assert ">not run (dashed)<" in svg.replace(" not run (dashed) ", "not run (dashed)")

@@ -19,7 +19,11 @@ from jdsl.errors import MissingDependencyError
 if TYPE_CHECKING:
     from jdsl.demo.job import DemoResult
 
-__all__ = ["draw", "group_notes", "html_report", "text_report"]
+__all__ = ["RDB_LEGEND", "draw", "group_notes", "html_report", "tool_chain", "text_report"]
+
+RDB_LEGEND = ("RDB = residual decision burden: the package's model decisions / all its "
+              "decisions (0 = every decision compiled away, 1 = all left to a model)")
+_DETAILS_AFTER = 3
 
 
 def draw(tree: Any, path: Path, statuses: Mapping[str, str] | None = None) -> str:
@@ -47,6 +51,26 @@ def group_notes(outcomes: Sequence[TaskOutcome]) -> dict[str, list[str]]:
         if outcome.note:
             groups.setdefault(outcome.note, []).append(outcome.task)
     return groups
+
+
+def _tool_runs(tools: Sequence[str]) -> list[str]:
+    runs: list[list[Any]] = []
+    for name in tools:
+        if runs and runs[-1][0] == name:
+            runs[-1][1] += 1
+        else:
+            runs.append([name, 1])
+    return [name if count == 1 else f"{name} ×{count}" for name, count in runs]
+
+
+def tool_chain(tools: Sequence[str]) -> str:
+    """Tool names joined by ``->``, a run of one tool written once with ``×n``.
+
+    Example:
+        >>> tool_chain(["a", "b", "b", "b", "c"])
+        'a -> b ×3 -> c'
+    """
+    return " -> ".join(_tool_runs(tools))
 
 
 def _pct(part: int, whole: int) -> str:
@@ -91,6 +115,7 @@ def _airline_lines(result: DemoResult) -> list[str]:
     lines = [
         f"Airline: {result.airline_episodes} real gpt-4o episodes imported, "
         f"{len(rows)} task families compiled ({passed} verified)",
+        f"  ({RDB_LEGEND})",
         f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'verify':<7}{'RDB':>6}  id-like constants",
     ]
     for row in rows:
@@ -111,28 +136,55 @@ def text_report(result: DemoResult) -> str:
 
 
 _CSS = """
-body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;
-text-align:left;vertical-align:top;font-size:.9rem}th{background:#f0f0f0}pre{background:#f7f7f7;
-padding:.6rem;overflow-x:auto}.ok{color:#176117}.bad{color:#9b1c1c}.note{color:#555}
-figure{margin:1rem 0;overflow-x:auto}
+body{font-family:system-ui,sans-serif;max-width:80rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:.5rem 0;max-width:100%}td,th{border:1px solid #ccc;
+padding:.2rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
+th{background:#f0f0f0}pre{background:#f7f7f7;padding:.6rem;white-space:pre-wrap;
+overflow-wrap:anywhere}.ok{color:#176117}.bad{color:#9b1c1c}.note{color:#555}
+figure{margin:1rem 0}figure svg{display:block;max-width:100%;height:auto}
+figcaption{color:#555;font-size:.9rem}summary{cursor:pointer}
+ul.cell{margin:.2rem 0;padding-left:1rem}td{overflow-wrap:break-word}
 """
+
+
+class Markup(str):
+    """Table cell text that is HTML already (other cells are escaped)."""
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
+        "<tr>" + "".join(
+            f"<td>{cell if isinstance(cell, Markup) else html.escape(str(cell))}</td>" for cell in row
+        ) + "</tr>"
         for row in rows
     )
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _svg(result: DemoResult, name: str) -> str:
+def _breakable(text: str) -> str:
+    """Escaped ``text`` that may wrap after ``_`` and ``.`` (long tool and path names)."""
+    return html.escape(text).replace("_", "_<wbr>").replace(".", ".<wbr>")
+
+
+def _list_cell(items: Sequence[str], noun: str) -> Markup | str:
+    """Short lists inline; longer ones as a ``<details>`` (first item shown) with one per line."""
+    if not items:
+        return "-"
+    lines = "".join(f"<li>{_breakable(item)}</li>" for item in items)
+    if len(items) <= _DETAILS_AFTER:
+        return Markup(f"<ul class='cell'>{lines}</ul>")
+    first = _breakable(items[0])
+    return Markup(f"<details><summary>{len(items)} {noun}: {first}, …</summary>"
+                  f"<ul class='cell'>{lines}</ul></details>")
+
+
+def _svg(result: DemoResult, name: str, caption: str) -> str:
     path = result.out / name
     if not path.exists():
         return '<p class="note">(drawing skipped; see the notes)</p>'
-    return f"<figure>{path.read_text(encoding='utf-8')}<figcaption>{name}</figcaption></figure>"
+    return (f"<figure>{path.read_text(encoding='utf-8')}<figcaption>{html.escape(caption)} "
+            f"(<a href='{name}'>{name}</a>, full size)</figcaption></figure>")
 
 
 def html_report(result: DemoResult) -> str:
@@ -142,23 +194,27 @@ def html_report(result: DemoResult) -> str:
         for o in result.held_out
     ]
     airline = [
-        (r.family, r.episodes, " -> ".join(r.tools), "; ".join(r.lineage_refs) or "-",
-         r.verification, f"{r.residual_decision_burden:.2f}", "; ".join(r.id_like_constants) or "-")
+        (r.family, r.episodes, _list_cell(_tool_runs(r.tools), "calls"),
+         _list_cell(list(r.lineage_refs), "refs"), r.verification,
+         f"{r.residual_decision_burden:.2f}", _list_cell(list(r.id_like_constants), "constants"))
         for r in result.airline
     ]
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>jdsl demo report</title>",
         f"<style>{_CSS}</style></head><body><h1>jdsl demo report</h1>",
         f"<pre>{html.escape(text_report(result))}</pre>",
-        "<h2>Retail: the teacher</h2>", _svg(result, "teacher.svg"),
+        "<h2>Retail: the teacher</h2>",
+        _svg(result, "teacher.svg", "The teacher tree, coloured by its first run."),
         f"<pre>{html.escape(result.teacher_text)}</pre>",
-        "<h2>Retail: the compiled package</h2>", _svg(result, "package.svg"),
+        "<h2>Retail: the compiled package</h2>",
+        _svg(result, "package.svg", "The compiled package's tree."),
         f"<pre>{html.escape(result.package_text)}</pre>",
         "<h2>Retail: held-out tasks</h2>",
         _table(["task", "identity", "served", "status", "reward", "note"], held),
         "<h2>Airline: real gpt-4o trajectories, one package per task family</h2>",
-        _table(["family", "episodes", "tools", "lineage refs", "verification", "RDB",
-                "id-like constants"], airline),
+        f"<p class='note'>{html.escape(RDB_LEGEND)}.</p>",
+        _table(["family", "episodes", "tools (in order)", "lineage refs", "verification",
+                "residual decision burden (RDB)", "id-like constants"], airline),
         "</body></html>",
     ]
     return "\n".join(parts)

@@ -17,20 +17,22 @@ Example:
 
 from __future__ import annotations
 
-from jdsl.drawing.dot import NODE_STYLE, STATUS_COLOURS, node_statuses, tree_dot
-from jdsl.drawing.labels import node_label, shorten
+from jdsl.drawing.dot import NODE_STYLE, NOT_RUN_STYLE, STATUS_COLOURS, node_statuses, tree_dot
+from jdsl.drawing.labels import drawing_label, node_label, shorten, unescape_quotes
 from jdsl.drawing.outline import drawing_html, outline_html
 from jdsl.drawing.svg import RENDERER_ENV, Rendered, available_renderers, render_svg
 from jdsl.drawing.walk import as_ir, is_ir_node, labelled_children, structural_ids
 
 __all__ = [
     "NODE_STYLE",
+    "NOT_RUN_STYLE",
     "RENDERER_ENV",
     "STATUS_COLOURS",
     "Rendered",
     "as_ir",
     "available_renderers",
     "drawing_html",
+    "drawing_label",
     "is_ir_node",
     "labelled_children",
     "node_label",
@@ -40,4 +42,5 @@ __all__ = [
     "shorten",
     "structural_ids",
     "tree_dot",
+    "unescape_quotes",
 ]

@@ -4,19 +4,21 @@ Each node kind has one style (``NODE_STYLE``, a table lookup, not an isinstance 
 keep their IR order; labels are escaped and cut short with the full text in the tooltip; every
 drawn node carries its effective node id as the SVG ``id`` attribute, so the drawing can be
 matched against trace events; after a run, the fill colour is the node's last status
-(:func:`node_statuses`).
+(:func:`node_statuses`), nodes the run never reached are drawn dashed and grey, and a legend under
+the tree names the colours.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from jdsl.drawing.labels import node_label, shorten
+from jdsl.drawing.labels import drawing_label, node_label, shorten, unescape_quotes
 from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
 from jdsl.errors import MissingDependencyError
 
-__all__ = ["NODE_STYLE", "STATUS_COLOURS", "node_statuses", "tree_dot"]
+__all__ = ["NODE_STYLE", "NOT_RUN_STYLE", "STATUS_COLOURS", "node_statuses", "tree_dot"]
 
 NODE_STYLE: dict[str, dict[str, str]] = {
     "root": {"shape": "house", "fillcolor": "#e8e8f8"},
@@ -37,6 +39,8 @@ NODE_STYLE: dict[str, dict[str, str]] = {
 """Node kind -> Graphviz node attributes (shape, fill); an unknown kind is a white box."""
 
 _DEFAULT_STYLE = {"shape": "box", "fillcolor": "#ffffff"}
+_LABEL_CHARS = {"diamond": 34}
+"""Label length by shape (default 48): a diamond is about twice as wide as its label."""
 
 STATUS_COLOURS: dict[str, str] = {
     "success": "#9be39b",
@@ -46,6 +50,11 @@ STATUS_COLOURS: dict[str, str] = {
     "running": "#fff59d",
 }
 """Node status (lower case, as :func:`node_statuses` gives it) -> fill colour after a run."""
+
+NOT_RUN_STYLE: dict[str, str] = {"fillcolor": "#ffffff", "color": "#9a9a9a", "fontcolor": "#6b6b6b"}
+"""Graphviz attributes of a node the run never reached (drawn dashed as well)."""
+
+_LEGEND_ALWAYS = ("success", "failure")
 
 
 def node_statuses(events: Iterable[Mapping[str, Any]]) -> dict[str, str]:
@@ -86,22 +95,43 @@ def _escape(text: str) -> str:
     return str(graphviz.escape(text))
 
 
-def _node_attrs(node: Mapping[str, Any], node_id: str, status: str | None) -> dict[str, str]:
+def _node_attrs(
+    node: Mapping[str, Any], node_id: str, status: str | None, coloured: bool
+) -> dict[str, str]:
+    """Attributes of one node; ``coloured``: the drawing shows a run (unreached nodes greyed)."""
     kind = str(node.get("kind", "?"))
-    full = node_label(node)
     attrs = dict(NODE_STYLE.get(kind, _DEFAULT_STYLE))
     attrs.setdefault("style", "filled")
-    label = _escape(shorten(full))
+    limit = _LABEL_CHARS.get(attrs["shape"], 48)
+    label = _escape(shorten(drawing_label(node), limit))
     if node.get("id"):
-        label += "\\n#" + _escape(shorten(str(node["id"]), 40))
-    tooltip = _escape(full) + "&#10;id: " + _escape(node_id)
-    tooltip += f"&#10;status: {status}" if status else ""
+        label += "\\n#" + _escape(shorten(str(node["id"]), min(limit, 40)))
+    tooltip = _escape(unescape_quotes(node_label(node))) + "&#10;id: " + _escape(node_id)
+    tooltip += f"&#10;status: {status or 'not run'}" if coloured else ""
     attrs.update(label=label, tooltip=tooltip, id=_escape(node_id))
     attrs["class"] = f"jdsl-node jdsl-{kind}" + (f" jdsl-status-{status}" if status else "")
     if status:
         attrs["fillcolor"] = STATUS_COLOURS.get(status, attrs["fillcolor"])
         attrs["penwidth"] = "2"
+    elif coloured:
+        attrs.update(NOT_RUN_STYLE, style=attrs["style"] + ",dashed")
+        attrs["class"] += " jdsl-status-not-run"
     return attrs
+
+
+def _legend(statuses: Mapping[str, str]) -> str:
+    """An HTML-like Graphviz label: a swatch per status (success and failure always), "not run"."""
+    shown = list(_LEGEND_ALWAYS) + sorted(set(statuses.values()) - set(_LEGEND_ALWAYS))
+    swatches = [(STATUS_COLOURS.get(s, "#ffffff"), "#000000", s) for s in shown]
+    swatches.append((NOT_RUN_STYLE["fillcolor"], NOT_RUN_STYLE["fontcolor"], "not run (dashed)"))
+    cells = "".join(
+        f'<td bgcolor="{fill}"><font color="{ink}"> {html.escape(text)} </font></td>'
+        for fill, ink, text in swatches
+    )
+    return (
+        '<<table border="0" cellborder="1" cellspacing="4" cellpadding="2">'
+        f'<tr><td border="0">status:</td>{cells}</tr></table>>'
+    )
 
 
 def tree_dot(tree: Any, statuses: Mapping[str, str] | None = None, *, name: str = "") -> str:
@@ -133,13 +163,17 @@ def tree_dot(tree: Any, statuses: Mapping[str, str] | None = None, *, name: str 
     def draw(node: Mapping[str, Any]) -> str:
         dot_name = f"n{next(counter)}"
         node_id = ids[id(node)]
-        graph.node(dot_name, **_node_attrs(node, node_id, (statuses or {}).get(node_id)))
+        status = (statuses or {}).get(node_id)
+        graph.node(dot_name, **_node_attrs(node, node_id, status, bool(statuses)))
         for edge_label, child in labelled_children(node):
             child_name = draw(child)
             graph.edge(dot_name, child_name, **({"label": edge_label} if edge_label else {}))
         return dot_name
 
     draw(ir)
+    if statuses:
+        graph.attr(label=_legend(statuses), labelloc="b", labeljust="l", fontsize="10",
+                   fontname="Helvetica")
     return str(graph.source)
 
 

@@ -1,20 +1,24 @@
 """One-line labels for IR nodes, in the behavior text form (``act lookup(email=email) -> c``).
 
 ``node_label(node)`` is the node's head line as ``jdsl.text`` prints it (children, ``until:``
-and instruction lines left out); ``shorten`` cuts it to a drawing-friendly length.
+and instruction lines left out); ``drawing_label(node)`` is what a drawing shows (quotes the text
+form escapes inside strings shown plain, a root as ``root NAME`` only); ``shorten`` cuts it to a
+drawing-friendly length.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from jdsl.text.formatter import format_node
 
-__all__ = ["node_label", "shorten"]
+__all__ = ["drawing_label", "node_label", "shorten", "unescape_quotes"]
 
 _LEFT_OUT = ("id", "children", "child", "until", "instructions")
+_ESCAPED = re.compile(r'\\(["\\])')
 
 
 def shorten(text: str, limit: int = 48) -> str:
@@ -36,3 +40,22 @@ def node_label(node: Mapping[str, Any]) -> str:
         fields = {k: v for k, v in head.items() if k != "kind"}
         text = json.dumps(fields, sort_keys=True, default=str) if fields else ""
         return f"{head.get('kind', '?')} {text}".strip()
+
+
+def unescape_quotes(text: str) -> str:
+    """The text form's ``\\"`` and ``\\\\`` inside string literals as plain ``"`` and ``\\``.
+
+    For display only: DOT escaping is applied afterwards (``jdsl.drawing.dot``), HTML escaping
+    by the outline.
+    """
+    return _ESCAPED.sub(r"\1", text)
+
+
+def drawing_label(node: Mapping[str, Any]) -> str:
+    """The label a drawing shows: :func:`node_label` with string quotes unescaped.
+
+    A root shows only ``root NAME``: its system prompt and model stay in the tooltip.
+    """
+    if node.get("kind") == "root":
+        return f"root {node.get('name') or ''}".strip()
+    return unescape_quotes(node_label(node))

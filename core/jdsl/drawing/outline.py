@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jdsl.drawing.dot import tree_dot
-from jdsl.drawing.labels import node_label
+from jdsl.drawing.labels import node_label, unescape_quotes
 from jdsl.drawing.svg import render_svg
 from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
 
@@ -38,7 +38,7 @@ def outline_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
         sub = f"<ul>{kids}</ul>" if kids else ""
         return (
             f'<li data-node-id="{html.escape(node_id)}" title="{html.escape(node_id)}">'
-            f"{prefix}<code>{html.escape(node_label(node))}</code>{badge}{sub}</li>"
+            f"{prefix}<code>{html.escape(unescape_quotes(node_label(node)))}</code>{badge}{sub}</li>"
         )
 
     return f'<ul class="jdsl-outline">{item(ir, "")}</ul>'
