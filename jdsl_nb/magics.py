@@ -7,11 +7,8 @@ context goes to ``NAME_run``, the trace to ``NAME_trace``). Line forms: ``%behav
 ``%behavior show NAME``, ``%behavior compile TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``.
 Bad input raises IPython's ``UsageError`` itself, never a subclass: IPython prints only the
 message when the exception's type *is* ``UsageError`` (``InteractiveShell.showtraceback``), and
-a full traceback for anything else, subclasses included.
-
-``--input KEY=VALUE`` values are JSON when they parse, else strings: ``zip=77209`` is the int
-77209, ``flag=true`` a bool, ``email=a@b.c`` a string. To force a string, quote it as JSON
-inside shell quotes: ``--input zip='"77209"'``.
+a full traceback for anything else, subclasses included. ``--input`` values: see
+``BehaviorMagics.behavior`` (what ``%%behavior?`` shows).
 """
 
 from __future__ import annotations
@@ -33,8 +30,6 @@ __all__ = ["BehaviorMagics", "behavior_usage_error", "parse_inputs"]
 
 _LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] | %behavior show NAME | "
                "%behavior compile TRACE_VAR_OR_FILE [-o NAME] | %behavior doctor")
-
-
 _INPUT_HELP = ("run inputs; a value is JSON when it parses, else a string: zip=77209 is the "
                "int 77209; force a string with JSON quotes inside shell quotes: zip='\"77209\"'")
 

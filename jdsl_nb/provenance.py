@@ -160,14 +160,14 @@ class _Builder:
             return
         tool, arguments = _tool_name(payload), payload.get("arguments") or {}
         if by_value:
-            self._match_values(step, node_id, str(tool), arguments)
+            self._match_values(step, node_id, tool, arguments)
             return
         refs = self.args_by_node.get(node_id, {})
         for index, path, _ in self.pending.pop(node_id, []):
             arg = next((a for a, s in refs.items() if isinstance(s, Mapping) and s.get("ref") == path), None)
             if arg is None:
                 arg = next((a for a, v in arguments.items() if v == self.records[index].value), None)
-            self.records[index].consumers.append(Consumer(step, node_id, path, str(tool), arg))
+            self.records[index].consumers.append(Consumer(step, node_id, path, tool, arg))
 
     def _match_values(self, step: int, node_id: str, tool: str, arguments: Mapping[str, Any]) -> None:
         for arg, value in arguments.items():
