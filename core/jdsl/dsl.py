@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.errors import BindingError
+from jdsl.errors import BindingError, SignatureError
 from jdsl.interaction.tools import tool, tool_name
 from jdsl.signature import Signature
 from jdsl.tree import (
@@ -185,9 +185,13 @@ def predict(
     context: str | None = None,
     id: str | None = None,
 ) -> Predict:
-    """One typed model call: ``predict("request, orders -> selected_index: int")``."""
+    """One typed model call: ``predict("request, orders -> selected_index: int")``.
+
+    Raises:
+        SignatureError: a malformed signature (no ``->``, a bad name or an unknown type).
+    """
     return Predict(
-        signature=str(signature),
+        signature=_signature(signature),
         instructions=instructions,
         examples=[dict(e) for e in examples] if examples is not None else None,
         input_sources=dict(input_sources) if input_sources is not None else None,
@@ -205,10 +209,21 @@ def react(
     context: str | None = None,
     id: str | None = None,
 ) -> React:
-    """A model-driven tool loop with one output: ``react("q -> answer", tools=[search])``."""
+    """A model-driven tool loop with one output: ``react("q -> answer", tools=[search])``.
+
+    Raises:
+        SignatureError: a malformed signature, or one with more than one output.
+    """
+    text = _signature(signature)
+    if len(Signature.parse(text).outputs) != 1:
+        raise SignatureError(
+            f"react signature {text!r} must have exactly one output (the answer), e.g. "
+            '"question -> answer"; use a predict after it to split the answer into fields',
+            signature=text,
+        )
     pairs = [_callable_and_name(t) for t in tools]
     node = React(
-        signature=str(signature),
+        signature=text,
         tools=[name for _, name in pairs],
         instructions=instructions,
         max_steps=max_steps,
@@ -217,6 +232,19 @@ def react(
     )
     node._fns = {name: fn for fn, name in pairs if fn is not None}
     return node
+
+
+def _signature(signature: str | Signature) -> str:
+    """The signature's text, parsed first so a bad one raises SignatureError, not pydantic's."""
+    if isinstance(signature, Signature):
+        return str(signature)
+    if not isinstance(signature, str):
+        raise SignatureError(
+            f'a signature is a str such as "question -> answer", got {type(signature).__name__}',
+            signature=repr(signature),
+        )
+    Signature.parse(signature)
+    return signature
 
 
 def check(key: str, equals: Any, *, context: str | None = None, id: str | None = None) -> Check:

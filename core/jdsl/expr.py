@@ -25,6 +25,7 @@ A comparison that raises ``TypeError`` (``"a" < 1``) is False. The text form
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -36,10 +37,12 @@ __all__ = [
     "MISSING",
     "OPERATORS",
     "Step",
+    "describe",
     "evaluate",
     "expression_paths",
     "missing_step",
     "parse_path",
+    "preview",
     "resolve_path",
     "validate_expr",
 ]
@@ -201,15 +204,16 @@ def missing_step(path: str, data: Mapping[str, Any]) -> str:
             if not walked:
                 return f"{arg!r} is not on the blackboard"
             shown = f"[{arg!r}]" if not isinstance(arg, str) or kind != "key" else f".{arg}"
-            return f"{walked} has no {shown} (it is {_preview(value)})"
+            return f"{walked} has no {shown} (it is {preview(value)})"
         walked = f"{walked}[{arg!r}]" if kind != "key" else (f"{walked}.{arg}" if walked else arg)
         value = nxt
     return f"{path!r} is absent"
 
 
-def _preview(value: Any) -> str:
+def preview(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters (with ``...``), for messages."""
     text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # -- expressions ----------------------------------------------------------------------------
@@ -253,6 +257,48 @@ def evaluate(
         return bool(_COMPARE[op](_operand(left, data, reads), _operand(right, data, reads)))
     except TypeError:
         return False
+
+
+_SYMBOL_TEXT = {"eq": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">=", "in": "in"}
+
+
+def describe(expr: Any) -> str:
+    """A one-line reading of an IR expression for messages: ``order.status == "pending"``.
+
+    Refs print as their path, constants as JSON; ``and`` / ``or`` items that are themselves
+    ``and`` / ``or`` are parenthesized. For the behavior-text printer (minimal parentheses,
+    round-trips) see ``jdsl.text.format_expression``. A malformed part prints as its repr.
+
+    Example:
+        >>> describe({"and": [{"exists": "o"}, {"eq": [{"ref": "o.s"}, {"const": "x"}]}]})
+        'exists(o) and o.s == "x"'
+    """
+    try:
+        op, arg = _single_operator(expr)
+        if op in ("and", "or"):
+            return f" {op} ".join(_describe_child(item) for item in _items(arg, op))
+        if op == "not":
+            return f"not ({describe(arg)})"
+        if op == "exists":
+            return f"exists({_exists_path(arg)})"
+        left, right = _pair(arg, op)
+    except ValidationError:
+        return repr(expr)
+    return f"{_describe_operand(left)} {_SYMBOL_TEXT[op]} {_describe_operand(right)}"
+
+
+def _describe_child(item: Any) -> str:
+    text = describe(item)
+    nested = isinstance(item, Mapping) and len(item) == 1 and next(iter(item)) in ("and", "or")
+    return f"({text})" if nested else text
+
+
+def _describe_operand(operand: Any) -> str:
+    if isinstance(operand, Mapping) and set(operand) == {"ref"}:
+        return str(operand["ref"])
+    if isinstance(operand, Mapping) and set(operand) == {"const"}:
+        operand = operand["const"]
+    return json.dumps(operand, ensure_ascii=False, sort_keys=True, default=repr)
 
 
 def _single_operator(expr: Any) -> tuple[str, Any]:

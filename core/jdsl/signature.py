@@ -5,6 +5,14 @@ Output types: ``str`` (default), ``int``, ``float``, ``bool``, ``list[T]``, ``di
 ``Literal["a", "b"]``. Model output is validated and coerced with pydantic before anything is
 written (:meth:`Signature.parse_output`); a leaf writes only after all its outputs validate.
 
+Reading a reply (:meth:`Signature.parse_output`): several outputs need one JSON object (a
+Markdown code fence around it and prose around it are tolerated). One output is the stripped
+reply itself, after two unwrappings models commonly add: a reply wrapped whole in a code fence
+(three backticks, an optional language tag, the body, three backticks) is its body, and a JSON
+object whose only key is the output's name (``{"n": 7}`` for ``-> n: int``) is that key's
+value, except for a ``dict`` output, whose value is the object itself (and for a ``str``
+output a non-string value is kept as its JSON text).
+
 Example:
     >>> sig = Signature.parse("request, orders -> selected_index: int")
     >>> sig.parse_output(" 1 ")
@@ -167,8 +175,12 @@ class Signature:
         except PydanticValidationError as exc:
             err = exc.errors()[0]
             name = str(err["loc"][0]) if err["loc"] else None
+            types = {f.name: f.type for f in self.outputs}
+            got = repr(err.get("input"))
+            got = got if len(got) <= 80 else got[:77] + "..."
             raise ModelOutputError(
-                f"output {name!r} failed validation: {err['msg']} (got {err.get('input')!r})",
+                f"output {name}: {got} is not a valid {types.get(name or '', 'value')} "
+                f"({err['msg']})",
                 raw=raw,
                 field=name,
             ) from None
@@ -178,7 +190,9 @@ class Signature:
         """Parse a model's reply into validated outputs.
 
         One output: the stripped text is the value (a non-text type is parsed from it, JSON
-        first for lists and dicts). Several outputs: one JSON object holding every key.
+        first for lists and dicts), after unwrapping a whole-reply code fence and a JSON object
+        whose only key is the output (not for a ``dict`` output); see the module docstring.
+        Several outputs: one JSON object holding every key.
 
         Raises:
             ModelOutputError: empty output, unparseable JSON, or a value that does not validate.
@@ -188,9 +202,9 @@ class Signature:
             raise ModelOutputError("empty model output", raw=text or "")
         if len(self.outputs) == 1:
             only = self.outputs[0]
-            value: Any = stripped
-            if only.type.startswith(("list", "dict")):
-                value = _json_value(stripped, raw=text)
+            value: Any = _unwrap_single(only, stripped)
+            if isinstance(value, str) and only.type.startswith(("list", "dict")):
+                value = _json_value(value, raw=text)
             return self.validate_outputs({only.name: value}, raw=text)
         obj = _json_value(stripped, raw=text, want_object=True)
         return self.validate_outputs(obj, raw=text)
@@ -273,6 +287,29 @@ def _annotation(type_text: str, text: str) -> Any:
         return list[_annotation(type_text[5:-1], text)]  # type: ignore[misc]
     values = tuple(_literal_values(type_text[8:-1], text))
     return Literal.__getitem__(values)
+
+
+_FENCED = re.compile(r"^```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)\n?[ \t]*```$", re.DOTALL)
+
+
+def _unwrap_single(only: Field, stripped: str) -> Any:
+    """The reply of a one-output signature without its fence and ``{"<name>": ...}`` wrapper.
+
+    Returns the fence body (text), or the wrapped JSON value, or ``stripped`` unchanged.
+    """
+    fenced = _FENCED.match(stripped)
+    body = fenced.group(1).strip() if fenced else stripped
+    if only.type != "dict" and body.startswith("{") and f'"{only.name}"' in body:
+        try:
+            obj = json.loads(body)
+        except json.JSONDecodeError:
+            return body
+        if isinstance(obj, dict) and list(obj) == [only.name]:
+            value = obj[only.name]
+            if only.type == "str" and not isinstance(value, str):
+                return json.dumps(value, ensure_ascii=False, sort_keys=True)
+            return value
+    return body
 
 
 def _json_value(stripped: str, *, raw: str, want_object: bool = False) -> Any:

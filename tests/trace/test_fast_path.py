@@ -56,20 +56,22 @@ def _shape(events: list[TraceEvent]) -> list[tuple[Any, ...]]:
     ]
 
 
-def _run(sink: Any, *, fail: bool = False) -> None:
+def _run(sink: Any, *, fail: bool = False, episode_id: str | None = None) -> None:
     tools = {"lookup": lookup, "broken": broken}
-    _tree(fail=fail).run(trace_sink=sink, tools=tools, raise_errors=False, email="a@x.com")
+    _tree(fail=fail).run(
+        trace_sink=sink, tools=tools, raise_errors=False, episode_id=episode_id, email="a@x.com"
+    )
 
 
 def test_recorded_events_are_hashed_when_read_and_verify() -> None:
     sink = ListTraceSink()
-    _run(sink)
+    _run(sink, episode_id="ep")
     assert sink._pending  # nothing hashed yet
     events = list(sink.events)
     assert not sink._pending and verify_chain(events) == [] and payload_problems(events) == []
     assert [e.sequence for e in events] == list(range(len(events)))
     assert len({e.event_id for e in events}) == len(events)
-    _run(sink)  # the same episode again: the chain continues
+    _run(sink, episode_id="ep")  # the same episode id again: the chain continues
     assert verify_chain(sink.events) == [] and sink.events[-1].sequence == 2 * len(events) - 1
 
 

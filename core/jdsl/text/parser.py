@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, NoReturn
 
+from jdsl.errors import BehaviorSyntaxError
 from jdsl.ir.format import BEHAVIOR_FORMAT
 from jdsl.text.blocks import Block, read_blocks
 from jdsl.text.heads import read_head
@@ -31,8 +32,17 @@ def parse_behavior_ir(text: str, *, name: str | None = None) -> dict[str, Any]:
         name: the root name when the text has no ``root`` line (default ``"behavior"``).
 
     Raises:
-        BehaviorSyntaxError: with line, column and a fix hint.
+        BehaviorSyntaxError: with line, column and a fix hint (also for text that is not a str).
     """
+    if not isinstance(text, str):
+        fix = (
+            "decode it first: data.decode('utf-8')"
+            if isinstance(text, bytes | bytearray)
+            else ("pass the behavior text as a str, e.g. open(path).read()")
+        )
+        raise BehaviorSyntaxError(
+            f"behavior text must be a str, got {type(text).__name__}", line=1, col=1, hint=fix
+        )
     blocks = read_blocks(text)
     ids: dict[str, int] = {}
     if not blocks:

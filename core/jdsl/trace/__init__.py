@@ -19,7 +19,13 @@ from jdsl.trace.blobs import (
 )
 from jdsl.trace.chain import verify_chain
 from jdsl.trace.collection import Trace, read_events
-from jdsl.trace.episodes import Episode, ModelCall, ToolInvocation, segment_episodes
+from jdsl.trace.episodes import (
+    Episode,
+    ModelCall,
+    ToolInvocation,
+    new_episode_id,
+    segment_episodes,
+)
 from jdsl.trace.events import (
     SCHEMA_VERSION,
     Chainer,
@@ -79,6 +85,7 @@ __all__ = [
     "is_blob_marker",
     "iter_events",
     "jsonable",
+    "new_episode_id",
     "offload",
     "payload_problems",
     "read_events",

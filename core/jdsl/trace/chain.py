@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from jdsl.trace.events import TraceEvent
 
-__all__ = ["verify_chain"]
+__all__ = ["check_chain", "verify_chain"]
 
 
 def verify_chain(events: Iterable[TraceEvent]) -> list[str]:
@@ -33,14 +33,31 @@ def verify_chain(events: Iterable[TraceEvent]) -> list[str]:
     problems: list[str] = []
     for (capture_id, episode_id), group in episodes.items():
         where = f"episode {episode_id!r} of capture {capture_id!r}"
-        problems.extend(_check_episode(where, sorted(group, key=lambda e: e.sequence)))
+        problems.extend(check_chain(where, sorted(group, key=lambda e: e.sequence)))
     return problems
 
 
-def _check_episode(where: str, group: list[TraceEvent]) -> list[str]:
+def check_chain(
+    where: str, group: list[TraceEvent], expected_seq: int = 0, prev_hash: str | None = None
+) -> list[str]:
+    """The problems of one episode's events (ordered by sequence) as a chain.
+
+    Args:
+        where: names the episode in each problem line.
+        group: the events, by sequence.
+        expected_seq, prev_hash: what the first event's ``sequence`` and ``prev_event_hash``
+            must be (a later run split off a reused episode id continues an earlier chain).
+    """
     problems: list[str] = []
-    expected_seq = 0
-    prev_hash: str | None = None
+    if group and _continues_elsewhere(group[0], expected_seq, prev_hash):
+        first = group[0]
+        problems.append(
+            f"{where}, sequence {first.sequence} ({first.kind}, event {first.event_id}): this "
+            "run continues the hash chain of an earlier run recorded under the same episode "
+            "id; verify the whole file (verify_chain(read_events(path))) or the split episode "
+            "(read_events(path).episodes[i].verify())"
+        )
+        expected_seq, prev_hash = first.sequence, first.prev_event_hash
     for event in group:
         at = f"{where}, sequence {event.sequence} ({event.kind}, event {event.event_id})"
         if event.sequence != expected_seq:
@@ -53,3 +70,14 @@ def _check_episode(where: str, group: list[TraceEvent]) -> list[str]:
         expected_seq = event.sequence + 1
         prev_hash = event.event_hash
     return problems
+
+
+def _continues_elsewhere(first: TraceEvent, expected_seq: int, prev_hash: str | None) -> bool:
+    """A fresh chain that starts with an ``episode.started`` linked to an unseen event."""
+    return (
+        expected_seq == 0
+        and prev_hash is None
+        and first.kind == "episode.started"
+        and first.sequence > 0
+        and first.prev_event_hash is not None
+    )

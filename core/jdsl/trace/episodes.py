@@ -1,19 +1,29 @@
 """Episodes: the events of one run, and views of them (tool calls, model calls, blackboard).
 
-An episode is every event sharing an ``episode_id`` (and ``capture_id``). The views read the
-payloads of docs/ARCHITECTURE.md ("Event payloads the runtime emits").
+An episode is every event sharing an ``episode_id`` (and ``capture_id``), up to the next
+``episode.started`` of that id: a run that reused an earlier run's id is its own episode (see
+:func:`segment_episodes`). The views read the payloads of docs/ARCHITECTURE.md ("Event payloads
+the runtime emits").
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.trace.blobs import BlobStore, hydrate
+from jdsl.trace.chain import check_chain
 from jdsl.trace.events import EventKind, TraceEvent
 
-__all__ = ["Episode", "ModelCall", "ToolInvocation", "segment_episodes"]
+__all__ = ["Episode", "ModelCall", "ToolInvocation", "new_episode_id", "segment_episodes"]
+
+
+def new_episode_id() -> str:
+    """A fresh episode id, ``ep_<12 hex>`` (random; what a run uses when given none)."""
+    return f"ep_{uuid.uuid4().hex[:12]}"
+
 
 _PASSING_VERDICTS = frozenset({"pass", "passed", "success", "succeeded", "true", "ok", "yes"})
 _FINISHED = (EventKind.TOOL_CALL_COMPLETED, EventKind.TOOL_CALL_FAILED)
@@ -80,15 +90,21 @@ class Episode:
     """The events of one episode, with views over them.
 
     Attributes:
-        episode_id: the episode.
+        episode_id: the episode. For a later run recorded under a reused id it is derived
+            (``ep_local#2``); the events keep the id they were recorded with
+            (:attr:`recorded_id`).
         events: its events as stored, in the order given (see :meth:`ordered`).
         blob_store: when set, the views (:meth:`of_kind` and everything built on it) load
             values that were moved to the blob store, so a 5 MB tool result comes back whole.
+        chain_start: ``(sequence, prev_event_hash)`` its first event must have: ``(0, None)``,
+            or for a later run that continued an earlier run's hash chain under the same id,
+            the next sequence and the hash of that run's last event (see :meth:`verify`).
     """
 
     episode_id: str
     events: list[TraceEvent] = field(default_factory=list)
     blob_store: BlobStore | None = field(default=None, repr=False, compare=False)
+    chain_start: tuple[int, str | None] = field(default=(0, None), repr=False, compare=False)
 
     def __iter__(self) -> Iterator[TraceEvent]:
         return iter(self.ordered())
@@ -105,6 +121,21 @@ class Episode:
         found = [e for e in self.ordered() if e.kind in kinds]
         store = self.blob_store
         return found if store is None else [hydrate(e, store) for e in found]
+
+    @property
+    def recorded_id(self) -> str:
+        """The ``episode_id`` its events carry (differs from :attr:`episode_id` when split)."""
+        return self.events[0].episode_id if self.events else self.episode_id
+
+    def verify(self) -> list[str]:
+        """The problems in this episode's hash chain, from :attr:`chain_start`; empty = intact.
+
+        Unlike :func:`~jdsl.trace.verify_chain` over its events alone, this verifies a later
+        run split off a reused episode id (whose chain continues the earlier run's).
+        """
+        where = f"episode {self.episode_id!r} of capture {self.capture_id!r}"
+        start_sequence, start_hash = self.chain_start
+        return check_chain(where, self.ordered(), start_sequence, start_hash)
 
     @property
     def capture_id(self) -> str | None:
@@ -220,17 +251,56 @@ def segment_episodes(
 ) -> list[Episode]:
     """Group events into episodes by ``(capture_id, episode_id)``, in first-seen order.
 
+    An ``episode.started`` for an id whose current episode already started begins a new
+    episode (runs that reused one id, e.g. an old default, stay separate runs): the first keeps
+    the id, the later ones get ``<id>#2``, ``<id>#3``... (skipping ids the events use), and a
+    ``chain_start`` so :meth:`Episode.verify` checks each one on its own.
+
     Args:
-        events: stamped events, e.g. a :class:`~jdsl.trace.Trace`.
+        events: stamped events in emission order, e.g. a :class:`~jdsl.trace.Trace`.
         blob_store: given to each episode so its views load large values.
     """
-    groups: dict[tuple[str, str], Episode] = {}
+    events = list(events)
+    taken = {event.episode_id for event in events}
+    current: dict[tuple[str, str], tuple[Episode, bool]] = {}
+    parts: dict[tuple[str, str], int] = {}
+    episodes: list[Episode] = []
     for event in events:
         key = (event.capture_id, event.episode_id)
-        if key not in groups:
-            groups[key] = Episode(event.episode_id, blob_store=blob_store)
-        groups[key].events.append(event)
-    return list(groups.values())
+        episode, started = current.get(key, (None, False))
+        starts = event.kind == EventKind.EPISODE_STARTED
+        if episode is None or (starts and started):
+            part = parts[key] = parts.get(key, 0) + 1
+            episode = Episode(
+                _part_id(event.episode_id, part, taken),
+                blob_store=blob_store,
+                chain_start=_continued(episode, event),
+            )
+            episodes.append(episode)
+            started = False
+        episode.events.append(event)
+        current[key] = (episode, started or starts)
+    return episodes
+
+
+def _part_id(episode_id: str, part: int, taken: set[str]) -> str:
+    """``episode_id`` for the first part, else ``<id>#<n>`` not used by any event."""
+    if part == 1:
+        return episode_id
+    derived = f"{episode_id}#{part}"
+    while derived in taken:
+        part += 1
+        derived = f"{episode_id}#{part}"
+    taken.add(derived)
+    return derived
+
+
+def _continued(before: Episode | None, first: TraceEvent) -> tuple[int, str | None]:
+    """Where a new part's chain starts: after ``before``'s last event, unless it starts fresh."""
+    if before is None or not before.events or (first.sequence == 0 and not first.prev_event_hash):
+        return (0, None)
+    last = max(before.events, key=lambda e: e.sequence)
+    return (last.sequence + 1, last.event_hash)
 
 
 def _tool_names(payload: dict[str, Any]) -> tuple[str | None, str | None]:

@@ -45,7 +45,8 @@ class Sequence(Node):
 class Selector(Node):
     """Behavior-tree OR: the first child that succeeds wins; FAILURE when none does.
 
-    An empty selector fails.
+    A child that succeeds recovers the failures before it (``ctx.failure`` is cleared); when
+    none does, ``ctx.failure`` is the last child's. An empty selector fails.
     """
 
     kind: Literal["selector"] = "selector"
@@ -61,5 +62,6 @@ class Selector(Node):
     def _tick(self, ctx: RunContext) -> Status:
         for child in self.children:
             if child.tick(ctx) is _SUCCESS:
+                ctx.failure = None
                 return _SUCCESS
-        return _FAILURE
+        return _FAILURE if self.children else ctx.fail(self, "the selector has no children")

@@ -12,12 +12,12 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, cast, get_args
 
 from jdsl.errors import BindingError, RefError
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
-from jdsl.trace import BaseTraceSink, jsonable
+from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
 from jdsl.trace.events import RUNTIME_ACTORS, Actor, Timestamps, TraceEvent
 from jdsl.trace.sinks import recorder_for
 from jdsl.tree.blackboard import Blackboard, Write
@@ -27,9 +27,28 @@ if TYPE_CHECKING:
     from jdsl.trace.sinks import TraceSink
     from jdsl.tree.base import Node
 
-__all__ = ["Bindings", "ContextWindow", "RunContext", "unbound_error"]
+__all__ = ["Bindings", "ContextWindow", "Failure", "RunContext", "check_model", "unbound_error"]
 
 _VALID_ACTORS = frozenset(get_args(Actor))
+
+
+class Failure(NamedTuple):
+    """Why a run (or a subtree) returned FAILURE: the deepest failing node and its reason.
+
+    Attributes:
+        node_id: the failing node's effective id (e.g. ``root/sequence.0/predict.1``).
+        label: its label (e.g. ``predict(q -> n)``).
+        reason: what went wrong, e.g. ``output n: 'banana' is not a valid int (...)``,
+            ``guard order.status == "pending" was false (order.status = 'delivered')``,
+            ``tool cancel returned Status.FAILURE`` or ``react stopped: max_steps``.
+    """
+
+    node_id: str
+    label: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.label} [{self.node_id}]: {self.reason}"
 
 
 class ContextWindow:
@@ -112,7 +131,8 @@ class RunContext:
         state: per-run scratch for stateful nodes (oneshot).
         bindings: the tools and predicates bound by name.
         trace_sink: where events go; None disables tracing (and costs nothing).
-        capture_id, episode_id: the trace coordinates.
+        capture_id, episode_id: the trace coordinates; ``episode_id`` None gives a fresh
+            unique id (``ep_<12 hex>``, :func:`jdsl.trace.new_episode_id`).
         services: what flows and tools share (sandbox, registries), or None.
         clock: monotonic seconds, injectable so timeouts are testable without sleeping.
         cancel: a cancellation token (anything with ``cancelled``), or None.
@@ -120,6 +140,15 @@ class RunContext:
     Attributes:
         status: how the run ended (set by ``Root.run``; FAILURE until a run succeeds).
         error: the exception that ended it, if any.
+        failure: the last unrecovered :class:`Failure` (``(node_id, label, reason)``): set by
+            the deepest node that returned FAILURE (a leaf's reason: invalid model output, a
+            false guard or check, a tool returning ``Status.FAILURE``, a React stop), cleared
+            when a selector, ``optional``, ``invert`` or ``repeat`` turns that FAILURE into
+            SUCCESS. None when the run succeeded; kept whether or not the run is traced. When
+            the run ended with an exception, ``error`` is the cause and ``failure`` is whatever
+            failure was pending before it.
+        abandoned: True for the context of a subtree a ``timeout`` gave up on (see
+            :class:`jdsl.tree.scope.ScopedContext`); always False here.
         tracing: whether a sink is attached.
         trace: the runtime's fast path for the events of every tick,
             ``trace(kind, payload, parent=None, actor=None) -> sequence`` (a
@@ -140,7 +169,7 @@ class RunContext:
         bindings: Bindings | None = None,
         trace_sink: TraceSink | None = None,
         capture_id: str = "cap_local",
-        episode_id: str = "ep_local",
+        episode_id: str | None = None,
         services: Any = None,
         clock: Callable[[], float] = time.monotonic,
         cancel: Any = None,
@@ -155,12 +184,13 @@ class RunContext:
         self.bindings = bindings if bindings is not None else Bindings()
         self.trace_sink = trace_sink
         self.capture_id = capture_id
-        self.episode_id = episode_id
+        self.episode_id = episode_id = episode_id or new_episode_id()
         self.services = services
         self.clock = clock
         self.cancel = cancel
         self.status: Status = Status.FAILURE
         self.error: BaseException | None = None
+        self.failure: Failure | None = None
         self.tracing = trace_sink is not None
         self.node_names: dict[int, tuple[str | None, str]] = {}
         self.trace: Callable[..., int | None] = _untraced
@@ -171,12 +201,21 @@ class RunContext:
             self._id_prefix = uuid.uuid4().hex[:20]
             self._clock = Timestamps()
 
+    abandoned = False
+    """Whether the subtree running on this context was abandoned (only a scoped view can be)."""
+
     def names(self, node: Node) -> tuple[str | None, str]:
         """``(effective id, label)`` of ``node``, computed once per run."""
         found = self.node_names.get(id(node))
         if found is None:
             found = self.node_names[id(node)] = (node.effective_id, node.label)
         return found
+
+    def fail(self, node: Node, reason: str) -> Status:
+        """Record ``node`` as the run's :attr:`failure` with ``reason``; returns FAILURE."""
+        node_id, label = self.names(node)
+        self.failure = Failure(node_id or node.kind, label, reason)
+        return Status.FAILURE
 
     # -- tracing -------------------------------------------------------------------------------
     def emit(
@@ -230,9 +269,7 @@ class RunContext:
             RefError: the key or path is absent, naming it and how to provide it.
         """
         board = self.blackboard
-        value = board[path] if path in board else resolve_path(path, board)
-        if value is MISSING:
-            raise _ref_error(path, board, node)
+        value = lookup(path, board, node)
         record = board.record_read(path, value, self.names(node)[0] or node.kind)
         if self.tracing:
             record.sequence = self.trace(
@@ -269,7 +306,7 @@ class RunContext:
         """The run's model.
 
         Raises:
-            BindingError: the run has no model.
+            BindingError: the run has no model, or it has no ``converse`` method.
         """
         if self.model is None:
             raise BindingError(
@@ -279,7 +316,37 @@ class RunContext:
                 name=self.model_id or "",
                 kind="model",
             )
-        return self.model
+        return check_model(self.model, self.model_id)
+
+
+def check_model(model: Any, model_id: str | None = None) -> Any:
+    """``model`` when it has a callable ``converse``; returns it.
+
+    Raises:
+        BindingError: it has none (kind ``"model"``), naming the type and the method needed.
+    """
+    if not callable(getattr(model, "converse", None)):
+        raise BindingError(
+            f"the model passed to run() ({type(model).__name__} object) has no "
+            "converse(system, messages, tools=(), model_id=None) -> ModelTurn method; pass a "
+            "provider model (jdsl.providers), ScriptedModel / FunctionModel from jdsl.testing, "
+            "or an object with that method",
+            name=model_id or type(model).__name__,
+            kind="model",
+        )
+    return model
+
+
+def lookup(path: str, board: Mapping[str, Any], node: Node) -> Any:
+    """The value at ``path`` (the exact key first, then the restricted path); not recorded.
+
+    Raises:
+        RefError: the key or path is absent.
+    """
+    value = board[path] if path in board else resolve_path(path, board)
+    if value is MISSING:
+        raise _ref_error(path, board, node)
+    return value
 
 
 def _untraced(kind: str, payload: Any, parent: Any = None, actor: Any = None) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Literal
+import threading
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from jdsl.tree.base import Node
+from jdsl.tree.scope import ScopedContext
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class Decorator(Node):
 
 
 class Invert(Decorator):
-    """Flip the child's status."""
+    """Flip the child's status (a child FAILURE is recovered: ``ctx.failure`` is cleared)."""
 
     kind: Literal["invert"] = "invert"
 
@@ -42,7 +42,10 @@ class Invert(Decorator):
         return "invert"
 
     def _tick(self, ctx: RunContext) -> Status:
-        return Status.FAILURE if self._child().tick(ctx) else Status.SUCCESS
+        if self._child().tick(ctx):
+            return ctx.fail(self, "its child succeeded (invert turns SUCCESS into FAILURE)")
+        ctx.failure = None
+        return Status.SUCCESS
 
 
 class Optional(Decorator):
@@ -55,14 +58,16 @@ class Optional(Decorator):
         return "optional"
 
     def _tick(self, ctx: RunContext) -> Status:
-        self._child().tick(ctx)
+        if not self._child().tick(ctx):
+            ctx.failure = None
         return Status.SUCCESS
 
 
 class OneShot(Decorator):
     """Run the child at most once per run; later ticks replay its status (matters in loops).
 
-    The status is kept in ``ctx.state``, so a new run (a new RunContext) runs the child again.
+    The status (and its ``ctx.failure``) is kept in ``ctx.state``, so a new run (a new
+    RunContext) runs the child again.
     """
 
     kind: Literal["oneshot"] = "oneshot"
@@ -75,8 +80,12 @@ class OneShot(Decorator):
         key = ("oneshot", id(self))
         done = ctx.state.get(key)
         if done is None:
-            done = ctx.state[key] = self._child().tick(ctx)
-        return done  # type: ignore[no-any-return]
+            status = self._child().tick(ctx)
+            done = ctx.state[key] = (status, None if status else ctx.failure)
+        status, failure = done
+        if not status:
+            ctx.failure = failure
+        return status  # type: ignore[no-any-return]
 
 
 class Repeat(Decorator):
@@ -84,7 +93,8 @@ class Repeat(Decorator):
 
     A child FAILURE ends the loop with FAILURE. After each pass ``until`` is ticked and its
     SUCCESS ends the loop with SUCCESS; ``until`` never satisfied -> FAILURE. Without
-    ``until`` the child runs exactly ``max`` times, then SUCCESS.
+    ``until`` the child runs exactly ``max`` times, then SUCCESS. When ``until`` is never
+    satisfied, ``ctx.failure`` is its last failure.
     """
 
     kind: Literal["repeat"] = "repeat"
@@ -104,16 +114,25 @@ class Repeat(Decorator):
             if not child.tick(ctx):
                 return Status.FAILURE
             if self.until is not None and self.until.tick(ctx):
+                ctx.failure = None
                 return Status.SUCCESS
-        return Status.FAILURE if self.until is not None else Status.SUCCESS
+        if self.until is None:
+            return Status.SUCCESS
+        if ctx.failure is None:
+            return ctx.fail(self, f"until did not succeed in {self.max} passes")
+        return Status.FAILURE
 
 
 class Timeout(Decorator):
     """FAILURE when the child has not finished within ``seconds``.
 
-    The child runs on a worker thread. A child that overruns is abandoned, not killed (Python
-    threads cannot be): it may keep running and writing in the background, so use this for
-    idempotent work. Exceptions from the child propagate.
+    The child runs on a daemon worker thread, on a :class:`~jdsl.tree.scope.ScopedContext`.
+    A child that overruns is abandoned, not killed (Python threads cannot be): from the moment
+    the timeout fires, its blackboard writes, trace events and failure are discarded, its
+    cancellation token reads cancelled, and its next tool, predicate or model call is not made.
+    A tool call already in progress finishes in the background and its result is dropped, so
+    side effects it has are the tool's to make idempotent. ``ctx.failure`` names the timeout.
+    Exceptions from a child that finishes in time propagate.
     """
 
     kind: Literal["timeout"] = "timeout"
@@ -125,11 +144,30 @@ class Timeout(Decorator):
 
     def _tick(self, ctx: RunContext) -> Status:
         child = self._child()
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jdsl-timeout")
-        future = pool.submit(child.tick, ctx)
+        scope = ScopedContext(ctx)
+        done = threading.Event()
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                outcome["status"] = child.tick(scope)
+            except BaseException as exc:  # noqa: BLE001 - handed to the ticking thread
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        worker = threading.Thread(target=work, name=f"jdsl-timeout-{self.label}", daemon=True)
+        worker.start()
         try:
-            return future.result(timeout=self.seconds)
-        except FutureTimeout:
-            return Status.FAILURE
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            finished = done.wait(self.seconds)
+        except BaseException:  # e.g. KeyboardInterrupt while waiting: the run is over
+            scope.abandon()
+            raise
+        if not finished:
+            scope.abandon()
+            if not done.is_set():  # it may have finished between the wait and the cut
+                return ctx.fail(self, f"its child did not finish within {self.seconds}s")
+        if "error" in outcome:
+            raise outcome["error"]
+        ctx.failure = scope.failure
+        return outcome["status"]  # type: ignore[no-any-return]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, PrivateAttr
 
-from jdsl.expr import MISSING, evaluate, resolve_path
+from jdsl.expr import MISSING, describe, evaluate, preview, resolve_path
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.context import unbound_error
+from jdsl.tree.scope import Abandoned
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
@@ -36,19 +38,39 @@ class _Bound(Node):
     _fn: Callable[..., Any] | None = PrivateAttr(default=None)
 
     def _bound(self, ctx: RunContext, kind: str, name: str) -> Callable[..., Any]:
+        if ctx.abandoned:
+            raise Abandoned(f"{self.label} is not called: its timeout fired")
         table = ctx.bindings.tools if kind == "tool" else ctx.bindings.predicates
         fn = table.get(name) or self._fn
         if fn is None:
             raise unbound_error(kind, name, table)
         return fn
 
+    def _note_arguments(
+        self, exc: TypeError, fn: Callable[..., Any], kwargs: dict[str, Any]
+    ) -> None:
+        """Add a PEP 678 note when ``kwargs`` do not fit ``fn``'s parameters (not otherwise)."""
+        try:
+            signature = inspect.signature(getattr(fn, "fn", fn))
+            signature.bind(**kwargs)
+        except TypeError:
+            name = getattr(self, "tool", None) or getattr(self, "predicate", "?")
+            given = ", ".join(f"{key}=..." for key in kwargs)
+            exc.add_note(
+                f"jdsl: {self.label} called {name}({given}) but its parameters are "
+                f"{name}{signature}; make the node's argument names match them"
+            )
+        except ValueError:  # no signature to compare against (a builtin)
+            return
+
 
 class Action(_Bound):
     """Call a tool with resolved arguments.
 
-    Return rules (seed): an exception is traced as ``tool.call.failed`` and re-raised; a
-    returned :class:`Status` is the node's status; any other value succeeds and is written
-    under ``store`` when set.
+    Return rules (seed): an exception is traced as ``tool.call.failed`` and re-raised (a
+    ``TypeError`` from arguments that do not fit the tool gets a note naming its parameters);
+    a returned :class:`Status` is the node's status (FAILURE sets ``ctx.failure``); any other
+    value succeeds and is written under ``store`` when set.
 
     Attributes:
         tool: the bound tool name.
@@ -77,11 +99,18 @@ class Action(_Bound):
         kwargs = resolve_args(self.args, ctx, self) if self.args else {}
         if ctx.tracing:
             return self._traced_call(ctx, fn, kwargs)
-        return self._outcome(ctx, fn(**kwargs))
+        try:
+            result = fn(**kwargs)
+        except TypeError as exc:
+            self._note_arguments(exc, fn, kwargs)
+            raise
+        return self._outcome(ctx, result)
 
     def _outcome(self, ctx: RunContext, result: Any) -> Status:
         """The return rules: a Status is the node's status; anything else succeeds (stored)."""
         if isinstance(result, Status):
+            if result is Status.FAILURE:
+                return ctx.fail(self, f"tool {self.tool} returned Status.FAILURE")
             return result
         if self.store is not None:
             ctx.write(self.store, result, self)
@@ -99,6 +128,8 @@ class Action(_Bound):
         try:
             result = fn(**kwargs)
         except Exception as exc:
+            if isinstance(exc, TypeError):
+                self._note_arguments(exc, fn, kwargs)
             ctx.trace("tool.call.failed", {
                 "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
                 "error": str(exc), "error_type": type(exc).__name__,
@@ -114,11 +145,24 @@ class Action(_Bound):
 def lenient_equal(value: Any, expected: Any) -> bool:
     """Check's comparison: strings match after strip, punctuation strip, strip, casefold.
 
-    Non-strings compare with ``==`` (so ``2 != "2"``). Reference jdsl-py §1.2 / Appendix A.
+    Non-strings compare with ``==`` (so ``2 != "2"``), except that a bool never equals a
+    number, at any depth of lists and dicts (``True != 1``, ``[0] != [False]``), as in lineage.
+    Reference jdsl-py §1.2 / Appendix A.
     """
     if isinstance(value, str) and isinstance(expected, str):
         return _norm(value) == _norm(expected)
-    return bool(value == expected)
+    return _typed_equal(value, expected)
+
+
+def _typed_equal(a: Any, b: Any) -> bool:
+    """``a == b``, with bools distinct from numbers inside lists and dicts too."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(map(_typed_equal, a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_typed_equal(a[k], b[k]) for k in a)
+    return bool(a == b)
 
 
 def _norm(text: str) -> str:
@@ -126,7 +170,7 @@ def _norm(text: str) -> str:
 
 
 class Check(Node):
-    """SUCCESS iff the blackboard value at ``key`` matches ``equals`` (leniently for strings).
+    """SUCCESS iff the blackboard value at ``key`` matches ``equals`` (:func:`lenient_equal`).
 
     A missing key reads as None.
     """
@@ -148,6 +192,9 @@ class Check(Node):
             found = resolve_path(self.key, board)
             value = None if found is MISSING else found
         result = lenient_equal(value, self.equals)
+        if not result:
+            shown = f"{self.key} = {preview(value)}" if value is not None else f"{self.key} is None"
+            ctx.fail(self, f"check {self.key} == {self.equals!r} was false ({shown})")
         if ctx.tracing:
             ctx.trace(
                 "guard.evaluated",
@@ -177,8 +224,12 @@ class Guard(Node):
 
     def _tick(self, ctx: RunContext) -> Status:
         if not ctx.tracing:
-            return Status.SUCCESS if evaluate(self.expression, ctx.blackboard) else Status.FAILURE
-        values: dict[str, Any] = {}
+            if evaluate(self.expression, ctx.blackboard):
+                return Status.SUCCESS
+            values: dict[str, Any] = {}
+            evaluate(self.expression, ctx.blackboard, values)  # again, for the reason
+            return self._false(ctx, values)
+        values = {}
         result = evaluate(self.expression, ctx.blackboard, values)
         ctx.trace(
             "guard.evaluated",
@@ -190,13 +241,19 @@ class Guard(Node):
                 "values": jsonable(values),
             },
         )
-        return Status.SUCCESS if result else Status.FAILURE
+        return Status.SUCCESS if result else self._false(ctx, values)
+
+    def _false(self, ctx: RunContext, values: dict[str, Any]) -> Status:
+        read = ", ".join(f"{path} = {preview(value)}" for path, value in values.items())
+        reason = f"guard {describe(self.expression)} was false" + (f" ({read})" if read else "")
+        return ctx.fail(self, reason)
 
 
 class GuardCall(_Bound):
     """Call a trusted predicate with resolved arguments; SUCCESS iff it returns truthy.
 
-    Exceptions from the predicate propagate, like a tool's.
+    Exceptions from the predicate propagate, like a tool's (a ``TypeError`` from arguments
+    that do not fit gets a note naming its parameters).
     """
 
     kind: Literal["guard_call"] = "guard_call"
@@ -212,7 +269,12 @@ class GuardCall(_Bound):
     def _tick(self, ctx: RunContext) -> Status:
         fn = self._bound(ctx, "predicate", self.predicate)
         kwargs = resolve_args(self.args, ctx, self) if self.args else {}
-        result = bool(fn(**kwargs))
+        try:
+            returned = fn(**kwargs)
+        except TypeError as exc:
+            self._note_arguments(exc, fn, kwargs)
+            raise
+        result = bool(returned)
         if ctx.tracing:
             refs = {spec["ref"]: kwargs[name] for name, spec in self.args.items() if "ref" in spec}
             ctx.trace(
@@ -225,4 +287,7 @@ class GuardCall(_Bound):
                     "values": jsonable(refs),
                 },
             )
-        return Status.SUCCESS if result else Status.FAILURE
+        if result:
+            return Status.SUCCESS
+        shown = ", ".join(f"{name}={preview(value)}" for name, value in kwargs.items())
+        return ctx.fail(self, f"guard_call {self.predicate}({shown}) returned {preview(returned)}")

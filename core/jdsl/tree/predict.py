@@ -17,7 +17,24 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["Predict", "read_inputs"]
+__all__ = ["Predict", "as_turn", "read_inputs"]
+
+
+def as_turn(model: Any, turn: Any) -> ModelTurn:
+    """``turn`` as a :class:`ModelTurn` (a str is a text turn).
+
+    Raises:
+        ModelOutputError: ``converse`` returned anything else, naming the model's type.
+    """
+    if isinstance(turn, ModelTurn):
+        return turn
+    if isinstance(turn, str):
+        return ModelTurn(text=turn)
+    raise ModelOutputError(
+        f"{type(model).__name__}.converse must return a ModelTurn (or a str), got "
+        f"{type(turn).__name__} {turn!r:.60}; return jdsl.providers.ModelTurn(text=...)",
+        raw="" if turn is None else repr(turn),
+    )
 
 
 def read_inputs(
@@ -44,7 +61,9 @@ class Predict(Node):
     Stateless: one user message per call, holding the rendered prompt; the system prompt is the
     ContextWindow. One output: the stripped reply is the value. Several: one JSON object.
     Outputs are validated and coerced (:meth:`Signature.parse_output`) and written only when all
-    validate; otherwise FAILURE with the reason in ``model.responded``.
+    validate; otherwise FAILURE with the reason in ``ctx.failure`` and ``model.responded``.
+    A model whose ``converse`` returns neither a ModelTurn nor a str raises
+    :class:`~jdsl.errors.ModelOutputError`.
 
     Attributes:
         signature: e.g. ``"request, orders -> selected_index: int"``.
@@ -96,13 +115,12 @@ class Predict(Node):
                 ctx, request, started, None, status="error", error=f"{type(exc).__name__}: {exc}"
             )
             raise
-        if isinstance(turn, str):
-            turn = ModelTurn(text=turn)
+        turn = as_turn(model, turn)
         try:
             outputs = sig.parse_output(turn.text)
         except ModelOutputError as exc:
             self._respond(ctx, request, started, turn, status="failure", error=str(exc))
-            return Status.FAILURE
+            return ctx.fail(self, str(exc))
         self._respond(ctx, request, started, turn, status="success", parsed=outputs)
         for key, value in outputs.items():
             ctx.write(key, value, self)

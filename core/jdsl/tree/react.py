@@ -14,7 +14,7 @@ from jdsl.providers.messages import Message
 from jdsl.signature import Signature, render_prompt
 from jdsl.tree.base import Node
 from jdsl.tree.context import unbound_error
-from jdsl.tree.predict import read_inputs
+from jdsl.tree.predict import as_turn, read_inputs
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
@@ -29,7 +29,9 @@ class React(Node):
     The signature has exactly one output (the answer). Tool schemas are derived from the
     callables (:func:`jdsl.interaction.tool_spec`). A tool exception or an unknown tool name is
     a failed observation the model sees. ``max_steps`` counts model calls. FAILURE without a
-    valid final answer; the trace's ``react.finished`` says why.
+    valid final answer; ``ctx.failure`` (``react stopped: max_steps``...) and the trace's
+    ``react.finished`` say why. A model whose ``converse`` returns neither a ModelTurn nor a
+    str raises :class:`~jdsl.errors.ModelOutputError`.
 
     Attributes:
         signature: e.g. ``"question -> answer"``.
@@ -86,8 +88,9 @@ class React(Node):
         if ctx.tracing:
             started = {"signature": str(sig), "inputs": inputs, "outputs": list(sig.output_names)}
             ctx.emit("react.started", {**head, **started, "tools": list(self.tools)})
+        checked = _CheckedModel(model)
         result = react_flow(
-            model,
+            checked,
             [Message.user(prompt)],
             system=ctx.window.system,
             tools=tools,
@@ -117,11 +120,30 @@ class React(Node):
             })  # fmt: skip
         if isinstance(result.exception, ProviderError):
             raise result.exception  # a model that cannot be reached is an error, not a FAILURE
+        if checked.violation is not None:
+            raise checked.violation  # a model that breaks the protocol is a bug, not a FAILURE
         if outputs is None:
-            return Status.FAILURE
+            stopped = f"react stopped: {result.stop_reason}" + (f" ({error})" if error else "")
+            return ctx.fail(self, stopped if not result.completed else f"react answer: {error}")
         for key, value in outputs.items():
             ctx.write(key, value, self)
         return Status.SUCCESS
+
+
+class _CheckedModel:
+    """Passes ``converse`` through, making a str a turn and keeping a non-turn as ``violation``."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.violation: ModelOutputError | None = None
+
+    def converse(self, system: str, messages: Any, tools: Any = (), model_id: Any = None) -> Any:
+        turn = self.model.converse(system, messages, tools, model_id)
+        try:
+            return as_turn(self.model, turn)
+        except ModelOutputError as exc:
+            self.violation = exc
+            raise
 
 
 def _named(fn: Callable[..., Any]) -> str | None:

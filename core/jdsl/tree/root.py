@@ -11,7 +11,7 @@ from jdsl.errors import BindingError, ValidationError
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import Blackboard
-from jdsl.tree.context import Bindings, RunContext, unbound_error
+from jdsl.tree.context import Bindings, RunContext, check_model, unbound_error
 from jdsl.tree.ids import walk_with_ids
 from jdsl.tree.leaves import Action, GuardCall
 from jdsl.tree.react import React
@@ -195,7 +195,7 @@ class Root(Node):
         model: Any = None,
         trace_sink: TraceSink | None = None,
         capture_id: str = "cap_local",
-        episode_id: str = "ep_local",
+        episode_id: str | None = None,
         raise_errors: bool = True,
         tools: Callables | None = None,
         predicates: Callables | None = None,
@@ -209,7 +209,10 @@ class Root(Node):
             model: anything with ``converse``; None resolves ``model_id`` through
                 ``jdsl.providers.resolve_model`` when the tree has a model leaf.
             trace_sink: where events go (None: no tracing, no cost).
-            capture_id, episode_id: trace coordinates.
+            capture_id, episode_id: trace coordinates; ``episode_id`` None (the default) gives
+                each run a fresh unique id (``ep_<12 hex>``), so runs into one sink stay
+                separate episodes. Pass your own to name runs (reusing one is an error-prone
+                choice: readers split such runs into ``<id>#2``...).
             raise_errors: re-raise an exception from a tool or model (with a note naming the
                 node) after closing the episode; False returns the context with ``error`` set.
             tools, predicates: callables that replace the root's bindings for this run.
@@ -220,10 +223,12 @@ class Root(Node):
 
         Returns:
             The :class:`RunContext`: read results from ``ctx.blackboard``, the outcome from
-            ``ctx.status`` and ``ctx.error``.
+            ``ctx.status`` and ``ctx.error``, and on FAILURE the reason from ``ctx.failure``
+            (a :class:`~jdsl.tree.Failure` ``(node_id, label, reason)``; None on success).
 
         Raises:
-            BindingError: an unbound tool, predicate or model (before the first tick).
+            BindingError: an unbound tool, predicate or model, or a model object without
+                ``converse`` (before the first tick).
             KeyboardInterrupt: re-raised after the episode is closed as ``cancelled``.
             Exception: whatever a tool or model raised, when ``raise_errors``.
         """
@@ -248,6 +253,8 @@ class Root(Node):
             _check_needed(needed, bindings)
             if ctx.model is None and self.model_id and uses_model:
                 ctx.model = _resolve_model(self.model_id)
+            if ctx.model is not None and uses_model:
+                check_model(ctx.model, self.model_id)
             ctx.status = self.tick(ctx)
         except KeyboardInterrupt as exc:
             self._finish(ctx, "cancelled", exc)
@@ -263,6 +270,10 @@ class Root(Node):
     def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
         if exc is not None:
             ctx.status, ctx.error = Status.FAILURE, exc
+        elif ctx.status is Status.SUCCESS:
+            ctx.failure = None
+        elif ctx.failure is None:  # a node kind that does not say why (a user subclass)
+            ctx.fail(self, "the tree returned FAILURE without a reason")
         if ctx.tracing:
             ctx.trace("episode.finished", {
                 "skill": self.name, "status": status,
