@@ -95,3 +95,14 @@ def test_gold_choice_refuses_tasks_outside_the_family() -> None:
         a.name == "cancel_pending_order" for a in t.actions))
     with pytest.raises(JdslError, match="cancels no order"):
         GoldChoice.of(other)
+
+
+def test_teacher_without_a_usable_identity_fails_before_any_write() -> None:
+    task = {task_name(t): t for t in cancel_tasks()}["dev/6"]  # a name, four emails, no zip
+    inputs = task_inputs(task)
+    assert identity_form(inputs) == "none" and "email" not in inputs and "zip" not in inputs
+    env = RetailEnv()
+    model = offline_teacher(GoldChoice.of(task))
+    ctx = teacher_tree().run(model=model, tools=tree_tools(env), raise_errors=False, **inputs)
+    assert ctx.status.value == "failure"
+    assert model.calls == [] and reward(env, task) == 0.0

@@ -3,8 +3,9 @@
 The 54 successful gpt-4o episodes of ``tau_airline/episodes.json`` are imported
 (:func:`jdsl.importers.import_tau_bench`) into a jdsl trace file, grouped by task (the episodes
 of one task form one family) and each family is compiled on its own. Per family the demo
-reports the episodes, the exact lineage refs the compiler found (tool arguments taken from an
-earlier result), verification, the residual decision burden, and **id-like constants**: action
+reports the episodes, the exact dataflow refs the compiler found (tool arguments taken from an
+earlier tool result; refs straight to a model output are counted apart), verification, the
+residual decision burden, and **id-like constants**: action
 arguments compiled to a literal that looks like an identifier (no whitespace, four or more
 characters, letters and digits, e.g. a reservation id the user typed). Such a constant is
 correct for the recorded task and wrong for any other: a package with one serves only that
@@ -22,6 +23,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from jdsl.envs.data import data_path
+from jdsl.expr import parse_path
 from jdsl.importers import import_tau_bench
 from jdsl.trace import Episode, JsonlTraceSink, read_events
 
@@ -32,6 +34,7 @@ __all__ = [
     "id_like_constants",
     "ir_actions",
     "ir_refs",
+    "ir_tool_text",
 ]
 
 _ID_LIKE = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[^\s]{4,}$")
@@ -45,7 +48,12 @@ class FamilyRow:
         family: ``airline_<split>_<task id>``.
         episodes: how many episodes it has.
         tools: the compiled tool sequence (host names).
-        lineage_refs: action arguments compiled to refs of earlier results (``tool.arg <- path``).
+        lineage_refs: action arguments compiled to refs of earlier tool results
+            (``tool.arg <- path``), in tree order.
+        dataflow_refs: the compiler's ``exact_dataflow_refs`` metric (refs to tool results;
+            equals ``len(lineage_refs)``).
+        model_output_refs: action arguments that ref a model output straight (the metric
+            ``residual_refs``).
         inputs: the package's run inputs.
         verification: ``passed`` / ``failed``.
         replay_coverage: replay checks passed / run (1.0 when there were none).
@@ -58,6 +66,8 @@ class FamilyRow:
     episodes: int
     tools: tuple[str, ...]
     lineage_refs: tuple[str, ...]
+    dataflow_refs: int
+    model_output_refs: int
     inputs: tuple[str, ...]
     verification: str
     replay_coverage: float
@@ -104,15 +114,61 @@ def _input_note(value: str, run_inputs: Sequence[Mapping[str, Any]]) -> str:
     return f" (= run input {shared[0]})" if shared else ""
 
 
-def ir_refs(ir: Mapping[str, Any], inputs: set[str]) -> list[str]:
-    """``tool.arg <- path`` for every action argument that is a ref to something but a run input."""
-    refs = []
+def _top_key(path: str) -> str:
+    """The top-level blackboard key a path reads: ``user.orders[$i]`` -> ``user``."""
+    try:
+        return str(parse_path(path)[0][1])
+    except ValueError:
+        return path
+
+
+def ir_refs(ir: Mapping[str, Any]) -> list[str]:
+    """``tool.arg <- path`` for every action argument that refs an earlier action's result.
+
+    The same count as the compiler's ``exact_dataflow_refs`` metric: the path's top-level key
+    is the store of an earlier action (pre-order); refs to run inputs or straight to a model
+    output are not listed.
+    """
+    refs, stores = [], set()
     for action in ir_actions(ir):
         for arg, spec in sorted((action.get("args") or {}).items()):
             path = spec.get("ref") if isinstance(spec, Mapping) else None
-            if path is not None and path not in inputs:
+            if isinstance(path, str) and _top_key(path) in stores:
                 refs.append(f"{action['tool']}.{arg} <- {path}")
+        if action.get("store"):
+            stores.add(action["store"])
     return refs
+
+
+def _tool_parts(node: Mapping[str, Any], prefix: str) -> list[str]:
+    if node.get("kind") == "action":
+        return [str(node["tool"]).removeprefix(prefix)]
+    children = [c for c in (node.get("child"), *(node.get("children") or ()), node.get("until"))
+                if isinstance(c, Mapping)]
+    if node.get("kind") != "selector":
+        return [part for child in children for part in _tool_parts(child, prefix)]
+    alternatives = [" -> ".join(_tool_parts(child, prefix)) or "-" for child in children]
+    if all(alt == "-" for alt in alternatives):
+        return []
+    return [alternatives[0]] if len(alternatives) == 1 else ["(" + " | ".join(alternatives) + ")"]
+
+
+def ir_tool_text(ir: Mapping[str, Any], prefix: str = "") -> str:
+    """The tools an IR calls, in order, a selector's alternatives as ``(a | b)``.
+
+    Args:
+        ir: a Behavior IR document or node.
+        prefix: left off every tool name (e.g. ``"retail."``).
+
+    Example:
+        >>> ir_tool_text({"kind": "sequence", "children": [
+        ...     {"kind": "selector", "children": [
+        ...         {"kind": "action", "tool": "x.a"}, {"kind": "action", "tool": "x.b"}]},
+        ...     {"kind": "action", "tool": "x.c"}]}, "x.")
+        '(a | b) -> c'
+    """
+    node = ir["root"] if "root" in ir and "kind" not in ir else ir
+    return " -> ".join(_tool_parts(node, prefix))
 
 
 def group_families(episodes: list[Episode]) -> dict[str, list[Episode]]:
@@ -129,13 +185,14 @@ def _row(family: str, episodes: list[Episode], result: Any) -> FamilyRow:
     report = result.report()
     metrics = report["metrics"]
     verification = report["verification"]
-    inputs = set(report["inputs"])
     return FamilyRow(
         family=family,
         episodes=len(episodes),
         tools=tuple(action["tool"] for action in ir_actions(ir)),
-        lineage_refs=tuple(ir_refs(ir, inputs)),
-        inputs=tuple(sorted(inputs)),
+        lineage_refs=tuple(ir_refs(ir)),
+        dataflow_refs=int(metrics["exact_dataflow_refs"]),
+        model_output_refs=int(metrics["residual_refs"]),
+        inputs=tuple(sorted(report["inputs"])),
         verification=str(verification["status"]),
         replay_coverage=float(verification["replay_coverage"]),
         residual_decision_burden=float(metrics["residual_decision_burden"]),

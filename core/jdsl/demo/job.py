@@ -19,13 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jdsl.demo.airline_job import FamilyRow, compile_airline, ir_actions
+from jdsl.demo.airline_job import FamilyRow, compile_airline, ir_actions, ir_tool_text
 from jdsl.demo.family import FamilySplit, split_family
 from jdsl.demo.report import draw, html_report, text_report
 from jdsl.demo.retail_job import (
+    LOGICAL_PREFIX,
     ModelFor,
     TaskOutcome,
     compile_retail,
+    input_alternatives,
+    inputs_text,
     package_inputs,
     record_teacher,
     serve_held_out,
@@ -83,18 +86,50 @@ class DemoResult:
 
     @property
     def inputs(self) -> list[str]:
-        """The run inputs the reloaded package declares."""
+        """The run inputs every path of the reloaded package needs (``source.inputs``)."""
         return package_inputs(self.package)
 
     @property
+    def input_alternatives(self) -> list[list[list[str]]]:
+        """Per compiled branch, the run inputs of each alternative (one must be given)."""
+        return input_alternatives(self.package)
+
+    @property
+    def inputs_text(self) -> str:
+        """``request; one of: email | first_name, last_name, zip``."""
+        return inputs_text(self.package)
+
+    @property
     def package_tools(self) -> list[str]:
-        """The compiled tool sequence of the package (logical ids)."""
+        """Every tool the package calls, in pre-order, branch alternatives one after the other."""
         return [action["tool"] for action in ir_actions(self.package.ir)]
+
+    @property
+    def package_tool_text(self) -> str:
+        """The package's tools in order, alternatives in parentheses, ``retail.`` left off:
+        ``(find_user_id_by_email | find_user_id_by_name_zip) -> get_user_details -> ...``."""
+        return ir_tool_text(self.package.ir, LOGICAL_PREFIX)
+
+    @property
+    def branch_lines(self) -> list[str]:
+        """One line per compiled branch with each alternative's support and guard
+        (``CompileResult.report()["branch_text"]``)."""
+        return [str(line) for line in self.report_data.get("branch_text") or ()]
+
+    @property
+    def served(self) -> list[TaskOutcome]:
+        """The held-out tasks the package ran."""
+        return [o for o in self.held_out if o.served]
+
+    @property
+    def passed(self) -> list[TaskOutcome]:
+        """The held-out tasks with reward 1.0."""
+        return [o for o in self.held_out if o.reward == 1.0]
 
     @property
     def pass_rate(self) -> float:
         """Held-out tasks with reward 1.0 / all held-out tasks (unserved count as failures)."""
-        return sum(o.reward == 1.0 for o in self.held_out) / max(1, len(self.held_out))
+        return len(self.passed) / max(1, len(self.held_out))
 
     @property
     def unserved(self) -> list[TaskOutcome]:

@@ -8,8 +8,10 @@
    as a ``.jdsl`` file and loaded back (digests and IR checked).
 3. :func:`serve_held_out`: the reloaded package is bound to a fresh environment per held-out
    task and run with a model answering its residual signatures; each run is scored with the
-   benchmark's reward. A task whose inputs the package needs are missing is not run: it is
-   listed as unserved, with the reason.
+   benchmark's reward. A task lacking run inputs the package needs
+   (:meth:`jdsl.package.BehaviorPackage.missing_inputs`: every required input, and for each
+   compiled branch all inputs of at least one alternative) is not run: it is listed as
+   unserved, with the reason.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ __all__ = [
     "TaskOutcome",
     "canonical_names",
     "compile_retail",
+    "input_alternatives",
+    "inputs_text",
     "package_inputs",
     "record_teacher",
     "serve_held_out",
@@ -175,7 +179,9 @@ def compile_retail(trace_path: Path, package_path: Path) -> tuple[Any, Any]:
 
 
 def package_inputs(package: Any) -> list[str]:
-    """The run inputs the package declares (``manifest.json``: ``source.inputs``), sorted.
+    """The run inputs every path of the package needs (``manifest.json``: ``source.inputs``).
+
+    Inputs only some branch alternative reads are not listed (see :func:`input_alternatives`).
 
     Raises:
         PackageError: the manifest declares no run inputs at all (not even an empty list).
@@ -187,6 +193,26 @@ def package_inputs(package: Any) -> list[str]:
     raise PackageError(f"package {package.name!r} declares no run inputs in its manifest")
 
 
+def input_alternatives(package: Any) -> list[list[list[str]]]:
+    """Per compiled branch, the run inputs each alternative reads (``source.input_alternatives``).
+
+    Example: ``[[["email"], ["first_name", "last_name", "zip"]]]`` (one branch, two
+    alternatives); empty when the package has no branch that reads run inputs.
+    """
+    return [
+        [list(alt) for alt in branch]
+        for branch in (package.manifest.get("source") or {}).get("input_alternatives") or ()
+    ]
+
+
+def inputs_text(package: Any) -> str:
+    """The run inputs a host must give: ``request; one of: email | first_name, last_name, zip``."""
+    text = ", ".join(package_inputs(package)) or "none"
+    for branch in input_alternatives(package):
+        text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
+    return text
+
+
 _IDENTITY = {
     "email": "identifies by email",
     "name+zip": "identifies by name and zip code",
@@ -195,10 +221,14 @@ _IDENTITY = {
 
 
 def _unserved_note(missing: Sequence[str], identity: str) -> str:
-    return (
-        f"missing run input {', '.join(missing)}: the user {_IDENTITY[identity]}, "
-        "which the compiled path does not take"
-    )
+    """Why a task is not run, from ``BehaviorPackage.missing_inputs`` (``one of: a | b, c``)."""
+    reasons = [
+        f"no identity the package can use: needs one of {item.removeprefix('one of: ')}"
+        if item.startswith("one of: ")
+        else f"missing run input {item}"
+        for item in missing
+    ]
+    return "; ".join(reasons) + f" (the user {_IDENTITY[identity]})"
 
 
 def _logical_tools(env: RetailEnv) -> dict[str, Any]:
@@ -215,15 +245,16 @@ def serve_held_out(
 ) -> list[TaskOutcome]:
     """Run the package on each task it can serve (fresh environment each) and score it.
 
-    A task lacking a run input the package declares is not run; its outcome says which input
-    is missing and why. Runs do not raise: an error is recorded in the outcome's ``note``.
+    A task the package cannot serve (``package.missing_inputs(inputs)`` not empty: a required
+    input missing, or no alternative of a branch whose inputs are all given) is not run; its
+    outcome says what is missing and how the user identifies. Runs do not raise: an error is
+    recorded in the outcome's ``note``.
     """
-    needed = package_inputs(package)
     outcomes = []
     for task in _bar(list(tasks), "held-out runs", progress):
         inputs = task_inputs(task)
         identity = identity_form(inputs)
-        missing = [name for name in needed if name not in inputs]
+        missing = package.missing_inputs(inputs)
         if missing:
             outcomes.append(TaskOutcome(task_name(task), identity, False, None, 0.0,
                                         _unserved_note(missing, identity)))
