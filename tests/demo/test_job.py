@@ -76,6 +76,9 @@ def test_only_tasks_without_a_usable_identity_are_unserved(demo: DemoResult) -> 
     assert f"cannot serve (1): {outcome.note}" in report
     assert re.search(r"^    dev/6$", report, re.MULTILINE)
     assert "served, reward 0" not in report
+    assert "run inputs request; one of: email | first_name, last_name, zip" in report
+    assert f"tools {demo.package_tool_text}" in report and f"branch {demo.branch_lines[0]}" in report
+    assert re.search(r"^  airline_test_18 +3 +1 +1 +passed", report, re.MULTILINE)
 
 
 class _StubPackage:

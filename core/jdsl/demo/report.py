@@ -19,10 +19,12 @@ from jdsl.errors import MissingDependencyError
 if TYPE_CHECKING:
     from jdsl.demo.job import DemoResult
 
-__all__ = ["RDB_LEGEND", "draw", "group_notes", "html_report", "tool_chain", "text_report"]
+__all__ = ["RDB_LEGEND", "REFS_LEGEND", "draw", "group_notes", "html_report", "tool_chain", "text_report"]
 
 RDB_LEGEND = ("RDB = residual decision burden: the package's model decisions / all its "
               "decisions (0 = every decision compiled away, 1 = all left to a model)")
+REFS_LEGEND = ("refs = action arguments read from an earlier tool result (exact dataflow); "
+               "model = arguments that are a model output")
 _DETAILS_AFTER = 3
 
 
@@ -94,9 +96,10 @@ def _retail_lines(result: DemoResult) -> list[str]:
         f"  compiled: verification {ver.get('status')} (replay coverage "
         f"{float(ver.get('replay_coverage', 0.0)):.2f}, {ver.get('replay_checks', 0)} checks); "
         f"residual decision burden {result.metrics.get('residual_decision_burden')}; "
-        f"run inputs {', '.join(result.inputs) or 'none'}",
+        f"run inputs {result.inputs_text}",
+        *(f"  branch {line}" for line in result.branch_lines),
         f"  package: {result.package_path} (reloaded, digests verified); tools "
-        f"{' -> '.join(result.package_tools)}",
+        f"{result.package_tool_text}",
         f"  held out: reward pass rate {_pct(len(passed), len(held))} "
         f"(served {len(served)}, of which {len(passed)} passed)",
     ]
@@ -115,14 +118,16 @@ def _airline_lines(result: DemoResult) -> list[str]:
     lines = [
         f"Airline: {result.airline_episodes} real gpt-4o episodes imported, "
         f"{len(rows)} task families compiled ({passed} verified)",
-        f"  ({RDB_LEGEND})",
-        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'verify':<7}{'RDB':>6}  id-like constants",
+        f"  ({RDB_LEGEND}; {REFS_LEGEND})",
+        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<7}{'RDB':>6}  "
+        "id-like constants",
     ]
     for row in rows:
         consts = "; ".join(row.id_like_constants) or "-"
         lines.append(
-            f"  {row.family:<18}{row.episodes:>4}  {len(row.lineage_refs):>4}  "
-            f"{row.verification:<7}{row.residual_decision_burden:>6.2f}  {consts}"
+            f"  {row.family:<18}{row.episodes:>4}  {row.dataflow_refs:>4}  "
+            f"{row.model_output_refs:>5}  {row.verification:<7}"
+            f"{row.residual_decision_burden:>6.2f}  {consts}"
         )
     return lines
 
@@ -195,7 +200,7 @@ def html_report(result: DemoResult) -> str:
     ]
     airline = [
         (r.family, r.episodes, _list_cell(_tool_runs(r.tools), "calls"),
-         _list_cell(list(r.lineage_refs), "refs"), r.verification,
+         _list_cell(list(r.lineage_refs), "refs"), r.model_output_refs, r.verification,
          f"{r.residual_decision_burden:.2f}", _list_cell(list(r.id_like_constants), "constants"))
         for r in result.airline
     ]
@@ -213,7 +218,9 @@ def html_report(result: DemoResult) -> str:
         _table(["task", "identity", "served", "status", "reward", "note"], held),
         "<h2>Airline: real gpt-4o trajectories, one package per task family</h2>",
         f"<p class='note'>{html.escape(RDB_LEGEND)}.</p>",
-        _table(["family", "episodes", "tools (in order)", "lineage refs", "verification",
+        f"<p class='note'>{html.escape(REFS_LEGEND)}.</p>",
+        _table(["family", "episodes", "tools (in order)", "refs to tool results",
+                "refs to model outputs", "verification",
                 "residual decision burden (RDB)", "id-like constants"], airline),
         "</body></html>",
     ]
