@@ -6,7 +6,7 @@ See DESIGN.md §2 and docs/ARCHITECTURE.md ("Nodes are the IR", "Runs").
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import INPUT_WRITER, Blackboard, Read, Write
 from jdsl.tree.composites import Selector, Sequence
-from jdsl.tree.context import Bindings, ContextWindow, RunContext
+from jdsl.tree.context import Bindings, ContextWindow, Failure, RunContext
 from jdsl.tree.decorators import Decorator, Invert, OneShot, Optional, Repeat, Timeout
 from jdsl.tree.ids import assign_runtime_ids
 from jdsl.tree.leaves import Action, Check, Guard, GuardCall, lenient_equal
@@ -14,11 +14,13 @@ from jdsl.tree.nodes import NODE_CLASSES, AnyNode
 from jdsl.tree.predict import Predict
 from jdsl.tree.react import React
 from jdsl.tree.root import Root
+from jdsl.tree.scope import Abandoned, ScopedContext
 from jdsl.tree.status import Status
 
 __all__ = [
     "INPUT_WRITER",
     "NODE_CLASSES",
+    "Abandoned",
     "Action",
     "AnyNode",
     "Bindings",
@@ -26,6 +28,7 @@ __all__ = [
     "Check",
     "ContextWindow",
     "Decorator",
+    "Failure",
     "Guard",
     "GuardCall",
     "Invert",
@@ -38,6 +41,7 @@ __all__ = [
     "Repeat",
     "Root",
     "RunContext",
+    "ScopedContext",
     "Selector",
     "Sequence",
     "Status",

@@ -56,9 +56,14 @@ class _Bound(Node):
         except TypeError:
             name = getattr(self, "tool", None) or getattr(self, "predicate", "?")
             given = ", ".join(f"{key}=..." for key in kwargs)
+            empty = inspect.Parameter.empty
+            bare = signature.replace(
+                parameters=[p.replace(annotation=empty) for p in signature.parameters.values()],
+                return_annotation=empty,
+            )
             exc.add_note(
                 f"jdsl: {self.label} called {name}({given}) but its parameters are "
-                f"{name}{signature}; make the node's argument names match them"
+                f"{name}{bare}; make the node's argument names match them"
             )
         except ValueError:  # no signature to compare against (a builtin)
             return

@@ -1,0 +1,174 @@
+"""Typed errors at the edges: bad signatures, model objects, tool arguments, behavior text;
+bools never equal numbers in check; lenient reading of one-output replies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jdsl import ListTraceSink, Status, act, check, guard_call, predict, react, ref, root, seq
+from jdsl.errors import BehaviorSyntaxError, BindingError, ModelOutputError, SignatureError
+from jdsl.providers.messages import ModelTurn
+from jdsl.signature import Signature
+from jdsl.testing import FunctionModel, ScriptedModel
+from jdsl.text import parse_behavior
+from jdsl.tree import lenient_equal
+
+
+def lookup(email: str, limit: int = 3) -> dict[str, Any]:
+    return {"email": email, "limit": limit}
+
+
+def picky(email: str) -> bool:
+    raise TypeError("the tool's own TypeError")
+
+
+# -- 4. signatures are checked when the node is built --------------------------------------
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("a b c", "must contain '->'"),
+        ("a -> b: intt", "unknown type 'intt'"),
+        ("a ->", "no output"),
+    ],
+)
+def test_a_bad_signature_is_a_signature_error_naming_it(text: str, says: str) -> None:
+    with pytest.raises(SignatureError, match=says) as info:
+        predict(text)
+    assert info.value.signature == text and "errors.pydantic.dev" not in str(info.value)
+    with pytest.raises(SignatureError, match=says):
+        react(text, tools=[lookup])
+
+
+def test_react_needs_exactly_one_output_and_a_str_signature() -> None:
+    with pytest.raises(SignatureError, match="exactly one output"):
+        react("q -> a, b", tools=[lookup])
+    with pytest.raises(SignatureError, match="is a str"):
+        predict(42)  # type: ignore[arg-type]
+    assert predict(Signature.parse("q -> n: int")).signature == "q -> n: int"
+
+
+# -- 4. model objects ------------------------------------------------------------------------
+@pytest.mark.parametrize("reply", [None, 42])
+def test_a_model_returning_a_non_turn_is_a_model_output_error(reply: Any) -> None:
+    class Broken:
+        def converse(self, *args: Any) -> Any:
+            return reply
+
+    sink = ListTraceSink()
+    with pytest.raises(ModelOutputError, match="Broken.converse must return a ModelTurn"):
+        root("p").do(predict("q -> a")).run(model=Broken(), trace_sink=sink, q="x")
+    assert sink.events[-1].payload["error_type"] == "ModelOutputError"
+    with pytest.raises(ModelOutputError, match="Broken.converse must return a ModelTurn"):
+        root("r").do(react("q -> a", tools=[lookup])).run(model=Broken(), q="x")
+
+
+def test_a_model_returning_text_still_works() -> None:
+    model = FunctionModel(lambda *a: ModelTurn(text="fine"))
+    assert root("p").do(predict("q -> a")).run(model=model, q="x").blackboard["a"] == "fine"
+
+
+def test_a_model_without_converse_is_a_binding_error_at_run_start() -> None:
+    calls: list[str] = []
+
+    def first() -> None:
+        calls.append("first")
+
+    tree = root("p").do(seq(act(first), predict("q -> a")))
+    with pytest.raises(BindingError, match=r"\(object object\) has no converse") as info:
+        tree.run(model=object(), q="x")
+    assert info.value.kind == "model" and calls == []
+    assert root("t").do(act(first)).run(model=object()).status is Status.SUCCESS  # not needed
+
+
+# -- 4. tool arguments -----------------------------------------------------------------------
+def test_a_wrong_keyword_gets_a_note_naming_the_node_and_parameters() -> None:
+    tree = root("t").do(act(lookup, mail=ref("email")) >> "c")
+    for sink in (None, ListTraceSink()):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'mail'") as info:
+            tree.run(trace_sink=sink, email="a@x.com")
+        notes = "\n".join(info.value.__notes__)
+        assert "act(lookup) -> c called lookup(mail=...)" in notes
+        assert "its parameters are lookup(email, limit=3)" in notes
+        assert "raised in node 'root/action.0'" in notes
+
+
+def test_a_typeerror_from_inside_a_tool_gets_no_argument_note() -> None:
+    with pytest.raises(TypeError, match="own TypeError") as info:
+        root("t").do(act(picky, email="a")).run()
+    assert not any("its parameters are" in n for n in info.value.__notes__)
+    with pytest.raises(TypeError) as info:
+        root("g").do(guard_call(picky, mail="a")).run()
+    assert any("guard_call(picky) called picky(mail=...)" in n for n in info.value.__notes__)
+
+
+# -- 4. behavior text that is not a str ------------------------------------------------------
+@pytest.mark.parametrize(("text", "hint"), [(None, "as a str"), (b"root a", "decode")])
+def test_behavior_text_must_be_a_str(text: Any, hint: str) -> None:
+    with pytest.raises(BehaviorSyntaxError, match="must be a str") as info:
+        parse_behavior(text)
+    assert hint in info.value.hint
+
+
+# -- 5. bools are not numbers in check --------------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "expected", "result"),
+    [
+        (True, 1, False),
+        (1, True, False),
+        (False, 0, False),
+        (0.0, False, False),
+        (True, True, True),
+        (1, 1.0, True),
+        ([True], [1], False),
+        ({"a": [0]}, {"a": [False]}, False),
+        ({"a": [1, "x"]}, {"a": [1, "x"]}, True),
+    ],
+)
+def test_bools_never_equal_numbers(value: Any, expected: Any, result: bool) -> None:
+    assert lenient_equal(value, expected) is result
+
+
+def test_check_fails_for_a_bool_against_a_number() -> None:
+    assert root("c").do(check("n", 1)).run(n=True).status is Status.FAILURE
+    assert root("c").do(check("n", 1)).run(n=1).status is Status.SUCCESS
+
+
+# -- 6. lenient one-output replies -------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("signature", "reply", "value"),
+    [
+        ("q -> n: int", '{"n": 7}', 7),
+        ("q -> n: int", '  {"n": "7"} ', 7),
+        ("q -> n: int", "```\n7\n```", 7),
+        ("q -> n: int", '```json\n{"n": 7}\n```', 7),
+        ("q -> answer", '{"answer": "Paris"}', "Paris"),
+        ("q -> answer", '{"answer": 5}', "5"),
+        ("q -> answer", "```text\nParis\n```", "Paris"),
+        ("q -> xs: list[int]", '{"xs": [1, 2]}', [1, 2]),
+        ("q -> xs: list[int]", "```json\n[1, 2]\n```", [1, 2]),
+        ("q -> ok: bool", '{"ok": true}', True),
+        ("q -> info: dict", '{"info": 1}', {"info": 1}),  # a dict output is the object itself
+        ("q -> answer", '{"answer": "a", "other": 1}', '{"answer": "a", "other": 1}'),
+        ("q -> answer", "Paris", "Paris"),
+    ],
+)
+def test_one_output_unwraps_fences_and_its_own_key(signature: str, reply: str, value: Any) -> None:
+    name = Signature.parse(signature).output_names[0]
+    assert Signature.parse(signature).parse_output(reply) == {name: value}
+
+
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [('{"m": 7}', "is not a valid int"), ('{"n": 7, "m": 1}', "is not a valid int"),
+     ("```\nseven\n```", "'seven' is not a valid int"), ('{"n": 7', "is not a valid int")],
+)  # fmt: skip
+def test_other_objects_and_bad_fenced_values_still_fail(reply: str, says: str) -> None:
+    with pytest.raises(ModelOutputError, match=says):
+        Signature.parse("q -> n: int").parse_output(reply)
+
+
+def test_predict_writes_an_unwrapped_single_output() -> None:
+    tree = root("p").do(predict("q -> n: int"))
+    assert tree.run(model=ScriptedModel('{"n": 7}'), q="x").blackboard["n"] == 7
+    assert tree.run(model=ScriptedModel("```\n7\n```"), q="x").blackboard["n"] == 7
