@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jdsl.demo.airline_job import FamilyRow, compile_airline, ir_actions, ir_tool_text
+from jdsl.demo.airline_job import FamilyRow, compile_airline, ir_tool_text
 from jdsl.demo.family import FamilySplit, split_family
 from jdsl.demo.report import draw, html_report, text_report
 from jdsl.demo.retail_job import (
@@ -98,11 +98,6 @@ class DemoResult:
     def inputs_text(self) -> str:
         """``request; one of: email | first_name, last_name, zip``."""
         return inputs_text(self.package)
-
-    @property
-    def package_tools(self) -> list[str]:
-        """Every tool the package calls, in pre-order, branch alternatives one after the other."""
-        return [action["tool"] for action in ir_actions(self.package.ir)]
 
     @property
     def package_tool_text(self) -> str:
