@@ -7,6 +7,7 @@ One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normali
 :mod:`.metrics`; :mod:`.pipeline` chains them in :func:`compile_behavior`.
 """
 
+from jdsl.compiler.arguments import top_key
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, Lane, plan_branches
 from jdsl.compiler.candidates import ATOM_TYPES, Fact, claim_text, extract_facts
 from jdsl.compiler.compiled import BranchAlternative, CompiledBranch
@@ -29,6 +30,7 @@ from jdsl.compiler.pipeline import (
     CompileResult,
     compile_behavior,
     compile_normalized,
+    inputs_text,
 )
 from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
 from jdsl.compiler.staticize import CompiledBehavior, NodeProvenance, modal_skeleton, staticize
@@ -69,6 +71,7 @@ __all__ = [
     "find_source",
     "find_sources",
     "group_episodes",
+    "inputs_text",
     "is_meaningful",
     "modal_skeleton",
     "normalize_all",
@@ -77,5 +80,6 @@ __all__ = [
     "plan_branches",
     "promote",
     "staticize",
+    "top_key",
     "verify",
 ]

@@ -56,9 +56,21 @@ class CompileReport(dict[str, Any]):
 
 
 def _inputs_text(report: Mapping[str, Any]) -> str:
-    """``request; one of: email | first_name, last_name, zip``."""
-    text = ", ".join(report["required_inputs"]) or "-"
-    for branch in report["input_alternatives"]:
+    return inputs_text(report["required_inputs"], report["input_alternatives"])
+
+
+def inputs_text(
+    required: Sequence[str], alternatives: Sequence[Sequence[Sequence[str]]], empty: str = "-"
+) -> str:
+    """The run inputs a host must give: ``request; one of: email | first_name, last_name, zip``.
+
+    Args:
+        required: inputs every path reads.
+        alternatives: per branch point, the input sets of its alternatives.
+        empty: the text when nothing is required.
+    """
+    text = ", ".join(required) or empty
+    for branch in alternatives:
         text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
     return text
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from jdsl.compiler import top_key
 from jdsl.envs.data import data_path
-from jdsl.expr import parse_path
 from jdsl.importers import import_tau_bench
 from jdsl.trace import Episode, JsonlTraceSink, read_events
 
@@ -114,14 +114,6 @@ def _input_note(value: str, run_inputs: Sequence[Mapping[str, Any]]) -> str:
     return f" (= run input {shared[0]})" if shared else ""
 
 
-def _top_key(path: str) -> str:
-    """The top-level blackboard key a path reads: ``user.orders[$i]`` -> ``user``."""
-    try:
-        return str(parse_path(path)[0][1])
-    except ValueError:
-        return path
-
-
 def ir_refs(ir: Mapping[str, Any]) -> list[str]:
     """``tool.arg <- path`` for every action argument that refs an earlier action's result.
 
@@ -133,7 +125,7 @@ def ir_refs(ir: Mapping[str, Any]) -> list[str]:
     for action in ir_actions(ir):
         for arg, spec in sorted((action.get("args") or {}).items()):
             path = spec.get("ref") if isinstance(spec, Mapping) else None
-            if isinstance(path, str) and _top_key(path) in stores:
+            if isinstance(path, str) and top_key(path) in stores:
                 refs.append(f"{action['tool']}.{arg} <- {path}")
         if action.get("store"):
             stores.add(action["store"])
@@ -143,8 +135,11 @@ def ir_refs(ir: Mapping[str, Any]) -> list[str]:
 def _tool_parts(node: Mapping[str, Any], prefix: str) -> list[str]:
     if node.get("kind") == "action":
         return [str(node["tool"]).removeprefix(prefix)]
-    children = [c for c in (node.get("child"), *(node.get("children") or ()), node.get("until"))
-                if isinstance(c, Mapping)]
+    children = [
+        c
+        for c in (node.get("child"), *(node.get("children") or ()), node.get("until"))
+        if isinstance(c, Mapping)
+    ]
     if node.get("kind") != "selector":
         return [part for child in children for part in _tool_parts(child, prefix)]
     alternatives = [" -> ".join(_tool_parts(child, prefix)) or "-" for child in children]
@@ -222,8 +217,9 @@ def compile_airline(
     families = group_families(read_events(trace_path).episodes)
     rows = []
     chosen = {f: eps for f, eps in families.items() if len(eps) >= min_episodes}
-    for family, episodes in tqdm(chosen.items(), desc="airline families", unit="family",
-                                 disable=not progress, leave=False):
+    for family, episodes in tqdm(
+        chosen.items(), desc="airline families", unit="family", disable=not progress, leave=False
+    ):
         result = compile_behavior(episodes, name=family, task_family=family)
         rows.append(_row(family, episodes, result))
     return sorted(rows, key=lambda row: (-row.episodes, row.family))

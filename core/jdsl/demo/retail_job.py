@@ -23,6 +23,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from jdsl.compiler import inputs_text as format_inputs
 from jdsl.demo.family import FAMILY, identity_form, task_inputs, task_name
 from jdsl.envs.tau_retail import (
     RetailEnv,
@@ -151,8 +152,14 @@ def record_teacher(
         value = reward(env, task)
         _emit_reward(sink, episode_id, value, task)
         outcomes.append(
-            TaskOutcome(task_name(task), identity_form(inputs), True, ctx.status.value, value,
-                        _run_note(ctx))
+            TaskOutcome(
+                task_name(task),
+                identity_form(inputs),
+                True,
+                ctx.status.value,
+                value,
+                _run_note(ctx),
+            )
         )
     return outcomes
 
@@ -207,10 +214,7 @@ def input_alternatives(package: Any) -> list[list[list[str]]]:
 
 def inputs_text(package: Any) -> str:
     """The run inputs a host must give: ``request; one of: email | first_name, last_name, zip``."""
-    text = ", ".join(package_inputs(package)) or "none"
-    for branch in input_alternatives(package):
-        text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
-    return text
+    return format_inputs(package_inputs(package), input_alternatives(package), empty="none")
 
 
 _IDENTITY = {
@@ -256,8 +260,11 @@ def serve_held_out(
         identity = identity_form(inputs)
         missing = package.missing_inputs(inputs)
         if missing:
-            outcomes.append(TaskOutcome(task_name(task), identity, False, None, 0.0,
-                                        _unserved_note(missing, identity)))
+            outcomes.append(
+                TaskOutcome(
+                    task_name(task), identity, False, None, 0.0, _unserved_note(missing, identity)
+                )
+            )
             continue
         env = RetailEnv()
         root = package.as_root(_logical_tools(env))
