@@ -33,12 +33,19 @@ def read_json(path: str | Path) -> Any:
     """Parse a JSON file.
 
     Raises:
-        ImportFormatError: the file is missing or is not JSON (names the line and column).
+        ImportFormatError: the file is missing, is not UTF-8 text (names the byte offset) or
+            is not JSON (names the line and column).
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ImportFormatError(f"cannot read the file ({exc.strerror})", path=path) from exc
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(
+            f"not UTF-8 text ({exc.reason}); save the file as UTF-8 JSON",
+            path=path,
+            where=f"byte {exc.start}",
+        ) from exc
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
