@@ -321,7 +321,12 @@ def optional(child: Node, *, context: str | None = None, id: str | None = None) 
 def timeout(
     child: Node, *, seconds: float = 30.0, context: str | None = None, id: str | None = None
 ) -> Timeout:
-    """FAILURE when the child has not finished within ``seconds`` (the child is abandoned)."""
+    """FAILURE when the child has not finished within ``seconds``.
+
+    The overrunning child is abandoned: it may finish its current tool call in the background,
+    but its later blackboard writes and trace events are dropped and it makes no further tool
+    or model calls (see :class:`jdsl.tree.Timeout`).
+    """
     return Timeout(child=_node(child, "timeout"), seconds=seconds, context=context, id=id)
 
 

@@ -51,7 +51,9 @@ class Trace(list[TraceEvent]):
     def episodes(self) -> list[Episode]:
         """The episodes, in first-seen order (:func:`~jdsl.trace.segment_episodes`).
 
-        Their views load blob values from :attr:`blob_store` when it is set.
+        A run recorded under an episode id an earlier run used is its own episode, with a
+        derived id (``ep_local#2``). Their views load blob values from :attr:`blob_store` when
+        it is set.
         """
         return segment_episodes(self, blob_store=self.blob_store)
 
