@@ -35,11 +35,9 @@ def parse_behavior_ir(text: str, *, name: str | None = None) -> dict[str, Any]:
         BehaviorSyntaxError: with line, column and a fix hint (also for text that is not a str).
     """
     if not isinstance(text, str):
-        fix = (
-            "decode it first: data.decode('utf-8')"
-            if isinstance(text, bytes | bytearray)
-            else ("pass the behavior text as a str, e.g. open(path).read()")
-        )
+        fix = "pass the behavior text as a str, e.g. open(path).read()"
+        if isinstance(text, bytes | bytearray):
+            fix = "decode it first: data.decode('utf-8')"
         raise BehaviorSyntaxError(
             f"behavior text must be a str, got {type(text).__name__}", line=1, col=1, hint=fix
         )
