@@ -37,8 +37,10 @@ from pydantic import TypeAdapter
 
 from jdsl import __version__
 from jdsl.compiler import (
+    CompileError,
     CompileResult,
     NormEpisode,
+    check_chains,
     compile_normalized,
     group_episodes,
     normalize_all,
@@ -280,13 +282,16 @@ def compile_command(
 ) -> None:
     """Compile traced episodes into a verified behavior package.
 
-    Exit 1, writing nothing, when there is no successful episode or verification fails.
+    Exit 1, writing nothing, when there is no successful episode, the trace's hash chain is
+    broken, verification fails, or it is unverified (replay had nothing to check).
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if group_by is not None and out.exists() and not out.is_dir():
         fix = "with --group-by, -o is a directory for one package per family; pass one"
         raise cli_fail(f"-o {out} is a file", fix)
-    normalized = normalize_all(_read_episodes(traces, strict=not skip_bad_lines), canonical=mapping)
+    episodes = _read_episodes(traces, strict=not skip_bad_lines)
+    check_chains(episodes)
+    normalized = normalize_all(episodes, canonical=mapping)
     _require_success(normalized, traces)
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
@@ -295,7 +300,7 @@ def compile_command(
         result = compile_normalized(normalized, name=base, task_family=task_family)
         typer.echo(str(result.report()))
         if not result.ok:
-            raise cli_fail("verification failed; no package written", "see the problems above")
+            raise _verification_fail(result.verification.status)
         target = out / f"{base}{SUFFIX}" if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
@@ -307,9 +312,14 @@ def _compile_families(
 ) -> None:
     rows, ok = [], True
     for family, members in group_episodes(normalized, by):
-        result = compile_normalized(
-            members, name=f"{base}-{family}", task_family=task_family or family
-        )
+        try:
+            result = compile_normalized(
+                members, name=f"{base}-{family}", task_family=task_family or family
+            )
+        except CompileError:  # no successful episode in this family
+            rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<7}{'not written':>30}")
+            ok = False
+            continue
         written = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
         rows.append(_family_row(family, result, written))
         ok = ok and result.ok
@@ -319,9 +329,21 @@ def _compile_families(
     typer.echo("\n".join(rows))
     if not ok:
         raise cli_fail(
-            "some families failed verification; their packages were not written",
+            "some families failed verification or had nothing to replay (unverified); their "
+            "packages were not written",
             "see the rows marked 'not written' (compile them alone for the problems)",
         )
+
+
+def _verification_fail(status: str) -> Exception:
+    """Exit 1 for ``failed`` and for ``unverified`` (0 replay checks prove nothing)."""
+    if status == "unverified":
+        return cli_fail(
+            "unverified: replay had nothing to check (no ref or guard compiled from the "
+            "episodes); no package written",
+            "compile the episodes of one task family (--group-by) so their calls align",
+        )
+    return cli_fail("verification failed; no package written", "see the problems above")
 
 
 def _read_episodes(paths: Sequence[Path], *, strict: bool) -> list[Episode]:
@@ -362,11 +384,17 @@ def _write_package(package: BehaviorPackage, target: Path) -> Path:
         raise PackageError(f"{exc} — choose a writable path for -o", path=exc.path) from None
 
 
+def _coverage(verification: dict[str, Any]) -> str:
+    """Replay coverage, ``n/a`` when nothing was replayed."""
+    coverage = verification["replay_coverage"]
+    return "n/a" if coverage is None else str(coverage)
+
+
 def _family_row(family: str, result: CompileResult, written: Path | None) -> str:
     report = result.report()
     v, m = report["verification"], report["metrics"]
     return (
-        f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<7} {v['replay_coverage']:>7}"
+        f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<7} {_coverage(v):>7}"
         f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6}  "
         f"{written or 'not written'}"
     )

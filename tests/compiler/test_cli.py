@@ -80,17 +80,27 @@ def test_compile_without_a_successful_episode_exits_1_and_writes_nothing(tmp_pat
     )
 
 
+def _with_verification(monkeypatch, report) -> None:
+    """Make the CLI's compile see ``report`` as its verification."""
+    import dataclasses
+
+    import jdsl.cli as cli
+
+    real = cli.compile_normalized
+
+    def compile_normalized(normalized, **kw):
+        return dataclasses.replace(real(normalized, **kw), verification=report)
+
+    monkeypatch.setattr(cli, "compile_normalized", compile_normalized)
+
+
 def test_compile_exits_1_without_a_package_when_verification_fails(
     retail_trace, tmp_path, monkeypatch
 ) -> None:
     """A compile whose verification fails prints the report, names the failure, writes nothing."""
-    import jdsl.cli as cli
-    from jdsl.compiler import normalize_all
-    from jdsl.trace import read_events
+    from jdsl.compiler import VerificationReport
 
-    failed = normalize_all(read_events(_failed_trace(tmp_path / "failed.jsonl")).episodes)
-    real = cli.compile_normalized
-    monkeypatch.setattr(cli, "compile_normalized", lambda normalized, **kw: real(failed, **kw))
+    _with_verification(monkeypatch, VerificationReport(("injected structural problem",)))
     out = tmp_path / "f.jdsl"
     result = runner.invoke(app, ["compile", str(retail_trace(2)), "-o", str(out)])
     assert result.exit_code == 1 and not out.exists()
@@ -98,6 +108,34 @@ def test_compile_exits_1_without_a_package_when_verification_fails(
     assert (
         "error: verification failed; no package written — see the problems above" in result.output
     )
+
+
+def test_compile_exits_1_without_a_package_when_nothing_was_replayed(
+    retail_trace, tmp_path, monkeypatch
+) -> None:
+    """0 replay checks is ``unverified`` (coverage n/a), never ``passed``: exit 1, no package."""
+    from jdsl.compiler import VerificationReport
+
+    _with_verification(monkeypatch, VerificationReport(()))
+    out = tmp_path / "u.jdsl"
+    result = runner.invoke(app, ["compile", str(retail_trace(2)), "-o", str(out)])
+    assert result.exit_code == 1 and not out.exists()
+    assert "verification  unverified (structure ok, replay 0/0, coverage n/a)" in result.output
+    assert "error: unverified: replay had nothing to check" in result.output
+
+
+def test_compile_refuses_a_trace_with_an_edited_event(retail_trace, tmp_path) -> None:
+    path = retail_trace(2)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    i = next(i for i, line in enumerate(lines) if '"blackboard.write"' in line)
+    event = json.loads(lines[i])
+    event["payload"]["value"] = "edited"
+    lines[i] = json.dumps(event)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "t.jdsl"
+    result = runner.invoke(app, ["compile", str(path), "-o", str(out)])
+    assert result.exit_code == 1 and not out.exists()
+    assert "hash chain is broken" in result.output and "event_hash does not match" in result.output
 
 
 def test_group_by_writes_one_package_per_family(retail_trace, tmp_path) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from jdsl.compiler import (
+    CompileError,
+    VerificationReport,
     compile_behavior,
     consolidate,
     extract_facts,
@@ -18,6 +20,7 @@ from jdsl.compiler import (
     verify,
 )
 from jdsl.compiler.arguments import ArgChoice
+from jdsl.errors import JdslError
 
 sys.path.insert(0, str(Path(__file__).parent))
 from events import EpisodeBuilder  # noqa: E402
@@ -164,11 +167,34 @@ def test_replay_catches_a_wrong_ref() -> None:
     assert "customer.name" in report.problems[0]
 
 
-def test_no_successful_episode_fails_structurally() -> None:
+def test_no_successful_episode_is_a_compile_error() -> None:
     b = EpisodeBuilder("e")
     b.call("x", error="boom", a="bb")
-    result = compile_behavior([b.done(success=False)], name="empty")
-    assert not result.ok and "no successful episode to compile" in result.report()["notes"]
+    with pytest.raises(CompileError, match="no successful episode among 1") as info:
+        compile_behavior([b.done(success=False)], name="empty")
+    assert isinstance(info.value, JdslError) and info.value.episodes == ("e",)
+    assert "record successful runs" in str(info.value)
+    with pytest.raises(CompileError, match="no successful episode among 0"):
+        compile_behavior([], name="empty")
+
+
+def test_compile_refuses_a_broken_hash_chain_unless_allowed(retail_episodes) -> None:
+    episodes = retail_episodes(2)
+    assert compile_behavior(episodes, name="ok").ok
+    events = episodes[1].events
+    i = next(i for i, e in enumerate(events) if e.kind == "blackboard.write")
+    events[i] = events[i].model_copy(update={"payload": {**events[i].payload, "value": "edit"}})
+    with pytest.raises(CompileError, match="ep_1.*event_hash does not match") as info:
+        compile_behavior(episodes, name="broken")
+    assert info.value.episodes == ("ep_1",) and info.value.problems
+    assert compile_behavior(episodes, name="broken", allow_broken_chain=True) is not None
+
+
+def test_zero_replay_checks_is_unverified_not_passed() -> None:
+    report = VerificationReport(())
+    assert (report.status, report.ok, report.replay_coverage) == ("unverified", False, None)
+    assert report.to_dict()["status"] == "unverified"
+    assert VerificationReport(("bad",)).status == "failed"
 
 
 def test_group_by_task_and_sequence() -> None:

@@ -12,6 +12,7 @@ from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, Lane, plan_br
 from jdsl.compiler.candidates import ATOM_TYPES, Fact, claim_text, extract_facts
 from jdsl.compiler.compiled import BranchAlternative, CompiledBranch
 from jdsl.compiler.consolidate import Candidate, consolidate
+from jdsl.compiler.errors import CompileError
 from jdsl.compiler.events import EpisodeRecords, EventRecord, as_records
 from jdsl.compiler.families import group_episodes
 from jdsl.compiler.lineage import StateIndex, find_source, find_sources, is_meaningful
@@ -28,9 +29,11 @@ from jdsl.compiler.package import build_package
 from jdsl.compiler.pipeline import (
     CompileReport,
     CompileResult,
+    check_chains,
     compile_behavior,
     compile_normalized,
     inputs_text,
+    require_success,
 )
 from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
 from jdsl.compiler.staticize import CompiledBehavior, NodeProvenance, modal_skeleton, staticize
@@ -42,6 +45,7 @@ __all__ = [
     "BranchAlternative",
     "BranchPlan",
     "Candidate",
+    "CompileError",
     "CompileReport",
     "CompileResult",
     "CompiledBehavior",
@@ -63,6 +67,7 @@ __all__ = [
     "VerificationReport",
     "as_records",
     "build_package",
+    "check_chains",
     "claim_text",
     "compile_behavior",
     "compile_normalized",
@@ -79,6 +84,7 @@ __all__ = [
     "package_metrics",
     "plan_branches",
     "promote",
+    "require_success",
     "staticize",
     "top_key",
     "verify",

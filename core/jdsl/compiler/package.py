@@ -194,7 +194,7 @@ def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family:
         "",
         f"Compiled by {COMPILER_ID} from {len(compiled.aligned)} aligned episode(s).",
         f"Task family: {task_family or '-'}",
-        f"Verification: {report.to_dict()['status']} (replay coverage {report.replay_coverage})",
+        f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks})",
         f"Run inputs: {', '.join(compiled.required_inputs) or '-'}",
         *(f"Branch: {b.text()}" for b in compiled.branches),
         f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",

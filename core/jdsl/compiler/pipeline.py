@@ -13,13 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.arguments import top_key
+from jdsl.compiler.branches import successful_pool
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate
+from jdsl.compiler.errors import CompileError
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalize import NormEpisode, normalize_all
 from jdsl.compiler.package import build_package
 from jdsl.compiler.staticize import CompiledBehavior, staticize
 from jdsl.compiler.verify import VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
+from jdsl.trace import Episode, TraceEvent, verify_chain
 
 __all__ = ["CompileReport", "CompileResult", "compile_behavior", "compile_normalized"]
 
@@ -36,7 +39,8 @@ class CompileReport(dict[str, Any]):
             f"  skeleton      {' -> '.join(self['skeleton']) or '(empty)'}",
             *(f"  branch        {b}" for b in self["branch_text"]),
             f"  verification  {v['status']} (structure {'ok' if v['structural_ok'] else 'FAILED'},"
-            f" replay {v['replay_passed']}/{v['replay_checks']}, coverage {v['replay_coverage']})",
+            f" replay {v['replay_passed']}/{v['replay_checks']}, coverage"
+            f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']})",
             f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
             f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
             f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments ref a"
@@ -169,6 +173,7 @@ def compile_behavior(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     model: Any = None,
     version: str = "0.1.0",
+    allow_broken_chain: bool = False,
 ) -> CompileResult:
     """Compile recorded episodes into a verified behavior package.
 
@@ -183,15 +188,24 @@ def compile_behavior(
         model: optional compiler model (a chat model or a ``CompilerModel``) that words
             residual instructions; structure never depends on it.
         version: the package version.
+        allow_broken_chain: compile episodes whose hash chain
+            (:func:`jdsl.trace.verify_chain`) is broken. Events without hashes (hand-built
+            dicts) are never chain-checked; traces from a sink or ``jdsl import`` carry them.
 
     Returns:
         A :class:`CompileResult`; ``result.report()`` summarises it.
+
+    Raises:
+        CompileError: an episode's hash chain is broken (an edited, dropped or reordered
+            event), or no episode succeeded.
 
     Example:
         >>> from jdsl.trace import read_events                      # doctest: +SKIP
         >>> result = compile_behavior(read_events("runs.jsonl").episodes, name="cancel")  # doctest: +SKIP
         >>> print(result.report())  # doctest: +SKIP
     """
+    if not allow_broken_chain:
+        check_chains(episodes)
     with paused_gc():
         normalized = normalize_all(episodes, canonical=canonical)
     return compile_normalized(
@@ -210,7 +224,12 @@ def compile_normalized(
     model: Any = None,
     version: str = "0.1.0",
 ) -> CompileResult:
-    """:func:`compile_behavior` from already normalized episodes (e.g. one family of many)."""
+    """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
+
+    Raises:
+        CompileError: no episode succeeded (see :func:`require_success`).
+    """
+    require_success(normalized)
     with paused_gc():
         candidates = consolidate(normalized, contracts=contracts)
         compiled = staticize(normalized, candidates, name=name, model=model, effects=effects)
@@ -227,4 +246,51 @@ def compile_normalized(
         verification=report,
         normalized=tuple(normalized),
         metrics=package_metrics(compiled.ir),
+    )
+
+
+def check_chains(episodes: Sequence[Any]) -> None:
+    """Refuse episodes whose recorded hash chain does not verify.
+
+    Only stamped events (:class:`jdsl.trace.TraceEvent` with an ``event_hash``) are checked;
+    an episode split off a reused id is checked on its own (:meth:`jdsl.trace.Episode.verify`).
+
+    Raises:
+        CompileError: naming the first broken episode and its first problem.
+    """
+    for episode in episodes:
+        problems = _chain_problems(episode)
+        if problems:
+            eid = str(getattr(episode, "episode_id", "episode"))
+            raise CompileError(
+                f"episode {eid!r}: the trace's hash chain is broken ({problems[0]}); "
+                "compile the trace as it was recorded, or pass allow_broken_chain=True "
+                "to compile edited events on purpose",
+                episodes=[eid],
+                problems=problems,
+            )
+
+
+def _chain_problems(episode: Any) -> list[str]:
+    if isinstance(episode, Episode):
+        return episode.verify() if any(e.event_hash for e in episode.events) else []
+    events = episode.get("events", ()) if isinstance(episode, Mapping) else ()
+    events = getattr(episode, "events", events)
+    stamped = [e for e in events if isinstance(e, TraceEvent) and e.event_hash]
+    return verify_chain(stamped) if stamped else []
+
+
+def require_success(normalized: Sequence[NormEpisode]) -> None:
+    """Refuse to compile when no episode succeeded (nor has an unknown outcome).
+
+    Raises:
+        CompileError: naming how many episodes there were and the fix.
+    """
+    if successful_pool(normalized):
+        return
+    raise CompileError(
+        f"no successful episode among {len(normalized)}: a behavior is compiled from runs "
+        "that succeeded; record successful runs, or mark outcomes (episode.finished status "
+        "'success', or an outcome/reward event)",
+        episodes=[e.episode_id for e in normalized],
     )

@@ -67,22 +67,32 @@ class VerificationReport:
         return sum(1 for c in self.checks if c.passed)
 
     @property
-    def replay_coverage(self) -> float:
-        """Passed / checks (1.0 when there was nothing to replay)."""
-        return round(self.replay_passed / self.replay_checks, 4) if self.checks else 1.0
+    def replay_coverage(self) -> float | None:
+        """Passed / checks; None when there was nothing to replay (0/0 proves nothing)."""
+        return round(self.replay_passed / self.replay_checks, 4) if self.checks else None
 
     @property
     def problems(self) -> tuple[str, ...]:
         return self.structural_problems + tuple(c.problem for c in self.checks if not c.passed)
 
     @property
+    def status(self) -> str:
+        """``passed`` (structure ok, every replay check held), ``failed`` (a structural
+        problem or a failed check) or ``unverified`` (structure ok but nothing to replay: no
+        ref or guard was compiled from the episodes, so replay proved nothing)."""
+        if not self.structural_ok or self.replay_passed != self.replay_checks:
+            return "failed"
+        return "passed" if self.checks else "unverified"
+
+    @property
     def ok(self) -> bool:
-        return self.structural_ok and self.replay_passed == self.replay_checks
+        """Whether verification passed (an unverified behavior is not ``ok``)."""
+        return self.status == "passed"
 
     def to_dict(self, *, max_problems: int = 20) -> dict[str, Any]:
         problems = self.problems
         return {
-            "status": "passed" if self.ok else "failed",
+            "status": self.status,
             "structural_ok": self.structural_ok,
             "replay_checks": self.replay_checks,
             "replay_passed": self.replay_passed,
