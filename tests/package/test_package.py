@@ -210,3 +210,42 @@ def test_root_to_package_is_package_from_root(package, tmp_path) -> None:
     assert made.ir == package.ir and made.required_capabilities == package.required_capabilities
     with pytest.raises(PackageError, match="get_order"):
         tree.to_package(tool_contracts={"lookup": "a.lookup", "list_orders": "a.list"})
+
+
+def test_without_contracts_bound_tools_give_their_input_schemas() -> None:
+    made = package_from_root(_tree(RetailWorld.numbered(1)))
+    schema = made.tools["lookup"].input_schema
+    assert schema["type"] == "object" and "email" in schema["properties"]
+    assert "customer_id" in made.tools["list_orders"].input_schema["properties"]
+
+
+def test_without_contracts_an_unbound_tool_keeps_a_bare_schema() -> None:
+    tree = root("r").do(seq(act("ping", x=ref("x")) >> "y"))
+    assert package_from_root(tree).tools["ping"].input_schema == {"type": "object"}
+
+
+def test_the_manifest_is_covered_by_the_package_digest(package, tmp_path) -> None:
+    manifest = json.loads(package.files["manifest.json"])
+    assert manifest["manifest_digest"].startswith("sha256:")
+    for change in ({"name": "renamed"}, {"verification": {"status": "passed"}}):
+        edited = {**package.files, "manifest.json": json.dumps({**manifest, **change}).encode()}
+        with pytest.raises(PackageError, match="manifest changed after packaging"):
+            load_module.verify_package(BehaviorPackage(edited))
+    bare = {k: v for k, v in manifest.items() if k != "manifest_digest"}
+    unsealed = {**package.files, "manifest.json": json.dumps(bare).encode()}
+    with pytest.raises(PackageError, match="no manifest_digest"):
+        load_module.verify_package(BehaviorPackage(unsealed))
+
+
+def test_a_renamed_archive_manifest_fails_load(package, tmp_path) -> None:
+    path = export_jdsl(package, tmp_path / "p")
+    with zipfile.ZipFile(path) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    manifest = json.loads(members["manifest.json"])
+    members["manifest.json"] = json.dumps({**manifest, "name": "evil"}).encode()
+    tampered = tmp_path / "t.jdsl"
+    with zipfile.ZipFile(tampered, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    with pytest.raises(PackageError, match="manifest.json"):
+        load_package(tampered)

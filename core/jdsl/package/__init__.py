@@ -21,6 +21,7 @@ from jdsl.package.format import (
     default_effects,
     digest,
     dump_json,
+    manifest_digest,
 )
 from jdsl.package.load import load_package, verify_package
 
@@ -43,6 +44,7 @@ __all__ = [
     "export_dir",
     "export_jdsl",
     "load_package",
+    "manifest_digest",
     "package_digest",
     "package_from_root",
     "verify_package",

@@ -8,10 +8,11 @@ tree (host names) become logical capability ids through ``tool_contracts``; mode
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jdsl.errors import PackageError
+from jdsl.interaction.tools import tool_spec
 from jdsl.ir import to_ir, validate_ir
 from jdsl.ir.nodes import child_slots
 from jdsl.package.bundle import BehaviorPackage
@@ -37,8 +38,9 @@ def package_from_root(
     Args:
         root: the tree; it needs a child.
         tool_contracts: host tool name -> contract. When given, every tool the tree uses needs
-            one and every contract must be used; when None, capabilities keep the host names
-            and get :func:`default_effects`.
+            one and every contract must be used; when None, capabilities keep the host names,
+            get :func:`default_effects`, and a tool bound on the root gives its description
+            and ``input_schema`` (:func:`jdsl.interaction.tools.tool_spec`).
         task_family: recorded in the manifest.
         version: the package version.
 
@@ -51,7 +53,7 @@ def package_from_root(
     ir = copy.deepcopy(to_ir(root))
     nodes = list(_walk(ir["root"]))
     used = sorted({t for n in nodes for t in _tools(n)})
-    contracts = _resolve_contracts(used, tool_contracts)
+    contracts = _resolve_contracts(used, tool_contracts, root.bindings.tools)
     for node in nodes:
         if node.get("kind") == "action":
             node["tool"] = contracts[node["tool"]].logical_id
@@ -104,11 +106,26 @@ def _contract(host: str, spec: ContractSpec) -> ToolContract:
     return ToolContract.from_dict(data)
 
 
+def _bound_contract(host: str, fn: Callable[..., Any] | None) -> ToolContract:
+    """A host-named contract; a bound tool gives its description and parameter schema."""
+    if fn is None:
+        return ToolContract(host, effects=default_effects(host))
+    spec = tool_spec(fn, name=host)
+    return ToolContract(
+        host,
+        description=spec.description,
+        input_schema=dict(spec.parameters),
+        effects=default_effects(host),
+    )
+
+
 def _resolve_contracts(
-    used: list[str], given: Mapping[str, ContractSpec] | None
+    used: list[str],
+    given: Mapping[str, ContractSpec] | None,
+    bound: Mapping[str, Callable[..., Any]],
 ) -> dict[str, ToolContract]:
     if given is None:
-        return {t: ToolContract(t, effects=default_effects(t)) for t in used}
+        return {t: _bound_contract(t, bound.get(t)) for t in used}
     missing = [t for t in used if t not in given]
     if missing:
         raise PackageError(f"tool {missing[0]!r} needs an explicit ToolContract in tool_contracts")

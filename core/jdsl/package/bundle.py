@@ -19,6 +19,7 @@ from jdsl.package.format import (
     default_effects,
     digest,
     dump_json,
+    manifest_digest,
 )
 from jdsl.tree import Root
 
@@ -75,6 +76,7 @@ class BehaviorPackage:
             files[path] = text.encode()
         digests = {path: digest(data) for path, data in sorted(files.items())}
         head = {**dict(manifest), "format": PACKAGE_FORMAT, "files": digests}
+        head["manifest_digest"] = manifest_digest(head)
         files["manifest.json"] = dump_json(head)
         return cls(dict(sorted(files.items())))
 

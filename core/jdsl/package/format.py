@@ -21,6 +21,7 @@ __all__ = [
     "default_effects",
     "digest",
     "dump_json",
+    "manifest_digest",
 ]
 
 PACKAGE_FORMAT: Final = "jdsl.package.v1"
@@ -63,6 +64,15 @@ def dump_json(value: Any) -> bytes:
 def digest(data: bytes) -> str:
     """``"sha256:<hex>"`` of ``data``."""
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def manifest_digest(manifest: Mapping[str, Any]) -> str:
+    """The package digest: sha256 of the manifest's canonical JSON without ``manifest_digest``.
+
+    The manifest's ``files`` map holds every other file's digest, so this one value covers
+    the whole package, the manifest's own fields (name, version, verification...) included.
+    """
+    return digest(dump_json({k: v for k, v in manifest.items() if k != "manifest_digest"}))
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from jdsl.package.format import (
     MAX_TOTAL_BYTES,
     PACKAGE_FORMAT,
     digest,
+    manifest_digest,
 )
 
 __all__ = ["load_package", "verify_package"]
@@ -198,6 +199,7 @@ def verify_package(package: BehaviorPackage) -> None:
     if "manifest.json" not in files:
         raise PackageError("package has no manifest.json", path="manifest.json")
     manifest = _manifest(files["manifest.json"])
+    _check_manifest_digest(manifest)
     listed = _listed(manifest)
     for name in sorted(files):
         if name != "manifest.json" and name not in listed:
@@ -212,6 +214,22 @@ def verify_package(package: BehaviorPackage) -> None:
                 path=name,
             )
     _verify_ir(package, manifest)
+
+
+def _check_manifest_digest(manifest: Mapping[str, Any]) -> None:
+    """The manifest (name, version, file digests, ...) is what was packaged."""
+    expected = manifest.get("manifest_digest")
+    if expected is None:
+        raise PackageError(
+            "manifest.json has no manifest_digest; re-export the package with this jdsl",
+            path="manifest.json",
+        )
+    if manifest_digest(manifest) != expected:
+        raise PackageError(
+            "digest mismatch for 'manifest.json': the manifest changed after packaging "
+            f"(expected {expected}); re-export the package instead of editing it",
+            path="manifest.json",
+        )
 
 
 def _verify_ir(package: BehaviorPackage, manifest: Mapping[str, Any]) -> None:
