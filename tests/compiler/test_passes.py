@@ -129,8 +129,10 @@ def _guarded(eid: str, status: str) -> dict:
 
 def test_guards_the_teacher_evaluated_are_mined_and_replayed() -> None:
     result = compile_behavior([_guarded("a", "pending"), _guarded("b", "pending")], name="g")
-    kinds = [n["kind"] for n in result.ir["root"]["child"]["children"]]
-    assert kinds == ["action", "check", "guard", "action"]
+    children = result.ir["root"]["child"]["children"]
+    # teacher order (guard, then check) and the teacher's node ids
+    assert [(n["kind"], n["id"]) for n in children[1:3]] == [("guard", "g5"), ("check", "g6")]
+    assert [n["kind"] for n in children] == ["action", "guard", "check", "action"]
     assert result.verification.ok and result.verification.replay_checks >= 4
     grades = {p.kind: p.evidence_grade for p in result.compiled.provenance}
     assert grades["guard"] == "E4"

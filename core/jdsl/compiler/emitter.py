@@ -173,13 +173,30 @@ class Emitter:
         self.residual_keys.update(residual.outputs)
 
     # -- calls ------------------------------------------------------------------------------------
-    def call(self, slot: Slot, names: Names) -> None:
-        """The guards mined before ``slot``, then its action."""
-        self.mined_guards(slot)
+    def call(
+        self,
+        slot: Slot,
+        names: Names,
+        decisions: Sequence[ModelDecision] = (),
+        scope: Sequence[NormEpisode] = (),
+    ) -> None:
+        """The model ``decisions`` and the guards mined before ``slot`` in the order the
+        teacher evaluated them (a guard before the decision that followed it), then the
+        action."""
+        mined = self.mined_guards(slot)
+        for d in decisions:
+            while mined and mined[0][0] < d.sequence:
+                self.add_mined(slot, *mined.pop(0)[1:])
+            self.decisions([d], scope)
+        for _, node, base, found in mined:
+            self.add_mined(slot, node, base, found)
         self.action(slot, names)
 
-    def mined_guards(self, slot: Slot) -> None:
+    def mined_guards(self, slot: Slot) -> list[tuple[int, dict[str, Any], str, list[Any]]]:
+        """``(teacher sequence, node, id base, candidates)`` of each guard mined before
+        ``slot``, in teacher order; the id base is the teacher's node id when it had one."""
         seen: set[str] = set()
+        mined = []
         for c in self.guard_index.get((slot.position, slot.tool), ()):
             claim = c.claim
             key = stable_key([claim.get("type"), claim.get("expression")])
@@ -192,12 +209,20 @@ class Emitter:
             if node is None:
                 continue
             seen.add(key)
-            self.need(node_names(node))
-            self.add_guard(slot, node, f"guard_{slug(slot.tool)}_{slot.position}", "mined", found)
+            sequence, teacher_id = _observed(slot, claim)
+            base = teacher_id or f"guard_{slug(slot.tool)}_{slot.position}"
+            mined.append((sequence, node, base, found))
+        return sorted(mined, key=lambda m: m[0])
+
+    def add_mined(self, slot: Slot, node: dict[str, Any], base: str, found: list[Any]) -> None:
+        self.need(node_names(node))
+        self.add_guard(slot, node, base, "mined", found)
 
     def add_guard(
         self, slot: Slot, node: dict[str, Any], base: str, origin: str, found: list[Any]
     ) -> None:
+        if _already_guarded(self.nodes, node):
+            return
         node_id = self.unique(base)
         node = {**node, "id": node_id}
         self.nodes.append(node)
@@ -420,6 +445,42 @@ class _Branch:
             rationale=f"alternative {k} of {self.node_id} reads run inputs {', '.join(names)}",
         ))  # fmt: skip
         return tuple(names)
+
+
+def _observed(slot: Slot, claim: dict[str, Any]) -> tuple[int, str | None]:
+    """Where the representative episode evaluated a mined guard: its event sequence, and
+    the teacher's node id when the author named it (structural ids ``a/b.0`` are not kept)."""
+    position, episodes = slot.at[0]
+    for g in episodes[0].guards if episodes else ():
+        if (g.position, g.type, g.expression) == (position, claim.get("type"),
+                                                   claim.get("expression")):  # fmt: skip
+            named = g.node_id if g.node_id and "/" not in g.node_id else None
+            return g.sequence, named
+    return -1, None
+
+
+def _already_guarded(nodes: Sequence[dict[str, Any]], node: dict[str, Any]) -> bool:
+    """Whether the same guard already holds in this sequence: an equal guard earlier in
+    ``nodes`` with no write since to a name it reads."""
+    body = {k: v for k, v in node.items() if k != "id"}
+    reads = node_names(node)
+    for earlier in reversed(nodes):
+        if {k: v for k, v in earlier.items() if k != "id"} == body:
+            return True
+        if reads & _writes(earlier):
+            return False
+    return False
+
+
+def _writes(node: dict[str, Any]) -> set[str]:
+    """The blackboard keys ``node`` (and its subtree) may write."""
+    found = set()
+    for n in _walk(node):
+        if n.get("store"):
+            found.add(str(n["store"]))
+        if n.get("kind") in ("predict", "react") and n.get("signature"):
+            found.update(f.name for f in Signature.parse(n["signature"]).outputs)
+    return found
 
 
 def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:

@@ -94,6 +94,7 @@ class ModelDecision:
         outputs: the values it wrote, ``{output: value}``.
         inputs: the values it read, ``{input: value}``.
         ok: whether the leaf succeeded.
+        sequence: the event sequence where it started (orders it among guards).
     """
 
     position: int
@@ -106,11 +107,13 @@ class ModelDecision:
     outputs: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, Any] = field(default_factory=dict)
     ok: bool = True
+    sequence: int = -1
 
 
 @dataclass(frozen=True)
 class GuardObservation:
-    """A guard, check or guard_call the teacher evaluated, placed before ``position``."""
+    """A guard, check or guard_call the teacher evaluated, placed before ``position``
+    (``sequence``: its event's sequence, to order it among the decisions there)."""
 
     position: int
     node_id: str | None
@@ -118,6 +121,7 @@ class GuardObservation:
     expression: Any
     result: bool
     values: dict[str, Any]
+    sequence: int = -1
 
 
 @dataclass(frozen=True)
@@ -224,14 +228,17 @@ class _Walker:
         if isinstance(node_id, str) and isinstance(node_type, str):
             self.node_types[node_id] = node_type
             if node_type == "predict":
-                self._open_decision(node_id, "predict", _label_signature(p.get("label")))
+                self._open_decision(
+                    node_id, "predict", _label_signature(p.get("label")), sequence=event.sequence
+                )
 
     def _react_started(self, event: EventLike) -> None:
         p = event.payload
         node_id = str(p.get("node_id") or "react")
         self.node_types[node_id] = "react"
         tools = tuple(self._logical(t) for t in p.get("tools") or () if isinstance(t, str))
-        self._open_decision(node_id, "react", str(p.get("signature") or ""), tools)
+        signature = str(p.get("signature") or "")
+        self._open_decision(node_id, "react", signature, tools, sequence=event.sequence)
 
     def _model_requested(self, event: EventLike) -> None:
         p = event.payload
@@ -274,6 +281,7 @@ class _Walker:
                 expression=p.get("expression"),
                 result=bool(p.get("result")),
                 values=dict(p.get("values") or {}),
+                sequence=event.sequence,
             )
         )
 
@@ -325,11 +333,17 @@ class _Walker:
 
     # -- decisions ------------------------------------------------------------------------------
     def _open_decision(
-        self, node_id: str, kind: str, signature: str, tools: tuple[str, ...] = ()
+        self,
+        node_id: str,
+        kind: str,
+        signature: str,
+        tools: tuple[str, ...] = (),
+        sequence: int = -1,
     ) -> None:
         self.decisions.append(
             {
                 "position": self.ok_count,
+                "sequence": sequence,
                 "node_id": node_id,
                 "kind": kind,
                 "signature": signature,
@@ -440,6 +454,7 @@ def _decision(raw: dict[str, Any], teacher: dict[str, Any] | None) -> ModelDecis
         outputs=raw["outputs"],
         inputs=raw["inputs"],
         ok=raw["ok"],
+        sequence=raw["sequence"],
     )
 
 

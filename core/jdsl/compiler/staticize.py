@@ -117,14 +117,12 @@ def staticize(
     placed = _decision_positions(main.episodes[0])
     shared = _shared_decisions(plan) if plan.branched else []
     for slot in head:
-        em.decisions([d for d, q in placed if q == slot.position], plan.aligned)
-        em.call(slot, names)
+        em.call(slot, names, [d for d, q in placed if q == slot.position], plan.aligned)
     em.decisions(shared, plan.aligned)
     if plan.branched:
         _emit_branch(em, plan, own, names, {d.node_id for d in shared})
     for slot in tail:
-        em.decisions([d for d, q in placed if q == slot.position], plan.aligned)
-        em.call(slot, names)
+        em.call(slot, names, [d for d, q in placed if q == slot.position], plan.aligned)
     em.decisions([d for d, q in placed if q >= len(main.skeleton)], plan.aligned)
     return em.result(main.skeleton, plan.aligned, plan.notes)
 
@@ -150,8 +148,8 @@ def _emit_branch(
                       if d.node_id not in shared]  # fmt: skip
             with branch.alternative(lane, slots):
                 for slot in slots:
-                    em.decisions([d for d, q in placed if q == slot.position], lane.episodes)
-                    em.call(slot, names)
+                    ds = [d for d, q in placed if q == slot.position]
+                    em.call(slot, names, ds, lane.episodes)
 
 
 def _decision_positions(rep: NormEpisode) -> Placed:
