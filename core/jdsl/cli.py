@@ -487,6 +487,8 @@ def run_command(
     typer.echo(f"status: {ctx.status.value}")
     if ctx.error is not None:
         typer.echo(f"error: {cli_advice(str(ctx.error))}", err=True)
+    elif ctx.failure is not None:
+        typer.echo(f"failed at {ctx.failure}", err=True)
     typer.echo(json.dumps(dict(ctx.blackboard), indent=2, sort_keys=True, default=str))
     raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)
 

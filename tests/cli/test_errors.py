@@ -122,3 +122,12 @@ def test_demo_refuses_a_file_as_its_folder(runner, tmp_path: Path) -> None:
     result = runner.invoke(app, ["demo", "-o", str(target), "--quiet"])
     assert result.exit_code == 1
     assert result.output.startswith(f"error: -o {target} is a file — the demo writes a folder")
+
+
+def test_run_prints_where_and_why_a_failed_run_stopped(runner, traces, tmp_path) -> None:
+    package = tmp_path / "p.jdsl"
+    runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)])
+    args = ["package", "run", str(package), "-t", TOOLS, "-i", "email=c1@x.com", "-i", "request=x"]
+    result = runner.invoke(app, [*args, "--reply", "banana"])
+    assert result.exit_code == 1 and "status: failure" in result.output
+    assert "failed at predict(" in result.output and "'banana' is not a valid int" in result.output
