@@ -31,7 +31,7 @@ from jdsl.interaction.observe import Observation
 from jdsl.interaction.registry import ToolRegistry
 from jdsl.interaction.results import sanitize_message
 from jdsl.interaction.sandbox import Sandbox
-from jdsl.providers.messages import Message, ModelTurn, ToolCall, Usage, as_messages
+from jdsl.providers.messages import Message, ModelTurn, ToolCall, Usage, as_messages, as_turn
 from jdsl.settings import ReactSettings, Settings
 
 __all__ = ["ReactError", "ReactResult", "StopReason", "react_flow"]
@@ -186,7 +186,10 @@ class _Run:
         }, "model")  # fmt: skip
         started = self.clock()
         try:
-            turn = self.model.converse(self.system, self.messages, self.table.specs, self.model_id)
+            turn = as_turn(
+                self.model,
+                self.model.converse(self.system, self.messages, self.table.specs, self.model_id),
+            )
         except KeyboardInterrupt:
             raise _Stop("cancelled", "CANCELLED", "interrupted during a model call") from None
         except ProviderTimeout as exc:

@@ -19,6 +19,7 @@ from jdsl.providers.messages import (
     ToolSpec,
     Usage,
     as_messages,
+    as_turn,
     generate_text,
 )
 from jdsl.providers.openai import OpenAIModel
@@ -56,6 +57,7 @@ __all__ = [
     "Unregister",
     "Usage",
     "as_messages",
+    "as_turn",
     "generate_text",
     "parse_model_id",
     "read_env",

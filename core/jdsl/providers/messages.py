@@ -32,6 +32,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "as_messages",
+    "as_turn",
     "generate_text",
 ]
 
@@ -202,3 +203,22 @@ def generate_text(
 ) -> str:
     """The text of one ``converse`` without tools."""
     return model.converse(system, messages, (), model_id).text
+
+
+def as_turn(model: Any, turn: Any) -> ModelTurn:
+    """What ``model.converse`` returned, as a :class:`ModelTurn` (a str is a text turn).
+
+    Raises:
+        ModelOutputError: ``converse`` returned anything else; the message names the model type.
+    """
+    if isinstance(turn, ModelTurn):
+        return turn
+    if isinstance(turn, str):
+        return ModelTurn(text=turn)
+    from jdsl.errors import ModelOutputError
+
+    raise ModelOutputError(
+        f"{type(model).__name__}.converse must return a ModelTurn (or a str), got "
+        f"{type(turn).__name__} {turn!r:.60}; return jdsl.providers.ModelTurn(text=...)",
+        raw="" if turn is None else repr(turn),
+    )

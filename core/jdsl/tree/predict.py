@@ -9,7 +9,7 @@ from pydantic import field_validator
 
 from jdsl.errors import ModelOutputError
 from jdsl.expr import MISSING, resolve_path
-from jdsl.providers.messages import Message, ModelTurn
+from jdsl.providers.messages import Message, ModelTurn, as_turn
 from jdsl.signature import Signature, render_prompt
 from jdsl.tree.base import Node
 from jdsl.tree.status import Status
@@ -17,24 +17,7 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["Predict", "as_turn", "read_inputs"]
-
-
-def as_turn(model: Any, turn: Any) -> ModelTurn:
-    """``turn`` as a :class:`ModelTurn` (a str is a text turn).
-
-    Raises:
-        ModelOutputError: ``converse`` returned anything else, naming the model's type.
-    """
-    if isinstance(turn, ModelTurn):
-        return turn
-    if isinstance(turn, str):
-        return ModelTurn(text=turn)
-    raise ModelOutputError(
-        f"{type(model).__name__}.converse must return a ModelTurn (or a str), got "
-        f"{type(turn).__name__} {turn!r:.60}; return jdsl.providers.ModelTurn(text=...)",
-        raw="" if turn is None else repr(turn),
-    )
+__all__ = ["Predict", "read_inputs"]
 
 
 def read_inputs(

@@ -14,7 +14,7 @@ from jdsl.providers.messages import Message
 from jdsl.signature import Signature, render_prompt
 from jdsl.tree.base import Node
 from jdsl.tree.context import unbound_error
-from jdsl.tree.predict import as_turn, read_inputs
+from jdsl.tree.predict import read_inputs
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
@@ -88,9 +88,8 @@ class React(Node):
         if ctx.tracing:
             started = {"signature": str(sig), "inputs": inputs, "outputs": list(sig.output_names)}
             ctx.emit("react.started", {**head, **started, "tools": list(self.tools)})
-        checked = _CheckedModel(model)
         result = react_flow(
-            checked,
+            model,
             [Message.user(prompt)],
             system=ctx.window.system,
             tools=tools,
@@ -118,32 +117,15 @@ class React(Node):
                 "pending_actions": [c.model_dump(mode="json") for c in result.pending],
                 "answer": result.answer, "steps": result.steps, "error": error,
             })  # fmt: skip
-        if isinstance(result.exception, ProviderError):
-            raise result.exception  # a model that cannot be reached is an error, not a FAILURE
-        if checked.violation is not None:
-            raise checked.violation  # a model that breaks the protocol is a bug, not a FAILURE
+        if isinstance(result.exception, ProviderError | ModelOutputError):
+            # a model that cannot be reached, or breaks the protocol, is an error, not a FAILURE
+            raise result.exception
         if outputs is None:
             stopped = f"react stopped: {result.stop_reason}" + (f" ({error})" if error else "")
             return ctx.fail(self, stopped if not result.completed else f"react answer: {error}")
         for key, value in outputs.items():
             ctx.write(key, value, self)
         return Status.SUCCESS
-
-
-class _CheckedModel:
-    """Passes ``converse`` through, making a str a turn and keeping a non-turn as ``violation``."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.violation: ModelOutputError | None = None
-
-    def converse(self, system: str, messages: Any, tools: Any = (), model_id: Any = None) -> Any:
-        turn = self.model.converse(system, messages, tools, model_id)
-        try:
-            return as_turn(self.model, turn)
-        except ModelOutputError as exc:
-            self.violation = exc
-            raise
 
 
 def _named(fn: Callable[..., Any]) -> str | None:
