@@ -40,12 +40,14 @@ def _dataflow(result: CompileResult) -> list[str]:
     ]
 
 
-def test_every_family_of_three_or_more_episodes_compiles_and_verifies(
+def test_every_family_of_three_or_more_episodes_compiles_and_never_fails_verification(
     compiled: dict[str, CompileResult],
 ) -> None:
+    """Families with a tool flow pass replay; the others have nothing to replay: unverified."""
     assert sorted(compiled) == [f"task-{i}" for i in (18, 20, 24, 36, 38, 42, 48, 49)]
-    failed = {key: r.verification.to_dict()["problems"] for key, r in compiled.items() if not r.ok}
-    assert failed == {}
+    status = {key: r.verification.status for key, r in compiled.items()}
+    assert {key for key, s in status.items() if s == "passed"} == {"task-18", "task-20", "task-24"}
+    assert {key for key, s in status.items() if s == "unverified"} == NO_FLOW_IN_DATA
 
 
 def test_families_whose_data_shows_a_flow_compile_exact_dataflow_refs(

@@ -91,4 +91,5 @@ def test_a_binary_source_is_an_error_line(tmp_path: Path) -> None:
     source = tmp_path / "b.json"
     source.write_bytes(b"\xff\xfe\x00\x01")
     result = RUNNER.invoke(import_app, ["tau-bench", str(source), "-o", str(tmp_path / "o.jsonl")])
-    assert result.exit_code == 1 and result.output.startswith("error: the input is not UTF-8 text")
+    assert result.exit_code == 1 and result.output.startswith("error: ")
+    assert "b.json, byte 0: not UTF-8 text" in result.output

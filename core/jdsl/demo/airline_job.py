@@ -56,7 +56,7 @@ class FamilyRow:
             ``residual_refs``).
         inputs: the package's run inputs.
         verification: ``passed`` / ``failed``.
-        replay_coverage: replay checks passed / run (1.0 when there were none).
+        replay_coverage: replay checks passed / run (None when there were none: unverified).
         residual_decision_burden: model decisions / all decisions of the package.
         id_like_constants: ``tool.arg = "value"`` for id-like literals.
         problems: verification problems (empty when it passed).
@@ -70,7 +70,7 @@ class FamilyRow:
     model_output_refs: int
     inputs: tuple[str, ...]
     verification: str
-    replay_coverage: float
+    replay_coverage: float | None
     residual_decision_burden: float
     id_like_constants: tuple[str, ...]
     problems: tuple[str, ...] = ()
@@ -189,7 +189,7 @@ def _row(family: str, episodes: list[Episode], result: Any) -> FamilyRow:
         model_output_refs=int(metrics["residual_refs"]),
         inputs=tuple(sorted(report["inputs"])),
         verification=str(verification["status"]),
-        replay_coverage=float(verification["replay_coverage"]),
+        replay_coverage=verification["replay_coverage"],
         residual_decision_burden=float(metrics["residual_decision_burden"]),
         id_like_constants=tuple(id_like_constants(ir, [e.inputs for e in episodes])),
         problems=tuple(str(p) for p in verification["problems"]),

@@ -94,7 +94,7 @@ def _retail_lines(result: DemoResult) -> list[str]:
         "user simulator)",
         f"  teacher runs: {_pct(teacher_ok, len(result.teacher))} reward 1.0 -> {result.trace_path}",
         f"  compiled: verification {ver.get('status')} (replay coverage "
-        f"{float(ver.get('replay_coverage', 0.0)):.2f}, {ver.get('replay_checks', 0)} checks); "
+        f"{_coverage(ver.get('replay_coverage'))}, {ver.get('replay_checks', 0)} checks); "
         f"residual decision burden {result.metrics.get('residual_decision_burden')}; "
         f"run inputs {result.inputs_text}",
         *(f"  branch {line}" for line in result.branch_lines),
@@ -112,21 +112,27 @@ def _retail_lines(result: DemoResult) -> list[str]:
     return lines
 
 
+def _coverage(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
 def _airline_lines(result: DemoResult) -> list[str]:
     rows = result.airline
     passed = sum(row.verification == "passed" for row in rows)
+    unverified = sum(row.verification == "unverified" for row in rows)
     lines = [
         f"Airline: {result.airline_episodes} real gpt-4o episodes imported, "
-        f"{len(rows)} task families compiled ({passed} verified)",
+        f"{len(rows)} task families compiled ({passed} verified, {unverified} unverified: "
+        "nothing deterministic to replay)",
         f"  ({RDB_LEGEND}; {REFS_LEGEND})",
-        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<7}{'RDB':>6}  "
+        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<10}{'RDB':>6}  "
         "id-like constants",
     ]
     for row in rows:
         consts = "; ".join(row.id_like_constants) or "-"
         lines.append(
             f"  {row.family:<18}{row.episodes:>4}  {row.dataflow_refs:>4}  "
-            f"{row.model_output_refs:>5}  {row.verification:<7}"
+            f"{row.model_output_refs:>5}  {row.verification:<10}"
             f"{row.residual_decision_burden:>6.2f}  {consts}"
         )
     return lines
