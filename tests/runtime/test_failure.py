@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import jdsl
 import pytest
 from jdsl import (
     ListTraceSink,
@@ -139,3 +140,18 @@ def test_a_failure_without_a_reason_still_names_the_tree() -> None:
     ctx = tree.run()
     assert ctx.failure is not None and ctx.failure.node_id == "root"
     assert "without a reason" in ctx.failure.reason
+
+
+def test_a_tool_exception_is_the_failure_of_the_innermost_node() -> None:
+    def boom() -> None:
+        raise RuntimeError("database down")
+
+    ctx = jdsl.root("t").do(jdsl.seq(jdsl.act(boom))).run(raise_errors=False)
+    assert isinstance(ctx.error, RuntimeError) and ctx.failure is not None
+    assert ctx.failure.node_id == "root/sequence.0/action.0"
+    assert ctx.failure.reason == "raised RuntimeError: database down"
+
+
+def test_a_successful_run_has_no_failure_even_after_a_recovered_exception_free_fallback() -> None:
+    ctx = jdsl.root("t").do(jdsl.sel(jdsl.check("x", 1), jdsl.check("x", 2))).run(x=2)
+    assert ctx.status and ctx.failure is None

@@ -76,13 +76,13 @@ class Node(BaseModel):
             try:
                 return self._tick(ctx)
             except BaseException as exc:
-                self._note(exc)
+                self._note(exc, ctx)
                 raise
         ctx.window.push(self.context)
         try:
             return self._tick(ctx)
         except BaseException as exc:
-            self._note(exc)
+            self._note(exc, ctx)
             raise
         finally:
             ctx.window.pop()
@@ -96,7 +96,7 @@ class Node(BaseModel):
         try:
             status = self._tick(ctx)
         except BaseException as exc:
-            self._note(exc)
+            self._note(exc, ctx)
             ended = "cancelled" if isinstance(exc, KeyboardInterrupt) else "error"
             exit_ = {"node_id": node_id, "type": kind, "label": label, "status": ended}
             ctx.trace("node.exit", exit_, enter)
@@ -108,7 +108,8 @@ class Node(BaseModel):
         ctx.trace("node.exit", exit_, enter)
         return status
 
-    def _note(self, exc: BaseException) -> None:
+    def _note(self, exc: BaseException, ctx: RunContext) -> None:
+        """At the innermost node only: a PEP 678 note naming it, and ``ctx.failure``."""
         if isinstance(exc, Exception) and not getattr(exc, _NOTED, False):
             try:
                 setattr(exc, _NOTED, True)
@@ -116,6 +117,7 @@ class Node(BaseModel):
                 return
             where = self.effective_id or self.kind
             exc.add_note(f"jdsl: raised in node {where!r} ({self.label})")
+            ctx.fail(self, f"raised {type(exc).__name__}: {exc}")
 
     def _tick(self, ctx: RunContext) -> Status:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _tick")
