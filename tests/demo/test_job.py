@@ -170,6 +170,11 @@ def test_id_like_constants_and_refs() -> None:
         'get.id = "4WQ150" (= run input rid)'
     ]
     assert id_like_constants(ir, [{"rid": "4WQ150"}, {"rid": "X"}]) == ['get.id = "4WQ150"']
+    # a letters-only booking code, or any one-word string under an *_id argument, is id-like
+    codes = {"kind": "action", "tool": "res", "args": {"reservation_id": {"const": "MDCLVA"},
+                                                       "cabin": {"const": "BASIC"},
+                                                       "note": {"const": "call me back"}}}  # fmt: skip
+    assert id_like_constants(codes) == ['res.reservation_id = "MDCLVA"']
     assert ir_refs(ir) == ["put.id <- user.reservations[0]"]  # not the input, not the model's
     assert ir_tool_text(ir) == "get -> who -> put"
     assert ir_tool_text({"kind": "selector", "children": [{"kind": "guard"}]}) == ""

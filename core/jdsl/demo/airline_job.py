@@ -38,6 +38,12 @@ __all__ = [
 ]
 
 _ID_LIKE = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[^\s]{4,}$")
+"""Letters and digits mixed: ``amelia_rossi_1297``, ``1N99U6``."""
+
+
+def _id_like(arg: str, value: str) -> bool:
+    """Id-like by shape, or any one-word value of an ``*id`` argument (``MDCLVA``)."""
+    return bool(_ID_LIKE.match(value)) or (arg.endswith("id") and " " not in value.strip())
 
 
 @dataclass(frozen=True)
@@ -103,7 +109,7 @@ def id_like_constants(
     for action in ir_actions(ir):
         for arg, spec in sorted((action.get("args") or {}).items()):
             value = spec.get("const") if isinstance(spec, Mapping) else None
-            if isinstance(value, str) and _ID_LIKE.match(value):
+            if isinstance(value, str) and _id_like(arg, value):
                 found.append(f'{action["tool"]}.{arg} = "{value}"' + _input_note(value, run_inputs))
     return found
 
