@@ -311,28 +311,34 @@ def _compile_families(
     normalized: Sequence[NormEpisode], by: GroupBy, base: str, task_family: str, out: Path
 ) -> None:
     rows, ok = [], True
-    for family, members in group_episodes(normalized, by):
+    for family, members in sorted(group_episodes(normalized, by), key=_natural):
         try:
             result = compile_normalized(
                 members, name=f"{base}-{family}", task_family=task_family or family
             )
         except CompileError:  # no successful episode in this family
-            rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<7}{'not written':>30}")
+            rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
             ok = False
             continue
         written = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
         rows.append(_family_row(family, result, written))
         ok = ok and result.ok
     typer.echo(
-        f"{'family':<40} {'eps':>5} {'verify':<7} {'replay':>7} {'model':>5} {'RDB':>6}  package"
+        f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'model':>5} {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
     if not ok:
         raise cli_fail(
             "some families failed verification or had nothing to replay (unverified); their "
             "packages were not written",
-            "see the rows marked 'not written' (compile them alone for the problems)",
+            "'failed' rows: run `jdsl compile` on that family's episodes alone to see its problems; "
+            "'unverified' rows: nothing in them is deterministic, so there is nothing to package",
         )
+
+
+def _natural(item: tuple[str, Any]) -> list[Any]:
+    """Sort key for family names: ``task-2`` before ``task-12``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", item[0])]
 
 
 def _verification_fail(status: str) -> Exception:
@@ -394,8 +400,8 @@ def _family_row(family: str, result: CompileResult, written: Path | None) -> str
     report = result.report()
     v, m = report["verification"], report["metrics"]
     return (
-        f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<7} {_coverage(v):>7}"
-        f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6}  "
+        f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
+        f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
         f"{written or 'not written'}"
     )
 
