@@ -26,14 +26,13 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 from jsonschema.exceptions import best_match
 from jsonschema.validators import validator_for
-from pydantic import TypeAdapter
 
 from jdsl import __version__
 from jdsl.compiler import (
@@ -49,15 +48,12 @@ from jdsl.compiler.families import GroupBy
 from jdsl.demo.cli import demo_command
 from jdsl.errors import BindingError, PackageError
 from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, import_app
-from jdsl.ir.nodes import child_slots
-from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, load_package
-from jdsl.signature import Signature
+from jdsl.ir.nodes import walk_ir
+from jdsl.package import SUFFIX, BehaviorPackage, InputUse, export_jdsl, input_types, load_package
 from jdsl.trace import Episode, TraceFormatError, read_events
 
-__all__ = ["InputUse", "app", "input_types", "package_app", "parse_inputs", "read_tools"]
+__all__ = ["app", "package_app", "parse_inputs", "read_tools"]
 
-InputUse = tuple[str, dict[str, Any]]
-"""Where a package reads a run input whole and its JSON Schema: ``("lookup.email", {...})``."""
 
 app = typer.Typer(
     name="jdsl",
@@ -159,48 +155,6 @@ def _typed(key: str, text: str, uses: Sequence[InputUse], option: str) -> Any:
                 param_hint=option,
             )
     return value
-
-
-def input_types(package: BehaviorPackage) -> dict[str, list[InputUse]]:
-    """``{blackboard key: [(where, JSON Schema)]}``: where the package reads a key whole
-    with a recorded type.
-
-    Sources: an action argument ``{"ref": key}`` has the type its tool contract gives the
-    argument (``tools.json``); a model leaf's signature input field typed other than ``str``
-    has that type (an untyped field reads as ``str``).
-    """
-    uses: dict[str, list[InputUse]] = {}
-    for node in _walk(package.ir["root"]):
-        for key, where, schema in _typed_reads(node, package):
-            uses.setdefault(key, []).append((where, schema))
-    return uses
-
-
-def _walk(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    yield node
-    for child in child_slots(dict(node)):
-        yield from _walk(child)
-
-
-def _typed_reads(
-    node: Mapping[str, Any], package: BehaviorPackage
-) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    kind = node.get("kind")
-    if kind == "action":
-        tool = str(node.get("tool"))
-        properties = package.capability(tool).input_schema.get("properties") or {}
-        for arg, spec in (node.get("args") or {}).items():
-            key = spec.get("ref") if isinstance(spec, Mapping) else None
-            schema = properties.get(arg)
-            if isinstance(key, str) and _KEY.fullmatch(key) and isinstance(schema, dict):
-                yield key, f"{tool}.{arg}", schema
-    elif kind in ("predict", "react"):
-        sources = node.get("input_sources") or {}
-        for field in Signature.parse(str(node.get("signature"))).inputs:
-            key = str(sources.get(field.name, field.name))
-            if field.type != "str" and _KEY.fullmatch(key):
-                where = f"{node.get('id') or kind} input {field.name}"
-                yield key, where, TypeAdapter(field.annotation).json_schema()
 
 
 # -- host tools -------------------------------------------------------------------------------
@@ -506,7 +460,7 @@ def _run_model(pkg: BehaviorPackage, model_id: str | None, reply: Sequence[str])
         from jdsl.testing import ScriptedModel
 
         return ScriptedModel(*reply)
-    leaves = [str(n.get("id") or n["kind"]) for n in _walk(pkg.ir["root"])
+    leaves = [str(n.get("id") or n["kind"]) for n in walk_ir(pkg.ir["root"])
               if n.get("kind") in ("predict", "react")]  # fmt: skip
     if not leaves:
         return None

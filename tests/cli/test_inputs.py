@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import typer
 from jdsl import tool_spec
-from jdsl.cli import app, input_types, parse_inputs
+from jdsl.cli import app, parse_inputs
 from jdsl.dsl import act, predict, ref, root, seq
-from jdsl.package import BehaviorPackage, export_jdsl, load_package, package_from_root
+from jdsl.package import BehaviorPackage, export_jdsl, input_types, load_package, package_from_root
 
 HOST = """
 from jdsl import tool

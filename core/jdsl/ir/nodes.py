@@ -6,14 +6,14 @@ would reject at the first one (and problems pydantic cannot see, such as duplica
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from jdsl.errors import JdslError
 from jdsl.expr import parse_path, validate_expr
 from jdsl.signature import Signature
 
-__all__ = ["MAX_REPEAT", "NODE_FIELDS", "NodeChecker", "child_slots"]
+__all__ = ["MAX_REPEAT", "NODE_FIELDS", "NodeChecker", "child_slots", "walk_ir"]
 
 _COMMON = frozenset({"kind", "id", "context"})
 
@@ -48,6 +48,13 @@ def child_slots(node: dict[str, Any]) -> list[Any]:
     if isinstance(children, list):
         return list(children)
     return [node[slot] for slot in ("child", "until") if node.get(slot) is not None]
+
+
+def walk_ir(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Every node of an IR node dict, pre-order, children in :func:`child_slots` order."""
+    yield node
+    for child in child_slots(dict(node)):
+        yield from walk_ir(child)
 
 
 class NodeChecker:

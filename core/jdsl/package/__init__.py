@@ -23,6 +23,7 @@ from jdsl.package.format import (
     dump_json,
     manifest_digest,
 )
+from jdsl.package.inputs import InputUse, input_types
 from jdsl.package.load import load_package, verify_package
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "SIGNATURE_FORMAT",
     "SUFFIX",
     "BehaviorPackage",
+    "InputUse",
     "LoadedPackage",
     "Manifest",
     "ToolContract",
@@ -43,6 +45,7 @@ __all__ = [
     "dump_json",
     "export_dir",
     "export_jdsl",
+    "input_types",
     "load_package",
     "manifest_digest",
     "package_digest",

@@ -1,0 +1,61 @@
+"""Which run inputs a package reads whole, and with what JSON Schema.
+
+A host (the ``jdsl package run`` command, a notebook) uses this to turn ``KEY=VALUE`` text
+into the value the package expects: ``zip=77209`` stays a string when ``find_user_id_by_name_zip``
+declares ``zip`` a string.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from jdsl.ir.nodes import walk_ir
+from jdsl.package.bundle import BehaviorPackage
+from jdsl.signature import Signature
+
+__all__ = ["InputUse", "input_types"]
+
+InputUse = tuple[str, dict[str, Any]]
+"""Where a package reads a run input whole and its JSON Schema: ``("lookup.email", {...})``."""
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def input_types(package: BehaviorPackage) -> dict[str, list[InputUse]]:
+    """``{blackboard key: [(where, JSON Schema)]}``: where the package reads a key whole
+    with a recorded type.
+
+    Sources: an action argument ``{"ref": key}`` has the type its tool contract gives the
+    argument (``tools.json``); a model leaf's signature input field typed other than ``str``
+    has that type (an untyped field reads as ``str``).
+    """
+    uses: dict[str, list[InputUse]] = {}
+    for node in walk_ir(package.ir["root"]):
+        for key, where, schema in _typed_reads(node, package):
+            uses.setdefault(key, []).append((where, schema))
+    return uses
+
+
+def _typed_reads(
+    node: Mapping[str, Any], package: BehaviorPackage
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    kind = node.get("kind")
+    if kind == "action":
+        tool = str(node.get("tool"))
+        properties = package.capability(tool).input_schema.get("properties") or {}
+        for arg, spec in (node.get("args") or {}).items():
+            key = spec.get("ref") if isinstance(spec, Mapping) else None
+            schema = properties.get(arg)
+            if isinstance(key, str) and _KEY.fullmatch(key) and isinstance(schema, dict):
+                yield key, f"{tool}.{arg}", schema
+    elif kind in ("predict", "react"):
+        sources = node.get("input_sources") or {}
+        for field in Signature.parse(str(node.get("signature"))).inputs:
+            key = str(sources.get(field.name, field.name))
+            if field.type != "str" and _KEY.fullmatch(key):
+                where = f"{node.get('id') or kind} input {field.name}"
+                yield key, where, TypeAdapter(field.annotation).json_schema()
