@@ -17,14 +17,8 @@ from jdsl.compiler.events import EpisodeRecords, EventRecord, as_records
 from jdsl.compiler.families import group_episodes
 from jdsl.compiler.lineage import StateIndex, find_source, find_sources, is_meaningful
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
-from jdsl.compiler.normalize import (
-    GuardObservation,
-    ModelDecision,
-    NormEpisode,
-    NormStep,
-    normalize_all,
-    normalize_episode,
-)
+from jdsl.compiler.normalize import normalize_all, normalize_episode
+from jdsl.compiler.normalized import GuardObservation, ModelDecision, NormEpisode, NormStep
 from jdsl.compiler.package import build_package
 from jdsl.compiler.pipeline import (
     CompileReport,

@@ -23,7 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.normalize import NormStep, slug
+from jdsl.compiler.names import slug
+from jdsl.compiler.normalized import NormStep
 from jdsl.expr import parse_path
 
 __all__ = [

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
-from jdsl.compiler.normalize import NormEpisode
+from jdsl.compiler.normalized import NormEpisode
 from jdsl.ir.nodes import child_slots
 from jdsl.package import ToolEffects, default_effects
 

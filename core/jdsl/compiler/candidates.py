@@ -19,7 +19,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from jdsl.compiler.normalize import NormEpisode, error_class
+from jdsl.compiler.names import error_class
+from jdsl.compiler.normalized import NormEpisode
 
 __all__ = [
     "ACTION",

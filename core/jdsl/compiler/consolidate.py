@@ -32,7 +32,7 @@ from jdsl.compiler.candidates import (
     claim_text,
     extract_facts,
 )
-from jdsl.compiler.normalize import NormEpisode
+from jdsl.compiler.normalized import NormEpisode
 
 __all__ = ["MIN_ACCEPTED_SUPPORT", "Candidate", "Contracts", "consolidate", "support_grade"]
 

@@ -26,7 +26,8 @@ from jdsl.compiler.compiled import (
 )
 from jdsl.compiler.consolidate import Candidate, support_grade
 from jdsl.compiler.guards import exists_names, guard_node, node_names, residual_prefixes
-from jdsl.compiler.normalize import ModelDecision, NormEpisode, NormStep, slug
+from jdsl.compiler.names import slug
+from jdsl.compiler.normalized import ModelDecision, NormEpisode, NormStep
 from jdsl.compiler.residualize import (
     CompilerModel,
     Residual,

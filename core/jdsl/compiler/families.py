@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from jdsl.compiler.normalize import NormEpisode, slug
+from jdsl.compiler.names import slug
+from jdsl.compiler.normalized import NormEpisode
 
 __all__ = ["GroupBy", "group_episodes"]
 

@@ -15,150 +15,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventLike, as_records, records_of
 from jdsl.compiler.lineage import StateIndex
-from jdsl.compiler.names import error_class, slug, synth_store
+from jdsl.compiler.names import synth_store
+from jdsl.compiler.normalized import GuardObservation, ModelDecision, NormEpisode, NormStep
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
 
-__all__ = [
-    "GuardObservation",
-    "ModelDecision",
-    "NormEpisode",
-    "NormStep",
-    "error_class",
-    "normalize_all",
-    "normalize_episode",
-    "slug",
-    "synth_store",
-]
-
-
-@dataclass(frozen=True)
-class NormStep:
-    """One tool call of an episode.
-
-    Attributes:
-        index: the call's number among all the episode's tool calls (0-based).
-        position: its number among the *successful* calls (None when it failed); call slots
-            are keyed by position.
-        logical_tool / host_tool: the capability id and the name the host saw.
-        arguments: keyword arguments as called.
-        arg_lineage: ``{argument: best exact source path}`` for lineaged arguments.
-        arg_sources: ``{argument: every exact source path, best first}``.
-        input_args: ``{argument: run input key}`` for arguments equal to a run input.
-        state_before: trusted state when the call started (shared values, never mutated).
-        store: the key its result is available under (explicit or synthesized).
-        node_id: the calling node; node_type its kind (``action``, ``react`` ...).
-        ok / result / error / error_type: how it ended.
-    """
-
-    index: int
-    position: int | None
-    logical_tool: str
-    host_tool: str
-    arguments: dict[str, Any]
-    arg_lineage: dict[str, str]
-    arg_sources: dict[str, tuple[str, ...]]
-    input_args: dict[str, str]
-    state_before: dict[str, Any]
-    store: str | None
-    node_id: str | None
-    node_type: str | None
-    ok: bool = True
-    result: Any = None
-    error: str | None = None
-    error_type: str | None = None
-
-    @property
-    def model_chosen(self) -> bool:
-        """Whether a model picked the arguments (the call came from a react loop)."""
-        return self.node_type == "react"
-
-
-@dataclass(frozen=True)
-class ModelDecision:
-    """A model leaf that ran: its signature and what it answered.
-
-    Attributes:
-        position: the number of successful tool calls before it.
-        node_id: the predict / react node.
-        kind: ``"predict"`` or ``"react"``.
-        signature: the typed signature text, e.g. ``"request, orders -> selected_index: int"``.
-        instructions: the teacher's instructions (from the episode's IR), when recorded.
-        input_sources: the teacher's ``input_sources``, when recorded.
-        tools: react tools (logical ids).
-        outputs: the values it wrote, ``{output: value}``.
-        inputs: the values it read, ``{input: value}``.
-        ok: whether the leaf succeeded.
-        sequence: the event sequence where it started (orders it among guards).
-    """
-
-    position: int
-    node_id: str
-    kind: str
-    signature: str
-    instructions: str | None = None
-    input_sources: dict[str, str] | None = None
-    tools: tuple[str, ...] = ()
-    outputs: dict[str, Any] = field(default_factory=dict)
-    inputs: dict[str, Any] = field(default_factory=dict)
-    ok: bool = True
-    sequence: int = -1
-
-
-@dataclass(frozen=True)
-class GuardObservation:
-    """A guard, check or guard_call the teacher evaluated, placed before ``position``
-    (``sequence``: its event's sequence, to order it among the decisions there)."""
-
-    position: int
-    node_id: str | None
-    type: str
-    expression: Any
-    result: bool
-    values: dict[str, Any]
-    sequence: int = -1
-
-
-@dataclass(frozen=True)
-class NormEpisode:
-    """One normalized episode.
-
-    Attributes:
-        episode_id: the episode.
-        steps: its tool calls in order.
-        decisions: its model decisions in order.
-        guards: the guards it evaluated, in order.
-        inputs: the run inputs (``episode.started``).
-        metadata: other ``episode.started`` fields (``task_id``, ``skill``...), IR excluded.
-        teacher_ir: the teacher tree's IR root, when recorded.
-        success: True / False from a reward, verdict or final status; None when unknown.
-        outcome: the reward / verdict payload, when recorded.
-        source_digest: sha256 over the episode's event kinds, sequences and payloads' keys.
-    """
-
-    episode_id: str
-    steps: tuple[NormStep, ...]
-    decisions: tuple[ModelDecision, ...]
-    guards: tuple[GuardObservation, ...]
-    inputs: dict[str, Any]
-    metadata: dict[str, Any]
-    teacher_ir: dict[str, Any] | None
-    success: bool | None
-    outcome: dict[str, Any] | None
-    source_digest: str
-
-    def tool_sequence(self) -> tuple[str, ...]:
-        """The logical tools of the successful calls, in order (the episode's skeleton)."""
-        return tuple(s.logical_tool for s in self.steps if s.ok)
-
-    def ok_steps(self) -> tuple[NormStep, ...]:
-        """The successful calls, in order (``ok_steps()[p].position == p``)."""
-        return tuple(s for s in self.steps if s.ok)
+__all__ = ["normalize_all", "normalize_episode"]
 
 
 def normalize_all(

@@ -19,7 +19,7 @@ from typing import Any
 
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.metrics import package_metrics
-from jdsl.compiler.normalize import NormEpisode
+from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.residualize import infer_type
 from jdsl.compiler.staticize import CompiledBehavior
 from jdsl.compiler.verify import VerificationReport

@@ -17,7 +17,8 @@ from jdsl.compiler.branches import successful_pool
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
-from jdsl.compiler.normalize import NormEpisode, normalize_all
+from jdsl.compiler.normalize import normalize_all
+from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.staticize import CompiledBehavior, staticize
 from jdsl.compiler.verify import VerificationReport, promote, verify

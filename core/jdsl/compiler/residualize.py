@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from jdsl.compiler.normalize import ModelDecision
+from jdsl.compiler.normalized import ModelDecision
 from jdsl.signature import Signature
 
 __all__ = [

@@ -43,7 +43,7 @@ from jdsl.compiler.compiled import (
 )
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.emitter import Emitter, Slot
-from jdsl.compiler.normalize import ModelDecision, NormEpisode
+from jdsl.compiler.normalized import ModelDecision, NormEpisode
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
 from jdsl.package import ToolEffects
 

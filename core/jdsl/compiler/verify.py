@@ -22,7 +22,7 @@ from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.compiler.lineage import value_key
-from jdsl.compiler.normalize import NormEpisode, NormStep
+from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import JdslError
 from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
