@@ -44,20 +44,8 @@ HEAD_WORDS: dict[str, str] = {
 """Head word -> node kind; long forms (``sequence``, ``action``) are accepted too."""
 
 TEXT_WORDS: dict[str, str] = {
-    "root": "root",
-    "sequence": "seq",
-    "selector": "sel",
-    "action": "act",
-    "predict": "predict",
-    "react": "react",
-    "check": "check",
-    "guard": "guard",
-    "guard_call": "guard_call",
-    "repeat": "repeat",
-    "invert": "invert",
-    "optional": "optional",
-    "oneshot": "oneshot",
-    "timeout": "timeout",
+    kind: min((w for w, k in HEAD_WORDS.items() if k == kind), key=len)
+    for kind in dict.fromkeys(HEAD_WORDS.values())
 }
 """Node kind -> the canonical head word that ``format_behavior`` prints."""
 
