@@ -31,8 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from jsonschema.exceptions import best_match
-from jsonschema.validators import validator_for
 
 from jdsl import __version__
 from jdsl.compiler import (
@@ -147,6 +145,9 @@ def _typed(key: str, text: str, uses: Sequence[InputUse], option: str) -> Any:
         except ValueError:
             pass  # the check below names the type wanted
     for where, schema in uses:
+        from jsonschema.exceptions import best_match  # lazy: jsonschema costs ~1 s to import
+        from jsonschema.validators import validator_for
+
         error = best_match(validator_for(schema)(schema).iter_errors(value))
         if error is not None:
             raise typer.BadParameter(
