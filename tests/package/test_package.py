@@ -106,8 +106,12 @@ def test_permissions_and_binding(package) -> None:
     }
     tools = _logical(RetailWorld.numbered(1))
     del tools["retail.get_order"]
-    with pytest.raises(PackageError, match="retail.get_order"):
+    with pytest.raises(PackageError, match="retail.get_order") as missing:
         package.bind(tools)
+    assert "key host tools by capability id" not in str(missing.value)
+    host_named = {t.name: t for t in RetailWorld.numbered(1).tools()}  # not keyed by capability
+    with pytest.raises(PackageError, match="'get_order' -> 'retail.get_order'"):
+        package.bind(host_named)
 
 
 def _zip(tmp_path: Path, members: dict[str, bytes], *, link: str | None = None) -> Path:

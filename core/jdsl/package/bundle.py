@@ -200,9 +200,12 @@ class BehaviorPackage:
         table = _named(tools)
         missing = [c for c in self.required_capabilities if c not in table]
         if missing:
+            near = [f"{c.rsplit('.', 1)[-1]!r} -> {c!r}" for c in missing
+                    if c.rsplit(".", 1)[-1] in table]  # fmt: skip
+            hint = f"; key host tools by capability id ({', '.join(near)})" if near else ""
             raise PackageError(
                 f"required capabilities not bound: {missing}; pass tools={{'{missing[0]}': fn, "
-                f"...}} (bound: {sorted(table)})",
+                f"...}} (bound: {sorted(table)}){hint}",
                 path=self.source,
             )
         named = _named(predicates) if predicates is not None else {}
