@@ -13,9 +13,7 @@ from jdsl.interaction import ToolResult
 from jdsl.providers.messages import ModelTurn
 
 
-def test_an_undeclared_action_stops_a_standalone_flow_with_its_requests_pending(
-    tools, log
-) -> None:
+def test_an_undeclared_action_stops_a_standalone_flow_with_its_requests_pending(tools, log) -> None:
     model = Scripted(ask(("a1", "echo", {"x": 1}), ("a2", "delete_everything", {})), "unreached")
     result = react_flow(model, "go", tools=tools)
     assert (result.status, result.stop_reason) == ("partial", "error")
@@ -89,7 +87,11 @@ def test_any_model_exception_before_a_turn_is_a_failed_result(tools, exc: Except
 def test_a_model_exception_after_a_turn_is_partial(tools, log) -> None:
     model = Scripted(ask(("a1", "echo", {"x": 1})), _raises(ConnectionError("reset")))
     result = react_flow(model, "go", tools=tools)
-    assert (result.status, result.stop_reason, result.error.code) == ("partial", "error", "MODEL_ERROR")
+    assert (result.status, result.stop_reason, result.error.code) == (
+        "partial",
+        "error",
+        "MODEL_ERROR",
+    )
     assert result.steps == 1 and log == [("echo", {"x": 1})]
 
 

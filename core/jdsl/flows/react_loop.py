@@ -291,14 +291,7 @@ class _Run:
                 "cancelled", "CANCELLED", f"interrupted during action {call.name!r}"
             ) from None
         except Exception as exc:  # an action's infrastructure broke: no observation is invented
-            self._check_interrupts()  # our own deadline / cancel: outcome unknown, kept pending
-            self.pending.remove(call)
-            code = exc.code if isinstance(exc, ToolError) else "DEPENDENCY_FAILED"
-            error = error_from_exception(exc, code=code)
-            self._event("tool.call.failed", {"store": None, "tool": tool,
-                        "error": f"{error.code}: {error.message}", "error_type": error.code},
-                        "tool", started)  # fmt: skip
-            raise _Stop("dependency_failed", error.code, error.message) from None
+            raise self._broken(call, exc, tool, started) from None
         if outcome.stop and self._interrupted():
             self._check_interrupts()  # stopped by our own deadline / cancel: outcome unknown, kept pending
         self.pending.remove(call)
@@ -334,6 +327,17 @@ class _Run:
         assert obs is not None
         self.messages.append(obs.message.model_copy(update={
             "name": call.name, "metadata": {"action_request_id": call.id, "name": call.name}}))  # fmt: skip
+
+    def _broken(self, call: ToolCall, exc: Exception, tool: dict[str, str], started: Any) -> _Stop:
+        """The stop for an exception escaping an action (ditto: no observation is invented)."""
+        self._check_interrupts()  # our own deadline / cancel: outcome unknown, kept pending
+        self.pending.remove(call)
+        code = exc.code if isinstance(exc, ToolError) else "DEPENDENCY_FAILED"
+        error = error_from_exception(exc, code=code)
+        self._event("tool.call.failed", {"store": None, "tool": tool,
+                    "error": f"{error.code}: {error.message}", "error_type": error.code},
+                    "tool", started)  # fmt: skip
+        return _Stop("dependency_failed", error.code, error.message)
 
     def result(
         self,
