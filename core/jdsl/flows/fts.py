@@ -8,7 +8,9 @@ be reopened later.
 Layout (SQLite's external-content pattern, https://sqlite.org/fts5.html §4.4.3): a ``documents``
 table (id, title, content, source, metadata JSON) and an FTS5 table over its title and content;
 ``bm25(fts, 2.0, 1.0)`` ranks, weighting a title match twice a content match. Scores are
-``-bm25`` (higher is better); ties keep insertion order, so results are deterministic.
+``-bm25`` (higher is better); ties keep insertion order, so results are deterministic. SQLite
+floors the idf of a word found in more than half of the documents at 1e-6, so in a small corpus
+common words barely count and scores can be tiny; their order is what matters.
 
 Example:
     >>> index = SqliteFtsRetriever.from_documents([
