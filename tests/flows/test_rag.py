@@ -204,7 +204,14 @@ class _NoFts5:
         return Connection()
 
 
-def test_a_build_without_fts5_names_the_fix(monkeypatch) -> None:
+@pytest.fixture
+def fresh_probe():
+    fts_module.fts5_module.cache_clear()
+    yield
+    fts_module.fts5_module.cache_clear()
+
+
+def test_a_build_without_fts5_names_the_fix(monkeypatch, fresh_probe) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "sqlite3", _NoFts5)
@@ -216,6 +223,7 @@ def test_a_build_without_fts5_names_the_fix(monkeypatch) -> None:
     with pytest.raises(Fts5Unavailable):
         SqliteFtsRetriever.from_documents([{"id": "a", "content": "x"}])
     monkeypatch.setitem(sys.modules, "pysqlite3.dbapi2", sqlite3)  # pysqlite3 installed: used
+    fts_module.fts5_module.cache_clear()
     assert fts_module.fts5_module() is sqlite3
 
 

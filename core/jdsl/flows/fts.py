@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import os
@@ -78,8 +79,11 @@ def _has_fts5(module: ModuleType) -> bool:
     return True
 
 
+@functools.cache
 def fts5_module() -> ModuleType:
     """The DB-API module to use: :mod:`sqlite3` when it has FTS5, else ``pysqlite3``.
+
+    Probed once per process (the SQLite build does not change while it runs).
 
     Raises:
         Fts5Unavailable: neither has FTS5.
