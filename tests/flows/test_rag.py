@@ -180,6 +180,12 @@ def test_a_file_that_is_not_an_index_is_refused(tmp_path: Path) -> None:
         db.execute("INSERT INTO documents VALUES (1, 'x', '', 'y', NULL, '{}')")
     with pytest.raises(RetrievalError, match="not an index made by SqliteFtsRetriever"):
         SqliteFtsRetriever(other)
+    with pytest.raises(RetrievalError, match="no such tokenizer: nonsense"):
+        SqliteFtsRetriever(tokenizer="nonsense")
+    with SqliteFtsRetriever(tmp_path / "plain.sqlite", tokenizer="unicode61"):
+        pass
+    with SqliteFtsRetriever(tmp_path / "plain.sqlite") as reopened:  # keeps its own tokenizer
+        assert reopened.tokenizer == "unicode61"
 
 
 class _NoFts5:

@@ -118,11 +118,12 @@ class SqliteFtsRetriever:
         tokenizer: the FTS5 tokenizer of a new index (an existing one keeps its own); the
             default stems English words, so "refunds" finds "refund".
         query_syntax: ``"words"`` (default): any word of the query matches; ``"fts5"``: the
-            query is FTS5 syntax (``refund AND NOT gift``, ``"exact phrase"``, ``pay*``).
+            query is FTS5 syntax (``refund NOT gift``, ``"exact phrase"``, ``pay*``).
 
     Raises:
         Fts5Unavailable: the SQLite at hand has no FTS5.
-        RetrievalError: ``path`` is not an SQLite file or not an index this class made.
+        RetrievalError: ``path`` is not an SQLite file or not an index this class made, or
+            ``tokenizer`` is not an FTS5 tokenizer.
     """
 
     def __init__(
@@ -164,7 +165,8 @@ class SqliteFtsRetriever:
         except self._db.DatabaseError as exc:
             raise RetrievalError(
                 f"cannot open {name} as a retrieval index ({exc}); give a new file name, "
-                "':memory:', or a file SqliteFtsRetriever wrote"
+                "':memory:' or a file SqliteFtsRetriever wrote, and an FTS5 tokenizer such as "
+                "'porter unicode61'"
             ) from None
         if meta.get("format") != FORMAT:
             raise RetrievalError(f"{name} is index format {meta.get('format')!r}, not {FORMAT!r}")
@@ -174,7 +176,9 @@ class SqliteFtsRetriever:
     def from_documents(
         cls, documents: Iterable[Any], *, path: str | os.PathLike[str] = ":memory:", **kw: Any
     ) -> SqliteFtsRetriever:
-        """A new index holding ``documents`` (Documents, ContextItems or mappings).
+        """An index at ``path`` (new, or the file there) with ``documents`` added.
+
+        ``documents`` are Documents, ContextItems or mappings; ``kw`` go to the constructor.
 
         Raises:
             RetrievalError: an invalid or repeated document (nothing is added then).

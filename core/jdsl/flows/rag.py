@@ -38,7 +38,7 @@ class RagStrategy(Protocol):
 
 
 @dataclasses.dataclass(frozen=True)
-class _Pipeline:
+class FunctionStrategy:
     """The strategy :func:`rag_strategy` builds: its steps are the given functions."""
 
     retrieve: Callable[..., Iterable[Any]]
@@ -60,7 +60,7 @@ def rag_strategy(
         >>> rag_flow(None, "fruit", strategy=strategy, limit=1).selected_item_ids
         ('a',)
     """
-    return _Pipeline(retrieve, embed, rank)
+    return FunctionStrategy(retrieve, embed, rank)
 
 
 class ContextRetriever:
