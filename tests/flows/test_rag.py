@@ -243,3 +243,33 @@ def test_one_index_serves_several_threads(policy) -> None:
     for t in threads:
         t.join()
     assert len(set(found)) == 1 and len(found) == 4
+
+
+def test_a_tree_retrieves_from_the_policy_index_and_a_predict_cites_it(policy) -> None:
+    from jdsl import act, guard_call, predict, ref, root, seq
+    from jdsl.testing import ScriptedModel
+
+    index = SqliteFtsRetriever.from_documents(policy)
+
+    def policy_sections(question: str) -> str:
+        """The two most relevant policy sections, each headed by its [id]."""
+        return rag_flow(None, question, strategy=index, limit=2).text(cite=True)
+
+    def cites_retrieved(citations: list, policy: str) -> bool:
+        """Every citation is the id of a retrieved section."""
+        return bool(citations) and all(f"[{c}]" in policy for c in citations)
+
+    tree = root("policy_answer").do(seq(
+        act(policy_sections, question=ref("question")) >> "policy",
+        predict("question, policy -> answer, citations: list[str]", id="answer"),
+        guard_call(cites_retrieved, citations=ref("citations"), policy=ref("policy")),
+    ))  # fmt: skip
+    cited = f"{WIKI}#cancel-pending-order"
+    good = ScriptedModel(f'{{"answer": "Only pending orders.", "citations": ["{cited}"]}}')
+    ctx = tree.run(model=good, question="Can I cancel an order and get my money back?")
+    prompt = good.calls[0]["messages"][0].content
+    assert f"[{cited}] ## Cancel pending order" in prompt and ctx.status.name == "SUCCESS"
+    assert ctx.blackboard["citations"] == [cited]
+    invented = ScriptedModel('{"answer": "Yes.", "citations": ["tau_retail/wiki.md#refunds"]}')
+    ctx = tree.run(model=invented, question="Can I cancel an order and get my money back?")
+    assert ctx.status.name == "FAILURE" and "cites_retrieved" in ctx.failure.reason
