@@ -66,7 +66,7 @@ class HeuristicCompilerModel:
 
     def word_instruction(self, signature: str, samples: Sequence[dict[str, Any]]) -> str:
         sig = Signature.parse(signature)
-        out = sig.outputs[0]
+        out = sig.outputs[0]  # the verb follows the first output; every output is named
         words = out.name.replace("_", " ")
         lowered = out.name.lower()
         if any(k in lowered for k in ("index", "select", "target", "choice")):
@@ -81,6 +81,7 @@ class HeuristicCompilerModel:
         else:
             verb = "Produce"
         text = f"{verb} {words}" if words.startswith("whether") else f"{verb} the {words}"
+        text += "".join(f" and the {f.name.replace('_', ' ')}" for f in sig.outputs[1:])
         if sig.inputs:
             text += " from " + ", ".join(f.name.replace("_", " ") for f in sig.inputs)
         text += "."

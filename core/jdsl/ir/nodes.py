@@ -247,11 +247,9 @@ def _signature_problems(node: dict[str, Any]) -> list[str]:
     if not isinstance(text, str):
         return ['needs a signature string such as "request -> answer"']
     try:
-        signature = Signature.parse(text)
+        Signature.parse(text)
     except (JdslError, ValueError) as exc:
         return [f"malformed signature {text!r}: {exc}"]
-    if node["kind"] == "react" and len(signature.outputs) != 1:
-        return [f"a react signature needs exactly one output (the answer), got {text!r}"]
     return []
 
 
