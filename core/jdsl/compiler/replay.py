@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import JdslError, ToolError
@@ -45,7 +45,7 @@ from jdsl.ir import from_ir
 from jdsl.ir.nodes import child_slots
 from jdsl.providers.replay import ReplayDivergence, ReplayModel
 from jdsl.signature import Signature
-from jdsl.tree import Root, Status
+from jdsl.tree import RETURNED_FAILURE, Root, Status
 
 __all__ = [
     "RETURNED_FAILURE",
@@ -62,10 +62,6 @@ __all__ = [
     "expected_calls",
     "run_inputs",
 ]
-
-RETURNED_FAILURE: Final = "Status.FAILURE"
-"""The ``error_type`` of a call whose tool returned ``Status.FAILURE`` (not an exception)."""
-
 
 @dataclass(frozen=True)
 class ReplayedCall:
