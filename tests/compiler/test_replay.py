@@ -41,7 +41,13 @@ def _flow(*children: dict[str, Any]) -> dict[str, Any]:
         "kind": "sequence", "id": "flow", "children": list(children)}}}  # fmt: skip
 
 
-FIND = {"kind": "action", "id": "find_0", "tool": "find", "args": {"q": {"ref": "q"}}, "store": "hit"}
+FIND = {
+    "kind": "action",
+    "id": "find_0",
+    "tool": "find",
+    "args": {"q": {"ref": "q"}},
+    "store": "hit",
+}
 USE = {"kind": "action", "id": "use_1", "tool": "use", "args": {"item": {"ref": "hit.id"}},
        "store": "out"}  # fmt: skip
 
@@ -140,7 +146,12 @@ def test_model_decisions_are_served_by_replay_model_in_tree_order() -> None:
     b.call("use", "ok", store="out", item="B2")
     episode = normalize_all([b.done(True)])[0]
     pick = {"kind": "predict", "id": "pick", "signature": "request, items -> index: int"}
-    use = {"kind": "action", "id": "use", "tool": "use", "args": {"item": {"ref": "items[$index].id"}}}
+    use = {
+        "kind": "action",
+        "id": "use",
+        "tool": "use",
+        "args": {"item": {"ref": "items[$index].id"}},
+    }
     tree = _flow({"kind": "action", "id": "list", "tool": "list", "store": "items"}, pick, use)
     assert execute(tree, episode).matched
     model = decision_model(tree, episode)
@@ -175,7 +186,9 @@ def test_a_frozen_argument_fails_verification_at_its_call(retail_episodes) -> No
 
     def freeze(children: list[dict[str, Any]]) -> None:
         action = next(n for n in children if n.get("tool") == "list_orders")
-        action["args"]["customer_id"] = {"const": result.normalized[0].steps[1].arguments["customer_id"]}
+        action["args"]["customer_id"] = {
+            "const": result.normalized[0].steps[1].arguments["customer_id"]
+        }
 
     report = _wrong(result, freeze)
     assert report.status == "failed" and report.matched == 1

@@ -63,6 +63,7 @@ __all__ = [
     "run_inputs",
 ]
 
+
 @dataclass(frozen=True)
 class ReplayedCall:
     """One call the tree made: the tool name and keyword arguments."""
@@ -310,7 +311,7 @@ def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Repl
     for decision in episode.decisions:
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
-    chosen = _chosen_arguments(nodes, episode)
+    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode)}
     events: list[dict[str, Any]] = []
     for node in nodes:
         if node.get("kind") != "predict" or not node.get("signature"):
@@ -325,6 +326,35 @@ def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Repl
         if len(values) == len(outputs):
             events += _answer_events(str(node.get("id") or ""), values, len(events))
     return ReplayModel(events, strict=True)
+
+
+def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+    """``{key: value}`` for route decisions: a selector whose alternatives each check
+    ``key == value`` gets the value of the alternative whose first call the episode made
+    first (the path the teacher took)."""
+    found: dict[str, Any] = {}
+    tools = [s.logical_tool for s in episode.ok_steps()]
+    for node in nodes:
+        if node.get("kind") != "selector":
+            continue
+        routes = [_route(child) for child in node.get("children") or ()]
+        if not routes or any(r is None for r in routes):
+            continue
+        firsts = [(tools.index(tool), key, value) for key, value, tool in routes if tool in tools]
+        if firsts:
+            _, key, value = min(firsts)
+            found.setdefault(key, value)
+    return found
+
+
+def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
+    """``(key, value, first tool)`` of an alternative that starts by checking a route."""
+    body = alternative.get("children") if alternative.get("kind") == "sequence" else None
+    check = next((n for n in body or () if n.get("kind") == "check"), None)
+    action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
+    if check is None or action is None:
+        return None
+    return str(check["key"]), check.get("equals"), str(action["tool"])
 
 
 def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
