@@ -85,7 +85,7 @@ def test_typed_equality_a_bool_never_matches_a_number() -> None:
 
 
 def test_a_recorded_exception_and_a_recorded_failure_are_served_back() -> None:
-    replay = ReplayTools(_episode(error="boom"), tools=["find", "use"])
+    replay = ReplayTools(_episode(error="boom"), tools=["find", "use"], failing=["use"])
     replay.tools["find"](q="abc")
     with pytest.raises(RecordedToolFailure, match="boom"):
         replay.tools["use"](item="X12")
@@ -95,14 +95,14 @@ def test_a_recorded_exception_and_a_recorded_failure_are_served_back() -> None:
     b.emit("tool.call.failed", {"node_id": "n", "store": None, "tool": {"host_name": "t"},
                                 "error": "t returned Status.FAILURE",
                                 "error_type": "Status.FAILURE"}, started)  # fmt: skip
-    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["t"])
+    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["t"], failing=["t"])
     assert replay.tools["t"]() is Status.FAILURE
 
 
-def test_a_failed_call_of_a_tool_the_tree_never_calls_is_not_expected() -> None:
+def test_a_failed_call_is_expected_only_where_the_tree_recovers_from_it() -> None:
     episode = _episode(error="boom")
-    assert len(ReplayTools(episode, tools=["find"]).expected) == 1
-    assert len(ReplayTools(episode, tools=["find", "use"]).expected) == 2
+    assert len(ReplayTools(episode, tools=["find", "use"]).expected) == 1
+    assert len(ReplayTools(episode, tools=["find", "use"], failing=["use"]).expected) == 2
 
 
 # -- execute ---------------------------------------------------------------------------------

@@ -126,9 +126,10 @@ def _call(
 
 def contested_notes(candidates: Sequence[Candidate]) -> list[str]:
     """Report lines for RECOVERY candidates left out because an episode contradicts them."""
-    return [
+    lines = [
         f"recovery {c.text} not compiled: contested ({len(c.support)} supporting, "
         f"{len(c.counterexamples)} contradicting episode(s))"
         for c in candidates
         if c.type == RECOVERY and c.status == "contested"
     ]
+    return list(dict.fromkeys(lines))
