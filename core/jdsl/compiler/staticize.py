@@ -2,8 +2,10 @@
 
 The control skeleton is the most common tool sequence among successful episodes (ties go to
 the first seen); the representative is the first episode with it. Other successful sequences
-that reach the same tail through read-only calls of their own become alternatives of a
-selector (:mod:`.branches`): ``seq(head..., sel(seq(guard, own calls...), ...), tail...)``.
+that part ways with it at one point become alternatives of a selector (:mod:`.branches`):
+``seq(head..., sel(seq(selection, own calls...), ...), tail...)``, each alternative selected by
+the run inputs it reads (read-only alternatives before a shared tail), the conditions the
+teacher evaluated there, or a residual route decision emitted before the selector.
 For each compiled call the compiler emits, in order (seeds/compiler-internals.md §5,
 DESIGN.md §6):
 
@@ -12,7 +14,8 @@ DESIGN.md §6):
 3. ``exists(...)`` guards for every argument indexed by a residual decision, so an invalid
    model answer (an out-of-range index) fails cleanly before the tool is called;
 4. the action, each argument chosen by :func:`jdsl.compiler.arguments.choose_argument`;
-5. a recovery selector when accepted RECOVERY evidence exists for the tool.
+5. a recovery selector when accepted RECOVERY evidence exists for the tool
+   (:mod:`.recovery`).
 
 Each branch alternative starts with a guard that the run inputs its arguments read exist
 (unless the teacher's own guard there says the same).
