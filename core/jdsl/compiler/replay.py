@@ -299,6 +299,37 @@ def _walk(node: Any) -> list[dict[str, Any]]:
     return found
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What execution needs to know about a tree, computed once per tree."""
+
+    nodes: tuple[dict[str, Any], ...]
+    tools: tuple[str, ...]
+    predicates: tuple[str, ...]
+    failing: tuple[str, ...]
+    predicts: tuple[tuple[str, tuple[str, ...]], ...]
+    produced: frozenset[str]
+
+    @classmethod
+    def of(cls, tree: Root | Mapping[str, Any]) -> _Shape:
+        nodes = tuple(_walk(_root_dict(tree)))
+        actions = [n for n in nodes if n.get("kind") == "action"]
+        predicts = tuple(
+            (str(n.get("id") or ""), Signature.parse(str(n["signature"])).output_names)
+            for n in nodes
+            if n.get("kind") == "predict" and n.get("signature")
+        )
+        stores = {str(n["store"]) for n in actions if n.get("store")}
+        return cls(
+            nodes=nodes,
+            tools=tuple(str(n["tool"]) for n in actions),
+            predicates=tuple(str(n["predicate"]) for n in nodes if n.get("kind") == "guard_call"),
+            failing=tuple(str(n["tool"]) for n in actions if n.get("on_error") == "fail"),
+            predicts=predicts,
+            produced=frozenset(stores.union(*(set(outputs) for _, outputs in predicts))),
+        )
+
+
 def _root_dict(tree: Root | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(tree, Root):
         return tree.to_ir()
@@ -315,17 +346,18 @@ def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Repl
     action refs the key directly (a residual for a model-chosen argument). A leaf without such
     values gets no answer, so calling it is a divergence (``ReplayDivergence``).
     """
-    nodes = _walk(_root_dict(tree))
+    return _decisions(_Shape.of(tree), episode)
+
+
+def _decisions(shape: _Shape, episode: NormEpisode) -> ReplayModel:
+    nodes = shape.nodes
     written: dict[str, list[Any]] = {}
     for decision in episode.decisions:
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
     chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode)}
     events: list[dict[str, Any]] = []
-    for node in nodes:
-        if node.get("kind") != "predict" or not node.get("signature"):
-            continue
-        outputs = Signature.parse(str(node["signature"])).output_names
+    for node_id, outputs in shape.predicts:
         values = {}
         for key in outputs:
             if written.get(key):
@@ -333,7 +365,7 @@ def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Repl
             elif key in chosen:
                 values[key] = chosen[key]
         if len(values) == len(outputs):
-            events += _answer_events(str(node.get("id") or ""), values, len(events))
+            events += _answer_events(node_id, values, len(events))
     return ReplayModel(events, strict=True)
 
 
@@ -391,14 +423,13 @@ def run_inputs(tree: Root | Mapping[str, Any], episode: NormEpisode) -> dict[str
     """The episode's run inputs, plus a value for each synthesized input the tree reads: an
     argument that refs a key nothing in the tree produces and the episode was not given (the
     compiler's name for a varying argument no lineage explains) gets the recorded argument."""
-    nodes = _walk(_root_dict(tree))
-    produced = {str(n["store"]) for n in nodes if n.get("kind") == "action" and n.get("store")}
-    for n in nodes:
-        if n.get("kind") == "predict" and n.get("signature"):
-            produced.update(Signature.parse(str(n["signature"])).output_names)
+    return _inputs(_Shape.of(tree), episode)
+
+
+def _inputs(shape: _Shape, episode: NormEpisode) -> dict[str, Any]:
     inputs = dict(episode.inputs)
-    for key, value in _chosen_arguments(nodes, episode).items():
-        if key not in produced and key not in inputs:
+    for key, value in _chosen_arguments(shape.nodes, episode).items():
+        if key not in shape.produced and key not in inputs:
             inputs[key] = value
     return inputs
 
@@ -432,7 +463,7 @@ def execute(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Execution:
         ValidationError: ``tree`` is an IR document that does not load.
     """
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    return _run(root, _root_dict(root), episode)
+    return _run(root, _Shape.of(root), episode)
 
 
 def execute_all(
@@ -440,20 +471,16 @@ def execute_all(
 ) -> tuple[Execution, ...]:
     """:func:`execute` on each episode, loading the tree once."""
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    data = _root_dict(root)
-    return tuple(_run(root, data, e) for e in episodes)
+    shape = _Shape.of(root)
+    return tuple(_run(root, shape, e) for e in episodes)
 
 
-def _run(root: Root, data: dict[str, Any], episode: NormEpisode) -> Execution:
-    nodes = _walk(data)
-    actions = [n for n in nodes if n.get("kind") == "action"]
-    predicates = [str(n["predicate"]) for n in nodes if n.get("kind") == "guard_call"]
-    failing = [str(n["tool"]) for n in actions if n.get("on_error") == "fail"]
-    replay = ReplayTools(episode, tools=[str(n["tool"]) for n in actions],
-                         predicates=predicates, failing=failing)  # fmt: skip
+def _run(root: Root, shape: _Shape, episode: NormEpisode) -> Execution:
+    replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
+                         failing=shape.failing)  # fmt: skip
     ctx = root.run(
-        model=decision_model(data, episode), tools=replay.tools, predicates=replay.predicates,
-        raise_errors=False, episode_id=episode.episode_id, **run_inputs(data, episode),
+        model=_decisions(shape, episode), tools=replay.tools, predicates=replay.predicates,
+        raise_errors=False, episode_id=episode.episode_id, **_inputs(shape, episode),
     )  # fmt: skip
     node = ctx.failure.node_id if ctx.failure is not None else None
     status = "error" if ctx.error is not None else ctx.status.value
