@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.arguments import top_key
-from jdsl.compiler.branches import successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
@@ -41,7 +41,8 @@ class CompileReport(dict[str, Any]):
             *(f"  branch        {b}" for b in self["branch_text"]),
             f"  verification  {v['status']} (structure {'ok' if v['structural_ok'] else 'FAILED'},"
             f" replay {v['replay_passed']}/{v['replay_checks']}, coverage"
-            f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']})",
+            f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']};"
+            f" executed {v['executed']} episode(s), {v['matched']} matched)",
             f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
             f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
             f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments ref a"
@@ -88,7 +89,8 @@ class CompileResult:
         package: the behavior package (write it with ``jdsl.package.export_jdsl``).
         compiled: the compiled behavior (IR, residuals, provenance after promotion).
         candidates: the consolidated candidates.
-        verification: the replay verification report.
+        verification: the verification report (refs and guards replayed, the tree executed
+            on every aligned episode: :mod:`jdsl.compiler.replay`).
         normalized: the normalized episodes.
         metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
     """
@@ -175,6 +177,7 @@ def compile_behavior(
     model: Any = None,
     version: str = "0.1.0",
     allow_broken_chain: bool = False,
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> CompileResult:
     """Compile recorded episodes into a verified behavior package.
 
@@ -189,6 +192,8 @@ def compile_behavior(
         model: optional compiler model (a chat model or a ``CompilerModel``) that words
             residual instructions; structure never depends on it.
         version: the package version.
+        min_support: successful episodes a branch alternative needs; thinner paths are
+            reported and left out (default 2).
         allow_broken_chain: compile episodes whose hash chain
             (:func:`jdsl.trace.verify_chain`) is broken. Events without hashes (hand-built
             dicts) are never chain-checked; traces from a sink or ``jdsl import`` carry them.
@@ -211,7 +216,7 @@ def compile_behavior(
         normalized = normalize_all(episodes, canonical=canonical)
     return compile_normalized(
         normalized, name=name, task_family=task_family, contracts=contracts,
-        effects=effects, model=model, version=version,
+        effects=effects, model=model, version=version, min_support=min_support,
     )  # fmt: skip
 
 
@@ -224,6 +229,7 @@ def compile_normalized(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     model: Any = None,
     version: str = "0.1.0",
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
@@ -233,7 +239,8 @@ def compile_normalized(
     require_success(normalized)
     with paused_gc():
         candidates = consolidate(normalized, contracts=contracts)
-        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects)
+        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
+                             min_support=min_support)  # fmt: skip
         report = verify(compiled, normalized)
         compiled = promote(compiled, report)
         package = build_package(
