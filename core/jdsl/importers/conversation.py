@@ -111,10 +111,14 @@ class UserTurn:
 
 @dataclass(frozen=True)
 class AssistantTurn:
-    """One model response: its text and the tool calls it made, in call order."""
+    """One model response: what it said, the tool calls it made (in call order), and, when
+    the source kept more, the model's raw text (an act/react ``Thought: ... Action: ...``
+    message) and its reasoning (the ``Thought:``)."""
 
     content: str = ""
     calls: tuple[ToolOutcome, ...] = ()
+    raw: str | None = None
+    thought: str = ""
 
 
 @dataclass(frozen=True)
@@ -271,7 +275,7 @@ def _emit_assistant_turn(out: _Emitter, turn: AssistantTurn, history: list[Messa
             "node_id": AGENT_NODE_ID,
             "kind": "react",
             "model_id": model_id,
-            "raw_output": turn.content,
+            "raw_output": turn.content if turn.raw is None else turn.raw,
             "tool_calls": [c.model_dump(mode="json", exclude={"metadata"}) for c in calls],
             "usage": None,
             "finish_reason": "tool_calls" if calls else "stop",
