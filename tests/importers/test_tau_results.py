@@ -135,8 +135,7 @@ def test_each_malformed_field_is_named(tmp_path: Path, change: Any, field: str) 
         warnings.simplefilter("always")
         found = read_tau_bench(_write(tmp_path, rows))
     assert len(found.conversations) == 1 and len(caught) == 1
-    assert found.skipped[0].field.split(".")[0] == field.split(".")[0]
-    assert found.skipped[0].field.endswith(field.split(".")[-1])
+    assert found.skipped[0].field.startswith(field)
 
 
 def test_a_file_with_no_readable_run_is_an_error(tmp_path: Path) -> None:
