@@ -118,20 +118,13 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     assert len(rows) == 26 and demo.airline_episodes == 54
     big = [row for row in demo.airline if row.episodes >= 3]
     assert len(big) == 8
-    # a family passes when replay had something to check; the five whose data holds no tool flow
-    # (only ids the user typed, free text) are honestly unverified, never "passed" on 0 checks
+    # every family is executed on its aligned episodes and matches them; the five whose data
+    # holds no tool flow (only ids the user typed, free text) have no ref to replay
     status = {row.family: row.verification for row in big}
-    assert {f for f, s in status.items() if s == "passed"} == {
-        "airline_test_18",
-        "airline_test_20",
-        "airline_test_24",
-    }
-    assert all(
-        s == "unverified"
-        for f, s in status.items()
-        if f not in ("airline_test_18", "airline_test_20", "airline_test_24")
-    )
-    assert all(rows[f].replay_coverage is None for f, s in status.items() if s == "unverified")
+    assert set(status.values()) == {"passed"}
+    assert all(row.executed == row.matched == row.aligned for row in big)
+    flows = ("airline_test_18", "airline_test_20", "airline_test_24")
+    assert all(rows[f].replay_coverage is None for f in status if f not in flows)
     # the refs column counts refs to tool results only (the compiler's exact_dataflow_refs)
     assert all(len(row.lineage_refs) == row.dataflow_refs for row in demo.airline)
     assert rows["airline_test_18"].lineage_refs == (

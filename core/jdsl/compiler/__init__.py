@@ -4,7 +4,8 @@ One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normali
 :mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
 :mod:`.branches`, :mod:`.arguments`, :mod:`.emitter`, :mod:`.guards`; results in
 :mod:`.compiled`), :mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly),
-:mod:`.metrics`; :mod:`.pipeline` chains them in :func:`compile_behavior`.
+:mod:`.replay` (execution replay: :class:`ReplayTools`, :func:`execute`), :mod:`.metrics`;
+:mod:`.pipeline` chains them in :func:`compile_behavior`.
 """
 
 from jdsl.compiler.arguments import top_key
@@ -29,15 +30,27 @@ from jdsl.compiler.pipeline import (
     inputs_text,
     require_success,
 )
+from jdsl.compiler.replay import (
+    CallDivergence,
+    Divergence,
+    Execution,
+    RecordedToolFailure,
+    ReplayedCall,
+    ReplayTools,
+    decision_model,
+    execute,
+    execute_all,
+    expected_calls,
+)
 from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
 from jdsl.compiler.staticize import CompiledBehavior, NodeProvenance, modal_skeleton, staticize
 from jdsl.compiler.verify import VerificationReport, promote, verify
 
 __all__ = [
     "ATOM_TYPES",
-    "MIN_BRANCH_SUPPORT",
     "BranchAlternative",
     "BranchPlan",
+    "CallDivergence",
     "Candidate",
     "CompileError",
     "CompileReport",
@@ -45,18 +58,24 @@ __all__ = [
     "CompiledBehavior",
     "CompiledBranch",
     "CompilerModel",
+    "Divergence",
     "EpisodeRecords",
     "EventRecord",
+    "Execution",
     "Fact",
     "GuardObservation",
     "HeuristicCompilerModel",
-    "Lane",
     "LLMCompilerModel",
+    "Lane",
+    "MIN_BRANCH_SUPPORT",
     "ModelDecision",
     "NodeProvenance",
     "NormEpisode",
     "NormStep",
     "PackageMetrics",
+    "RecordedToolFailure",
+    "ReplayTools",
+    "ReplayedCall",
     "StateIndex",
     "VerificationReport",
     "as_records",
@@ -66,6 +85,10 @@ __all__ = [
     "compile_behavior",
     "compile_normalized",
     "consolidate",
+    "decision_model",
+    "execute",
+    "execute_all",
+    "expected_calls",
     "extract_facts",
     "find_source",
     "find_sources",

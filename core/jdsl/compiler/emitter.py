@@ -37,6 +37,7 @@ from jdsl.compiler.guards import exists_names, guard_node, node_names, residual_
 from jdsl.compiler.lineage import mentioned_keys
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode, NormStep
+from jdsl.compiler.recovery import contested_notes, with_recovery
 from jdsl.compiler.residualize import (
     CompilerModel,
     Residual,
@@ -105,6 +106,7 @@ class Emitter:
                 self.guard_index.setdefault((c.claim["position"], c.claim["before_tool"]), [])
                 self.guard_index[(c.claim["position"], c.claim["before_tool"])].append(c)
         self.recoveries = [c for c in candidates if c.type == RECOVERY and c.accepted]
+        self.notes: list[str] = contested_notes(candidates)
         self.model = model
         self.read_only = read_only
         self.nodes: list[dict[str, Any]] = []
@@ -253,7 +255,7 @@ class Emitter:
             node["args"] = {c.argument: c.spec for c in choices}
         if rep.store:
             node["store"] = rep.store
-        self.nodes.append(self._with_recovery(node, tool, p))
+        self.nodes.append(with_recovery(self, node, slot))
         self.actions.append(CompiledAction(node_id, p, tool, tuple(choices), slot.positions()))
         found = [self.candidate(ACTION, {"tool": tool, "position": q}) for q, _ in slot.at]
         found += [
@@ -319,39 +321,6 @@ class Emitter:
         shared = self._episode_inputs()
         return ["conversation"] if "conversation" in shared else sorted(shared)
 
-    def _with_recovery(self, node: dict[str, Any], tool: str, p: int) -> dict[str, Any]:
-        for c in self.recoveries:
-            if c.claim["on_error_of"] != tool:
-                continue
-            if self.lane_reads is not None and not self.read_only(c.claim["recover_with"]):
-                continue  # never an effectful call inside a branch alternative
-            recovery = self._recovery_action(c)
-            if recovery is not None:
-                self.prove(recovery["id"], "action", [c], f"RECOVERY {c.text}")
-                return {"kind": "selector", "id": self.unique(f"try_{node['id']}"),
-                        "children": [node, recovery]}  # fmt: skip
-        return node
-
-    def _recovery_action(self, c: Candidate) -> dict[str, Any] | None:
-        episode = self.episodes.get(c.support[0])
-        position = c.claim["position"]
-        if episode is None or position is None:
-            return None
-        step = episode.ok_steps()[position]
-        args: dict[str, Any] = {}
-        for arg, value in step.arguments.items():
-            path = next(
-                (x for x in step.arg_sources.get(arg, ()) if path_names(x) <= self.available), None
-            )
-            args[arg] = {"ref": path} if path else {"const": value}
-        node: dict[str, Any] = {"kind": "action", "id": self.unique(f"recover_{slug(step.logical_tool)}_{position}"),
-                                "tool": step.logical_tool}  # fmt: skip
-        if args:
-            node["args"] = args
-        if step.store:
-            node["store"] = step.store
-        return node
-
     def _episode_inputs(self) -> set[str]:
         """The run inputs every episode in scope had (what a residual may read)."""
         keys = [set(e.inputs) for e in self.scope]
@@ -415,7 +384,7 @@ class Emitter:
             aligned=tuple(e.episode_id for e in aligned),
             required_capabilities=tuple(sorted(tools)),
             compiler_model=self.model.name,
-            notes=notes,
+            notes=(*notes, *self.notes),
             branches=tuple(self.branches),
             required_inputs=tuple(sorted(required)),
         )

@@ -41,7 +41,8 @@ class CompileReport(dict[str, Any]):
             *(f"  branch        {b}" for b in self["branch_text"]),
             f"  verification  {v['status']} (structure {'ok' if v['structural_ok'] else 'FAILED'},"
             f" replay {v['replay_passed']}/{v['replay_checks']}, coverage"
-            f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']})",
+            f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']};"
+            f" executed {v['executed']} episode(s), {v['matched']} matched)",
             f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
             f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
             f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments ref a"

@@ -11,6 +11,11 @@ Two layers (seeds/compiler-internals.md §7):
   input; each guard and check must hold over the state (run inputs and selections included)
   right before its action.
 
+ * execution: the compiled tree runs on every aligned episode with the recorded tool results
+  and model decisions served back (:mod:`jdsl.compiler.replay`); it must make the same calls,
+  with the same arguments, in the same order, and end with the teacher's outcome. The first
+  difference of each episode is a problem (episode, node, expected call vs actual).
+
 :func:`promote` lifts the provenance of nodes whose checks all passed to E4. Replay proves that
 the deterministic parts reproduce their source evidence, not that they are correct in general.
 """
@@ -26,6 +31,7 @@ from jdsl.compiler.arguments import ArgChoice
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.compiler.lineage import value_key
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.replay import Divergence, Execution, execute_all
 from jdsl.errors import JdslError
 from jdsl.expr import MISSING, evaluate, parse_path, resolve_path
 from jdsl.ir import validate_ir
@@ -52,10 +58,27 @@ class VerificationReport:
     Attributes:
         structural_problems: from :func:`jdsl.ir.validate_ir` (empty when structure is ok).
         checks: every replay check, in episode then tree order.
+        executions: every aligned episode executed (:func:`jdsl.compiler.replay.execute`).
     """
 
     structural_problems: tuple[str, ...]
     checks: tuple[ReplayCheck, ...] = field(default=())
+    executions: tuple[Execution, ...] = field(default=())
+
+    @property
+    def executed(self) -> int:
+        """How many episodes the compiled tree was run on."""
+        return len(self.executions)
+
+    @property
+    def matched(self) -> int:
+        """How many of them it reproduced (same calls, arguments, order and outcome)."""
+        return sum(1 for e in self.executions if e.matched)
+
+    @property
+    def divergences(self) -> tuple[Divergence, ...]:
+        """The first divergence of every episode that did not match, in episode order."""
+        return tuple(e.divergence for e in self.executions if e.divergence is not None)
 
     @property
     def structural_ok(self) -> bool:
@@ -76,16 +99,20 @@ class VerificationReport:
 
     @property
     def problems(self) -> tuple[str, ...]:
-        return self.structural_problems + tuple(c.problem for c in self.checks if not c.passed)
+        replayed = tuple(c.problem for c in self.checks if not c.passed)
+        executed = tuple(f"execution {d}" for d in self.divergences)
+        return self.structural_problems + replayed + executed
 
     @property
     def status(self) -> str:
-        """``passed`` (structure ok, every replay check held), ``failed`` (a structural
-        problem or a failed check) or ``unverified`` (structure ok but nothing to replay: no
-        ref or guard was compiled from the episodes, so replay proved nothing)."""
+        """``passed`` (structure ok, every replay check held, every executed episode
+        matched), ``failed`` (a structural problem, a failed check or a divergence) or
+        ``unverified`` (structure ok but nothing was replayed or executed)."""
         if not self.structural_ok or self.replay_passed != self.replay_checks:
             return "failed"
-        return "passed" if self.checks else "unverified"
+        if self.matched != self.executed:
+            return "failed"
+        return "passed" if self.checks or self.executions else "unverified"
 
     @property
     def ok(self) -> bool:
@@ -100,17 +127,24 @@ class VerificationReport:
             "replay_checks": self.replay_checks,
             "replay_passed": self.replay_passed,
             "replay_coverage": self.replay_coverage,
+            "executed": self.executed,
+            "matched": self.matched,
+            "first_divergence": self.divergences[0].to_dict() if self.divergences else None,
             "problems": list(problems[:max_problems]),
             "problems_omitted": max(0, len(problems) - max_problems),
         }
 
 
-def verify(compiled: CompiledBehavior, episodes: Sequence[NormEpisode]) -> VerificationReport:
-    """Validate the IR and replay its refs and guards against the aligned episodes.
+def verify(
+    compiled: CompiledBehavior, episodes: Sequence[NormEpisode], *, execute: bool = True
+) -> VerificationReport:
+    """Validate the IR, replay its refs and guards, and execute it on the aligned episodes.
 
     Args:
         compiled: the output of :func:`~jdsl.compiler.staticize.staticize`.
         episodes: the normalized episodes it was compiled from.
+        execute: run the tree on every aligned episode (skipped when the structure is
+            broken: such a tree does not load).
     """
     report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
     aligned = set(compiled.aligned)
@@ -127,7 +161,10 @@ def verify(compiled: CompiledBehavior, episodes: Sequence[NormEpisode]) -> Verif
             if eid in guard.at:
                 chosen = selections(compiled.actions, eid, guard.at[eid], ok_steps)
                 checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
-    return VerificationReport(report.problems, tuple(checks))
+    executions: tuple[Execution, ...] = ()
+    if execute and report.ok and compiled.ir["root"].get("child") is not None:
+        executions = execute_all(compiled.ir, [e for e in episodes if e.episode_id in aligned])
+    return VerificationReport(report.problems, tuple(checks), executions)
 
 
 def selections(
@@ -247,8 +284,9 @@ def _replay_call(
 
 
 def promote(compiled: CompiledBehavior, report: VerificationReport) -> CompiledBehavior:
-    """A copy whose nodes with at least one replay check, all passed, are graded E4."""
-    if not report.structural_ok:
+    """A copy whose nodes with at least one replay check, all passed, are graded E4 (nothing
+    is promoted when an executed episode diverged)."""
+    if not report.structural_ok or report.matched != report.executed:
         return compiled
     passed: dict[str, bool] = {}
     for check in report.checks:

@@ -1,0 +1,444 @@
+"""Execution replay: run a tree on a recorded episode and compare the calls it makes.
+
+This is what "verified" means for a compiled package (DESIGN.md §6): the tree runs on every
+aligned episode with the recorded tool results served back by a replaying tool binding and the
+recorded model decisions served back by :class:`jdsl.providers.replay.ReplayModel`; it must make
+the same tool calls, with the same arguments, in the same order, and end with the teacher's
+outcome. Held-out validation is the same check on episodes the package was not compiled from.
+
+Public API (stable):
+
+``ReplayTools(episode, *, tools=(), predicates=())``
+    A tool binding. ``.tools`` / ``.predicates`` map each name to a callable (pass them to
+    ``Root.run(tools=..., predicates=...)``). Each tool call is compared with the next expected
+    recorded call (:func:`expected_calls`): a match returns the recorded result (a recorded
+    ``Status.FAILURE`` returns ``Status.FAILURE``; a recorded exception raises
+    :class:`RecordedToolFailure`, a :class:`~jdsl.errors.ToolError`); anything else raises
+    :class:`CallDivergence`, which no recovery catches. ``.calls`` lists the calls made,
+    ``.divergence`` the first :class:`Divergence`.
+``decision_model(ir, episode) -> ReplayModel``
+    The episode's recorded model decisions addressed to the tree's predict leaves, in tree order
+    (a leaf's answer is the value its output keys had in the episode: a model decision's output,
+    or, for a residual standing in for a model-chosen argument, the argument the call used).
+``execute(tree, episode) -> Execution``
+    Run ``tree`` (a :class:`~jdsl.tree.Root` or an IR document) once on ``episode`` (a
+    :class:`~jdsl.compiler.normalized.NormEpisode`, with its run inputs) and compare.
+``execute_all(tree, episodes) -> tuple[Execution, ...]``
+    :func:`execute` over many episodes (the tree is loaded once).
+
+Example:
+    >>> from jdsl.compiler import compile_behavior, execute_all, normalize_all  # doctest: +SKIP
+    >>> runs = execute_all(package.ir, normalize_all(held_out, canonical=names))  # doctest: +SKIP
+    >>> [str(r.divergence) for r in runs if not r.matched]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.errors import JdslError, ToolError
+from jdsl.ir import from_ir
+from jdsl.ir.nodes import child_slots
+from jdsl.providers.replay import ReplayDivergence, ReplayModel
+from jdsl.signature import Signature
+from jdsl.tree import RETURNED_FAILURE, Root, Status
+
+__all__ = [
+    "RETURNED_FAILURE",
+    "CallDivergence",
+    "Divergence",
+    "Execution",
+    "RecordedToolFailure",
+    "ReplayTools",
+    "ReplayedCall",
+    "call_text",
+    "decision_model",
+    "execute",
+    "execute_all",
+    "expected_calls",
+    "run_inputs",
+]
+
+@dataclass(frozen=True)
+class ReplayedCall:
+    """One call the tree made: the tool name and keyword arguments."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+    def __str__(self) -> str:
+        return call_text(self.tool, self.arguments)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where a run first left its episode.
+
+    Attributes:
+        episode_id: the episode.
+        node_id: the node that made the differing call, or where the run stopped (None when
+            the run ended without a failing node).
+        call_index: 0-based number of the expected call that differs.
+        expected: the recorded call (``tool(arg=value)``), the teacher's outcome, or None.
+        actual: the call the tree made, its outcome, or None when it made no call.
+        reason: one line saying what differs.
+    """
+
+    episode_id: str
+    node_id: str | None
+    call_index: int
+    expected: str | None
+    actual: str | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = f", node {self.node_id!r}" if self.node_id else ""
+        return f"episode {self.episode_id!r}{where}, call {self.call_index}: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "episode_id": self.episode_id,
+            "node_id": self.node_id,
+            "call_index": self.call_index,
+            "expected": self.expected,
+            "actual": self.actual,
+            "reason": self.reason,
+        }
+
+
+class CallDivergence(JdslError):
+    """A tool or predicate call that is not the next recorded one (never recovered)."""
+
+    def __init__(self, divergence: Divergence) -> None:
+        self.divergence = divergence
+        super().__init__(
+            f"{divergence}; the tree does not behave like the recorded episode — compare the "
+            "node's arguments with the recorded call"
+        )
+
+
+class RecordedToolFailure(ToolError):
+    """The replay of a call that raised in the recorded episode (``error_type`` kept)."""
+
+    def __init__(self, tool: str, error: str, error_type: str | None) -> None:
+        self.error_type = error_type
+        super().__init__(
+            f"recorded failure of {tool}: {error_type or 'error'}: {error}",
+            tool=tool,
+            code="RECORDED_FAILURE",
+        )
+
+
+@dataclass(frozen=True)
+class Execution:
+    """One episode executed by :func:`execute`.
+
+    Attributes:
+        episode_id: the episode.
+        calls: the calls the tree made, in order.
+        expected: how many recorded calls it had to make.
+        status: the run's status (``success`` / ``failure`` / ``error``).
+        divergence: the first difference, None when the run matched the episode.
+    """
+
+    episode_id: str
+    calls: tuple[ReplayedCall, ...]
+    expected: int
+    status: str
+    divergence: Divergence | None
+
+    @property
+    def matched(self) -> bool:
+        return self.divergence is None
+
+
+def call_text(tool: str, arguments: Mapping[str, Any]) -> str:
+    """``cancel(order_id='#W1', reason='x')`` (values shortened past 60 characters)."""
+
+    def short(value: Any) -> str:
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    return f"{tool}(" + ", ".join(f"{k}={short(v)}" for k, v in arguments.items()) + ")"
+
+
+def expected_calls(episode: NormEpisode, tools: Iterable[str]) -> tuple[NormStep, ...]:
+    """The recorded calls a tree calling ``tools`` must make: every successful call, and every
+    failed call of a tool the tree calls (a failed call of a tool it never calls had no result
+    it could depend on, so leaving it out is not a difference)."""
+    names = set(tools)
+    return tuple(
+        s for s in episode.steps if s.ok or s.logical_tool in names or s.host_tool in names
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Typed equality at any depth: bools never equal numbers; ints equal equal floats."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return bool(a == b)
+
+
+class ReplayTools:
+    """A replaying tool (and predicate) binding over one recorded episode (module docstring).
+
+    Args:
+        episode: the normalized episode whose calls are served back.
+        tools: the tool names to bind (the tree's action tools).
+        predicates: the guard_call predicate names to bind; each answers the recorded
+            results of that predicate, in order.
+
+    Attributes:
+        tools / predicates: ``{name: callable}`` for ``Root.run``.
+        calls: every call made, in order.
+        expected: the recorded calls to make (:func:`expected_calls`).
+        divergence: the first :class:`Divergence`, or None.
+    """
+
+    def __init__(
+        self, episode: NormEpisode, *, tools: Iterable[str] = (), predicates: Iterable[str] = ()
+    ) -> None:
+        names = tuple(dict.fromkeys(tools))
+        self.episode_id = episode.episode_id
+        self.expected = expected_calls(episode, names)
+        self.calls: list[ReplayedCall] = []
+        self.divergence: Divergence | None = None
+        self.tools: dict[str, Callable[..., Any]] = {n: self._tool(n) for n in names}
+        self._answers = {
+            name: [g.result for g in episode.guards if _predicate(g.expression) == name]
+            for name in dict.fromkeys(predicates)
+        }
+        self.predicates = {n: self._predicate(n) for n in self._answers}
+
+    @property
+    def remaining(self) -> tuple[NormStep, ...]:
+        """The expected calls not made yet."""
+        return self.expected[len(self.calls) :]
+
+    def diverge(self, node_id: str | None, expected: str | None, actual: str | None,
+                reason: str) -> Divergence:  # fmt: skip
+        """Record (the first) divergence at the current call and return it."""
+        found = Divergence(self.episode_id, node_id, len(self.calls), expected, actual, reason)
+        self.divergence = self.divergence or found
+        return found
+
+    def _tool(self, name: str) -> Callable[..., Any]:
+        def replayed(**arguments: Any) -> Any:
+            return self.call(name, arguments)
+
+        replayed.__name__ = name
+        return replayed
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Serve one call: the recorded result when it is the next recorded call.
+
+        Raises:
+            CallDivergence: a different tool or different arguments, or no call was left.
+            RecordedToolFailure: the recorded call raised.
+        """
+        actual = call_text(name, arguments)
+        left = self.remaining
+        if not left:
+            raise CallDivergence(self.diverge(None, None, actual,
+                                              f"an extra call {actual}; the episode made no more"))  # fmt: skip
+        step = left[0]
+        expected = call_text(step.logical_tool, step.arguments)
+        if name not in (step.logical_tool, step.host_tool) or not _same(arguments, step.arguments):
+            what = "different arguments" if name in (step.logical_tool, step.host_tool) else (
+                "a different tool")  # fmt: skip
+            reason = f"expected {expected}, the tree called {actual} ({what})"
+            raise CallDivergence(self.diverge(None, expected, actual, reason))
+        self.calls.append(ReplayedCall(name, dict(arguments)))
+        if step.ok:
+            return step.result
+        if step.error_type == RETURNED_FAILURE:
+            return Status.FAILURE
+        raise RecordedToolFailure(name, step.error or "", step.error_type)
+
+    def _predicate(self, name: str) -> Callable[..., bool]:
+        def replayed(**arguments: Any) -> bool:
+            answers = self._answers[name]
+            if not answers:
+                actual = call_text(name, arguments)
+                reason = f"predicate {name} was called more often than the episode evaluated it"
+                raise CallDivergence(self.diverge(None, None, actual, reason))
+            return answers.pop(0)
+
+        replayed.__name__ = name
+        return replayed
+
+
+def _predicate(expression: Any) -> str | None:
+    return expression.get("call") if isinstance(expression, dict) else None
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    if not isinstance(node, dict):
+        return []
+    found = [node]
+    for child in child_slots(node):
+        found += _walk(child)
+    return found
+
+
+def _root_dict(tree: Root | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(tree, Root):
+        return tree.to_ir()
+    data = dict(tree)
+    return dict(data.get("root", data))
+
+
+def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> ReplayModel:
+    """A :class:`ReplayModel` answering the tree's predict leaves with the episode's decisions.
+
+    Each predict leaf (pre-order) gets one recorded ``model.responded`` answer when the episode
+    holds a value for every output key it writes: the output of a recorded model decision
+    (in order, when several decisions wrote the key), else the argument of the call whose
+    action refs the key directly (a residual for a model-chosen argument). A leaf without such
+    values gets no answer, so calling it is a divergence (``ReplayDivergence``).
+    """
+    nodes = _walk(_root_dict(tree))
+    written: dict[str, list[Any]] = {}
+    for decision in episode.decisions:
+        for key, value in decision.outputs.items():
+            written.setdefault(key, []).append(value)
+    chosen = _chosen_arguments(nodes, episode)
+    events: list[dict[str, Any]] = []
+    for node in nodes:
+        if node.get("kind") != "predict" or not node.get("signature"):
+            continue
+        outputs = Signature.parse(str(node["signature"])).output_names
+        values = {}
+        for key in outputs:
+            if written.get(key):
+                values[key] = written[key].pop(0)
+            elif key in chosen:
+                values[key] = chosen[key]
+        if len(values) == len(outputs):
+            events += _answer_events(str(node.get("id") or ""), values, len(events))
+    return ReplayModel(events, strict=True)
+
+
+def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+    """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
+    tool (pre-order) had in the k-th successful call of that tool."""
+    found: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    calls: dict[str, list[NormStep]] = {}
+    for step in episode.ok_steps():
+        calls.setdefault(step.logical_tool, []).append(step)
+    for node in nodes:
+        if node.get("kind") != "action":
+            continue
+        tool = str(node.get("tool"))
+        k = seen[tool] = seen.get(tool, -1) + 1
+        steps = calls.get(tool) or []
+        for arg, spec in (node.get("args") or {}).items():
+            if k < len(steps) and isinstance(spec, dict) and arg in steps[k].arguments:
+                found.setdefault(str(spec.get("ref")), steps[k].arguments[arg])
+    return found
+
+
+def run_inputs(tree: Root | Mapping[str, Any], episode: NormEpisode) -> dict[str, Any]:
+    """The episode's run inputs, plus a value for each synthesized input the tree reads: an
+    argument that refs a key nothing in the tree produces and the episode was not given (the
+    compiler's name for a varying argument no lineage explains) gets the recorded argument."""
+    nodes = _walk(_root_dict(tree))
+    produced = {str(n["store"]) for n in nodes if n.get("kind") == "action" and n.get("store")}
+    for n in nodes:
+        if n.get("kind") == "predict" and n.get("signature"):
+            produced.update(Signature.parse(str(n["signature"])).output_names)
+    inputs = dict(episode.inputs)
+    for key, value in _chosen_arguments(nodes, episode).items():
+        if key not in produced and key not in inputs:
+            inputs[key] = value
+    return inputs
+
+
+def _answer_events(node_id: str, values: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    if len(values) == 1:
+        (value,) = values.values()
+        text = value if isinstance(value, str) else json.dumps(value)
+    else:
+        text = json.dumps(values)
+    request = {"kind": "model.requested", "event_id": f"decision-{at}", "payload": {
+        "node_id": node_id, "kind": "predict"}}  # fmt: skip
+    response = {"kind": "model.responded", "parent_event_id": f"decision-{at}", "payload": {
+        "node_id": node_id, "kind": "predict", "raw_output": text}}  # fmt: skip
+    return [request, response]
+
+
+def execute(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Execution:
+    """Run ``tree`` on ``episode`` with replayed tools and decisions; compare (module docstring).
+
+    Args:
+        tree: a :class:`~jdsl.tree.Root` or a Behavior IR document (``{"format", "root"}``).
+        episode: the recorded episode (its ``inputs`` are the run inputs).
+
+    Returns:
+        An :class:`Execution`; ``.divergence`` names the first difference: a different or
+        extra call, a call left unmade, a model call with no recorded decision, an error, or an
+        outcome other than the teacher's.
+
+    Raises:
+        ValidationError: ``tree`` is an IR document that does not load.
+    """
+    root = tree if isinstance(tree, Root) else from_ir(dict(tree))
+    return _run(root, _root_dict(root), episode)
+
+
+def execute_all(
+    tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode]
+) -> tuple[Execution, ...]:
+    """:func:`execute` on each episode, loading the tree once."""
+    root = tree if isinstance(tree, Root) else from_ir(dict(tree))
+    data = _root_dict(root)
+    return tuple(_run(root, data, e) for e in episodes)
+
+
+def _run(root: Root, data: dict[str, Any], episode: NormEpisode) -> Execution:
+    nodes = _walk(data)
+    tools = [str(n["tool"]) for n in nodes if n.get("kind") == "action"]
+    predicates = [str(n["predicate"]) for n in nodes if n.get("kind") == "guard_call"]
+    replay = ReplayTools(episode, tools=tools, predicates=predicates)
+    ctx = root.run(
+        model=decision_model(data, episode), tools=replay.tools, predicates=replay.predicates,
+        raise_errors=False, episode_id=episode.episode_id, **run_inputs(data, episode),
+    )  # fmt: skip
+    node = ctx.failure.node_id if ctx.failure is not None else None
+    status = "error" if ctx.error is not None else ctx.status.value
+    divergence = _divergence(replay, ctx.error, node, status, episode)
+    return Execution(episode.episode_id, tuple(replay.calls), len(replay.expected), status,
+                     divergence)  # fmt: skip
+
+
+def _divergence(
+    replay: ReplayTools, error: BaseException | None, node: str | None, status: str,
+    episode: NormEpisode,
+) -> Divergence | None:  # fmt: skip
+    if isinstance(error, CallDivergence):
+        return Divergence(**{**error.divergence.to_dict(), "node_id": node})
+    left = replay.remaining
+    expected = call_text(left[0].logical_tool, left[0].arguments) if left else None
+    if isinstance(error, ReplayDivergence):
+        reason = f"a model call the episode has no decision for ({error.divergence.reason})"
+        return replay.diverge(node, expected, "a model call", reason)
+    if error is not None:
+        reason = f"the run raised {type(error).__name__}: {error}"
+        return replay.diverge(node, expected, f"error {type(error).__name__}", reason)
+    if left:
+        reason = f"expected {expected}, the run ended ({status}) without making it"
+        return replay.diverge(node, expected, None, reason)
+    teacher = "failure" if episode.success is False else "success"
+    if status != teacher:
+        reason = f"the run ended {status}, the teacher's episode {teacher}"
+        return replay.diverge(node, teacher, status, reason)
+    return None
