@@ -19,7 +19,9 @@ Public API (stable):
 ``decision_model(ir, episode) -> ReplayModel``
     The episode's recorded model decisions addressed to the tree's predict leaves, in tree order
     (a leaf's answer is the value its output keys had in the episode: a model decision's output,
-    or, for a residual standing in for a model-chosen argument, the argument the call used).
+    or, for a residual standing in for a model-chosen argument, the argument the call used, or,
+    for a residual selecting a list argument's elements (``xs[$k].id``), the indexes the
+    recorded list took).
 ``execute(tree, episode) -> Execution``
     Run ``tree`` (a :class:`~jdsl.tree.Root` or an IR document) once on ``episode`` (a
     :class:`~jdsl.compiler.normalized.NormEpisode`, with its run inputs) and compare.
@@ -35,6 +37,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -344,7 +347,19 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
         for arg, spec in (node.get("args") or {}).items():
             if k < len(steps) and isinstance(spec, dict) and arg in steps[k].arguments:
                 found.setdefault(str(spec.get("ref")), steps[k].arguments[arg])
+                found.update(_selected(str(spec.get("ref")), steps[k], arg))
     return found
+
+
+def _selected(path: str, step: NormStep, arg: str) -> dict[str, list[int]]:
+    """``{k: indexes}`` when ``path`` is a selection ``xs[$k].id`` and the recorded list
+    argument was built from ``xs[*].id`` (the indexes it took)."""
+    for key in re.findall(r"\[\$(\w+)\]", path):
+        template = path.replace(f"[${key}]", "[*]", 1)
+        for source in step.list_sources.get(arg, ()):
+            if source.template == template:
+                return {key: list(source.indexes)}
+    return {}
 
 
 def run_inputs(tree: Root | Mapping[str, Any], episode: NormEpisode) -> dict[str, Any]:
