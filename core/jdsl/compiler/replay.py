@@ -346,9 +346,14 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
         steps = calls.get(tool) or []
         for arg, spec in (node.get("args") or {}).items():
             if k < len(steps) and isinstance(spec, dict) and arg in steps[k].arguments:
-                found.setdefault(str(spec.get("ref")), steps[k].arguments[arg])
-                found.update(_selected(str(spec.get("ref")), steps[k], arg))
+                ref = str(spec.get("ref"))
+                if _BARE_KEY.fullmatch(ref):  # a path is never a key a residual writes
+                    found.setdefault(ref, steps[k].arguments[arg])
+                found.update(_selected(ref, steps[k], arg))
     return found
+
+
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _selected(path: str, step: NormStep, arg: str) -> dict[str, list[int]]:
