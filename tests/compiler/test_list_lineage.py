@@ -103,3 +103,12 @@ def test_some_elements_not_from_state_give_no_list_path() -> None:
     assert index.list_sources(["a100", "zz999"]) == ()
     assert index.list_sources([]) == () and index.list_sources(["a100", 1]) == ()
     assert [s.indexes for s in index.list_sources(["a101", "a100"])] == [(1, 0)]
+
+
+def test_the_notebook_lineage_view_shows_the_list_and_each_element(returns: list[Any]) -> None:
+    from jdsl_nb.compile_views import lineage_rows
+
+    rows = lineage_rows(compile_normalized(returns[:1], name="returns"))
+    flows = {(r["from"], r["to"]) for r in rows}
+    assert ("get_order_details_out.items[*].item_id (elements 3, 0)", f"{RETURN}.item_ids") in flows
+    assert ("get_order_details_out.items[3].item_id", f"{RETURN}.item_ids[0]") in flows
