@@ -35,6 +35,7 @@ import typer
 
 from jdsl import __version__
 from jdsl.compiler import (
+    MIN_BRANCH_SUPPORT,
     CompileError,
     CompileResult,
     NormEpisode,
@@ -241,6 +242,14 @@ def compile_command(
         None, "--holdout", min=1, metavar="N", help="Compile each family without its last N "
         "successful episodes and validate the package on those; -o is a directory.",
     ),
+    min_support: int = typer.Option(
+        MIN_BRANCH_SUPPORT,
+        "--min-support",
+        min=1,
+        metavar="N",
+        help="Successful episodes a branch alternative needs; thinner paths are reported and "
+        "left out.",
+    ),
 ) -> None:
     """Compile traced episodes into a verified behavior package.
 
@@ -259,27 +268,35 @@ def compile_command(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
     if holdout is not None:
-        return compile_holdout(normalized, group_by, base, task_family, out, holdout)
+        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support)
     if group_by is None:
-        result = compile_normalized(normalized, name=base, task_family=task_family)
+        result = compile_normalized(
+            normalized, name=base, task_family=task_family, min_support=min_support
+        )
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
         target = out / f"{base}{SUFFIX}" if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
-    _compile_families(normalized, group_by, base, task_family, out)
+    _compile_families(normalized, group_by, base, task_family, out, min_support)
 
 
 def _compile_families(
-    normalized: Sequence[NormEpisode], by: GroupBy, base: str, task_family: str, out: Path
+    normalized: Sequence[NormEpisode],
+    by: GroupBy,
+    base: str,
+    task_family: str,
+    out: Path,
+    min_support: int,
 ) -> None:
     rows, ok = [], True
     for family, members in sorted(group_episodes(normalized, by), key=_natural):
         try:
             result = compile_normalized(
-                members, name=f"{base}-{family}", task_family=task_family or family
-            )
+                members, name=f"{base}-{family}", task_family=task_family or family,
+                min_support=min_support,
+            )  # fmt: skip
         except CompileError:  # no successful episode in this family
             rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
             ok = False

@@ -18,6 +18,7 @@ from pathlib import Path
 import typer
 
 from jdsl.compiler import (
+    MIN_BRANCH_SUPPORT,
     CompileError,
     HeldOutReport,
     NormEpisode,
@@ -77,7 +78,7 @@ def _row(family: str, episodes: int, status: str, report: HeldOutReport | None,
 
 def compile_holdout(
     normalized: Sequence[NormEpisode], by: GroupBy | None, base: str, task_family: str,
-    out: Path, n: int,
+    out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT,
 ) -> None:  # fmt: skip
     """Compile each family (all episodes when ``by`` is None) without its last ``n``
     successful episodes, validate on those, write the verified packages into ``out``."""
@@ -89,7 +90,8 @@ def compile_holdout(
         kept, held = holdout_split(members, n)
         try:
             result = compile_normalized(kept, name=f"{base}-{family}" if by else base,
-                                        task_family=task_family or family)  # fmt: skip
+                                        task_family=task_family or family,
+                                        min_support=min_support)  # fmt: skip
         except CompileError:  # nothing successful left to compile from
             rows.append(_row(family, len(members), "too few", None, None))
             continue

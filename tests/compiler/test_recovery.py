@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 from jdsl.compiler import compile_behavior, normalize_episode
+from jdsl.compiler.verify import verify
 from jdsl.dsl import act, ref, root, sel
 from jdsl.errors import RefError
 from jdsl.ir import from_ir, validate_ir
@@ -142,7 +144,11 @@ def test_the_compiled_package_recovers_like_the_teacher(primary: str) -> None:
     flow = result.ir["root"]["child"]["children"]
     assert [n["kind"] for n in flow] == ["selector"]
     first, fallback = flow[0]["children"]
-    assert (first["tool"], first["on_error"], first["args"]) == ("lookup", "fail", {"q": {"ref": "q"}})
+    assert (first["tool"], first["on_error"], first["args"]) == (
+        "lookup",
+        "fail",
+        {"q": {"ref": "q"}},
+    )
     assert (fallback["tool"], fallback["args"]) == ("backup", {"q": {"ref": "q"}})
     assert first["store"] == fallback["store"] == "res"
     # fresh inputs: the primary's failure takes the backup; a working primary is used alone
@@ -154,8 +160,23 @@ def test_the_compiled_package_recovers_like_the_teacher(primary: str) -> None:
         assert calls == [f"lookup fresh-{i}", f"backup fresh-{i}"]
         assert ctx.blackboard["res"] == {"hit": f"fresh-{i}", "via": "backup"}
     calls = []
-    assert package.run(tools=_tools(calls, primary="ok"), q="up").blackboard["res"]["via"] == "lookup"
+    assert (
+        package.run(tools=_tools(calls, primary="ok"), q="up").blackboard["res"]["via"] == "lookup"
+    )
     assert calls == ["lookup up"]
+
+
+def test_a_dropped_fallback_fails_verification_at_the_outcome() -> None:
+    compiled = compile_behavior(_episodes("failure"), name="find")
+    wrong = copy.deepcopy(compiled.compiled)
+    wrong.ir["root"]["child"]["children"][0]["children"].pop()
+    report = verify(wrong, compiled.normalized)
+    assert report.status == "failed" and report.matched == 0
+    first = report.divergences[0]
+    assert (first.episode_id, first.call_index) == ("ep0", 1)
+    assert first.expected == "backup(q='query-0x')" and first.actual is None
+    assert first.node_id is not None and first.node_id == "try_lookup_0"
+    assert "the run ended (failure) without making it" in first.reason
 
 
 def test_a_contested_recovery_stays_out_and_in_the_report() -> None:

@@ -41,7 +41,13 @@ def _flow(*children: dict[str, Any]) -> dict[str, Any]:
         "kind": "sequence", "id": "flow", "children": list(children)}}}  # fmt: skip
 
 
-FIND = {"kind": "action", "id": "find_0", "tool": "find", "args": {"q": {"ref": "q"}}, "store": "hit"}
+FIND = {
+    "kind": "action",
+    "id": "find_0",
+    "tool": "find",
+    "args": {"q": {"ref": "q"}},
+    "store": "hit",
+}
 USE = {"kind": "action", "id": "use_1", "tool": "use", "args": {"item": {"ref": "hit.id"}},
        "store": "out"}  # fmt: skip
 
@@ -79,7 +85,7 @@ def test_typed_equality_a_bool_never_matches_a_number() -> None:
 
 
 def test_a_recorded_exception_and_a_recorded_failure_are_served_back() -> None:
-    replay = ReplayTools(_episode(error="boom"), tools=["find", "use"])
+    replay = ReplayTools(_episode(error="boom"), tools=["find", "use"], failing=["use"])
     replay.tools["find"](q="abc")
     with pytest.raises(RecordedToolFailure, match="boom"):
         replay.tools["use"](item="X12")
@@ -89,14 +95,14 @@ def test_a_recorded_exception_and_a_recorded_failure_are_served_back() -> None:
     b.emit("tool.call.failed", {"node_id": "n", "store": None, "tool": {"host_name": "t"},
                                 "error": "t returned Status.FAILURE",
                                 "error_type": "Status.FAILURE"}, started)  # fmt: skip
-    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["t"])
+    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["t"], failing=["t"])
     assert replay.tools["t"]() is Status.FAILURE
 
 
-def test_a_failed_call_of_a_tool_the_tree_never_calls_is_not_expected() -> None:
+def test_a_failed_call_is_expected_only_where_the_tree_recovers_from_it() -> None:
     episode = _episode(error="boom")
-    assert len(ReplayTools(episode, tools=["find"]).expected) == 1
-    assert len(ReplayTools(episode, tools=["find", "use"]).expected) == 2
+    assert len(ReplayTools(episode, tools=["find", "use"]).expected) == 1
+    assert len(ReplayTools(episode, tools=["find", "use"], failing=["use"]).expected) == 2
 
 
 # -- execute ---------------------------------------------------------------------------------
@@ -140,7 +146,12 @@ def test_model_decisions_are_served_by_replay_model_in_tree_order() -> None:
     b.call("use", "ok", store="out", item="B2")
     episode = normalize_all([b.done(True)])[0]
     pick = {"kind": "predict", "id": "pick", "signature": "request, items -> index: int"}
-    use = {"kind": "action", "id": "use", "tool": "use", "args": {"item": {"ref": "items[$index].id"}}}
+    use = {
+        "kind": "action",
+        "id": "use",
+        "tool": "use",
+        "args": {"item": {"ref": "items[$index].id"}},
+    }
     tree = _flow({"kind": "action", "id": "list", "tool": "list", "store": "items"}, pick, use)
     assert execute(tree, episode).matched
     model = decision_model(tree, episode)
@@ -175,7 +186,9 @@ def test_a_frozen_argument_fails_verification_at_its_call(retail_episodes) -> No
 
     def freeze(children: list[dict[str, Any]]) -> None:
         action = next(n for n in children if n.get("tool") == "list_orders")
-        action["args"]["customer_id"] = {"const": result.normalized[0].steps[1].arguments["customer_id"]}
+        action["args"]["customer_id"] = {
+            "const": result.normalized[0].steps[1].arguments["customer_id"]
+        }
 
     report = _wrong(result, freeze)
     assert report.status == "failed" and report.matched == 1

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.alternatives import Alternatives
 from jdsl.compiler.arguments import (
     ArgChoice,
     choose_argument,
@@ -21,11 +22,10 @@ from jdsl.compiler.arguments import (
     stable_key,
     top_key,
 )
-from jdsl.compiler.branches import BranchPlan, Lane, teacher_selector
+from jdsl.compiler.branches import BranchPlan, teacher_selector
 from jdsl.compiler.candidates import ACTION, DATAFLOW, GUARD, RECOVERY, SEMANTIC, Fact
 from jdsl.compiler.compiled import (
     GRADES,
-    BranchAlternative,
     CompiledAction,
     CompiledBehavior,
     CompiledBranch,
@@ -33,7 +33,7 @@ from jdsl.compiler.compiled import (
     NodeProvenance,
 )
 from jdsl.compiler.consolidate import Candidate, support_grade
-from jdsl.compiler.guards import exists_names, guard_node, node_names, residual_prefixes
+from jdsl.compiler.guards import guard_node, node_names, residual_prefixes
 from jdsl.compiler.lineage import mentioned_keys
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode, NormStep
@@ -43,6 +43,7 @@ from jdsl.compiler.residualize import (
     Residual,
     residualize_argument,
     residualize_decision,
+    residualize_route,
 )
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.nodes import child_slots
@@ -239,8 +240,7 @@ class Emitter:
         node = {**node, "id": node_id}
         self.nodes.append(node)
         self.guards.append(CompiledGuard(node_id, slot.position, node, origin, slot.positions()))
-        why = "guard the teacher evaluated" if origin == "mined" else "protects a residual index"
-        self.prove(node_id, node["kind"], found, why)
+        self.prove(node_id, node["kind"], found, _WHY[origin])
 
     def action(self, slot: Slot, names: Names) -> None:
         p, tool, rep = slot.position, slot.tool, slot.steps[0]
@@ -321,6 +321,26 @@ class Emitter:
         shared = self._episode_inputs()
         return ["conversation"] if "conversation" in shared else sorted(shared)
 
+    def route_decision(self, routes: Sequence[tuple[str, str]]) -> str:
+        """A residual decision choosing a branch alternative by name; returns its output key."""
+        key, n = "route", 2
+        while key in self.available:
+            key, n = f"route_{n}", n + 1
+        inputs = sorted(self._episode_inputs() | self.available)
+        residual = residualize_route(node_id=self.unique(f"choose_{key}"), output=key,
+                                     routes=routes, inputs=inputs)  # fmt: skip
+        self.add_residual(residual, None)
+        self.prove(residual.node["id"], "predict", [],
+                   "route decision: the teacher took these paths without evaluating a "
+                   "condition that tells them apart")  # fmt: skip
+        return key
+
+    def route_check(self, key: str, value: str, base: str) -> None:
+        """``check key == value`` selecting an alternative (verified by execution)."""
+        node_id = self.unique(base)
+        self.nodes.append({"kind": "check", "id": node_id, "key": key, "equals": value})
+        self.prove(node_id, "check", [], f"selects the alternative the route decision names {value!r}")
+
     def _episode_inputs(self) -> set[str]:
         """The run inputs every episode in scope had (what a residual may read)."""
         keys = [set(e.inputs) for e in self.scope]
@@ -330,10 +350,10 @@ class Emitter:
     @contextmanager
     def branch(
         self, plan: BranchPlan, teacher_ir: dict[str, Any] | None, hosts: Sequence[str]
-    ) -> Iterator[_Branch]:
+    ) -> Iterator[Alternatives]:
         """Open a selector; emit each alternative inside ``with branch.alternative(...)``."""
         teacher = teacher_selector(teacher_ir, hosts)
-        builder = _Branch(self, self.unique(teacher or f"branch_{plan.head}"), teacher)
+        builder = Alternatives(self, self.unique(teacher or f"branch_{plan.head}"), teacher)
         start = len(self.provenance)
         yield builder
         # after the selector: what every alternative produced (each started from the base)
@@ -342,7 +362,7 @@ class Emitter:
         self.nodes.append({"kind": "selector", "id": builder.node_id, "children": builder.children})
         tail = plan.lanes[0].skeleton[len(plan.lanes[0].skeleton) - plan.tail :]
         branch = CompiledBranch(builder.node_id, plan.head, tuple(builder.alternatives), tail,
-                                teacher)  # fmt: skip
+                                teacher, plan.selection or "inputs")  # fmt: skip
         self.branches.append(branch)
         support = ", ".join(f"{len(a.episodes)}" for a in branch.alternatives)
         why = (
@@ -390,76 +410,12 @@ class Emitter:
         )
 
 
-class _Branch:
-    """One selector being emitted: its alternatives' nodes, what each made available."""
-
-    def __init__(self, em: Emitter, node_id: str, teacher: str | None) -> None:
-        self.em = em
-        self.node_id = node_id
-        self.teacher = teacher
-        self.base = (set(em.available), set(em.residual_keys))
-        self.children: list[dict[str, Any]] = []
-        self.produced: list[set[str]] = []
-        self.residual: list[set[str]] = []
-        self.alternatives: list[BranchAlternative] = []
-
-    @contextmanager
-    def alternative(self, lane: Lane, slots: Sequence[Slot]) -> Iterator[None]:
-        """Emit one alternative: its nodes go into ``seq(guard, ...)`` under the selector."""
-        em = self.em
-        outer = (em.nodes, em.scope)
-        em.nodes, em.scope, em.lane_reads = [], lane.episodes, set()
-        em.available, em.residual_keys = set(self.base[0]), set(self.base[1])
-        k = len(self.children) + 1
-        seq_id = em.unique(f"{self.node_id}_{k}")
-        marks = (len(em.provenance), len(em.actions), len(em.guards))
-        yield
-        reads = em.lane_reads
-        guard_inputs = self._input_guard(lane, slots, k, marks)
-        self.children.append({"kind": "sequence", "id": seq_id, "children": em.nodes})
-        n = len(lane.episodes)
-        tools = tuple(s.tool for s in slots)
-        em.provenance.insert(marks[0], NodeProvenance(
-            seq_id, "sequence", support_grade(n), source_episodes=tuple(sorted(lane.ids)),
-            rationale=f"alternative {k} of {self.node_id}: {n} successful episodes call "
-                      f"{' -> '.join(tools)}",
-        ))  # fmt: skip
-        self.alternatives.append(
-            BranchAlternative(seq_id, tools, lane.ids, guard_inputs, tuple(sorted(reads)))
-        )
-        self.produced.append(em.available)
-        self.residual.append(em.residual_keys)
-        em.nodes, em.scope = outer
-        em.lane_reads = None
-
-    def _input_guard(
-        self, lane: Lane, slots: Sequence[Slot], k: int, marks: tuple[int, int, int]
-    ) -> tuple[str, ...]:
-        """Put ``exists(...)`` of the run inputs the alternative's arguments read first in it
-        (unless a mined guard there already says so); returns those inputs."""
-        em = self.em
-        read = {
-            str(c.source) for a in em.actions[marks[1] :] for c in a.choices if c.how == "input"
-        }
-        names = sorted(n for n in read if all(n in e.inputs for e in lane.episodes))
-        if not names:
-            return ()
-        mined = [g for g in em.guards[marks[2] :] if g.origin == "mined"]
-        if any(exists_names(g.node.get("expression")) == set(names) for g in mined):
-            return tuple(names)
-        parts = [{"exists": {"ref": name}} for name in names]
-        expression = parts[0] if len(parts) == 1 else {"and": parts}
-        node_id = em.unique(f"{self.node_id}_{k}_inputs")
-        node = {"kind": "guard", "id": node_id, "expression": expression}
-        em.nodes.insert(0, node)
-        em.guards.insert(marks[2], CompiledGuard(node_id, slots[0].position, node, "branch",
-                                                 slots[0].positions()))  # fmt: skip
-        em.provenance.insert(marks[0], NodeProvenance(
-            node_id, "guard", support_grade(len(lane.episodes)),
-            source_episodes=tuple(sorted(lane.ids)),
-            rationale=f"alternative {k} of {self.node_id} reads run inputs {', '.join(names)}",
-        ))  # fmt: skip
-        return tuple(names)
+_WHY = {
+    "mined": "guard the teacher evaluated",
+    "exists": "protects a residual index",
+    "select": "selects a branch alternative: the teacher evaluated it there with this result "
+    "in every episode of the alternative",
+}
 
 
 def _observed(slot: Slot, claim: dict[str, Any]) -> tuple[int, str | None]:

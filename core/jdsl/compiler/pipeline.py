@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
@@ -188,6 +188,7 @@ def compile_behavior(
     model: Any = None,
     version: str = "0.1.0",
     allow_broken_chain: bool = False,
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> CompileResult:
     """Compile recorded episodes into a verified behavior package.
 
@@ -202,6 +203,8 @@ def compile_behavior(
         model: optional compiler model (a chat model or a ``CompilerModel``) that words
             residual instructions; structure never depends on it.
         version: the package version.
+        min_support: successful episodes a branch alternative needs; thinner paths are
+            reported and left out (default 2).
         allow_broken_chain: compile episodes whose hash chain
             (:func:`jdsl.trace.verify_chain`) is broken. Events without hashes (hand-built
             dicts) are never chain-checked; traces from a sink or ``jdsl import`` carry them.
@@ -224,7 +227,7 @@ def compile_behavior(
         normalized = normalize_all(episodes, canonical=canonical)
     return compile_normalized(
         normalized, name=name, task_family=task_family, contracts=contracts,
-        effects=effects, model=model, version=version,
+        effects=effects, model=model, version=version, min_support=min_support,
     )  # fmt: skip
 
 
@@ -237,6 +240,7 @@ def compile_normalized(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     model: Any = None,
     version: str = "0.1.0",
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
@@ -246,7 +250,8 @@ def compile_normalized(
     require_success(normalized)
     with paused_gc():
         candidates = consolidate(normalized, contracts=contracts)
-        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects)
+        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
+                             min_support=min_support)  # fmt: skip
         report = verify(compiled, normalized)
         compiled = promote(compiled, report)
         package = build_package(

@@ -40,7 +40,7 @@ def with_recovery(em: Emitter, node: dict[str, Any], slot: Slot) -> dict[str, An
     """``node`` (a compiled action), wrapped in a recovery selector when evidence says so."""
     for c in em.recoveries:
         if c.claim["recover_with"] == slot.tool and c.claim["position"] == slot.position:
-            primary = _call(em, c, _failed_before(em, c), c.claim["on_error_of"], node)
+            primary = _call(em, c, _failed_before(em, c), c.claim["on_error_of"], node, "try")
             if primary is not None:
                 return _selector(em, c, node, [primary, node])
     for c in em.recoveries:
@@ -48,16 +48,18 @@ def with_recovery(em: Emitter, node: dict[str, Any], slot: Slot) -> dict[str, An
             continue
         if em.lane_reads is not None and not em.read_only(c.claim["recover_with"]):
             continue  # never an effectful call inside a branch alternative
-        backup = _call(em, c, _recovering(em, c), c.claim["recover_with"], node)
+        backup = _call(em, c, _recovering(em, c), c.claim["recover_with"], node, "recover")
         if backup is not None:
             return _selector(em, c, node, [{**node, "on_error": "fail"}, backup])
     return node
 
 
-def _selector(em: Emitter, c: Candidate, node: dict[str, Any], children: list[Any]) -> dict[str, Any]:
+def _selector(
+    em: Emitter, c: Candidate, node: dict[str, Any], children: list[Any]
+) -> dict[str, Any]:
     if children[0] is not node:
         children[0] = {**children[0], "on_error": "fail"}
-    return {"kind": "selector", "id": em.unique(f"try_{node['id']}"), "children": children}
+    return {"kind": "selector", "id": em.unique(f"recovery_{node['id']}"), "children": children}
 
 
 def _failed_before(em: Emitter, c: Candidate) -> list[NormStep]:
@@ -90,10 +92,16 @@ def _recovering(em: Emitter, c: Candidate) -> list[NormStep]:
 
 
 def _call(
-    em: Emitter, c: Candidate, steps: Sequence[NormStep], tool: str, node: dict[str, Any]
+    em: Emitter,
+    c: Candidate,
+    steps: Sequence[NormStep],
+    tool: str,
+    node: dict[str, Any],
+    role: str,
 ) -> dict[str, Any] | None:
-    """The other call of the recovery selector, its arguments chosen over ``steps`` (None when
-    one is neither a ref, a run input nor a supported constant)."""
+    """The other call of the recovery selector (``role``: ``try`` for a primary tried first,
+    ``recover`` for a fallback), its arguments chosen over ``steps`` (None when one is neither
+    a ref, a run input nor a supported constant)."""
     if not steps:
         return None
     args: dict[str, Any] = {}
@@ -106,7 +114,7 @@ def _call(
             em.read_input(str(choice.source))
         args[arg] = choice.spec
     call: dict[str, Any] = {"kind": "action",
-                            "id": em.unique(f"recover_{slug(tool)}_{c.claim['position']}"),
+                            "id": em.unique(f"{role}_{slug(tool)}_{c.claim['position']}"),
                             "tool": tool}  # fmt: skip
     if args:
         call["args"] = args
@@ -118,9 +126,10 @@ def _call(
 
 def contested_notes(candidates: Sequence[Candidate]) -> list[str]:
     """Report lines for RECOVERY candidates left out because an episode contradicts them."""
-    return [
+    lines = [
         f"recovery {c.text} not compiled: contested ({len(c.support)} supporting, "
         f"{len(c.counterexamples)} contradicting episode(s))"
         for c in candidates
         if c.type == RECOVERY and c.status == "contested"
     ]
+    return list(dict.fromkeys(lines))

@@ -8,7 +8,7 @@ outcome. Held-out validation is the same check on episodes the package was not c
 
 Public API (stable):
 
-``ReplayTools(episode, *, tools=(), predicates=())``
+``ReplayTools(episode, *, tools=(), predicates=(), failing=())``
     A tool binding. ``.tools`` / ``.predicates`` map each name to a callable (pass them to
     ``Root.run(tools=..., predicates=...)``). Each tool call is compared with the next expected
     recorded call (:func:`expected_calls`): a match returns the recorded result (a recorded
@@ -65,6 +65,7 @@ __all__ = [
     "expected_calls",
     "run_inputs",
 ]
+
 
 @dataclass(frozen=True)
 class ReplayedCall:
@@ -169,11 +170,13 @@ def call_text(tool: str, arguments: Mapping[str, Any]) -> str:
     return f"{tool}(" + ", ".join(f"{k}={short(v)}" for k, v in arguments.items()) + ")"
 
 
-def expected_calls(episode: NormEpisode, tools: Iterable[str]) -> tuple[NormStep, ...]:
-    """The recorded calls a tree calling ``tools`` must make: every successful call, and every
-    failed call of a tool the tree calls (a failed call of a tool it never calls had no result
-    it could depend on, so leaving it out is not a difference)."""
-    names = set(tools)
+def expected_calls(episode: NormEpisode, failing: Iterable[str] = ()) -> tuple[NormStep, ...]:
+    """The recorded calls a tree must make: every successful call, and every failed call of a
+    tool in ``failing`` (the tools the tree calls with ``on_error="fail"``, i.e. where it is
+    prepared to see a failure and recover). A failed call the tree would not recover from
+    changed nothing it could depend on: leaving it out (calling the tool once, as it then
+    succeeded) is not a difference."""
+    names = set(failing)
     return tuple(
         s for s in episode.steps if s.ok or s.logical_tool in names or s.host_tool in names
     )
@@ -198,6 +201,8 @@ class ReplayTools:
         tools: the tool names to bind (the tree's action tools).
         predicates: the guard_call predicate names to bind; each answers the recorded
             results of that predicate, in order.
+        failing: the tools whose recorded failed calls are expected too
+            (:func:`expected_calls`).
 
     Attributes:
         tools / predicates: ``{name: callable}`` for ``Root.run``.
@@ -207,11 +212,16 @@ class ReplayTools:
     """
 
     def __init__(
-        self, episode: NormEpisode, *, tools: Iterable[str] = (), predicates: Iterable[str] = ()
+        self,
+        episode: NormEpisode,
+        *,
+        tools: Iterable[str] = (),
+        predicates: Iterable[str] = (),
+        failing: Iterable[str] = (),
     ) -> None:
         names = tuple(dict.fromkeys(tools))
         self.episode_id = episode.episode_id
-        self.expected = expected_calls(episode, names)
+        self.expected = expected_calls(episode, failing)
         self.calls: list[ReplayedCall] = []
         self.divergence: Divergence | None = None
         self.tools: dict[str, Callable[..., Any]] = {n: self._tool(n) for n in names}
@@ -313,7 +323,7 @@ def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Repl
     for decision in episode.decisions:
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
-    chosen = _chosen_arguments(nodes, episode)
+    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode)}
     events: list[dict[str, Any]] = []
     for node in nodes:
         if node.get("kind") != "predict" or not node.get("signature"):
@@ -328,6 +338,35 @@ def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Repl
         if len(values) == len(outputs):
             events += _answer_events(str(node.get("id") or ""), values, len(events))
     return ReplayModel(events, strict=True)
+
+
+def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+    """``{key: value}`` for route decisions: a selector whose alternatives each check
+    ``key == value`` gets the value of the alternative whose first call the episode made
+    first (the path the teacher took)."""
+    found: dict[str, Any] = {}
+    tools = [s.logical_tool for s in episode.ok_steps()]
+    for node in nodes:
+        if node.get("kind") != "selector":
+            continue
+        routes = [_route(child) for child in node.get("children") or ()]
+        if not routes or any(r is None for r in routes):
+            continue
+        firsts = [(tools.index(tool), key, value) for key, value, tool in routes if tool in tools]
+        if firsts:
+            _, key, value = min(firsts)
+            found.setdefault(key, value)
+    return found
+
+
+def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
+    """``(key, value, first tool)`` of an alternative that starts by checking a route."""
+    body = alternative.get("children") if alternative.get("kind") == "sequence" else None
+    check = next((n for n in body or () if n.get("kind") == "check"), None)
+    action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
+    if check is None or action is None:
+        return None
+    return str(check["key"]), check.get("equals"), str(action["tool"])
 
 
 def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
@@ -426,9 +465,11 @@ def execute_all(
 
 def _run(root: Root, data: dict[str, Any], episode: NormEpisode) -> Execution:
     nodes = _walk(data)
-    tools = [str(n["tool"]) for n in nodes if n.get("kind") == "action"]
+    actions = [n for n in nodes if n.get("kind") == "action"]
     predicates = [str(n["predicate"]) for n in nodes if n.get("kind") == "guard_call"]
-    replay = ReplayTools(episode, tools=tools, predicates=predicates)
+    failing = [str(n["tool"]) for n in actions if n.get("on_error") == "fail"]
+    replay = ReplayTools(episode, tools=[str(n["tool"]) for n in actions],
+                         predicates=predicates, failing=failing)  # fmt: skip
     ctx = root.run(
         model=decision_model(data, episode), tools=replay.tools, predicates=replay.predicates,
         raise_errors=False, episode_id=episode.episode_id, **run_inputs(data, episode),

@@ -27,6 +27,7 @@ __all__ = [
     "infer_type",
     "residualize_argument",
     "residualize_decision",
+    "residualize_route",
 ]
 
 SIGNATURE_FORMAT = "jdsl.signature.v1"
@@ -211,6 +212,36 @@ def residualize_argument(
     samples = [{output: v} for v in values[:_MAX_EXAMPLES]]
     instructions = (model or HeuristicCompilerModel()).word_instruction(str(signature), samples)
     instructions = f"{instructions} {note}".strip()
+    node = {
+        "kind": "predict",
+        "id": node_id,
+        "signature": str(signature),
+        "instructions": instructions,
+    }
+    record = _record(node_id, signature, instructions, "predict", (), [])
+    return Residual(node, record, signature.output_names)
+
+
+def residualize_route(
+    *,
+    node_id: str,
+    output: str,
+    routes: Sequence[tuple[str, str]],
+    inputs: Sequence[str],
+) -> Residual:
+    """A predict leaf choosing between branch alternatives the teacher selected without
+    evaluating a condition: ``inputs -> route: Literal["cancel", "escalate"]``.
+
+    Args:
+        node_id: the leaf's id.
+        output: the blackboard key the answer goes to (each alternative checks it).
+        routes: ``(value, what the alternative does)`` per alternative, in selector order.
+        inputs: what the model may read (run inputs and earlier results).
+    """
+    choices = ", ".join(json.dumps(value) for value, _ in routes)
+    signature = Signature.parse(f"{', '.join(inputs)} -> {output}: Literal[{choices}]".strip())
+    paths = "; ".join(f"{value}: {what}" for value, what in routes)
+    instructions = f"Choose the path to take ({paths}). Answer with its name only."
     node = {
         "kind": "predict",
         "id": node_id,
