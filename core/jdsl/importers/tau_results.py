@@ -34,6 +34,7 @@ __all__ = [
     "ParsedRun",
     "RunFormatError",
     "Strategy",
+    "as_action_traj",
     "detect_strategy",
     "parse_run",
 ]
@@ -225,3 +226,43 @@ def _assistant_action(
     call = ToolOutcome(call_id, name, arguments, result)
     turns.append(AssistantTurn("", (call,), raw=content, thought=thought))
     return i
+
+
+def as_action_traj(traj: Sequence[Mapping[str, Any]], *, react: bool = False) -> list[dict[str, Any]]:
+    """A ``tool-calling`` traj in the shape tau-bench's ``act`` (or ``react``) agent writes.
+
+    Each tool call becomes an assistant message ``Action:\n{"name", "arguments"}`` (``react``:
+    after a ``Thought:`` line, the message's text or ``I should call <tool> now.``) answered by
+    the user message ``API output: <result>``; each assistant text becomes the action
+    ``respond``. A ``tool`` message answers the latest call with its id made before it (gpt-4o
+    reuses call ids within a run). No call keeps an id.
+    """
+    results: dict[int, str] = {}
+    latest: dict[str, int] = {}
+    for message in traj:
+        for call in message.get("tool_calls") or ():
+            latest[call["id"]] = id(call)
+        if message.get("role") == "tool":
+            results[latest[message["tool_call_id"]]] = str(message.get("content"))
+    out: list[dict[str, Any]] = []
+    for message in traj:
+        if message["role"] in ("system", "user"):
+            out.append({"role": message["role"], "content": message["content"]})
+            continue
+        if message["role"] != "assistant":
+            continue
+        for call in message.get("tool_calls") or ():
+            name = call["function"]["name"]
+            arguments = json.loads(call["function"]["arguments"] or "{}")
+            thought = (message.get("content") or f"I should call {name} now.") if react else None
+            out.append(_action_message(name, arguments, thought))
+            out.append({"role": "user", "content": API_OUTPUT + results[id(call)]})
+        if message.get("content") and not message.get("tool_calls"):
+            thought = "I can answer the user now." if react else None
+            out.append(_action_message(RESPOND_ACTION, {"content": message["content"]}, thought))
+    return out
+
+
+def _action_message(name: str, arguments: dict[str, Any], thought: str | None) -> dict[str, Any]:
+    text = f"{_ACTION}\n{json.dumps({'name': name, 'arguments': arguments})}"
+    return {"role": "assistant", "content": f"{_THOUGHT}\n{thought}\n{text}" if thought else text}
