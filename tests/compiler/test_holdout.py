@@ -148,3 +148,15 @@ def test_holdout_split_and_paths() -> None:
     ir = {"kind": "sequence", "children": [{"kind": "action", "tool": "a"},
                                            {"kind": "guard", "expression": {"exists": "x"}}]}  # fmt: skip
     assert ir_paths(ir) == {("a",)}
+
+
+def test_the_notebook_view_shows_each_episode(airline: dict[str, list[Any]]) -> None:
+    from jdsl_nb.hooks import HOOKED
+    from jdsl_nb.holdout_views import holdout_html, holdout_text
+
+    assert ("jdsl.compiler", "HeldOutReport") in {(m, c) for m, c, *_ in HOOKED}
+    kept, out = holdout_split(airline["airline_test_42"], 1)
+    report = validate_package(compile_normalized(kept, name="t42").package, out + airline["airline_test_1"][:1])
+    page = holdout_html(report)
+    assert "<script" not in page and "jdsl-status-success" in page and "failed run" in page
+    assert report.summary() in holdout_text(report) and "matched" in holdout_text(report)
