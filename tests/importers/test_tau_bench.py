@@ -104,7 +104,7 @@ def test_model_requests_carry_the_conversation_so_far(events: list[TraceEvent]) 
 def test_episodes_end_with_the_reward_and_a_hash_chain(events: list[TraceEvent]) -> None:
     for episode in _episodes(events).values():
         assert [e.sequence for e in episode] == list(range(len(episode)))
-        assert episode[-2].kind == EventKind.ENVIRONMENT_REWARD and episode[-2].payload == {"reward": 1.0}
+        assert episode[-2].kind == EventKind.ENVIRONMENT_REWARD and episode[-2].payload == {"reward": 1.0, "passed": True}
         assert episode[-1].kind == EventKind.EPISODE_FINISHED and episode[-1].payload["status"] == "success"
         previous = None
         for event in episode:

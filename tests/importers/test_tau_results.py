@@ -58,7 +58,7 @@ def test_a_failed_run_ends_failed_with_its_reward() -> None:
     trace = import_tau_bench(SLICE)
     episode = trace.episode("tau_airline_test_1_0")
     reward = [e.payload for e in episode if e.kind == EventKind.ENVIRONMENT_REWARD]
-    assert reward == [{"reward": 0.0}] and episode.succeeded() is False
+    assert reward == [{"reward": 0.0, "passed": False}] and episode.succeeded() is False
     assert episode.events[-1].payload["status"] == "failure"
 
 
@@ -178,3 +178,13 @@ def test_the_cli_warns_counts_and_strict_fails(tmp_path: Path) -> None:
     assert "2 runs (" in result.stdout and "1 skipped" in result.stdout
     strict = RUNNER.invoke(import_app, ["tau-bench", str(path), "-o", str(tmp_path / "s.jsonl"), "--strict"])
     assert strict.exit_code == 1 and "error:" in strict.stderr and not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_partial_reward_is_a_failed_run(tmp_path: Path) -> None:
+    row = _rows(SLICE)[1]
+    row["reward"] = 0.5
+    trace = import_tau_bench(_write(tmp_path, [row]))
+    assert trace.episodes[0].succeeded() is False
+    from jdsl.compiler import normalize_all
+
+    assert normalize_all(trace.episodes)[0].success is False

@@ -368,6 +368,8 @@ def _label_signature(label: Any) -> str:
 
 
 def _success(outcome: dict[str, Any] | None, finished: dict[str, Any]) -> bool | None:
+    if outcome is not None and isinstance(outcome.get("passed"), bool):
+        return bool(outcome["passed"])  # the source said what its reward means
     if outcome is not None and outcome.get("reward") is not None:
         try:
             return float(outcome["reward"]) > 0

@@ -17,7 +17,8 @@ task form one family), its run inputs ``{"user_id": ...}``; what the user simula
 as ``user.message`` events (the compiler reads them as the ``conversation``). A results file
 names neither domain nor split: the domain is the shipped one whose tools the run calls (or its
 system prompt names), the split the one of the shipped task with the same id and instruction.
-A failed run (reward < 1) is imported with its reward as the outcome; the compiler never builds
+A failed run (reward < 1) is imported with its reward as the outcome (``environment.reward``
+``{"reward", "passed": false}``, ``episode.finished`` status failure); the compiler never builds
 from it. A malformed run is skipped with an :class:`ImportSkipWarning` naming the file, the run
 and the field, and counted in :attr:`TauImport.skipped`; ``strict=True`` raises instead.
 """
@@ -145,8 +146,8 @@ class TauImport:
 
     @property
     def succeeded(self) -> int:
-        """Runs with a reward above 0 (or no reward recorded)."""
-        return sum(c.reward is None or c.reward > 0 for c in self.conversations)
+        """Runs with reward 1.0 (or no reward recorded)."""
+        return sum(c.passed is not False for c in self.conversations)
 
     def summary(self) -> str:
         """``87 runs (54 succeeded, 33 failed; tool-calling 87), 1 skipped``."""
@@ -191,7 +192,13 @@ def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
         tools=_domain_tools(episode.domain),
         turns=[_turn(step, at) for at, step in enumerate(episode.steps)],
         reward=episode.reward,
+        passed=_passed(episode.reward),
     )
+
+
+def _passed(reward: float | None) -> bool | None:
+    """tau-bench counts a run as solved only at reward 1.0; anything less failed."""
+    return None if reward is None else reward >= 1.0
 
 
 # -- tau-bench results files ----------------------------------------------------------------------
@@ -259,6 +266,7 @@ def _run_conversation(
         tools=_domain_tools(domain),
         turns=run.turns,
         reward=run.reward,
+        passed=_passed(run.reward),
     )
 
 
