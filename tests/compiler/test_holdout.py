@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 from jdsl.cli import app
-from jdsl.compiler import compile_normalized, holdout_split, ir_paths, normalize_all, validate_package
+from jdsl.compiler import (
+    compile_normalized,
+    holdout_split,
+    ir_paths,
+    normalize_all,
+    validate_package,
+)
 from jdsl.compiler.errors import CompileError
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
@@ -151,8 +157,8 @@ def test_holdout_split_and_paths() -> None:
 
 
 def test_the_notebook_view_shows_each_episode(airline: dict[str, list[Any]]) -> None:
-    from jdsl_nb.hooks import HOOKED
     from jdsl_nb.holdout_views import holdout_html, holdout_text
+    from jdsl_nb.hooks import HOOKED
 
     assert ("jdsl.compiler", "HeldOutReport") in {(m, c) for m, c, *_ in HOOKED}
     kept, out = holdout_split(airline["airline_test_42"], 1)

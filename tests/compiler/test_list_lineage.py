@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from jdsl.compiler import compile_behavior, compile_normalized, execute_all, normalize_all
 from jdsl.compiler.lineage import StateIndex
+from jdsl.expr import resolve_path
 from jdsl.importers import import_tau_bench
 from jdsl.text import format_behavior, parse_behavior
 
@@ -41,6 +42,7 @@ def test_every_list_element_gets_its_own_exact_source(returns: list[Any]) -> Non
     assert len(step.element_sources["item_ids"]) == len(ids) >= 2
     for value, sources in zip(ids, step.element_sources["item_ids"], strict=True):
         assert any(p.startswith("get_order_details_out.items[") and p.endswith("].item_id") for p in sources)
+        assert all(resolve_path(p, step.state_before) == value for p in sources)  # exact
     best = step.list_sources["item_ids"][0]
     assert best.template == "get_order_details_out.items[*].item_id" and not best.every
     order = step.state_before["get_order_details_out"]["items"]

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
+from jdsl.compiler.errors import CompileError
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
-from jdsl.compiler.errors import CompileError
 from jdsl.compiler.replay import Divergence, Execution, execute
 from jdsl.ir.nodes import child_slots
 

@@ -47,6 +47,7 @@ __all__ = [
     "is_meaningful",
     "mentioned_keys",
     "render_path",
+    "selected_indexes",
     "stated_in",
 ]
 
@@ -351,3 +352,19 @@ def mentioned_keys(values: Sequence[Any], steps: Sequence[Any], available: set[s
         if any(len(v) >= 4 and v in text for v in strings):
             found.append(key)
     return found[:3]
+
+
+def selected_indexes(path: str, sources: Sequence[ListSource]) -> dict[str, list[int]]:
+    """``{k: indexes}`` when ``path`` is a selection ``xs[$k].id`` and one of ``sources`` (a
+    recorded list argument's :class:`ListSource` s) is ``xs[*].id``: the indexes it took, what
+    the residual that writes ``k`` answered in that episode.
+
+    >>> selected_indexes("o.items[$ix].id", (ListSource("o.items", ".id", (2, 0), 3),))
+    {'ix': [2, 0]}
+    """
+    for key in re.findall(r"\[\$(\w+)\]", path):
+        template = path.replace(f"[${key}]", "[*]", 1)
+        for source in sources:
+            if source.template == template:
+                return {key: list(source.indexes)}
+    return {}

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.lineage import selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import JdslError, ToolError
 from jdsl.ir import from_ir
@@ -388,22 +389,11 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
                 ref = str(spec.get("ref"))
                 if _BARE_KEY.fullmatch(ref):  # a path is never a key a residual writes
                     found.setdefault(ref, steps[k].arguments[arg])
-                found.update(_selected(ref, steps[k], arg))
+                found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
     return found
 
 
 _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _selected(path: str, step: NormStep, arg: str) -> dict[str, list[int]]:
-    """``{k: indexes}`` when ``path`` is a selection ``xs[$k].id`` and the recorded list
-    argument was built from ``xs[*].id`` (the indexes it took)."""
-    for key in re.findall(r"\[\$(\w+)\]", path):
-        template = path.replace(f"[${key}]", "[*]", 1)
-        for source in step.list_sources.get(arg, ()):
-            if source.template == template:
-                return {key: list(source.indexes)}
-    return {}
 
 
 def run_inputs(tree: Root | Mapping[str, Any], episode: NormEpisode) -> dict[str, Any]:

@@ -27,13 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl.compiler.arguments import ArgChoice
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
-from jdsl.compiler.lineage import value_key
+from jdsl.compiler.lineage import selected_indexes, value_key
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, Execution, execute_all
 from jdsl.errors import JdslError
-from jdsl.expr import MISSING, evaluate, parse_path, resolve_path
+from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
 from jdsl.tree import lenient_equal
 
@@ -174,23 +173,12 @@ def selections(
     argument of the actions compiled there (what the residual that selects would answer)."""
     found: dict[str, list[int]] = {}
     for action in actions:
-        if action.at.get(eid) != position:
-            continue
-        step = ok_steps[position]
-        for choice in action.choices:
-            if choice.how == "selection":
-                key = _selection_key(choice)
-                source = next((x for x in step.list_sources.get(choice.argument, ())
-                               if x.template == choice.template), None)  # fmt: skip
-                if key and source is not None:
-                    found[key] = list(source.indexes)
+        if action.at.get(eid) == position:
+            sources = ok_steps[position].list_sources
+            for choice in action.choices:
+                if choice.how == "selection" and choice.source:
+                    found.update(selected_indexes(choice.source, sources.get(choice.argument, ())))
     return found
-
-
-def _selection_key(choice: ArgChoice) -> str | None:
-    """``item_indexes`` of a selection ref ``order.items[$item_indexes].item_id``."""
-    steps = parse_path(str(choice.source))
-    return next((str(arg) for kind, arg in steps if kind == "var"), None)
 
 
 def _same(a: Any, b: Any) -> bool:
