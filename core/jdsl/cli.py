@@ -254,7 +254,8 @@ def compile_command(
     """Compile traced episodes into a verified behavior package.
 
     Exit 1, writing nothing, when there is no successful episode, the trace's hash chain is
-    broken, verification fails, or it is unverified (replay had nothing to check).
+    broken, verification fails (a ref or guard does not replay, or the package executed on an
+    episode does not make its calls), or it is unverified (nothing to replay or execute).
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
@@ -326,8 +327,8 @@ def _verification_fail(status: str) -> Exception:
     """Exit 1 for ``failed`` and for ``unverified`` (0 replay checks prove nothing)."""
     if status == "unverified":
         return cli_fail(
-            "unverified: replay had nothing to check (no ref or guard compiled from the "
-            "episodes); no package written",
+            "unverified: nothing to replay or execute (no ref or guard compiled from the "
+            "episodes, no episode executed); no package written",
             "compile the episodes of one task family (--group-by) so their calls align",
         )
     return cli_fail("verification failed; no package written", "see the problems above")
@@ -416,7 +417,9 @@ def inspect_command(
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
         f"task family   {m.get('task_family') or '-'}",
         f"verification  {verification.get('status')} (replay coverage "
-        f"{verification.get('replay_coverage', '-')})",
+        f"{verification.get('replay_coverage', '-')}; executed "
+        f"{verification.get('executed', '-')} episode(s), {verification.get('matched', '-')}"
+        " matched)",
         f"run inputs    {'; '.join(i for i in inputs if i) or '-'}",
         f"reads         {', '.join(perms['reads']) or '-'}",
         f"writes        {', '.join(perms['writes']) or '-'}",

@@ -179,6 +179,20 @@ def test_an_effectful_difference_the_teacher_chose_silently_is_a_route_decision(
     assert all(replay.values())
 
 
+def test_a_route_the_model_does_not_name_reaches_no_effectful_call() -> None:
+    episodes = [by_email(0), by_name(1, tool="update_user"), by_email(2),
+                by_name(3, tool="update_user")]  # fmt: skip
+    package = from_ir(compile_behavior(episodes, name="cancel").ir)
+    host = Host()
+    tools = {**host.tools, "update_user": host.tools["find_by_name"]}
+    inputs = {"request": "x", "first": "Ann5", "last": "Lee5", "zip": "05123", "email": "u5@x.com"}
+    ctx = package.run(model=ScriptedModel("escalate"), tools=tools, **inputs)
+    assert ctx.status is Status.FAILURE and host.calls == []
+    assert ctx.failure is not None and ctx.failure.node_id == "choose_route"
+    ctx = package.run(model=ScriptedModel("update_user", "0"), tools=tools, **inputs)
+    assert ctx.status is Status.SUCCESS and host.calls[0] == "find_by_name"
+
+
 def test_trusted_effects_decide_how_alternatives_are_selected() -> None:
     episodes = [
         by_email(0),

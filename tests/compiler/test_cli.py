@@ -121,7 +121,7 @@ def test_compile_exits_1_without_a_package_when_nothing_was_replayed(
     result = runner.invoke(app, ["compile", str(retail_trace(2)), "-o", str(out)])
     assert result.exit_code == 1 and not out.exists()
     assert "verification  unverified (structure ok, replay 0/0, coverage n/a;" in result.output
-    assert "error: unverified: replay had nothing to check" in result.output
+    assert "error: unverified: nothing to replay or execute" in result.output
 
 
 def test_compile_refuses_a_trace_with_an_edited_event(retail_trace, tmp_path) -> None:

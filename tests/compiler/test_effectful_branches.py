@@ -165,3 +165,29 @@ def test_a_path_with_one_episode_is_reported_unless_min_support_is_lowered() -> 
     assert len(lowered.compiled.branches) == 1 and lowered.ok
     with pytest.raises(ValueError, match="min_support"):
         compile_behavior(two, name="handle", min_support=0)
+
+
+def test_jdsl_compile_min_support_lowers_the_support_an_alternative_needs(tmp_path) -> None:
+    from jdsl.cli import app
+    from jdsl.trace import JsonlTraceSink
+    from typer.testing import CliRunner
+
+    path = tmp_path / "t.jsonl"
+    with JsonlTraceSink(path) as sink:
+        tree = parse_behavior(TEACHER)
+        for n in (0, 1, 2, 4):  # escalate: ep1 only
+            statuses, inputs = _case(n, pending=n % 2 == 0, index=n % 2)
+            tree.run(model=FunctionModel(_picker), tools=Shop(statuses).tools, trace_sink=sink,
+                     episode_id=f"ep{n}", **inputs)  # fmt: skip
+    runner = CliRunner()
+    plain = runner.invoke(app, ["compile", str(path), "-o", str(tmp_path / "a.jdsl")])
+    assert plain.exit_code == 0 and "branch " not in plain.output
+    assert "fewer than 2 episodes each" in plain.output
+    low = runner.invoke(app, ["compile", str(path), "-o", str(tmp_path / "b.jdsl"),
+                              "--min-support", "1"])  # fmt: skip
+    assert low.exit_code == 0, low.output
+    assert "branch        branch_1: cancel (3 episodes" in low.output
+    assert "executed 4 episode(s), 4 matched" in low.output
+    bad = runner.invoke(app, ["compile", str(path), "-o", str(tmp_path / "c.jdsl"),
+                              "--min-support", "0"])  # fmt: skip
+    assert bad.exit_code != 0

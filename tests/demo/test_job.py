@@ -29,6 +29,9 @@ def test_teacher_traces_compile_to_a_verified_package(demo: DemoResult) -> None:
     assert len(trace.episodes) == 24 and verify_chain(trace) == []
     assert demo.verification["status"] == "passed"
     assert demo.verification["replay_coverage"] == 1.0
+    # verified means executed: all 24 teacher episodes reproduced call by call
+    assert demo.verification["executed"] == demo.verification["matched"] == 24
+    assert "executed 24 teacher episodes, 24 matched" in (demo.out / "report.txt").read_text()
     assert demo.metrics["model_dependent_decisions"] == 2  # the two residual signatures
     text = demo.package_text
     assert "retail.cancel_pending_order(order_id=user.orders[$order_index], reason=reason)" in text

@@ -2,10 +2,11 @@
 
 One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normalize`,
 :mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
-:mod:`.branches`, :mod:`.arguments`, :mod:`.emitter`, :mod:`.guards`; results in
-:mod:`.compiled`), :mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly),
-:mod:`.replay` (execution replay: :class:`ReplayTools`, :func:`execute`), :mod:`.metrics`;
-:mod:`.pipeline` chains them in :func:`compile_behavior`.
+:mod:`.branches`, :mod:`.selection`, :mod:`.recovery`, :mod:`.arguments`, :mod:`.emitter`,
+:mod:`.alternatives`, :mod:`.guards`; results in :mod:`.compiled`), :mod:`.residualize`,
+:mod:`.verify` (with :mod:`.replay`, execution replay: :class:`ReplayTools`, :func:`execute`),
+:mod:`.package` (assembly), :mod:`.metrics`; :mod:`.pipeline` chains them in
+:func:`compile_behavior`.
 """
 
 from jdsl.compiler.arguments import top_key

@@ -180,6 +180,7 @@ def _tests(
         by_episode.setdefault(check.episode_id, []).append(check.passed)
         by_node.setdefault(check.node_id, []).append(check.passed)
     aligned = set(compiled.aligned)
+    executed = {x.episode_id: x for x in report.executions}
     replay = [
         {
             "episode": e.episode_id,
@@ -188,6 +189,9 @@ def _tests(
             "source_digest": e.source_digest,
             "checks": len(by_episode.get(e.episode_id, [])),
             "passed": sum(by_episode.get(e.episode_id, [])),
+            "executed": e.episode_id in executed,
+            "matched": e.episode_id in executed and executed[e.episode_id].matched,
+            "divergence": _divergence(executed.get(e.episode_id)),
         }
         for e in episodes
     ]
@@ -214,13 +218,19 @@ def _tests(
     }
 
 
+def _divergence(execution: Any) -> dict[str, Any] | None:
+    divergence = getattr(execution, "divergence", None)
+    return None if divergence is None else dict(divergence.to_dict())
+
+
 def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family: str) -> str:
     lines = [
         f"# {compiled.name}",
         "",
         f"Compiled by {COMPILER_ID} from {len(compiled.aligned)} aligned episode(s).",
         f"Task family: {task_family or '-'}",
-        f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks})",
+        f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks};"
+        f" executed {report.executed} episode(s), {report.matched} matched)",
         f"Run inputs: {', '.join(compiled.required_inputs) or '-'}",
         *(f"Branch: {b.text()}" for b in compiled.branches),
         f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",

@@ -90,7 +90,8 @@ class CompileResult:
         package: the behavior package (write it with ``jdsl.package.export_jdsl``).
         compiled: the compiled behavior (IR, residuals, provenance after promotion).
         candidates: the consolidated candidates.
-        verification: the replay verification report.
+        verification: the verification report (refs and guards replayed, the tree executed
+            on every aligned episode: :mod:`jdsl.compiler.replay`).
         normalized: the normalized episodes.
         metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
     """

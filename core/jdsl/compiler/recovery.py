@@ -42,7 +42,7 @@ def with_recovery(em: Emitter, node: dict[str, Any], slot: Slot) -> dict[str, An
         if c.claim["recover_with"] == slot.tool and c.claim["position"] == slot.position:
             primary = _call(em, c, _failed_before(em, c), c.claim["on_error_of"], node, "try")
             if primary is not None:
-                return _selector(em, c, node, [primary, node])
+                return _selector(em, node, primary, node)
     for c in em.recoveries:
         if c.claim["on_error_of"] != slot.tool or c.claim["recover_with"] == slot.tool:
             continue
@@ -50,15 +50,15 @@ def with_recovery(em: Emitter, node: dict[str, Any], slot: Slot) -> dict[str, An
             continue  # never an effectful call inside a branch alternative
         backup = _call(em, c, _recovering(em, c), c.claim["recover_with"], node, "recover")
         if backup is not None:
-            return _selector(em, c, node, [{**node, "on_error": "fail"}, backup])
+            return _selector(em, node, node, backup)
     return node
 
 
 def _selector(
-    em: Emitter, c: Candidate, node: dict[str, Any], children: list[Any]
+    em: Emitter, node: dict[str, Any], first: dict[str, Any], fallback: dict[str, Any]
 ) -> dict[str, Any]:
-    if children[0] is not node:
-        children[0] = {**children[0], "on_error": "fail"}
+    """``sel(first on_error=fail, fallback)``, named after the compiled action ``node``."""
+    children = [{**first, "on_error": "fail"}, fallback]
     return {"kind": "selector", "id": em.unique(f"recovery_{node['id']}"), "children": children}
 
 

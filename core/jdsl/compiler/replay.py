@@ -350,8 +350,9 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     for node in nodes:
         if node.get("kind") != "selector":
             continue
-        routes = [_route(child) for child in node.get("children") or ()]
-        if not routes or any(r is None for r in routes):
+        found_routes = [_route(child) for child in node.get("children") or ()]
+        routes = [r for r in found_routes if r is not None]
+        if not routes or len(routes) != len(found_routes):
             continue
         firsts = [(tools.index(tool), key, value) for key, value, tool in routes if tool in tools]
         if firsts:
@@ -480,7 +481,8 @@ def _divergence(
     left = replay.remaining
     expected = call_text(left[0].logical_tool, left[0].arguments) if left else None
     if isinstance(error, ReplayDivergence):
-        reason = f"a model call the episode has no decision for ({error.divergence.reason})"
+        detail = getattr(getattr(error, "divergence", None), "reason", str(error))
+        reason = f"a model call the episode has no decision for ({detail})"
         return replay.diverge(node, expected, "a model call", reason)
     if error is not None:
         reason = f"the run raised {type(error).__name__}: {error}"
