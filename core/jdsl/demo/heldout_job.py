@@ -105,7 +105,7 @@ def list_recall(episodes: Sequence[NormEpisode]) -> tuple[tuple[int, int], tuple
 
 def airline_holdout(n: int = 1) -> HoldoutFigures:
     """Import the raw results file, compile each family holding out ``n`` runs, validate."""
-    episodes = normalize_all(import_tau_bench(data_path(*RAW_RESULTS)).episodes)
+    episodes = normalize_all(import_tau_bench(str(data_path(*RAW_RESULTS))).episodes)
     families: dict[str, list[NormEpisode]] = {}
     for episode in episodes:
         families.setdefault(str(episode.metadata.get("task_family")), []).append(episode)

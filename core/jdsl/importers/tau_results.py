@@ -98,8 +98,12 @@ def detect_strategy(traj: Sequence[Any]) -> Strategy:
     messages = [m for m in traj if isinstance(m, Mapping)]
     if any(m.get("tool_calls") or m.get("role") == "tool" for m in messages):
         return "tool-calling"
-    texts = [m.get("content") for m in messages if m.get("role") == "assistant"]
-    texts = [t for t in texts if isinstance(t, str) and _ACTION in t]
+    texts = [
+        str(m["content"])
+        for m in messages
+        if m.get("role") == "assistant" and isinstance(m.get("content"), str)
+    ]
+    texts = [t for t in texts if _ACTION in t]
     if any(_THOUGHT in t.split(_ACTION)[0] for t in texts):
         return "react"
     return "act" if texts else "tool-calling"
@@ -115,8 +119,8 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
         raise RunFormatError(f"[{index}]", f"expected an object, got {type(row).__name__}")
     task_id = _require(row, "task_id", (int, str), "")
     traj = _require(row, "traj", list, "")
-    info = row.get("info") if isinstance(row.get("info"), Mapping) else {}
-    task = info.get("task") if isinstance(info.get("task"), Mapping) else {}
+    info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
+    task: Mapping[str, Any] = info["task"] if isinstance(info.get("task"), Mapping) else {}
     reward = row.get("reward")
     if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)):
         raise RunFormatError("reward", f"expected a number, got {type(reward).__name__}")
