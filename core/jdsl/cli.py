@@ -259,7 +259,8 @@ def compile_command(
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
-        fix = "with --group-by or --holdout, -o is a directory for the packages; pass one"
+        flag = "--group-by" if group_by is not None else "--holdout"
+        fix = f"with {flag}, -o is a directory for the packages; pass one"
         raise cli_fail(f"-o {out} is a file", fix)
     episodes = _read_episodes(traces, strict=not skip_bad_lines)
     check_chains(episodes)

@@ -188,3 +188,16 @@ def test_a_partial_reward_is_a_failed_run(tmp_path: Path) -> None:
     from jdsl.compiler import normalize_all
 
     assert normalize_all(trace.episodes)[0].success is False
+
+
+@pytest.mark.parametrize("strategy", ["act", "react"])
+def test_act_and_react_runs_compile_like_tool_calling(strategy: str) -> None:
+    from jdsl.compiler import compile_normalized, normalize_all
+
+    def family(path: Path) -> Any:
+        episodes = normalize_all(import_tau_bench(path).episodes)
+        return compile_normalized([e for e in episodes if e.metadata["task_family"] == "airline_test_42"], name="t42")
+
+    converted, original = family(FIXTURES / f"{strategy}-airline.json"), family(SLICE)
+    assert converted.ok and converted.verification.matched == converted.verification.executed == 3
+    assert converted.ir == original.ir
