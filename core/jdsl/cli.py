@@ -51,7 +51,7 @@ from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, impo
 from jdsl.ir.nodes import walk_ir
 from jdsl.package import SUFFIX, BehaviorPackage, InputUse, export_jdsl, input_types, load_package
 from jdsl.trace import Episode, TraceFormatError, read_events
-from jdsl.validate_cli import compile_holdout, validate_command
+from jdsl.validate_cli import HOLDOUT_OPTION, compile_holdout, validate_command
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
 
@@ -238,10 +238,7 @@ def compile_command(
     skip_bad_lines: bool = typer.Option(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
-    holdout: int | None = typer.Option(
-        None, "--holdout", min=1, metavar="N", help="Compile each family without its last N "
-        "successful episodes and validate the package on those; -o is a directory.",
-    ),
+    holdout: int | None = HOLDOUT_OPTION,
     min_support: int = typer.Option(
         MIN_BRANCH_SUPPORT,
         "--min-support",
@@ -259,8 +256,7 @@ def compile_command(
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
-        flag = "--group-by" if group_by is not None else "--holdout"
-        fix = f"with {flag}, -o is a directory for the packages; pass one"
+        fix = f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
         raise cli_fail(f"-o {out} is a file", fix)
     episodes = _read_episodes(traces, strict=not skip_bad_lines)
     check_chains(episodes)

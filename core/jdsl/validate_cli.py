@@ -32,7 +32,13 @@ from jdsl.importers.cli import cli_errors, cli_fail
 from jdsl.package import SUFFIX, export_jdsl, load_package
 from jdsl.trace import read_events
 
-__all__ = ["compile_holdout", "validate_command"]
+__all__ = ["HOLDOUT_OPTION", "compile_holdout", "validate_command"]
+
+HOLDOUT_OPTION = typer.Option(
+    None, "--holdout", min=1, metavar="N", help="Compile each family without its last N "
+    "successful episodes and validate the package on those; -o is a directory.",
+)
+"""``jdsl compile --holdout N`` (the option, declared here with the code it runs)."""
 
 
 @cli_errors
