@@ -4,7 +4,8 @@ One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normali
 :mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
 :mod:`.branches`, :mod:`.selection`, :mod:`.recovery`, :mod:`.arguments`, :mod:`.emitter`,
 :mod:`.alternatives`, :mod:`.guards`; results in :mod:`.compiled`), :mod:`.residualize`,
-:mod:`.verify` (with :mod:`.replay`, execution replay: :class:`ReplayTools`, :func:`execute`),
+:mod:`.verify` (with :mod:`.replay`, execution replay: :class:`ReplayTools`, :func:`execute`;
+:mod:`.decisions`: what an executed tree is answered and given),
 :mod:`.package` (assembly), :mod:`.metrics`; :mod:`.pipeline` chains them in
 :func:`compile_behavior`.
 """
@@ -45,10 +46,12 @@ from jdsl.compiler.replay import (
     RecordedToolFailure,
     ReplayedCall,
     ReplayTools,
+    TreeShape,
     decision_model,
     execute,
     execute_all,
     expected_calls,
+    run_inputs,
 )
 from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
 from jdsl.compiler.staticize import CompiledBehavior, NodeProvenance, modal_skeleton, staticize
@@ -87,6 +90,7 @@ __all__ = [
     "ReplayTools",
     "ReplayedCall",
     "StateIndex",
+    "TreeShape",
     "VerificationReport",
     "as_records",
     "build_package",
@@ -114,6 +118,7 @@ __all__ = [
     "plan_branches",
     "promote",
     "require_success",
+    "run_inputs",
     "staticize",
     "top_key",
     "validate_package",

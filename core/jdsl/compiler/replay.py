@@ -16,8 +16,9 @@ Public API (stable):
     :class:`RecordedToolFailure`, a :class:`~jdsl.errors.ToolError`); anything else raises
     :class:`CallDivergence`, which no recovery catches. ``.calls`` lists the calls made,
     ``.divergence`` the first :class:`Divergence`.
-``decision_model(ir, episode) -> ReplayModel``
-    The episode's recorded model decisions addressed to the tree's predict leaves, in tree order
+``decision_model(tree, episode) -> ReplayModel`` and ``run_inputs(tree, episode)``
+    (:mod:`.decisions`, re-exported here): the episode's recorded model decisions addressed to
+    the tree's predict leaves, in tree order
     (a leaf's answer is the value its output keys had in the episode: a model decision's output,
     or, for a residual standing in for a model-chosen argument, the argument the call used, or,
     for a residual selecting a list argument's elements (``xs[$k].id``), the indexes the
@@ -36,19 +37,15 @@ Example:
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.lineage import selected_indexes
+from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import JdslError, ToolError
 from jdsl.ir import from_ir
-from jdsl.ir.nodes import child_slots
-from jdsl.providers.replay import ReplayDivergence, ReplayModel
-from jdsl.signature import Signature
+from jdsl.providers.replay import ReplayDivergence
 from jdsl.tree import RETURNED_FAILURE, Root, Status
 
 __all__ = [
@@ -58,6 +55,7 @@ __all__ = [
     "Execution",
     "RecordedToolFailure",
     "ReplayTools",
+    "TreeShape",
     "ReplayedCall",
     "call_text",
     "decision_model",
@@ -294,138 +292,6 @@ def _predicate(expression: Any) -> str | None:
     return expression.get("call") if isinstance(expression, dict) else None
 
 
-def _walk(node: Any) -> list[dict[str, Any]]:
-    if not isinstance(node, dict):
-        return []
-    found = [node]
-    for child in child_slots(node):
-        found += _walk(child)
-    return found
-
-
-def _root_dict(tree: Root | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(tree, Root):
-        return tree.to_ir()
-    data = dict(tree)
-    return dict(data.get("root", data))
-
-
-def decision_model(tree: Root | Mapping[str, Any], episode: NormEpisode) -> ReplayModel:
-    """A :class:`ReplayModel` answering the tree's predict leaves with the episode's decisions.
-
-    Each predict leaf (pre-order) gets one recorded ``model.responded`` answer when the episode
-    holds a value for every output key it writes: the output of a recorded model decision
-    (in order, when several decisions wrote the key), else the argument of the call whose
-    action refs the key directly (a residual for a model-chosen argument). A leaf without such
-    values gets no answer, so calling it is a divergence (``ReplayDivergence``).
-    """
-    nodes = _walk(_root_dict(tree))
-    written: dict[str, list[Any]] = {}
-    for decision in episode.decisions:
-        for key, value in decision.outputs.items():
-            written.setdefault(key, []).append(value)
-    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode)}
-    events: list[dict[str, Any]] = []
-    for node in nodes:
-        if node.get("kind") != "predict" or not node.get("signature"):
-            continue
-        outputs = Signature.parse(str(node["signature"])).output_names
-        values = {}
-        for key in outputs:
-            if written.get(key):
-                values[key] = written[key].pop(0)
-            elif key in chosen:
-                values[key] = chosen[key]
-        if len(values) == len(outputs):
-            events += _answer_events(str(node.get("id") or ""), values, len(events))
-    return ReplayModel(events, strict=True)
-
-
-def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
-    """``{key: value}`` for route decisions: a selector whose alternatives each check
-    ``key == value`` gets the value of the alternative whose first call the episode made
-    first (the path the teacher took)."""
-    found: dict[str, Any] = {}
-    tools = [s.logical_tool for s in episode.ok_steps()]
-    for node in nodes:
-        if node.get("kind") != "selector":
-            continue
-        found_routes = [_route(child) for child in node.get("children") or ()]
-        routes = [r for r in found_routes if r is not None]
-        if not routes or len(routes) != len(found_routes):
-            continue
-        firsts = [(tools.index(tool), key, value) for key, value, tool in routes if tool in tools]
-        if firsts:
-            _, key, value = min(firsts)
-            found.setdefault(key, value)
-    return found
-
-
-def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
-    """``(key, value, first tool)`` of an alternative that starts by checking a route."""
-    body = alternative.get("children") if alternative.get("kind") == "sequence" else None
-    check = next((n for n in body or () if n.get("kind") == "check"), None)
-    action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
-    if check is None or action is None:
-        return None
-    return str(check["key"]), check.get("equals"), str(action["tool"])
-
-
-def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
-    """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
-    tool (pre-order) had in the k-th successful call of that tool."""
-    found: dict[str, Any] = {}
-    seen: dict[str, int] = {}
-    calls: dict[str, list[NormStep]] = {}
-    for step in episode.ok_steps():
-        calls.setdefault(step.logical_tool, []).append(step)
-    for node in nodes:
-        if node.get("kind") != "action":
-            continue
-        tool = str(node.get("tool"))
-        k = seen[tool] = seen.get(tool, -1) + 1
-        steps = calls.get(tool) or []
-        for arg, spec in (node.get("args") or {}).items():
-            if k < len(steps) and isinstance(spec, dict) and arg in steps[k].arguments:
-                ref = str(spec.get("ref"))
-                if _BARE_KEY.fullmatch(ref):  # a path is never a key a residual writes
-                    found.setdefault(ref, steps[k].arguments[arg])
-                found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
-    return found
-
-
-_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def run_inputs(tree: Root | Mapping[str, Any], episode: NormEpisode) -> dict[str, Any]:
-    """The episode's run inputs, plus a value for each synthesized input the tree reads: an
-    argument that refs a key nothing in the tree produces and the episode was not given (the
-    compiler's name for a varying argument no lineage explains) gets the recorded argument."""
-    nodes = _walk(_root_dict(tree))
-    produced = {str(n["store"]) for n in nodes if n.get("kind") == "action" and n.get("store")}
-    for n in nodes:
-        if n.get("kind") == "predict" and n.get("signature"):
-            produced.update(Signature.parse(str(n["signature"])).output_names)
-    inputs = dict(episode.inputs)
-    for key, value in _chosen_arguments(nodes, episode).items():
-        if key not in produced and key not in inputs:
-            inputs[key] = value
-    return inputs
-
-
-def _answer_events(node_id: str, values: dict[str, Any], at: int) -> list[dict[str, Any]]:
-    if len(values) == 1:
-        (value,) = values.values()
-        text = value if isinstance(value, str) else json.dumps(value)
-    else:
-        text = json.dumps(values)
-    request = {"kind": "model.requested", "event_id": f"decision-{at}", "payload": {
-        "node_id": node_id, "kind": "predict"}}  # fmt: skip
-    response = {"kind": "model.responded", "parent_event_id": f"decision-{at}", "payload": {
-        "node_id": node_id, "kind": "predict", "raw_output": text}}  # fmt: skip
-    return [request, response]
-
-
 def execute(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Execution:
     """Run ``tree`` on ``episode`` with replayed tools and decisions; compare (module docstring).
 
@@ -442,7 +308,7 @@ def execute(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Execution:
         ValidationError: ``tree`` is an IR document that does not load.
     """
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    return _run(root, _root_dict(root), episode)
+    return _run(root, TreeShape.of(root), episode)
 
 
 def execute_all(
@@ -450,20 +316,16 @@ def execute_all(
 ) -> tuple[Execution, ...]:
     """:func:`execute` on each episode, loading the tree once."""
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    data = _root_dict(root)
-    return tuple(_run(root, data, e) for e in episodes)
+    shape = TreeShape.of(root)
+    return tuple(_run(root, shape, e) for e in episodes)
 
 
-def _run(root: Root, data: dict[str, Any], episode: NormEpisode) -> Execution:
-    nodes = _walk(data)
-    actions = [n for n in nodes if n.get("kind") == "action"]
-    predicates = [str(n["predicate"]) for n in nodes if n.get("kind") == "guard_call"]
-    failing = [str(n["tool"]) for n in actions if n.get("on_error") == "fail"]
-    replay = ReplayTools(episode, tools=[str(n["tool"]) for n in actions],
-                         predicates=predicates, failing=failing)  # fmt: skip
+def _run(root: Root, shape: TreeShape, episode: NormEpisode) -> Execution:
+    replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
+                         failing=shape.failing)  # fmt: skip
     ctx = root.run(
-        model=decision_model(data, episode), tools=replay.tools, predicates=replay.predicates,
-        raise_errors=False, episode_id=episode.episode_id, **run_inputs(data, episode),
+        model=decision_model(shape, episode), tools=replay.tools, predicates=replay.predicates,
+        raise_errors=False, episode_id=episode.episode_id, **run_inputs(shape, episode),
     )  # fmt: skip
     node = ctx.failure.node_id if ctx.failure is not None else None
     status = "error" if ctx.error is not None else ctx.status.value
