@@ -303,7 +303,8 @@ def _compile_families(
         rows.append(_family_row(family, result, written))
         ok = ok and result.ok
     typer.echo(
-        f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'model':>5} {'RDB':>6}  package"
+        f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
+        f" {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
     if not ok:
@@ -378,8 +379,10 @@ def _coverage(verification: dict[str, Any]) -> str:
 def _family_row(family: str, result: CompileResult, written: Path | None) -> str:
     report = result.report()
     v, m = report["verification"], report["metrics"]
+    executed = f"{v['matched']}/{v['executed']}"
     return (
         f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
+        f" {executed:>7}"
         f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
         f"{written or 'not written'}"
     )

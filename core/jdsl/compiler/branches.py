@@ -169,9 +169,8 @@ def plan_branches(
     rest = sum(1 for s in ranked[1:] if s not in {lane.skeleton for lane in lanes}) - len(notes)
     if rest:
         notes.append(
-            f"{rest} other successful path(s) not compiled (fewer than {min_support} "
-            "episodes each, or beyond the alternatives examined; lower --min-support to "
-            "compile thinner paths); they stay counterexamples"
+            f"{rest} other successful path(s) not compiled (fewer than {min_support} episodes "
+            "each, or beyond those examined; see --min-support); they stay counterexamples"
         )
     head, tail = _shared(lanes)
     ids = {e.episode_id for lane in lanes for e in lane.episodes}

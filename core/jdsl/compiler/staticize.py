@@ -96,8 +96,7 @@ def staticize(
         candidates: consolidated candidates of the same episodes.
         name: the root's name.
         model: a compiler model for residual wording (None: offline heuristics).
-        effects: trusted capability effects; they decide how branch alternatives are
-            selected (unknown capabilities: :func:`jdsl.package.default_effects`).
+        effects: trusted capability effects; they decide how branch alternatives are selected.
         min_support: successful episodes a branch alternative needs.
     """
     read_only = read_only_of(effects)

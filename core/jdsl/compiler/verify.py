@@ -1,6 +1,6 @@
-"""Verify: structural validation plus replay of every compiled ref and guard.
+"""Verify: structural validation, replay of every compiled ref and guard, and execution.
 
-Two layers (seeds/compiler-internals.md §7):
+Three layers (seeds/compiler-internals.md §7, plus execution from DESIGN.md §6):
 
 * structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities;
 * replay: in every episode a compiled call was compiled from (a call inside a branch
@@ -9,9 +9,8 @@ Two layers (seeds/compiler-internals.md §7):
   path ``xs[*].id`` to the whole list); a selection ``xs[$k].id`` must give the recorded list
   when ``k`` holds the indexes that episode took; a ref to a run input must equal that
   input; each guard and check must hold over the state (run inputs and selections included)
-  right before its action.
-
- * execution: the compiled tree runs on every aligned episode with the recorded tool results
+  right before its action;
+* execution: the compiled tree runs on every aligned episode with the recorded tool results
   and model decisions served back (:mod:`jdsl.compiler.replay`); it must make the same calls,
   with the same arguments, in the same order, and end with the teacher's outcome. The first
   difference of each episode is a problem (episode, node, expected call vs actual).
