@@ -94,10 +94,27 @@ def _step_flows(episode: Any) -> list[dict[str, Any]]:
     rows = []
     for step in data.get("steps") or []:
         tool = step.get("logical_tool") or step.get("host_tool") or "?"
+        where = {"episode": data.get("episode_id", ""), "step": step.get("index", "")}
         for arg, path in sorted((step.get("arg_lineage") or {}).items()):
             if path:
-                rows.append({"episode": data.get("episode_id", ""), "step": step.get("index", ""),
-                             "from": str(path), "to": f"{tool}.{arg}"})
+                rows.append({**where, "from": str(path), "to": f"{tool}.{arg}"})
+        rows += _list_flows(step, tool, where)
+    return rows
+
+
+def _list_flows(step: Mapping[str, Any], tool: str, where: dict[str, Any]) -> list[dict[str, Any]]:
+    """A list argument's lineage: the list it was built from (``xs[*].id`` with the indexes it
+    took), then each element's own source (``xs[2].id -> tool.arg[0]``)."""
+    rows = []
+    for arg, sources in sorted((step.get("list_sources") or {}).items()):
+        for source in sources[:1]:
+            indexes = ", ".join(str(k) for k in source.get("indexes") or ())
+            rows.append({**where, "from": f"{source.get('head')}[*]{source.get('tail')} "
+                         f"(elements {indexes})", "to": f"{tool}.{arg}"})  # fmt: skip
+    for arg, elements in sorted((step.get("element_sources") or {}).items()):
+        for k, paths in enumerate(elements):
+            if paths:
+                rows.append({**where, "from": str(paths[0]), "to": f"{tool}.{arg}[{k}]"})
     return rows
 
 

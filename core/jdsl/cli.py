@@ -2,9 +2,10 @@
 
 ::
 
-    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence]
+    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence] [--holdout N]
     jdsl package inspect PKG
     jdsl package verify PKG
+    jdsl package validate PKG TRACES...   (jdsl.validate_cli)
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
     jdsl demo ...            (jdsl.demo.cli)
     jdsl import ...          (jdsl.importers.cli)
@@ -50,6 +51,7 @@ from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, impo
 from jdsl.ir.nodes import walk_ir
 from jdsl.package import SUFFIX, BehaviorPackage, InputUse, export_jdsl, input_types, load_package
 from jdsl.trace import Episode, TraceFormatError, read_events
+from jdsl.validate_cli import HOLDOUT_OPTION, compile_holdout, validate_command
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
 
@@ -72,6 +74,7 @@ package_app = typer.Typer(
 app.add_typer(package_app, name="package")
 app.add_typer(import_app, name="import")
 app.command("demo")(demo_command)
+package_app.command("validate")(validate_command)
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -235,6 +238,7 @@ def compile_command(
     skip_bad_lines: bool = typer.Option(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
+    holdout: int | None = HOLDOUT_OPTION,
     min_support: int = typer.Option(
         MIN_BRANCH_SUPPORT,
         "--min-support",
@@ -251,8 +255,8 @@ def compile_command(
     episode does not make its calls), or it is unverified (nothing to replay or execute).
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
-    if group_by is not None and out.exists() and not out.is_dir():
-        fix = "with --group-by, -o is a directory for one package per family; pass one"
+    if (group_by is not None or holdout) and out.exists() and not out.is_dir():
+        fix = f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
         raise cli_fail(f"-o {out} is a file", fix)
     episodes = _read_episodes(traces, strict=not skip_bad_lines)
     check_chains(episodes)
@@ -261,6 +265,8 @@ def compile_command(
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
+    if holdout is not None:
+        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support)
     if group_by is None:
         result = compile_normalized(
             normalized, name=base, task_family=task_family, min_support=min_support

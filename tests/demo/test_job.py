@@ -134,9 +134,23 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
         "get_reservation_details.reservation_id <- get_user_details_out.reservations[0]",
     )
     assert rows["airline_test_18"].model_output_refs == 1
-    # an identifier the model repeated from the user is a run input, never a frozen constant
-    assert rows["airline_test_18"].inputs == ("user_id",)
+    # an identifier the model repeated from the user is a run input, never a frozen constant;
+    # the transfer summary is a residual that reads the conversation
+    assert rows["airline_test_18"].inputs == ("conversation", "user_id")
     assert not rows["airline_test_18"].id_like_constants
+
+
+def test_held_out_figures_on_the_raw_results_file(demo: DemoResult) -> None:
+    held = demo.holdout
+    assert held is not None and (held.runs, held.successful, held.families) == (87, 54, 26)
+    assert held.held_out == 20 and held.served == held.matched >= 7 and held.divergences == 0
+    assert held.contradicted == 0 and held.dict_elements[0] == held.dict_elements[1] > 0
+    returns = demo.returns
+    assert returns is not None and returns.item_ids == "ref get_order_details_out.items[$item_indexes].item_id"
+    assert returns.selection == "conversation, get_order_details_out -> item_indexes: list[int]"
+    assert returns.matched == returns.executed == 7 and returns.elements[0] == returns.elements[1] > 0
+    report = (demo.out / "report.txt").read_text()
+    assert "contradicted by a held-out run 0 (target 0)" in report and "item_indexes" in report
 
 
 def test_compiling_is_deterministic(demo: DemoResult, tmp_path: Path) -> None:

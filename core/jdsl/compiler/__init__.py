@@ -18,6 +18,13 @@ from jdsl.compiler.consolidate import Candidate, consolidate
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.events import EpisodeRecords, EventRecord, as_records
 from jdsl.compiler.families import group_episodes
+from jdsl.compiler.holdout import (
+    HeldOutReport,
+    HeldOutRow,
+    holdout_split,
+    ir_paths,
+    validate_package,
+)
 from jdsl.compiler.lineage import StateIndex, find_source, find_sources, is_meaningful
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalize import normalize_all, normalize_episode
@@ -68,6 +75,8 @@ __all__ = [
     "Execution",
     "Fact",
     "GuardObservation",
+    "HeldOutReport",
+    "HeldOutRow",
     "HeuristicCompilerModel",
     "LLMCompilerModel",
     "Lane",
@@ -98,6 +107,8 @@ __all__ = [
     "find_source",
     "find_sources",
     "group_episodes",
+    "holdout_split",
+    "ir_paths",
     "inputs_text",
     "is_meaningful",
     "modal_skeleton",
@@ -110,5 +121,6 @@ __all__ = [
     "run_inputs",
     "staticize",
     "top_key",
+    "validate_package",
     "verify",
 ]

@@ -9,10 +9,12 @@ the tree, computed once.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.lineage import selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.ir.nodes import child_slots
 from jdsl.providers.replay import ReplayModel
@@ -85,8 +87,9 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     Each predict leaf (pre-order) gets one recorded ``model.responded`` answer when the episode
     holds a value for every output key it writes: the output of a recorded model decision
     (in order, when several decisions wrote the key), else the argument of the call whose
-    action refs the key directly (a residual for a model-chosen argument). A leaf without such
-    values gets no answer, so calling it is a divergence (``ReplayDivergence``).
+    action refs the key directly (a residual for a model-chosen argument), or the indexes a
+    recorded list argument took for a selection ``xs[$key].id``. A leaf without such values
+    gets no answer, so calling it is a divergence (``ReplayDivergence``).
     """
     shape = tree if isinstance(tree, TreeShape) else TreeShape.of(tree)
     nodes = shape.nodes
@@ -140,7 +143,8 @@ def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
 
 def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
     """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
-    tool (pre-order) had in the k-th successful call of that tool."""
+    tool (pre-order) had in the k-th successful call of that tool; for a selection
+    ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took."""
     found: dict[str, Any] = {}
     seen: dict[str, int] = {}
     calls: dict[str, list[NormStep]] = {}
@@ -154,8 +158,14 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
         steps = calls.get(tool) or []
         for arg, spec in (node.get("args") or {}).items():
             if k < len(steps) and isinstance(spec, dict) and arg in steps[k].arguments:
-                found.setdefault(str(spec.get("ref")), steps[k].arguments[arg])
+                ref = str(spec.get("ref"))
+                if _BARE_KEY.fullmatch(ref):  # a path is never a key a residual writes
+                    found.setdefault(ref, steps[k].arguments[arg])
+                found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
     return found
+
+
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:

@@ -7,13 +7,21 @@ them; :meth:`Emitter.branch` opens a selector whose alternatives are emitted one
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.alternatives import Alternatives
-from jdsl.compiler.arguments import ArgChoice, choose_argument, path_names, stable_key
+from jdsl.compiler.arguments import (
+    ArgChoice,
+    choose_argument,
+    index_key,
+    path_names,
+    stable_key,
+    top_key,
+)
 from jdsl.compiler.branches import BranchPlan, teacher_selector
 from jdsl.compiler.candidates import ACTION, DATAFLOW, GUARD, RECOVERY, SEMANTIC, Fact
 from jdsl.compiler.compiled import (
@@ -26,6 +34,7 @@ from jdsl.compiler.compiled import (
 )
 from jdsl.compiler.consolidate import Candidate, support_grade
 from jdsl.compiler.guards import guard_node, node_names, residual_prefixes
+from jdsl.compiler.lineage import mentioned_keys
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode, NormStep
 from jdsl.compiler.recovery import contested_notes, with_recovery
@@ -252,7 +261,7 @@ class Emitter:
         found += [
             self.candidate(DATAFLOW, {"source": c.source, "tool": tool, "argument": c.argument,
                                       "position": q})
-            for c in choices if c.how == "dataflow" for q, _ in slot.at
+            for c in choices if c.how in ("dataflow", "selection") for q, _ in slot.at
         ]  # fmt: skip
         kinds = ", ".join(f"{c.argument}={c.how}" for c in choices) or "no arguments"
         self.prove(node_id, "action", found, f"ACTION {tool} at {p} ({kinds})")
@@ -265,16 +274,52 @@ class Emitter:
         if choice.how == "input":
             self.read_input(str(choice.source))
         elif choice.how == "residual":
-            tool = slot.steps[0].logical_tool
-            key = synth if synth not in self.available else f"{slug(tool)}_{slot.position}_{arg}"
-            choice = ArgChoice(arg, "residual", {"ref": key}, key, choice.values)
-            residual = residualize_argument(
-                node_id=self.unique(f"choose_{key}"), output=key, values=list(choice.values),
-                inputs=sorted(self._episode_inputs()), model=self.model,
-            )  # fmt: skip
-            self.add_residual(residual, None)
-            self.prove(residual.node["id"], "predict", [], f"model-chosen {arg} of {tool}")
+            choice = self._generated(slot, choice, synth)
+        elif choice.how == "selection":
+            choice = self._selection(slot, choice)
         return choice
+
+    def _free_key(self, slot: Slot, base: str) -> str:
+        """``base``, or ``<tool>_<position>_<base>`` when an earlier node already wrote it."""
+        taken = self.available | self.inputs
+        return base if base not in taken else f"{slug(slot.tool)}_{slot.position}_{base}"
+
+    def _generated(self, slot: Slot, choice: ArgChoice, synth: str) -> ArgChoice:
+        """A predict that writes an argument a model chose and nothing else explains; it reads
+        the conversation (or the run inputs) and the state the recorded value mentions."""
+        key = self._free_key(slot, synth)
+        reads = self._reads() + mentioned_keys(choice.values, slot.steps, self.available)
+        residual = residualize_argument(
+            node_id=self.unique(f"choose_{key}"), output=key, values=list(choice.values),
+            inputs=reads, model=self.model,
+        )  # fmt: skip
+        self.add_residual(residual, None)
+        self.prove(residual.node["id"], "predict", [],
+                   f"model-chosen {choice.argument} of {slot.tool}")  # fmt: skip
+        return dataclasses.replace(choice, spec={"ref": key}, source=key)
+
+    def _selection(self, slot: Slot, choice: ArgChoice) -> ArgChoice:
+        """A predict that picks which elements of a list in state a list argument takes."""
+        key = self._free_key(slot, index_key(choice.argument))
+        template = str(choice.template)
+        residual = residualize_argument(
+            node_id=self.unique(f"choose_{key}"), output=key,
+            values=[list(i) for i in choice.indexes],
+            inputs=self._reads() + [top_key(template)], model=self.model,
+            note=f"Answer with a JSON list of the 0-based indexes of the elements of "
+                 f"{template.split('[*]')[0]} that {choice.argument} takes.",
+        )  # fmt: skip
+        self.add_residual(residual, None)
+        self.prove(residual.node["id"], "predict", [],
+                   f"model-chosen elements of {choice.argument} of {slot.tool}")  # fmt: skip
+        path = template.replace("[*]", f"[${key}]", 1)
+        return dataclasses.replace(choice, spec={"ref": path}, source=path)
+
+    def _reads(self) -> list[str]:
+        """What a generated residual reads: the conversation when every episode in scope has
+        it, else every run input they share."""
+        shared = self._episode_inputs()
+        return ["conversation"] if "conversation" in shared else sorted(shared)
 
     def route_decision(self, routes: Sequence[tuple[str, str]]) -> str:
         """A residual decision choosing a branch alternative by name; returns its output key."""

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.arguments import top_key
+from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
-from jdsl.compiler.consolidate import Candidate, Contracts, consolidate
+from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalize import normalize_all
@@ -53,6 +53,7 @@ class CompileReport(dict[str, Any]):
             f"  candidates    {self['candidates']}",
         ]
         lines += [f"  args          {line}" for line in self["arguments"]]
+        lines += [f"  constant      {line}" for line in self["constants"]]
         lines += [f"  problem       {p}" for p in v["problems"]]
         lines += [f"  note          {n}" for n in self["notes"]]
         return "\n".join(lines)
@@ -116,9 +117,16 @@ class CompileResult:
         c = self.compiled
         decided = {key for r in c.residuals for key in r.outputs}
         arguments = [
-            f"{a.tool}.{ch.argument} = {_spec_text(ch.spec)} ({_how(ch.how, ch.source, decided)})"
+            f"{a.tool}.{ch.argument} = {_spec_text(ch.spec)} ({_how(ch, decided)})"
             for a in c.actions
             for ch in a.choices
+        ]
+        constants = [
+            f"{a.tool}.{ch.argument} = {ch.spec['const']!r}: {ch.support} of {len(ch.values)} "
+            f"episodes ({support_grade(ch.support)})"
+            for a in c.actions
+            for ch in a.choices
+            if ch.how == "const"
         ]
         return CompileReport(
             name=c.name,
@@ -135,6 +143,7 @@ class CompileResult:
             required_capabilities=list(c.required_capabilities),
             candidates=len(self.candidates),
             arguments=arguments,
+            constants=constants,
             model_decisions=[r.node["id"] + ": " + r.node["signature"] for r in c.residuals],
             notes=list(c.notes),
         )
@@ -157,9 +166,12 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _how(how: str, source: str | None, decided: set[str]) -> str:
-    """``dataflow``, or ``model output`` for a lineage ref whose top-level key a model wrote."""
-    return "model output" if how == "dataflow" and top_key(source or "") in decided else how
+def _how(choice: ArgChoice, decided: set[str]) -> str:
+    """``dataflow``, ``model output`` for a lineage ref whose top-level key a model wrote,
+    ``input, stated by the user`` for an input the user's messages contain, else ``how``."""
+    if choice.how == "dataflow" and top_key(choice.source or "") in decided:
+        return "model output"
+    return "input, stated by the user" if choice.stated else choice.how
 
 
 def _spec_text(spec: Mapping[str, Any]) -> str:

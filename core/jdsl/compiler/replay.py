@@ -20,7 +20,9 @@ Public API (stable):
     (:mod:`.decisions`, re-exported here): the episode's recorded model decisions addressed to
     the tree's predict leaves, in tree order
     (a leaf's answer is the value its output keys had in the episode: a model decision's output,
-    or, for a residual standing in for a model-chosen argument, the argument the call used).
+    or, for a residual standing in for a model-chosen argument, the argument the call used, or,
+    for a residual selecting a list argument's elements (``xs[$k].id``), the indexes the
+    recorded list took).
 ``execute(tree, episode) -> Execution``
     Run ``tree`` (a :class:`~jdsl.tree.Root` or an IR document) once on ``episode`` (a
     :class:`~jdsl.compiler.normalized.NormEpisode`, with its run inputs) and compare.

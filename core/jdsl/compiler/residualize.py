@@ -196,19 +196,23 @@ def residualize_argument(
     values: Sequence[Any],
     inputs: Sequence[str],
     model: CompilerModel | None = None,
+    note: str = "",
 ) -> Residual:
-    """A predict leaf for a tool argument a model chose and nothing deterministic explains.
+    """A predict leaf for a tool argument a model chose and nothing deterministic explains
+    (or for the indexes that select a list argument's elements).
 
     Args:
         node_id: the leaf's id.
         output: the blackboard key the answer goes to (the action refs it).
         values: the argument's recorded values (their type types the output).
-        inputs: the run inputs the model may read.
+        inputs: what the model reads: ``conversation`` or run inputs, then state keys.
+        note: a sentence added to the instruction (e.g. what the indexes index).
     """
-    left = ", ".join(inputs)
+    left = ", ".join(dict.fromkeys(inputs))
     signature = Signature.parse(f"{left} -> {output}: {infer_type(values)}".strip())
     samples = [{output: v} for v in values[:_MAX_EXAMPLES]]
     instructions = (model or HeuristicCompilerModel()).word_instruction(str(signature), samples)
+    instructions = f"{instructions} {note}".strip()
     node = {
         "kind": "predict",
         "id": node_id,

@@ -5,9 +5,11 @@ Three layers (seeds/compiler-internals.md §7, plus execution from DESIGN.md §6
 * structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities;
 * replay: in every episode a compiled call was compiled from (a call inside a branch
   alternative: that alternative's episodes only), each dataflow ref must resolve in the
-  recorded ``state_before`` of its call to exactly the argument the episode used; a
-  ref to a run input must equal that input; each guard and check must hold over the state
-  (run inputs included) right before its action;
+  recorded ``state_before`` of its call to exactly the argument the episode used (a list
+  path ``xs[*].id`` to the whole list); a selection ``xs[$k].id`` must give the recorded list
+  when ``k`` holds the indexes that episode took; a ref to a run input must equal that
+  input; each guard and check must hold over the state (run inputs and selections included)
+  right before its action;
 * execution: the compiled tree runs on every aligned episode with the recorded tool results
   and model decisions served back (:mod:`jdsl.compiler.replay`); it must make the same calls,
   with the same arguments, in the same order, and end with the teacher's outcome. The first
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
-from jdsl.compiler.lineage import value_key
+from jdsl.compiler.lineage import selected_indexes, value_key
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, Execution, execute_all
 from jdsl.errors import JdslError
@@ -33,7 +35,7 @@ from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
 from jdsl.tree import lenient_equal
 
-__all__ = ["ReplayCheck", "VerificationReport", "promote", "verify"]
+__all__ = ["ReplayCheck", "VerificationReport", "promote", "selections", "verify"]
 
 
 @dataclass(frozen=True)
@@ -155,11 +157,27 @@ def verify(
                 checks += _replay_action(action, ok_steps[action.at[eid]], episode)
         for guard in compiled.guards:
             if eid in guard.at:
-                checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode))
+                chosen = selections(compiled.actions, eid, guard.at[eid], ok_steps)
+                checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
     executions: tuple[Execution, ...] = ()
     if execute and report.ok and compiled.ir["root"].get("child") is not None:
         executions = execute_all(compiled.ir, [e for e in episodes if e.episode_id in aligned])
     return VerificationReport(report.problems, tuple(checks), executions)
+
+
+def selections(
+    actions: Sequence[CompiledAction], eid: str, position: int, ok_steps: Sequence[NormStep]
+) -> dict[str, list[int]]:
+    """``{index key: indexes}`` the episode's call at ``position`` took for each selection
+    argument of the actions compiled there (what the residual that selects would answer)."""
+    found: dict[str, list[int]] = {}
+    for action in actions:
+        if action.at.get(eid) == position:
+            sources = ok_steps[position].list_sources
+            for choice in action.choices:
+                if choice.how == "selection" and choice.source:
+                    found.update(selected_indexes(choice.source, sources.get(choice.argument, ())))
+    return found
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -174,12 +192,14 @@ def _replay_action(
     action: CompiledAction, step: NormStep, episode: NormEpisode
 ) -> list[ReplayCheck]:
     checks = []
+    chosen = selections([action], episode.episode_id, action.at[episode.episode_id],
+                        episode.ok_steps())  # fmt: skip
     for choice in action.choices:
-        if choice.how not in ("dataflow", "input") or choice.source is None:
+        if choice.how not in ("dataflow", "selection", "input") or choice.source is None:
             continue
         if choice.how == "input" and choice.source not in episode.inputs:
             continue  # a synthesized input: supplied at run time, nothing recorded to compare
-        state = step.state_before if choice.how == "dataflow" else episode.inputs
+        state = episode.inputs if choice.how == "input" else {**step.state_before, **chosen}
         expected = step.arguments.get(choice.argument)
         try:
             got = resolve_path(choice.source, state)
@@ -197,8 +217,10 @@ def _replay_action(
     return checks
 
 
-def _replay_guard(guard: CompiledGuard, step: NormStep, episode: NormEpisode) -> ReplayCheck:
-    state = {**episode.inputs, **step.state_before}
+def _replay_guard(
+    guard: CompiledGuard, step: NormStep, episode: NormEpisode, chosen: dict[str, list[int]]
+) -> ReplayCheck:
+    state = {**episode.inputs, **step.state_before, **chosen}
     node = guard.node
     try:
         if node["kind"] == "guard_call":

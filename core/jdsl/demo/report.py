@@ -146,6 +146,8 @@ def _airline_lines(result: DemoResult) -> list[str]:
 def text_report(result: DemoResult) -> str:
     """The printed report: retail results, the airline per-family table, where files are."""
     lines = ["jdsl demo", *_retail_lines(result), "", *_airline_lines(result), ""]
+    for figures in (result.holdout, result.returns):
+        lines += [*figures.lines(), ""] if figures is not None else []
     lines.append(f"Report: {result.out / 'report.html'}")
     lines.extend(f"Note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"
