@@ -131,6 +131,8 @@ class Conversation:
         tools: tool schemas ``[{name, description, parameters}]`` exposed to the agent, if known.
         turns: the conversation, in order.
         reward: the source's reward for the episode, if it recorded one.
+        status: how the episode ended (``success`` / ``failure`` / ``error``) when the source
+            says; None derives it from ``reward`` (no reward, or a positive one: success).
     """
 
     episode_id: str
@@ -143,6 +145,7 @@ class Conversation:
     tools: Sequence[Mapping[str, Any]] = ()
     turns: Sequence[UserTurn | AssistantTurn] = ()
     reward: float | None = None
+    status: str | None = None
 
 
 class _Emitter:
@@ -236,7 +239,7 @@ def conversation_events(conversation: Conversation, sink: TraceSink) -> list[Tra
     )
     if conv.reward is not None:
         out.emit(EventKind.ENVIRONMENT_REWARD, {"reward": conv.reward}, actor="environment")
-    status = "success" if conv.reward is None or conv.reward > 0 else "failure"
+    status = conv.status or ("success" if conv.reward is None or conv.reward > 0 else "failure")
     out.emit(
         EventKind.EPISODE_FINISHED,
         {

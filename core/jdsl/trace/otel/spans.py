@@ -15,7 +15,8 @@ span when an episode, node, model call or tool call starts and ends it when it f
 * ``episode.finished`` ends whatever is still open, then the agent span (status ERROR when the
   episode ended in an error, with ``error.type``).
 
-Span times are the events' timestamps (milliseconds). A behavior-tree FAILURE is an outcome,
+Span times are the events' timestamps (milliseconds), made strictly increasing by a nanosecond
+where events share a millisecond, so a backend orders spans and ends as they happened. A behavior-tree FAILURE is an outcome,
 not an error: it is the attribute ``jdsl.node.status``, and the span status stays unset.
 """
 
@@ -82,6 +83,12 @@ class SpanBuilder:
         self.tracer = tracer
         self.capture = capture_content
         self._episodes: dict[tuple[str, str], _Open] = {}
+        self._last_ns = 0
+
+    def _time(self, event: TraceEvent) -> int:
+        """The event's time, one nanosecond after the previous event's at least."""
+        self._last_ns = max(event_time_ns(event), self._last_ns + 1)
+        return self._last_ns
 
     def add(self, event: TraceEvent) -> None:
         """Start, annotate or end the span ``event`` concerns (other kinds are ignored)."""
@@ -92,7 +99,7 @@ class SpanBuilder:
         episode = self._episodes.get(key)
         if episode is None:
             return  # an event of an episode whose start we did not see
-        payload, at = event.payload, event_time_ns(event)
+        payload, at = event.payload, self._time(event)
         if event.kind == K.EPISODE_FINISHED:
             self._finish_episode(key, payload, at)
         elif event.kind == K.NODE_ENTER:
@@ -114,23 +121,23 @@ class SpanBuilder:
     def close(self) -> None:
         """End every span still open (a trace that stops before its episodes finish)."""
         for key in list(self._episodes):
-            self._finish_episode(key, {"status": "unfinished"}, None)
+            self._finish_episode(key, {"status": "unfinished"}, self._last_ns + 1)
 
     # -- episodes -------------------------------------------------------------------------
     def _start_episode(self, key: tuple[str, str], event: TraceEvent) -> None:
         if key in self._episodes:  # a second start under the same id: close the first
-            self._finish_episode(key, {"status": "unfinished"}, event_time_ns(event))
+            self._finish_episode(key, {"status": "unfinished"}, self._time(event))
         payload = event.payload
         span = self.tracer.start_span(
             f"invoke_agent {payload.get('skill') or 'behavior'}",
             kind=self._trace.SpanKind.INTERNAL,
-            start_time=event_time_ns(event),
+            start_time=self._time(event),
             attributes=attrs.agent_attributes(payload, event.episode_id, self.capture),
         )
         span.set_attribute("jdsl.capture.id", event.capture_id)
         self._episodes[key] = _Open(agent=span)
 
-    def _finish_episode(self, key: tuple[str, str], payload: dict[str, Any], at: int | None) -> None:
+    def _finish_episode(self, key: tuple[str, str], payload: dict[str, Any], at: int) -> None:
         episode = self._episodes.pop(key)
         for span in reversed(list(episode.by_event.values())):
             span.end(end_time=at)
