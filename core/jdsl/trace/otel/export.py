@@ -217,6 +217,7 @@ def write_otlp_json(spans: Sequence[Any], path: str | os.PathLike[str]) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(temp, 0o644)  # mkstemp makes 0600; a trace file is shared like any other
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
