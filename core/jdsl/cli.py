@@ -106,7 +106,12 @@ def compile_command(
         "--group-by, the directory that gets one package per family.",
     ),
     name: str | None = typer.Option(
-        None, "-n", "--name", metavar="NAME", help="Behavior name (default: skill)."
+        None,
+        "-n",
+        "--name",
+        metavar="NAME",
+        help="Behavior name (default: the episodes' skill, else the first file's name); with "
+        "--group-by, packages are named NAME-FAMILY (default: FAMILY, as the demo names them).",
     ),
     task_family: str = typer.Option(
         "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
@@ -127,7 +132,9 @@ def compile_command(
     """Compile traced episodes into a verified behavior package.
 
     Exit 1, writing nothing, when there is no successful episode, the trace's hash chain is
-    broken, verification fails, or it is unverified (replay had nothing to check).
+    broken, verification fails, or it is unverified (replay had nothing to check). With
+    --group-by: exit 0 when every family that could be packaged was written and the rest are
+    only unverified; exit 1 when a family failed or was refused, or none could be packaged.
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if group_by is not None and out.exists() and not out.is_dir():
@@ -148,36 +155,47 @@ def compile_command(
         target = out / f"{base}{SUFFIX}" if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
-    _compile_families(normalized, group_by, base, task_family, out)
+    _compile_families(normalized, group_by, name, task_family, out)
 
 
 def _compile_families(
-    normalized: Sequence[NormEpisode], by: GroupBy, base: str, task_family: str, out: Path
+    normalized: Sequence[NormEpisode], by: GroupBy, base: str | None, task_family: str, out: Path
 ) -> None:
-    rows, ok = [], True
+    """One package per family. Exit 0 when every family that could be packaged was written
+    and the others are only unverified; 1 when a family failed verification or was refused
+    (no successful episode), or when nothing could be packaged."""
+    rows, failed, written = [], False, 0
     for family, members in sorted(group_episodes(normalized, by), key=_natural):
         try:
             result = compile_normalized(
-                members, name=f"{base}-{family}", task_family=task_family or family
+                members, name=f"{base}-{family}" if base else family,
+                task_family=task_family or family,
             )
         except CompileError:  # no successful episode in this family
             rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
-            ok = False
+            failed = True
             continue
-        written = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
-        rows.append(_family_row(family, result, written))
-        ok = ok and result.ok
+        target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
+        rows.append(_family_row(family, result, target))
+        failed = failed or result.verification.status == "failed"
+        written += target is not None
     typer.echo(
         f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'model':>5} {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
-    if not ok:
+    if failed:
         raise cli_fail(
-            "some families failed verification or had nothing to replay (unverified); their "
+            "some families failed verification or were refused (no successful episode); their "
             "packages were not written",
-            "'failed' rows: run `jdsl compile` on that family's episodes alone to see its problems; "
-            "'unverified' rows: nothing in them is deterministic, so there is nothing to package",
+            "'failed' rows: run `jdsl compile` on that family's episodes alone to see its "
+            "problems; 'refused' rows: add traces of successful runs",
         )
+    if not written:
+        raise cli_fail(
+            "no family could be packaged (every one is unverified: replay had nothing to check)",
+            "nothing in their episodes is deterministic, so there is nothing to package",
+        )
+    typer.echo(f"{written} packages in {out}", err=True)
 
 
 def _natural(item: tuple[str, Any]) -> list[Any]:
