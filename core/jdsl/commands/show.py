@@ -112,7 +112,9 @@ def _show_trace(path: Path, episode_id: str | None, compile_preview: bool) -> No
     if compile_preview:
         from jdsl.compiler import compile_normalized, normalize_all
 
-        typer.echo("\n" + str(compile_normalized(normalize_all(episodes)).report()))
+        name = next((str(e.skill) for e in episodes if e.skill), path.stem)
+        result = compile_normalized(normalize_all(episodes), name=name)
+        typer.echo("\n" + str(result.report()))
 
 
 def _show_behavior(path: Path) -> None:
