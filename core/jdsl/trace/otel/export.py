@@ -61,8 +61,9 @@ def require_sdk() -> None:
 
 
 def tracer_provider(processor: Any, *, service_name: str = DEFAULT_SERVICE_NAME) -> Any:
-    """A new SDK ``TracerProvider`` (never the global one) with ``service.name`` and
-    ``processor``.
+    """A new SDK ``TracerProvider`` (never the global one) with ``processor`` and the resource
+    ``service.name`` = ``openinference.project.name`` = ``service_name`` (Phoenix files the
+    spans under that project).
 
     Raises:
         MissingDependencyError: ``opentelemetry-sdk`` is not installed (extra ``otel``).
@@ -71,7 +72,8 @@ def tracer_provider(processor: Any, *, service_name: str = DEFAULT_SERVICE_NAME)
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
 
-    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    resource = {"service.name": service_name, "openinference.project.name": service_name}
+    provider = TracerProvider(resource=Resource.create(resource))
     provider.add_span_processor(processor)
     return provider
 
@@ -88,8 +90,7 @@ def trace_spans(
         events: the trace (a :class:`~jdsl.trace.Trace`, or any events in emission order).
         capture_content: record messages, tool arguments and results (see
             :mod:`jdsl.trace.otel.attributes`).
-        service_name: the resource's ``service.name`` (Phoenix shows it as the project when
-            no ``openinference.project.name`` is set).
+        service_name: the resource's ``service.name`` and Phoenix project.
     """
     require_sdk()
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
