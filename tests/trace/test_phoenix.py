@@ -7,6 +7,7 @@ SQLite file, telemetry and external resources off), stopped when the module's te
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -20,7 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-pytest.importorskip("phoenix.client")
+if importlib.util.find_spec("phoenix") is None:  # not importorskip: importing phoenix takes s
+    pytest.skip("arize-phoenix is not installed (pip install 'jdsl[phoenix]')", allow_module_level=True)
 pytestmark = pytest.mark.slow
 
 from jdsl.demo.family import cancel_tasks, task_inputs  # noqa: E402

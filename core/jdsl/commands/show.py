@@ -34,6 +34,16 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _expression(expression: Any) -> Any:
+    """A guard's IR expression as guard text (``exists(email)``), else as it was recorded."""
+    from jdsl.text.expression import format_expression
+
+    try:
+        return format_expression(expression)
+    except Exception:  # noqa: BLE001 - an imported or malformed expression is shown raw
+        return expression
+
+
 def _tool(payload: dict[str, Any]) -> str:
     tool = payload.get("tool") or {}
     return str(tool.get("host_name") or tool.get("logical_id") or "?")
@@ -57,7 +67,7 @@ def _line(event: TraceEvent) -> str | None:
         tokens = f" ({usage.get('input_tokens')}/{usage.get('output_tokens')} tokens)" if usage else ""
         return f"model {p.get('kind') or ''}: {said}{tokens}"
     if kind == K.GUARD_EVALUATED:
-        return f"{p.get('type')} {_short(p.get('expression'))} -> {p.get('result')}"
+        return f"{p.get('type')} {_short(_expression(p.get('expression')))} -> {p.get('result')}"
     if kind == K.BLACKBOARD_WRITE:
         return f"  {p.get('key')} := {_short(p.get('value'))}"
     if kind in (K.USER_MESSAGE, K.ASSISTANT_MESSAGE):

@@ -1,4 +1,5 @@
-"""Foreign traces -> jdsl traces: tau-bench episodes and OpenAI chat-completions logs.
+"""Foreign traces -> jdsl traces: tau-bench episodes, OpenAI chat-completions logs, and
+OpenTelemetry spans (OTLP JSON) of agents instrumented with the GenAI conventions or OpenInference.
 
 Each foreign conversation becomes one jdsl episode whose events the compiler reads like a React
 leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.call.*`` per call
@@ -8,7 +9,7 @@ leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.cal
     trace = import_tau_bench(data_path("tau_airline", "episodes.json"))   # a jdsl Trace
     import_tau_bench(path, sink=JsonlTraceSink("airline.jsonl"))          # or straight to a file
 
-The command line is ``jdsl import tau-bench|openai-chat SOURCE -o TRACES.jsonl``
+The command line is ``jdsl import tau-bench|openai-chat|otel SOURCE -o TRACES.jsonl``
 (:data:`jdsl.importers.cli.import_app`).
 """
 
@@ -24,6 +25,8 @@ from jdsl.importers.conversation import (
     parse_result,
 )
 from jdsl.importers.openai_chat import import_openai_chat, openai_chat_conversations
+from jdsl.importers.otel import OtelImport, import_otel, otel_conversations
+from jdsl.importers.otlp_json import OtlpSpan, read_otlp_json
 from jdsl.importers.tau_bench import TauEpisode, import_tau_bench, tau_bench_conversations
 
 __all__ = [
@@ -31,14 +34,19 @@ __all__ = [
     "AssistantTurn",
     "Conversation",
     "ImportFormatError",
+    "OtelImport",
+    "OtlpSpan",
     "TauEpisode",
     "ToolOutcome",
     "UserTurn",
     "conversation_events",
     "import_openai_chat",
+    "import_otel",
     "import_tau_bench",
     "is_error_text",
     "openai_chat_conversations",
+    "otel_conversations",
     "parse_result",
+    "read_otlp_json",
     "tau_bench_conversations",
 ]

@@ -69,11 +69,12 @@ def structured_result(text: str) -> Any:
         return text
 
 
-def tree_tools(env: RetailEnv, names: Sequence[str] | None = None) -> list[Tool]:
+def tree_tools(env: RetailEnv | None = None, names: Sequence[str] | None = None) -> list[Tool]:
     """The retail tools bound to ``env``, returning data and raising on refused calls.
 
     Args:
-        env: the episode to act on (use a fresh :class:`RetailEnv` per episode).
+        env: the episode to act on (use a fresh :class:`RetailEnv` per episode); None makes a
+            fresh one (``jdsl run ... --tools jdsl.envs.tau_retail:tree_tools``).
         names: the tools to return (all 16 by default, in ``tools.schema.json`` order).
 
     Returns:
@@ -86,6 +87,7 @@ def tree_tools(env: RetailEnv, names: Sequence[str] | None = None) -> list[Tool]
         RetailToolError: (from a call) the environment answered ``Error: ...`` or
             ``Unknown action ...``.
     """
+    env = env if env is not None else RetailEnv()
     return [_structured(env, plain) for plain in env.tools(names)]
 
 

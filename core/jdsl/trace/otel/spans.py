@@ -49,7 +49,7 @@ class _Open:
     """The spans of one episode that have started and not ended."""
 
     agent: Any
-    nodes: list[tuple[str, Any]] = field(default_factory=list)  # (node_id, span), innermost last
+    nodes: list[tuple[Any, Any]] = field(default_factory=list)  # (node_id, span), innermost last
     by_event: dict[str, Any] = field(default_factory=dict)  # start event id -> span
 
     def innermost(self) -> Any:
