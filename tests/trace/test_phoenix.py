@@ -23,7 +23,7 @@ import pytest
 
 if importlib.util.find_spec("phoenix") is None:  # not importorskip: importing phoenix takes s
     pytest.skip("arize-phoenix is not installed (pip install 'jdsl[phoenix]')", allow_module_level=True)
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]  # Phoenix's own
 
 from jdsl.demo.family import cancel_tasks, task_inputs  # noqa: E402
 from jdsl.demo.teacher import GoldChoice, offline_teacher, teacher_tree  # noqa: E402

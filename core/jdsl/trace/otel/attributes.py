@@ -229,7 +229,7 @@ def model_end_attributes(payload: Mapping[str, Any], capture: bool) -> Attribute
             "content": payload.get("raw_output") or "",
             "tool_calls": payload.get("tool_calls") or [],
         }
-        output = {**{"role": "assistant", "parts": _parts(answer)}}
+        output: dict[str, Any] = {"role": "assistant", "parts": _parts(answer)}
         if payload.get("finish_reason"):
             output["finish_reason"] = payload["finish_reason"]
         attrs["gen_ai.output.messages"] = json_text([output])
