@@ -75,6 +75,7 @@ app.command("run")(run_behavior_command)
 app.command("show")(show_command)
 app.command("doctor")(doctor_command)
 
+
 def _print_version(value: bool) -> None:
     if value:
         typer.echo(f"jdsl {__version__}")
