@@ -27,8 +27,18 @@ from bench import compiler, imports, interpreter, machine, notebook, retrieval  
 from bench.table import Row, markdown, text_table  # noqa: E402
 
 Measure = Callable[..., list[Row]]
+
+
+def _otel(*, quick: bool) -> list[Row]:
+    """OpenTelemetry export (bench/otel.py), imported when its section runs."""
+    from bench import otel
+
+    return otel.measure(quick=quick)
+
+
 SECTIONS: dict[str, Measure] = {
     "interpreter": interpreter.measure,
+    "otel": _otel,
     "compiler": compiler.measure,
     "notebook": notebook.measure,
     "imports": imports.measure,

@@ -9,31 +9,31 @@
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
     jdsl demo ...            (jdsl.demo.cli)
     jdsl import ...          (jdsl.importers.cli)
-    jdsl --version
+    jdsl run FILE.behavior --tools module:NAME [--input KEY=VALUE ...] [--trace OUT.jsonl]
+    jdsl show TRACES.jsonl | PKG | FILE.behavior
+    jdsl doctor
+    jdsl export otel TRACES.jsonl --endpoint URL | --out FILE
+    jdsl --version           (run, show, doctor, export: jdsl.commands)
 
 Every failure prints ``error: <what> — <how to fix>`` and exits non-zero (usage errors exit 2);
-a failed compile writes no package.
-
-Run inputs (``--input``): ``KEY=VALUE`` is the string VALUE, unless the package records the
-type of KEY: a tool argument that reads KEY whole (``tools.json``) or a typed input field of a
-model leaf's signature. Then VALUE is read as that type (``zip=77209`` stays the string
-``"77209"`` for ``find_user(zip: str)``, ``count=3`` is the integer 3 for ``count: int``) and
-checked against it. ``KEY:=JSON`` (as in httpie) always gives the JSON value, unchecked.
+a failed compile writes no package. ``--input`` and ``--tools`` are read as
+:mod:`jdsl.commands.inputs` says.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from jdsl import __version__
+from jdsl.commands import doctor_command, export_app, report_run, run_model, show_command
+from jdsl.commands import run_command as run_behavior_command
+from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.commands.show import package_summary
 from jdsl.compiler import (
     MIN_BRANCH_SUPPORT,
     CompileError,
@@ -46,10 +46,9 @@ from jdsl.compiler import (
 )
 from jdsl.compiler.families import GroupBy
 from jdsl.demo.cli import demo_command
-from jdsl.errors import BindingError, PackageError
-from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, import_app
-from jdsl.ir.nodes import walk_ir
-from jdsl.package import SUFFIX, BehaviorPackage, InputUse, export_jdsl, input_types, load_package
+from jdsl.errors import PackageError
+from jdsl.importers.cli import cli_errors, cli_fail, import_app
+from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, input_types, load_package
 from jdsl.trace import Episode, TraceFormatError, read_events
 from jdsl.validate_cli import HOLDOUT_OPTION, compile_holdout, validate_command
 
@@ -73,10 +72,12 @@ package_app = typer.Typer(
 )
 app.add_typer(package_app, name="package")
 app.add_typer(import_app, name="import")
+app.add_typer(export_app, name="export")
 app.command("demo")(demo_command)
+app.command("run")(run_behavior_command)
+app.command("show")(show_command)
+app.command("doctor")(doctor_command)
 package_app.command("validate")(validate_command)
-
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _print_version(value: bool) -> None:
@@ -92,117 +93,6 @@ def main(
     ),
 ) -> None:
     """Behavior trees for LLM agents: compile traces into verified, portable packages."""
-
-
-# -- run inputs -------------------------------------------------------------------------------
-def parse_inputs(
-    pairs: Sequence[str],
-    *,
-    option: str = "--input",
-    types: Mapping[str, Sequence[InputUse]] | None = None,
-) -> dict[str, Any]:
-    """``["k=v", "n:=3", ...]`` -> ``{k: "v", n: 3}`` (the rule in the module docstring).
-
-    Args:
-        pairs: ``KEY=VALUE`` (a string, or the type ``types`` records for KEY) or
-            ``KEY:=JSON`` (a JSON value).
-        option: the option the pairs came from, named in errors.
-        types: ``{key: [(where, JSON Schema)]}``, e.g. from :func:`input_types`.
-
-    Raises:
-        typer.BadParameter: an item without ``=``, bad JSON after ``:=``, or a value that does
-            not fit the recorded type.
-    """
-    inputs: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        as_json = key.endswith(":")
-        key = key.removesuffix(":").strip()
-        if not sep or not key:
-            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=option)
-        if as_json:
-            inputs[key] = _json(key, text, option)
-        else:
-            inputs[key] = _typed(key, text, (types or {}).get(key, ()), option)
-    return inputs
-
-
-def _json(key: str, text: str, option: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise typer.BadParameter(
-            f"{key}:={text} is not JSON; write {key}={text} for a string", param_hint=option
-        ) from None
-
-
-def _allows_string(schema: Mapping[str, Any]) -> bool:
-    kind = schema.get("type")
-    return kind is None or kind == "string" or (isinstance(kind, list) and "string" in kind)
-
-
-def _typed(key: str, text: str, uses: Sequence[InputUse], option: str) -> Any:
-    value: Any = text
-    if not all(_allows_string(schema) for _, schema in uses):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            pass  # the check below names the type wanted
-    for where, schema in uses:
-        from jsonschema.exceptions import best_match  # lazy: jsonschema costs ~1 s to import
-        from jsonschema.validators import validator_for
-
-        error = best_match(validator_for(schema)(schema).iter_errors(value))
-        if error is not None:
-            raise typer.BadParameter(
-                f"{key}={text!r} does not fit {where} ({error.message}); pass a value of its "
-                f"type, or {key}:=JSON to pass a JSON value unchecked",
-                param_hint=option,
-            )
-    return value
-
-
-# -- host tools -------------------------------------------------------------------------------
-def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callable[..., Any]]:
-    """Import ``module:NAME``: a ``{capability: fn}`` mapping, a list of tools, or a function
-    without required parameters returning one of those.
-
-    Raises:
-        typer.BadParameter: a malformed spec, a missing module or name, or the wrong kind.
-        BindingError: importing the module or calling the factory raised.
-    """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise typer.BadParameter(f"{spec!r} is not module:NAME", param_hint="--tools")
-    try:
-        value = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise typer.BadParameter(f"cannot load {spec!r}: {exc}", param_hint="--tools") from exc
-    except Exception as exc:  # the user's module: any failure is reported, never a traceback
-        raise _user_code_error(f"importing {module_name}", spec, exc) from exc
-    if callable(value) and not isinstance(value, Mapping):
-        required = [
-            p
-            for p in inspect.signature(value).parameters.values()
-            if p.default is inspect.Parameter.empty
-            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
-        try:
-            value = value() if not required else [value]
-        except Exception as exc:  # the user's factory
-            raise _user_code_error(f"the tool factory {spec}", spec, exc) from exc
-    if isinstance(value, Mapping) or isinstance(value, list | tuple):
-        return value
-    raise typer.BadParameter(f"{spec!r} is not a mapping or list of tools", param_hint="--tools")
-
-
-def _user_code_error(what: str, spec: str, exc: Exception) -> BindingError:
-    return BindingError(
-        f"{what} raised {type(exc).__name__}: {exc} — fix it, or pass --tools another "
-        "module:NAME (a {capability: fn} mapping, a list of tools, or a function returning one)",
-        name=spec,
-        kind="tool",
-    )
 
 
 # -- compile ----------------------------------------------------------------------------------
@@ -221,7 +111,12 @@ def compile_command(
         "--group-by, the directory that gets one package per family.",
     ),
     name: str | None = typer.Option(
-        None, "-n", "--name", metavar="NAME", help="Behavior name (default: skill)."
+        None,
+        "-n",
+        "--name",
+        metavar="NAME",
+        help="Behavior name (default: the episodes' skill, else the first file's name); with "
+        "--group-by, packages are named NAME-FAMILY (default: FAMILY, as the demo names them).",
     ),
     task_family: str = typer.Option(
         "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
@@ -252,7 +147,9 @@ def compile_command(
 
     Exit 1, writing nothing, when there is no successful episode, the trace's hash chain is
     broken, verification fails (a ref or guard does not replay, or the package executed on an
-    episode does not make its calls), or it is unverified (nothing to replay or execute).
+    episode does not make its calls), or it is unverified (nothing to replay or execute). With
+    --group-by: exit 0 when every family that could be packaged was written and the rest are
+    only unverified; exit 1 when a family failed or was refused, or none could be packaged.
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
@@ -277,43 +174,53 @@ def compile_command(
         target = out / f"{base}{SUFFIX}" if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
-    _compile_families(normalized, group_by, base, task_family, out, min_support)
+    _compile_families(normalized, group_by, name, task_family, out, min_support)
 
 
 def _compile_families(
     normalized: Sequence[NormEpisode],
     by: GroupBy,
-    base: str,
+    base: str | None,
     task_family: str,
     out: Path,
     min_support: int,
 ) -> None:
-    rows, ok = [], True
+    """One package per family. Exit 0 when every family that could be packaged was written
+    and the others are only unverified; 1 when a family failed verification or was refused
+    (no successful episode), or when nothing could be packaged."""
+    rows, failed, written = [], False, 0
     for family, members in sorted(group_episodes(normalized, by), key=_natural):
         try:
             result = compile_normalized(
-                members, name=f"{base}-{family}", task_family=task_family or family,
-                min_support=min_support,
+                members, name=f"{base}-{family}" if base else family,
+                task_family=task_family or family, min_support=min_support,
             )  # fmt: skip
         except CompileError:  # no successful episode in this family
             rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
-            ok = False
+            failed = True
             continue
-        written = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
-        rows.append(_family_row(family, result, written))
-        ok = ok and result.ok
+        target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
+        rows.append(_family_row(family, result, target))
+        failed = failed or result.verification.status == "failed"
+        written += target is not None
     typer.echo(
         f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
         f" {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
-    if not ok:
+    if failed:
         raise cli_fail(
-            "some families failed verification or had nothing to replay (unverified); their "
+            "some families failed verification or were refused (no successful episode); their "
             "packages were not written",
-            "'failed' rows: run `jdsl compile` on that family's episodes alone to see its problems; "
-            "'unverified' rows: nothing in them is deterministic, so there is nothing to package",
+            "'failed' rows: run `jdsl compile` on that family's episodes alone to see its "
+            "problems; 'refused' rows: add traces of successful runs",
         )
+    if not written:
+        raise cli_fail(
+            "no family could be packaged (every one is unverified: replay had nothing to check)",
+            "nothing in their episodes is deterministic, so there is nothing to package",
+        )
+    typer.echo(f"{written} packages in {out}", err=True)
 
 
 def _natural(item: tuple[str, Any]) -> list[Any]:
@@ -395,40 +302,7 @@ def inspect_command(
     path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
 ) -> None:
     """Show a package: name, verification, inputs, permissions, metrics and the tree."""
-    from jdsl.text import format_behavior
-
-    pkg = load_package(path)
-    m = pkg.manifest
-    verification = m.get("verification") or {}
-    perms = pkg.permissions()
-    types, source = input_types(pkg), m.get("source") or {}
-
-    def typed(keys: Sequence[str]) -> str:
-        return ", ".join(
-            k + "".join(sorted({f" ({s['type']})" for _, s in types.get(k, ()) if "type" in s}))
-            for k in keys
-        )
-
-    inputs = [typed(source.get("inputs") or [])] + [
-        "one of: " + " | ".join(typed(alt) for alt in branch)
-        for branch in source.get("input_alternatives") or []
-    ]
-    lines = [
-        f"{m.get('name')} {m.get('version')} ({m.get('format')})",
-        f"task family   {m.get('task_family') or '-'}",
-        f"verification  {verification.get('status')} (replay coverage "
-        f"{verification.get('replay_coverage', '-')}; executed "
-        f"{verification.get('executed', '-')} episode(s), {verification.get('matched', '-')}"
-        " matched)",
-        f"run inputs    {'; '.join(i for i in inputs if i) or '-'}",
-        f"reads         {', '.join(perms['reads']) or '-'}",
-        f"writes        {', '.join(perms['writes']) or '-'}",
-        f"destructive   {', '.join(perms['destructive']) or '-'}",
-        f"metrics       {json.dumps(m.get('metrics') or {}, sort_keys=True)}",
-        "",
-        format_behavior(pkg.ir),
-    ]
-    typer.echo("\n".join(lines))
+    typer.echo(package_summary(load_package(path)))
 
 
 @package_app.command("verify")
@@ -472,30 +346,4 @@ def run_command(
     missing = pkg.missing_inputs(seeds)
     if missing:
         raise cli_fail(f"missing run inputs: {'; '.join(missing)}", "pass --input KEY=VALUE")
-    run_model = _run_model(pkg, root.model_id, reply)
-    ctx = root.run(model=run_model, raise_errors=False, **seeds)
-    typer.echo(f"status: {ctx.status.value}")
-    if ctx.error is not None:
-        typer.echo(f"error: {cli_advice(str(ctx.error))}", err=True)
-    elif ctx.failure is not None:
-        typer.echo(f"failed at {ctx.failure}", err=True)
-    typer.echo(json.dumps(dict(ctx.blackboard), indent=2, sort_keys=True, default=str))
-    raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)
-
-
-def _run_model(pkg: BehaviorPackage, model_id: str | None, reply: Sequence[str]) -> Any:
-    """Scripted replies, else the provider model of ``model_id`` when the package has a model
-    leaf (resolved here, so a bad id or a missing key stops before the run), else None."""
-    if reply:
-        from jdsl.testing import ScriptedModel
-
-        return ScriptedModel(*reply)
-    leaves = [str(n.get("id") or n["kind"]) for n in walk_ir(pkg.ir["root"])
-              if n.get("kind") in ("predict", "react")]  # fmt: skip
-    if not leaves:
-        return None
-    if not model_id:
-        raise cli_fail(f"model leaves {', '.join(leaves)} have no model", MODEL_FIX)
-    from jdsl.providers import resolve_model
-
-    return resolve_model(model_id)
+    report_run(root.run(model=run_model(pkg.ir, root.model_id, reply), raise_errors=False, **seeds))

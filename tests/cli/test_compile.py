@@ -102,7 +102,7 @@ def test_group_by_writes_only_the_families_that_verify(runner, traces, tmp_path)
     assert rows["seq-lookup-list_orders-get_order"].endswith(".jdsl")
     assert rows["seq-none"].endswith("not written")
     assert [p.name for p in out.iterdir()] == ["seq-lookup-list_orders-get_order.jdsl"]
-    assert "error: some families failed verification" in result.output
+    assert "error: some families failed verification or were refused" in result.output
 
 
 def test_bad_trace_lines_are_skipped_only_when_asked(runner, traces, tmp_path) -> None:

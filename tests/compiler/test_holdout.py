@@ -142,8 +142,8 @@ def test_compile_holdout_compiles_validates_and_writes(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].split()[:6] == ["family", "eps", "verify", "held", "served", "matched"]
-    assert any(line.startswith("task-1 ") and "too few" in line for line in lines)
-    assert "constants contradicted" in lines[-1] and (out / "task-48.jdsl").exists()
+    assert any(line.startswith("airline_test_1 ") and "too few" in line for line in lines)
+    assert "constants contradicted" in lines[-1] and (out / "airline_test_48.jdsl").exists()
     bad = RUNNER.invoke(app, ["compile", str(traces), "--holdout", "0", "-o", str(out)])
     assert bad.exit_code == 2
 

@@ -17,7 +17,7 @@ from jdsl.importers import import_tau_bench
 # on the compiled skeleton: 36/38/42/48 only call get_reservation_details with the id the user
 # typed (and transfer_to_human_agents with free text); in 49 the only flow is in one episode
 # of three, off the modal skeleton (get_reservation_details alone)
-NO_FLOW_IN_DATA = {"task-36", "task-38", "task-42", "task-48", "task-49"}
+NO_FLOW_IN_DATA = {"airline_test_36", "airline_test_38", "airline_test_42", "airline_test_48", "airline_test_49"}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_every_family_of_three_or_more_episodes_compiles_and_never_fails_verific
     """Every family passes: families with no flow have no ref to replay, but their package is
     still executed on every aligned episode (recorded results and decisions served back) and
     makes the recorded calls."""
-    assert sorted(compiled) == [f"task-{i}" for i in (18, 20, 24, 36, 38, 42, 48, 49)]
+    assert sorted(compiled) == [f"airline_test_{i}" for i in (18, 20, 24, 36, 38, 42, 48, 49)]
     status = {key: r.verification.status for key, r in compiled.items()}
     assert set(status.values()) == {"passed"}
     for key in NO_FLOW_IN_DATA:
@@ -60,13 +60,13 @@ def test_families_whose_data_shows_a_flow_compile_exact_dataflow_refs(
     flows = {key: _dataflow(result) for key, result in compiled.items()}
     assert {key for key, found in flows.items() if not found} == NO_FLOW_IN_DATA
     reservation = "get_reservation_details.reservation_id <- get_user_details_out.reservations[0]"
-    assert reservation in flows["task-18"] and reservation in flows["task-24"]
-    assert "update_reservation_flights.reservation_id <- get_reservation_details_out.reservation_id" in flows["task-20"]
+    assert reservation in flows["airline_test_18"] and reservation in flows["airline_test_24"]
+    assert "update_reservation_flights.reservation_id <- get_reservation_details_out.reservation_id" in flows["airline_test_20"]
 
 
 def test_the_exact_dataflow_refs_are_counted_in_the_package_metrics(
     compiled: dict[str, CompileResult],
 ) -> None:
-    for key in ("task-18", "task-20", "task-24"):
+    for key in ("airline_test_18", "airline_test_20", "airline_test_24"):
         metrics = compiled[key].metrics
         assert metrics.exact_dataflow_refs >= len(_dataflow(compiled[key])) >= 1

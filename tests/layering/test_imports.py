@@ -27,8 +27,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tree",),
     ("dsl", "ir", "text", "drawing", "jdsl"),
     ("compiler", "package"),
-    ("envs", "importers", "testing"),
+    ("envs", "importers", "testing", "doctor"),
     ("demo",),
+    ("commands",),
     ("cli", "validate_cli"),
 )
 """Core packages from left (imported by all) to right, as ARCHITECTURE.md orders them.
@@ -38,8 +39,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ARCHITECTURE.md, placed by what they hold and import: ``settings`` (budgets YAML) and ``data``
 (package data) at the bottom; ``drawing`` (IR dicts + trace events -> DOT/SVG) with ``ir`` and
 ``text``; ``testing`` (public test doubles) with the top-level consumers, so no runtime layer
-depends on test doubles; ``demo`` (the main job) under ``cli``, which runs it; ``validate_cli``
-(``jdsl package validate``, ``jdsl compile --holdout``) beside ``cli``, which mounts it.
+depends on test doubles; ``doctor`` (what the installation can do) with them, so the notebook's ``%behavior doctor`` and
+``jdsl doctor`` share it; ``demo`` (the main job) under ``cli``, which runs it; ``commands``
+(``jdsl run``, ``show``, ``doctor``, ``export``) between them, so ``cli`` mounts them;
+``validate_cli`` (``jdsl package validate``, ``jdsl compile --holdout``) beside ``cli``, which mounts it.
 """
 
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {

@@ -1,7 +1,8 @@
 """Task families: split a pile of episodes into groups compiled one by one.
 
-``task`` groups by the ``task_id`` an episode recorded (``episode.started`` metadata or run
-inputs), else its ``task_family``, else its tool sequence; ``sequence`` groups by the
+``task`` groups by the ``task_family`` an episode recorded (``episode.started`` metadata or run
+inputs; the family is named as recorded, as the demo names it: ``airline_test_49``), else its
+``task_id`` (``task-<id>``), else its tool sequence; ``sequence`` groups by the
 successful tool sequence. Families are named and ordered deterministically.
 """
 
@@ -20,10 +21,12 @@ GroupBy = Literal["task", "sequence"]
 
 def _key(episode: NormEpisode, by: GroupBy) -> str:
     if by == "task":
-        for field in ("task_id", "task_family"):
-            task = episode.metadata.get(field, episode.inputs.get(field))
-            if task is not None:
-                return f"task-{slug(str(task))}"
+        family = episode.metadata.get("task_family", episode.inputs.get("task_family"))
+        if family is not None:  # the name the source gives (the demo's, e.g. airline_test_49)
+            return slug(str(family))
+        task = episode.metadata.get("task_id", episode.inputs.get("task_id"))
+        if task is not None:
+            return f"task-{slug(str(task))}"
     sequence = "-".join(slug(t) for t in episode.tool_sequence()) or "none"
     return f"seq-{sequence}"
 

@@ -26,9 +26,11 @@ from tqdm.auto import tqdm
 from jdsl.compiler import inputs_text as format_inputs
 from jdsl.demo.family import FAMILY, identity_form, task_inputs, task_name
 from jdsl.envs.tau_retail import (
+    CAPABILITY_PREFIX,
     RetailEnv,
     RetailReward,
     RetailTask,
+    capability_tools,
     retail_tool_schemas,
     reward,
     reward_info,
@@ -52,7 +54,7 @@ __all__ = [
     "tool_effects",
 ]
 
-LOGICAL_PREFIX = "retail."
+LOGICAL_PREFIX = CAPABILITY_PREFIX
 CAPTURE_ID = "demo_retail"
 ModelFor = Callable[[RetailTask], Any]
 """Gives the model that answers a task's residual signatures (offline teacher or a provider)."""
@@ -236,8 +238,7 @@ def _unserved_note(missing: Sequence[str], identity: str) -> str:
 
 
 def _logical_tools(env: RetailEnv) -> dict[str, Any]:
-    names = canonical_names()
-    return {names[t.name]: t for t in tree_tools(env)}
+    return capability_tools(env)
 
 
 def serve_held_out(

@@ -281,9 +281,8 @@ class _Run:
 
     def _run_action(self, call: ToolCall) -> None:
         tool = {"host_name": call.name, "logical_id": call.name}
-        started = self._event(
-            "tool.call.started", {"store": None, "tool": tool, "arguments": call.arguments}, "model"
-        )
+        payload = {"store": None, "tool": tool, "arguments": call.arguments, "call_id": call.id}
+        started = self._event("tool.call.started", payload, "model")
         try:
             outcome = self.table.run(call, cancel=self.cancel)
         except KeyboardInterrupt:

@@ -1,5 +1,6 @@
 """Foreign traces -> jdsl traces: tau-bench runs (its results files, any agent strategy, or our
-extraction format) and OpenAI chat-completions logs.
+extraction format), OpenAI chat-completions logs, and OpenTelemetry spans (OTLP JSON) of agents
+instrumented with the GenAI conventions or OpenInference.
 
 Each foreign conversation becomes one jdsl episode whose events the compiler reads like a React
 leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.call.*`` per call
@@ -10,7 +11,7 @@ leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.cal
     found = read_tau_bench("results.json")     # conversations, skipped runs, summary()
     import_tau_bench(path, sink=JsonlTraceSink("airline.jsonl"))          # or straight to a file
 
-The command line is ``jdsl import tau-bench|openai-chat SOURCE -o TRACES.jsonl``
+The command line is ``jdsl import tau-bench|openai-chat|otel SOURCE -o TRACES.jsonl``
 (:data:`jdsl.importers.cli.import_app`).
 """
 
@@ -26,6 +27,8 @@ from jdsl.importers.conversation import (
     parse_result,
 )
 from jdsl.importers.openai_chat import import_openai_chat, openai_chat_conversations
+from jdsl.importers.otel import OtelImport, import_otel, otel_conversations
+from jdsl.importers.otlp_json import OtlpSpan, read_otlp_json
 from jdsl.importers.tau_bench import (
     DOMAINS,
     ImportSkipWarning,
@@ -47,6 +50,8 @@ __all__ = [
     "ImportSkipWarning",
     "SkippedEpisode",
     "Strategy",
+    "OtelImport",
+    "OtlpSpan",
     "TauEpisode",
     "TauImport",
     "ToolOutcome",
@@ -54,10 +59,13 @@ __all__ = [
     "conversation_events",
     "detect_strategy",
     "import_openai_chat",
+    "import_otel",
     "import_tau_bench",
     "is_error_text",
     "openai_chat_conversations",
+    "otel_conversations",
     "parse_result",
     "read_tau_bench",
+    "read_otlp_json",
     "tau_bench_conversations",
 ]

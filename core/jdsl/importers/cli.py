@@ -4,6 +4,7 @@ Mounted by the main CLI as ``app.add_typer(import_app, name="import")``::
 
     jdsl import tau-bench RESULTS.json -o TRACES.jsonl [--strict] [--domain airline]
     jdsl import openai-chat LOG.jsonl -o TRACES.jsonl
+    jdsl import otel SPANS.otlp.json -o TRACES.jsonl   # OTLP JSON (GenAI / OpenInference)
     jdsl import tau-bench EPISODES.json -o DIR/        # writes DIR/EPISODES.jsonl
 
 It also holds the command-boundary helpers every ``jdsl`` command uses (this is the lowest
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,7 +29,13 @@ from jdsl.errors import JdslError
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
 from jdsl.importers.openai_chat import openai_chat_conversations
-from jdsl.importers.tau_bench import DOMAINS, ImportSkipWarning, TauImport, read_tau_bench
+from jdsl.importers.otel import otel_conversations
+from jdsl.importers.tau_bench import (
+    DOMAINS,
+    ImportSkipWarning,
+    TauImport,
+    read_tau_bench,
+)
 from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent
 
 __all__ = ["MODEL_FIX", "cli_advice", "cli_errors", "cli_fail", "import_app"]
@@ -37,7 +45,8 @@ R = TypeVar("R")
 
 import_app = typer.Typer(
     name="import",
-    help="Import foreign agent traces (tau-bench episodes, OpenAI chat logs) as jdsl traces.",
+    help="Import foreign agent traces (tau-bench episodes, OpenAI chat logs, OpenTelemetry "
+    "OTLP JSON) as jdsl traces.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -81,11 +90,14 @@ _OS_FIXES = {
 }
 
 
+_BIND_ADVICE = re.compile(r"Bind it with root\.bind\(tools=\[fn\]\) or run\(\.\.\., tools=\{'([^']+)': fn\}\)")
+
+
 def cli_advice(message: str) -> str:
     """``message`` with Python-only advice replaced by the command-line flag that does it."""
     for python, flag in _ADVICE:
         message = message.replace(python, flag)
-    return message
+    return _BIND_ADVICE.sub(r"Pass --tools module:NAME holding a tool named '\1'", message)
 
 
 def cli_fail(what: str, fix: str) -> typer.Exit:
@@ -204,3 +216,22 @@ def openai_chat_command(
 ) -> None:
     """Import an OpenAI chat-completions log (JSONL, one conversation per line)."""
     _run(openai_chat_conversations, log, out)
+
+
+@import_app.command("otel")
+@cli_errors
+def otel_command(
+    spans: Path = typer.Argument(
+        ..., help="OTLP JSON (one document, or one per line)", dir_okay=False
+    ),
+    out: Path = _OUT,
+) -> None:
+    """Import OpenTelemetry spans of an agent (GenAI conventions or OpenInference, OTLP JSON)."""
+
+    def read(path: Path) -> list[Conversation]:
+        found = otel_conversations(path)
+        for note in found.skipped:
+            typer.echo(f"skipped {note}", err=True)
+        return found.conversations
+
+    _run(read, spans, out)

@@ -138,6 +138,8 @@ class Conversation:
         reward: the source's reward for the episode, if it recorded one.
         passed: whether that reward counts as success (tau-bench: reward 1.0); None: a reward
             above 0 does.
+        status: how the episode ended (``success`` / ``failure`` / ``error``) when the source
+            says; None derives it from ``reward`` (no reward, or a positive one: success).
     """
 
     episode_id: str
@@ -151,6 +153,7 @@ class Conversation:
     turns: Sequence[UserTurn | AssistantTurn] = ()
     reward: float | None = None
     passed: bool | None = None
+    status: str | None = None
 
 
 class _Emitter:
@@ -246,7 +249,7 @@ def conversation_events(conversation: Conversation, sink: TraceSink) -> list[Tra
         outcome = {"reward": conv.reward, **({} if conv.passed is None else {"passed": conv.passed})}
         out.emit(EventKind.ENVIRONMENT_REWARD, outcome, actor="environment")
     passed = conv.passed if conv.passed is not None else conv.reward is None or conv.reward > 0
-    status = "success" if passed else "failure"
+    status = conv.status or ("success" if passed else "failure")
     out.emit(
         EventKind.EPISODE_FINISHED,
         {

@@ -22,7 +22,7 @@ The episode id is the line's ``id`` or ``<file stem>_<line number>``; ``metadata
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.trace import EventSource, Trace, TraceSink
 
-__all__ = ["ChatBuilder", "import_openai_chat", "openai_chat_conversations"]
+__all__ = ["ChatBuilder", "chat_turns", "import_openai_chat", "openai_chat_conversations"]
 
 
 def _text(content: Any) -> str:
@@ -128,14 +128,23 @@ class ChatBuilder:
         return "\n\n".join(self.system), turns
 
 
-def _conversation(row: dict[str, Any], episode_id: str, capture_id: str) -> Conversation:
+def chat_turns(messages: Sequence[dict[str, Any]]) -> tuple[str, list[UserTurn | AssistantTurn]]:
+    """Chat-completions messages -> (system prompt, turns), tool results attached to calls.
+
+    Raises:
+        ValueError: an unknown role or a tool message answering no call (names the message).
+    """
     builder = ChatBuilder()
-    for index, message in enumerate(row["messages"]):
+    for index, message in enumerate(messages):
         try:
             builder.add(message)
         except (ValueError, AttributeError) as exc:
             raise ValueError(f"message {index}: {exc}") from exc
-    system, turns = builder.build()
+    return builder.build()
+
+
+def _conversation(row: dict[str, Any], episode_id: str, capture_id: str) -> Conversation:
+    system, turns = chat_turns(row["messages"])
     meta = row.get("metadata") or {}
     task_id = meta.get("task_id")
     tools = [t.get("function", t) for t in row.get("tools") or []]

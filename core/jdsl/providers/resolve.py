@@ -34,7 +34,7 @@ from jdsl.providers.messages import LanguageModel
 from jdsl.providers.registry import ProviderRegistry
 from jdsl.providers.settings import ProviderSettings, read_env
 
-__all__ = ["COMPATIBLE", "DEEPSEEK_BASE_URL", "parse_model_id", "resolve_model"]
+__all__ = ["COMPATIBLE", "DEEPSEEK_BASE_URL", "key_variables", "parse_model_id", "resolve_model"]
 
 COMPATIBLE = "openai-compatible"
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
@@ -84,6 +84,12 @@ _FORMS = (
     "anthropic:<model>, openai:<model>, gemini:<model>, deepseek:<model>, "
     "openai-compatible:<model>@<base_url>"
 )
+
+
+def key_variables() -> dict[str, tuple[str, ...]]:
+    """``{vendor: (API key variable, ...)}``, e.g. ``{"gemini": ("GEMINI_API_KEY",
+    "GOOGLE_API_KEY"), ...}`` (what ``jdsl doctor`` checks, by name only)."""
+    return {name: vendor.keys for name, vendor in _VENDORS.items()}
 
 
 def parse_model_id(model_id: str) -> tuple[str, str, str | None]:

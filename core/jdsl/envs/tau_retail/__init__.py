@@ -7,6 +7,7 @@ the benchmark's own, shipped in :mod:`jdsl.data` (MIT, Copyright (c) 2024 Sierra
     env.step("get_order_details", {"order_id": "#W6067464"})   # JSON text of the order
     tools = env.tools()                                # jdsl tools with the benchmark schemas
     tools = tree_tools(env)                            # the same, returning data (for trees)
+    capability_tools()                                 # keyed retail.<name>, for packages
     reward(env, load_tasks("train")[0])                # 1.0 / 0.0 as tau-bench scores it
 """
 
@@ -22,11 +23,18 @@ from jdsl.envs.tau_retail.tasks import (
     reward,
     reward_info,
 )
-from jdsl.envs.tau_retail.tree_tools import RetailToolError, structured_result, tree_tools
+from jdsl.envs.tau_retail.tree_tools import (
+    CAPABILITY_PREFIX,
+    RetailToolError,
+    capability_tools,
+    structured_result,
+    tree_tools,
+)
 from jdsl.envs.tau_retail.writes import CANCEL_REASONS
 
 __all__ = [
     "CANCEL_REASONS",
+    "CAPABILITY_PREFIX",
     "RETAIL_TOOLS",
     "TERMINAL_TOOLS",
     "RetailAction",
@@ -37,6 +45,7 @@ __all__ = [
     "RetailStep",
     "RetailTask",
     "RetailToolError",
+    "capability_tools",
     "evaluate_arithmetic",
     "gold_replay",
     "load_tasks",

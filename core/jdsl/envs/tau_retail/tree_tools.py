@@ -31,7 +31,10 @@ from jdsl.envs.tau_retail.env import RetailEnv
 from jdsl.errors import ToolError
 from jdsl.interaction.tools import Tool, tool
 
-__all__ = ["RetailToolError", "structured_result", "tree_tools"]
+__all__ = ["CAPABILITY_PREFIX", "RetailToolError", "capability_tools", "structured_result", "tree_tools"]
+
+CAPABILITY_PREFIX = "retail."
+"""Logical capability ids of the retail tools: ``retail.<tool name>``."""
 
 
 class RetailToolError(ToolError):
@@ -66,11 +69,12 @@ def structured_result(text: str) -> Any:
         return text
 
 
-def tree_tools(env: RetailEnv, names: Sequence[str] | None = None) -> list[Tool]:
+def tree_tools(env: RetailEnv | None = None, names: Sequence[str] | None = None) -> list[Tool]:
     """The retail tools bound to ``env``, returning data and raising on refused calls.
 
     Args:
-        env: the episode to act on (use a fresh :class:`RetailEnv` per episode).
+        env: the episode to act on (use a fresh :class:`RetailEnv` per episode); None makes a
+            fresh one (``jdsl run ... --tools jdsl.envs.tau_retail:tree_tools``).
         names: the tools to return (all 16 by default, in ``tools.schema.json`` order).
 
     Returns:
@@ -83,7 +87,23 @@ def tree_tools(env: RetailEnv, names: Sequence[str] | None = None) -> list[Tool]
         RetailToolError: (from a call) the environment answered ``Error: ...`` or
             ``Unknown action ...``.
     """
+    env = env if env is not None else RetailEnv()
     return [_structured(env, plain) for plain in env.tools(names)]
+
+
+def capability_tools(env: RetailEnv | None = None) -> dict[str, Tool]:
+    """The retail tools keyed by capability id (``retail.get_order_details``), ready to bind
+    to a package compiled with those ids (the demo's ``retail_cancel.jdsl``)::
+
+        jdsl package run retail_cancel.jdsl --tools jdsl.envs.tau_retail:capability_tools \\
+            --input email=... --input request=...
+
+    Args:
+        env: the episode to act on; a fresh :class:`RetailEnv` (the shipped database) when
+            None, as for a command-line run.
+    """
+    env = env if env is not None else RetailEnv()
+    return {CAPABILITY_PREFIX + t.name: t for t in tree_tools(env)}
 
 
 def _structured(env: RetailEnv, plain: Tool) -> Tool:

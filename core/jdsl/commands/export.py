@@ -1,0 +1,69 @@
+"""``jdsl export otel``: a recorded jdsl trace as OpenTelemetry spans.
+
+::
+
+    jdsl export otel runs.jsonl --endpoint http://127.0.0.1:6006     # a local Phoenix
+    jdsl export otel runs.jsonl --out runs.otlp.json                 # OTLP JSON file
+    jdsl export otel runs.jsonl --endpoint URL --header "api_key=..." --content
+
+Without ``--endpoint`` or ``--out`` the SDK's ``OTEL_EXPORTER_OTLP_ENDPOINT`` is used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from jdsl.commands.inputs import parse_inputs
+from jdsl.importers.cli import cli_errors
+
+__all__ = ["export_app", "otel_command"]
+
+export_app = typer.Typer(
+    name="export",
+    help="Export jdsl traces to other tools (OpenTelemetry).",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+@export_app.command("otel")
+@cli_errors
+def otel_command(
+    traces: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, metavar="TRACES.jsonl", help="A jdsl trace file."
+    ),
+    endpoint: str | None = typer.Option(
+        None, "--endpoint", metavar="URL", help="OTLP/HTTP endpoint (e.g. http://127.0.0.1:6006)."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", metavar="FILE", help="Write OTLP JSON to FILE instead of sending."
+    ),
+    header: list[str] = typer.Option(
+        [], "--header", metavar="KEY=VALUE", help="HTTP header for the endpoint (repeatable)."
+    ),
+    content: bool = typer.Option(
+        False, "--content", help="Include messages, tool arguments and results (off by default)."
+    ),
+    service_name: str = typer.Option("jdsl", "--service-name", help="The service.name resource."),
+) -> None:
+    """Export a trace as GenAI semantic-convention spans over OTLP/HTTP, or to an OTLP JSON file."""
+    from jdsl.trace import read_events
+    from jdsl.trace.otel import export_otel, trace_spans, write_otlp_json
+
+    if out is not None and endpoint is not None:
+        raise typer.BadParameter("give --endpoint or --out, not both", param_hint="--out")
+    events = read_events(traces)
+    if out is not None:
+        spans = trace_spans(events, capture_content=content, service_name=service_name)
+        typer.echo(f"{traces} -> {write_otlp_json(spans, out)}: {len(spans)} spans")
+        return
+    headers = {k: str(v) for k, v in parse_inputs(header, option="--header").items()}
+    count = export_otel(
+        events, endpoint=endpoint, headers=headers or None,
+        capture_content=content, service_name=service_name,
+    )  # fmt: skip
+    typer.echo(f"{traces} -> {endpoint or 'OTEL_EXPORTER_OTLP_ENDPOINT'}: {count} spans")

@@ -1,0 +1,127 @@
+"""``jdsl run FILE.behavior``: run behavior text once against host tools and a model.
+
+::
+
+    jdsl run cancel.behavior --tools tools:TOOLS --model claude-sonnet-4-5 \\
+        --input email=c1@x.com --input request="cancel my order" --trace runs.jsonl
+    jdsl run cancel.behavior --tools tools:TOOLS --reply 1 --reply "no longer needed"
+    jdsl run cancel.behavior --tools tools:TOOLS --reply 1 --otel http://127.0.0.1:6006
+
+Prints the status and the final blackboard; exits 1 when the run does not succeed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail
+from jdsl.ir.nodes import walk_ir
+from jdsl.trace import FanoutSink, JsonlTraceSink, TraceSink
+
+__all__ = ["report_run", "run_command", "run_model"]
+
+_INPUT_HELP = (
+    "Run input (repeatable). KEY=VALUE is a string (for a package: the type it records for "
+    "KEY); KEY:=JSON is a JSON value."
+)
+
+
+def run_model(ir: Mapping[str, Any], model_id: str | None, reply: Sequence[str]) -> Any:
+    """The model a run needs: scripted ``reply`` s, else the provider model of ``model_id``
+    when the tree has a model leaf (resolved now, so a bad id or a missing key stops before the
+    run), else None.
+
+    Raises:
+        typer.Exit: a model leaf and neither ``--model`` nor ``--reply`` (printed first).
+        BindingError / AuthenticationError: ``model_id`` names no provider, or its key is unset.
+    """
+    if reply:
+        from jdsl.testing import ScriptedModel
+
+        return ScriptedModel(*reply)
+    root = ir.get("root", ir)
+    leaves = [str(n.get("id") or n["kind"]) for n in walk_ir(root)
+              if n.get("kind") in ("predict", "react")]  # fmt: skip
+    if not leaves:
+        return None
+    if not model_id:
+        raise cli_fail(f"model leaves {', '.join(leaves)} have no model", MODEL_FIX)
+    from jdsl.providers import resolve_model
+
+    return resolve_model(model_id)
+
+
+def report_run(ctx: Any) -> None:
+    """Print a finished run (status, where it failed, blackboard) and exit 0 on success."""
+    typer.echo(f"status: {ctx.status.value}")
+    if ctx.error is not None:
+        typer.echo(f"error: {cli_advice(str(ctx.error))}", err=True)
+    elif ctx.failure is not None:
+        typer.echo(f"failed at {ctx.failure}", err=True)
+    typer.echo(json.dumps(dict(ctx.blackboard), indent=2, sort_keys=True, default=str))
+    raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)
+
+
+def _sink(trace: Path | None, otel: str | None) -> tuple[TraceSink | None, list[Any]]:
+    """The run's sink (JSONL and/or OpenTelemetry) and what to close after the run."""
+    sinks: list[Any] = []
+    if trace is not None:
+        sinks.append(JsonlTraceSink(trace))
+    if otel is not None:
+        from jdsl.trace.otel import OtelSink
+
+        sinks.append(OtelSink(otel))
+    if not sinks:
+        return None, []
+    return (sinks[0] if len(sinks) == 1 else FanoutSink(*sinks)), sinks
+
+
+@cli_errors
+def run_command(
+    behavior: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, metavar="FILE.behavior", help="Behavior text."
+    ),
+    tools: str | None = typer.Option(
+        None, "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
+    ),
+    inputs: list[str] = typer.Option([], "--input", "-i", metavar="KEY=VALUE", help=_INPUT_HELP),
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="ID", help="Provider model id (overrides the root's)."
+    ),
+    reply: list[str] = typer.Option(
+        [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
+    ),
+    trace: Path | None = typer.Option(
+        None, "--trace", metavar="OUT.jsonl", help="Append the run's trace to this JSONL file."
+    ),
+    otel: str | None = typer.Option(
+        None, "--otel", metavar="URL", help="Also send the run's spans to this OTLP/HTTP URL."
+    ),
+) -> None:
+    """Run behavior text once with host tools; print status and blackboard (exit 1 unless it
+    succeeds)."""
+    from jdsl.text import parse_behavior
+
+    if model and reply:
+        raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    tree = parse_behavior(behavior.read_text(encoding="utf-8"), name=behavior.stem)
+    if model:
+        tree.model(model)
+    bound = read_tools(tools) if tools else None
+    seeds = parse_inputs(inputs)
+    chosen = run_model(tree.to_ir(), tree.model_id, reply)
+    sink, opened = _sink(trace, otel)
+    try:
+        ctx = tree.run(model=chosen, tools=bound, trace_sink=sink, raise_errors=False, **seeds)
+    finally:
+        for each in opened:
+            each.close()
+    if trace is not None:
+        typer.echo(f"trace: {trace}", err=True)
+    report_run(ctx)

@@ -1,0 +1,197 @@
+"""``jdsl show``: a readable text view of a trace, a package or behavior text.
+
+::
+
+    jdsl show runs.jsonl                 # episodes, then each one's timeline
+    jdsl show runs.jsonl --episode ID    # one episode
+    jdsl show runs.jsonl --compile       # and what compiling them would give (nothing written)
+    jdsl show cancel.jdsl                # the package summary (as `jdsl package inspect`)
+    jdsl show cancel.behavior            # the canonical tree text and what it needs
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from jdsl.importers.cli import cli_errors, cli_fail
+from jdsl.ir.nodes import walk_ir
+from jdsl.package import BehaviorPackage, input_types, load_package
+from jdsl.trace import Episode, EventKind, TraceEvent, read_events
+
+__all__ = ["episode_timeline", "package_summary", "show_command"]
+
+K = EventKind
+_WIDTH = 100
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _expression(expression: Any) -> Any:
+    """A guard's IR expression as guard text (``exists(email)``), else as it was recorded."""
+    from jdsl.text.expression import format_expression
+
+    try:
+        return format_expression(expression)
+    except Exception:  # noqa: BLE001 - an imported or malformed expression is shown raw
+        return expression
+
+
+def _tool(payload: dict[str, Any]) -> str:
+    tool = payload.get("tool") or {}
+    return str(tool.get("host_name") or tool.get("logical_id") or "?")
+
+
+def _line(event: TraceEvent) -> str | None:
+    """One timeline line for an event worth showing, else None."""
+    p, kind = event.payload, event.kind
+    if kind == K.NODE_EXIT:
+        return f"{p.get('label')}  -> {p.get('status')}"
+    if kind == K.TOOL_CALL_STARTED:
+        return f"call {_tool(p)}({_short(p.get('arguments') or {})})"
+    if kind == K.TOOL_CALL_COMPLETED:
+        return f"  = {_short(p.get('result'))}"
+    if kind == K.TOOL_CALL_FAILED:
+        return f"  ! {_short(p.get('error'))}"
+    if kind == K.MODEL_RESPONDED:
+        calls = ", ".join(str(c.get("name")) for c in p.get("tool_calls") or [])
+        said = _short(p.get("raw_output") or "") + (f" [calls {calls}]" if calls else "")
+        usage = p.get("usage") or {}
+        tokens = f" ({usage.get('input_tokens')}/{usage.get('output_tokens')} tokens)" if usage else ""
+        return f"model {p.get('kind') or ''}: {said}{tokens}"
+    if kind == K.GUARD_EVALUATED:
+        return f"{p.get('type')} {_short(_expression(p.get('expression')))} -> {p.get('result')}"
+    if kind == K.BLACKBOARD_WRITE:
+        return f"  {p.get('key')} := {_short(p.get('value'))}"
+    if kind in (K.USER_MESSAGE, K.ASSISTANT_MESSAGE):
+        return f"{kind.split('.')[0]}: {_short(p.get('content') or '')}"
+    if kind == K.ENVIRONMENT_REWARD:
+        return f"reward {p.get('reward')}"
+    return None
+
+
+def episode_timeline(episode: Episode) -> str:
+    """An episode as text: a header, then one line per step, indented by tree depth."""
+    started, finished = episode.started, episode.finished
+    head = (
+        f"episode {episode.episode_id}  skill={started.get('skill')}  "
+        f"status={finished.get('status', 'unfinished')}  events={len(episode)}"
+    )
+    lines, depth = [head], 0
+    for event in episode.ordered():
+        if event.kind == K.NODE_EXIT:
+            depth = max(depth - 1, 0)
+        text = _line(event)
+        if text is not None:
+            lines.append(f"  {event.sequence:>4}  " + ("  " * depth + text)[:_WIDTH])
+        if event.kind == K.NODE_ENTER:
+            depth += 1
+    if finished.get("error_message"):
+        lines.append(f"  error: {finished.get('error_type')}: {finished['error_message']}")
+    return "\n".join(lines)
+
+
+def _episodes_table(episodes: Iterable[Episode]) -> str:
+    rows = [f"{'episode':<36} {'skill':<20} {'status':<10} {'tools':>5} {'model':>5}"]
+    for e in episodes:
+        rows.append(
+            f"{e.episode_id[:36]:<36} {str(e.skill)[:20]:<20} {str(e.status):<10} "
+            f"{len(e.tool_calls()):>5} {len(e.model_calls()):>5}"
+        )
+    return "\n".join(rows)
+
+
+def _show_trace(path: Path, episode_id: str | None, compile_preview: bool) -> None:
+    episodes = [e for e in read_events(path).episodes if not e.is_control]
+    if episode_id is not None:
+        chosen = [e for e in episodes if e.episode_id == episode_id]
+        if not chosen:
+            known = ", ".join(e.episode_id for e in episodes[:5])
+            raise cli_fail(f"no episode {episode_id!r} in {path}", f"pass one of: {known}")
+        episodes = chosen
+    typer.echo(_episodes_table(episodes))
+    for episode in episodes:
+        typer.echo("\n" + episode_timeline(episode))
+    if compile_preview:
+        from jdsl.compiler import compile_normalized, normalize_all
+
+        name = next((str(e.skill) for e in episodes if e.skill), path.stem)
+        result = compile_normalized(normalize_all(episodes), name=name)
+        typer.echo("\n" + str(result.report()))
+
+
+def _show_behavior(path: Path) -> None:
+    from jdsl.text import format_behavior, parse_behavior
+
+    tree = parse_behavior(path.read_text(encoding="utf-8"), name=path.stem)
+    nodes = list(walk_ir(tree.to_ir()))
+    tools = sorted({n["tool"] for n in nodes if n.get("kind") == "action"}
+                   | {t for n in nodes if n.get("kind") == "react" for t in n.get("tools", [])})  # fmt: skip
+    models = [str(n.get("id") or n["kind"]) for n in nodes if n["kind"] in ("predict", "react")]
+    typer.echo(format_behavior(tree).rstrip())
+    typer.echo(f"\nnodes         {len(nodes)}")
+    typer.echo(f"tools         {', '.join(tools) or '-'}")
+    typer.echo(f"model leaves  {', '.join(models) or '-'} (model {tree.model_id or 'not set'})")
+
+
+def package_summary(pkg: BehaviorPackage) -> str:
+    """A package as text: name, verification, inputs (typed), permissions, metrics, tree."""
+    from jdsl.text import format_behavior
+
+    m = pkg.manifest
+    verification = m.get("verification") or {}
+    perms = pkg.permissions()
+    types, source = input_types(pkg), m.get("source") or {}
+
+    def typed(keys: Sequence[str]) -> str:
+        return ", ".join(
+            k + "".join(sorted({f" ({s['type']})" for _, s in types.get(k, ()) if "type" in s}))
+            for k in keys
+        )
+
+    inputs = [typed(source.get("inputs") or [])] + [
+        "one of: " + " | ".join(typed(alt) for alt in branch)
+        for branch in source.get("input_alternatives") or []
+    ]
+    lines = [
+        f"{m.get('name')} {m.get('version')} ({m.get('format')})",
+        f"task family   {m.get('task_family') or '-'}",
+        f"verification  {verification.get('status')} (replay coverage "
+        f"{verification.get('replay_coverage', '-')}; executed "
+        f"{verification.get('executed', '-')} episode(s), {verification.get('matched', '-')}"
+        " matched)",
+        f"run inputs    {'; '.join(i for i in inputs if i) or '-'}",
+        f"reads         {', '.join(perms['reads']) or '-'}",
+        f"writes        {', '.join(perms['writes']) or '-'}",
+        f"destructive   {', '.join(perms['destructive']) or '-'}",
+        f"metrics       {json.dumps(m.get('metrics') or {}, sort_keys=True)}",
+        "",
+        format_behavior(pkg.ir),
+    ]
+    return "\n".join(lines)
+
+
+@cli_errors
+def show_command(
+    path: Path = typer.Argument(
+        ..., exists=True, metavar="TRACES.jsonl|PKG|FILE.behavior", help="What to show."
+    ),
+    episode: str | None = typer.Option(None, "--episode", "-e", help="Show only this episode."),
+    compile_preview: bool = typer.Option(
+        False, "--compile", help="Also show what compiling the episodes gives (writes nothing)."
+    ),
+) -> None:
+    """Show a trace (episodes and timelines), a package (its summary) or behavior text."""
+    if path.suffix == ".behavior":
+        _show_behavior(path)
+    elif path.is_dir() or path.suffix == ".jdsl":
+        typer.echo(package_summary(load_package(path)))
+    else:
+        _show_trace(path, episode, compile_preview)

