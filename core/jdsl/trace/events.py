@@ -26,6 +26,7 @@ __all__ = [
     "EventKind",
     "EventSource",
     "RUNTIME_ACTORS",
+    "RUNTIME_SOURCE",
     "Timestamps",
     "TraceEvent",
     "canonical_json",
@@ -131,8 +132,9 @@ class EventSource(BaseModel):
     model: str | None = None
 
 
-_RUNTIME_SOURCE = EventSource()  # frozen: shared by the events the runtime records
-_RUNTIME_SOURCE_TEXT = canonical_json(_RUNTIME_SOURCE.__dict__)
+RUNTIME_SOURCE = EventSource()
+"""The runtime's source (frozen), shared by the events the runtime records and those read back."""
+_RUNTIME_SOURCE_TEXT = canonical_json(RUNTIME_SOURCE.__dict__)
 
 
 class TraceEvent(BaseModel):
@@ -195,12 +197,27 @@ class TraceEvent(BaseModel):
         _set(event, "__dict__", {
             "kind": kind, "capture_id": capture_id, "episode_id": episode_id,
             "payload": payload, "schema_version": SCHEMA_VERSION, "event_id": event_id,
-            "sequence": sequence, "timestamp": timestamp, "source": _RUNTIME_SOURCE,
+            "sequence": sequence, "timestamp": timestamp, "source": RUNTIME_SOURCE,
             "actor": actor, "parent_event_id": parent_event_id, "state_before_ref": None,
             "state_after_ref": None, "blob_refs": [] if blob_refs is None else blob_refs,
             "prev_event_hash": None, "event_hash": None,
         })  # fmt: skip
         _set(event, "__pydantic_fields_set__", {"kind", "capture_id", "episode_id", "payload"})
+        _set(event, "__pydantic_extra__", None)
+        _set(event, "__pydantic_private__", None)
+        return event
+
+    @classmethod
+    def trusted(cls, fields: dict[str, Any]) -> TraceEvent:
+        """An event from every field, already of its type (a reader's fast path; no checks).
+
+        ``fields`` maps each field name to its value (``source`` an :class:`EventSource`);
+        the event owns the dict.
+        """
+        event = cls.__new__(cls)
+        _set = object.__setattr__
+        _set(event, "__dict__", fields)
+        _set(event, "__pydantic_fields_set__", set(fields))
         _set(event, "__pydantic_extra__", None)
         _set(event, "__pydantic_private__", None)
         return event
@@ -233,7 +250,7 @@ class TraceEvent(BaseModel):
     def _text(self) -> str:
         fields = self.__dict__
         source = fields["source"]
-        known = source is _RUNTIME_SOURCE or source.__dict__ == _RUNTIME_SOURCE.__dict__
+        known = source is RUNTIME_SOURCE or source.__dict__ == RUNTIME_SOURCE.__dict__
         return event_text(fields, source_text=_RUNTIME_SOURCE_TEXT if known else None)
 
     def verify_hash(self) -> bool:

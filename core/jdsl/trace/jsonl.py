@@ -9,14 +9,11 @@ so does dropping the sink.
 
 from __future__ import annotations
 
-import json
 import os
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from jdsl.errors import JdslError
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
 from jdsl.trace.canonical import canonical_json, event_text
 from jdsl.trace.events import (
@@ -28,30 +25,11 @@ from jdsl.trace.events import (
     digest,
     with_hash,
 )
+from jdsl.trace.reader import blob_dir_for, iter_events
 from jdsl.trace.redact import Redactor
 from jdsl.trace.sinks import BaseTraceSink, Parent, Recorder
 
-__all__ = ["JsonlTraceSink", "TraceFormatError", "blob_dir_for", "iter_events"]
-
-
-class TraceFormatError(JdslError, ValueError):
-    """A trace file line that is not a JSON trace event.
-
-    Attributes:
-        path: the file.
-        line: the 1-based line number.
-    """
-
-    def __init__(self, message: str, *, path: str, line: int) -> None:
-        self.path = path
-        self.line = line
-        super().__init__(f"{path}, line {line}: {message}")
-
-
-def blob_dir_for(path: str | os.PathLike[str]) -> Path:
-    """The blob directory beside a trace file: ``<file>.blobs``."""
-    path = Path(path)
-    return path.with_name(path.name + ".blobs")
+__all__ = ["JsonlTraceSink"]
 
 
 class JsonlTraceSink(BaseTraceSink):
@@ -206,37 +184,3 @@ _SOURCE = EventSource().__dict__  # the runtime's source, as JSON data
 
 def _noop() -> None:
     """Nothing to close yet."""
-
-
-def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterator[TraceEvent]:
-    """Yield the events of a JSONL trace file in file order; blank lines are skipped.
-
-    Args:
-        path: the trace file.
-        strict: raise :class:`TraceFormatError` on a line that is not an event; with
-            ``strict=False`` such lines (e.g. one torn by a crash mid-write) are skipped.
-    """
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            event = _parse_line(line, str(path), number, strict)
-            if event is not None:
-                yield event
-
-
-def _parse_line(line: str, path: str, number: int, strict: bool) -> TraceEvent | None:
-    try:
-        data: Any = json.loads(line)
-        if not isinstance(data, dict) or "kind" not in data:
-            raise ValueError("not a JSON object with a 'kind'")
-        return TraceEvent.from_dict(data)
-    except ValueError as exc:  # json and pydantic errors are ValueErrors
-        if not strict:
-            return None
-        raise TraceFormatError(
-            f"not a trace event ({exc}); each line must be one TraceEvent JSON object, "
-            "or read with strict=False to skip it",
-            path=path,
-            line=number,
-        ) from exc
