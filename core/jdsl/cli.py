@@ -3,6 +3,7 @@
 ::
 
     jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence]
+                 [--engine local|dask [--scheduler ADDRESS]]
     jdsl package inspect PKG
     jdsl package verify PKG
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
@@ -28,7 +29,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import typer
 
@@ -37,20 +38,22 @@ from jdsl.compiler import (
     CompileError,
     CompileResult,
     NormEpisode,
-    check_chains,
     compile_normalized,
     group_episodes,
-    normalize_all,
 )
+from jdsl.compiler.dask_engine import dask_client, map_reduce
 from jdsl.compiler.families import GroupBy
+from jdsl.compiler.stream import normalize_stream
 from jdsl.demo.cli import demo_command
 from jdsl.errors import BindingError, PackageError
 from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, import_app
 from jdsl.ir.nodes import walk_ir
 from jdsl.package import SUFFIX, BehaviorPackage, InputUse, export_jdsl, input_types, load_package
-from jdsl.trace import Episode, TraceFormatError, read_events
+from jdsl.trace import iter_episodes
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
+
+Engine = Literal["local", "dask"]
 
 
 app = typer.Typer(
@@ -234,25 +237,43 @@ def compile_command(
     skip_bad_lines: bool = typer.Option(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
+    engine: Engine = typer.Option(
+        "local",
+        "--engine",
+        help="local: stream in this process; dask: map over the trace "
+        "files on a dask.distributed cluster (pip install 'jdsl[dask]').",
+    ),  # fmt: skip
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="--engine dask: the scheduler "
+        "(tcp://host:8786); default: a 2-worker LocalCluster on 127.0.0.1, closed after.",
+    ),  # fmt: skip
 ) -> None:
     """Compile traced episodes into a verified behavior package.
 
-    Exit 1, writing nothing, when there is no successful episode, the trace's hash chain is
-    broken, verification fails, or it is unverified (replay had nothing to check).
+    Episodes are streamed: read, checked and normalized one at a time. Exit 1, writing
+    nothing, when there is no successful episode, the trace's hash chain is broken,
+    verification fails, or it is unverified (replay had nothing to check).
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if group_by is not None and out.exists() and not out.is_dir():
         fix = "with --group-by, -o is a directory for one package per family; pass one"
         raise cli_fail(f"-o {out} is a file", fix)
-    episodes = _read_episodes(traces, strict=not skip_bad_lines)
-    check_chains(episodes)
-    normalized = normalize_all(episodes, canonical=mapping)
+    strict = not skip_bad_lines
+    facts = None
+    if engine == "dask":
+        with dask_client(scheduler) as client:
+            normalized, facts = map_reduce(client, traces, mapping, strict=strict)
+    else:
+        normalized = normalize_stream(iter_episodes(traces, strict=strict), canonical=mapping)
     _require_success(normalized, traces)
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
     if group_by is None:
-        result = compile_normalized(normalized, name=base, task_family=task_family)
+        result = compile_normalized(normalized, name=base, task_family=task_family, facts=facts)
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
@@ -305,21 +326,6 @@ def _verification_fail(status: str) -> Exception:
             "compile the episodes of one task family (--group-by) so their calls align",
         )
     return cli_fail("verification failed; no package written", "see the problems above")
-
-
-def _read_episodes(paths: Sequence[Path], *, strict: bool) -> list[Episode]:
-    episodes: list[Episode] = []
-    for path in paths:
-        try:
-            episodes += read_events(path, strict=strict).episodes
-        except UnicodeDecodeError as exc:
-            raise TraceFormatError(
-                f"not UTF-8 text ({exc.reason} at byte {exc.start}); pass a jdsl trace (JSONL "
-                "written by a JsonlTraceSink or `jdsl import`)",
-                path=str(path),
-                line=1 + exc.object[: exc.start].count(b"\n"),
-            ) from None
-    return episodes
 
 
 def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -> None:

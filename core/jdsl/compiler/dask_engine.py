@@ -26,7 +26,7 @@ from jdsl.compiler.stream import IrInterner, normalize_stream
 from jdsl.errors import MissingDependencyError
 from jdsl.trace import iter_episodes
 
-__all__ = ["compile_on_dask", "dask_client", "map_shard", "tree_reduce"]
+__all__ = ["compile_on_dask", "dask_client", "map_reduce", "map_shard", "tree_reduce"]
 
 
 def map_shard(
@@ -124,34 +124,37 @@ def compile_on_dask(
         CompileError / TraceFormatError: as the local engine, raised from the worker.
         MissingDependencyError: dask.distributed is not installed.
     """
-    paths = [str(Path(p).resolve()) for p in shards]
+    check = not allow_broken_chain
     if client is None:
         with dask_client(scheduler, workers=workers) as own:
-            return _compile(own, paths, name, canonical, allow_broken_chain, strict, fan_in,
-                            options)  # fmt: skip
-    return _compile(client, paths, name, canonical, allow_broken_chain, strict, fan_in, options)
+            normalized, facts = map_reduce(own, shards, canonical, check, strict, fan_in)
+    else:
+        normalized, facts = map_reduce(client, shards, canonical, check, strict, fan_in)
+    return compile_normalized(normalized, name=name, facts=facts, **options)
 
 
-def _compile(
+def map_reduce(
     client: Any,
-    paths: list[str],
-    name: str,
-    canonical: Mapping[str, str] | None,
-    allow_broken_chain: bool,
-    strict: bool,
-    fan_in: int,
-    options: dict[str, Any],
-) -> CompileResult:
+    shards: Sequence[str | os.PathLike[str]],
+    canonical: Mapping[str, str] | None = None,
+    check_chain: bool = True,
+    strict: bool = True,
+    fan_in: int = 8,
+) -> tuple[list[NormEpisode], FactTable]:
+    """:func:`map_shard` over ``shards`` on the cluster, the tables tree-reduced there.
+
+    Returns:
+        The normalized episodes in shard order (gathered to the client) and the merged table.
+    """
+    paths = [str(Path(p).resolve()) for p in shards]
     mapped = client.map(
-        map_shard, paths, canonical=dict(canonical or {}), check_chain=not allow_broken_chain,
+        map_shard, paths, canonical=dict(canonical or {}), check_chain=check_chain,
         strict=strict, pure=False,
     )  # fmt: skip
-    tables = client.map(_table, mapped, pure=False)
-    merged = tree_reduce(client, tables, fan_in=fan_in)
+    merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
     parts = client.gather(client.map(_episodes, mapped, pure=False))
     intern = IrInterner()
-    normalized = [intern(episode) for part in parts for episode in part]
-    return compile_normalized(normalized, name=name, facts=merged.result(), **options)
+    return [intern(episode) for part in parts for episode in part], merged.result()
 
 
 def _table(mapped: tuple[list[NormEpisode], FactTable]) -> FactTable:

@@ -8,7 +8,6 @@ tampering with any stored event is detectable (:func:`jdsl.trace.verify_chain`).
 from __future__ import annotations
 
 import hashlib
-import itertools
 import threading
 import time
 import uuid
@@ -272,26 +271,29 @@ def with_hash(text: str, event_hash: str | None) -> str:
 
 
 class EpisodeChain:
-    """One episode's place in a sink: its sequence counter, the chain's tail hash, an id prefix.
+    """One episode's place in a sink: its next sequence, the chain's tail hash, an id prefix.
 
-    ``counter`` hands out sequences (``next(chain.counter)`` is atomic, so a recorder needs no
-    lock to number events). Events a sink records itself get the id ``prefix + 12 hex digits of
-    the sequence``: the prefix is 20 random hex digits per episode per sink, so ids stay unique
-    without a uuid4 per event.
+    Sinks commit an event with plain attribute stores followed by one list ``append``
+    (``chain.next = seq + 1; chain.tail = h; kept.append(item)``): CPython delivers a
+    KeyboardInterrupt, and switches threads, only between such steps at calls and jumps, so a
+    Ctrl-C either keeps the event and advances the chain, or does neither (no gap, no repeat).
+    Events a sink records itself get the id ``prefix + 12 hex digits of the sequence``: the
+    prefix is 20 random hex digits per episode per sink, so ids stay unique without a uuid4
+    per event.
     """
 
-    __slots__ = ("capture_id", "counter", "episode_id", "prefix", "tail")
+    __slots__ = ("capture_id", "episode_id", "next", "prefix", "tail")
 
     def __init__(self, capture_id: str, episode_id: str) -> None:
         self.capture_id = capture_id
         self.episode_id = episode_id
-        self.counter = itertools.count()
+        self.next = 0
         self.tail: str | None = None
         self.prefix = uuid.uuid4().hex[:20]
 
     def restart(self, sequence: int) -> None:
         """Hand out ``sequence`` next."""
-        self.counter = itertools.count(sequence)
+        self.next = sequence
 
     def event_id(self, sequence: int) -> str:
         """The id of this episode's event at ``sequence``."""
@@ -319,12 +321,24 @@ class Chainer:
                 found = self._chains.setdefault(key, EpisodeChain(capture_id, episode_id))
         return found
 
+    @staticmethod
+    def seal(chain: EpisodeChain, event: TraceEvent) -> str:
+        """Give ``event`` the chain's next sequence and tail, and its hash; the chain itself is
+        not advanced (the caller commits: ``chain.next = event.sequence + 1; chain.tail =
+        hash``, then keeps the event)."""
+        fields = event.__dict__
+        fields["sequence"] = chain.next
+        fields["prev_event_hash"] = chain.tail
+        fields["event_hash"] = event_hash = event.compute_hash()
+        return event_hash
+
     def stamp(self, event: TraceEvent) -> TraceEvent:
         """Assign the next sequence and link the event into its episode's chain, in place."""
         chain = self.chain(event.capture_id, event.episode_id)
         with self._lock:
-            event.sequence = next(chain.counter)
-            self.link(chain, event)
+            event_hash = self.seal(chain, event)
+            chain.next = event.sequence + 1
+            chain.tail = event_hash
         return event
 
     @staticmethod
