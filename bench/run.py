@@ -23,13 +23,14 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script from a fresh clone: make `bench` importable
     sys.path.insert(0, str(HERE.parent))
 
-from bench import compiler, imports, interpreter, machine, notebook  # noqa: E402
+from bench import compiler, imports, interpreter, machine, notebook, scale  # noqa: E402
 from bench.table import Row, markdown, text_table  # noqa: E402
 
 Measure = Callable[..., list[Row]]
 SECTIONS: dict[str, Measure] = {
     "interpreter": interpreter.measure,
     "compiler": compiler.measure,
+    "scale": scale.measure,
     "notebook": notebook.measure,
     "imports": imports.measure,
 }

@@ -65,9 +65,12 @@ def tree_reduce(client: Any, futures: Sequence[Any], *, fan_in: int = 8) -> Any:
 
 
 @contextmanager
-def dask_client(scheduler: str | None = None, *, workers: int = 2) -> Iterator[Any]:
+def dask_client(
+    scheduler: str | None = None, *, workers: int = 2, processes: bool = True
+) -> Iterator[Any]:
     """A ``distributed.Client``: to ``scheduler`` (an address such as ``tcp://host:8786``), or
-    to a ``LocalCluster`` of ``workers`` processes on 127.0.0.1 started here and closed after.
+    to a ``LocalCluster`` of ``workers`` on 127.0.0.1 (processes, or threads of this process
+    with ``processes=False``) started here and closed after.
 
     Raises:
         MissingDependencyError: dask.distributed is not installed (``pip install 'jdsl[dask]'``).
@@ -82,7 +85,7 @@ def dask_client(scheduler: str | None = None, *, workers: int = 2) -> Iterator[A
         return
     with (
         LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            n_workers=workers, threads_per_worker=1, processes=processes, host="127.0.0.1",
             dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
         ) as cluster,
         Client(cluster) as client,

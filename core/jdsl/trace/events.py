@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jdsl.trace.canonical import canonical_json, event_text
+from jdsl.trace.canonical import canonical_json, event_json, event_text
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -133,7 +133,7 @@ class EventSource(BaseModel):
 
 RUNTIME_SOURCE = EventSource()
 """The runtime's source (frozen), shared by the events the runtime records and those read back."""
-_RUNTIME_SOURCE_TEXT = canonical_json(RUNTIME_SOURCE.__dict__)
+_RUNTIME_SOURCE_TEXT = event_json(RUNTIME_SOURCE.__dict__)
 
 
 class TraceEvent(BaseModel):
@@ -242,7 +242,7 @@ class TraceEvent(BaseModel):
         """``sha256:<hex>`` over every field but ``event_hash`` (so the chain link is covered).
 
         The hashed text is the canonical JSON of :meth:`to_dict` without ``event_hash``
-        (sorted keys, no spaces, UTF-8).
+        (sorted keys, no spaces, UTF-8; :func:`~jdsl.trace.canonical.event_json`).
         """
         return digest(self._text())
 
@@ -253,8 +253,12 @@ class TraceEvent(BaseModel):
         return event_text(fields, source_text=_RUNTIME_SOURCE_TEXT if known else None)
 
     def verify_hash(self) -> bool:
-        """Whether ``event_hash`` matches the event's content."""
-        return self.event_hash == self.compute_hash()
+        """Whether ``event_hash`` matches the event's content (as written now, or as earlier
+        versions wrote it: see :mod:`jdsl.trace.canonical`)."""
+        if self.event_hash == self.compute_hash():
+            return True
+        legacy = event_text(self.__dict__, encode=canonical_json)
+        return self.event_hash == digest(legacy)
 
 
 def digest(text: str) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
-from jdsl.trace.canonical import canonical_json, event_text
+from jdsl.trace.canonical import event_json, event_text
 from jdsl.trace.events import (
     RUNTIME_ACTORS,
     SCHEMA_VERSION,
@@ -32,6 +32,7 @@ from jdsl.trace.events import (
 from jdsl.trace.linefile import LineFile
 from jdsl.trace.reader import blob_dir_for, iter_events
 from jdsl.trace.redact import Redactor
+from jdsl.trace.screen import RedactionScreen
 from jdsl.trace.sinks import BaseTraceSink, Parent, Recorder
 
 __all__ = ["JsonlTraceSink"]
@@ -75,6 +76,7 @@ class JsonlTraceSink(BaseTraceSink):
             blob_threshold_bytes=blob_threshold_bytes or DEFAULT_BLOB_THRESHOLD,
         )
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._screen = RedactionScreen.of(self.redactor)
         self._file = LineFile(
             self.path, self._lock, interval_s=flush_interval_s, max_lines=flush_events,
             fsync=fsync,
@@ -167,15 +169,20 @@ class JsonlTraceSink(BaseTraceSink):
         return record
 
     def _payload_text(self, payload: dict[str, Any]) -> tuple[str, list[str]]:
-        """The redacted payload's canonical JSON (encoded once) and its blob refs."""
-        if self.redactor is not None:
-            payload = self.redactor.redact(payload)
-        text = canonical_json(payload)
+        """The redacted payload's canonical JSON (encoded once) and its blob refs.
+
+        The text is screened first (:class:`~jdsl.trace.screen.RedactionScreen`): a payload
+        with no sensitive key and nothing secret-looking is written as encoded, unwalked.
+        """
+        text = event_json(payload)
+        if self._screen is not None and self._screen.may_redact(text):
+            payload = self.redactor.redact(payload)  # type: ignore[union-attr]
+            text = event_json(payload)
         store, limit = self.blob_store, self.blob_threshold_bytes
         if store is None or len(text) * 4 <= limit or len(text.encode()) <= limit:
             return text, []
         payload, refs = offload(payload, store, limit)
-        return canonical_json(payload), refs
+        return event_json(payload), refs
 
     def close(self) -> None:
         """Write what is buffered and close the file (a later event opens it again)."""

@@ -136,4 +136,3 @@ class LineFile:
         with self.lock:
             self._timer = None
             self.flush()
-
