@@ -59,10 +59,11 @@ def compile_worker(paths: list[Path]) -> dict[str, Any]:
     from jdsl.compiler import compile_behavior
 
     baseline = peak_rss_bytes()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = compile_behavior(paths, name="retail_lookup")
     return {
         "compile_s": time.perf_counter() - start,
+        "cpu_s": time.process_time() - cpu,
         "peak_rss": peak_rss_bytes(),
         "baseline_rss": baseline,
         "episodes": len(result.normalized),
@@ -191,7 +192,8 @@ def _local_rows(n: int, f: dict[str, Any], *, target: bool) -> list[Row]:
     per = f["compile_s"] / n if f.get("compile_s") else None
     return [
         Row(SECTION, f"retail x {n:,} ({SHARDS} shards): streaming compile, per episode", per,
-            "s", note=error or f"{f.get('episodes')} episodes, verified {f.get('ok')}"),
+            "s", note=error or f"{f.get('episodes')} episodes, verified {f.get('ok')}; CPU "
+            f"{(f.get('cpu_s') or 0) / n * 1e3:.2f} ms per episode"),
         Row(SECTION, f"retail x {n:,}: streaming compile peak memory (worker RSS)",
             None if peak is None else float(peak), "B",
             target="<= 500 MB" if target else None,
@@ -202,11 +204,12 @@ def _local_rows(n: int, f: dict[str, Any], *, target: bool) -> list[Row]:
 
 def _exponent_row(sizes: list[int], local: dict[int, dict[str, Any]]) -> Row:
     small, big = sizes[0], sizes[-1]
-    a, b = local[small].get("compile_s"), local[big].get("compile_s")
+    a, b = local[small].get("cpu_s"), local[big].get("cpu_s")
     value = math.log(b / a) / math.log(big / small) if a and b else None
     return Row(SECTION, f"scaling exponent, streaming compile {small:,} -> {big:,} episodes",
                value, "", target="<= 1.1", met=None if value is None else value <= 1.1,
-               note="log-log slope of compile time")  # fmt: skip
+               note="log-log slope of the compile's CPU time (wall time on a shared machine "
+               "also measures the other jobs)")  # fmt: skip
 
 
 def _dask_rows(n: int, local: dict[str, Any], f: dict[str, Any]) -> list[Row]:

@@ -11,8 +11,9 @@ Lines are kept in memory and written with one ``os.write`` per flush, which happ
 ``interval_s=0`` writes every line at once (per-event durability). Only a hard kill (SIGKILL,
 power loss, ``os._exit``) loses the buffered tail; ``fsync=True`` also syncs every write.
 
-A flush encodes the buffer, then takes it and writes it; a KeyboardInterrupt that arrives
-during the write still lets the write finish, so no line is ever written twice or torn.
+A flush runs with Ctrl-C held (on the main thread): a SIGINT during it is delivered when it
+returns, so a line is never written twice or torn. A failed write keeps what it did not write
+for the next flush.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import os
 import threading
 from pathlib import Path
 from typing import Any
+
+from jdsl.trace.interrupts import interrupts_held
 
 __all__ = ["LineFile"]
 
@@ -81,7 +84,9 @@ class LineFile:
             OSError: the write failed; what was not written stays buffered, written first by
                 the next flush (nothing is dropped, nothing written twice).
         """
-        with self.lock:
+        if not self.lines and not self._unwritten:
+            return
+        with self.lock, interrupts_held():
             if not self.lines and not self._unwritten:
                 return
             data = "".join(self.lines).encode("utf-8")
@@ -89,21 +94,14 @@ class LineFile:
                 data = b"\n" + data
             fd = self._fd if self._fd is not None else self._open()
             view = memoryview(self._unwritten + data)
-            self.lines = []  # taken: from here on the lines are written, even if interrupted
+            self.lines = []  # taken: from here on the lines are written or kept unwritten
             self.needs_newline = False
             self._unwritten = b""
             try:
                 while view:
                     view = view[os.write(fd, view) :]
-            except OSError:
-                self._unwritten = bytes(view)
-                raise
-            except BaseException:  # a KeyboardInterrupt mid-write: finish, never tear a line
-                try:
-                    while view:
-                        view = view[os.write(fd, view) :]
-                finally:
-                    self._unwritten = bytes(view)
+            except BaseException:
+                self._unwritten = bytes(view)  # written first by the next flush
                 raise
             if self.fsync:
                 os.fsync(fd)
@@ -136,3 +134,4 @@ class LineFile:
         with self.lock:
             self._timer = None
             self.flush()
+

@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
 from jdsl.trace.events import RUNTIME_ACTORS, Actor, Chainer, Timestamps, TraceEvent
+from jdsl.trace.interrupts import interrupts_held
 from jdsl.trace.redact import Redactor
 from jdsl.trace.values import jsonable
 
@@ -279,7 +280,7 @@ class FanoutSink:
     def emit(self, event: TraceEvent) -> TraceEvent:
         """Prepare through every sink, stamp with the first, hand the result to the rest."""
         first, *rest = self.sinks
-        with self._lock:
+        with self._lock, interrupts_held():  # a Ctrl-C reaches every sink or none
             event = first.emit(_prepare(rest, event))
             for sink in rest:
                 _append(sink, event)
