@@ -85,10 +85,14 @@ def event_text(
         f["parent_event_id"], f["prev_event_hash"], f["state_after_ref"], f["state_before_ref"]
     )  # fmt: skip
     try:  # one check for every text field: none needs escaping
-        plain = _ESCAPED.search("".join((
+        joined = "".join((
             actor, capture, episode, event_id, kind, schema, stamp,
             parent or "", prev or "", after or "", before or "",
-        ))) is None and type(seq) is int  # fmt: skip
+        ))  # fmt: skip
+        plain = (
+            type(seq) is int and joined.isprintable() and '"' not in joined
+            and "\\" not in joined
+        )  # fmt: skip
     except TypeError:  # a field that is not text
         plain = False
     if not plain:

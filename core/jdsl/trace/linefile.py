@@ -134,4 +134,3 @@ class LineFile:
         with self.lock:
             self._timer = None
             self.flush()
-

@@ -17,8 +17,6 @@ from jdsl.trace.redact import DEFAULT_SECRET_PATTERNS, Redactor
 
 __all__ = ["RedactionScreen"]
 
-_KEYS = re.compile(r'"((?:[^"\\]|\\.)*)":')
-_NAMED = re.compile(r'"(?:key|path)":"((?:[^"\\]|\\.)*)"')
 _SEGMENT = re.compile(r"[.\[\]]")
 _DEFAULT_HINTS = (
     "PRIVATE KEY-----", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA",
@@ -26,7 +24,7 @@ _DEFAULT_HINTS = (
 )  # fmt: skip
 """A literal every match of a :data:`DEFAULT_SECRET_PATTERNS` pattern contains (besides the
 case-insensitive ``bearer``): text with none of them has no default secret."""
-_BEARER = re.compile("(?i)bearer ")
+_NAMED = ('"key":"', '"path":"')
 
 
 class RedactionScreen:
@@ -44,25 +42,41 @@ class RedactionScreen:
         return cls(redactor) if redactor is not None and redactor.enabled else None
 
     def may_redact(self, text: str) -> bool:
-        """Whether redacting the payload encoded as ``text`` could change it."""
+        """Whether redacting the payload encoded as ``text`` could change it.
+
+        ``text`` is the payload's canonical JSON; with no backslash in it, every ``":`` ends a
+        key and no string holds a quote, so keys and named fields are found by splitting.
+        """
         if self.redactor.json_paths or "\\" in text or self._secret_in(text):
             return True
-        safe = self._safe_keys
-        for key in _KEYS.findall(text):
+        safe, sensitive = self._safe_keys, self.redactor.is_sensitive_key
+        for part in text.split('":')[:-1]:
+            key = part[part.rfind('"') + 1 :]
             if key not in safe:
-                if self.redactor.is_sensitive_key(key, None):
+                if sensitive(key, None):
                     return True
                 if len(safe) < 4096:
                     safe.add(key)
-        return any(self._named_sensitive(name) for name in _NAMED.findall(text))
+        return any(self._named_sensitive(text, marker) for marker in _NAMED)
 
     def _secret_in(self, text: str) -> bool:
-        if self._hints and not (
-            any(hint in text for hint in _DEFAULT_HINTS) or _BEARER.search(text)
-        ):
-            return False  # the default patterns' literals are absent: no search needed
+        if self._hints:
+            for hint in _DEFAULT_HINTS:
+                if hint in text:
+                    break
+            else:
+                if "bearer " not in text.lower():
+                    return False  # no default pattern's literal: no search needed
         return self._secret.search(text) is not None
 
-    def _named_sensitive(self, name: str) -> bool:
-        last = _SEGMENT.split(name.rstrip("]"))[-1]
-        return bool(last) and self.redactor.is_sensitive_key(last)
+    def _named_sensitive(self, text: str, marker: str) -> bool:
+        """Whether a ``"key"`` / ``"path"`` field names a sensitive value (it is hidden)."""
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            name = text[start : text.find('"', start)]
+            last = _SEGMENT.split(name.rstrip("]"))[-1]
+            if last and self.redactor.is_sensitive_key(last):
+                return True
+            at = text.find(marker, start)
+        return False
