@@ -242,14 +242,14 @@ def compile_command(
         "--engine",
         help="local: stream in this process; dask: map over the trace "
         "files on a dask.distributed cluster (pip install 'jdsl[dask]').",
-    ),  # fmt: skip
+    ),
     scheduler: str | None = typer.Option(
         None,
         "--scheduler",
         metavar="ADDRESS",
         help="--engine dask: the scheduler "
         "(tcp://host:8786); default: a 2-worker LocalCluster on 127.0.0.1, closed after.",
-    ),  # fmt: skip
+    ),
 ) -> None:
     """Compile traced episodes into a verified behavior package.
 

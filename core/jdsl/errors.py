@@ -183,9 +183,7 @@ class PermissionDenied(JdslError):
         self.category = category
         self.target = target
         message = f"{category} permission denied for {target!r}"
-        message += (
-            f"; {hint}" if hint else f"; grant it with Sandbox(grants={{'{category}': [...]}})"
-        )
+        message += f"; {hint}" if hint else f"; grant it with Sandbox(grants={{'{category}': [...]}})"
         super().__init__(message)
 
 

@@ -19,24 +19,12 @@ from jdsl.errors import MissingDependencyError
 if TYPE_CHECKING:
     from jdsl.demo.job import DemoResult
 
-__all__ = [
-    "RDB_LEGEND",
-    "REFS_LEGEND",
-    "draw",
-    "group_notes",
-    "html_report",
-    "tool_chain",
-    "text_report",
-]
+__all__ = ["RDB_LEGEND", "REFS_LEGEND", "draw", "group_notes", "html_report", "tool_chain", "text_report"]
 
-RDB_LEGEND = (
-    "RDB = residual decision burden: the package's model decisions / all its "
-    "decisions (0 = every decision compiled away, 1 = all left to a model)"
-)
-REFS_LEGEND = (
-    "refs = action arguments read from an earlier tool result (exact dataflow); "
-    "model = arguments that are a model output"
-)
+RDB_LEGEND = ("RDB = residual decision burden: the package's model decisions / all its "
+              "decisions (0 = every decision compiled away, 1 = all left to a model)")
+REFS_LEGEND = ("refs = action arguments read from an earlier tool result (exact dataflow); "
+               "model = arguments that are a model output")
 _DETAILS_AFTER = 3
 
 
@@ -177,12 +165,9 @@ class Markup(str):
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{cell if isinstance(cell, Markup) else html.escape(str(cell))}</td>"
-            for cell in row
-        )
-        + "</tr>"
+        "<tr>" + "".join(
+            f"<td>{cell if isinstance(cell, Markup) else html.escape(str(cell))}</td>" for cell in row
+        ) + "</tr>"
         for row in rows
     )
     return f"<table><tr>{head}</tr>{body}</table>"
@@ -201,20 +186,16 @@ def _list_cell(items: Sequence[str], noun: str) -> Markup | str:
     if len(items) <= _DETAILS_AFTER:
         return Markup(f"<ul class='cell'>{lines}</ul>")
     first = _breakable(items[0])
-    return Markup(
-        f"<details><summary>{len(items)} {noun}: {first}, …</summary>"
-        f"<ul class='cell'>{lines}</ul></details>"
-    )
+    return Markup(f"<details><summary>{len(items)} {noun}: {first}, …</summary>"
+                  f"<ul class='cell'>{lines}</ul></details>")
 
 
 def _svg(result: DemoResult, name: str, caption: str) -> str:
     path = result.out / name
     if not path.exists():
         return '<p class="note">(drawing skipped; see the notes)</p>'
-    return (
-        f"<figure>{path.read_text(encoding='utf-8')}<figcaption>{html.escape(caption)} "
-        f"(<a href='{name}'>{name}</a>, full size)</figcaption></figure>"
-    )
+    return (f"<figure>{path.read_text(encoding='utf-8')}<figcaption>{html.escape(caption)} "
+            f"(<a href='{name}'>{name}</a>, full size)</figcaption></figure>")
 
 
 def html_report(result: DemoResult) -> str:
@@ -224,16 +205,9 @@ def html_report(result: DemoResult) -> str:
         for o in result.held_out
     ]
     airline = [
-        (
-            r.family,
-            r.episodes,
-            _list_cell(_tool_runs(r.tools), "calls"),
-            _list_cell(list(r.lineage_refs), "refs"),
-            r.model_output_refs,
-            r.verification,
-            f"{r.residual_decision_burden:.2f}",
-            _list_cell(list(r.id_like_constants), "constants"),
-        )
+        (r.family, r.episodes, _list_cell(_tool_runs(r.tools), "calls"),
+         _list_cell(list(r.lineage_refs), "refs"), r.model_output_refs, r.verification,
+         f"{r.residual_decision_burden:.2f}", _list_cell(list(r.id_like_constants), "constants"))
         for r in result.airline
     ]
     parts = [
@@ -251,19 +225,9 @@ def html_report(result: DemoResult) -> str:
         "<h2>Airline: real gpt-4o trajectories, one package per task family</h2>",
         f"<p class='note'>{html.escape(RDB_LEGEND)}.</p>",
         f"<p class='note'>{html.escape(REFS_LEGEND)}.</p>",
-        _table(
-            [
-                "family",
-                "episodes",
-                "tools (in order)",
-                "refs to tool results",
-                "refs to model outputs",
-                "verification",
-                "residual decision burden (RDB)",
-                "id-like constants",
-            ],
-            airline,
-        ),
+        _table(["family", "episodes", "tools (in order)", "refs to tool results",
+                "refs to model outputs", "verification",
+                "residual decision burden (RDB)", "id-like constants"], airline),
         "</body></html>",
     ]
     return "\n".join(parts)

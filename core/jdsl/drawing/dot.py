@@ -172,13 +172,8 @@ def tree_dot(tree: Any, statuses: Mapping[str, str] | None = None, *, name: str 
 
     draw(ir)
     if statuses:
-        graph.attr(
-            label=_legend(statuses),
-            labelloc="b",
-            labeljust="l",
-            fontsize="10",
-            fontname="Helvetica",
-        )
+        graph.attr(label=_legend(statuses), labelloc="b", labeljust="l", fontsize="10",
+                   fontname="Helvetica")
     return str(graph.source)
 
 
