@@ -186,7 +186,8 @@ def corpus_rows(label: str, figures: dict[str, Any], *, memory_target: bool) -> 
             "json.loads",
             "<= 5x JSON parse",
             met,
-            error or f"{shape}; median of {figures.get('repeats', '?')}",
+            error or f"{shape}; read, chain-checked and compiled, streaming (before this "
+            f"round the load was not counted); median of {figures.get('repeats', '?')}",
         ),
         Row(
             SECTION,

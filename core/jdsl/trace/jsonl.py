@@ -121,7 +121,7 @@ class JsonlTraceSink(BaseTraceSink):
             self._file.added()
 
     def recorder(self, capture_id: str, episode_id: str) -> Recorder | None:
-        """A :data:`~jdsl.trace.sinks.Recorder` writing each event's line as it comes.
+        """A :data:`~jdsl.trace.sinks.Recorder` buffering each event's line as it comes.
 
         Each line is encoded once: the hash is taken over the canonical JSON of the event
         without ``event_hash``, which is then spliced in at its sorted place. None when a

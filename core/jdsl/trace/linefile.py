@@ -64,11 +64,6 @@ class LineFile:
         self._fd: int | None = None
         self._timer: threading.Timer | None = None
 
-    def add(self, line: str) -> None:
-        """Buffer one line (ending in ``\\n``); the caller holds :attr:`lock`."""
-        self.lines.append(line)
-        self.added()
-
     def added(self) -> None:
         """Apply the policy after lines were appended to :attr:`lines` (caller holds the lock)."""
         count = len(self.lines)
