@@ -40,12 +40,17 @@ MEMORY_TARGET = 500_000_000
 _MARK = "987654321"  # the template worlds' number, replaced by each simulated episode's
 
 
-def write_shards(folder: Path, episodes: int, shards: int = SHARDS) -> list[Path]:
-    """The retail corpus of ``episodes`` as ``shards`` JSONL files, written by 2 processes."""
+def write_shards(
+    folder: Path, episodes: int, shards: int = SHARDS, *, processes: int = 2
+) -> list[Path]:
+    """The retail corpus of ``episodes`` as ``shards`` JSONL files, written by ``processes``
+    processes (1: in this one)."""
     folder.mkdir(parents=True, exist_ok=True)
     bounds = [episodes * i // shards for i in range(shards + 1)]
     jobs = [(folder / f"shard{i:02d}.jsonl", bounds[i], bounds[i + 1]) for i in range(shards)]
-    with get_context("spawn").Pool(2) as pool:
+    if processes <= 1:
+        return [_write_shard(*job) for job in jobs]
+    with get_context("spawn").Pool(processes) as pool:
         return pool.starmap(_write_shard, jobs)
 
 

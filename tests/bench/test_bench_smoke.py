@@ -83,7 +83,7 @@ def test_airline_corpus_compiles_per_task(tmp_path: Path) -> None:
 def test_scale_rows_of_a_tiny_corpus(tmp_path: Path) -> None:
     from bench import scale
 
-    paths = scale.write_shards(tmp_path / "shards", 6, shards=2)
+    paths = scale.write_shards(tmp_path / "shards", 6, shards=2, processes=1)
     figures = scale.compile_worker(paths)
     assert figures["episodes"] == 6 and figures["ok"] and figures["peak_rss"] > 0
     rows = scale._local_rows(6, figures, target=True)

@@ -1,8 +1,14 @@
-"""The Dask engine on a real 2-worker LocalCluster (processes, 127.0.0.1): same bytes as local."""
+"""The Dask engine on a real 2-worker LocalCluster on 127.0.0.1: the same bytes as local.
+
+The cluster's workers are threads here (a process cluster leaves multiprocessing's resource
+tracker running as a child of the test process); ``bench/scale.py`` runs a process cluster,
+and the errors' pickling, which processes need, is tested on its own.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import pickle
 import sys
 from pathlib import Path
 
@@ -22,12 +28,12 @@ if str(REPO) not in sys.path:
 
 from bench.corpora import retail_corpus  # noqa: E402
 
-pytestmark = pytest.mark.slow  # a process cluster takes a few seconds to start
+pytestmark = pytest.mark.slow  # a cluster takes a few seconds to start
 
 
 @pytest.fixture(scope="module")
 def client():
-    with dask_client(workers=2) as client:
+    with dask_client(workers=2, processes=False) as client:
         yield client
 
 
@@ -74,3 +80,11 @@ def test_cli_engine_dask_with_a_scheduler_address(client, shards, tmp_path) -> N
                                "--engine", "dask", "--scheduler", address])  # fmt: skip
     assert dask.exit_code == 0, dask.output
     assert out_dask.read_bytes() == out_local.read_bytes()
+
+
+def test_worker_errors_pickle_with_their_fields() -> None:
+    chain = CompileError("broken", episodes=["e1"], problems=["p"])
+    line = TraceFormatError("not UTF-8 text", path="/t.jsonl", line=3)
+    again, back = pickle.loads(pickle.dumps(chain)), pickle.loads(pickle.dumps(line))
+    assert (str(again), again.episodes, again.problems) == (str(chain), ("e1",), ("p",))
+    assert (str(back), back.path, back.line) == (str(line), "/t.jsonl", 3)

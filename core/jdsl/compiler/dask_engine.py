@@ -86,6 +86,7 @@ def dask_client(
     with (
         LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=processes, host="127.0.0.1",
+            protocol="tcp://",
             dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
         ) as cluster,
         Client(cluster) as client,
