@@ -29,8 +29,10 @@ def retail_teacher() -> Any:
     ))  # fmt: skip
 
 
-def retail_corpus(path: Path, episodes: int) -> Path:
+def retail_corpus(path: Path, episodes: int, *, start: int = 0) -> Path:
     """Run the teacher ``episodes`` times, traced to a new JSONL file ``path``; returns ``path``.
+
+    Episode ``i`` (``ep_<i>``, world ``i``) for ``i`` from ``start``.
 
     Raises:
         RuntimeError: a teacher run did not end in success (the corpus would be wrong).
@@ -42,7 +44,7 @@ def retail_corpus(path: Path, episodes: int) -> Path:
     path.unlink(missing_ok=True)
     sink = JsonlTraceSink(path, resume=False)
     tree = retail_teacher()
-    for i in range(episodes):
+    for i in range(start, start + episodes):
         pending_first = i % 2 == 1
         statuses = ("pending", "shipped") if pending_first else ("shipped", "pending")
         world = RetailWorld.numbered(i, statuses=statuses)
@@ -53,6 +55,7 @@ def retail_corpus(path: Path, episodes: int) -> Path:
         )  # fmt: skip
         if ctx.status is None or ctx.status.value != "success":
             raise RuntimeError(f"retail teacher episode {i} ended {ctx.status}: {ctx.error}")
+    sink.close()
     return path
 
 

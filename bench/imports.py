@@ -20,7 +20,11 @@ SECTION = "imports"
 CASES: tuple[tuple[str, float | None, str], ...] = (
     ("import jdsl", None, ""),
     ("import jdsl_nb", 0.3, "widgets, graphviz and pandas load on first use"),
-    ("import jdsl_nb, jdsl_nb.hooks, jdsl_nb.magics", None, "what %load_ext jdsl_nb imports"),
+    (
+        "import jdsl_nb, jdsl_nb.hooks, jdsl_nb.magics",
+        0.3,
+        "what %load_ext jdsl_nb imports (IPython included; jdsl loads when a view is first shown)",
+    ),
     ("from jdsl_nb import RunView", None, "first use of a widget"),
 )
 

@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script from a fresh clone: make `bench` importable
     sys.path.insert(0, str(HERE.parent))
 
-from bench import compiler, imports, interpreter, machine, notebook, retrieval  # noqa: E402
+from bench import compiler, imports, interpreter, machine, notebook, retrieval, scale  # noqa: E402
 from bench.table import Row, markdown, text_table  # noqa: E402
 
 Measure = Callable[..., list[Row]]
@@ -40,6 +40,7 @@ SECTIONS: dict[str, Measure] = {
     "interpreter": interpreter.measure,
     "otel": _otel,
     "compiler": compiler.measure,
+    "scale": scale.measure,
     "notebook": notebook.measure,
     "imports": imports.measure,
     "retrieval": retrieval.measure,

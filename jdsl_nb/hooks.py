@@ -1,8 +1,9 @@
 """IPython display hooks for core objects: ``text/html`` and ``text/plain`` per type.
 
-``register(ip)`` adds a formatter for every core class that is importable (trees, RunContext,
-Trace and episodes, CompileResult, packages); ``unregister(ip)`` removes them. A hook never
-raises: a failing view becomes a short note with the error and the object's repr.
+``register(ip)`` adds a formatter for each core class (trees, RunContext, Trace and episodes,
+CompileResult, packages) by its module and name, so neither jdsl nor the views are imported
+until an object is shown (``%load_ext jdsl_nb`` stays quick); ``unregister(ip)`` removes them.
+A hook never raises: a failing view becomes a short note with the error and the object's repr.
 """
 
 from __future__ import annotations
@@ -12,26 +13,51 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from jdsl_nb import compile_views, holdout_views, views
-from jdsl_nb.rundata import RunData
-
 __all__ = ["HOOKED", "html_view", "register", "text_view", "unregister"]
 
 View = Callable[[Any], str]
 
-# (module, class name, html view, text view); the first class found in a module wins its MRO.
+
+def _views() -> Any:
+    from jdsl_nb import views
+
+    return views
+
+
+def _compile_views() -> Any:
+    from jdsl_nb import compile_views
+
+    return compile_views
+
+
+def _holdout_views() -> Any:
+    from jdsl_nb import holdout_views
+
+    return holdout_views
+
+
+def _run(obj: Any) -> Any:
+    from jdsl_nb.rundata import RunData
+
+    return RunData.build(obj)
+
+
+# (defining module, class name, html view, text view); the first class in an MRO wins.
 HOOKED: tuple[tuple[str, str, View, View], ...] = (
-    ("jdsl.tree", "Node", lambda o: views.tree_html(o), views.tree_text),
-    ("jdsl.tree", "RunContext", lambda o: views.run_html(RunData.build(o)),
-     lambda o: views.run_text(RunData.build(o))),
-    ("jdsl.trace", "Trace", views.trace_html, views.trace_text),
-    ("jdsl.trace", "Episode", lambda o: views.run_html(RunData.build(o)),
-     lambda o: views.run_text(RunData.build(o))),
-    ("jdsl.compiler", "CompileResult", compile_views.compile_html, compile_views.compile_text),
-    ("jdsl.compiler", "HeldOutReport", holdout_views.holdout_html, holdout_views.holdout_text),
-    ("jdsl.package", "BehaviorPackage", compile_views.package_html, compile_views.package_text),
-    ("jdsl.package", "LoadedPackage", compile_views.package_html, compile_views.package_text),
-)
+    ("jdsl.tree.base", "Node", lambda o: _views().tree_html(o), lambda o: _views().tree_text(o)),
+    ("jdsl.tree.context", "RunContext", lambda o: _views().run_html(_run(o)),
+     lambda o: _views().run_text(_run(o))),
+    ("jdsl.trace.collection", "Trace", lambda o: _views().trace_html(o),
+     lambda o: _views().trace_text(o)),
+    ("jdsl.trace.episodes", "Episode", lambda o: _views().run_html(_run(o)),
+     lambda o: _views().run_text(_run(o))),
+    ("jdsl.compiler.pipeline", "CompileResult", lambda o: _compile_views().compile_html(o),
+     lambda o: _compile_views().compile_text(o)),
+    ("jdsl.compiler.holdout", "HeldOutReport", lambda o: _holdout_views().holdout_html(o),
+     lambda o: _holdout_views().holdout_text(o)),
+    ("jdsl.package.bundle", "BehaviorPackage", lambda o: _compile_views().package_html(o),
+     lambda o: _compile_views().package_text(o)),
+)  # fmt: skip
 
 
 def _safe_html(view: View) -> Callable[[Any], str]:
@@ -62,7 +88,7 @@ def html_view(obj: Any) -> str:
         cls = _find_class(module, name)
         if cls is not None and isinstance(obj, cls):
             return _safe_html(make_html)(obj)
-    return _safe_html(views.tree_html)(obj)
+    return _safe_html(_views().tree_html)(obj)
 
 
 def text_view(obj: Any) -> str:
@@ -75,7 +101,7 @@ def text_view(obj: Any) -> str:
             except Exception as exc:  # noqa: BLE001
                 return f"<{type(obj).__name__}: {exc!r}>"
     try:
-        return views.tree_text(obj)
+        return _views().tree_text(obj)
     except Exception:  # noqa: BLE001 - not a tree either: the plain repr
         return repr(obj)
 
@@ -88,17 +114,18 @@ def _find_class(module: str, name: str) -> type | None:
     return found if isinstance(found, type) else None
 
 
-def register(ip: Any) -> list[type]:
-    """Add the display hooks to an IPython shell; returns the classes hooked."""
+def register(ip: Any) -> list[str]:
+    """Add the display hooks to an IPython shell, by class name (nothing is imported).
+
+    Returns:
+        The hooked classes as ``module.name``.
+    """
     formatters = ip.display_formatter.formatters
     hooked = []
     for module, name, make_html, make_text in HOOKED:
-        cls = _find_class(module, name)
-        if cls is None:
-            continue
-        formatters["text/html"].for_type(cls, _safe_html(make_html))
-        formatters["text/plain"].for_type(cls, _safe_text(make_text))
-        hooked.append(cls)
+        formatters["text/html"].for_type_by_name(module, name, _safe_html(make_html))
+        formatters["text/plain"].for_type_by_name(module, name, _safe_text(make_text))
+        hooked.append(f"{module}.{name}")
     return hooked
 
 
@@ -106,11 +133,6 @@ def unregister(ip: Any) -> None:
     """Remove the display hooks ``register`` added."""
     formatters = ip.display_formatter.formatters
     for module, name, _, _ in HOOKED:
-        cls = _find_class(module, name)
-        if cls is None:
-            continue
-        for mime in ("text/html", "text/plain"):
-            try:
-                formatters[mime].pop(cls)
-            except KeyError:
+        for mime in ("text/html", "text/plain"):  # deferred by name, and once used by type
+            while formatters[mime].pop(f"{module}.{name}", None) is not None:
                 pass

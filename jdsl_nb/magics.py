@@ -24,7 +24,6 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from jdsl_nb import hooks
-from jdsl_nb.binding import UnboundName, bind_names, closest_names, collection_tools
 
 __all__ = ["BehaviorMagics", "behavior_usage_error", "parse_inputs"]
 
@@ -130,6 +129,8 @@ class BehaviorMagics(Magics):
         args = self._cell_usage.parser.parse_args(_split(line))
         root = _parse(cell, args.name)
         extra = self._collection(args.tools)
+        from jdsl_nb.binding import UnboundName, bind_names  # core loads on first use
+
         try:
             tools, predicates = bind_names(root, self._ns, extra)
         except UnboundName as exc:
@@ -146,6 +147,8 @@ class BehaviorMagics(Magics):
         if not var:
             return None
         value = self._lookup(var)
+        from jdsl_nb.binding import collection_tools
+
         try:
             return collection_tools(value)
         except TypeError as exc:
@@ -205,6 +208,8 @@ class BehaviorMagics(Magics):
         name = _one(opts.pop("", []), "%behavior run NAME")
         root = self._lookup(name)
         extra = self._collection(_last(opts.get("--tools")))
+        from jdsl_nb.binding import bind_names
+
         tools, predicates = bind_names(root, self._ns, extra, strict=False)
         self._run(name, root, parse_inputs(opts.get("--input")), _last(opts.get("--model")),
                   tools=tools or None, predicates=predicates or None)
@@ -247,6 +252,8 @@ class BehaviorMagics(Magics):
 
 def difflib_hint(name: str, namespace: dict[str, Any]) -> str:
     """``"; closest names: a, b"`` for names in ``namespace`` like ``name``, else ``""``."""
+    from jdsl_nb.binding import closest_names
+
     near = closest_names(name, {k: (lambda: None) for k in namespace if not k.startswith("_")})
     return f"; closest names: {', '.join(near)}" if near else ""
 

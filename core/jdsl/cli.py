@@ -3,6 +3,7 @@
 ::
 
     jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence] [--holdout N]
+                 [--min-support N] [--engine local|dask [--scheduler ADDRESS]]
     jdsl package inspect PKG
     jdsl package verify PKG
     jdsl package validate PKG TRACES...   (jdsl.validate_cli)
@@ -25,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import typer
 
@@ -39,20 +40,22 @@ from jdsl.compiler import (
     CompileError,
     CompileResult,
     NormEpisode,
-    check_chains,
     compile_normalized,
     group_episodes,
-    normalize_all,
 )
+from jdsl.compiler.dask_engine import dask_client, map_reduce
 from jdsl.compiler.families import GroupBy
+from jdsl.compiler.stream import normalize_stream
 from jdsl.demo.cli import demo_command
 from jdsl.errors import PackageError
 from jdsl.importers.cli import cli_errors, cli_fail, import_app
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, input_types, load_package
-from jdsl.trace import Episode, TraceFormatError, read_events
+from jdsl.trace import iter_episodes
 from jdsl.validate_cli import HOLDOUT_OPTION, compile_holdout, validate_command
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
+
+Engine = Literal["local", "dask"]
 
 
 app = typer.Typer(
@@ -142,10 +145,24 @@ def compile_command(
         help="Successful episodes a branch alternative needs; thinner paths are reported and "
         "left out.",
     ),
+    engine: Engine = typer.Option(
+        "local",
+        "--engine",
+        help="local: stream in this process; dask: map over the trace "
+        "files on a dask.distributed cluster (pip install 'jdsl[dask]').",
+    ),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="--engine dask: the scheduler "
+        "(tcp://host:8786); default: a 2-worker LocalCluster on 127.0.0.1, closed after.",
+    ),
 ) -> None:
     """Compile traced episodes into a verified behavior package.
 
-    Exit 1, writing nothing, when there is no successful episode, the trace's hash chain is
+    Episodes are streamed: read, checked and normalized one at a time. Exit 1, writing
+    nothing, when there is no successful episode, the trace's hash chain is
     broken, verification fails (a ref or guard does not replay, or the package executed on an
     episode does not make its calls), or it is unverified (nothing to replay or execute). With
     --group-by: exit 0 when every family that could be packaged was written and the rest are
@@ -155,9 +172,13 @@ def compile_command(
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
         fix = f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
         raise cli_fail(f"-o {out} is a file", fix)
-    episodes = _read_episodes(traces, strict=not skip_bad_lines)
-    check_chains(episodes)
-    normalized = normalize_all(episodes, canonical=mapping)
+    strict = not skip_bad_lines
+    facts = None
+    if engine == "dask":
+        with dask_client(scheduler) as client:
+            normalized, facts = map_reduce(client, traces, mapping, strict=strict)
+    else:
+        normalized = normalize_stream(iter_episodes(traces, strict=strict), canonical=mapping)
     _require_success(normalized, traces)
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
@@ -166,7 +187,7 @@ def compile_command(
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support)
     if group_by is None:
         result = compile_normalized(
-            normalized, name=base, task_family=task_family, min_support=min_support
+            normalized, name=base, task_family=task_family, min_support=min_support, facts=facts
         )
         typer.echo(str(result.report()))
         if not result.ok:
@@ -237,21 +258,6 @@ def _verification_fail(status: str) -> Exception:
             "compile the episodes of one task family (--group-by) so their calls align",
         )
     return cli_fail("verification failed; no package written", "see the problems above")
-
-
-def _read_episodes(paths: Sequence[Path], *, strict: bool) -> list[Episode]:
-    episodes: list[Episode] = []
-    for path in paths:
-        try:
-            episodes += read_events(path, strict=strict).episodes
-        except UnicodeDecodeError as exc:
-            raise TraceFormatError(
-                f"not UTF-8 text ({exc.reason} at byte {exc.start}); pass a jdsl trace (JSONL "
-                "written by a JsonlTraceSink or `jdsl import`)",
-                path=str(path),
-                line=1 + exc.object[: exc.start].count(b"\n"),
-            ) from None
-    return episodes
 
 
 def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -> None:

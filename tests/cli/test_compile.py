@@ -69,7 +69,7 @@ def test_the_package_mode_follows_the_umask(runner, traces, tmp_path, umask, mod
 
 def test_a_binary_file_is_named_not_a_traceback(runner, tmp_path) -> None:
     binary = tmp_path / "b.jsonl"
-    binary.write_bytes(b'{"kind": 1}\n\xff\xfe\x00garbage')
+    binary.write_bytes(b'\n\xff\xfe\x00garbage')
     result = _compile(runner, binary, "-o", tmp_path / "x.jdsl")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert f"error: {binary}, line 2: not UTF-8 text" in result.output

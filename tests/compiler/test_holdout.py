@@ -160,7 +160,7 @@ def test_the_notebook_view_shows_each_episode(airline: dict[str, list[Any]]) -> 
     from jdsl_nb.holdout_views import holdout_html, holdout_text
     from jdsl_nb.hooks import HOOKED
 
-    assert ("jdsl.compiler", "HeldOutReport") in {(m, c) for m, c, *_ in HOOKED}
+    assert ("jdsl.compiler.holdout", "HeldOutReport") in {(m, c) for m, c, *_ in HOOKED}
     kept, out = holdout_split(airline["airline_test_42"], 1)
     report = validate_package(compile_normalized(kept, name="t42").package, out + airline["airline_test_1"][:1])
     page = holdout_html(report)

@@ -245,7 +245,10 @@ def test_unload_removes_the_display_hooks(ip):
         pytest.skip("no core classes to hook yet")
     hooks.unregister(shell)
     html = shell.display_formatter.formatters["text/html"]
-    assert all(cls not in html.type_printers for cls in hooked)
+    named = {f"{cls.__module__}.{cls.__name__}" for cls in html.type_printers}
+    assert not named & set(hooked) and not html.deferred_printers.keys() & {
+        tuple(h.rsplit(".", 1)) for h in hooked
+    }
     assert hooks.register(shell) == hooked
 
 

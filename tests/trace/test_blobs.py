@@ -72,6 +72,7 @@ def test_a_5mb_tool_result_keeps_every_line_under_100kb_and_is_retrievable(tmp_p
     )
     sink.emit(done)
     sink.emit(TraceEvent(kind=EventKind.BLACKBOARD_WRITE, payload={"key": "out", "value": big}))
+    sink.close()
 
     lines = path.read_bytes().splitlines()
     assert len(lines) == 3

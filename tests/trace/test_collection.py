@@ -66,6 +66,7 @@ def test_save_and_load_round_trip_with_blobs(tmp_path, list_sink, write_episode)
     write_episode(sink)
     sink.emit(TraceEvent(kind="annotation", episode_id="ep_1", capture_id="cap_test",
                          payload={"text": "z" * 5000}))  # fmt: skip
+    sink.close()
     original = read_events(source)
     target = original.save(tmp_path / "b" / "copy.jsonl")
     assert target.read_text() == source.read_text()

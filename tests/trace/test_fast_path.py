@@ -149,30 +149,32 @@ def test_threads_recording_into_one_episode_still_chain() -> None:
     assert len(events) == 1200 and verify_chain(events) == []
 
 
-def test_jsonl_lines_verify_and_a_failed_write_leaves_no_gap(tmp_path) -> None:
+def test_jsonl_lines_verify_and_a_failed_write_is_retried_without_a_gap(tmp_path) -> None:
     path = tmp_path / "t.jsonl"
-    sink = JsonlTraceSink(path)
+    sink = JsonlTraceSink(path, flush_interval_s=0)
     record = recorder_for(sink, "cap", "ep")
     record("annotation", {"api_key": "sk-" + "x" * 30})
     sink.close()
-    sink._fd = os.open(path, os.O_RDONLY)  # the next write fails
+    sink._file._fd = os.open(path, os.O_RDONLY)  # the next write fails
     with pytest.raises(OSError):
         record("annotation", {"n": 1})
-    os.close(sink._fd)
-    sink._fd = None
-    record("annotation", {"n": 2})
+    os.close(sink._file._fd)
+    sink._file._fd = None
+    record("annotation", {"n": 2})  # the failed line is written first, once
     sink.close()
     events = read_events(path)
-    assert [e.sequence for e in events] == [0, 1] and verify_chain(events) == []
-    assert events[0].payload["api_key"] == "«redacted»" and events[1].payload == {"n": 2}
+    assert [e.sequence for e in events] == [0, 1, 2] and verify_chain(events) == []
+    assert events[0].payload["api_key"] == "«redacted»"
+    assert [e.payload for e in events[1:]] == [{"n": 1}, {"n": 2}]
     record("annotation", {"n": 3})  # a closed sink opens its file again
-    assert len(read_events(path)) == 3
+    assert len(read_events(path)) == 4
 
 
 def test_jsonl_record_moves_large_values_to_the_blob_store(tmp_path) -> None:
     path = tmp_path / "t.jsonl"
     sink = JsonlTraceSink(path, blob_threshold_bytes=100)
     recorder_for(sink, "cap", "ep")("annotation", {"big": "x" * 500, "small": 1})
+    sink.flush()
     (event,) = read_events(path)
     assert event.payload["big"]["$blob"] == event.blob_refs[0] and event.payload["small"] == 1
     assert verify_chain([event]) == []

@@ -89,6 +89,7 @@ def test_jsonl_sink_redacts_before_disk_and_the_chain_verifies(tmp_path) -> None
     sink = JsonlTraceSink(path)
     secret = "sk-ant-api03-" + "z" * 40
     event = sink.emit(TraceEvent(kind="user.message", payload={"content": f"my key {secret}"}))
+    sink.flush()
     assert secret not in path.read_text()
     assert event.payload["content"] == f"my key {P}"  # the emitted event is what was written
     assert verify_chain(read_events(path)) == []

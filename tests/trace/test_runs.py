@@ -133,8 +133,8 @@ def test_a_keyboard_interrupt_writes_episode_finished_cancelled(tmp_path: Path) 
     assert not any(e.payload.get("tool", {}).get("host_name") == "never" for e in trace)
 
 
-def test_a_process_killed_mid_run_keeps_every_event_already_emitted(tmp_path: Path) -> None:
-    path = tmp_path / "run.jsonl"
+def _killed_run(path: Path, sink_options: str) -> subprocess.CompletedProcess[str]:
+    """A run that ``os._exit``s inside its second tool, traced to ``path``."""
     script = textwrap.dedent(
         f"""
         import os
@@ -147,12 +147,16 @@ def test_a_process_killed_mid_run_keeps_every_event_already_emitted(tmp_path: Pa
         root = Root(name="killed", child=Sequence(children=[
             Action(tool="first", store="a"), Action(tool="die")]))
         root.bind(tools={{"first": lambda: "kept", "die": die}})
-        root.run(trace_sink=JsonlTraceSink({str(path)!r}))
+        root.run(trace_sink=JsonlTraceSink({str(path)!r}, {sink_options}))
         """
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+
+
+def test_a_process_killed_mid_run_keeps_every_event_already_emitted(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    done = _killed_run(path, "flush_interval_s=0")  # the opt-in per-event durability
     assert done.returncode == 3, done.stderr
     trace = read_events(path)
     assert verify_chain(trace) == []
@@ -160,3 +164,16 @@ def test_a_process_killed_mid_run_keeps_every_event_already_emitted(tmp_path: Pa
     assert kinds[-1] == "tool.call.started" and trace[-1].payload["tool"]["host_name"] == "die"
     assert trace.episodes[0].final_blackboard() == {"a": "kept"}
     assert trace.episodes[0].status is None  # never finished, and readers say so
+
+
+def test_a_hard_kill_loses_only_the_buffered_tail_and_leaves_an_intact_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text("")
+    done = _killed_run(path, "flush_events=3")  # default interval; a write every 3 events
+    assert done.returncode == 3, done.stderr
+    trace = read_events(path)  # whole lines only: strict reading succeeds
+    assert len(trace) % 3 == 0 and len(trace) >= 3
+    assert verify_chain(trace) == []
+    assert trace[0].kind == "episode.started"

@@ -55,9 +55,9 @@ def test_null_sink_drops() -> None:
     assert NullTraceSink().emit(event) is event
 
 
-def test_jsonl_creates_dirs_and_writes_each_line_before_emit_returns(tmp_path) -> None:
+def test_jsonl_per_event_flush_writes_each_line_before_emit_returns(tmp_path) -> None:
     path = tmp_path / "deep" / "er" / "run.jsonl"
-    sink = JsonlTraceSink(path, fsync=True)
+    sink = JsonlTraceSink(path, fsync=True, flush_interval_s=0)  # per-event durability
     for i in range(3):
         sink.emit(_event(i=i))
         assert len(path.read_text().splitlines()) == i + 1  # no buffering across events
@@ -78,6 +78,7 @@ def test_jsonl_is_thread_safe_and_in_sequence_order(tmp_path) -> None:
         thread.start()
     for thread in threads:
         thread.join()
+    sink.close()
     trace = read_events(path)
     assert [e.sequence for e in trace] == list(range(200))
     assert trace.verify() == []
@@ -113,8 +114,10 @@ def test_iter_events_skips_blank_lines_and_rejects_non_events(tmp_path) -> None:
 
 def test_fanout_first_stamps_and_all_sinks_hold_the_same_events(tmp_path) -> None:
     first, path = ListTraceSink(), tmp_path / "run.jsonl"
-    fan = FanoutSink(first, JsonlTraceSink(path))
+    jsonl = JsonlTraceSink(path)
+    fan = FanoutSink(first, jsonl)
     stamped = fan.emit(_event(note="password sk-ant-" + "k" * 30))
+    jsonl.flush()
     on_disk = read_events(path)
     assert first.events == [stamped]
     assert on_disk[0].event_hash == stamped.event_hash == stamped.compute_hash()

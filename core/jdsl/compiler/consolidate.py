@@ -34,7 +34,17 @@ from jdsl.compiler.candidates import (
 )
 from jdsl.compiler.normalized import NormEpisode
 
-__all__ = ["MIN_ACCEPTED_SUPPORT", "Candidate", "Contracts", "consolidate", "support_grade"]
+__all__ = [
+    "MIN_ACCEPTED_SUPPORT",
+    "Candidate",
+    "Contracts",
+    "Applicability",
+    "FactGroups",
+    "add_facts",
+    "candidates_from",
+    "consolidate",
+    "support_grade",
+]
 
 MIN_ACCEPTED_SUPPORT = 2
 """Supporting episodes an uncontested claim needs to be accepted (grade E1)."""
@@ -95,23 +105,32 @@ class Candidate:
         }
 
 
-class _Applicability:
+class Applicability:
     """Inverted indexes: applicability key -> the episodes where a claim could apply."""
 
-    def __init__(self, episodes: Sequence[NormEpisode]) -> None:
+    def __init__(self, episodes: Iterable[NormEpisode] = ()) -> None:
         self.by_key: dict[tuple[Any, ...], set[str]] = {}
         for ep in episodes:
-            keys: set[tuple[Any, ...]] = set()
-            for step in ep.steps:
-                keys.add(("tool", step.logical_tool))
-                if not step.ok:
-                    keys.add(("failed", step.logical_tool))
-                    continue
-                keys.add(("slot", step.position, step.logical_tool))
-                keys.update(("arg", step.position, step.logical_tool, a) for a in step.arguments)
-            keys.update(("decision", d.node_id) for d in ep.decisions)
-            for key in keys:
-                self.by_key.setdefault(key, set()).add(ep.episode_id)
+            self.add(ep)
+
+    def add(self, ep: NormEpisode) -> None:
+        """Index one more episode."""
+        keys: set[tuple[Any, ...]] = set()
+        for step in ep.steps:
+            keys.add(("tool", step.logical_tool))
+            if not step.ok:
+                keys.add(("failed", step.logical_tool))
+                continue
+            keys.add(("slot", step.position, step.logical_tool))
+            keys.update(("arg", step.position, step.logical_tool, a) for a in step.arguments)
+        keys.update(("decision", d.node_id) for d in ep.decisions)
+        for key in keys:
+            self.by_key.setdefault(key, set()).add(ep.episode_id)
+
+    def merge(self, other: Applicability) -> None:
+        """Add the episodes ``other`` indexed (a keyed reduce step)."""
+        for key, ids in other.by_key.items():
+            self.by_key.setdefault(key, set()).update(ids)
 
     def episodes(self, type_: str, c: dict[str, Any]) -> set[str]:
         get = self.by_key.get
@@ -148,11 +167,26 @@ def consolidate(
     """
     if facts is None:
         facts = (fact for ep in episodes for fact in extract_facts(ep))
-    groups: dict[str, tuple[Fact, dict[str, bool | None]]] = {}
+    groups: FactGroups = {}
+    add_facts(groups, facts)
+    return candidates_from(groups, Applicability(episodes), contracts)
+
+
+FactGroups = dict[str, tuple[Fact, dict[str, bool | None]]]
+"""Fact key -> (its first fact, {episode id: outcome} of every episode that showed it)."""
+
+
+def add_facts(groups: FactGroups, facts: Iterable[Fact]) -> None:
+    """Group ``facts`` into ``groups`` (the first fact of a key stays its representative)."""
     for fact in facts:
         entry = groups.setdefault(fact.key, (fact, {}))
         entry[1][fact.episode_id] = fact.success
-    where = _Applicability(episodes)
+
+
+def candidates_from(
+    groups: FactGroups, where: Applicability, contracts: Contracts | None = None
+) -> list[Candidate]:
+    """The graded candidates of grouped facts (sorted by claim key; see :func:`consolidate`)."""
     contracts = contracts or {}
     found: list[Candidate] = []
     for number, key in enumerate(sorted(groups), start=1):
@@ -165,7 +199,7 @@ def _candidate(
     number: int,
     fact: Fact,
     seen: dict[str, bool | None],
-    where: _Applicability,
+    where: Applicability,
     contracts: Contracts,
 ) -> Candidate:
     support = tuple(sorted(seen))

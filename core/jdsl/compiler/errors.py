@@ -23,3 +23,11 @@ class CompileError(JdslError, ValueError):
         self.episodes = tuple(episodes)
         self.problems = tuple(problems)
         super().__init__(message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle with the keyword fields (the error crosses to a Dask client intact)."""
+        return (_rebuild, (str(self), self.episodes, self.problems))
+
+
+def _rebuild(message: str, episodes: Sequence[str], problems: Sequence[str]) -> CompileError:
+    return CompileError(message, episodes=episodes, problems=problems)

@@ -12,7 +12,7 @@ from jdsl.compiler.lineage import ListSource
 __all__ = ["GuardObservation", "ModelDecision", "NormEpisode", "NormStep"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NormStep:
     """One tool call of an episode.
 
@@ -61,7 +61,7 @@ class NormStep:
         return self.node_type == "react"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelDecision:
     """A model leaf that ran: its signature and what it answered.
 
@@ -92,7 +92,7 @@ class ModelDecision:
     sequence: int = -1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GuardObservation:
     """A guard, check or guard_call the teacher evaluated, placed before ``position``
     (``sequence``: its event's sequence, to order it among the decisions there)."""
@@ -106,7 +106,7 @@ class GuardObservation:
     sequence: int = -1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NormEpisode:
     """One normalized episode.
 

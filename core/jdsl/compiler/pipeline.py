@@ -6,9 +6,7 @@ byte-identical package files. The optional compiler model only words residual in
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,13 +15,19 @@ from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
-from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
+from jdsl.compiler.reduce import FactTable
 from jdsl.compiler.staticize import CompiledBehavior, staticize
+from jdsl.compiler.stream import (
+    EpisodeSource,
+    episodes_from,
+    normalize_stream,
+    paused_gc,
+    refuse_broken,
+)
 from jdsl.compiler.verify import VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
-from jdsl.trace import Episode, TraceEvent, verify_chain
 
 __all__ = ["CompileReport", "CompileResult", "compile_behavior", "compile_normalized"]
 
@@ -149,23 +153,6 @@ class CompileResult:
         )
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a pass allocates many small acyclic objects.
-
-    Full collections rescan every live object (the loaded traces included), which made
-    compile time grow faster than the number of episodes; reference counting still frees
-    everything the passes drop. The collector's previous state is restored.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _how(choice: ArgChoice, decided: set[str]) -> str:
     """``dataflow``, ``model output`` for a lineage ref whose top-level key a model wrote,
     ``input, stated by the user`` for an input the user's messages contain, else ``how``."""
@@ -179,7 +166,7 @@ def _spec_text(spec: Mapping[str, Any]) -> str:
 
 
 def compile_behavior(
-    episodes: Sequence[Any],
+    episodes: EpisodeSource,
     *,
     name: str,
     task_family: str = "",
@@ -194,8 +181,12 @@ def compile_behavior(
     """Compile recorded episodes into a verified behavior package.
 
     Args:
-        episodes: :class:`jdsl.trace.Episode` s (e.g. ``read_events(path).episodes``) or
-            ``{"episode_id", "events"}`` mappings.
+        episodes: :class:`jdsl.trace.Episode` s (e.g. ``read_events(path).episodes``),
+            ``{"episode_id", "events"}`` mappings, or any iterable of them (a generator is
+            consumed once, one episode at a time); or a JSONL trace path or a list of paths,
+            streamed with :func:`jdsl.trace.iter_episodes`. Each episode is chain-checked and
+            normalized as it comes, and only its normalized form is kept, so memory grows with
+            the normalized episodes (a few kB each), not with the events.
         name: the behavior (root) name.
         task_family: recorded in the manifest.
         canonical: host tool name -> logical capability id.
@@ -222,10 +213,9 @@ def compile_behavior(
         >>> result = compile_behavior(read_events("runs.jsonl").episodes, name="cancel")  # doctest: +SKIP
         >>> print(result.report())  # doctest: +SKIP
     """
-    if not allow_broken_chain:
-        check_chains(episodes)
-    with paused_gc():
-        normalized = normalize_all(episodes, canonical=canonical)
+    normalized = normalize_stream(
+        episodes_from(episodes), canonical=canonical, check_chain=not allow_broken_chain
+    )
     return compile_normalized(
         normalized, name=name, task_family=task_family, contracts=contracts,
         effects=effects, model=model, version=version, min_support=min_support,
@@ -242,15 +232,23 @@ def compile_normalized(
     model: Any = None,
     version: str = "0.1.0",
     min_support: int = MIN_BRANCH_SUPPORT,
+    facts: FactTable | None = None,
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
+
+    ``facts``, when given, is the consolidation's keyed reduce of the same episodes (e.g. a
+    Dask engine's tree reduction); without it the facts are extracted here.
 
     Raises:
         CompileError: no episode succeeded (see :func:`require_success`).
     """
     require_success(normalized)
     with paused_gc():
-        candidates = consolidate(normalized, contracts=contracts)
+        candidates = (
+            consolidate(normalized, contracts=contracts)
+            if facts is None
+            else facts.candidates(contracts)
+        )
         compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
                              min_support=min_support)  # fmt: skip
         report = verify(compiled, normalized)
@@ -269,7 +267,7 @@ def compile_normalized(
     )
 
 
-def check_chains(episodes: Sequence[Any]) -> None:
+def check_chains(episodes: Iterable[Any]) -> None:
     """Refuse episodes whose recorded hash chain does not verify.
 
     Only stamped events (:class:`jdsl.trace.TraceEvent` with an ``event_hash``) are checked;
@@ -279,25 +277,7 @@ def check_chains(episodes: Sequence[Any]) -> None:
         CompileError: naming the first broken episode and its first problem.
     """
     for episode in episodes:
-        problems = _chain_problems(episode)
-        if problems:
-            eid = str(getattr(episode, "episode_id", "episode"))
-            raise CompileError(
-                f"episode {eid!r}: the trace's hash chain is broken ({problems[0]}); "
-                "compile the trace as it was recorded, or pass allow_broken_chain=True "
-                "to compile edited events on purpose",
-                episodes=[eid],
-                problems=problems,
-            )
-
-
-def _chain_problems(episode: Any) -> list[str]:
-    if isinstance(episode, Episode):
-        return episode.verify() if any(e.event_hash for e in episode.events) else []
-    events = episode.get("events", ()) if isinstance(episode, Mapping) else ()
-    events = getattr(episode, "events", events)
-    stamped = [e for e in events if isinstance(e, TraceEvent) and e.event_hash]
-    return verify_chain(stamped) if stamped else []
+        refuse_broken(episode)
 
 
 def require_success(normalized: Sequence[NormEpisode]) -> None:

@@ -34,8 +34,9 @@ from jdsl.trace.events import (
     TraceEvent,
     canonical_json,
 )
-from jdsl.trace.jsonl import JsonlTraceSink, TraceFormatError, blob_dir_for, iter_events
+from jdsl.trace.jsonl import JsonlTraceSink
 from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
+from jdsl.trace.reader import TraceFormatError, blob_dir_for, iter_episodes, iter_events
 from jdsl.trace.redact import Redactor
 from jdsl.trace.sinks import (
     BaseTraceSink,
@@ -83,6 +84,7 @@ __all__ = [
     "hydrate",
     "hydrate_value",
     "is_blob_marker",
+    "iter_episodes",
     "iter_events",
     "jsonable",
     "new_episode_id",

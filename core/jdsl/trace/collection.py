@@ -13,7 +13,7 @@ from jdsl.trace.blobs import BlobStore, hydrate
 from jdsl.trace.chain import verify_chain
 from jdsl.trace.episodes import Episode, segment_episodes
 from jdsl.trace.events import TraceEvent
-from jdsl.trace.jsonl import blob_dir_for, iter_events
+from jdsl.trace.reader import blob_dir_for, iter_events
 
 __all__ = ["COLUMNS", "Trace", "read_events"]
 

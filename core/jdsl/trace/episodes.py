@@ -17,7 +17,15 @@ from jdsl.trace.blobs import BlobStore, hydrate
 from jdsl.trace.chain import check_chain
 from jdsl.trace.events import EventKind, TraceEvent
 
-__all__ = ["Episode", "ModelCall", "ToolInvocation", "new_episode_id", "segment_episodes"]
+__all__ = [
+    "Episode",
+    "EpisodeSegmenter",
+    "ModelCall",
+    "ToolInvocation",
+    "new_episode_id",
+    "part_id",
+    "segment_episodes",
+]
 
 
 def new_episode_id() -> str:
@@ -265,29 +273,59 @@ def segment_episodes(
     """
     events = list(events)
     taken = {event.episode_id for event in events}
-    current: dict[tuple[str, str], tuple[Episode, bool]] = {}
-    parts: dict[tuple[str, str], int] = {}
+    segmenter = EpisodeSegmenter()
     episodes: list[Episode] = []
     for event in events:
-        key = (event.capture_id, event.episode_id)
-        episode, started = current.get(key, (None, False))
-        starts = event.kind == EventKind.EPISODE_STARTED
-        if episode is None or (starts and started):
-            part = parts[key] = parts.get(key, 0) + 1
-            episode = Episode(
-                _part_id(event.episode_id, part, taken),
-                blob_store=blob_store,
-                chain_start=_continued(episode, event),
+        index, part, start = segmenter.place(event)
+        if start is not None:
+            episodes.append(
+                Episode(
+                    part_id(event.episode_id, part, taken),
+                    blob_store=blob_store,
+                    chain_start=start,
+                )
             )
-            episodes.append(episode)
-            started = False
-        episode.events.append(event)
-        current[key] = (episode, started or starts)
+        episodes[index].events.append(event)
     return episodes
 
 
-def _part_id(episode_id: str, part: int, taken: set[str]) -> str:
-    """``episode_id`` for the first part, else ``<id>#<n>`` not used by any event."""
+class EpisodeSegmenter:
+    """Places events into episodes one at a time, as :func:`segment_episodes` does.
+
+    It keeps, per ``(capture_id, episode_id)``, only its current episode's number and chain
+    tail, so a reader can segment a file it never holds whole.
+    """
+
+    def __init__(self) -> None:
+        self._current: dict[tuple[str, str], list[Any]] = {}  # [index, started, last seq, hash]
+        self._parts: dict[tuple[str, str], int] = {}
+        self.count = 0
+
+    def place(self, event: TraceEvent) -> tuple[int, int, tuple[int, str | None] | None]:
+        """``(episode index, part number, chain_start)`` of ``event``.
+
+        ``chain_start`` is None when the event joins an episode already begun; otherwise the
+        event begins episode ``index`` (numbered in first-seen order), the ``part``-th under
+        its id, whose chain starts at ``chain_start`` (see :attr:`Episode.chain_start`).
+        """
+        key = (event.capture_id, event.episode_id)
+        current = self._current.get(key)
+        starts = event.kind == EventKind.EPISODE_STARTED
+        begun: tuple[int, str | None] | None = None
+        if current is None or (starts and current[1]):
+            begun = _continued(current, event)
+            self._parts[key] = self._parts.get(key, 0) + 1
+            current = self._current[key] = [self.count, False, -1, None]
+            self.count += 1
+        if event.sequence > current[2]:
+            current[2], current[3] = event.sequence, event.event_hash
+        current[1] = current[1] or starts
+        return current[0], self._parts[key], begun
+
+
+def part_id(episode_id: str, part: int, taken: set[str]) -> str:
+    """``episode_id`` for the first part, else ``<id>#<n>`` not used by any event (added to
+    ``taken``)."""
     if part == 1:
         return episode_id
     derived = f"{episode_id}#{part}"
@@ -298,12 +336,11 @@ def _part_id(episode_id: str, part: int, taken: set[str]) -> str:
     return derived
 
 
-def _continued(before: Episode | None, first: TraceEvent) -> tuple[int, str | None]:
+def _continued(before: list[Any] | None, first: TraceEvent) -> tuple[int, str | None]:
     """Where a new part's chain starts: after ``before``'s last event, unless it starts fresh."""
-    if before is None or not before.events or (first.sequence == 0 and not first.prev_event_hash):
+    if before is None or (first.sequence == 0 and not first.prev_event_hash):
         return (0, None)
-    last = max(before.events, key=lambda e: e.sequence)
-    return (last.sequence + 1, last.event_hash)
+    return (before[2] + 1, before[3])
 
 
 def _tool_names(payload: dict[str, Any]) -> tuple[str | None, str | None]:

@@ -8,7 +8,6 @@ tampering with any stored event is detectable (:func:`jdsl.trace.verify_chain`).
 from __future__ import annotations
 
 import hashlib
-import itertools
 import threading
 import time
 import uuid
@@ -16,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jdsl.trace.canonical import canonical_json, event_text
+from jdsl.trace.canonical import canonical_json, event_json, event_text
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -26,6 +25,7 @@ __all__ = [
     "EventKind",
     "EventSource",
     "RUNTIME_ACTORS",
+    "RUNTIME_SOURCE",
     "Timestamps",
     "TraceEvent",
     "canonical_json",
@@ -131,8 +131,9 @@ class EventSource(BaseModel):
     model: str | None = None
 
 
-_RUNTIME_SOURCE = EventSource()  # frozen: shared by the events the runtime records
-_RUNTIME_SOURCE_TEXT = canonical_json(_RUNTIME_SOURCE.__dict__)
+RUNTIME_SOURCE = EventSource()
+"""The runtime's source (frozen), shared by the events the runtime records and those read back."""
+_RUNTIME_SOURCE_TEXT = event_json(RUNTIME_SOURCE.__dict__)
 
 
 class TraceEvent(BaseModel):
@@ -195,12 +196,27 @@ class TraceEvent(BaseModel):
         _set(event, "__dict__", {
             "kind": kind, "capture_id": capture_id, "episode_id": episode_id,
             "payload": payload, "schema_version": SCHEMA_VERSION, "event_id": event_id,
-            "sequence": sequence, "timestamp": timestamp, "source": _RUNTIME_SOURCE,
+            "sequence": sequence, "timestamp": timestamp, "source": RUNTIME_SOURCE,
             "actor": actor, "parent_event_id": parent_event_id, "state_before_ref": None,
             "state_after_ref": None, "blob_refs": [] if blob_refs is None else blob_refs,
             "prev_event_hash": None, "event_hash": None,
         })  # fmt: skip
         _set(event, "__pydantic_fields_set__", {"kind", "capture_id", "episode_id", "payload"})
+        _set(event, "__pydantic_extra__", None)
+        _set(event, "__pydantic_private__", None)
+        return event
+
+    @classmethod
+    def trusted(cls, fields: dict[str, Any]) -> TraceEvent:
+        """An event from every field, already of its type (a reader's fast path; no checks).
+
+        ``fields`` maps each field name to its value (``source`` an :class:`EventSource`);
+        the event owns the dict.
+        """
+        event = cls.__new__(cls)
+        _set = object.__setattr__
+        _set(event, "__dict__", fields)
+        _set(event, "__pydantic_fields_set__", set(fields))
         _set(event, "__pydantic_extra__", None)
         _set(event, "__pydantic_private__", None)
         return event
@@ -226,19 +242,23 @@ class TraceEvent(BaseModel):
         """``sha256:<hex>`` over every field but ``event_hash`` (so the chain link is covered).
 
         The hashed text is the canonical JSON of :meth:`to_dict` without ``event_hash``
-        (sorted keys, no spaces, UTF-8).
+        (sorted keys, no spaces, UTF-8; :func:`~jdsl.trace.canonical.event_json`).
         """
         return digest(self._text())
 
     def _text(self) -> str:
         fields = self.__dict__
         source = fields["source"]
-        known = source is _RUNTIME_SOURCE or source.__dict__ == _RUNTIME_SOURCE.__dict__
+        known = source is RUNTIME_SOURCE or source.__dict__ == RUNTIME_SOURCE.__dict__
         return event_text(fields, source_text=_RUNTIME_SOURCE_TEXT if known else None)
 
     def verify_hash(self) -> bool:
-        """Whether ``event_hash`` matches the event's content."""
-        return self.event_hash == self.compute_hash()
+        """Whether ``event_hash`` matches the event's content (as written now, or as earlier
+        versions wrote it: see :mod:`jdsl.trace.canonical`)."""
+        if self.event_hash == self.compute_hash():
+            return True
+        legacy = event_text(self.__dict__, encode=canonical_json)
+        return self.event_hash == digest(legacy)
 
 
 def digest(text: str) -> str:
@@ -255,26 +275,34 @@ def with_hash(text: str, event_hash: str | None) -> str:
 
 
 class EpisodeChain:
-    """One episode's place in a sink: its sequence counter, the chain's tail hash, an id prefix.
+    """One episode's place in a sink: its next sequence, the chain's tail hash, an id prefix.
 
-    ``counter`` hands out sequences (``next(chain.counter)`` is atomic, so a recorder needs no
-    lock to number events). Events a sink records itself get the id ``prefix + 12 hex digits of
-    the sequence``: the prefix is 20 random hex digits per episode per sink, so ids stay unique
-    without a uuid4 per event.
+    Sinks commit an event with plain attribute stores followed by one list ``append``
+    (``chain.next = seq + 1; chain.tail = h; kept.append(item)``): CPython delivers a
+    KeyboardInterrupt, and switches threads, only between such steps at calls and jumps, so a
+    Ctrl-C either keeps the event and advances the chain, or does neither (no gap, no repeat).
+    Events a sink records itself get the id ``prefix + 12 hex digits of the sequence``: the
+    prefix is 20 random hex digits per episode per sink, so ids stay unique without a uuid4
+    per event.
     """
 
-    __slots__ = ("capture_id", "counter", "episode_id", "prefix", "tail")
+    __slots__ = ("capture_id", "episode_id", "next", "prefix", "tail")
 
     def __init__(self, capture_id: str, episode_id: str) -> None:
         self.capture_id = capture_id
         self.episode_id = episode_id
-        self.counter = itertools.count()
+        self.next = 0
         self.tail: str | None = None
         self.prefix = uuid.uuid4().hex[:20]
 
     def restart(self, sequence: int) -> None:
         """Hand out ``sequence`` next."""
-        self.counter = itertools.count(sequence)
+        self.next = sequence
+
+    @property
+    def counter(self) -> _Sequences:
+        """``next(chain.counter)`` takes the next sequence (for sinks that number first)."""
+        return _Sequences(self)
 
     def event_id(self, sequence: int) -> str:
         """The id of this episode's event at ``sequence``."""
@@ -283,6 +311,23 @@ class EpisodeChain:
     def parent_id(self, parent: str | int | None) -> str | None:
         """``parent`` as an event id: a sequence in this episode is turned into its id."""
         return self.event_id(parent) if isinstance(parent, int) else parent
+
+
+class _Sequences:
+    """An iterator over an :class:`EpisodeChain`'s sequences."""
+
+    __slots__ = ("chain",)
+
+    def __init__(self, chain: EpisodeChain) -> None:
+        self.chain = chain
+
+    def __iter__(self) -> _Sequences:
+        return self
+
+    def __next__(self) -> int:
+        sequence = self.chain.next
+        self.chain.next = sequence + 1
+        return sequence
 
 
 class Chainer:
@@ -302,12 +347,24 @@ class Chainer:
                 found = self._chains.setdefault(key, EpisodeChain(capture_id, episode_id))
         return found
 
+    @staticmethod
+    def seal(chain: EpisodeChain, event: TraceEvent) -> str:
+        """Give ``event`` the chain's next sequence and tail, and its hash; the chain itself is
+        not advanced (the caller commits: ``chain.next = event.sequence + 1; chain.tail =
+        hash``, then keeps the event)."""
+        fields = event.__dict__
+        fields["sequence"] = chain.next
+        fields["prev_event_hash"] = chain.tail
+        fields["event_hash"] = event_hash = event.compute_hash()
+        return event_hash
+
     def stamp(self, event: TraceEvent) -> TraceEvent:
         """Assign the next sequence and link the event into its episode's chain, in place."""
         chain = self.chain(event.capture_id, event.episode_id)
         with self._lock:
-            event.sequence = next(chain.counter)
-            self.link(chain, event)
+            event_hash = self.seal(chain, event)
+            chain.next = event.sequence + 1
+            chain.tail = event_hash
         return event
 
     @staticmethod

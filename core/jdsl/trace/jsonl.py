@@ -1,24 +1,25 @@
-"""Trace files: one canonical JSON event per line, appended and flushed as events happen.
+"""Trace files: one canonical JSON event per line, appended in buffered writes.
 
 Large payload values go to a blob store beside the file (``run.jsonl`` -> ``run.jsonl.blobs/``).
-A run that crashes or is interrupted loses nothing already emitted: every line is written with
-one unbuffered ``write`` (and, with ``fsync=True``, synced) before ``emit`` returns. The sink
-keeps the file open between events; :meth:`JsonlTraceSink.close` (or ``with``) closes it, and
-so does dropping the sink.
+Durability (:mod:`jdsl.trace.linefile`): lines are buffered and written at the end of every
+episode (the runtime ends every run with ``episode.finished``, also on an exception or a
+KeyboardInterrupt), every ``flush_events`` events, at the latest ``flush_interval_s`` (0.1 s)
+after an event, on :meth:`JsonlTraceSink.flush` / :meth:`~JsonlTraceSink.close` (or ``with``),
+when the sink is dropped and at interpreter exit. So a run that raises or is interrupted loses
+nothing; only a hard kill (SIGKILL, power loss) can lose the last 0.1 s of events.
+``flush_interval_s=0`` writes every event before ``emit`` returns (add ``fsync=True`` to
+survive power loss).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from jdsl.errors import JdslError
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
-from jdsl.trace.canonical import canonical_json, event_text
+from jdsl.trace.canonical import event_json, event_text
 from jdsl.trace.events import (
     RUNTIME_ACTORS,
     SCHEMA_VERSION,
@@ -28,30 +29,13 @@ from jdsl.trace.events import (
     digest,
     with_hash,
 )
+from jdsl.trace.linefile import LineFile
+from jdsl.trace.reader import blob_dir_for, iter_events
 from jdsl.trace.redact import Redactor
+from jdsl.trace.screen import RedactionScreen
 from jdsl.trace.sinks import BaseTraceSink, Parent, Recorder
 
-__all__ = ["JsonlTraceSink", "TraceFormatError", "blob_dir_for", "iter_events"]
-
-
-class TraceFormatError(JdslError, ValueError):
-    """A trace file line that is not a JSON trace event.
-
-    Attributes:
-        path: the file.
-        line: the 1-based line number.
-    """
-
-    def __init__(self, message: str, *, path: str, line: int) -> None:
-        self.path = path
-        self.line = line
-        super().__init__(f"{path}, line {line}: {message}")
-
-
-def blob_dir_for(path: str | os.PathLike[str]) -> Path:
-    """The blob directory beside a trace file: ``<file>.blobs``."""
-    path = Path(path)
-    return path.with_name(path.name + ".blobs")
+__all__ = ["JsonlTraceSink"]
 
 
 class JsonlTraceSink(BaseTraceSink):
@@ -65,8 +49,11 @@ class JsonlTraceSink(BaseTraceSink):
         blob_threshold_bytes: payload values with more bytes of JSON go to ``blob_dir``;
             None keeps everything inline.
         blob_dir: the blob store directory; default ``<path>.blobs``.
-        fsync: also ``os.fsync`` after each line (slower; survives power loss).
+        fsync: also ``os.fsync`` after each write (slower; survives power loss).
         resume: read an existing file to continue its sequences and hash chains.
+        flush_interval_s: the longest an event waits in memory before it is written; 0 writes
+            each event at once (per-event durability, several times slower).
+        flush_events: write when this many events are buffered.
     """
 
     def __init__(
@@ -78,6 +65,8 @@ class JsonlTraceSink(BaseTraceSink):
         blob_dir: str | os.PathLike[str] | None = None,
         fsync: bool = False,
         resume: bool = True,
+        flush_interval_s: float = 0.1,
+        flush_events: int = 1000,
     ) -> None:
         self.path = Path(path)
         store = BlobStore(blob_dir if blob_dir is not None else blob_dir_for(self.path))
@@ -86,20 +75,53 @@ class JsonlTraceSink(BaseTraceSink):
             blob_store=store if blob_threshold_bytes is not None else None,
             blob_threshold_bytes=blob_threshold_bytes or DEFAULT_BLOB_THRESHOLD,
         )
-        self.fsync = fsync
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._needs_newline = False
-        self._fd: int | None = None
-        self._closer: Any = weakref.finalize(self, _noop)
+        self._screen = RedactionScreen.of(self.redactor)
+        self._file = LineFile(
+            self.path, self._lock, interval_s=flush_interval_s, max_lines=flush_events,
+            fsync=fsync,
+        )  # fmt: skip
+        self._closer = weakref.finalize(self, self._file.close)
         if resume and self.path.exists():
             self._resume()
 
+    @property
+    def fsync(self) -> bool:
+        """Whether every write is synced."""
+        return self._file.fsync
+
     def append(self, event: TraceEvent) -> None:
-        """Write one stamped event as a line, flushed before returning."""
-        self._write(event.to_json() + "\n")
+        """Buffer one stamped event's line (written as :mod:`~jdsl.trace.linefile` says)."""
+        with self._lock:
+            self._file.lines.append(event.to_json() + "\n")
+            self._written(event.kind)
+
+    def _keeper(self, event: TraceEvent) -> tuple[list[Any], Any] | None:
+        if self._overrides(JsonlTraceSink, "append"):
+            return None
+        return self._file.lines, event.to_json() + "\n"
+
+    def emit(self, event: TraceEvent) -> TraceEvent:
+        """Prepare, stamp and buffer ``event``; written at episode end or by the policy."""
+        with self._lock:
+            stamped = super().emit(event)
+            if not self._overrides(JsonlTraceSink, "append"):  # kept by _keeper
+                self._written(stamped.kind)
+        return stamped
+
+    def flush(self) -> None:
+        """Write every buffered event now."""
+        self._file.flush()
+
+    def _written(self, kind: str) -> None:
+        """The durability policy after an event was buffered."""
+        if kind == _EPISODE_FINISHED:
+            self._file.flush()
+        else:
+            self._file.added()
 
     def recorder(self, capture_id: str, episode_id: str) -> Recorder | None:
-        """A :data:`~jdsl.trace.sinks.Recorder` writing each event's line as it comes.
+        """A :data:`~jdsl.trace.sinks.Recorder` buffering each event's line as it comes.
 
         Each line is encoded once: the hash is taken over the canonical JSON of the event
         without ``event_hash``, which is then spliced in at its sorted place. None when a
@@ -113,14 +135,14 @@ class JsonlTraceSink(BaseTraceSink):
             "schema_version": SCHEMA_VERSION, "source": _SOURCE, "state_after_ref": None,
             "state_before_ref": None,
         }  # fmt: skip
-        clock, lock, write = self._clock, self._lock, self._write
+        clock, lock, file, written = self._clock, self._lock, self._file, self._written
 
         def record(
             kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
         ) -> int:
             text, refs = self._payload_text(payload)
             with lock:
-                sequence = next(chain.counter)
+                sequence = chain.next
                 line = event_text(
                     {
                         **fields,
@@ -136,60 +158,41 @@ class JsonlTraceSink(BaseTraceSink):
                     text,
                 )
                 event_hash = digest(line)
-                try:
-                    write(with_hash(line, event_hash) + "\n")
-                except BaseException:
-                    chain.restart(sequence)  # a line not written leaves no gap in the chain
-                    raise
+                line = with_hash(line, event_hash) + "\n"
+                # Commit and keep with no call or jump between: a Ctrl-C cannot split them.
+                chain.next = sequence + 1
                 chain.tail = event_hash
+                file.lines.append(line)
+                written(kind)
             return sequence
 
         return record
 
     def _payload_text(self, payload: dict[str, Any]) -> tuple[str, list[str]]:
-        """The redacted payload's canonical JSON (encoded once) and its blob refs."""
-        if self.redactor is not None:
-            payload = self.redactor.redact(payload)
-        text = canonical_json(payload)
+        """The redacted payload's canonical JSON (encoded once) and its blob refs.
+
+        The text is screened first (:class:`~jdsl.trace.screen.RedactionScreen`): a payload
+        with no sensitive key and nothing secret-looking is written as encoded, unwalked.
+        """
+        text = event_json(payload)
+        if self._screen is not None and self._screen.may_redact(text):
+            payload = self.redactor.redact(payload)  # type: ignore[union-attr]
+            text = event_json(payload)
         store, limit = self.blob_store, self.blob_threshold_bytes
         if store is None or len(text) * 4 <= limit or len(text.encode()) <= limit:
             return text, []
         payload, refs = offload(payload, store, limit)
-        return canonical_json(payload), refs
+        return event_json(payload), refs
 
     def close(self) -> None:
-        """Close the file (a later event opens it again)."""
-        with self._lock:
-            fd, self._fd = self._fd, None
-            self._closer.detach()
-            if fd is not None:
-                os.close(fd)
+        """Write what is buffered and close the file (a later event opens it again)."""
+        self._file.close()
 
     def __enter__(self) -> JsonlTraceSink:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _write(self, line: str) -> None:
-        """Append ``line`` with one ``write`` on a file opened in append mode; sync if asked."""
-        data = line.encode("utf-8")
-        with self._lock:
-            if self._needs_newline:
-                data = b"\n" + data
-            fd = self._fd if self._fd is not None else self._open()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            self._needs_newline = False
-            if self.fsync:
-                os.fsync(fd)
-
-    def _open(self) -> int:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._fd = fd
-        self._closer = weakref.finalize(self, os.close, fd)
-        return fd
 
     def _resume(self) -> None:
         for event in iter_events(self.path, strict=False):
@@ -198,45 +201,8 @@ class JsonlTraceSink(BaseTraceSink):
             handle.seek(0, os.SEEK_END)
             if handle.tell():
                 handle.seek(-1, os.SEEK_END)
-                self._needs_newline = handle.read(1) != b"\n"
+                self._file.needs_newline = handle.read(1) != b"\n"
 
 
 _SOURCE = EventSource().__dict__  # the runtime's source, as JSON data
-
-
-def _noop() -> None:
-    """Nothing to close yet."""
-
-
-def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterator[TraceEvent]:
-    """Yield the events of a JSONL trace file in file order; blank lines are skipped.
-
-    Args:
-        path: the trace file.
-        strict: raise :class:`TraceFormatError` on a line that is not an event; with
-            ``strict=False`` such lines (e.g. one torn by a crash mid-write) are skipped.
-    """
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            event = _parse_line(line, str(path), number, strict)
-            if event is not None:
-                yield event
-
-
-def _parse_line(line: str, path: str, number: int, strict: bool) -> TraceEvent | None:
-    try:
-        data: Any = json.loads(line)
-        if not isinstance(data, dict) or "kind" not in data:
-            raise ValueError("not a JSON object with a 'kind'")
-        return TraceEvent.from_dict(data)
-    except ValueError as exc:  # json and pydantic errors are ValueErrors
-        if not strict:
-            return None
-        raise TraceFormatError(
-            f"not a trace event ({exc}); each line must be one TraceEvent JSON object, "
-            "or read with strict=False to skip it",
-            path=path,
-            line=number,
-        ) from exc
+_EPISODE_FINISHED = "episode.finished"

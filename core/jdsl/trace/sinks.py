@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
 from jdsl.trace.events import RUNTIME_ACTORS, Actor, Chainer, Timestamps, TraceEvent
+from jdsl.trace.interrupts import interrupts_held
 from jdsl.trace.redact import Redactor
 from jdsl.trace.values import jsonable
 
@@ -112,13 +113,32 @@ class BaseTraceSink:
         """
         with self._lock:
             self.prepare(event)
-            self._chainer.stamp(event)
+            chain = self._chainer.chain(event.capture_id, event.episode_id)
+            sequence, previous = chain.next, chain.tail
+            event_hash = self._chainer.seal(chain, event)
+            kept = self._keeper(event)
+            if kept is not None:  # commit and keep with no interruption point in between
+                chain.next = sequence + 1
+                chain.tail = event_hash
+                kept[0].append(kept[1])
+                return event
+            chain.next = sequence + 1
+            chain.tail = event_hash
             try:
                 self.append(event)
             except BaseException:
-                self._chainer.rollback(event)  # an event not kept leaves no gap in the chain
+                if chain.tail == event_hash:  # an event not kept leaves no gap in the chain
+                    chain.next, chain.tail = sequence, previous
                 raise
         return event
+
+    def _keeper(self, event: TraceEvent) -> tuple[list[Any], Any] | None:
+        """``(list, item)``: keeping the stamped ``event`` is appending ``item`` to ``list``.
+
+        A sink that keeps events that way lets :meth:`emit` commit the chain and keep the
+        event in one uninterruptible step; None (the default) calls :meth:`append`.
+        """
+        return None
 
     def _overrides(self, cls: type, *names: str) -> bool:
         """Whether a subclass of ``cls`` replaced one of the named methods."""
@@ -157,6 +177,9 @@ class ListTraceSink(BaseTraceSink):
         """Keep a stamped event."""
         self._events.append(event)
 
+    def _keeper(self, event: TraceEvent) -> tuple[list[Any], Any] | None:
+        return None if self._overrides(ListTraceSink, "append") else (self._events, event)
+
     def emit(self, event: TraceEvent) -> TraceEvent:
         """Stamp and keep ``event`` after the recorded events before it; returns it."""
         with self._lock:
@@ -183,8 +206,12 @@ class ListTraceSink(BaseTraceSink):
             refs = None
             if not plain:
                 payload, refs = finish(payload)
-            sequence = next(chain.counter)
-            keep((chain, sequence, kind, payload, parent, actor, now(), refs))
+            ns = now()
+            # Numbering and keeping with no call or jump between: neither a Ctrl-C nor a
+            # thread switch can come between them (see EpisodeChain).
+            sequence = chain.next
+            chain.next = sequence + 1
+            keep((chain, sequence, kind, payload, parent, actor, ns, refs))
             return sequence
 
         return record
@@ -253,7 +280,7 @@ class FanoutSink:
     def emit(self, event: TraceEvent) -> TraceEvent:
         """Prepare through every sink, stamp with the first, hand the result to the rest."""
         first, *rest = self.sinks
-        with self._lock:
+        with self._lock, interrupts_held():  # a Ctrl-C reaches every sink or none
             event = first.emit(_prepare(rest, event))
             for sink in rest:
                 _append(sink, event)

@@ -1,0 +1,160 @@
+"""Streaming compile: episodes read, checked and normalized one at a time.
+
+The per-episode passes are a pure map (:func:`map_episode`): check the episode's hash chain,
+read it as records (blob values loaded), normalize it. What later passes need of an episode is
+its :class:`~jdsl.compiler.normalized.NormEpisode`, a few kilobytes, so a corpus streamed from
+JSONL files (:func:`jdsl.trace.iter_episodes`) is compiled without ever holding its events:
+memory grows with the normalized episodes, not with the trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from jdsl.compiler.errors import CompileError
+from jdsl.compiler.events import as_records
+from jdsl.compiler.normalize import normalize_episode
+from jdsl.compiler.normalized import NormEpisode
+from jdsl.trace import Episode, TraceEvent, iter_episodes, verify_chain
+
+__all__ = [
+    "EpisodeSource",
+    "IrInterner",
+    "chain_problems",
+    "episodes_from",
+    "map_episode",
+    "normalize_stream",
+    "paused_gc",
+    "refuse_broken",
+]
+
+EpisodeSource = Iterable[Any] | str | os.PathLike[str]
+"""Episodes (any form :func:`~jdsl.compiler.events.as_records` reads), or a JSONL trace path,
+or an iterable of paths."""
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a pass allocates many small acyclic objects.
+
+    Full collections rescan every live object (the loaded traces included), which made
+    compile time grow faster than the number of episodes; reference counting still frees
+    everything the passes drop. The collector's previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def episodes_from(source: EpisodeSource, *, strict: bool = True) -> Iterable[Any]:
+    """``source`` as an iterable of episodes: paths are streamed with
+    :func:`jdsl.trace.iter_episodes`, anything else is returned as it is."""
+    if isinstance(source, str | os.PathLike):
+        return iter_episodes(source, strict=strict)
+    items = source if isinstance(source, list | tuple) else None
+    if items and all(isinstance(p, str | os.PathLike) for p in items):
+        return iter_episodes([Path(p) for p in items], strict=strict)
+    return source
+
+
+class IrInterner:
+    """Shares one teacher IR dict among episodes that recorded equal ones (memory, not bytes).
+
+    Episodes of one tree each parse their own copy of its IR; keeping the first of each
+    distinct IR (up to ``limit`` kinds) lets 10^5 episodes hold a handful.
+    """
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._seen: list[dict[str, Any]] = []
+
+    def __call__(self, episode: NormEpisode) -> NormEpisode:
+        ir = episode.teacher_ir
+        if ir is None:
+            return episode
+        for known in self._seen:
+            if known is ir:
+                return episode
+            if known == ir:
+                return dataclasses.replace(episode, teacher_ir=known)
+        if len(self._seen) < self.limit:
+            self._seen.append(ir)
+        return episode
+
+
+def map_episode(
+    episode: Any, *, canonical: Mapping[str, str] | None = None, check_chain: bool = True
+) -> NormEpisode | None:
+    """The per-episode passes: chain check, records (blob values loaded), normalize.
+
+    Returns:
+        The normalized episode, or None for a control episode (id starting ``_``).
+
+    Raises:
+        CompileError: ``check_chain`` and the episode's hash chain is broken.
+    """
+    if check_chain:
+        refuse_broken(episode)
+    records = as_records(episode)
+    if records.episode_id.startswith("_"):
+        return None
+    return normalize_episode(records, canonical=canonical)
+
+
+def normalize_stream(
+    episodes: Iterable[Any],
+    *,
+    canonical: Mapping[str, str] | None = None,
+    check_chain: bool = True,
+) -> list[NormEpisode]:
+    """:func:`map_episode` over ``episodes`` as they come; only the normalized ones are kept.
+
+    Raises:
+        CompileError: the first episode whose hash chain is broken (``check_chain``).
+    """
+    intern = IrInterner()
+    out: list[NormEpisode] = []
+    with paused_gc():
+        for episode in episodes:
+            normalized = map_episode(episode, canonical=canonical, check_chain=check_chain)
+            if normalized is not None:
+                out.append(intern(normalized))
+    return out
+
+
+def chain_problems(episode: Any) -> list[str]:
+    """The hash-chain problems of one episode (only stamped events are checked)."""
+    if isinstance(episode, Episode):
+        return episode.verify() if any(e.event_hash for e in episode.events) else []
+    events = episode.get("events", ()) if isinstance(episode, Mapping) else ()
+    events = getattr(episode, "events", events)
+    stamped = [e for e in events if isinstance(e, TraceEvent) and e.event_hash]
+    return verify_chain(stamped) if stamped else []
+
+
+def refuse_broken(episode: Any) -> None:
+    """Raise when the episode's hash chain is broken.
+
+    Raises:
+        CompileError: naming the episode and its first problem.
+    """
+    problems = chain_problems(episode)
+    if problems:
+        eid = str(getattr(episode, "episode_id", "episode"))
+        raise CompileError(
+            f"episode {eid!r}: the trace's hash chain is broken ({problems[0]}); "
+            "compile the trace as it was recorded, or pass allow_broken_chain=True "
+            "to compile edited events on purpose",
+            episodes=[eid],
+            problems=problems,
+        )

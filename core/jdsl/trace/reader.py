@@ -1,0 +1,239 @@
+"""Reading trace files: JSONL lines -> :class:`TraceEvent` s, and episodes one at a time.
+
+Lines are decoded with orjson (``json`` for what orjson refuses: ``NaN``, ``Infinity``); an
+event whose envelope fields already have the right types is built without a pydantic
+validation pass (its payload is JSON data, used as decoded), any other line is validated as
+:meth:`TraceEvent.from_dict` does, so a bad line raises the same :class:`TraceFormatError`.
+The file is read as bytes: a line torn inside a UTF-8 character, a line nested too deep to
+decode, and a line that is no event are all one typed error (or, with ``strict=False``, a
+skipped line).
+
+:func:`iter_episodes` streams a file's episodes in bounded memory: a first pass notes on which
+line each episode ends, the second builds each episode and hands it over at that line, so only
+the episodes still open (one, for runs recorded one after another) are held.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from jdsl.errors import JdslError
+from jdsl.trace.blobs import BlobStore
+from jdsl.trace.episodes import Episode, EpisodeSegmenter, part_id
+from jdsl.trace.events import RUNTIME_SOURCE, EventSource, TraceEvent
+
+__all__ = ["TraceFormatError", "blob_dir_for", "iter_episodes", "iter_events"]
+
+
+class TraceFormatError(JdslError, ValueError):
+    """A trace file line that is not a JSON trace event.
+
+    Attributes:
+        path: the file.
+        line: the 1-based line number.
+    """
+
+    def __init__(self, message: str, *, path: str, line: int) -> None:
+        self.path = path
+        self.line = line
+        self.detail = message
+        super().__init__(f"{path}, line {line}: {message}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle with the keyword fields (the error crosses to a Dask client intact)."""
+        return (_rebuild, (self.detail, self.path, self.line))
+
+
+def _rebuild(message: str, path: str, line: int) -> TraceFormatError:
+    return TraceFormatError(message, path=path, line=line)
+
+
+def blob_dir_for(path: str | os.PathLike[str]) -> Path:
+    """The blob directory beside a trace file: ``<file>.blobs``."""
+    path = Path(path)
+    return path.with_name(path.name + ".blobs")
+
+
+def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterator[TraceEvent]:
+    """Yield the events of a JSONL trace file in file order; blank lines are skipped.
+
+    Args:
+        path: the trace file.
+        strict: raise :class:`TraceFormatError` on a line that is not an event (not JSON, not
+            UTF-8, nested too deep, or without a ``kind``); with ``strict=False`` such lines
+            (e.g. one torn by a crash mid-write) are skipped.
+    """
+    for _, event in _numbered_events(Path(path), strict, None):
+        yield event
+
+
+def iter_episodes(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, strict: bool = True
+) -> Iterator[Episode]:
+    """Yield the episodes of one or more trace files, one at a time, in bounded memory.
+
+    For each file, the episodes are those of ``read_events(path).episodes`` (same ids, events,
+    order and ``chain_start``), each with the file's blob store when ``<file>.blobs`` exists.
+    An episode is yielded at the line of its last event, so memory holds the episodes still
+    open, not the file. The file is read twice (the first pass notes where episodes end); a
+    file that grows meanwhile is read up to its size at the first pass.
+
+    Args:
+        paths: a trace file or several, read in the order given.
+        strict: as :func:`iter_events`.
+
+    Raises:
+        TraceFormatError: a bad line (``strict=True``).
+        FileNotFoundError: a path that does not exist.
+    """
+    for path in [paths] if isinstance(paths, str | os.PathLike) else paths:
+        yield from _file_episodes(Path(path), strict)
+
+
+def _file_episodes(path: Path, strict: bool) -> Iterator[Episode]:
+    size = path.stat().st_size
+    ends, taken = _episode_ends(path, strict, size)
+    blobs = blob_dir_for(path)
+    store = BlobStore(blobs) if blobs.is_dir() else None
+    segmenter = EpisodeSegmenter()
+    open_parts: dict[int, Episode] = {}
+    handed = 0
+    for number, event in _numbered_events(path, strict, size):
+        index, part, start = segmenter.place(event)
+        if start is not None:
+            open_parts[index] = Episode(
+                part_id(event.episode_id, part, taken), blob_store=store, chain_start=start
+            )
+        open_parts[index].events.append(event)
+        while handed in open_parts and ends[handed] <= number:
+            yield open_parts.pop(handed)
+            handed += 1
+
+
+def _episode_ends(path: Path, strict: bool, size: int) -> tuple[list[int], set[str]]:
+    """The line number each episode ends on (episodes in first-seen order), and the ids used."""
+    segmenter = EpisodeSegmenter()
+    ends: list[int] = []
+    taken: set[str] = set()
+    for number, event in _numbered_events(path, strict, size):
+        taken.add(event.episode_id)
+        index = segmenter.place(event)[0]
+        if index == len(ends):
+            ends.append(number)
+        ends[index] = number
+    return ends, taken
+
+
+def _numbered_events(
+    path: Path, strict: bool, size: int | None
+) -> Iterator[tuple[int, TraceEvent]]:
+    """``(line number, event)`` for each event line, reading at most ``size`` bytes."""
+    where = str(path)
+    with path.open("rb") as handle:
+        left = size
+        for number, line in enumerate(handle, start=1):
+            if left is not None:
+                if left <= 0:
+                    return
+                line, left = line[:left], left - len(line)
+            if line.strip():
+                event = _parse_line(line, where, number, strict)
+                if event is not None:
+                    yield number, event
+
+
+def _parse_line(line: bytes, path: str, number: int, strict: bool) -> TraceEvent | None:
+    try:
+        data = decode_json(line)
+        if not isinstance(data, dict) or "kind" not in data:
+            raise ValueError("not a JSON object with a 'kind'")
+        return _fast_event(data) or TraceEvent.from_dict(data)
+    except ValueError as exc:  # json, orjson, UTF-8 and pydantic errors are ValueErrors
+        if not strict:
+            return None
+        raise TraceFormatError(_problem(line, exc), path=path, line=number) from None
+
+
+def _problem(line: bytes, exc: ValueError) -> str:
+    """What is wrong with a line that is no event, and the fix."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return (
+            f"not UTF-8 text ({bad.reason} at byte {bad.start} of the line); pass a jdsl trace "
+            "(JSONL written by a JsonlTraceSink or `jdsl import`), or read with strict=False "
+            "to skip the line (e.g. one torn by a crash mid-write)"
+        )
+    return (
+        f"not a trace event ({exc}); each line must be one TraceEvent JSON object, "
+        "or read with strict=False to skip it"
+    )
+
+
+def decode_json(data: bytes | str) -> Any:
+    """One JSON document: orjson, else ``json`` (``NaN``, ``Infinity``, very large integers).
+
+    Raises:
+        ValueError: not JSON, not UTF-8, or nested deeper than a decoder allows (the
+            ``RecursionError`` of a deeply nested line is turned into this).
+    """
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as first:
+        try:
+            return json.loads(data)
+        except RecursionError:
+            raise ValueError(f"nested too deeply to decode ({first})") from None
+
+
+_ACTORS = frozenset({"model", "user", "environment", "system", "tool"})
+_FIELD_COUNT = len(TraceEvent.model_fields)
+
+
+def _fast_event(data: dict[str, Any]) -> TraceEvent | None:
+    """The event of ``data`` without validation when every field is present with its type.
+
+    None sends the line through :meth:`TraceEvent.from_dict` (defaults, coercion, errors).
+    """
+    try:
+        text = (
+            data["kind"], data["capture_id"], data["episode_id"], data["schema_version"],
+            data["event_id"], data["timestamp"], data["actor"],
+        )  # fmt: skip
+        optional = (
+            data["parent_event_id"], data["state_before_ref"], data["state_after_ref"],
+            data["prev_event_hash"], data["event_hash"],
+        )  # fmt: skip
+        sequence, payload, refs, source = (
+            data["sequence"], data["payload"], data["blob_refs"], data["source"]
+        )  # fmt: skip
+    except KeyError:
+        return None
+    typed = (
+        type(sequence) is int
+        and type(payload) is dict
+        and type(refs) is list
+        and text[6] in _ACTORS
+        and _all_text(text)
+        and _all_text(v for v in optional if v is not None)
+        and (not refs or _all_text(refs))
+    )
+    if not typed or len(data) != _FIELD_COUNT:  # extra fields: let pydantic drop them
+        return None
+    if source == RUNTIME_SOURCE.__dict__:
+        data["source"] = RUNTIME_SOURCE
+    elif isinstance(source, dict):
+        data["source"] = EventSource.model_validate(source)
+    else:
+        return None
+    return TraceEvent.trusted(data)
+
+
+def _all_text(values: Iterable[Any]) -> bool:
+    return all(type(v) is str for v in values)

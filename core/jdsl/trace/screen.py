@@ -1,0 +1,82 @@
+"""A quick screen of encoded payloads: can the :class:`~jdsl.trace.Redactor` change this one?
+
+Walking a payload to redact it costs more than encoding it. The screen looks at the payload's
+canonical JSON instead: one search for secret-looking text (the redactor's own patterns, over
+keys and values alike), and the key names (``"name":``) and named fields (``"key"`` /
+``"path"`` values, which hide a blackboard value) checked with the redactor's key rules. Only
+a payload the screen flags is walked; one it passes is exactly what the walk would return, so
+the screen changes the cost of redaction, never its result. Redactors with ``json_paths`` are
+always walked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jdsl.trace.redact import DEFAULT_SECRET_PATTERNS, Redactor
+
+__all__ = ["RedactionScreen"]
+
+_SEGMENT = re.compile(r"[.\[\]]")
+_DEFAULT_HINTS = (
+    "PRIVATE KEY-----", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA",
+    "ASIA", "AIza", "xox", "eyJ",
+)  # fmt: skip
+"""A literal every match of a :data:`DEFAULT_SECRET_PATTERNS` pattern contains (besides the
+case-insensitive ``bearer``): text with none of them has no default secret."""
+_NAMED = ('"key":"', '"path":"')
+
+
+class RedactionScreen:
+    """Screens canonical JSON text for a :class:`Redactor` (see the module doc)."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._secret = re.compile("|".join(f"(?:{p})" for p in redactor.patterns) or "(?!)")
+        self._safe_keys: set[str] = set()
+        self._hints = redactor.patterns == DEFAULT_SECRET_PATTERNS
+
+    @classmethod
+    def of(cls, redactor: Redactor | None) -> RedactionScreen | None:
+        """The screen of an enabled redactor, else None (nothing to redact)."""
+        return cls(redactor) if redactor is not None and redactor.enabled else None
+
+    def may_redact(self, text: str) -> bool:
+        """Whether redacting the payload encoded as ``text`` could change it.
+
+        ``text`` is the payload's canonical JSON; with no backslash in it, every ``":`` ends a
+        key and no string holds a quote, so keys and named fields are found by splitting.
+        """
+        if self.redactor.json_paths or "\\" in text or self._secret_in(text):
+            return True
+        safe, sensitive = self._safe_keys, self.redactor.is_sensitive_key
+        for part in text.split('":')[:-1]:
+            key = part[part.rfind('"') + 1 :]
+            if key not in safe:
+                if sensitive(key, None):
+                    return True
+                if len(safe) < 4096:
+                    safe.add(key)
+        return any(self._named_sensitive(text, marker) for marker in _NAMED)
+
+    def _secret_in(self, text: str) -> bool:
+        if self._hints:
+            for hint in _DEFAULT_HINTS:
+                if hint in text:
+                    break
+            else:
+                if "bearer " not in text.lower():
+                    return False  # no default pattern's literal: no search needed
+        return self._secret.search(text) is not None
+
+    def _named_sensitive(self, text: str, marker: str) -> bool:
+        """Whether a ``"key"`` / ``"path"`` field names a sensitive value (it is hidden)."""
+        at = text.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            name = text[start : text.find('"', start)]
+            last = _SEGMENT.split(name.rstrip("]"))[-1]
+            if last and self.redactor.is_sensitive_key(last):
+                return True
+            at = text.find(marker, start)
+        return False

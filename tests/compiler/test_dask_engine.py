@@ -1,0 +1,90 @@
+"""The Dask engine on a real 2-worker LocalCluster on 127.0.0.1: the same bytes as local.
+
+The cluster's workers are threads here (a process cluster leaves multiprocessing's resource
+tracker running as a child of the test process); ``bench/scale.py`` runs a process cluster,
+and the errors' pickling, which processes need, is tested on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sys
+from pathlib import Path
+
+import pytest
+from jdsl.cli import app
+from jdsl.compiler import CompileError, compile_behavior
+from jdsl.compiler.dask_engine import compile_on_dask, dask_client
+from jdsl.package import export_jdsl
+from jdsl.trace import TraceFormatError
+from typer.testing import CliRunner
+
+pytest.importorskip("distributed")
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.corpora import retail_corpus  # noqa: E402
+
+pytestmark = pytest.mark.slow  # a cluster takes a few seconds to start
+
+
+@pytest.fixture(scope="module")
+def client():
+    with dask_client(workers=2, processes=False) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory) -> list[Path]:
+    folder = tmp_path_factory.mktemp("shards")
+    return [retail_corpus(folder / f"s{i}.jsonl", 4, start=4 * i) for i in range(5)]
+
+
+def _digest(result, path: Path) -> str:
+    return hashlib.sha256(Path(export_jdsl(result.package, path)).read_bytes()).hexdigest()
+
+
+def test_dask_output_is_byte_identical_to_local(client, shards, tmp_path) -> None:
+    local = compile_behavior(shards, name="r")
+    distributed = compile_on_dask(shards, name="r", client=client, fan_in=2)
+    assert _digest(distributed, tmp_path / "d.jdsl") == _digest(local, tmp_path / "l.jdsl")
+    assert distributed.candidates == local.candidates
+    assert distributed.report() == local.report()
+
+
+def test_worker_errors_reach_the_client_typed(client, shards, tmp_path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    lines = shards[0].read_text().splitlines(keepends=True)
+    broken.write_text("".join(lines[:3] + lines[4:]))
+    with pytest.raises(CompileError, match="hash chain is broken") as info:
+        compile_on_dask([shards[1], broken], name="r", client=client)
+    assert info.value.episodes == ("ep_0",)
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(shards[1].read_bytes() + b'{"kind": "x", "payload": {"a": "\xc3')
+    with pytest.raises(TraceFormatError, match="not UTF-8 text") as error:
+        compile_on_dask([torn], name="r", client=client)
+    assert error.value.path == str(torn) and error.value.line == len(lines) + 1
+    assert compile_on_dask([torn], name="r", client=client, strict=False).ok
+
+
+def test_cli_engine_dask_with_a_scheduler_address(client, shards, tmp_path) -> None:
+    runner = CliRunner()
+    out_local, out_dask = tmp_path / "local.jdsl", tmp_path / "dask.jdsl"
+    local = runner.invoke(app, ["compile", *map(str, shards), "-o", str(out_local)])
+    assert local.exit_code == 0, local.output
+    address = client.scheduler.address
+    dask = runner.invoke(app, ["compile", *map(str, shards), "-o", str(out_dask),
+                               "--engine", "dask", "--scheduler", address])  # fmt: skip
+    assert dask.exit_code == 0, dask.output
+    assert out_dask.read_bytes() == out_local.read_bytes()
+
+
+def test_worker_errors_pickle_with_their_fields() -> None:
+    chain = CompileError("broken", episodes=["e1"], problems=["p"])
+    line = TraceFormatError("not UTF-8 text", path="/t.jsonl", line=3)
+    again, back = pickle.loads(pickle.dumps(chain)), pickle.loads(pickle.dumps(line))
+    assert (str(again), again.episodes, again.problems) == (str(chain), ("e1",), ("p",))
+    assert (str(back), back.path, back.line) == (str(line), "/t.jsonl", 3)

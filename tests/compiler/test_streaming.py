@@ -1,0 +1,92 @@
+"""Streaming compile: the same package bytes from paths, generators and lists; keyed reduce."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from jdsl.compiler import CompileError, compile_behavior, consolidate, normalize_all
+from jdsl.compiler.reduce import FactTable, merge_tables
+from jdsl.compiler.stream import IrInterner, normalize_stream
+from jdsl.envs.fixtures import RetailWorld
+from jdsl.package import export_jdsl
+from jdsl.testing import ScriptedModel
+from jdsl.trace import JsonlTraceSink, iter_episodes, read_events
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.corpora import retail_corpus, retail_teacher  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory) -> list[Path]:
+    """Three retail teacher shards, 9 episodes in all (odd worlds pick the other order)."""
+    folder = tmp_path_factory.mktemp("shards")
+    return [retail_corpus(folder / f"s{i}.jsonl", 3, start=3 * i) for i in range(3)]
+
+
+def _bytes(result, tmp_path: Path, name: str) -> str:
+    written = export_jdsl(result.package, tmp_path / f"{name}.jdsl")
+    return hashlib.sha256(Path(written).read_bytes()).hexdigest()
+
+
+def test_paths_generators_and_lists_compile_to_the_same_bytes(shards, tmp_path) -> None:
+    listed = [e for path in shards for e in read_events(path).episodes]
+    from_list = _bytes(compile_behavior(listed, name="r"), tmp_path, "list")
+    from_paths = _bytes(compile_behavior(shards, name="r"), tmp_path, "paths")
+    generator = (e for e in iter_episodes(shards))
+    from_generator = _bytes(compile_behavior(generator, name="r"), tmp_path, "gen")
+    assert from_list == from_paths == from_generator
+    assert compile_behavior(str(shards[0]), name="r").report()["episodes"] == 3
+
+
+def test_a_broken_chain_is_refused_while_streaming(shards, tmp_path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    lines = shards[1].read_text().splitlines(keepends=True)
+    broken.write_text("".join(lines[:5] + lines[6:]))  # one event dropped
+    with pytest.raises(CompileError, match="hash chain is broken") as info:
+        compile_behavior([shards[0], broken], name="r")
+    assert info.value.episodes == ("ep_3",)
+    result = compile_behavior([shards[0], broken], name="r", allow_broken_chain=True)
+    assert result.report()["episodes"] == 6
+
+
+def test_equal_teacher_irs_are_shared_not_copied(shards) -> None:
+    normalized = normalize_stream(iter_episodes(shards))
+    assert len({id(e.teacher_ir) for e in normalized}) == 1
+    assert IrInterner(limit=0)(normalized[0]) is normalized[0]
+
+
+def test_the_keyed_reduce_in_any_tree_shape_gives_consolidate(shards) -> None:
+    episodes = normalize_all([e for path in shards for e in read_events(path).episodes])
+    expected = consolidate(episodes)
+    rng = random.Random(7)
+    for _ in range(5):
+        cuts = sorted(rng.sample(range(1, len(episodes)), 3))
+        runs = [episodes[a:b] for a, b in zip([0, *cuts], [*cuts, len(episodes)], strict=True)]
+        tables = [FactTable.of(run) for run in runs]
+        merged = merge_tables(merge_tables(*tables[:2]), merge_tables(*tables[2:]))
+        assert merged.candidates() == expected and merged.episodes == len(episodes)
+        assert FactTable.of(runs[0]).candidates() == consolidate(runs[0])  # inputs untouched
+
+
+def test_a_generator_with_a_control_episode_and_mappings(tmp_path) -> None:
+    path = tmp_path / "t.jsonl"
+    with JsonlTraceSink(path) as sink:
+        tree = retail_teacher()
+        for i in range(3):
+            world = RetailWorld.numbered(i)
+            tree.run(model=ScriptedModel("1"), trace_sink=sink, episode_id=f"e{i}",
+                     tools=world.tools(), email=world.email, request="cancel")  # fmt: skip
+    mappings = [
+        {"episode_id": e.episode_id, "events": [ev.to_dict() for ev in e.events]}
+        for e in read_events(path).episodes
+    ]
+    control = {"episode_id": "_capture", "events": [{"kind": "capture.started"}]}
+    result = compile_behavior(iter([control, *mappings]), name="r")
+    assert result.report()["episodes"] == 3
