@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import PrivateAttr
 
-from jdsl.errors import BindingError, ValidationError
+from jdsl.errors import BehaviorCheckError, BindingError, ValidationError
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import Blackboard
+from jdsl.tree.check import CheckReport, check_tree
 from jdsl.tree.context import Bindings, RunContext, check_model, unbound_error
 from jdsl.tree.ids import walk_with_ids
 from jdsl.tree.leaves import Action, GuardCall
@@ -184,6 +185,24 @@ class Root(Node):
         bindings.update("predicate", predicates, replace=True)
         return bindings, needed, uses_model
 
+    def check(
+        self,
+        *,
+        tools: Callables | None = None,
+        predicates: Callables | None = None,
+        inputs: Iterable[str] | None = None,
+    ) -> CheckReport:
+        """The static check of this tree (:func:`jdsl.tree.check.check_tree`): type mismatches
+        between a producer and the tool parameter it feeds, unbound names, keys read before any
+        writer, unreachable children. ``run`` does it first and stops on errors.
+
+        Args:
+            tools, predicates: callables replacing the root's bindings, as in :meth:`run`.
+            inputs: the run's input keys, when known.
+        """
+        bindings = self.prepare(tools, predicates)[0]
+        return check_tree(self, bindings=bindings, inputs=inputs)
+
     def check_bindings(self, bindings: Bindings) -> None:
         """Raise :class:`BindingError` for the first tool or predicate name that is not bound."""
         _check_needed([pair for node in self.walk() for pair in _needed(node)], bindings)
@@ -229,6 +248,9 @@ class Root(Node):
         Raises:
             BindingError: an unbound tool, predicate or model, or a model object without
                 ``converse`` (before the first tick).
+            BehaviorCheckError: the static check (:meth:`check`) found an error, e.g. a
+                predict output whose type does not fit the tool parameter it feeds (before
+                the first tick; the episode ends ``error``).
             KeyboardInterrupt: re-raised after the episode is closed as ``cancelled``.
             Exception: whatever a tool or model raised, when ``raise_errors``.
         """
@@ -251,6 +273,9 @@ class Root(Node):
             })  # fmt: skip
         try:
             _check_needed(needed, bindings)
+            report = check_tree(self, bindings=bindings, inputs=inputs)
+            if report.errors:
+                raise BehaviorCheckError(report)
             if ctx.model is None and self.model_id and uses_model:
                 ctx.model = _resolve_model(self.model_id)
             if ctx.model is not None and uses_model:
