@@ -10,7 +10,18 @@ from typing import Literal
 
 import jdsl
 import pytest
-from jdsl import BehaviorCheckError, ListTraceSink, act, check, optional, predict, ref, root, sel, seq
+from jdsl import (
+    BehaviorCheckError,
+    ListTraceSink,
+    act,
+    check,
+    optional,
+    predict,
+    ref,
+    root,
+    sel,
+    seq,
+)
 from jdsl.testing import ScriptedModel
 from jdsl.text import parse_behavior
 
