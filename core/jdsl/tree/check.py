@@ -378,7 +378,7 @@ def _annotation_schema(annotation: Any) -> Schema | None:
 def _options(schema: Schema) -> list[Schema] | None:
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list):
-            return [s for s in schema[key] if isinstance(s, Mapping)]
+            return [dict(s) for s in schema[key] if isinstance(s, Mapping)]
     return None
 
 
