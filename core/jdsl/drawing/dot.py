@@ -11,7 +11,6 @@ every renderer's drawing, since the in-process renderer has no HTML-like labels)
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Mapping
 from typing import Any
 

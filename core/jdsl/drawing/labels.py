@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 from collections.abc import Mapping
 from typing import Any
 
