@@ -11,6 +11,7 @@ every renderer's drawing, since the in-process renderer has no HTML-like labels)
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -169,13 +170,19 @@ def legend_entries(statuses: Mapping[str, str]) -> list[tuple[str, str, str, str
     return entries
 
 
-def tree_dot(tree: Any, statuses: Mapping[str, str] | None = None, *, name: str = "") -> str:
+def tree_dot(
+    tree: Any, statuses: Mapping[str, str] | None = None, *, name: str = "", legend: bool = False
+) -> str:
     """The DOT source of a tree or IR dict, coloured by ``statuses`` (node id -> status).
 
     Args:
         tree: a node object, an IR node dict, a ``behavior.json`` dict or an object with ``ir``.
         statuses: from :func:`node_statuses`; nodes without one keep their kind's fill.
         name: the graph name (defaults to the root's name).
+        legend: with ``statuses``, put the status legend in the graph as an HTML-like label,
+            for a standalone SVG file. Only ``dot`` draws those labels (the in-process renderer
+            shows the graph name instead), so views draw the legend in HTML
+            (:func:`jdsl.drawing.drawing_html`).
 
     Returns:
         DOT text; node names are ``n0, n1, ...`` in pre-order, ``id`` attributes are node ids.
@@ -206,7 +213,22 @@ def tree_dot(tree: Any, statuses: Mapping[str, str] | None = None, *, name: str 
         return dot_name
 
     draw(ir)
+    if statuses and legend:
+        graph.attr(label=_legend(statuses), labelloc="b", labeljust="l", fontsize="10",
+                   fontname="Helvetica")
     return str(graph.source)
+
+
+def _legend(statuses: Mapping[str, str]) -> str:
+    """An HTML-like Graphviz label: a swatch per :func:`legend_entries` entry."""
+    cells = "".join(
+        f'<td bgcolor="{fill}"><font color="{ink}"> {html.escape(text)} </font></td>'
+        for _, fill, ink, text in legend_entries(statuses)
+    )
+    return (
+        '<<table border="0" cellborder="1" cellspacing="4" cellpadding="2">'
+        f'<tr><td border="0">status:</td>{cells}</tr></table>>'
+    )
 
 
 def _require_graphviz() -> Any:

@@ -304,6 +304,7 @@ class Root(Node):
                 "skill": self.name, "status": status,
                 "error_type": type(exc).__name__ if exc is not None else None,
                 "error_message": str(exc) if exc is not None else None,
+                "failure": ctx.failure._asdict() if ctx.failure is not None else None,
             })  # fmt: skip
 
     def _tick(self, ctx: RunContext) -> Status:
