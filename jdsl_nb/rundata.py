@@ -73,6 +73,8 @@ class RunData:
         records: blackboard writes with provenance (:func:`jdsl_nb.provenance.provenance`).
         statuses: last status per node id.
         choices: tool calls whose arguments the model chose (react leaves), in order.
+        failure: where and why a failed run stopped, ``{node_id, label, reason}`` (from
+            ``ctx.failure`` or the ``episode.finished`` event), else None.
     """
 
     events: list[dict[str, Any]]
@@ -82,6 +84,7 @@ class RunData:
     records: list[WriteRecord] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)
     choices: list[ModelChoice] = field(default_factory=list)
+    failure: dict[str, str] | None = None
 
     @classmethod
     def build(cls, source: Any, *, tree: Any = None, error: Any = None) -> RunData:
@@ -95,8 +98,9 @@ class RunData:
         ir = _find_ir(events, tree)
         status, error_text = _outcome(events, source if is_context else None, error)
         statuses = node_statuses(events)
+        failure = _failure(events, source if is_context else None)
         return cls(events, ir, status, error_text, provenance(events, ir), statuses,
-                   model_choices(events, ir))
+                   model_choices(events, ir), failure)
 
 
 def _hydrated(source: Any) -> Any:
@@ -119,6 +123,17 @@ def _find_ir(events: list[dict[str, Any]], tree: Any) -> dict[str, Any] | None:
         ir = (event.get("payload") or {}).get("ir")
         if event.get("kind") == "episode.started" and isinstance(ir, Mapping):
             return dict(ir)
+    return None
+
+
+def _failure(events: list[dict[str, Any]], ctx: Any) -> dict[str, str] | None:
+    found = getattr(ctx, "failure", None)
+    if found is not None and hasattr(found, "_asdict"):
+        return {k: str(v) for k, v in found._asdict().items()}
+    for event in reversed(events):
+        if event.get("kind") == "episode.finished":
+            failure = (event.get("payload") or {}).get("failure")
+            return {k: str(v) for k, v in failure.items()} if isinstance(failure, Mapping) else None
     return None
 
 

@@ -145,11 +145,11 @@ def test_run_view_lists_react_tool_calls_as_chosen_by_the_model():
         {"kind": "node.exit", "payload": {"node_id": react, "type": "react", "status": "success"}},
     ]
     view = RunView(events)
-    sections = [c.value for c in view.children if isinstance(c, w.HTML)]
-    assert any("chosen by the model" in s and "get_order" in s for s in sections)
+    (section,) = [s for s in view.children if "chosen by the model" in getattr(s, "title", "")]
+    assert "get_order" in section.body.children[0].value
     assert "get_order" not in view.provenance.value
-    assert not any("chosen by the model" in s for s in
-                   [c.value for c in RunView(events[:3]).children if isinstance(c, w.HTML)])
+    assert not any("chosen by the model" in getattr(s, "title", "")
+                   for s in RunView(events[:3]).children)
 
 
 def test_display_is_a_static_output_then_the_live_widget(run_events, monkeypatch):
