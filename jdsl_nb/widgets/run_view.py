@@ -158,8 +158,9 @@ class RunView(StaticFallbackBox):
         sections = [
             Section("tree", [self.tree]),
             Section("timeline by node", [self.timeline]),
-            Section("at this step: events, the event in full, the blackboard",
-                    [self.events, self.payload, self.blackboard, self.inspector]),
+            Section("the event at this step", [self.payload, self.inspector]),
+            Section("the blackboard as of this step", [self.blackboard]),
+            Section("events around this step", [self.events], open=False),
             Section("blackboard provenance", [self.key_picker, self.provenance], open=False),
         ]
         if self.run.choices:
