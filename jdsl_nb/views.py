@@ -20,6 +20,7 @@ from jdsl_nb.timeline import Span, event_node, event_summary, node_spans
 
 __all__ = [
     "blackboard_html",
+    "check_html",
     "events_html",
     "choices_html",
     "failure_text",
@@ -210,15 +211,17 @@ def run_header(run: RunData) -> str:
     where = ""
     if run.failure and run.status != "success":
         failure = run.failure
+        reason = "" if run.error else f": {esc(failure.get('reason', ''))}"  # raised: see below
         where = (f" · stopped at <code>{esc(failure.get('label', ''))}</code> "
-                 f"[<code>{esc(failure.get('node_id', ''))}</code>]: {esc(failure.get('reason', ''))}")
+                 f"[<code>{esc(failure.get('node_id', ''))}</code>]{reason}")
     error = ""
     if run.error:
         error = (f"<pre class='jdsl-error'>{esc(run.error)}</pre><div class='jdsl-note'>The run "
                  "raised: <code>ctx.error</code> holds the exception (and "
                  "<code>ctx.status</code> is FAILURE).</div>")
     counts = f"{len(run.events)} events · {len(run.records)} writes"
-    return f"<div>run: {badge}{where} · {counts}</div>{error}"
+    notes = "".join(f"<div class='jdsl-note'>{esc(note)}</div>" for note in run.notes)
+    return f"<div>run: {badge}{where} · {counts}</div>{notes}{error}"
 
 
 def failure_text(run: RunData) -> str:
@@ -226,7 +229,26 @@ def failure_text(run: RunData) -> str:
     if not run.failure or run.status == "success":
         return ""
     f = run.failure
-    return f"stopped at {f.get('label', '')} [{f.get('node_id', '')}]: {f.get('reason', '')}"
+    reason = "" if run.error else f": {f.get('reason', '')}"
+    return f"stopped at {f.get('label', '')} [{f.get('node_id', '')}]{reason}"
+
+
+def check_html(report: Any, text: str | None = None) -> str:
+    """A static check report (:class:`jdsl.CheckReport`): a summary line and one row per
+    finding (severity, what, node, message, fix); ``text`` replaces the messages' wording."""
+    rows = [[f"<span class='jdsl-badge jdsl-status-{'failure' if p.severity == 'error' else 'running'}'>"
+             f"{esc(p.severity)}</span>", f"<code>{esc(p.code)}</code>", f"<code>{esc(p.node_id)}</code>",
+             esc(p.message), esc(p.hint)] for p in report.problems]
+    if text is not None:  # the magic's wording: same findings, hints rewritten
+        fixes = [line.strip().removeprefix("fix: ") for line in text.splitlines()
+                 if line.strip().startswith("fix: ")]
+        for row, fix in zip([r for r, p in zip(rows, report.problems, strict=True) if p.hint],
+                            fixes, strict=False):
+            row[4] = esc(fix)
+    inputs = ", ".join(report.inputs) or "none"
+    body = (f"<div>{esc(report.summary())} · run inputs the tree reads: <code>{esc(inputs)}</code>"
+            f"</div>" + (table(["", "check", "node", "finding", "fix"], rows) if rows else ""))
+    return page("static check", body)
 
 
 def run_html(run: RunData) -> str:
@@ -248,6 +270,7 @@ def run_text(run: RunData) -> str:
     lines = [f"run: {run.status or '?'} ({len(run.events)} events, {len(run.records)} writes)"]
     if failure_text(run):
         lines.append(failure_text(run))
+    lines.extend(run.notes)
     if run.error:
         lines.append(f"raised: {run.error}")
         lines.append("(ctx.error holds the exception; ctx.status is FAILURE)")

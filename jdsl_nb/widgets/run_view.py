@@ -70,7 +70,8 @@ class RunView(StaticFallbackBox):
     Args:
         source: a RunContext, a Trace, an episode or a list of event dicts.
         tree: the tree that ran, when the events do not carry its IR.
-        error: an exception raised by the run, shown instead of a traceback.
+        error: an exception raised by the run (or its text), shown instead of a traceback.
+        notes: lines to show under the header (the magics say how ``--input`` was read).
 
     Example:
         >>> ctx = root.run(trace_sink=sink, raise_errors=False, email="a@b.c")  # doctest: +SKIP
@@ -78,8 +79,9 @@ class RunView(StaticFallbackBox):
         >>> view.slider.value = 5  # the tree, timeline cursor and panes show step 5
     """
 
-    def __init__(self, source: Any, *, tree: Any = None, error: Any = None) -> None:
-        self.run = RunData.build(source, tree=tree, error=error)
+    def __init__(self, source: Any, *, tree: Any = None, error: Any = None,
+                 notes: list[str] | None = None) -> None:
+        self.run = RunData.build(source, tree=tree, error=error, notes=notes)
         self.index = StepIndex.build(self.run.events)
         self.scope = f"jdsl-run-{secrets.token_hex(4)}"
         self._node_ids = list(structural_ids(self.run.ir).values()) if self.run.ir else []

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from jdsl.tree.base import Node
     from jdsl.tree.context import Bindings
 
-__all__ = ["CheckReport", "Problem", "check_tree"]
+__all__ = ["CheckReport", "Problem", "check_tree", "parameter_schema"]
 
 Schema = dict[str, Any]
 
@@ -196,7 +196,7 @@ def _check_type(node: Node, node_id: str, arg: str, path: str, fn: Callable[...,
     writers = walk.writers.get(path)
     if not writers or writers[-1].schema is None:
         return
-    expected = _parameter_schema(fn, arg)
+    expected = parameter_schema(fn, arg)
     writer = writers[-1]
     if expected is None or _fits(writer.schema or {}, expected):
         return
@@ -321,12 +321,13 @@ def _bound_callable(node: Node, walk: _Walk) -> Callable[..., Any] | None:
     else:
         name = str(node.predicate)  # type: ignore[attr-defined]
         table = walk.bindings.predicates
+    flag = "tools" if node.kind == "action" else "predicates"
     found = table.get(name)
     if found is None:
         walk.problems.append(Problem(
             "error", "unbound", walk.ids[id(node)],
             f"{'tool' if node.kind == 'action' else 'predicate'} {name!r} is not bound",
-            f"bind it: root.bind(tools={{{name!r}: fn}}) or run(tools=...)",
+            f"bind it: root.bind({flag}={{{name!r}: fn}}) or run({flag}=...)",
         ))
     return found
 
@@ -335,8 +336,9 @@ def _unwrapped(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn.fn if isinstance(fn, Tool) else fn
 
 
-def _parameter_schema(fn: Callable[..., Any], arg: str) -> Schema | None:
-    """The JSON Schema of ``fn``'s parameter ``arg`` (a Tool's declared schema first)."""
+def parameter_schema(fn: Callable[..., Any], arg: str) -> Schema | None:
+    """The JSON Schema of ``fn``'s parameter ``arg`` (a Tool's declared schema first), or None
+    when it is not annotated (or has no such parameter)."""
     if isinstance(fn, Tool) and fn._parameters is not None:
         properties = fn._parameters.get("properties") or {}
         return properties.get(arg) if isinstance(properties, Mapping) else None
