@@ -82,8 +82,8 @@ def test_hints_in_a_run_view_name_the_magic_flags(ip, shown):
 
 
 def test_every_python_api_hint_in_core_errors_is_rewritten():
-    from jdsl.tree.context import unbound_error
     from jdsl.text import parse_behavior
+    from jdsl.tree.context import unbound_error
 
     errors = [str(unbound_error("tool", "lookup", {})), str(unbound_error("predicate", "ok", {}))]
     for body, kwargs in (("act f(x=x)", {"tools": {"f": print}}), ('predict "q -> a"', {})):
