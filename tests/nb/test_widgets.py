@@ -99,19 +99,35 @@ class _Result:
     compiled = {"kind": "sequence", "id": "flow", "children": [{"kind": "action", "tool": "x"}]}
 
 
-def test_compile_view_side_by_side_and_grades(run_events):
+def test_compile_view_stacks_the_trees_and_formats_verification(run_events):
     view = CompileView(_Result(), trace=run_events)
     frame = candidates_frame(_Result())
     assert list(frame["grade"]) == ["E1", "E2", "E2"]
-    html = " ".join(c.value for c in view.children[1].children) + view.children[2].value
-    assert "teacher tree" in html and "compiled" in html and "passed" in html
+    teacher, compiled, verification = (c.value for c in view.children[1:4])
+    assert "teacher tree" in teacher and "compiled tree" in compiled
+    assert "jdsl-status-success'>passed</span>" in verification and "{" not in verification
     view.grade_picker.value = "E1"
     assert "cand_0" in view.table.value and "cand_1" not in view.table.value
 
 
 def test_compile_view_without_trace():
     view = CompileView(object())
-    assert "no teacher tree" in view.children[1].children[0].value
+    assert "compiled tree" in view.children[1].value
+    assert not any("teacher tree" in getattr(c, "value", "") for c in view.children)
+    static = view.static_html()
+    assert "no trace given" not in static and "CompileView(result, trace=TRACE)" in static
+
+
+def test_verification_reads_as_one_line():
+    from jdsl_nb.compile_views import verification_html, verification_line
+
+    report = {"status": "failed", "structural_ok": True, "replay_checks": 40,
+              "replay_passed": 38, "replay_coverage": 0.95, "problems": ["guard g: false"],
+              "problems_omitted": 0, "executed": 12}
+    assert verification_line(report) == ("failed: structure ok, 38/40 replay checks passed "
+                                         "(coverage 0.95), executed 12")
+    assert "<li>guard g: false</li>" in verification_html(report)
+    assert verification_line({}) == "no verification report"
 
 
 def test_import_is_lazy_and_fast():
