@@ -15,7 +15,7 @@ import html
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from jdsl.drawing.labels import drawing_label, node_label, shorten, unescape_quotes, wrap_label
+from jdsl.drawing.labels import drawing_label, node_label, unescape_quotes, wrap_label
 from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
 from jdsl.errors import MissingDependencyError
 
@@ -145,7 +145,8 @@ def _node_attrs(
     lines = wrap_label(drawing_label(node), limit, _LABEL_LINES)
     label = "\\n".join(_escape(line) for line in lines)
     if node.get("id"):
-        label += "\\n#" + _escape(shorten(str(node["id"]), min(limit, 40)))
+        id_lines = wrap_label("#" + str(node["id"]), limit, 2)
+        label += "".join("\\n" + _escape(line) for line in id_lines)
     tooltip = _escape(unescape_quotes(node_label(node))) + "&#10;id: " + _escape(node_id)
     tooltip += f"&#10;status: {status or 'not run'}" if coloured else ""
     attrs.update(label=label, tooltip=tooltip, id=_escape(node_id))
