@@ -48,7 +48,8 @@ CSS = """<style>
 .jdsl-side>div{flex:0 1 auto;max-width:100%;overflow-x:auto}
 .jdsl-drawing{max-width:100%}.jdsl-drawing svg{max-width:100%;height:auto}
 .jdsl-cursor{display:none;position:absolute;top:-2px;bottom:-2px;width:2px;background:#1565c0}
-.jdsl-pane{max-height:260px;overflow:auto}
+.jdsl-pane{max-height:260px;overflow:auto}.jdsl-pane-tall{max-height:540px;overflow:auto}
+.jdsl-view details.jdsl-section>summary{cursor:pointer;margin:8px 0 4px 0}
 .jdsl-status-not_taken{background:#ececec}.jdsl-status-not_run{background:#fff;border:1px dashed #999}
 </style>"""
 

@@ -251,17 +251,25 @@ def check_html(report: Any, text: str | None = None) -> str:
     return page("static check", body)
 
 
+def _fold(title: str, body: str, *, open: bool = False, pane: str = "jdsl-pane") -> str:
+    """A section that folds (``<details>``: no script), its body scrolling past one pane."""
+    return (f"<details class='jdsl-section'{' open' if open else ''}><summary><b>{esc(title)}</b>"
+            f"</summary><div class='{pane}'>{body}</div></details>")
+
+
 def run_html(run: RunData) -> str:
-    """A run: status, the coloured tree, the blackboard with provenance, the timeline."""
+    """A run: status, the coloured tree, the timeline, then folded: provenance, model-chosen
+    tool calls, the events. About one screen tall until a section is opened."""
     parts = [run_header(run)]
     if run.ir is not None:
-        parts.append("<h4>tree (the run's final state)</h4>" + drawing_html(run.ir, run.statuses)
-                     + f"<div class='jdsl-note'>{STEP_NOTE}</div>")
-    parts.append("<h4>blackboard provenance</h4>" + provenance_html(run.records, limit=100))
+        parts.append(_fold("tree (the run's final state)", drawing_html(run.ir, run.statuses)
+                           + f"<div class='jdsl-note'>{STEP_NOTE}</div>", open=True,
+                           pane="jdsl-pane-tall"))
+    parts.append(_fold("timeline by node", gantt_html(run.events), open=True))
+    parts.append(_fold("blackboard provenance", provenance_html(run.records, limit=100)))
     if run.choices:
-        parts.append("<h4>tool calls chosen by the model</h4>" + choices_html(run.choices))
-    parts.append("<h4>timeline by node</h4>" + gantt_html(run.events))
-    parts.append("<h4>events</h4>" + events_html(run.events))
+        parts.append(_fold("tool calls chosen by the model", choices_html(run.choices)))
+    parts.append(_fold("events", events_html(run.events)))
     return page("run", "".join(parts), cls="jdsl-run")
 
 

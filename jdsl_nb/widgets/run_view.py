@@ -154,8 +154,8 @@ class RunView(StaticFallbackBox):
                                      description="key")
         self.provenance = _html("", "jdsl-run-provenance")
         self.key_picker.observe(lambda _: self._show_provenance(), names="value")
-        for pane in (self.tree, self.timeline, self.events, self.payload, self.blackboard,
-                     self.provenance):
+        self.tree.add_class("jdsl-pane-tall")
+        for pane in (self.timeline, self.events, self.payload, self.blackboard, self.provenance):
             pane.add_class("jdsl-pane")
         sections = [
             Section("tree", [self.tree]),
