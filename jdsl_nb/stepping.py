@@ -105,8 +105,8 @@ def css_string(text: str) -> str:
 
 def _node_rule(scope: str, node_ids: Iterable[str], body: str, target: str = _SHAPES) -> str:
     """One rule for the ``target`` elements inside the drawn nodes ``node_ids``."""
-    selectors = ",".join(f".{scope} g[id={css_string(n)}] {target}" for n in node_ids)
-    return f"{selectors}{{{body}}}" if selectors else ""
+    groups = ",".join(f"g[id={css_string(n)}]" for n in node_ids)
+    return f".{scope} :is({groups}) {target}{{{body}}}" if groups else ""
 
 
 def step_css(
