@@ -158,6 +158,8 @@ def _check_stepping(page, screenshot: Path) -> None:
         page.keyboard.press("ArrowRight")  # the slider's keys step through the run
     expect(view.locator(".jdsl-step-now")).to_contain_text("step 6 of", timeout=30_000)
     assert _fill(page, "root/sequence.0/action.0") in ("rgb(255, 245, 157)", "rgb(155, 227, 155)")
+    height = view.bounding_box()["height"]
+    assert height < 1300, f"the run view is {height:.0f} px tall; about one screen is expected"
     view.screenshot(path=str(screenshot))
     _assert_not_blank(screenshot)
 
@@ -172,3 +174,47 @@ def _assert_not_blank(path: Path) -> None:
     assert len(colours) > 50, f"{path} looks blank ({len(colours)} colours)"
     dominant = max(count for count, _ in colours)
     assert dominant < 0.97 * image.size[0] * image.size[1], f"{path} is one flat colour"
+
+
+def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_events):
+    """Tutorial 03's drawings (the shipped teacher, a wide compiled tree) in the static run and
+    compile views, in headless chromium at 900 px: no horizontal scroll, every SVG inside, no
+    blank band above the tree."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    from jdsl.demo import teacher_tree
+    from jdsl.drawing import drawing_html
+    from playwright.sync_api import sync_playwright
+
+    from jdsl_nb.compile_views import compile_html
+    from jdsl_nb.rundata import RunData
+    from jdsl_nb.views import run_html
+
+    wide = {"kind": "root", "name": "wide", "child": {"kind": "sequence", "children": [
+        {"kind": "sequence", "children": [cancel_ir["child"]] * 3}] * 4}}
+
+    class Result:
+        compiled = wide
+        verification = {"status": "passed", "structural_ok": True}
+
+    page_html = ("<div class='jdsl-view' style='width:860px'>" + drawing_html(teacher_tree())
+                 + run_html(RunData.build(run_events)) + compile_html(Result(), run_events)
+                 + "</div>")
+    path = tmp_path / "views.html"
+    path.write_text(page_html, encoding="utf-8")
+    probe = ("() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
+             " svgs: [...document.querySelectorAll('svg')].map(s => {const r = s.getBoundingClientRect();"
+             " return [r.left, r.right, r.top, s.parentElement.getBoundingClientRect().top]})})")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 1000})
+            page.goto(path.as_uri())
+            seen = page.evaluate(probe)
+        finally:
+            browser.close()
+    assert seen["page"] <= seen["view"], seen
+    assert len(seen["svgs"]) >= 4
+    for left, right, top, parent_top in seen["svgs"]:
+        assert left >= 0 and right <= 870, seen
+        assert top - parent_top < 5, seen  # the drawing starts at the top of its box
