@@ -197,6 +197,7 @@ class BehaviorMagics(Magics):
              **bindings: Any) -> None:
         from jdsl.trace import ListTraceSink
 
+        from jdsl_nb.rundata import error_text
         from jdsl_nb.widgets import RunView
 
         model, model_id = self._model(model_arg)
@@ -214,8 +215,8 @@ class BehaviorMagics(Magics):
         self._ns[f"{name}_run"] = ctx
         self._ns[f"{name}_trace"] = _as_trace(sink.events)
         mine = [e for e in sink.events if e.episode_id == episode_id]
-        raised = error if error is not None else getattr(ctx, "error", None)
-        shown = magic_hints(f"{type(raised).__name__}: {raised}") if raised is not None else None
+        raised = error_text(error if error is not None else getattr(ctx, "error", None))
+        shown = magic_hints(raised) if raised is not None else None
         display(RunView(ctx if ctx is not None else mine, tree=root, error=shown,
                         notes=inputs.notes))
 

@@ -22,7 +22,7 @@ from jdsl_nb.provenance import (
     provenance,
 )
 
-__all__ = ["RunData", "last_episode"]
+__all__ = ["RunData", "error_text", "last_episode"]
 
 
 def last_episode(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -41,7 +41,8 @@ def _status_text(value: Any) -> str:
     return str(text).lower()
 
 
-def _error_text(error: Any) -> str | None:
+def error_text(error: Any) -> str | None:
+    """An exception as ``Type: message`` plus its PEP 678 notes, a string as it is, or None."""
     if error is None:
         return None
     if isinstance(error, BaseException):
@@ -103,10 +104,10 @@ class RunData:
         else:
             events = last_episode(as_events(source))
         ir = _find_ir(events, tree)
-        status, error_text = _outcome(events, source if is_context else None, error)
+        status, error_message = _outcome(events, source if is_context else None, error)
         statuses = node_statuses(events)
         failure = _failure(events, source if is_context else None)
-        return cls(events, ir, status, error_text, provenance(events, ir), statuses,
+        return cls(events, ir, status, error_message, provenance(events, ir), statuses,
                    model_choices(events, ir), failure, list(notes or []))
 
 
@@ -145,17 +146,17 @@ def _failure(events: list[dict[str, Any]], ctx: Any) -> dict[str, str] | None:
 
 
 def _outcome(events: list[dict[str, Any]], ctx: Any, error: Any) -> tuple[str, str | None]:
-    status, error_text = "", _error_text(error)
+    status, message = "", error_text(error)
     for event in reversed(events):
         if event.get("kind") == "episode.finished":
             payload = event.get("payload") or {}
             status = _status_text(payload.get("status"))
-            if payload.get("error_message") and error_text is None:
-                error_text = f"{payload.get('error_type') or 'Error'}: {payload['error_message']}"
+            if payload.get("error_message") and message is None:
+                message = f"{payload.get('error_type') or 'Error'}: {payload['error_message']}"
             break
     if ctx is not None:
         status = status or _status_text(getattr(ctx, "status", None))
-        error_text = error_text or _error_text(getattr(ctx, "error", None))
-    if error_text and status not in ("error", "cancelled"):
+        message = message or error_text(getattr(ctx, "error", None))
+    if message and status not in ("error", "cancelled"):
         status = "error"
-    return status, error_text
+    return status, message
