@@ -1,7 +1,7 @@
 """IPython display hooks for core objects: ``text/html`` and ``text/plain`` per type.
 
 ``register(ip)`` adds a formatter for every core class that is importable (trees, RunContext,
-Trace and episodes, CompileResult, packages); ``unregister(ip)`` removes them. A hook never
+Trace and episodes, CompileResult, packages, a static check report); ``unregister(ip)`` removes them. A hook never
 raises: a failing view becomes a short note with the error and the object's repr.
 """
 
@@ -30,6 +30,7 @@ HOOKED: tuple[tuple[str, str, View, View], ...] = (
     ("jdsl.compiler", "CompileResult", compile_views.compile_html, compile_views.compile_text),
     ("jdsl.package", "BehaviorPackage", compile_views.package_html, compile_views.package_text),
     ("jdsl.package", "LoadedPackage", compile_views.package_html, compile_views.package_text),
+    ("jdsl.tree.check", "CheckReport", lambda o: views.check_html(o), str),
 )
 
 

@@ -134,3 +134,14 @@ def test_doctor_reports_only_installed_front_ends(ip, shown, monkeypatch):
     assert "not installed" in report and "notebook" in report["not installed"]
     installed["notebook"] = "7.4.0"
     assert doctor.doctor_report()["widget front end"] == "JupyterLab 4.6.0, Notebook 7.4.0"
+
+
+def test_a_check_report_displays_as_a_table(ip):
+    from jdsl.text import parse_behavior
+
+    report = parse_behavior("seq\n  act f(x=k)\n  act g() -> k").check()
+    html = ip.display_formatter.formatters["text/html"]
+    plain = ip.display_formatter.formatters["text/plain"]
+    shown = html.lookup(report)(report)
+    assert "static check" in shown and "unbound" in shown and "read-before-write" in shown
+    assert plain(report).startswith("2 errors, 1 warning")
