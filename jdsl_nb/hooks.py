@@ -1,8 +1,8 @@
 """IPython display hooks for core objects: ``text/html`` and ``text/plain`` per type.
 
 ``register(ip)`` adds a formatter for every core class that is importable (trees, RunContext,
-Trace and episodes, CompileResult, packages, a static check report); ``unregister(ip)`` removes them. A hook never
-raises: a failing view becomes a short note with the error and the object's repr.
+Trace and episodes, CompileResult, packages, a static check report); ``unregister(ip)`` removes
+them. A hook never raises: a failing view becomes a short note with the error and the repr.
 """
 
 from __future__ import annotations
