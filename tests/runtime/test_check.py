@@ -80,7 +80,7 @@ def test_a_run_stops_before_the_first_tick_and_never_calls_the_tool() -> None:
     ("t -> urgency: float", int, False),
     ('t -> urgency: Literal["low", "high"]', str, True),
     ('t -> urgency: Literal["low", "high"]', Literal["low", "high", "mid"], True),
-    ("t -> urgency", Literal["low", "high"], False),
+    ("t -> urgency", Literal["low", "high"], True),  # a warning: only the values differ
     ("t -> urgency: list[int]", list[int], True),
     ("t -> urgency: dict", int, False),
     ("t -> urgency", int | None, False),
@@ -93,6 +93,18 @@ def test_type_rules(signature: str, annotation: object, fits: bool) -> None:
     consume.__annotations__ = {"level": annotation}
     tree = root("t").do(seq(predict(signature), act(consume, level=ref("urgency"))))
     assert tree.check().ok is fits
+
+
+def test_a_str_into_a_literal_parameter_is_a_warning_naming_the_literal() -> None:
+    def cancel(reason: Literal["no longer needed", "ordered by mistake"]) -> str:
+        return reason
+
+    tree = root("t").do(seq(predict("request -> reason"), act(cancel, reason=ref("reason"))))
+    report = tree.check()
+    (warning,) = report.warnings
+    assert report.ok and warning.code == "type-mismatch"
+    assert "not only those" in warning.message
+    assert 'reason: Literal["no longer needed", "ordered by mistake"]' in warning.hint
 
 
 def test_unannotated_tools_and_deeper_paths_are_not_guessed() -> None:
@@ -171,3 +183,21 @@ def test_report_text_names_everything() -> None:
     assert text.startswith("1 error, 0 warnings")
     assert "error type-mismatch at root/sequence.0/action.1" in text
     assert "fix: declare the type" in text
+
+
+def test_runs_in_a_loop_check_once_and_a_rebound_tool_is_checked_again(monkeypatch) -> None:
+    import jdsl.tree.root as root_module
+
+    calls: list[int] = []
+    real = root_module.check_tree
+    monkeypatch.setattr(root_module, "check_tree", lambda *a, **k: calls.append(1) or real(*a, **k))
+    tree = parse_behavior(TICKET).bind(tools={"escalate": describe})
+    model = ScriptedModel("high")
+    for _ in range(3):
+        assert tree.run(model=model, ticket="late").status.value == "success"
+    assert len(calls) == 1
+    tree.bind(tools={"escalate": escalate}, replace=True)
+    with pytest.raises(BehaviorCheckError):
+        tree.run(model=model, ticket="late")
+    tree.run(model=model, tools={"escalate": describe}, ticket="late")  # run(tools=) too
+    assert len(calls) == 3

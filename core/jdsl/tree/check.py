@@ -2,8 +2,9 @@
 
 :func:`check_tree` walks a tree once, in tick order (pre-order, left to right), and reports:
 
-- ``type-mismatch`` (error): a value whose declared type does not fit the tool or predicate
-  parameter it feeds, e.g. ``predict "ticket -> urgency"`` (a ``str``) read by
+- ``type-mismatch`` (error; a warning when only the allowed values differ, e.g. a ``str``
+  output into a ``Literal`` parameter): a value whose declared type does not fit the tool or
+  predicate parameter it feeds, e.g. ``predict "ticket -> urgency"`` (a ``str``) read by
   ``act escalate(level=urgency)`` where ``def escalate(level: int)``. Producers are predict and
   react outputs (their signature types) and action stores (the tool's return annotation);
   consumers are action and guard_call arguments that ref a whole key. Types are compared as
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -117,9 +119,21 @@ class CheckReport:
 
 @dataclass
 class _Writer:
+    """A node that writes a key; its type is worked out only when a consumer needs it."""
+
     node_id: str
-    label: str
-    schema: Schema | None
+    node: Node
+    annotation: Any = inspect.Parameter.empty  # a predict/react output's type
+    fn: Callable[..., Any] | None = None  # an action's tool (its return annotation)
+
+    @property
+    def label(self) -> str:
+        return _label(self.node)
+
+    def schema(self, walk: _Walk) -> Schema | None:
+        if self.fn is not None:
+            return walk.schema_of(self.fn, "return")
+        return _annotation_schema(self.annotation)
 
 
 @dataclass
@@ -132,6 +146,14 @@ class _Walk:
     writers: dict[str, list[_Writer]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     unwritten: list[str] = field(default_factory=list)
+    schemas: dict[tuple[int, str], Schema | None] = field(default_factory=dict)
+
+    def schema_of(self, fn: Callable[..., Any], arg: str) -> Schema | None:
+        """:func:`parameter_schema` (``arg="return"``: the return type's), once per callable."""
+        key = (id(fn), arg)
+        if key not in self.schemas:
+            self.schemas[key] = _return_schema(fn) if arg == "return" else parameter_schema(fn, arg)
+        return self.schemas[key]
 
 
 def check_tree(
@@ -174,8 +196,9 @@ def _check_node(node: Node, walk: _Walk, written: set[str]) -> None:
         for arg, spec in (getattr(node, "args", None) or {}).items():
             if isinstance(spec, Mapping) and isinstance(spec.get("ref"), str):
                 _check_type(node, node_id, arg, spec["ref"], fn, walk)
-    for key, schema in _produced(node, fn):
-        walk.writers.setdefault(key, []).append(_Writer(node_id, _label(node), schema))
+    for key, annotation in _produced(node):
+        writer = _Writer(node_id, node, annotation, fn if node.kind == "action" else None)
+        walk.writers.setdefault(key, []).append(writer)
 
 
 def _check_read(node: Node, node_id: str, key: str, walk: _Walk, written: set[str]) -> None:
@@ -194,23 +217,34 @@ def _check_read(node: Node, node_id: str, key: str, walk: _Walk, written: set[st
 def _check_type(node: Node, node_id: str, arg: str, path: str, fn: Callable[..., Any],
                 walk: _Walk) -> None:
     writers = walk.writers.get(path)
-    if not writers or writers[-1].schema is None:
+    produced = writers[-1].schema(walk) if writers else None
+    expected = walk.schema_of(fn, arg) if produced is not None else None
+    if produced is None or expected is None or _fits(produced, expected):
         return
-    expected = parameter_schema(fn, arg)
-    writer = writers[-1]
-    if expected is None or _fits(writer.schema or {}, expected):
-        return
+    writer = writers[-1]  # type: ignore[index]
+    loose = _fits(_without_enum(produced), _without_enum(expected))
     walk.problems.append(Problem(
-        "error", "type-mismatch", node_id,
+        "warning" if loose else "error", "type-mismatch", node_id,
         f"{_label(node)} passes {path} to parameter {arg}: {_type_text(expected)}, but "
-        f"{writer.label} [{writer.node_id}] writes it as {_type_text(writer.schema or {})}",
+        f"{writer.label} [{writer.node_id}] writes it as {_type_text(produced)}"
+        + (" (any value of its type, not only those)" if loose else ""),
         _type_hint(writer.label, path, expected), related=writer.node_id,
     ))
+
+
+def _without_enum(schema: Schema) -> Schema:
+    """``schema`` with its ``enum`` (and those of its options) left out: only the JSON types."""
+    options = _options(schema)
+    if options is not None:
+        return {"anyOf": [_without_enum(o) for o in options]}
+    return {k: v for k, v in schema.items() if k != "enum"}
 
 
 def _type_hint(producer: str, key: str, expected: Schema) -> str:
     python = {"integer": "int", "number": "float", "boolean": "bool", "array": "list",
               "object": "dict", "string": "str"}.get(str(expected.get("type")), "")
+    if "enum" in expected:
+        python = "Literal[" + ", ".join(json.dumps(v) for v in expected["enum"]) + "]"
     if producer.startswith(("predict", "react")) and python:
         return (f"declare the type in the signature (\"... -> {key}: {python}\") or change "
                 "the tool's annotation")
@@ -301,13 +335,13 @@ def _written_keys(node: Node) -> list[str]:
     return []
 
 
-def _produced(node: Node, fn: Callable[..., Any] | None) -> list[tuple[str, Schema | None]]:
-    """``(key, JSON Schema or None)`` for every key ``node`` writes (``fn``: its tool)."""
+def _produced(node: Node) -> list[tuple[str, Any]]:
+    """``(key, declared type)`` for every key ``node`` writes (an action's: from its tool)."""
     if node.kind in ("predict", "react"):
         sig = _signature(node)
-        return [(f.name, _annotation_schema(f.annotation)) for f in (sig.outputs if sig else ())]
+        return [(f.name, f.annotation) for f in (sig.outputs if sig else ())]
     if node.kind == "action" and getattr(node, "store", None):
-        return [(str(node.store), _return_schema(fn) if fn is not None else None)]  # type: ignore[attr-defined]
+        return [(str(node.store), inspect.Parameter.empty)]  # type: ignore[attr-defined]
     return []
 
 
@@ -365,9 +399,30 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return {}
 
 
+_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
+                               list: "array", tuple: "array", set: "array", frozenset: "array",
+                               dict: "object", type(None): "null"}
+
+
 def _annotation_schema(annotation: Any) -> Schema | None:
+    """The JSON Schema of a Python type: plain types, ``Literal``, unions and generics directly
+    (a check runs before every run, so it stays cheap), anything else through pydantic; None
+    when the type says nothing (``Any``, unannotated) or cannot be described."""
     if annotation is Any or annotation is inspect.Parameter.empty:
         return None
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Literal:
+        kinds = {_JSON_TYPES.get(type(v)) for v in args}
+        return {"enum": list(args), **({"type": kinds.pop()} if len(kinds) == 1 else {})}
+    if origin is typing.Union or origin is types.UnionType:
+        options = [_annotation_schema(a) for a in args]
+        return None if any(o is None for o in options) else {"anyOf": options}
+    if origin is typing.Annotated:
+        return _annotation_schema(args[0])
+    if origin in _JSON_TYPES:
+        return {"type": _JSON_TYPES[origin]}
     try:
         from pydantic import TypeAdapter
 

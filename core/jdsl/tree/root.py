@@ -81,6 +81,8 @@ class Root(Node):
     child: AnyNode | None = None
 
     _bindings: Bindings = PrivateAttr(default_factory=Bindings)
+    _checked: tuple[Any, ...] | None = PrivateAttr(default=None)
+    _walked: list[Node] = PrivateAttr(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -171,8 +173,10 @@ class Root(Node):
         carried = Bindings()
         needed: list[tuple[str, str]] = []
         uses_model = False
+        nodes: list[Node] = []
         for node, path in walk_with_ids(self):
             node.__pydantic_private__["_runtime_id"] = path  # type: ignore[index]
+            nodes.append(node)
             _collect(node, carried)
             needed += _needed(node)
             uses_model = uses_model or node.kind in ("predict", "react")
@@ -183,6 +187,7 @@ class Root(Node):
             bindings.predicates.setdefault(name, fn)
         bindings.update("tool", tools, replace=True)
         bindings.update("predicate", predicates, replace=True)
+        self.__pydantic_private__["_walked"] = nodes  # type: ignore[index]  # for _run_check
         return bindings, needed, uses_model
 
     def check(
@@ -273,7 +278,7 @@ class Root(Node):
             })  # fmt: skip
         try:
             _check_needed(needed, bindings)
-            report = check_tree(self, bindings=bindings, inputs=inputs)
+            report = self._run_check(bindings, inputs)
             if report.errors:
                 raise BehaviorCheckError(report)
             if ctx.model is None and self.model_id and uses_model:
@@ -291,6 +296,26 @@ class Root(Node):
             return ctx
         self._finish(ctx, ctx.status.value, None)
         return ctx
+
+    def _run_check(self, bindings: Bindings, inputs: Mapping[str, Any]) -> CheckReport:
+        """:func:`check_tree` for a run, remembered while the tree's nodes (as :meth:`prepare`
+        just walked them), the bound callables and the input keys stay the same ones: runs in
+        a loop pay for one check; a node replaced, a callable rebound or another input key
+        checks again."""
+        private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
+        nodes = private["_walked"]  # type: ignore[index]
+        key = (
+            tuple(map(id, nodes)),
+            tuple((name, id(fn)) for name, fn in bindings.tools.items()),
+            tuple((name, id(fn)) for name, fn in bindings.predicates.items()),
+            tuple(inputs),
+        )
+        checked = private.get("_checked")  # type: ignore[union-attr]
+        if checked is not None and checked[1] == key:
+            return checked[2]  # type: ignore[no-any-return]
+        report = check_tree(self, bindings=bindings, inputs=inputs)
+        private["_checked"] = (nodes, key, report)  # type: ignore[index]  # nodes kept: ids stay theirs
+        return report
 
     def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
         if exc is not None:
