@@ -466,21 +466,28 @@ def _type_text(schema: Schema) -> str:
 
 
 # -- reach --------------------------------------------------------------------------------------
-def _always(node: Node) -> str | None:
-    """``"success"`` / ``"failure"`` when every tick of ``node`` ends so, else None."""
+def _always(node: Node, memo: dict[int, str | None]) -> str | None:
+    """``"success"`` / ``"failure"`` when every tick of ``node`` ends so, else None (each node
+    worked out once: ``memo``)."""
+    if id(node) not in memo:
+        memo[id(node)] = _outcome_of(node, memo)
+    return memo[id(node)]
+
+
+def _outcome_of(node: Node, memo: dict[int, str | None]) -> str | None:
     kind = node.kind
     children = node.children_nodes()
     if kind == "optional":
         return "success"
     if kind == "invert" and children:
-        inner = _always(children[0])
+        inner = _always(children[0], memo)
         return {"success": "failure", "failure": "success"}.get(inner or "")
     if kind == "guard" and not expression_paths(node.expression):  # type: ignore[attr-defined]
         try:
             return "success" if evaluate(node.expression, {}) else "failure"  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001
             return None
-    outcomes = [_always(c) for c in children]
+    outcomes = [_always(c, memo) for c in children]
     if kind == "sequence":
         return "failure" if "failure" in outcomes else (
             "success" if all(o == "success" for o in outcomes) else None)
@@ -492,13 +499,14 @@ def _always(node: Node) -> str | None:
 
 def _unreachable(tree: Node, ids: Mapping[int, str]) -> list[Problem]:
     problems: list[Problem] = []
+    memo: dict[int, str | None] = {}
     for node in tree.walk():
         if node.kind not in ("sequence", "selector"):
             continue
         stop = "success" if node.kind == "selector" else "failure"
         children = node.children_nodes()
         for index, child in enumerate(children[:-1]):
-            if _always(child) != stop:
+            if _always(child, memo) != stop:
                 continue
             blocker = ids[id(child)]
             for later in children[index + 1:]:
