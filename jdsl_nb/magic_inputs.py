@@ -57,7 +57,7 @@ def split_pairs(pairs: list[list[str]] | list[str] | None) -> list[tuple[str, st
 
 def consumers(tree: Any, bindings: Any) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     """key -> ``[(who, JSON Schema)]``: the annotated parameters that read the key whole."""
-    from jdsl.tree.check import parameter_schema
+    from jdsl.tree.schemas import parameter_schema
 
     found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     stack = [as_ir(tree)]

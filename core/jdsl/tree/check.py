@@ -37,23 +37,28 @@ from __future__ import annotations
 
 import inspect
 import json
-import types
-import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jdsl.expr import evaluate, expression_paths, parse_path
-from jdsl.interaction.tools import Tool
 from jdsl.signature import Signature
+from jdsl.tree.schemas import (
+    Schema,
+    annotation_schema,
+    fits,
+    parameter_schema,
+    return_schema,
+    type_text,
+    without_enum,
+)
 
 if TYPE_CHECKING:
     from jdsl.tree.base import Node
     from jdsl.tree.context import Bindings
 
-__all__ = ["CheckReport", "Problem", "check_tree", "parameter_schema"]
+__all__ = ["CheckReport", "Problem", "check_tree"]
 
-Schema = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,7 @@ class _Writer:
     def schema(self, walk: _Walk) -> Schema | None:
         if self.fn is not None:
             return walk.schema_of(self.fn, "return")
-        return _annotation_schema(self.annotation)
+        return annotation_schema(self.annotation)
 
 
 @dataclass
@@ -152,7 +157,7 @@ class _Walk:
         """:func:`parameter_schema` (``arg="return"``: the return type's), once per callable."""
         key = (id(fn), arg)
         if key not in self.schemas:
-            self.schemas[key] = _return_schema(fn) if arg == "return" else parameter_schema(fn, arg)
+            self.schemas[key] = return_schema(fn) if arg == "return" else parameter_schema(fn, arg)
         return self.schemas[key]
 
 
@@ -219,25 +224,17 @@ def _check_type(node: Node, node_id: str, arg: str, path: str, fn: Callable[...,
     writers = walk.writers.get(path)
     produced = writers[-1].schema(walk) if writers else None
     expected = walk.schema_of(fn, arg) if produced is not None else None
-    if produced is None or expected is None or _fits(produced, expected):
+    if produced is None or expected is None or fits(produced, expected):
         return
     writer = writers[-1]  # type: ignore[index]
-    loose = _fits(_without_enum(produced), _without_enum(expected))
+    loose = fits(without_enum(produced), without_enum(expected))
     walk.problems.append(Problem(
         "warning" if loose else "error", "type-mismatch", node_id,
-        f"{_label(node)} passes {path} to parameter {arg}: {_type_text(expected)}, but "
-        f"{writer.label} [{writer.node_id}] writes it as {_type_text(produced)}"
+        f"{_label(node)} passes {path} to parameter {arg}: {type_text(expected)}, but "
+        f"{writer.label} [{writer.node_id}] writes it as {type_text(produced)}"
         + (" (any value of its type, not only those)" if loose else ""),
         _type_hint(writer.label, path, expected), related=writer.node_id,
     ))
-
-
-def _without_enum(schema: Schema) -> Schema:
-    """``schema`` with its ``enum`` (and those of its options) left out: only the JSON types."""
-    options = _options(schema)
-    if options is not None:
-        return {"anyOf": [_without_enum(o) for o in options]}
-    return {k: v for k, v in schema.items() if k != "enum"}
 
 
 def _type_hint(producer: str, key: str, expected: Schema) -> str:
@@ -364,105 +361,6 @@ def _bound_callable(node: Node, walk: _Walk) -> Callable[..., Any] | None:
             f"bind it: root.bind({flag}={{{name!r}: fn}}) or run({flag}=...)",
         ))
     return found
-
-
-def _unwrapped(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return fn.fn if isinstance(fn, Tool) else fn
-
-
-def parameter_schema(fn: Callable[..., Any], arg: str) -> Schema | None:
-    """The JSON Schema of ``fn``'s parameter ``arg`` (a Tool's declared schema first), or None
-    when it is not annotated (or has no such parameter)."""
-    if isinstance(fn, Tool) and fn._parameters is not None:
-        properties = fn._parameters.get("properties") or {}
-        return properties.get(arg) if isinstance(properties, Mapping) else None
-    try:
-        parameter = inspect.signature(_unwrapped(fn)).parameters.get(arg)
-    except (TypeError, ValueError):
-        return None
-    if parameter is None or parameter.annotation is inspect.Parameter.empty:
-        return None
-    return _annotation_schema(_hints(fn).get(arg, parameter.annotation))
-
-
-def _return_schema(fn: Callable[..., Any]) -> Schema | None:
-    annotation = _hints(fn).get("return", inspect.Parameter.empty)
-    if annotation is inspect.Parameter.empty or annotation is None:
-        return None
-    return _annotation_schema(annotation)
-
-
-def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(_unwrapped(fn))
-    except Exception:  # noqa: BLE001 - unresolvable annotations: no type check
-        return {}
-
-
-_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
-                               list: "array", tuple: "array", set: "array", frozenset: "array",
-                               dict: "object", type(None): "null"}
-
-
-def _annotation_schema(annotation: Any) -> Schema | None:
-    """The JSON Schema of a Python type: plain types, ``Literal``, unions and generics directly
-    (a check runs before every run, so it stays cheap), anything else through pydantic; None
-    when the type says nothing (``Any``, unannotated) or cannot be described."""
-    if annotation is Any or annotation is inspect.Parameter.empty:
-        return None
-    if annotation in _JSON_TYPES:
-        return {"type": _JSON_TYPES[annotation]}
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is typing.Literal:
-        kinds = {_JSON_TYPES.get(type(v)) for v in args}
-        return {"enum": list(args), **({"type": kinds.pop()} if len(kinds) == 1 else {})}
-    if origin is typing.Union or origin is types.UnionType:
-        options = [_annotation_schema(a) for a in args]
-        return None if any(o is None for o in options) else {"anyOf": options}
-    if origin is typing.Annotated:
-        return _annotation_schema(args[0])
-    if origin in _JSON_TYPES:
-        return {"type": _JSON_TYPES[origin]}
-    try:
-        from pydantic import TypeAdapter
-
-        schema: Schema = TypeAdapter(annotation).json_schema()
-    except Exception:  # noqa: BLE001 - a type pydantic cannot describe: no type check
-        return None
-    return schema or None
-
-
-def _options(schema: Schema) -> list[Schema] | None:
-    for key in ("anyOf", "oneOf"):
-        if isinstance(schema.get(key), list):
-            return [dict(s) for s in schema[key] if isinstance(s, Mapping)]
-    return None
-
-
-def _fits(produced: Schema, expected: Schema) -> bool:
-    """Whether every value ``produced`` allows is allowed by ``expected`` (by JSON type)."""
-    options = _options(produced)
-    if options is not None:
-        return all(_fits(option, expected) for option in options)
-    options = _options(expected)
-    if options is not None:
-        return any(_fits(produced, option) for option in options)
-    have, want = produced.get("type"), expected.get("type")
-    if have is None or want is None:
-        return True
-    if have != want and not (have == "integer" and want == "number"):
-        return False
-    allowed, given = expected.get("enum"), produced.get("enum")
-    return allowed is None or (given is not None and set(map(str, given)) <= set(map(str, allowed)))
-
-
-def _type_text(schema: Schema) -> str:
-    options = _options(schema)
-    if options is not None:
-        return " | ".join(_type_text(o) for o in options)
-    if "enum" in schema:
-        return "one of " + ", ".join(repr(v) for v in schema["enum"])
-    return str(schema.get("type", "any"))
 
 
 # -- reach --------------------------------------------------------------------------------------
