@@ -257,8 +257,8 @@ class BehaviorMagics(Magics):
         report = root.check(tools=tools or None, predicates=predicates or None, inputs=inputs)
         from jdsl_nb.views import check_html
 
-        text = magic_hints(str(report))  # the same report tree.check() shows, in the magic's terms
-        display({"text/plain": text, "text/html": check_html(report, text)}, raw=True)
+        text = magic_hints(str(report))  # the report tree.check() shows, in the magic's terms
+        display({"text/plain": text, "text/html": check_html(report, magic_hints)}, raw=True)
 
     def _line_show(self, words: list[str]) -> None:
         _show(self._lookup(_one(words, "%behavior show NAME")))

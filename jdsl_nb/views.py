@@ -7,7 +7,7 @@ GitHub. Large tables are capped; capped values open whole in a ``<details>``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from jdsl.drawing import as_ir, drawing_html, labelled_children, node_label, structural_ids
@@ -233,18 +233,15 @@ def failure_text(run: RunData) -> str:
     return f"stopped at {f.get('label', '')} [{f.get('node_id', '')}]{reason}"
 
 
-def check_html(report: Any, text: str | None = None) -> str:
-    """A static check report (:class:`jdsl.CheckReport`): a summary line and one row per
-    finding (severity, what, node, message, fix); ``text`` replaces the messages' wording."""
+def check_html(report: Any, rewrite: Callable[[str], str] | None = None) -> str:
+    """A static check report (:class:`jdsl.CheckReport`): a summary line, the run inputs the
+    tree reads, and one row per finding (severity, check, node, finding, fix). ``rewrite``
+    rewords each finding and fix (the magics put their flags in the fixes)."""
+    say = rewrite or (lambda text: text)
     rows = [[f"<span class='jdsl-badge jdsl-status-{'failure' if p.severity == 'error' else 'running'}'>"
-             f"{esc(p.severity)}</span>", f"<code>{esc(p.code)}</code>", f"<code>{esc(p.node_id)}</code>",
-             esc(p.message), esc(p.hint)] for p in report.problems]
-    if text is not None:  # the magic's wording: same findings, hints rewritten
-        fixes = [line.strip().removeprefix("fix: ") for line in text.splitlines()
-                 if line.strip().startswith("fix: ")]
-        for row, fix in zip([r for r, p in zip(rows, report.problems, strict=True) if p.hint],
-                            fixes, strict=False):
-            row[4] = esc(fix)
+             f"{esc(p.severity)}</span>", f"<code>{esc(p.code)}</code>",
+             f"<code>{esc(p.node_id)}</code>", esc(say(p.message)), esc(say(p.hint))]
+            for p in report.problems]
     inputs = ", ".join(report.inputs) or "none"
     body = (f"<div>{esc(report.summary())} · run inputs the tree reads: <code>{esc(inputs)}</code>"
             f"</div>" + (table(["", "check", "node", "finding", "fix"], rows) if rows else ""))
