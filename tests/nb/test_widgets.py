@@ -123,9 +123,10 @@ def test_verification_reads_as_one_line():
 
     report = {"status": "failed", "structural_ok": True, "replay_checks": 40,
               "replay_passed": 38, "replay_coverage": 0.95, "problems": ["guard g: false"],
-              "problems_omitted": 0, "executed": 12}
+              "problems_omitted": 0, "executed": 12, "matched": 11, "recheck": "later"}
     assert verification_line(report) == ("failed: structure ok, 38/40 replay checks passed "
-                                         "(coverage 0.95), executed 12")
+                                         "(coverage 0.95), executed 12 episodes, 11 matched, "
+                                         "recheck later")
     assert "<li>guard g: false</li>" in verification_html(report)
     assert verification_line({}) == "no verification report"
 
