@@ -1,4 +1,5 @@
-"""Notebook: RunView build time and bytes sent at first show; time to draw a 300-node tree.
+"""Notebook: RunView build time and bytes sent at first show; time to draw a 300-node tree;
+one debugger step (moving the step slider) on a run of the 300-node tree.
 
 Traces: one episode of a small tree (``repeat`` over a sequence of two storing actions, the
 second reading what the first wrote) run until it has emitted about N events, traced to a
@@ -189,10 +190,39 @@ def drawing_rows(*, repeats: int, nodes: int = 300) -> list[Row]:
     return rows
 
 
+def step_rows(*, repeats: int, nodes: int = 300) -> list[Row]:
+    """One step of the run view's debugger on a run of the ``nodes``-node tree: the time the
+    kernel takes to move the slider (recolour, cursor, panes) and the bytes that step sends."""
+    from jdsl.trace import ListTraceSink
+
+    from jdsl_nb import RunView
+
+    tree = drawing_tree(nodes)
+    sink = ListTraceSink()
+    tree.run(trace_sink=sink)
+    view = RunView(sink.events)
+    last = view.slider.max
+    targets = iter([last // 4, last // 2, 3 * last // 4, last // 3, 2 * last // 3] * 50)
+
+    def move() -> None:
+        view.slider.value = next(targets)
+
+    seconds = median_seconds(move, repeats=repeats * 3, warmup=1)
+    parts = (view.style, view.now, view.events, view.payload, view.blackboard)
+    sent = sum(len(p.value.encode()) for p in parts)
+    label = f"debugger step, {nodes}-node tree ({last + 1:,} events)"
+    return [
+        Row(SECTION, f"{label}: time", seconds, "s", target="< 0.1 s", met=seconds < 0.1,
+            note="slider moved: style sheet, now line, panes; the drawing is not redrawn"),
+        Row(SECTION, f"{label}: bytes sent", float(sent), "B", target="<= 100 kB",
+            met=sent <= 100_000, note="the changed HTML values (the drawing is not resent)"),
+    ]
+
+
 def measure(*, quick: bool) -> list[Row]:
     """All notebook rows (3 samples per figure, 5 in a full run)."""
     repeats = 3 if quick else 5
     rows: list[Row] = []
     for size in (100, 1_000, 10_000):
         rows += runview_rows(size, repeats=repeats, with_targets=size == 10_000)
-    return rows + drawing_rows(repeats=repeats)
+    return rows + drawing_rows(repeats=repeats) + step_rows(repeats=repeats)

@@ -46,7 +46,11 @@ CSS = """<style>
 .jdsl-gantt span.jdsl-status-error{background:#f7b267}
 .jdsl-side{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}
 .jdsl-side>div{flex:0 1 auto;max-width:100%;overflow-x:auto}
-.jdsl-drawing{overflow-x:auto;max-width:100%}.jdsl-drawing svg{max-width:none}
+.jdsl-drawing{max-width:100%}.jdsl-drawing svg{max-width:100%;height:auto}
+.jdsl-cursor{display:none;position:absolute;top:-2px;bottom:-2px;width:2px;background:#1565c0}
+.jdsl-pane{max-height:260px;overflow:auto}.jdsl-pane-tall{max-height:540px;overflow:auto}
+.jdsl-view details.jdsl-section>summary{cursor:pointer;margin:8px 0 4px 0}
+.jdsl-status-not_taken{background:#ececec}.jdsl-status-not_run{background:#fff;border:1px dashed #999}
 </style>"""
 
 

@@ -27,6 +27,8 @@ __all__ = [
     "teacher_ir",
     "execution_text",
     "verification_dict",
+    "verification_html",
+    "verification_line",
 ]
 
 CANDIDATE_COLUMNS = ["candidate_id", "type", "grade", "status", "support", "applicable",
@@ -166,6 +168,44 @@ def verification_dict(result: Any) -> dict[str, Any]:
     return dict(data) if isinstance(data, Mapping) else {"report": data}
 
 
+_VERIFICATION_KEYS = ("status", "structural_ok", "replay_checks", "replay_passed",
+                      "replay_coverage", "problems", "problems_omitted", "executed", "matched",
+                      "first_divergence")
+
+
+def verification_line(data: Mapping[str, Any]) -> str:
+    """The verification report in one line, e.g. ``passed: structure ok, 42/42 replay checks
+    passed (coverage 1.00), executed 24 episodes, 24 matched``; other fields follow as
+    ``key value``."""
+    if not data:
+        return "no verification report"
+    parts = []
+    if "structural_ok" in data:
+        parts.append("structure ok" if data["structural_ok"] else "structure has problems")
+    if "replay_checks" in data:
+        coverage = data.get("replay_coverage")
+        shown = f" (coverage {coverage:.2f})" if isinstance(coverage, int | float) else ""
+        parts.append(f"{data.get('replay_passed', 0)}/{data['replay_checks']} replay checks "
+                     f"passed{shown}")
+    if "executed" in data:
+        parts.append(execution_text(data))
+    parts += [f"{k} {preview(v, 60)[0]}" for k, v in data.items() if k not in _VERIFICATION_KEYS]
+    return f"{data.get('status', '?')}: " + ", ".join(parts)
+
+
+def verification_html(data: Mapping[str, Any]) -> str:
+    """The verification report: a status badge, the line, then each problem on its own line."""
+    status = str(data.get("status", "?"))
+    badge = {"passed": "success", "failed": "failure"}.get(status, "running")
+    line = esc(verification_line(data).partition(": ")[2])
+    problems = [esc(p) for p in data.get("problems") or []]
+    if data.get("problems_omitted"):
+        problems.append(f"… {esc(data['problems_omitted'])} more")
+    listing = "".join(f"<li>{p}</li>" for p in problems)
+    return (f"<div class='jdsl-verification'><span class='jdsl-badge jdsl-status-{badge}'>"
+            f"{esc(status)}</span> {line}{f'<ul>{listing}</ul>' if listing else ''}</div>")
+
+
 def _rows_table(rows: list[dict[str, Any]], cls: str, columns: list[str] | None = None) -> str:
     if not rows:
         return "<div class='jdsl-note'>(none)</div>"
@@ -187,14 +227,16 @@ def execution_text(verification: Mapping[str, Any]) -> str:
 def compile_html(result: Any, trace: Any = None) -> str:
     """A compile report: teacher vs compiled tree, candidates, lineage, verification, residuals."""
     teacher, compiled = teacher_ir(trace), compiled_ir(result)
-    left = drawing_html(teacher) if teacher else "<div class='jdsl-note'>(no trace given)</div>"
     right = drawing_html(compiled) if compiled else "<div class='jdsl-note'>(no IR)</div>"
-    side = (f"<div class='jdsl-side'><div><h4>teacher tree</h4>{left}</div>"
-            f"<div><h4>compiled</h4>{right}</div></div>")
+    trees = f"<h4>compiled tree</h4>{right}"
+    if teacher:
+        trees = f"<h4>teacher tree</h4>{drawing_html(teacher)}" + trees
+    else:
+        trees += ("<div class='jdsl-note'>To see the teacher tree above it, display "
+                  "<code>CompileView(result, trace=TRACE)</code> with the compiled trace.</div>")
     body = [
-        side,
-        "<h4>verification</h4>" + f"<p>{esc(execution_text(verification_dict(result)))}</p>"
-        + value_html(verification_dict(result), 400),
+        trees,
+        "<h4>verification</h4>" + verification_html(verification_dict(result)),
         "<h4>candidates</h4>" + _rows_table(candidate_rows(result)[:200], "jdsl-candidates",
                                             CANDIDATE_COLUMNS),
         "<h4>lineage flows</h4>" + _rows_table(lineage_rows(result)[:200], "jdsl-lineage"),

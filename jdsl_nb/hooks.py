@@ -1,7 +1,7 @@
 """IPython display hooks for core objects: ``text/html`` and ``text/plain`` per type.
 
 ``register(ip)`` adds a formatter for each core class (trees, RunContext, Trace and episodes,
-CompileResult, packages) by its module and name, so neither jdsl nor the views are imported
+CompileResult, held-out reports, packages, a static check report) by its module and name, so neither jdsl nor the views are imported
 until an object is shown (``%load_ext jdsl_nb`` stays quick); ``unregister(ip)`` removes them.
 A hook never raises: a failing view becomes a short note with the error and the object's repr.
 """
@@ -57,6 +57,7 @@ HOOKED: tuple[tuple[str, str, View, View], ...] = (
      lambda o: _holdout_views().holdout_text(o)),
     ("jdsl.package.bundle", "BehaviorPackage", lambda o: _compile_views().package_html(o),
      lambda o: _compile_views().package_text(o)),
+    ("jdsl.tree.check", "CheckReport", lambda o: _views().check_html(o), str),
 )  # fmt: skip
 
 

@@ -4,11 +4,13 @@
 parses the cell body (verbatim) as behavior text, binds tool and predicate names from the user
 namespace, assigns the tree to ``NAME`` and draws it; ``--run`` runs it and shows a RunView (the
 context goes to ``NAME_run``, the trace to ``NAME_trace``). Line forms: ``%behavior run NAME``,
-``%behavior show NAME``, ``%behavior compile TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``.
+``%behavior show NAME``, ``%behavior check NAME``, ``%behavior compile TRACE_VAR_OR_FILE [-o
+NAME]``, ``%behavior doctor`` and ``%behavior help`` (or ``--help``). Errors shown in a run view
+give the magic's flags as the fix (:mod:`jdsl_nb.hints`).
 Bad input raises IPython's ``UsageError`` itself, never a subclass: IPython prints only the
 message when the exception's type *is* ``UsageError`` (``InteractiveShell.showtraceback``), and
 a full traceback for anything else, subclasses included. ``--input`` values: see
-``BehaviorMagics.behavior`` (what ``%%behavior?`` shows).
+``jdsl_nb.magic_inputs`` (typed by the parameters the tree feeds them to).
 """
 
 from __future__ import annotations
@@ -24,13 +26,39 @@ from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 
 from jdsl_nb import hooks
+from jdsl_nb.hints import magic_hints
 
-__all__ = ["BehaviorMagics", "behavior_usage_error", "parse_inputs"]
+__all__ = ["HELP", "BehaviorMagics", "behavior_usage_error", "parse_inputs"]
 
-_LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] | %behavior show NAME | "
-               "%behavior compile TRACE_VAR_OR_FILE [-o NAME] | %behavior doctor")
-_INPUT_HELP = ("run inputs; a value is JSON when it parses, else a string: zip=77209 is the "
-               "int 77209; force a string with JSON quotes inside shell quotes: zip='\"77209\"'")
+_LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] | "
+               "%behavior show NAME | %behavior check NAME [--input K=V ...] [--tools VAR] | "
+               "%behavior compile TRACE_VAR_OR_FILE [-o NAME] | %behavior doctor | "
+               "%behavior help")
+_INPUT_HELP = ("run inputs; a value takes the type of the tool parameter it feeds (zip=80279 "
+               "stays the string '80279' for zip: str); with no annotated parameter it is JSON "
+               "when it parses, else a string, and the run view says which")
+HELP = f"""%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|none]
+    The cell body is behavior text (one node per line, indentation makes children). The tree
+    is assigned to NAME and drawn; tool and predicate names bind to functions of that name in
+    the notebook, or in the dict/list of tools named by --tools VAR.
+    --run              run it and show the run view (context in NAME_run, trace in NAME_trace)
+    --model M          a model object in the notebook (e.g. model = ScriptedModel("0")),
+                       else a model id such as claude-sonnet-4-5
+    --input KEY=VALUE  {_INPUT_HELP}; repeat it or list several after one --input
+    --tools VAR        a dict or list of tools in the notebook
+    --show tree|none   draw the tree (default) or not
+
+%behavior run NAME [--input KEY=VALUE ...] [--model M] [--tools VAR]
+    run a tree again; every run of NAME adds an episode to NAME_trace
+%behavior show NAME        draw a tree, an IR dict, a package or a compile result
+%behavior check NAME [--input KEY=VALUE ...] [--tools VAR]
+    the static check a run does first: types across the blackboard, unbound names, reads
+    before any writer, unreachable children
+%behavior compile TRACE_VAR_OR_FILE [-o NAME]
+    compile a trace (a variable or a JSONL file) into a package; the result goes to NAME
+%behavior doctor           versions, Graphviz renderers, widget front ends
+%behavior help             this text (also %behavior --help)
+"""
 
 
 def behavior_usage_error(message: str, *, line: int, col: int) -> UsageError:
@@ -50,17 +78,14 @@ def parse_inputs(pairs: list[list[str]] | list[str] | None) -> dict[str, Any]:
     ``zip=77209`` gives the int 77209 and ``zip="77209"`` (JSON quotes, kept through the shell
     quoting of the magic line: ``--input zip='"77209"'``) the string ``"77209"``.
 
+    The magics type values by the tree instead (:func:`jdsl_nb.magic_inputs.typed_inputs`).
+
     Raises:
         UsageError: an item without ``=``.
     """
-    flat: list[str] = []
-    for item in pairs or []:
-        flat.extend(item if isinstance(item, list) else [item])
     inputs: dict[str, Any] = {}
-    for item in flat:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--input {item!r} is not KEY=VALUE; write e.g. --input email=a@b.c")
+    from jdsl_nb.magic_inputs import split_pairs
+    for key, raw in split_pairs(pairs):
         try:
             inputs[key] = json.loads(raw)
         except ValueError:
@@ -100,13 +125,15 @@ class BehaviorMagics(Magics):
 
         Cell: ``%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR]
         [--show tree|none]``; the body is behavior text. Line: ``%behavior run NAME [--input
-        KEY=VALUE ...] [--model M] [--tools VAR]``, ``%behavior show NAME``, ``%behavior compile
-        TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``.
+        KEY=VALUE ...] [--model M] [--tools VAR]``, ``%behavior show NAME``, ``%behavior check
+        NAME``, ``%behavior compile TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``,
+        ``%behavior help`` (the whole usage, :data:`HELP`).
 
-        ``--input`` values are JSON when they parse, else strings: ``zip=77209`` becomes the
-        int 77209, ``flag=true`` the bool True, ``email=a@b.c`` the string "a@b.c". To force a
-        string, quote it as JSON inside shell quotes: ``--input zip='"77209"'``. Values with
-        spaces need shell quotes: ``--input "request=cancel my order"``.
+        ``--input`` values take the type of the tool parameter they feed: ``zip=77209`` stays
+        the string "77209" for ``zip: str`` and is the int 77209 for ``zip: int``. With no
+        annotated parameter a value is JSON when it parses, else a string (``flag=true`` the
+        bool True, ``email=a@b.c`` the string), and the run view notes each such guess. Values
+        with spaces need shell quotes: ``--input "request=cancel my order"``.
         """
         if cell is None:
             self._line(line)
@@ -130,6 +157,7 @@ class BehaviorMagics(Magics):
         root = _parse(cell, args.name)
         extra = self._collection(args.tools)
         from jdsl_nb.binding import UnboundName, bind_names  # core loads on first use
+        from jdsl_nb.magic_inputs import split_pairs
 
         try:
             tools, predicates = bind_names(root, self._ns, extra)
@@ -139,7 +167,7 @@ class BehaviorMagics(Magics):
         self._ns[args.name] = root
         self._sinks.pop(args.name, None)
         if args.run:
-            self._run(args.name, root, parse_inputs(args.input), args.model)
+            self._run(args.name, root, split_pairs(args.input), args.model)
         elif args.show == "tree":
             _show(root)
 
@@ -169,35 +197,44 @@ class BehaviorMagics(Magics):
         return None, model
 
     # -- run -------------------------------------------------------------------------------
-    def _run(self, name: str, root: Any, inputs: dict[str, Any], model_arg: str | None,
+    def _run(self, name: str, root: Any, pairs: list[tuple[str, str]], model_arg: str | None,
              **bindings: Any) -> None:
         from jdsl.trace import ListTraceSink
 
+        from jdsl_nb.rundata import error_text
         from jdsl_nb.widgets import RunView
 
         model, model_id = self._model(model_arg)
         if model_id and hasattr(root, "model_copy"):
             root = root.model_copy(update={"model_id": model_id})
+        from jdsl_nb.magic_inputs import typed_inputs
+        inputs = typed_inputs(pairs, root, _bindings_of(root, bindings))
         sink = self._sinks.setdefault(name, ListTraceSink())
         episode_id = f"{name}_{sum(1 for e in sink.events if e.kind == 'episode.started')}"
         ctx, error = None, None
         try:
             ctx = root.run(model=model, trace_sink=sink, raise_errors=False, capture_id="notebook",
-                           episode_id=episode_id, **bindings, **inputs)
+                           episode_id=episode_id, **bindings, **inputs.values)
         except Exception as exc:  # noqa: BLE001 - shown in the run view, not as a traceback
             error = exc
         self._ns[f"{name}_run"] = ctx
         self._ns[f"{name}_trace"] = _as_trace(sink.events)
         mine = [e for e in sink.events if e.episode_id == episode_id]
-        display(RunView(ctx if ctx is not None else mine, tree=root, error=error))
+        raised = error_text(error if error is not None else getattr(ctx, "error", None))
+        shown = magic_hints(raised) if raised is not None else None
+        display(RunView(ctx if ctx is not None else mine, tree=root, error=shown,
+                        notes=inputs.notes))
 
     # -- line ------------------------------------------------------------------------------
     def _line(self, line: str) -> None:
         words = _split(line)
         if not words:
-            raise UsageError(_LINE_USAGE)
+            raise UsageError(f"{_LINE_USAGE}; %behavior help explains each")
         command, rest = words[0], words[1:]
-        handler = {"run": self._line_run, "show": self._line_show,
+        if command in ("help", "--help", "-h"):
+            print(HELP)
+            return
+        handler = {"run": self._line_run, "show": self._line_show, "check": self._line_check,
                    "compile": self._line_compile, "doctor": self._line_doctor}.get(command)
         if handler is None:
             raise UsageError(f"unknown %behavior command {command!r}; {_LINE_USAGE}")
@@ -211,8 +248,27 @@ class BehaviorMagics(Magics):
         from jdsl_nb.binding import bind_names
 
         tools, predicates = bind_names(root, self._ns, extra, strict=False)
-        self._run(name, root, parse_inputs(opts.get("--input")), _last(opts.get("--model")),
+        from jdsl_nb.magic_inputs import split_pairs
+        self._run(name, root, split_pairs(opts.get("--input")), _last(opts.get("--model")),
                   tools=tools or None, predicates=predicates or None)
+
+    def _line_check(self, words: list[str]) -> None:
+        opts = _options(words, {"--input": True, "--tools": False})
+        name = _one(opts.pop("", []), "%behavior check NAME [--input K=V ...] [--tools VAR]")
+        root = self._lookup(name)
+        if not hasattr(root, "check"):
+            raise UsageError(f"{name!r} is a {type(root).__name__}, not a tree; "
+                             f"%behavior check takes a tree made by %%behavior")
+        extra = self._collection(_last(opts.get("--tools")))
+        from jdsl_nb.binding import bind_names
+        from jdsl_nb.magic_inputs import split_pairs
+        tools, predicates = bind_names(root, self._ns, extra, strict=False)
+        inputs = [key for key, _ in split_pairs(opts.get("--input"))] or None
+        report = root.check(tools=tools or None, predicates=predicates or None, inputs=inputs)
+        from jdsl_nb.views import check_html
+
+        text = magic_hints(str(report))  # the report tree.check() shows, in the magic's terms
+        display({"text/plain": text, "text/html": check_html(report, magic_hints)}, raw=True)
 
     def _line_show(self, words: list[str]) -> None:
         _show(self._lookup(_one(words, "%behavior show NAME")))
@@ -248,6 +304,13 @@ class BehaviorMagics(Magics):
 
         report = doctor_report()
         display({"text/plain": doctor_text(report), "text/html": doctor_html(report)}, raw=True)
+
+
+def _bindings_of(root: Any, given: dict[str, Any]) -> Any:
+    """The bindings a run of ``root`` would use (None when it is not a Root)."""
+    if not hasattr(root, "resolved_bindings"):
+        return None
+    return root.resolved_bindings(given.get("tools"), given.get("predicates"))
 
 
 def difflib_hint(name: str, namespace: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from jdsl_nb.provenance import (
     provenance,
 )
 
-__all__ = ["RunData", "last_episode"]
+__all__ = ["RunData", "error_text", "last_episode"]
 
 
 def last_episode(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -41,7 +41,8 @@ def _status_text(value: Any) -> str:
     return str(text).lower()
 
 
-def _error_text(error: Any) -> str | None:
+def error_text(error: Any) -> str | None:
+    """An exception as ``Type: message`` plus its PEP 678 notes, a string as it is, or None."""
     if error is None:
         return None
     if isinstance(error, BaseException):
@@ -73,6 +74,9 @@ class RunData:
         records: blackboard writes with provenance (:func:`jdsl_nb.provenance.provenance`).
         statuses: last status per node id.
         choices: tool calls whose arguments the model chose (react leaves), in order.
+        failure: where and why a failed run stopped, ``{node_id, label, reason}`` (from
+            ``ctx.failure`` or the ``episode.finished`` event), else None.
+        notes: lines shown under the header (how ``--input`` values were read, ...).
     """
 
     events: list[dict[str, Any]]
@@ -82,10 +86,17 @@ class RunData:
     records: list[WriteRecord] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)
     choices: list[ModelChoice] = field(default_factory=list)
+    failure: dict[str, str] | None = None
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
-    def build(cls, source: Any, *, tree: Any = None, error: Any = None) -> RunData:
-        """Collect a run from a RunContext, Trace, episode or event list (see module doc)."""
+    def build(
+        cls, source: Any, *, tree: Any = None, error: Any = None, notes: list[str] | None = None
+    ) -> RunData:
+        """Collect a run from a RunContext, Trace, episode or event list (see module doc).
+
+        ``notes``: lines the view shows under its header (e.g. how magic inputs were read).
+        """
         source = _hydrated(source)
         is_context = hasattr(source, "blackboard") and hasattr(source, "bindings")
         if is_context:
@@ -93,10 +104,11 @@ class RunData:
         else:
             events = last_episode(as_events(source))
         ir = _find_ir(events, tree)
-        status, error_text = _outcome(events, source if is_context else None, error)
+        status, error_message = _outcome(events, source if is_context else None, error)
         statuses = node_statuses(events)
-        return cls(events, ir, status, error_text, provenance(events, ir), statuses,
-                   model_choices(events, ir))
+        failure = _failure(events, source if is_context else None)
+        return cls(events, ir, status, error_message, provenance(events, ir), statuses,
+                   model_choices(events, ir), failure, list(notes or []))
 
 
 def _hydrated(source: Any) -> Any:
@@ -122,18 +134,29 @@ def _find_ir(events: list[dict[str, Any]], tree: Any) -> dict[str, Any] | None:
     return None
 
 
+def _failure(events: list[dict[str, Any]], ctx: Any) -> dict[str, str] | None:
+    found = getattr(ctx, "failure", None)
+    if found is not None and hasattr(found, "_asdict"):
+        return {k: str(v) for k, v in found._asdict().items()}
+    for event in reversed(events):
+        if event.get("kind") == "episode.finished":
+            failure = (event.get("payload") or {}).get("failure")
+            return {k: str(v) for k, v in failure.items()} if isinstance(failure, Mapping) else None
+    return None
+
+
 def _outcome(events: list[dict[str, Any]], ctx: Any, error: Any) -> tuple[str, str | None]:
-    status, error_text = "", _error_text(error)
+    status, message = "", error_text(error)
     for event in reversed(events):
         if event.get("kind") == "episode.finished":
             payload = event.get("payload") or {}
             status = _status_text(payload.get("status"))
-            if payload.get("error_message") and error_text is None:
-                error_text = f"{payload.get('error_type') or 'Error'}: {payload['error_message']}"
+            if payload.get("error_message") and message is None:
+                message = f"{payload.get('error_type') or 'Error'}: {payload['error_message']}"
             break
     if ctx is not None:
         status = status or _status_text(getattr(ctx, "status", None))
-        error_text = error_text or _error_text(getattr(ctx, "error", None))
-    if error_text and status not in ("error", "cancelled"):
+        message = message or error_text(getattr(ctx, "error", None))
+    if message and status not in ("error", "cancelled"):
         status = "error"
-    return status, error_text
+    return status, message

@@ -6,6 +6,7 @@ steps walks the run event by event.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from jdsl_nb._html import preview
 from jdsl_nb.provenance import WriteRecord
 
-__all__ = ["Span", "blackboard_at", "event_node", "event_summary", "node_spans"]
+__all__ = ["Span", "blackboard_at", "call_text", "event_node", "event_summary", "node_spans"]
 
 
 @dataclass(frozen=True)
@@ -62,20 +63,69 @@ def _tool_name(payload: Mapping[str, Any]) -> str:
     return str(tool or "?")
 
 
+def call_text(name: str, arguments: Any, limit: int = 60) -> str:
+    """A call as ``name(a="x", b=2)``, each argument value previewed to ``limit`` chars."""
+    if not isinstance(arguments, Mapping):
+        return f"{name}({preview(arguments, limit)[0] if arguments is not None else ''})"
+    args = ", ".join(f"{k}={preview(_json(v), limit)[0]}" for k, v in arguments.items())
+    return f"{name}({args})"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _answer(p: Mapping[str, Any]) -> str:
+    calls = [c for c in p.get("tool_calls") or [] if isinstance(c, Mapping)]
+    if calls:
+        said = f"{preview(p.get('raw_output'), 40)[0]}; " if p.get("raw_output") else ""
+        return said + "requests " + ", ".join(
+            call_text(str(c.get("name", "?")), c.get("arguments")) for c in calls)
+    text = f"answer {preview(p.get('raw_output'), 60)[0]}"
+    if p.get("error"):
+        return f"{text} rejected: {preview(p.get('error'), 100)[0]}"
+    parsed = p.get("parsed_output")
+    if isinstance(parsed, Mapping) and parsed:
+        text += " -> " + ", ".join(f"{k}={preview(_json(v), 40)[0]}" for k, v in parsed.items())
+    return text
+
+
+def _finished(p: Mapping[str, Any]) -> str:
+    failure = p.get("failure")
+    text = f"finished {p.get('status', '')}"
+    if isinstance(failure, Mapping):
+        text += f" at {failure.get('node_id')}: {failure.get('reason')}"
+    if p.get("error_message"):
+        text += f" ({p.get('error_type') or 'Error'}: {p['error_message']})"
+    return text
+
+
+def _guard(p: Mapping[str, Any]) -> str:
+    try:
+        from jdsl.text import format_expression
+
+        shown = format_expression(p["expression"])
+    except Exception:  # noqa: BLE001 - an old trace without an expression
+        shown = str(p.get("type") or "guard")
+    values = p.get("values") or {}
+    seen = ", ".join(f"{k} = {preview(_json(v), 40)[0]}" for k, v in values.items())
+    return f"{shown} -> {str(p.get('result')).lower()}" + (f" ({seen})" if seen else "")
+
+
 def _summaries() -> dict[str, Any]:
     return {
         "episode.started": lambda p: f"start {p.get('skill', '')} inputs={preview(p.get('inputs'), 60)[0]}",
-        "episode.finished": lambda p: f"finished {p.get('status', '')} {p.get('error_message') or ''}",
+        "episode.finished": _finished,
         "node.enter": lambda p: f"enter {p.get('label') or p.get('type', '')}",
         "node.exit": lambda p: f"exit {p.get('status', '')}",
         "blackboard.write": lambda p: f"{p.get('key')} = {preview(p.get('value'), 60)[0]}",
         "blackboard.read": lambda p: f"read {p.get('path')} -> {preview(p.get('value'), 60)[0]}",
-        "tool.call.started": lambda p: f"call {_tool_name(p)}({preview(p.get('arguments'), 60)[0]})",
+        "tool.call.started": lambda p: f"call {call_text(_tool_name(p), p.get('arguments'))}",
         "tool.call.completed": lambda p: f"{_tool_name(p)} -> {preview(p.get('result'), 60)[0]}",
         "tool.call.failed": lambda p: f"{_tool_name(p)} failed: {preview(p.get('error'), 60)[0]}",
         "model.requested": lambda p: f"ask {p.get('model_id') or 'model'} ({p.get('kind', '')})",
-        "model.responded": lambda p: f"answer {preview(p.get('raw_output'), 60)[0]}",
-        "guard.evaluated": lambda p: f"guard -> {p.get('result')}",
+        "model.responded": _answer,
+        "guard.evaluated": _guard,
         "react.finished": lambda p: f"react {p.get('status', '')} ({p.get('stop_reason', '')})",
     }
 

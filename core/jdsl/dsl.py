@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from jdsl.errors import BindingError, SignatureError
 from jdsl.interaction.tools import tool, tool_name
@@ -41,6 +41,10 @@ from jdsl.tree import (
     Sequence,
     Timeout,
 )
+from jdsl.tree.check import CheckReport, check_tree
+
+_NOTHING: Any = object()
+"""Marks ``check(key)`` called without ``equals``."""
 
 __all__ = [
     "Ref",
@@ -244,8 +248,38 @@ def _signature(signature: str | Signature) -> str:
     return signature
 
 
-def check(key: str, equals: Any, *, context: str | None = None, id: str | None = None) -> Check:
-    """SUCCESS iff ``blackboard[key]`` matches ``equals`` (strings compared leniently)."""
+@overload
+def check(key: str, equals: Any, *, context: str | None = None, id: str | None = None) -> Check: ...
+
+
+@overload
+def check(
+    key: Node, equals: Any = ..., *, tools: Any = None, predicates: Any = None,
+    inputs: Any = None,
+) -> CheckReport: ...
+
+
+def check(
+    key: str | Node, equals: Any = _NOTHING, *, context: str | None = None, id: str | None = None,
+    tools: Any = None, predicates: Any = None, inputs: Any = None,
+) -> Check | CheckReport:
+    """Two uses, told apart by the first argument.
+
+    ``check(key, equals)``: a Check leaf, SUCCESS iff ``blackboard[key]`` matches ``equals``
+    (strings compared leniently). ``check(tree)``: the static check of a tree (a
+    :class:`~jdsl.tree.check.CheckReport`; see :meth:`jdsl.tree.Root.check`), with optional
+    ``tools``/``predicates`` (bindings, as for ``run``) and ``inputs`` (run input keys).
+
+    Raises:
+        TypeError: ``check(key)`` without ``equals``.
+    """
+    if isinstance(key, Node):
+        if isinstance(key, Root):
+            return key.check(tools=tools, predicates=predicates, inputs=inputs)
+        return check_tree(key, inputs=inputs)
+    if equals is _NOTHING:
+        raise TypeError("check(key, equals) needs the value to compare with; "
+                        "check(tree) takes a node")
     return Check(key=key, equals=equals, context=context, id=id)
 
 

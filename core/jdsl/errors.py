@@ -9,6 +9,7 @@ The tree (DESIGN.md §9)::
     ├── SignatureError           a malformed "a, b -> c: int" signature
     ├── ModelOutputError         model output that cannot be parsed or validated
     ├── ValidationError          Behavior IR that breaks a structural rule
+    │   └── BehaviorCheckError   a tree the static check rejects before its run (report)
     ├── PackageError             a behavior package that cannot be exported, loaded or trusted
     ├── PermissionDenied         the sandbox refused a file, command, origin, server or skill
     ├── ToolError                a tool call that cannot be made (bad arguments, bad result)
@@ -33,6 +34,7 @@ from typing import Any
 __all__ = [
     "AuthenticationError",
     "BadRequest",
+    "BehaviorCheckError",
     "BehaviorSyntaxError",
     "BindingError",
     "ContextWindowExceeded",
@@ -157,6 +159,24 @@ class ValidationError(JdslError):
         self.problems = list(problems)
         head = f"{len(self.problems)} problem(s) in the Behavior IR"
         super().__init__(head + ":\n  - " + "\n  - ".join(self.problems))
+
+
+class BehaviorCheckError(ValidationError):
+    """A tree the static check (:func:`jdsl.tree.check.check_tree`) rejects before it runs.
+
+    Attributes:
+        report: the whole :class:`~jdsl.tree.check.CheckReport` (errors and warnings).
+        problems: one string per error.
+    """
+
+    def __init__(self, report: Any) -> None:
+        self.report = report
+        super().__init__([str(p) for p in report.errors])
+        self.args = (f"the tree does not pass its static check ({report.summary()}):\n"
+                     + "\n".join(f"  - {p}" for p in report.errors),)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class PackageError(JdslError):

@@ -13,7 +13,7 @@ import ipywidgets as w
 from jdsl.drawing import drawing_html
 
 from jdsl_nb import compile_views as cv
-from jdsl_nb._html import CSS, esc, value_html
+from jdsl_nb._html import CSS, esc
 from jdsl_nb.widgets._static import LIVE_CSS, StaticFallbackBox
 
 __all__ = ["CompileView", "candidates_frame"]
@@ -61,11 +61,11 @@ class CompileView(StaticFallbackBox):
         self.trace = trace
         self.candidates = candidates_frame(result)
         teacher, compiled = cv.teacher_ir(trace), cv.compiled_ir(result)
-        left = drawing_html(teacher) if teacher else "<i>(no teacher tree in the trace)</i>"
         right = drawing_html(compiled) if compiled else "<i>(no compiled IR)</i>"
-        side = w.HBox([_view(f"<b>teacher tree</b>{left}", "jdsl-teacher-tree"),
-                       _view(f"<b>compiled</b>{right}", "jdsl-compiled-tree")],
-                      layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
+        trees = [_view(f"<b>compiled tree</b>{right}", "jdsl-compiled-tree")]
+        if teacher:  # stacked, each at the output's width: side by side they overflowed
+            trees.insert(0, _view(f"<b>teacher tree</b>{drawing_html(teacher)}",
+                                  "jdsl-teacher-tree"))
         grades = sorted({str(g) for g in self.candidates.get("grade", [])})
         self.grade_picker = w.Dropdown(options=[_ALL, *grades], value=_ALL, description="grade")
         self.table = _view("", "jdsl-candidates")
@@ -74,8 +74,8 @@ class CompileView(StaticFallbackBox):
         lineage = pd.DataFrame(cv.lineage_rows(result))
         residuals = pd.DataFrame(cv.residual_rows(result))
         super().__init__(children=[
-            w.HTML(CSS + LIVE_CSS + "<b>compile result</b>"), side,
-            _view("<b>verification</b>" + value_html(cv.verification_dict(result), 600),
+            w.HTML(CSS + LIVE_CSS + "<b>compile result</b>"), *trees,
+            _view("<b>verification</b>" + cv.verification_html(cv.verification_dict(result)),
                   "jdsl-verification"),
             w.HTML("<b>candidates</b>"), self.grade_picker, self.table,
             _view("<b>lineage flows</b>" + _frame_html(lineage, "jdsl-lineage"), "jdsl-lineage-view"),

@@ -115,6 +115,16 @@ def big_events(count: int = 10_000) -> list[dict[str, Any]]:
     return r.events
 
 
+@pytest.fixture(scope="session")
+def ip():
+    """IPython's test shell (one per process: ``globalipapp`` starts it once) with jdsl_nb."""
+    from IPython.testing.globalipapp import get_ipython
+
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "jdsl_nb")
+    return shell
+
+
 @pytest.fixture
 def run_events() -> list[dict[str, Any]]:
     return retail_events()

@@ -85,16 +85,51 @@ def test_style_comes_from_the_kind_table(cancel_ir):
     assert f"shape={NODE_STYLE['predict']['shape']}" in dot
 
 
-def test_labels_are_escaped_and_truncated_with_full_text_in_tooltip():
+def test_labels_are_escaped_and_wrapped_with_full_text_in_tooltip():
     node = {"kind": "action", "tool": "say", "store": "out",
-            "args": {"text": {"const": 'a "quoted" \\ <b>bold</b> ' + "z" * 80}}}
+            "args": {"text": {"const": 'a "quoted" \\ <b>bold</b> ' + "z" * 180}}}
     dot = tree_dot({"kind": "root", "name": "r", "child": node})
     label = re.search(r'n1 \[label="((?:[^"\\]|\\.)*)"', dot).group(1)
-    assert label.endswith("…") and len(label) < 70
+    lines = label.split("\\n")
+    assert len(lines) == 3 and all(len(line) <= 44 for line in lines)
+    assert label.endswith("…")
     assert "z" * 80 in dot  # the whole text lives in the tooltip
     svg = render_svg(dot).svg if shutil.which("dot") else None
     if svg:
         assert "<b>bold</b>" not in svg  # never an HTML label
+
+
+def test_long_labels_wrap_at_word_boundaries_instead_of_being_cut():
+    node = {"kind": "action", "tool": "find_user_id_by_email",
+            "args": {"email": {"ref": "email"}}, "store": "user_id"}
+    guard = {"kind": "guard", "expression": {"and": [{"exists": "first_name"},
+                                                      {"exists": "last_name"}]}}
+    dot = tree_dot({"kind": "root", "name": "r", "child": {"kind": "sequence",
+                                                           "children": [node, guard]}})
+    assert 'label="act find_user_id_by_email(email=email)\\n-> user_id"' in dot
+    assert 'label="guard exists(first_name) and\\nexists(last_name)"' in dot
+    assert "…" not in dot
+    assert "ordering=out" in dot
+
+
+def test_a_failure_an_ancestor_recovered_from_is_not_taken(cancel_ir, run_events):
+    """The selector's first branch fails (guard false), the second succeeds: not taken."""
+    sel = "root/sequence.0/selector.3"
+    branch, guard = f"{sel}/sequence.0", f"{sel}/sequence.0/guard.0"
+    events = [dict(e) for e in run_events]
+    for event in events:
+        payload = event["payload"]
+        if payload.get("node_id") in (guard, branch) and event["kind"] == "node.exit":
+            event["payload"] = {**payload, "status": "failure"}
+    statuses = node_statuses(events)
+    assert statuses[guard] == statuses[branch] == "not_taken"
+    assert statuses[sel] == "success"
+    before_selector_exit = next(i for i, e in enumerate(events)
+                                if e["kind"] == "node.exit" and e["payload"]["node_id"] == sel)
+    stepped = node_statuses(events, upto=before_selector_exit - 1)
+    assert stepped[guard] == "failure" and stepped[sel] == "running"
+    assert "jdsl-status-not_taken" in tree_dot(cancel_ir, statuses)
+    assert "failed, recovered" in drawing_html(cancel_ir, statuses)
 
 
 def test_status_colours_after_a_run(cancel_ir, run_events):
@@ -171,24 +206,30 @@ def test_quotes_inside_strings_show_plain_and_dot_escaping_stays_correct():
                "signature": 'request -> reason: Literal["no longer needed", "by mistake"]'}
     dot = tree_dot({"kind": "root", "name": "r", "child": predict})
     label = _label(dot, "n1")
-    assert label.startswith('predict \\"request -> reason: Literal[\\"no')  # DOT-quoted once
+    assert label.startswith('predict \\"request -> reason:\\nLiteral[\\"no')  # DOT-quoted once
     assert '\\\\\\"' not in dot  # never a literal backslash before a quote
     svg = render_svg(dot).svg if shutil.which("dot") else None
     if svg:
         assert "Literal[&quot;no" in svg and "\\&quot;" not in svg
 
 
-def test_a_run_drawing_has_a_status_legend_and_greys_nodes_not_run(cancel_ir, run_events):
+def test_a_run_drawing_has_a_status_legend_and_greys_nodes_not_run(cancel_ir, run_events,
+                                                                    monkeypatch):
     from jdsl.drawing import NOT_RUN_STYLE
 
     statuses = node_statuses(run_events)
     dot = tree_dot(cancel_ir, statuses)
-    assert "not run (dashed)" in dot and "success" in dot and "labelloc=b" in dot
     escalate = next(line for line in dot.splitlines() if "escalate" in line and "label=" in line)
     assert "jdsl-status-not-run" in escalate and "dashed" in escalate
     assert NOT_RUN_STYLE["color"] in escalate
+    assert "label=<" not in dot  # no HTML-like label: the in-process renderer has none
     plain = tree_dot(cancel_ir)
     assert "not run" not in plain and "dashed" not in plain  # no run, no legend
-    svg = render_svg(dot).svg if shutil.which("dot") else None
-    if svg:
-        assert ">not run (dashed)<" in svg.replace(" not run (dashed) ", "not run (dashed)")
+    assert "jdsl-legend" not in drawing_html(cancel_ir)
+    for renderer in ("dot", "wasm", "outline"):  # the legend, whichever renderer draws
+        monkeypatch.setenv(RENDERER_ENV, renderer)
+        html = drawing_html(cancel_ir, statuses)
+        assert "jdsl-legend" in html and "not run (dashed)" in html, renderer
+        assert ">cancel_order</text>" not in html, renderer  # no stray graph-name label
+    outline = outline_html(cancel_ir, statuses)
+    assert 'jdsl-status-not_run">not run</span>' in outline

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import get_ipython
 
 from jdsl_nb.magics import parse_inputs
-
-
-@pytest.fixture(scope="module")
-def ip():
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "jdsl_nb")
-    return shell
 
 
 @pytest.fixture
@@ -153,11 +145,12 @@ def test_a_usage_error_subclass_would_show_a_traceback(ip, capsys):
     assert "Traceback" in out + err or "raise_sub" in out + err
 
 
-def test_input_help_says_how_to_force_a_string(ip):
+def test_input_help_says_how_values_are_typed(ip):
     from jdsl_nb.magics import BehaviorMagics
 
     doc = BehaviorMagics.behavior.__doc__ or ""
-    assert "zip=77209" in doc and "int 77209" in doc and "zip='\"77209\"'" in doc
+    assert "zip=77209" in doc and 'the string "77209" for ``zip: str``' in doc
+    assert "int 77209 for ``zip: int``" in doc
     assert parse_inputs(["zip=77209"]) == {"zip": 77209}
     assert parse_inputs(['zip="77209"']) == {"zip": "77209"}
 

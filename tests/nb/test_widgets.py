@@ -99,19 +99,36 @@ class _Result:
     compiled = {"kind": "sequence", "id": "flow", "children": [{"kind": "action", "tool": "x"}]}
 
 
-def test_compile_view_side_by_side_and_grades(run_events):
+def test_compile_view_stacks_the_trees_and_formats_verification(run_events):
     view = CompileView(_Result(), trace=run_events)
     frame = candidates_frame(_Result())
     assert list(frame["grade"]) == ["E1", "E2", "E2"]
-    html = " ".join(c.value for c in view.children[1].children) + view.children[2].value
-    assert "teacher tree" in html and "compiled" in html and "passed" in html
+    teacher, compiled, verification = (c.value for c in view.children[1:4])
+    assert "teacher tree" in teacher and "compiled tree" in compiled
+    assert "jdsl-status-success'>passed</span>" in verification and "{" not in verification
     view.grade_picker.value = "E1"
     assert "cand_0" in view.table.value and "cand_1" not in view.table.value
 
 
 def test_compile_view_without_trace():
     view = CompileView(object())
-    assert "no teacher tree" in view.children[1].children[0].value
+    assert "compiled tree" in view.children[1].value
+    assert not any("teacher tree" in getattr(c, "value", "") for c in view.children)
+    static = view.static_html()
+    assert "no trace given" not in static and "CompileView(result, trace=TRACE)" in static
+
+
+def test_verification_reads_as_one_line():
+    from jdsl_nb.compile_views import verification_html, verification_line
+
+    report = {"status": "failed", "structural_ok": True, "replay_checks": 40,
+              "replay_passed": 38, "replay_coverage": 0.95, "problems": ["guard g: false"],
+              "problems_omitted": 0, "executed": 12, "matched": 11, "recheck": "later"}
+    assert verification_line(report) == ("failed: structure ok, 38/40 replay checks passed "
+                                         "(coverage 0.95), executed 12 episodes, 11 matched, "
+                                         "recheck later")
+    assert "<li>guard g: false</li>" in verification_html(report)
+    assert verification_line({}) == "no verification report"
 
 
 def test_import_is_lazy_and_fast():
@@ -145,11 +162,11 @@ def test_run_view_lists_react_tool_calls_as_chosen_by_the_model():
         {"kind": "node.exit", "payload": {"node_id": react, "type": "react", "status": "success"}},
     ]
     view = RunView(events)
-    sections = [c.value for c in view.children if isinstance(c, w.HTML)]
-    assert any("chosen by the model" in s and "get_order" in s for s in sections)
+    (section,) = [s for s in view.children if "chosen by the model" in getattr(s, "title", "")]
+    assert "get_order" in section.body.children[0].value
     assert "get_order" not in view.provenance.value
-    assert not any("chosen by the model" in s for s in
-                   [c.value for c in RunView(events[:3]).children if isinstance(c, w.HTML)])
+    assert not any("chosen by the model" in getattr(s, "title", "")
+                   for s in RunView(events[:3]).children)
 
 
 def test_display_is_a_static_output_then_the_live_widget(run_events, monkeypatch):

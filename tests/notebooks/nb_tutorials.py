@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -23,6 +25,58 @@ EXPECTED = {
     "04_real_traces.ipynb": "airline_test_18",
     "05_providers_and_tools.ipynb": "cited: ['tau_retail/wiki.md#cancel-pending-order']",
 }
+
+
+# what a tutorial's prose says, and the output that must show it: (prose, output) pairs, both
+# compared with whitespace collapsed; outputs include the static HTML views (tags removed)
+CLAIMS: dict[str, list[tuple[str, str]]] = {
+    "01_quickstart.ipynb": [
+        ("gives its 16 tools", "'think', 'transfer_to_human_agents']"),
+        ("The run view above is a step-through debugger", "RunView(status='success', events=24)"),
+        ("the tree is recoloured as of that step", "the live view steps through the run"),
+    ],
+    "02_predict_and_react.ipynb": [
+        ("The run view's header says where the run stopped and why",
+         "stopped at predict(request -> reason) [root/predict.0]: output reason:"),
+        ('summarised as the tool call it requests (`requests '
+         'get_order_details(order_id="#W7602708")`)',
+         '7 7 model.responded root/react.0 requests get_order_details(order_id="#W7602708")'),
+        ("reports it, naming both nodes",
+         'act escalate(level=urgency) passes urgency to parameter level: integer, but predict '
+         '"ticket -> urgency" [rate_urgency] writes it as string'),
+        ("a run does the same check first and stops with the report",
+         "BehaviorCheckError: the tree does not pass its static check"),
+        ("stops with a reason, reports the actions it left pending",
+         "('partial', 'max_steps', ['get_order_details'])"),
+    ],
+    "04_real_traces.ipynb": [
+        ("(a *lineage* path such as `get_user_details_out.reservations[0]`)",
+         "get_user_details_out.reservations[0]"),
+        ("They verify all the same, because verification *executes* the compiled tree",
+         "airline_test_36 3 0 0 passed"),
+        ("Here there are none:", "[]"),
+    ],
+}
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def markdown_text(nb: nbformat.NotebookNode) -> str:
+    return flat("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))
+
+
+def output_all(nb: nbformat.NotebookNode) -> str:
+    """Every output as text: streams, text/plain, and text/html without its tags."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            parts += [out.get("text", ""), str(data.get("text/plain", ""))]
+            markup = re.sub(r"<style>.*?</style>", " ", str(data.get("text/html", "")), flags=re.S)
+            parts.append(html.unescape(re.sub(r"<[^>]+>", " ", markup)))
+    return flat("\n".join(parts))
 
 
 def tutorial_paths() -> list[Path]:

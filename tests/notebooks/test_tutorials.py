@@ -12,7 +12,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nb_tutorials import EXPECTED, execute, offline_env, output_text, tutorial_paths
+from nb_tutorials import (
+    CLAIMS,
+    EXPECTED,
+    execute,
+    flat,
+    markdown_text,
+    offline_env,
+    output_all,
+    output_text,
+    tutorial_paths,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -39,3 +49,7 @@ def test_tutorial_executes_offline(
     text = output_text(nb)
     assert EXPECTED[path.name] in text
     assert "Traceback" not in text
+    prose, outputs = markdown_text(nb), output_all(nb)
+    for said, shown in CLAIMS.get(path.name, []):
+        assert flat(said) in prose, f"{path.name}: the text no longer says {said!r}"
+        assert flat(shown) in outputs, f"{path.name}: the text says {said!r}; no output shows {shown!r}"

@@ -50,6 +50,7 @@ def test_episode_events_and_inputs_are_not_traced_as_writes():
         "status": "success",
         "error_type": None,
         "error_message": None,
+        "failure": None,
     }
     writes = [e.payload["key"] for e in events if e.kind == "blackboard.write"]
     assert writes == ["y"]

@@ -35,10 +35,13 @@ def draw(tree: Any, path: Path, statuses: Mapping[str, str] | None = None) -> st
     suffix ``.dot`` instead.
     """
     try:
-        source = tree_dot(tree, statuses)
+        source = tree_dot(tree, statuses, legend=True)
     except MissingDependencyError as exc:  # a broken install: graphviz is a core dependency
         return f"drawings skipped: {exc}"
     rendered = render_svg(source)
+    if rendered.renderer == "wasm" and statuses:  # no HTML-like labels there: no legend
+        source = tree_dot(tree, statuses)
+        rendered = render_svg(source)
     if rendered.svg is None:
         path.with_suffix(".dot").write_text(source, encoding="utf-8")
         return "drawings skipped: no Graphviz renderer (" + "; ".join(rendered.problems) + ")"

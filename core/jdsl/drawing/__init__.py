@@ -17,13 +17,22 @@ Example:
 
 from __future__ import annotations
 
-from jdsl.drawing.dot import NODE_STYLE, NOT_RUN_STYLE, STATUS_COLOURS, node_statuses, tree_dot
-from jdsl.drawing.labels import drawing_label, node_label, shorten, unescape_quotes
-from jdsl.drawing.outline import drawing_html, outline_html
+from jdsl.drawing.dot import (
+    LEGEND_TEXT,
+    NODE_STYLE,
+    NOT_RUN_STYLE,
+    STATUS_COLOURS,
+    legend_entries,
+    node_statuses,
+    tree_dot,
+)
+from jdsl.drawing.labels import drawing_label, node_label, shorten, unescape_quotes, wrap_label
+from jdsl.drawing.outline import drawing_html, legend_html, outline_html
 from jdsl.drawing.svg import RENDERER_ENV, Rendered, available_renderers, render_svg
 from jdsl.drawing.walk import as_ir, is_ir_node, labelled_children, structural_ids
 
 __all__ = [
+    "LEGEND_TEXT",
     "NODE_STYLE",
     "NOT_RUN_STYLE",
     "RENDERER_ENV",
@@ -35,6 +44,8 @@ __all__ = [
     "drawing_label",
     "is_ir_node",
     "labelled_children",
+    "legend_entries",
+    "legend_html",
     "node_label",
     "node_statuses",
     "outline_html",
@@ -43,4 +54,5 @@ __all__ = [
     "structural_ids",
     "tree_dot",
     "unescape_quotes",
+    "wrap_label",
 ]

@@ -15,16 +15,50 @@ from typing import Any
 
 from jdsl.text.formatter import format_node
 
-__all__ = ["drawing_label", "node_label", "shorten", "unescape_quotes"]
+__all__ = ["drawing_label", "node_label", "shorten", "unescape_quotes", "wrap_label"]
 
 _LEFT_OUT = ("id", "children", "child", "until", "instructions")
 _ESCAPED = re.compile(r'\\(["\\])')
+_BREAK_AFTER = re.compile(r"[(,=]|(?=[.\[])")
 
 
 def shorten(text: str, limit: int = 48) -> str:
     """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: max(limit - 1, 1)] + "…"
+
+
+def wrap_label(text: str, width: int = 36, max_lines: int = 3) -> list[str]:
+    """``text`` wrapped at word boundaries into at most ``max_lines`` lines of ``width`` chars.
+
+    Lines break at spaces, after ``(`` ``,`` ``=`` and before ``.`` ``[`` (so a long call
+    such as ``get_order_details(order_id=user.orders[0])`` breaks between its parts); a piece
+    longer than ``width`` breaks at ``width``. Text beyond the last line ends in an ellipsis
+    (drawings keep the full text in the node's tooltip).
+    """
+    lines: list[str] = []
+    for word in " ".join(text.split()).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        elif len(word) <= width:
+            lines.append(word)
+        else:  # a word longer than a line: fill from the current line, piece by piece
+            for index, piece in enumerate(_word_pieces(word, width)):
+                joiner = "" if index else " "
+                if lines and len(lines[-1]) + len(joiner) + len(piece) <= width:
+                    lines[-1] += joiner + piece
+                else:
+                    lines.append(piece)
+    if len(lines) > max_lines:
+        lines = lines[: max_lines - 1] + [shorten(" ".join(lines[max_lines - 1 :]), width)]
+    return lines or [""]
+
+
+def _word_pieces(word: str, width: int) -> list[str]:
+    """``word`` cut at every break point (:data:`_BREAK_AFTER`), pieces at most ``width``."""
+    cuts = [0] + [m.end() for m in _BREAK_AFTER.finditer(word) if 0 < m.end() < len(word)]
+    parts = [word[start:end] for start, end in zip(cuts, cuts[1:] + [len(word)], strict=True)]
+    return [part[i : i + width] for part in parts if part for i in range(0, len(part), width)]
 
 
 def node_label(node: Mapping[str, Any]) -> str:

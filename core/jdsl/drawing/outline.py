@@ -10,12 +10,12 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from jdsl.drawing.dot import tree_dot
+from jdsl.drawing.dot import legend_entries, tree_dot
 from jdsl.drawing.labels import node_label, unescape_quotes
 from jdsl.drawing.svg import render_svg
 from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
 
-__all__ = ["drawing_html", "outline_html"]
+__all__ = ["drawing_html", "legend_html", "outline_html"]
 
 _NO_RENDERER = "no Graphviz renderer available (install graphviz's dot or jdsl[notebook])"
 
@@ -31,8 +31,9 @@ def outline_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
 
     def item(node: Mapping[str, Any], edge: str) -> str:
         node_id = ids[id(node)]
-        status = (statuses or {}).get(node_id, "")
-        badge = f' <span class="jdsl-badge jdsl-status-{status}">{status}</span>' if status else ""
+        status = (statuses or {}).get(node_id, "not_run" if statuses else "")
+        text = status.replace("_", " ")
+        badge = f' <span class="jdsl-badge jdsl-status-{status}">{text}</span>' if status else ""
         prefix = f"<em>{html.escape(edge)}:</em> " if edge else ""
         kids = "".join(item(c, e) for e, c in labelled_children(node))
         sub = f"<ul>{kids}</ul>" if kids else ""
@@ -44,25 +45,42 @@ def outline_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
     return f'<ul class="jdsl-outline">{item(ir, "")}</ul>'
 
 
+def legend_html(statuses: Mapping[str, str]) -> str:
+    """The status legend as HTML (a swatch per :func:`jdsl.drawing.legend_entries` entry)."""
+    swatches = "".join(
+        f'<span class="jdsl-legend-{status}" style="background:{fill};color:{ink};'
+        f'border:1px {"dashed" if status == "not_run" else "solid"} #777;padding:0 4px;'
+        f'margin-left:4px;border-radius:2px">{html.escape(text)}</span>'
+        for status, fill, ink, text in legend_entries(statuses)
+    )
+    return f'<div class="jdsl-legend" style="font-size:11px;margin:2px 0">status:{swatches}</div>'
+
+
 def drawing_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
     """Inline SVG of a tree, or its outline plus DOT source when no renderer works. Never raises.
+
+    The SVG scales down to the width of the page (``max-width:100%``); with ``statuses`` a
+    legend follows the drawing, whichever renderer drew it.
 
     Returns:
         ``<div class="jdsl-drawing" data-renderer="dot|wasm|outline">...</div>``; the outline
         form lists what failed and holds the DOT source when it could be made.
     """
+    legend = legend_html(statuses) if statuses else ""
     try:
         source = tree_dot(tree, statuses)
     except Exception as exc:  # noqa: BLE001 - a display path never raises
-        return _fallback(tree, statuses, "", [f"{type(exc).__name__}: {exc}"])
+        return _fallback(tree, statuses, "", [f"{type(exc).__name__}: {exc}"], legend)
     rendered = render_svg(source)
     if rendered.svg is not None:
-        return f'<div class="jdsl-drawing" data-renderer="{rendered.renderer}">{rendered.svg}</div>'
-    return _fallback(tree, statuses, source, list(rendered.problems))
+        svg = rendered.svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+        return (f'<div class="jdsl-drawing" data-renderer="{rendered.renderer}">{svg}'
+                f"{legend}</div>")
+    return _fallback(tree, statuses, source, list(rendered.problems), legend)
 
 
 def _fallback(
-    tree: Any, statuses: Mapping[str, str] | None, source: str, problems: list[str]
+    tree: Any, statuses: Mapping[str, str] | None, source: str, problems: list[str], legend: str
 ) -> str:
     try:
         outline = outline_html(tree, statuses)
@@ -72,7 +90,7 @@ def _fallback(
     details = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
     dot = f"<details><summary>DOT source</summary><pre>{html.escape(source)}</pre></details>"
     return (
-        f'<div class="jdsl-drawing" data-renderer="outline">{outline}'
+        f'<div class="jdsl-drawing" data-renderer="outline">{outline}{legend}'
         f'<div class="jdsl-note">{_NO_RENDERER}</div><ul class="jdsl-note">{details}</ul>'
         f"{dot if source else ''}</div>"
     )

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import PrivateAttr
 
-from jdsl.errors import BindingError, ValidationError
+from jdsl.errors import BehaviorCheckError, BindingError, ValidationError
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import Blackboard
+from jdsl.tree.check import CheckReport, check_tree
 from jdsl.tree.context import Bindings, RunContext, check_model, unbound_error
 from jdsl.tree.ids import walk_with_ids
 from jdsl.tree.leaves import Action, GuardCall
@@ -80,6 +81,8 @@ class Root(Node):
     child: AnyNode | None = None
 
     _bindings: Bindings = PrivateAttr(default_factory=Bindings)
+    _checked: tuple[Any, ...] | None = PrivateAttr(default=None)
+    _walked: list[Node] = PrivateAttr(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -170,8 +173,10 @@ class Root(Node):
         carried = Bindings()
         needed: list[tuple[str, str]] = []
         uses_model = False
+        nodes: list[Node] = []
         for node, path in walk_with_ids(self):
             node.__pydantic_private__["_runtime_id"] = path  # type: ignore[index]
+            nodes.append(node)
             _collect(node, carried)
             needed += _needed(node)
             uses_model = uses_model or node.kind in ("predict", "react")
@@ -182,7 +187,26 @@ class Root(Node):
             bindings.predicates.setdefault(name, fn)
         bindings.update("tool", tools, replace=True)
         bindings.update("predicate", predicates, replace=True)
+        self.__pydantic_private__["_walked"] = nodes  # type: ignore[index]  # for _run_check
         return bindings, needed, uses_model
+
+    def check(
+        self,
+        *,
+        tools: Callables | None = None,
+        predicates: Callables | None = None,
+        inputs: Iterable[str] | None = None,
+    ) -> CheckReport:
+        """The static check of this tree (:func:`jdsl.tree.check.check_tree`): type mismatches
+        between a producer and the tool parameter it feeds, unbound names, keys read before any
+        writer, unreachable children. ``run`` does it first and stops on errors.
+
+        Args:
+            tools, predicates: callables replacing the root's bindings, as in :meth:`run`.
+            inputs: the run's input keys, when known.
+        """
+        bindings = self.prepare(tools, predicates)[0]
+        return check_tree(self, bindings=bindings, inputs=inputs)
 
     def check_bindings(self, bindings: Bindings) -> None:
         """Raise :class:`BindingError` for the first tool or predicate name that is not bound."""
@@ -229,6 +253,9 @@ class Root(Node):
         Raises:
             BindingError: an unbound tool, predicate or model, or a model object without
                 ``converse`` (before the first tick).
+            BehaviorCheckError: the static check (:meth:`check`) found an error, e.g. a
+                predict output whose type does not fit the tool parameter it feeds (before
+                the first tick; the episode ends ``error``).
             KeyboardInterrupt: re-raised after the episode is closed as ``cancelled``.
             Exception: whatever a tool or model raised, when ``raise_errors``.
         """
@@ -251,6 +278,9 @@ class Root(Node):
             })  # fmt: skip
         try:
             _check_needed(needed, bindings)
+            report = self._run_check(bindings, inputs)
+            if report.errors:
+                raise BehaviorCheckError(report)
             if ctx.model is None and self.model_id and uses_model:
                 ctx.model = _resolve_model(self.model_id)
             if ctx.model is not None and uses_model:
@@ -267,6 +297,26 @@ class Root(Node):
         self._finish(ctx, ctx.status.value, None)
         return ctx
 
+    def _run_check(self, bindings: Bindings, inputs: Mapping[str, Any]) -> CheckReport:
+        """:func:`check_tree` for a run, remembered while the tree's nodes (as :meth:`prepare`
+        just walked them), the bound callables and the input keys stay the same ones: runs in
+        a loop pay for one check; a node replaced, a callable rebound or another input key
+        checks again."""
+        private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
+        nodes = private["_walked"]  # type: ignore[index]
+        key = (
+            tuple(map(id, nodes)),
+            tuple((name, id(fn)) for name, fn in bindings.tools.items()),
+            tuple((name, id(fn)) for name, fn in bindings.predicates.items()),
+            tuple(inputs),
+        )
+        checked = private.get("_checked")  # type: ignore[union-attr]
+        if checked is not None and checked[1] == key:
+            return checked[2]  # type: ignore[no-any-return]
+        report = check_tree(self, bindings=bindings, inputs=inputs)
+        private["_checked"] = (nodes, key, report)  # type: ignore[index]  # nodes kept: ids stay theirs
+        return report
+
     def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
         if exc is not None:
             ctx.status, ctx.error = Status.FAILURE, exc
@@ -279,6 +329,7 @@ class Root(Node):
                 "skill": self.name, "status": status,
                 "error_type": type(exc).__name__ if exc is not None else None,
                 "error_message": str(exc) if exc is not None else None,
+                "failure": ctx.failure._asdict() if ctx.failure is not None else None,
             })  # fmt: skip
 
     def _tick(self, ctx: RunContext) -> Status:

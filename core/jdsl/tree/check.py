@@ -1,0 +1,418 @@
+"""A static check of a tree before it runs: types across the blackboard, names, reads, reach.
+
+:func:`check_tree` walks a tree once, in tick order (pre-order, left to right), and reports:
+
+- ``type-mismatch`` (error; a warning when only the allowed values differ, e.g. a ``str``
+  output into a ``Literal`` parameter): a value whose declared type does not fit the tool or
+  predicate parameter it feeds, e.g. ``predict "ticket -> urgency"`` (a ``str``) read by
+  ``act escalate(level=urgency)`` where ``def escalate(level: int)``. Producers are predict and
+  react outputs (their signature types) and action stores (the tool's return annotation);
+  consumers are action and guard_call arguments that ref a whole key. Types are compared as
+  JSON Schema (pydantic), so ``int`` fits ``float`` and a ``Literal`` fits ``str``.
+- ``unbound`` (error): a tool or predicate name with no callable (only when bindings are given).
+- ``read-before-write`` (warning): a key read before the first node that writes it, and not a
+  run input. ``guard exists(key)`` reads are not counted: testing for absence is their job.
+- ``unreachable`` (warning): a child no tick can reach: after a selector child that always
+  succeeds (``optional``), or after a sequence child that always fails.
+
+:meth:`jdsl.tree.Root.run` calls it before the first tick and stops on errors with
+:class:`~jdsl.errors.BehaviorCheckError`; ``Root.check()``, ``jdsl.check(tree)`` and
+``%behavior check NAME`` show the whole report.
+
+Example:
+    >>> from jdsl.text import parse_behavior
+    >>> def escalate(level: int) -> str:
+    ...     return "ok"
+    >>> tree = parse_behavior('seq\\n  predict "ticket -> urgency"\\n  act escalate(level=urgency)')
+    >>> print(tree.bind(tools=[escalate]).check())  # doctest: +NORMALIZE_WHITESPACE
+    1 error, 0 warnings
+      error type-mismatch at root/sequence.0/action.1: act escalate(level=urgency) passes
+      urgency to parameter level: integer, but predict "ticket -> urgency"
+      [root/sequence.0/predict.0] writes it as string
+        fix: declare the type in the signature ("ticket -> urgency: int") or change the
+        tool's annotation
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jdsl.expr import evaluate, expression_paths, parse_path
+from jdsl.signature import Signature
+from jdsl.tree.schemas import (
+    Schema,
+    annotation_schema,
+    fits,
+    parameter_schema,
+    return_schema,
+    type_text,
+    without_enum,
+)
+
+if TYPE_CHECKING:
+    from jdsl.tree.base import Node
+    from jdsl.tree.context import Bindings
+
+__all__ = ["CheckReport", "Problem", "check_tree"]
+
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding of the static check.
+
+    Attributes:
+        severity: ``error`` (a run stops before its first tick) or ``warning``.
+        code: ``type-mismatch``, ``unbound``, ``read-before-write`` or ``unreachable``.
+        node_id: the effective id of the node the finding is about (the consumer for a
+            mismatch, the unreachable child, the reader).
+        message: what is wrong, naming the nodes involved.
+        hint: how to fix it.
+        related: the other node involved (the producer, the sibling that blocks), or "".
+    """
+
+    severity: str
+    code: str
+    node_id: str
+    message: str
+    hint: str = ""
+    related: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.severity} {self.code} at {self.node_id}: {self.message}"
+        return text + (f"\n    fix: {self.hint}" if self.hint else "")
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Everything :func:`check_tree` found, in tick order.
+
+    Attributes:
+        problems: every finding; ``errors`` and ``warnings`` split them.
+        inputs: the keys the tree reads that no node writes (what a run must be given).
+    """
+
+    problems: tuple[Problem, ...] = ()
+    inputs: tuple[str, ...] = ()
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error (warnings allowed)."""
+        return not self.errors
+
+    def summary(self) -> str:
+        """``"1 error, 2 warnings"``."""
+        errors, warnings = len(self.errors), len(self.warnings)
+        return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+
+    def __str__(self) -> str:
+        lines = [self.summary()] + [f"  {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+@dataclass
+class _Writer:
+    """A node that writes a key; its type is worked out only when a consumer needs it."""
+
+    node_id: str
+    node: Node
+    annotation: Any = inspect.Parameter.empty  # a predict/react output's type
+    fn: Callable[..., Any] | None = None  # an action's tool (its return annotation)
+
+    @property
+    def label(self) -> str:
+        return _label(self.node)
+
+    def schema(self, walk: _Walk) -> Schema | None:
+        if self.fn is not None:
+            return walk.schema_of(self.fn, "return")
+        return annotation_schema(self.annotation)
+
+
+@dataclass
+class _Walk:
+    """What the walk has seen so far: writers per key (in tick order) and every read."""
+
+    ids: dict[int, str]
+    bindings: Bindings | None
+    inputs: frozenset[str] | None
+    writers: dict[str, list[_Writer]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    unwritten: list[str] = field(default_factory=list)
+    schemas: dict[tuple[int, str], Schema | None] = field(default_factory=dict)
+
+    def schema_of(self, fn: Callable[..., Any], arg: str) -> Schema | None:
+        """:func:`parameter_schema` (``arg="return"``: the return type's), once per callable."""
+        key = (id(fn), arg)
+        if key not in self.schemas:
+            self.schemas[key] = return_schema(fn) if arg == "return" else parameter_schema(fn, arg)
+        return self.schemas[key]
+
+
+def check_tree(
+    tree: Node, *, bindings: Bindings | None = None, inputs: Iterable[str] | None = None
+) -> CheckReport:
+    """Check ``tree`` statically (module docstring lists the checks).
+
+    Args:
+        tree: a root or any node.
+        bindings: the tools and predicates a run would use; None checks names and types only
+            where callables were left on the nodes (Python authoring) or bound to the root.
+        inputs: the run's input keys; None (not known) takes every key no node writes as an
+            input.
+
+    Returns:
+        A :class:`CheckReport`; ``report.ok`` is False when a run would stop.
+    """
+    from jdsl.tree.ids import walk_with_ids
+
+    nodes = list(walk_with_ids(tree))
+    if bindings is None and hasattr(tree, "resolved_bindings"):
+        bindings = tree.resolved_bindings()
+    walk = _Walk({id(n): n.id or path for n, path in nodes}, bindings,
+                 None if inputs is None else frozenset(inputs))
+    written = {key for node, _ in nodes for key in _written_keys(node)}
+    for node, _ in nodes:
+        _check_node(node, walk, written)
+    walk.problems += _unreachable(tree, walk.ids)
+    order = {node_id: i for i, node_id in enumerate(walk.ids.values())}
+    problems = sorted(walk.problems, key=lambda p: (order.get(p.node_id, 0), p.code))
+    return CheckReport(tuple(problems), tuple(dict.fromkeys(walk.unwritten)))
+
+
+def _check_node(node: Node, walk: _Walk, written: set[str]) -> None:
+    node_id = walk.ids[id(node)]
+    for key in _read_keys(node):
+        _check_read(node, node_id, key, walk, written)
+    fn = _bound_callable(node, walk) if node.kind in ("action", "guard_call") else None
+    if fn is not None:
+        for arg, spec in (getattr(node, "args", None) or {}).items():
+            if isinstance(spec, Mapping) and isinstance(spec.get("ref"), str):
+                _check_type(node, node_id, arg, spec["ref"], fn, walk)
+    for key, annotation in _produced(node):
+        writer = _Writer(node_id, node, annotation, fn if node.kind == "action" else None)
+        walk.writers.setdefault(key, []).append(writer)
+
+
+def _check_read(node: Node, node_id: str, key: str, walk: _Walk, written: set[str]) -> None:
+    if key in walk.writers or (walk.inputs is not None and key in walk.inputs):
+        return
+    if key not in written:
+        walk.unwritten.append(key)
+        return
+    walk.problems.append(Problem(
+        "warning", "read-before-write", node_id,
+        f"{_label(node)} reads {key} before any node writes it",
+        f"give {key} as a run input, or move its writer before this node",
+    ))
+
+
+def _check_type(node: Node, node_id: str, arg: str, path: str, fn: Callable[..., Any],
+                walk: _Walk) -> None:
+    writers = walk.writers.get(path)
+    produced = writers[-1].schema(walk) if writers else None
+    expected = walk.schema_of(fn, arg) if produced is not None else None
+    if produced is None or expected is None or fits(produced, expected):
+        return
+    writer = writers[-1]  # type: ignore[index]
+    loose = fits(without_enum(produced), without_enum(expected))
+    walk.problems.append(Problem(
+        "warning" if loose else "error", "type-mismatch", node_id,
+        f"{_label(node)} passes {path} to parameter {arg}: {type_text(expected)}, but "
+        f"{writer.label} [{writer.node_id}] writes it as {type_text(produced)}"
+        + (" (any value of its type, not only those)" if loose else ""),
+        _type_hint(writer.label, path, expected), related=writer.node_id,
+    ))
+
+
+def _type_hint(producer: str, key: str, expected: Schema) -> str:
+    python = {"integer": "int", "number": "float", "boolean": "bool", "array": "list",
+              "object": "dict", "string": "str"}.get(str(expected.get("type")), "")
+    if "enum" in expected:
+        python = "Literal[" + ", ".join(json.dumps(v) for v in expected["enum"]) + "]"
+    if producer.startswith(("predict", "react")) and python:
+        return (f"declare the type in the signature (\"... -> {key}: {python}\") or change "
+                "the tool's annotation")
+    return "convert the value with a tool in between, or change one of the annotations"
+
+
+def _label(node: Node) -> str:
+    """The node as its behavior-text head, e.g. ``act escalate(level=urgency)``."""
+    kind = node.kind
+    if kind in ("predict", "react"):
+        return f'{kind} "{getattr(node, "signature", "")}"'
+    if kind in ("action", "guard_call"):
+        name = getattr(node, "tool", None) or getattr(node, "predicate", "?")
+        args = ", ".join(f"{arg}={_arg_text(spec)}"
+                         for arg, spec in (getattr(node, "args", None) or {}).items())
+        head = "act" if kind == "action" else "guard_call"
+        store = getattr(node, "store", None)
+        return f"{head} {name}({args})" + (f" -> {store}" if store else "")
+    return str(node.label)
+
+
+def _arg_text(spec: Any) -> str:
+    if isinstance(spec, Mapping) and "ref" in spec:
+        return str(spec["ref"])
+    return json.dumps(spec.get("const") if isinstance(spec, Mapping) else spec, default=str)
+
+
+# -- reads and writes ---------------------------------------------------------------------------
+def _path_keys(path: str) -> list[str]:
+    """The blackboard keys a path reads: its first key and every ``$var`` index."""
+    try:
+        steps = parse_path(path)
+    except Exception:  # noqa: BLE001 - a malformed path is the IR validator's business
+        return []
+    keys = [str(steps[0][1])] if steps else []
+    return keys + [str(value) for kind, value in steps if kind == "var"]
+
+
+def _read_keys(node: Node) -> list[str]:
+    kind = node.kind
+    paths: list[str] = []
+    if kind in ("action", "guard_call"):
+        paths = [s["ref"] for s in (getattr(node, "args", None) or {}).values()
+                 if isinstance(s, Mapping) and isinstance(s.get("ref"), str)]
+    elif kind == "check":
+        paths = [str(node.key)]  # type: ignore[attr-defined]
+    elif kind == "guard":
+        paths = _guard_paths(node.expression)  # type: ignore[attr-defined]
+    elif kind in ("predict", "react"):
+        sig = _signature(node)
+        sources = getattr(node, "input_sources", None) or {}
+        paths = [sources.get(name, name) for name in (sig.input_names if sig else ())]
+        paths = [p.removeprefix("blackboard.") for p in paths]
+    return list(dict.fromkeys(key for path in paths for key in _path_keys(path)))
+
+
+def _guard_paths(expression: Any) -> list[str]:
+    """Paths a guard reads, leaving out those it only tests with ``exists``."""
+    tested = set(_exists_paths(expression))
+    return [p for p in expression_paths(expression) if p not in tested]
+
+
+def _exists_paths(expression: Any) -> list[str]:
+    if isinstance(expression, list):
+        return [p for item in expression for p in _exists_paths(item)]
+    if not isinstance(expression, Mapping):
+        return []
+    if "exists" in expression:
+        target = expression["exists"]
+        return [target["ref"] if isinstance(target, Mapping) else str(target)]
+    return [p for value in expression.values() for p in _exists_paths(value)]
+
+
+def _signature(node: Node) -> Signature | None:
+    try:
+        return Signature.parse(str(node.signature))  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a bad signature fails where the node is built
+        return None
+
+
+def _written_keys(node: Node) -> list[str]:
+    if node.kind == "action":
+        store = getattr(node, "store", None)
+        return [store] if store else []
+    if node.kind in ("predict", "react"):
+        sig = _signature(node)
+        return list(sig.output_names) if sig else []
+    return []
+
+
+def _produced(node: Node) -> list[tuple[str, Any]]:
+    """``(key, declared type)`` for every key ``node`` writes (an action's: from its tool)."""
+    if node.kind in ("predict", "react"):
+        sig = _signature(node)
+        return [(f.name, f.annotation) for f in (sig.outputs if sig else ())]
+    if node.kind == "action" and getattr(node, "store", None):
+        return [(str(node.store), inspect.Parameter.empty)]  # type: ignore[attr-defined]
+    return []
+
+
+# -- callables and types ------------------------------------------------------------------------
+def _bound_callable(node: Node, walk: _Walk) -> Callable[..., Any] | None:
+    if walk.bindings is None:
+        return None
+    if node.kind == "action":
+        name = str(node.tool)  # type: ignore[attr-defined]
+        table = walk.bindings.tools
+    else:
+        name = str(node.predicate)  # type: ignore[attr-defined]
+        table = walk.bindings.predicates
+    flag = "tools" if node.kind == "action" else "predicates"
+    found = table.get(name)
+    if found is None:
+        walk.problems.append(Problem(
+            "error", "unbound", walk.ids[id(node)],
+            f"{'tool' if node.kind == 'action' else 'predicate'} {name!r} is not bound",
+            f"bind it: root.bind({flag}={{{name!r}: fn}}) or run({flag}=...)",
+        ))
+    return found
+
+
+# -- reach --------------------------------------------------------------------------------------
+def _always(node: Node, memo: dict[int, str | None]) -> str | None:
+    """``"success"`` / ``"failure"`` when every tick of ``node`` ends so, else None (each node
+    worked out once: ``memo``)."""
+    if id(node) not in memo:
+        memo[id(node)] = _outcome_of(node, memo)
+    return memo[id(node)]
+
+
+def _outcome_of(node: Node, memo: dict[int, str | None]) -> str | None:
+    kind = node.kind
+    children = node.children_nodes()
+    if kind == "optional":
+        return "success"
+    if kind == "invert" and children:
+        inner = _always(children[0], memo)
+        return {"success": "failure", "failure": "success"}.get(inner or "")
+    if kind == "guard" and not expression_paths(node.expression):  # type: ignore[attr-defined]
+        try:
+            return "success" if evaluate(node.expression, {}) else "failure"  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001
+            return None
+    outcomes = [_always(c, memo) for c in children]
+    if kind == "sequence":
+        return "failure" if "failure" in outcomes else (
+            "success" if all(o == "success" for o in outcomes) else None)
+    if kind == "selector":
+        return "success" if "success" in outcomes else (
+            "failure" if outcomes and all(o == "failure" for o in outcomes) else None)
+    return None
+
+
+def _unreachable(tree: Node, ids: Mapping[int, str]) -> list[Problem]:
+    problems: list[Problem] = []
+    memo: dict[int, str | None] = {}
+    for node in tree.walk():
+        if node.kind not in ("sequence", "selector"):
+            continue
+        stop = "success" if node.kind == "selector" else "failure"
+        children = node.children_nodes()
+        for index, child in enumerate(children[:-1]):
+            if _always(child, memo) != stop:
+                continue
+            blocker = ids[id(child)]
+            for later in children[index + 1:]:
+                problems.append(Problem(
+                    "warning", "unreachable", ids[id(later)],
+                    f"{_label(later)} can never run: {_label(child)} [{blocker}] always "
+                    f"{'succeeds' if stop == 'success' else 'fails'} in this {node.kind}",
+                    "remove the child, or reorder the children", related=blocker,
+                ))
+            break
+    return problems
