@@ -8,8 +8,12 @@ Paths name a value on the blackboard without running code::
     orders[$selected_index].id   index by the value of the top-level key ``selected_index``
     items["sku-1"]               a quoted dict key
 
-A digit string indexes a list (untyped model output such as ``"1"``); a bool never does.
-An absent step yields :data:`MISSING`, so ``exists`` tells "absent" from "stored None".
+A digit string indexes a list (untyped model output such as ``"1"``); a bool never does. An
+index has at most :data:`MAX_INDEX_DIGITS` digits (a longer one is a malformed path, or, when it
+comes from a ``$key``, an absent step). An attribute step reads only a declared field of a
+pydantic model or a dataclass (never a method, a property or ``__dict__``), so a path cannot run
+code or walk from a stored object to the interpreter's globals. An absent step yields
+:data:`MISSING`, so ``exists`` tells "absent" from "stored None".
 
 IR expressions are JSON objects with exactly one operator key::
 
@@ -25,15 +29,20 @@ A comparison that raises ``TypeError`` (``"a" < 1``) is False. The text form
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
+
+from pydantic import BaseModel
 
 from jdsl.errors import ValidationError
 
 __all__ = [
+    "MAX_EXPRESSION_DEPTH",
+    "MAX_INDEX_DIGITS",
     "MISSING",
     "OPERATORS",
     "Step",
@@ -71,6 +80,13 @@ MISSING: Final = _Missing()
 Step = tuple[str, Any]
 """One path step: ``("key", name)``, ``("index", int)`` or ``("var", blackboard_key)``."""
 
+MAX_EXPRESSION_DEPTH: Final = 32
+"""The deepest nesting of ``and`` / ``or`` / ``not`` an expression may have."""
+
+MAX_INDEX_DIGITS: Final = 18
+"""The most digits a list index may have (any list index fits in 18 digits)."""
+
+_INDEX = re.compile(r"\s*-?\d{1,%d}\s*" % MAX_INDEX_DIGITS)
 _TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+|\.")
 _COMPARE = {
     "eq": lambda a, b: a == b,
@@ -85,7 +101,6 @@ OPERATORS: Final = frozenset({"exists", "and", "or", "not", *_COMPARE})
 """Every IR expression operator."""
 
 
-@lru_cache(maxsize=1024)
 def parse_path(path: str) -> tuple[Step, ...]:
     """Split a path into steps.
 
@@ -100,7 +115,12 @@ def parse_path(path: str) -> tuple[Step, ...]:
             bracket, or a path that does not start with a key.
     """
     if not isinstance(path, str) or not path.strip():
-        raise ValidationError([f"a path must be a non-empty string, got {path!r}"])
+        raise ValidationError([f"a path must be a non-empty string, got {preview(path)}"])
+    return _parse_path(path)
+
+
+@lru_cache(maxsize=1024)
+def _parse_path(path: str) -> tuple[Step, ...]:
     tokens = _TOKEN.findall(path)
     if "".join(tokens) != path:
         raise ValidationError([f"malformed path {path!r}: unbalanced brackets"])
@@ -133,6 +153,10 @@ def _bracket(inner: str, path: str) -> Step:
             raise ValidationError([f"malformed path {path!r}: '$' needs a blackboard key"])
         return ("var", inner[1:])
     if re.fullmatch(r"-?\d+", inner):
+        if not _INDEX.fullmatch(inner):
+            raise ValidationError(
+                [f"malformed path {preview(path)}: an index has at most {MAX_INDEX_DIGITS} digits"]
+            )
         return ("index", int(inner))
     if len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "'\"":
         return ("key", inner[1:-1])
@@ -151,7 +175,7 @@ def resolve_path(path: str, data: Mapping[str, Any]) -> Any:
         >>> resolve_path("orders[$i].id", {"orders": [{"id": "a"}, {"id": "b"}], "i": "1"})
         'b'
     """
-    if path in data:
+    if isinstance(path, str) and path in data:
         return data[path]
     steps = parse_path(path)
     value: Any = data
@@ -168,21 +192,39 @@ def resolve_path(path: str, data: Mapping[str, Any]) -> Any:
 
 def _step(value: Any, key: Any) -> Any:
     if isinstance(value, Mapping):
-        if key in value:
+        if isinstance(key, str | int) and key in value:  # a list or dict ($key) is no key
             return value[key]
-        text = str(key) if not isinstance(key, bool) else None
+        text = _key_text(key)
         return value[text] if text is not None and text in value else MISSING
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         if isinstance(key, bool):
             return MISSING
-        if isinstance(key, str) and re.fullmatch(r"\s*-?\d+\s*", key):
+        if isinstance(key, str) and _INDEX.fullmatch(key):
             key = int(key)
         if isinstance(key, int) and -len(value) <= key < len(value):
             return value[key]
         return MISSING
-    if isinstance(key, str) and not key.startswith("_") and hasattr(value, key):
+    if isinstance(key, str) and key in _declared_fields(value):
         return getattr(value, key)  # pydantic models and dataclasses stored on the blackboard
     return MISSING
+
+
+def _key_text(key: Any) -> str | None:
+    """``key`` as a dict key text: a string, or an int of at most MAX_INDEX_DIGITS digits."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, int) and not isinstance(key, bool) and abs(key) < 10**MAX_INDEX_DIGITS:
+        return str(key)
+    return None
+
+
+def _declared_fields(value: Any) -> Collection[str]:
+    """The field names a path may read on ``value``: a pydantic model's or a dataclass's."""
+    if isinstance(value, BaseModel):
+        return type(value).model_fields
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return frozenset(f.name for f in dataclasses.fields(value))
+    return frozenset()
 
 
 def missing_step(path: str, data: Mapping[str, Any]) -> str:
@@ -220,7 +262,11 @@ def preview(value: Any, limit: int = 60) -> str:
 
 
 def evaluate(
-    expr: Mapping[str, Any], data: Mapping[str, Any], reads: dict[str, Any] | None = None
+    expr: Mapping[str, Any],
+    data: Mapping[str, Any],
+    reads: dict[str, Any] | None = None,
+    *,
+    _depth: int = 0,
 ) -> bool:
     """Evaluate an IR expression over ``data``.
 
@@ -233,19 +279,21 @@ def evaluate(
         The truth value.
 
     Raises:
-        ValidationError: a malformed expression (see :func:`validate_expr`).
+        ValidationError: a malformed expression (see :func:`validate_expr`), one nested
+            deeper than :data:`MAX_EXPRESSION_DEPTH` included.
 
     Example:
         >>> evaluate({"eq": [{"ref": "a.b"}, {"const": 1}]}, {"a": {"b": 1}})
         True
     """
     op, arg = _single_operator(expr)
-    if op == "and":
-        return all(evaluate(item, data, reads) for item in _items(arg, op))
-    if op == "or":
-        return any(evaluate(item, data, reads) for item in _items(arg, op))
-    if op == "not":
-        return not evaluate(arg, data, reads)
+    if op in ("and", "or", "not"):
+        _check_depth(_depth)
+        deeper = _depth + 1
+        if op == "not":
+            return not evaluate(arg, data, reads, _depth=deeper)
+        results = (evaluate(item, data, reads, _depth=deeper) for item in _items(arg, op))
+        return all(results) if op == "and" else any(results)
     if op == "exists":
         path = _exists_path(arg)
         value = resolve_path(path, data)
@@ -301,6 +349,13 @@ def _describe_operand(operand: Any) -> str:
     return json.dumps(operand, ensure_ascii=False, sort_keys=True, default=repr)
 
 
+def _check_depth(depth: int) -> None:
+    if depth >= MAX_EXPRESSION_DEPTH:
+        raise ValidationError(
+            [f"the expression nests deeper than {MAX_EXPRESSION_DEPTH} levels of and/or/not"]
+        )
+
+
 def _single_operator(expr: Any) -> tuple[str, Any]:
     if not isinstance(expr, Mapping) or len(expr) != 1:
         raise ValidationError([f"an expression is an object with one operator key, got {expr!r}"])
@@ -343,20 +398,26 @@ def _operand(operand: Any, data: Mapping[str, Any], reads: dict[str, Any] | None
     return operand
 
 
-def validate_expr(expr: Any, where: str = "expression") -> list[str]:
-    """Every problem of an IR expression (unknown operator, wrong arity, bad path); [] if fine."""
+def validate_expr(expr: Any, where: str = "expression", *, _depth: int = 0) -> list[str]:
+    """Every problem of an IR expression (unknown operator, wrong arity, bad path, nesting
+    deeper than :data:`MAX_EXPRESSION_DEPTH`); [] if fine."""
     try:
         op, arg = _single_operator(expr)
+        if op in ("and", "or", "not"):
+            _check_depth(_depth)
     except ValidationError as exc:
         return [f"{where}: {p}" for p in exc.problems]
+    deeper = _depth + 1
     try:
         if op in ("and", "or"):
             items = _items(arg, op)
             return [
-                p for i, item in enumerate(items) for p in validate_expr(item, f"{where}.{op}[{i}]")
+                p
+                for i, item in enumerate(items)
+                for p in validate_expr(item, f"{where}.{op}[{i}]", _depth=deeper)
             ]
         if op == "not":
-            return validate_expr(arg, f"{where}.not")
+            return validate_expr(arg, f"{where}.not", _depth=deeper)
         if op == "exists":
             parse_path(_exists_path(arg))
             return []

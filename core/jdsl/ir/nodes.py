@@ -6,14 +6,26 @@ would reject at the first one (and problems pydantic cannot see, such as duplica
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from jdsl.errors import JdslError
-from jdsl.expr import parse_path, validate_expr
+from jdsl.errors import SignatureError, ValidationError
+from jdsl.expr import parse_path, preview, validate_expr
 from jdsl.signature import Signature
+from jdsl.tree.decorators import MAX_TIMEOUT_SECONDS
 
-__all__ = ["MAX_REPEAT", "NODE_FIELDS", "NodeChecker", "child_slots", "walk_ir"]
+__all__ = [
+    "MAX_IR_NESTING",
+    "MAX_NODE_DEPTH",
+    "MAX_REPEAT",
+    "MAX_TIMEOUT_SECONDS",
+    "NODE_FIELDS",
+    "NodeChecker",
+    "child_slots",
+    "nesting_problem",
+    "walk_ir",
+]
 
 _COMMON = frozenset({"kind", "id", "context"})
 
@@ -40,6 +52,29 @@ NODE_FIELDS: dict[str, frozenset[str]] = {
 
 MAX_REPEAT = 1000
 """The largest ``max`` a repeat may declare: every loop in a behavior is bounded."""
+
+MAX_NODE_DEPTH = 64
+"""The deepest nesting of nodes a behavior may have (root = 1)."""
+
+MAX_IR_NESTING = 256
+"""The deepest JSON nesting (objects and arrays) an IR document may have, constants included."""
+
+
+def nesting_problem(document: Any, limit: int = MAX_IR_NESTING) -> str | None:
+    """A problem when ``document`` nests JSON containers deeper than ``limit``, else None.
+
+    Iterative, so a document nested 100,000 deep is reported, not a RecursionError; every
+    recursive pass over an IR (validation, loading, printing, tracing) runs after this check.
+    """
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > limit:
+                return f"the document nests deeper than {limit} levels; flatten it"
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items if isinstance(item, dict | list))
+    return None
 
 
 def child_slots(node: dict[str, Any]) -> list[Any]:
@@ -69,7 +104,7 @@ class NodeChecker:
         """Apply the common rules and the rules of the node's kind."""
         kind = node.get("kind")
         label = f"{kind} {node.get('id') or where!r}"
-        if kind not in NODE_FIELDS:
+        if not isinstance(kind, str) or kind not in NODE_FIELDS:
             known = ", ".join(sorted(NODE_FIELDS))
             self.problems.append(f"{where}: unknown node kind {kind!r}; known kinds: {known}")
             return
@@ -125,8 +160,10 @@ class NodeChecker:
     def _timeout(self, node: dict[str, Any]) -> list[str]:
         problems = _one_child(node, "timeout")
         seconds = node.get("seconds", 30.0)
-        if not _is_number(seconds) or seconds <= 0:
-            problems.append(f"seconds must be a number > 0, got {seconds!r}")
+        if not _is_number(seconds) or not 0 < seconds <= MAX_TIMEOUT_SECONDS:
+            problems.append(
+                f"seconds must be a number > 0 and <= {MAX_TIMEOUT_SECONDS:g}, got {seconds!r}"
+            )
         return problems
 
     def _action(self, node: dict[str, Any]) -> list[str]:
@@ -205,7 +242,8 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite int or float (not a bool, not nan or inf)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _one_child(node: dict[str, Any], kind: str) -> list[str]:
@@ -220,11 +258,11 @@ def _name_problems(name: Any, what: str) -> list[str]:
 
 def _path_problems(path: Any, what: str) -> list[str]:
     if not isinstance(path, str) or not path:
-        return [f"{what} must be a non-empty path string, got {path!r}"]
+        return [f"{what} must be a non-empty path string, got {preview(path)}"]
     try:
         parse_path(path)
-    except (JdslError, ValueError) as exc:
-        return [f"{what}: malformed path {path!r}: {exc}"]
+    except ValidationError as exc:
+        return [f"{what}: {problem}" for problem in exc.problems]
     return []
 
 
@@ -248,10 +286,10 @@ def _signature_problems(node: dict[str, Any]) -> list[str]:
         return ['needs a signature string such as "request -> answer"']
     try:
         signature = Signature.parse(text)
-    except (JdslError, ValueError) as exc:
-        return [f"malformed signature {text!r}: {exc}"]
+    except SignatureError as exc:
+        return [f"malformed signature: {exc}"]
     if node["kind"] == "react" and len(signature.outputs) != 1:
-        return [f"a react signature needs exactly one output (the answer), got {text!r}"]
+        return [f"a react signature needs exactly one output (the answer), got {preview(text)}"]
     return []
 
 

@@ -3,7 +3,9 @@
 The mapping reads the HTTP status, the ``Retry-After`` header and the vendor's error code, and
 builds a message of its own: it names the provider, the status and the fix, and never contains
 the API key or the raw response body. The vendor's short error message is kept, redacted and
-bounded, on the ``detail`` attribute for debugging (not in ``str(error)``). Mapped errors are
+bounded, on the ``detail`` attribute for debugging (not in ``str(error)``); the vendor's code,
+which the message names, passes the same scrubber (:func:`jdsl.trace.redact.scrub`) and must look
+like an identifier. Mapped errors are
 raised ``from None``, so the SDK exception (whose text echoes the body) is not in the traceback.
 
 | what happened | error |
@@ -38,6 +40,7 @@ from jdsl.errors import (
     RateLimitError,
     ServerError,
 )
+from jdsl.trace.redact import scrub
 
 __all__ = [
     "incomplete_stream",
@@ -56,8 +59,9 @@ _CONTEXT_MARKERS = (
     "too many tokens",
     "exceeds the maximum number of tokens",
 )
-_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|Bearer\s+\S+)")
 _DETAIL_LIMIT = 300
+_CODE_LIMIT = 64
+_CODE = re.compile(r"[A-Za-z0-9_.\-]+")
 _TRUNCATION = ("RemoteProtocolError", "ReadError", "IncompleteRead", "ChunkedEncodingError")
 _MALFORMED = ("JSONDecodeError", "APIResponseValidationError", "UnknownApiResponseError")
 
@@ -190,18 +194,19 @@ def _vendor_error(exc: BaseException) -> tuple[str, str]:
     return str(code), str(message)
 
 
-def _scrub(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[REDACTED]")
-    text = _SECRET.sub("[REDACTED]", text)
-    return text[:_DETAIL_LIMIT]
+def _vendor_text(exc: BaseException, secrets: tuple[str, ...]) -> tuple[str, str]:
+    """(code, detail) fit for an exception: both scrubbed; a code that is not an identifier
+    (``"bad key sk-..."``) is shown as ``unrecognized code``, and kept scrubbed on the detail."""
+    code, message = _vendor_error(exc)
+    code = scrub(code, secrets, limit=_CODE_LIMIT)
+    if code and not _CODE.fullmatch(code):
+        message, code = f"{code}: {message}" if message else code, "unrecognized code"
+    return code, scrub(message, secrets, limit=_DETAIL_LIMIT)
 
 
 def _from_body(exc: BaseException, provider: str, secrets: tuple[str, ...]) -> ProviderError:
     """An error without an HTTP error status (an error event mid-stream): classify by code."""
-    code, message = _vendor_error(exc)
-    detail = _scrub(message, secrets)
+    code, detail = _vendor_text(exc, secrets)
     if "rate_limit" in code.lower() or code == "RESOURCE_EXHAUSTED":
         return RateLimitError(
             f"{provider} rate limit hit mid-stream; wait and retry.",
@@ -219,12 +224,12 @@ def _from_body(exc: BaseException, provider: str, secrets: tuple[str, ...]) -> P
 def _from_status(
     exc: BaseException, status: int, provider: str, key_env: str, secrets: tuple[str, ...]
 ) -> ProviderError:
-    code, message = _vendor_error(exc)
+    code, message = _vendor_text(exc, secrets)
     fields: dict[str, Any] = {
         "provider": provider,
         "status_code": status,
         "code": code,
-        "detail": _scrub(message, secrets),
+        "detail": message,
     }
     where = f"{provider} answered HTTP {status}"
     if status in (401, 403):
