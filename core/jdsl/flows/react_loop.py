@@ -211,8 +211,7 @@ class _Run:
     def _record(self, turn: ModelTurn) -> None:
         self.turns.append(turn)
         self.messages.append(turn.as_message())
-        if turn.usage is not None:
-            self.usage = turn.usage if self.usage is None else self.usage + turn.usage
+        self.usage = Usage.sum([t.usage for t in self.turns])  # counts turns without usage
         for call in turn.tool_calls:
             if call.id in self.seen_ids or not call.id:
                 raise _Stop(

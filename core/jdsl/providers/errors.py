@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -44,10 +45,13 @@ from jdsl.trace.redact import scrub
 
 __all__ = [
     "incomplete_stream",
+    "malformed_response",
     "map_sdk_error",
     "mapped_errors",
     "parse_retry_after",
+    "parsing_response",
     "require_sdk",
+    "response_data",
 ]
 
 _CONTEXT_MARKERS = (
@@ -75,27 +79,72 @@ def require_sdk(module: str, extra: str) -> ModuleType:
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date)."""
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date).
+
+    Returns a finite number >= 0, or None: ``nan``, ``inf`` and ``1e309`` are no wait at all.
+    """
     if not headers:
         return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
+    millis = _finite(headers.get("retry-after-ms"))
+    if millis is not None:
+        return max(millis / 1000.0, 0.0)
     value = headers.get("retry-after")
     if not value:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    seconds = _finite(value)
+    if seconds is not None:
+        return max(seconds, 0.0)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def malformed_response(provider: str, what: str = "not the JSON it documents") -> ServerError:
+    """The error for a 200 answer that is not the vendor's documented shape (HTML, a list...)."""
+    return ServerError(
+        f"{provider} returned a malformed response ({what}); retry the call, and check the "
+        "base URL points at the provider's API.",
+        provider=provider,
+        code="INVALID_MODEL_OUTPUT",
+    )
+
+
+def response_data(provider: str, response: Any, *, required: str | None) -> dict[str, Any]:
+    """An SDK response object as a JSON dict that has the list field ``required`` (if named).
+
+    Raises:
+        ServerError: the SDK handed back text (an HTML page), a list, or an object without
+            ``required`` (``INVALID_MODEL_OUTPUT``).
+    """
+    dump = getattr(response, "model_dump", None)
+    data = dump(mode="json", exclude_none=True) if callable(dump) else None
+    if not isinstance(data, dict):
+        raise malformed_response(provider, "not a JSON object")
+    if required is not None and not isinstance(data.get(required), list):
+        raise malformed_response(provider, f"no {required!r} list")
+    return data
+
+
+@contextmanager
+def parsing_response(provider: str) -> Iterator[None]:
+    """Read a vendor's answer: a shape it does not document (a missing key, a wrong type, a
+    stream event for a block never opened) is a :class:`ServerError`, not a KeyError."""
+    try:
+        yield
+    except ProviderError:
+        raise
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise malformed_response(provider, f"{type(exc).__name__} reading it") from None
+
+
+def _finite(text: str | None) -> float | None:
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        return None
+    return value if value is not None and math.isfinite(value) else None
 
 
 def incomplete_stream(provider: str, missing: str) -> ProviderTimeout:
@@ -136,12 +185,7 @@ def map_sdk_error(
     name = type(exc).__name__
     cause = exc.__cause__ or exc.__context__
     if name in _MALFORMED or isinstance(exc, json.JSONDecodeError):
-        return ServerError(
-            f"{provider} returned a malformed response (not the JSON it documents); "
-            "retry the call, and check the base URL points at the provider's API.",
-            provider=provider,
-            code="INVALID_MODEL_OUTPUT",
-        )
+        return malformed_response(provider)
     if "Timeout" in name:
         return ProviderTimeout(
             f"{provider} did not answer in time; raise timeout_s or retry.", provider=provider

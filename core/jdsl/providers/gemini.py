@@ -30,7 +30,13 @@ from typing import Any
 
 from jdsl.errors import BadRequest
 from jdsl.providers.base import SDKModel
-from jdsl.providers.errors import incomplete_stream, require_sdk
+from jdsl.providers.errors import (
+    incomplete_stream,
+    malformed_response,
+    parsing_response,
+    require_sdk,
+    response_data,
+)
 from jdsl.providers.messages import (
     FinishReason,
     Message,
@@ -98,8 +104,11 @@ class GeminiModel(SDKModel):
             config=self._config(system, messages, tools),
         )
         state = _TurnState()
-        state.apply(response.model_dump(mode="json", exclude_none=True))
-        return state.turn()
+        with parsing_response(self.provider):
+            state.apply(response_data(self.provider, response, required=None))
+            if not state.answered:
+                raise malformed_response(self.provider, "no candidates and no block reason")
+            return state.turn()
 
     def _stream(
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
@@ -110,13 +119,15 @@ class GeminiModel(SDKModel):
             contents=to_gemini_contents(messages),
             config=self._config(system, messages, tools),
         )
-        for chunk in chunks:
-            delta = state.apply(chunk.model_dump(mode="json", exclude_none=True))
-            if delta:
-                yield delta
-        if state.finish is None and not state.blocked:
-            raise incomplete_stream(self.provider, "a finishReason")
-        yield state.turn()
+        with parsing_response(self.provider):
+            for chunk in chunks:
+                delta = state.apply(response_data(self.provider, chunk, required=None))
+                if delta:
+                    yield delta
+            if state.finish is None and not state.blocked:
+                raise incomplete_stream(self.provider, "a finishReason")
+            turn = state.turn()
+        yield turn
 
 
 def to_gemini_contents(messages: list[Message]) -> list[Any]:
@@ -187,6 +198,7 @@ class _TurnState:
         self.finish: str | None = None
         self.usage: Mapping[str, Any] | None = None
         self.blocked = False
+        self.answered = False  # a candidate or a block reason was seen
 
     def apply(self, response: dict[str, Any]) -> str:
         """Fold one response in; returns its public (non-thought) text."""
@@ -194,6 +206,7 @@ class _TurnState:
         if (response.get("prompt_feedback") or {}).get("block_reason"):
             self.blocked = True
         candidates = response.get("candidates") or []
+        self.answered = self.answered or self.blocked or bool(candidates)
         if not candidates:
             return ""
         candidate = candidates[0]
