@@ -86,7 +86,7 @@ MAX_EXPRESSION_DEPTH: Final = 32
 MAX_INDEX_DIGITS: Final = 18
 """The most digits a list index may have (any list index fits in 18 digits)."""
 
-_INDEX = re.compile(r"\s*-?\d{1,%d}\s*" % MAX_INDEX_DIGITS)
+_INDEX = re.compile(rf"\s*-?\d{{1,{MAX_INDEX_DIGITS}}}\s*")
 _TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+|\.")
 _COMPARE = {
     "eq": lambda a, b: a == b,
