@@ -10,7 +10,6 @@ import random
 import struct
 import time
 import zipfile
-from pathlib import Path
 
 import pytest
 from jdsl.errors import JdslError, PackageError
