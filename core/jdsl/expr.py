@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import reprlib
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
@@ -253,9 +254,27 @@ def missing_step(path: str, data: Mapping[str, Any]) -> str:
 
 
 def preview(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters (with ``...``), for messages."""
-    text = repr(value)
+    """``repr(value)`` cut to ``limit`` characters (with ``...``), for messages.
+
+    Safe on hostile values: nested containers are shown three levels deep and a few items
+    wide (``reprlib``), and an int too long to print or a structure too deep to repr shows as
+    ``<int>`` / ``<dict>``, so a message never costs more than its length.
+    """
+    try:
+        text = _PREVIEW.repr(value)
+    except (ValueError, RecursionError):  # an int over the digit limit, a cycle too deep
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _preview_repr() -> reprlib.Repr:
+    shown = reprlib.Repr()
+    shown.maxlevel, shown.maxstring, shown.maxother, shown.maxlong = 3, 80, 80, 40
+    shown.maxdict = shown.maxlist = shown.maxtuple = shown.maxset = 6
+    return shown
+
+
+_PREVIEW: Final = _preview_repr()  # configured once, read-only afterwards
 
 
 # -- expressions ----------------------------------------------------------------------------
@@ -358,22 +377,24 @@ def _check_depth(depth: int) -> None:
 
 def _single_operator(expr: Any) -> tuple[str, Any]:
     if not isinstance(expr, Mapping) or len(expr) != 1:
-        raise ValidationError([f"an expression is an object with one operator key, got {expr!r}"])
+        raise ValidationError(
+            [f"an expression is an object with one operator key, got {preview(expr)}"]
+        )
     ((op, arg),) = expr.items()
     if op not in OPERATORS:
-        raise ValidationError([f"unknown operator {op!r}; use one of {sorted(OPERATORS)}"])
+        raise ValidationError([f"unknown operator {preview(op)}; use one of {sorted(OPERATORS)}"])
     return op, arg
 
 
 def _items(arg: Any, op: str) -> list[Any]:
     if not isinstance(arg, list) or not arg:
-        raise ValidationError([f"{op!r} takes a non-empty list of expressions, got {arg!r}"])
+        raise ValidationError([f"{op!r} takes a non-empty list of expressions, got {preview(arg)}"])
     return arg
 
 
 def _pair(arg: Any, op: str) -> tuple[Any, Any]:
     if not isinstance(arg, list) or len(arg) != 2:
-        raise ValidationError([f"{op!r} takes a list of two operands, got {arg!r}"])
+        raise ValidationError([f"{op!r} takes a list of two operands, got {preview(arg)}"])
     return arg[0], arg[1]
 
 
@@ -381,7 +402,7 @@ def _exists_path(arg: Any) -> str:
     if isinstance(arg, Mapping) and set(arg) == {"ref"}:
         arg = arg["ref"]
     if not isinstance(arg, str) or not arg:
-        raise ValidationError([f"'exists' takes a path or {{'ref': path}}, got {arg!r}"])
+        raise ValidationError([f"'exists' takes a path or {{'ref': path}}, got {preview(arg)}"])
     return arg
 
 
@@ -429,7 +450,7 @@ def validate_expr(expr: Any, where: str = "expression", *, _depth: int = 0) -> l
                 else:
                     parse_path(operand["ref"])
             elif isinstance(operand, Mapping) and set(operand) != {"const"}:
-                problems.append(f"{where}.{op}: operand {dict(operand)!r} is not a ref or const")
+                problems.append(f"{where}.{op}: operand {preview(operand)} is not a ref or const")
         return problems
     except ValidationError as exc:
         return [f"{where}: {p}" for p in exc.problems]

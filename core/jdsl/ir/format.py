@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
 
 from jdsl.errors import ValidationError
+from jdsl.expr import preview
 from jdsl.ir.nodes import MAX_NODE_DEPTH, child_slots, nesting_problem
 from jdsl.tree import Root
 
@@ -90,7 +91,7 @@ def from_ir(data: dict[str, Any]) -> Root:
         raise ValidationError([f"the IR must be a JSON object, got {type(data).__name__}"])
     if data.get("format") != BEHAVIOR_FORMAT:
         raise ValidationError(
-            [f"format is {data.get('format')!r}; this jdsl reads {BEHAVIOR_FORMAT!r}"]
+            [f"format is {preview(data.get('format'))}; this jdsl reads {BEHAVIOR_FORMAT!r}"]
         )
     too_deep = nesting_problem(data) or _node_depth_problem(data.get("root"))
     if too_deep:

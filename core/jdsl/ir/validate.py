@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.errors import ValidationError
+from jdsl.expr import preview
 from jdsl.ir.format import BEHAVIOR_FORMAT
 from jdsl.ir.nodes import MAX_NODE_DEPTH, MAX_REPEAT, NodeChecker, child_slots, nesting_problem
 
@@ -73,8 +74,8 @@ def validate_ir(ir: Any, required_capabilities: Iterable[str] | None = None) -> 
         return ValidationReport((too_deep,))
     problems: list[str] = []
     if ir.get("format") != BEHAVIOR_FORMAT:
-        problems.append(f"format is {ir.get('format')!r}; expected {BEHAVIOR_FORMAT!r}")
-    extra = sorted(set(ir) - {"format", "root"})
+        problems.append(f"format is {preview(ir.get('format'))}; expected {BEHAVIOR_FORMAT!r}")
+    extra = sorted(set(ir) - {"format", "root"}, key=str)[:10]  # keys are short JSON strings
     if extra:
         problems.append(f"unknown top-level keys {extra}; a document has only format and root")
     root = ir.get("root")
@@ -103,5 +104,6 @@ def _walk(node: Any, where: str, checker: NodeChecker, depth: int = 1) -> None:
         return
     checker.check(node, where)
     for index, child in enumerate(child_slots(node)):
-        kind = child.get("kind", "node") if isinstance(child, dict) else "node"
+        kind = child.get("kind") if isinstance(child, dict) else None
+        kind = kind if isinstance(kind, str) and len(kind) <= 40 else "node"
         _walk(child, f"{where}/{kind}.{index}", checker, depth + 1)

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from jdsl.errors import BehaviorSyntaxError
 from jdsl.expr import MAX_INDEX_DIGITS
-from jdsl.ir.nodes import nesting_problem
+from jdsl.ir.nodes import MAX_INT_DIGITS, MAX_IR_NESTING, nesting_problem
 
 __all__ = [
     "IDENTIFIER",
@@ -39,8 +39,9 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 KEYWORDS = frozenset({"and", "or", "not", "in", "exists", "true", "false", "null"})
 """Words that can never start a bare path (they are operators or JSON literals)."""
 
-MAX_LITERAL_DEPTH = 32
-"""The deepest nesting of lists and objects a JSON literal in behavior text may have."""
+MAX_LITERAL_DEPTH = MAX_IR_NESTING
+"""The deepest nesting of lists and objects a JSON literal in behavior text may have: the IR's
+own limit, so every IR constant has a text form."""
 
 _INT = re.compile(r"-?\d+")
 _WS = re.compile(r"[ \t]*")
@@ -67,9 +68,6 @@ def _bounded_int(text: str) -> int:
 def _no_constant(text: str) -> Any:
     raise _BadNumber(f"{text} is not a JSON number")
 
-
-MAX_INT_DIGITS = 4000
-"""The most digits a whole number in behavior text may have (Python reads at most 4300)."""
 
 _DECODER = json.JSONDecoder(
     parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant
