@@ -15,7 +15,7 @@ raised ``from None``, so the SDK exception (whose text echoes the body) is not i
 | 408, SDK timeout, a stream cut short | :class:`~jdsl.errors.ProviderTimeout` |
 | 400 / 413 naming the context window | :class:`~jdsl.errors.ContextWindowExceeded` |
 | other 4xx | :class:`~jdsl.errors.BadRequest` |
-| 5xx, 529, malformed JSON | :class:`~jdsl.errors.ServerError` |
+| 5xx, 529, malformed JSON, a body that is not UTF-8, a 200 of another shape | :class:`~jdsl.errors.ServerError` |
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def map_sdk_error(
     """
     name = type(exc).__name__
     cause = exc.__cause__ or exc.__context__
-    if name in _MALFORMED or isinstance(exc, json.JSONDecodeError):
+    if name in _MALFORMED or isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
         return malformed_response(provider)
     if "Timeout" in name:
         return ProviderTimeout(

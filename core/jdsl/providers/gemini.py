@@ -98,13 +98,12 @@ class GeminiModel(SDKModel):
     def _converse(
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
     ) -> ModelTurn:
-        response = self.client.models.generate_content(
-            model=model,
-            contents=to_gemini_contents(messages),
-            config=self._config(system, messages, tools),
-        )
         state = _TurnState()
-        with parsing_response(self.provider):
+        contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
+        with parsing_response(self.provider):  # google-genai reads a 200 body without checks
+            response = self.client.models.generate_content(
+                model=model, contents=contents, config=config
+            )
             state.apply(response_data(self.provider, response, required=None))
             if not state.answered:
                 raise malformed_response(self.provider, "no candidates and no block reason")
@@ -114,12 +113,11 @@ class GeminiModel(SDKModel):
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
     ) -> Iterator[str | ModelTurn]:
         state = _TurnState()
-        chunks = self.client.models.generate_content_stream(
-            model=model,
-            contents=to_gemini_contents(messages),
-            config=self._config(system, messages, tools),
-        )
+        contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
         with parsing_response(self.provider):
+            chunks = self.client.models.generate_content_stream(
+                model=model, contents=contents, config=config
+            )
             for chunk in chunks:
                 delta = state.apply(response_data(self.provider, chunk, required=None))
                 if delta:
