@@ -72,3 +72,13 @@ def test_a_429_with_retry_after_nan_has_no_wait(server, make_model, vendor):
     with pytest.raises(RateLimitError) as info:
         make_model(vendor).converse("s", ASK)
     assert info.value.retry_after_s is None or math.isfinite(info.value.retry_after_s)
+
+
+def test_a_partial_usage_sum_says_a_turn_reported_none():
+    from jdsl.providers import Usage
+
+    total = Usage.sum([Usage(input_tokens=3, output_tokens=2), None, Usage(total_tokens=4)])
+    assert total is not None and total.missing_turns == 1
+    assert total.input_tokens == 3 and total.total_tokens == 9  # 3 + 2, then 4
+    assert Usage.sum([None, None]) is None
+    assert (Usage(input_tokens=1) + Usage(output_tokens=2)).total_tokens == 3
