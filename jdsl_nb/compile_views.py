@@ -25,6 +25,7 @@ __all__ = [
     "package_text",
     "residual_rows",
     "teacher_ir",
+    "execution_text",
     "verification_dict",
 ]
 
@@ -93,10 +94,27 @@ def _step_flows(episode: Any) -> list[dict[str, Any]]:
     rows = []
     for step in data.get("steps") or []:
         tool = step.get("logical_tool") or step.get("host_tool") or "?"
+        where = {"episode": data.get("episode_id", ""), "step": step.get("index", "")}
         for arg, path in sorted((step.get("arg_lineage") or {}).items()):
             if path:
-                rows.append({"episode": data.get("episode_id", ""), "step": step.get("index", ""),
-                             "from": str(path), "to": f"{tool}.{arg}"})
+                rows.append({**where, "from": str(path), "to": f"{tool}.{arg}"})
+        rows += _list_flows(step, tool, where)
+    return rows
+
+
+def _list_flows(step: Mapping[str, Any], tool: str, where: dict[str, Any]) -> list[dict[str, Any]]:
+    """A list argument's lineage: the list it was built from (``xs[*].id`` with the indexes it
+    took), then each element's own source (``xs[2].id -> tool.arg[0]``)."""
+    rows = []
+    for arg, sources in sorted((step.get("list_sources") or {}).items()):
+        for source in sources[:1]:
+            indexes = ", ".join(str(k) for k in source.get("indexes") or ())
+            rows.append({**where, "from": f"{source.get('head')}[*]{source.get('tail')} "
+                         f"(elements {indexes})", "to": f"{tool}.{arg}"})  # fmt: skip
+    for arg, elements in sorted((step.get("element_sources") or {}).items()):
+        for k, paths in enumerate(elements):
+            if paths:
+                rows.append({**where, "from": str(paths[0]), "to": f"{tool}.{arg}[{k}]"})
     return rows
 
 
@@ -155,6 +173,17 @@ def _rows_table(rows: list[dict[str, Any]], cls: str, columns: list[str] | None 
     return table(cols, ([esc(r.get(c, "")) for c in cols] for r in rows), cls=cls)
 
 
+def execution_text(verification: Mapping[str, Any]) -> str:
+    """``executed 24 episodes, 24 matched`` (and the first divergence when one did not)."""
+    text = (f"executed {verification.get('executed', 0)} episodes, "
+            f"{verification.get('matched', 0)} matched")
+    first = verification.get("first_divergence")
+    if isinstance(first, Mapping):
+        text += (f"; first divergence: episode {first.get('episode_id')!r}, node "
+                 f"{first.get('node_id')!r}: {first.get('reason')}")
+    return text
+
+
 def compile_html(result: Any, trace: Any = None) -> str:
     """A compile report: teacher vs compiled tree, candidates, lineage, verification, residuals."""
     teacher, compiled = teacher_ir(trace), compiled_ir(result)
@@ -164,7 +193,8 @@ def compile_html(result: Any, trace: Any = None) -> str:
             f"<div><h4>compiled</h4>{right}</div></div>")
     body = [
         side,
-        "<h4>verification</h4>" + value_html(verification_dict(result), 400),
+        "<h4>verification</h4>" + f"<p>{esc(execution_text(verification_dict(result)))}</p>"
+        + value_html(verification_dict(result), 400),
         "<h4>candidates</h4>" + _rows_table(candidate_rows(result)[:200], "jdsl-candidates",
                                             CANDIDATE_COLUMNS),
         "<h4>lineage flows</h4>" + _rows_table(lineage_rows(result)[:200], "jdsl-lineage"),
@@ -179,7 +209,8 @@ def compile_text(result: Any) -> str:
     grades: dict[str, int] = {}
     for row in candidate_rows(result):
         grades[str(row["grade"])] = grades.get(str(row["grade"]), 0) + 1
-    lines = [f"compile result: verification {verification.get('status', '?')}, "
+    lines = [f"compile result: verification {verification.get('status', '?')} "
+             f"({execution_text(verification)}), "
              f"{sum(grades.values())} candidates {dict(sorted(grades.items()))}"]
     lines += [f"  residual {r['node']}: {r['kind']} {r['signature']!r}" for r in residual_rows(result)]
     return "\n".join(lines)
@@ -212,6 +243,8 @@ def package_text(package: Any) -> str:
     manifest = _manifest(package)
     verification = manifest.get("verification") or {}
     status = verification.get("status", "?") if isinstance(verification, Mapping) else verification
+    if isinstance(verification, Mapping) and "executed" in verification:
+        status = f"{status} ({execution_text(verification)})"
     caps = ", ".join(manifest.get("required_capabilities") or [])
     return (f"package {manifest.get('name', '?')} {manifest.get('version', '')}: "
             f"verification {status}; requires [{caps}]")

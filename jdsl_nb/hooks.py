@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from jdsl_nb import compile_views, views
+from jdsl_nb import compile_views, holdout_views, views
 from jdsl_nb.rundata import RunData
 
 __all__ = ["HOOKED", "html_view", "register", "text_view", "unregister"]
@@ -28,6 +28,7 @@ HOOKED: tuple[tuple[str, str, View, View], ...] = (
     ("jdsl.trace", "Episode", lambda o: views.run_html(RunData.build(o)),
      lambda o: views.run_text(RunData.build(o))),
     ("jdsl.compiler", "CompileResult", compile_views.compile_html, compile_views.compile_text),
+    ("jdsl.compiler", "HeldOutReport", holdout_views.holdout_html, holdout_views.holdout_text),
     ("jdsl.package", "BehaviorPackage", compile_views.package_html, compile_views.package_text),
     ("jdsl.package", "LoadedPackage", compile_views.package_html, compile_views.package_text),
 )

@@ -2,9 +2,10 @@
 
 ::
 
-    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence]
+    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence] [--holdout N]
     jdsl package inspect PKG
     jdsl package verify PKG
+    jdsl package validate PKG TRACES...   (jdsl.validate_cli)
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
     jdsl demo ...            (jdsl.demo.cli)
     jdsl import ...          (jdsl.importers.cli)
@@ -34,6 +35,7 @@ import typer
 
 from jdsl import __version__
 from jdsl.compiler import (
+    MIN_BRANCH_SUPPORT,
     CompileError,
     CompileResult,
     NormEpisode,
@@ -49,6 +51,7 @@ from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, impo
 from jdsl.ir.nodes import walk_ir
 from jdsl.package import SUFFIX, BehaviorPackage, InputUse, export_jdsl, input_types, load_package
 from jdsl.trace import Episode, TraceFormatError, read_events
+from jdsl.validate_cli import HOLDOUT_OPTION, compile_holdout, validate_command
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
 
@@ -71,6 +74,7 @@ package_app = typer.Typer(
 app.add_typer(package_app, name="package")
 app.add_typer(import_app, name="import")
 app.command("demo")(demo_command)
+package_app.command("validate")(validate_command)
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -234,15 +238,25 @@ def compile_command(
     skip_bad_lines: bool = typer.Option(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
+    holdout: int | None = HOLDOUT_OPTION,
+    min_support: int = typer.Option(
+        MIN_BRANCH_SUPPORT,
+        "--min-support",
+        min=1,
+        metavar="N",
+        help="Successful episodes a branch alternative needs; thinner paths are reported and "
+        "left out.",
+    ),
 ) -> None:
     """Compile traced episodes into a verified behavior package.
 
     Exit 1, writing nothing, when there is no successful episode, the trace's hash chain is
-    broken, verification fails, or it is unverified (replay had nothing to check).
+    broken, verification fails (a ref or guard does not replay, or the package executed on an
+    episode does not make its calls), or it is unverified (nothing to replay or execute).
     """
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
-    if group_by is not None and out.exists() and not out.is_dir():
-        fix = "with --group-by, -o is a directory for one package per family; pass one"
+    if (group_by is not None or holdout) and out.exists() and not out.is_dir():
+        fix = f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
         raise cli_fail(f"-o {out} is a file", fix)
     episodes = _read_episodes(traces, strict=not skip_bad_lines)
     check_chains(episodes)
@@ -251,26 +265,36 @@ def compile_command(
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
+    if holdout is not None:
+        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support)
     if group_by is None:
-        result = compile_normalized(normalized, name=base, task_family=task_family)
+        result = compile_normalized(
+            normalized, name=base, task_family=task_family, min_support=min_support
+        )
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
         target = out / f"{base}{SUFFIX}" if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
-    _compile_families(normalized, group_by, base, task_family, out)
+    _compile_families(normalized, group_by, base, task_family, out, min_support)
 
 
 def _compile_families(
-    normalized: Sequence[NormEpisode], by: GroupBy, base: str, task_family: str, out: Path
+    normalized: Sequence[NormEpisode],
+    by: GroupBy,
+    base: str,
+    task_family: str,
+    out: Path,
+    min_support: int,
 ) -> None:
     rows, ok = [], True
     for family, members in sorted(group_episodes(normalized, by), key=_natural):
         try:
             result = compile_normalized(
-                members, name=f"{base}-{family}", task_family=task_family or family
-            )
+                members, name=f"{base}-{family}", task_family=task_family or family,
+                min_support=min_support,
+            )  # fmt: skip
         except CompileError:  # no successful episode in this family
             rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
             ok = False
@@ -279,7 +303,8 @@ def _compile_families(
         rows.append(_family_row(family, result, written))
         ok = ok and result.ok
     typer.echo(
-        f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'model':>5} {'RDB':>6}  package"
+        f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
+        f" {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
     if not ok:
@@ -300,8 +325,8 @@ def _verification_fail(status: str) -> Exception:
     """Exit 1 for ``failed`` and for ``unverified`` (0 replay checks prove nothing)."""
     if status == "unverified":
         return cli_fail(
-            "unverified: replay had nothing to check (no ref or guard compiled from the "
-            "episodes); no package written",
+            "unverified: nothing to replay or execute (no ref or guard compiled from the "
+            "episodes, no episode executed); no package written",
             "compile the episodes of one task family (--group-by) so their calls align",
         )
     return cli_fail("verification failed; no package written", "see the problems above")
@@ -354,8 +379,10 @@ def _coverage(verification: dict[str, Any]) -> str:
 def _family_row(family: str, result: CompileResult, written: Path | None) -> str:
     report = result.report()
     v, m = report["verification"], report["metrics"]
+    executed = f"{v['matched']}/{v['executed']}"
     return (
         f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
+        f" {executed:>7}"
         f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
         f"{written or 'not written'}"
     )
@@ -390,7 +417,9 @@ def inspect_command(
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
         f"task family   {m.get('task_family') or '-'}",
         f"verification  {verification.get('status')} (replay coverage "
-        f"{verification.get('replay_coverage', '-')})",
+        f"{verification.get('replay_coverage', '-')}; executed "
+        f"{verification.get('executed', '-')} episode(s), {verification.get('matched', '-')}"
+        " matched)",
         f"run inputs    {'; '.join(i for i in inputs if i) or '-'}",
         f"reads         {', '.join(perms['reads']) or '-'}",
         f"writes        {', '.join(perms['writes']) or '-'}",

@@ -209,18 +209,15 @@ def react(
     context: str | None = None,
     id: str | None = None,
 ) -> React:
-    """A model-driven tool loop with one output: ``react("q -> answer", tools=[search])``.
+    """A model-driven tool loop: ``react("q -> answer", tools=[search])``.
+
+    Any signature works: with several outputs (``"ticket -> category, urgency: int"``) the
+    final answer is one JSON object holding every output, validated as a predict's.
 
     Raises:
-        SignatureError: a malformed signature, or one with more than one output.
+        SignatureError: a malformed signature.
     """
     text = _signature(signature)
-    if len(Signature.parse(text).outputs) != 1:
-        raise SignatureError(
-            f"react signature {text!r} must have exactly one output (the answer), e.g. "
-            '"question -> answer"; use a predict after it to split the answer into fields',
-            signature=text,
-        )
     pairs = [_callable_and_name(t) for t in tools]
     node = React(
         signature=text,

@@ -7,13 +7,19 @@ Paths name a value on the blackboard without running code::
     orders[0].id                 a list index (negative indexes count from the end)
     orders[$selected_index].id   index by the value of the top-level key ``selected_index``
     items["sku-1"]               a quoted dict key
+    order.items[*].item_id       every element: the rest of the path maps over the list
+    order.items[$item_indexes].item_id   a selection: ``item_indexes`` holds a list of indexes
 
 A digit string indexes a list (untyped model output such as ``"1"``); a bool never does. An
 index has at most :data:`MAX_INDEX_DIGITS` digits (a longer one is a malformed path, or, when it
 comes from a ``$key``, an absent step). An attribute step reads only a declared field of a
 pydantic model or a dataclass (never a method, a property or ``__dict__``), so a path cannot run
-code or walk from a stored object to the interpreter's globals. An absent step yields
-:data:`MISSING`, so ``exists`` tells "absent" from "stored None".
+code or walk from a stored object to the interpreter's globals.
+``[*]`` and a ``$name`` whose value is a list of indexes make a *list path*: the rest of the
+path is resolved for each selected element, in order, and the value is the list of results
+(``MISSING`` when any element lacks it, or an index is out of range; ``[*]`` of an empty list is
+``[]``). This is how a list argument of a tool call is built element by element.
+An absent step yields :data:`MISSING`, so ``exists`` tells "absent" from "stored None".
 
 IR expressions are JSON objects with exactly one operator key::
 
@@ -50,6 +56,7 @@ __all__ = [
     "describe",
     "evaluate",
     "expression_paths",
+    "is_list_path",
     "missing_step",
     "parse_path",
     "preview",
@@ -79,7 +86,8 @@ MISSING: Final = _Missing()
 """Returned by :func:`resolve_path` when a step of the path is absent."""
 
 Step = tuple[str, Any]
-"""One path step: ``("key", name)``, ``("index", int)`` or ``("var", blackboard_key)``."""
+"""One path step: ``("key", name)``, ``("index", int)``, ``("var", blackboard_key)`` or
+``("all", None)`` (``[*]``)."""
 
 MAX_EXPRESSION_DEPTH: Final = 32
 """The deepest nesting of ``and`` / ``or`` / ``not`` an expression may have."""
@@ -149,6 +157,8 @@ def _parse_path(path: str) -> tuple[Step, ...]:
 def _bracket(inner: str, path: str) -> Step:
     if not inner:
         raise ValidationError([f"malformed path {path!r}: empty brackets []"])
+    if inner == "*":
+        return ("all", None)
     if inner.startswith("$"):
         if len(inner) == 1:
             raise ValidationError([f"malformed path {path!r}: '$' needs a blackboard key"])
@@ -178,17 +188,50 @@ def resolve_path(path: str, data: Mapping[str, Any]) -> Any:
     """
     if isinstance(path, str) and path in data:
         return data[path]
-    steps = parse_path(path)
-    value: Any = data
-    for kind, arg in steps:
+    return _resolve(parse_path(path), data, data)
+
+
+def is_list_path(path: str) -> bool:
+    """Whether ``path`` has a ``[*]`` step (a ``[$name]`` is a list path only when ``name``
+    holds a list, which only the blackboard tells).
+
+    >>> is_list_path("order.items[*].item_id"), is_list_path("orders[$i].id")
+    (True, False)
+    """
+    return any(kind == "all" for kind, _ in parse_path(path))
+
+
+def _resolve(steps: Sequence[Step], value: Any, data: Mapping[str, Any]) -> Any:
+    for n, (kind, arg) in enumerate(steps):
         if kind == "var":
             arg = data.get(arg, MISSING)
             if arg is MISSING:
                 return MISSING
+            if isinstance(arg, list):  # a selection of indexes: map the rest over them
+                return _fan_out(value, arg, steps[n + 1 :], data)
+        elif kind == "all":
+            if not isinstance(value, list):
+                return MISSING
+            return _fan_out(value, list(range(len(value))), steps[n + 1 :], data)
         value = _step(value, arg)
         if value is MISSING:
             return MISSING
     return value
+
+
+def _fan_out(value: Any, indexes: list[Any], rest: Sequence[Step], data: Mapping[str, Any]) -> Any:
+    if not isinstance(value, list):
+        return MISSING
+    found = []
+    for index in indexes:
+        if isinstance(index, bool) or not isinstance(index, int | str):
+            return MISSING
+        item = _step(value, index)
+        item = MISSING if item is MISSING else _resolve(rest, item, data)
+        if item is MISSING:
+            return MISSING
+        found.append(item)
+    return found
 
 
 def _step(value: Any, key: Any) -> Any:
@@ -242,6 +285,9 @@ def missing_step(path: str, data: Mapping[str, Any]) -> str:
             if arg not in data:
                 return f"{arg!r} (used as [${arg}]) is not on the blackboard"
             arg = data[arg]
+        if kind == "all" or isinstance(arg, list):
+            shown = "[*]" if kind == "all" else f"[{arg!r}]"
+            return f"{walked or path!r}: an element of {shown} lacks the rest of {path!r}"
         nxt = _step(value, arg)
         if nxt is MISSING:
             if not walked:

@@ -383,7 +383,8 @@ def render_prompt(
 
     Lines: the instructions; ``Examples:`` with ``Input:``/``Output:`` JSON lines; ``Given these
     inputs:`` with one ``- name: value`` line each (strings as is, others as sorted JSON);
-    then the answer format (reference jdsl-py §1.5).
+    then the answer format (reference jdsl-py §1.5). A react prompt asks for the final answer
+    the same way: plain text for one output, one JSON object holding every key for several.
     """
     sig = Signature.parse(signature) if isinstance(signature, str) else signature
     lines: list[str] = [instructions.strip()] if instructions and instructions.strip() else []
@@ -397,11 +398,17 @@ def render_prompt(
     if sig.inputs:
         lines.append("Given these inputs:")
         lines.extend(f"- {f.name}: {_show(inputs.get(f.name))}" for f in sig.inputs)
-    if react:
+    if react and len(sig.outputs) == 1:
         out = sig.outputs[0]
         lines.append(
             "Use the available tools as needed, then give your final answer "
             f"({out.name}, {_describe(out)}) as plain text."
+        )
+    elif react:
+        keys = ", ".join(f"{f.name} ({_describe(f)})" for f in sig.outputs)
+        lines.append(
+            "Use the available tools as needed, then give your final answer as ONLY a JSON "
+            f"object containing exactly these keys: {keys}. No prose, no code fences."
         )
     elif len(sig.outputs) == 1:
         out = sig.outputs[0]

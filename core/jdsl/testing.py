@@ -1,6 +1,9 @@
 """Public test doubles: scripted, function-backed and replaying models (no network).
 
-``ReplayModel`` (answers from a recorded trace) lives in :mod:`jdsl.providers.replay`.
+``ReplayModel`` (answers from a recorded trace) lives in :mod:`jdsl.providers.replay`;
+``ReplayTools`` (a tool binding serving a recorded episode's results back, comparing every call)
+and ``execute`` (run a tree on a recorded episode, return the first divergence) live in
+:mod:`jdsl.compiler.replay` and are re-exported here.
 
 Example:
     >>> model = ScriptedModel("1")
@@ -15,10 +18,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from jdsl.compiler.replay import ReplayTools, execute
 from jdsl.providers.messages import Message, ModelTurn, ToolSpec
 from jdsl.providers.replay import ReplayDivergence, ReplayModel
 
-__all__ = ["FunctionModel", "ReplayDivergence", "ReplayModel", "ScriptedModel"]
+__all__ = [
+    "FunctionModel",
+    "ReplayDivergence",
+    "ReplayModel",
+    "ReplayTools",
+    "ScriptedModel",
+    "execute",
+]
 
 Reply = str | ModelTurn
 

@@ -158,21 +158,42 @@ def test_the_package_serves_either_identity_and_fails_cleanly_without(two_paths,
     assert package.missing_inputs({"request": "x", "email": "e"}) == []
 
 
-def test_an_effectful_difference_is_not_branched() -> None:
+def test_an_effectful_difference_the_teacher_chose_silently_is_a_route_decision() -> None:
+    """No condition was evaluated where the paths part ways, and update_user is not read-only:
+    a residual route decision selects each alternative (never reachable without it)."""
     episodes = [by_email(0), by_name(1, tool="update_user"), by_email(2),
                 by_name(3, tool="update_user")]  # fmt: skip
     result = compile_behavior(episodes, name="cancel")
-    assert result.ok and result.compiled.branches == ()
-    assert result.compiled.aligned == ("email_0", "email_2")
-    assert any(
-        "update_user in a differing part is not read-only" in n for n in result.compiled.notes
-    )
-    assert not any(n.get("kind") == "selector" for n in _walk(result.ir["root"]))
+    assert result.ok and result.verification.executed == result.verification.matched == 4
+    (branch,) = result.compiled.branches
+    assert branch.selection == "route"
+    assert [a.selected_by for a in branch.alternatives] == [
+        ('route == "find_by_email"',), ('route == "update_user"',)]  # fmt: skip
+    flow = result.ir["root"]["child"]["children"]
+    assert flow[0]["kind"] == "predict" and flow[0]["signature"] == (
+        'request -> route: Literal["find_by_email", "update_user"]')  # fmt: skip
+    for alternative in flow[1]["children"]:
+        kinds = [n["kind"] for n in alternative["children"]]
+        assert kinds.index("check") < kinds.index("action")
     replay = {r["episode"]: r["aligned"] for r in result.package.jsonl("tests/replay.jsonl")}
-    assert replay == {"email_0": True, "name_1": False, "email_2": True, "name_3": False}
+    assert all(replay.values())
 
 
-def test_trusted_effects_decide_what_is_read_only() -> None:
+def test_a_route_the_model_does_not_name_reaches_no_effectful_call() -> None:
+    episodes = [by_email(0), by_name(1, tool="update_user"), by_email(2),
+                by_name(3, tool="update_user")]  # fmt: skip
+    package = from_ir(compile_behavior(episodes, name="cancel").ir)
+    host = Host()
+    tools = {**host.tools, "update_user": host.tools["find_by_name"]}
+    inputs = {"request": "x", "first": "Ann5", "last": "Lee5", "zip": "05123", "email": "u5@x.com"}
+    ctx = package.run(model=ScriptedModel("escalate"), tools=tools, **inputs)
+    assert ctx.status is Status.FAILURE and host.calls == []
+    assert ctx.failure is not None and ctx.failure.node_id == "choose_route"
+    ctx = package.run(model=ScriptedModel("update_user", "0"), tools=tools, **inputs)
+    assert ctx.status is Status.SUCCESS and host.calls[0] == "find_by_name"
+
+
+def test_trusted_effects_decide_how_alternatives_are_selected() -> None:
     episodes = [
         by_email(0),
         by_name(1, tool="load_user"),
@@ -180,8 +201,9 @@ def test_trusted_effects_decide_what_is_read_only() -> None:
         by_name(3, tool="load_user"),
     ]
     effects = {"load_user": {"read_only": False, "destructive": False, "idempotent": True}}
-    assert compile_behavior(episodes, name="c", effects=effects).compiled.branches == ()
-    assert len(compile_behavior(episodes, name="c").compiled.branches) == 1
+    (effectful,) = compile_behavior(episodes, name="c", effects=effects).compiled.branches
+    (read_only,) = compile_behavior(episodes, name="c").compiled.branches
+    assert (effectful.selection, read_only.selection) == ("route", "inputs")
 
 
 def test_thin_support_or_different_store_keys_are_not_branched() -> None:

@@ -120,8 +120,8 @@ def test_compile_exits_1_without_a_package_when_nothing_was_replayed(
     out = tmp_path / "u.jdsl"
     result = runner.invoke(app, ["compile", str(retail_trace(2)), "-o", str(out)])
     assert result.exit_code == 1 and not out.exists()
-    assert "verification  unverified (structure ok, replay 0/0, coverage n/a)" in result.output
-    assert "error: unverified: replay had nothing to check" in result.output
+    assert "verification  unverified (structure ok, replay 0/0, coverage n/a;" in result.output
+    assert "error: unverified: nothing to replay or execute" in result.output
 
 
 def test_compile_refuses_a_trace_with_an_edited_event(retail_trace, tmp_path) -> None:
@@ -145,7 +145,7 @@ def test_group_by_writes_one_package_per_family(retail_trace, tmp_path) -> None:
                                  "--group-by", "sequence"])  # fmt: skip
     assert result.exit_code == 0, result.output
     rows = [line for line in result.output.splitlines() if line.startswith("seq-")]
-    assert len(rows) == 1 and " 5 passed" in rows[0]
+    assert len(rows) == 1 and " 5 passed" in rows[0] and " 5/5 " in rows[0]
     assert [p.name for p in out.iterdir()] == ["seq-lookup-list_orders-get_order.jdsl"]
     by_task = runner.invoke(app, ["compile", str(first), "-o", str(out), "--group-by", "task"])
     assert by_task.exit_code == 0

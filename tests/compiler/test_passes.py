@@ -227,11 +227,15 @@ def _agent(eid: str, **inputs: str) -> dict:
 
 
 def test_model_chosen_identifiers_are_never_frozen_into_constants() -> None:
-    result = compile_behavior(
-        [_agent("a", user_id="amelia_1297"), _agent("b", user_id="amelia_1297")], name="t"
-    )
+    result = compile_behavior([_agent(e, user_id="amelia_1297") for e in "abc"], name="t")
     how = {c.argument: (c.how, c.spec) for c in result.compiled.actions[0].choices}
     assert how["user_id"] == ("input", {"ref": "user_id"})  # repeats a run input
     assert how["reservation_id"] == ("residual", {"ref": "reservation_id"})  # an id a model chose
-    assert how["cabin"] == ("const", {"const": "economy"})  # invariant, not an identifier
+    assert how["cabin"] == ("const", {"const": "economy"})  # E2: 3 of 3, not an identifier
     assert result.verification.ok
+
+
+def test_a_generated_constant_needs_e2_support() -> None:
+    result = compile_behavior([_agent(e, user_id="amelia_1297") for e in "ab"], name="t")
+    how = {c.argument: (c.how, c.spec) for c in result.compiled.actions[0].choices}
+    assert how["cabin"] == ("residual", {"ref": "cabin"})  # 2 identical observations: not E2

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from jdsl import ModelTurn, ToolCall, act, react, ref, root, seq
 from jdsl.compiler import as_records, compile_behavior
 from jdsl.compiler.residualize import HeuristicCompilerModel, LLMCompilerModel, infer_type
 from jdsl.testing import ScriptedModel
+from jdsl.trace import ListTraceSink, segment_episodes
 
 
 def test_heuristic_wording() -> None:
@@ -14,6 +16,8 @@ def test_heuristic_wording() -> None:
         "Choose the selected index from request, orders. Answer with its 0-based index.")  # fmt: skip
     assert words("text -> intent", []).startswith("Classify the intent")
     assert words("-> is_ok: bool", []) == "Determine whether it is ok."
+    assert words("ticket -> category, urgency", []) == (
+        "Classify the category and the urgency from ticket.")  # fmt: skip
 
 
 def test_a_model_only_words_instructions(retail_episodes) -> None:
@@ -41,3 +45,37 @@ def test_infer_type() -> None:
 def test_unknown_episode_forms_are_refused() -> None:
     with pytest.raises(TypeError, match="cannot read int as an episode"):
         as_records(3)
+
+
+def lookup_ticket(ticket_id: str) -> dict:
+    """The ticket's text."""
+    return {"ticket_id": ticket_id, "text": "checkout is down"}
+
+
+def route(category: str, urgency: str) -> str:
+    """The queue a ticket goes to."""
+    return f"{category}/{urgency}"
+
+
+def test_a_multi_output_react_becomes_one_typed_residual_predict() -> None:
+    sig = "ticket -> category, urgency: Literal['low', 'high']"
+    sink = ListTraceSink()
+    for i, answer in enumerate(["outage/high", "billing/low", "outage/high"]):
+        category, urgency = answer.split("/")
+        tree = root("triage").do(seq(
+            react(sig, tools=[lookup_ticket], id="triage"),
+            act(route, category=ref("category"), urgency=ref("urgency")) >> "queue",
+        ))  # fmt: skip
+        ask = ToolCall(id="c1", name="lookup_ticket", arguments={"ticket_id": f"T{i}"})
+        reply = f'{{"category": "{category}", "urgency": "{urgency}"}}'
+        tree.run(model=ScriptedModel(ModelTurn(tool_calls=(ask,)), reply), trace_sink=sink,
+                 episode_id=f"ep_{i}", ticket=f"T{i}: help")  # fmt: skip
+    result = compile_behavior(segment_episodes(sink.events), name="triage")
+    record = result.package.signatures["triage"]
+    assert record["signature"] == 'ticket -> category, urgency: Literal["low", "high"]'
+    assert record["origin"] == "react" and record["tools"] == ["lookup_ticket"]
+    assert [o["schema"] for o in record["outputs"]] == [
+        {"type": "string"}, {"enum": ["low", "high"], "type": "string"}]  # fmt: skip
+    assert record["recorded_outputs"][0] == {"output": {"category": "outage", "urgency": "high"}}
+    assert record["instructions"] == "Classify the category and the urgency from ticket."
+    assert result.verification.ok

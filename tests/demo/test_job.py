@@ -29,6 +29,9 @@ def test_teacher_traces_compile_to_a_verified_package(demo: DemoResult) -> None:
     assert len(trace.episodes) == 24 and verify_chain(trace) == []
     assert demo.verification["status"] == "passed"
     assert demo.verification["replay_coverage"] == 1.0
+    # verified means executed: all 24 teacher episodes reproduced call by call
+    assert demo.verification["executed"] == demo.verification["matched"] == 24
+    assert "executed 24 teacher episodes, 24 matched" in (demo.out / "report.txt").read_text()
     assert demo.metrics["model_dependent_decisions"] == 2  # the two residual signatures
     text = demo.package_text
     assert "retail.cancel_pending_order(order_id=user.orders[$order_index], reason=reason)" in text
@@ -118,29 +121,36 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     assert len(rows) == 26 and demo.airline_episodes == 54
     big = [row for row in demo.airline if row.episodes >= 3]
     assert len(big) == 8
-    # a family passes when replay had something to check; the five whose data holds no tool flow
-    # (only ids the user typed, free text) are honestly unverified, never "passed" on 0 checks
+    # every family is executed on its aligned episodes and matches them; the five whose data
+    # holds no tool flow (only ids the user typed, free text) have no ref to replay
     status = {row.family: row.verification for row in big}
-    assert {f for f, s in status.items() if s == "passed"} == {
-        "airline_test_18",
-        "airline_test_20",
-        "airline_test_24",
-    }
-    assert all(
-        s == "unverified"
-        for f, s in status.items()
-        if f not in ("airline_test_18", "airline_test_20", "airline_test_24")
-    )
-    assert all(rows[f].replay_coverage is None for f, s in status.items() if s == "unverified")
+    assert set(status.values()) == {"passed"}
+    assert all(row.executed == row.matched == row.aligned for row in big)
+    flows = ("airline_test_18", "airline_test_20", "airline_test_24")
+    assert all(rows[f].replay_coverage is None for f in status if f not in flows)
     # the refs column counts refs to tool results only (the compiler's exact_dataflow_refs)
     assert all(len(row.lineage_refs) == row.dataflow_refs for row in demo.airline)
     assert rows["airline_test_18"].lineage_refs == (
         "get_reservation_details.reservation_id <- get_user_details_out.reservations[0]",
     )
     assert rows["airline_test_18"].model_output_refs == 1
-    # an identifier the model repeated from the user is a run input, never a frozen constant
-    assert rows["airline_test_18"].inputs == ("user_id",)
+    # an identifier the model repeated from the user is a run input, never a frozen constant;
+    # the transfer summary is a residual that reads the conversation
+    assert rows["airline_test_18"].inputs == ("conversation", "user_id")
     assert not rows["airline_test_18"].id_like_constants
+
+
+def test_held_out_figures_on_the_raw_results_file(demo: DemoResult) -> None:
+    held = demo.holdout
+    assert held is not None and (held.runs, held.successful, held.families) == (87, 54, 26)
+    assert held.held_out == 20 and held.served == held.matched >= 7 and held.divergences == 0
+    assert held.contradicted == 0 and held.dict_elements[0] == held.dict_elements[1] > 0
+    returns = demo.returns
+    assert returns is not None and returns.item_ids == "ref get_order_details_out.items[$item_indexes].item_id"
+    assert returns.selection == "conversation, get_order_details_out -> item_indexes: list[int]"
+    assert returns.matched == returns.executed == 7 and returns.elements[0] == returns.elements[1] > 0
+    report = (demo.out / "report.txt").read_text()
+    assert "contradicted by a held-out run 0 (target 0)" in report and "item_indexes" in report
 
 
 def test_compiling_is_deterministic(demo: DemoResult, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from jdsl.flows import (
     ContextItem,
     McpRequest,
     Provenance,
+    RetrievalError,
     Services,
     WorkingContext,
     load_skill,
@@ -132,12 +133,19 @@ def test_rag_flow_limits_and_custom_strategy() -> None:
     assert rag_flow(CORPUS, "refunds payment", max_chars=10).selected_item_ids == ()
 
     class Last:
-        def rank(self, query, items, limit):
-            return [(items[-1].id, 1.0)]
+        def retrieve(self, query, k):
+            return [CORPUS.items[-1]]
 
     assert rag_flow(CORPUS, "anything", strategy=Last()).selected_item_ids == ("hours",)
     with pytest.raises(ValueError):
         rag_flow(CORPUS, "x", limit=0)
+
+    class RankOnly:  # the old shape: a strategy must retrieve
+        def rank(self, query, items, limit):
+            return [(items[-1].id, 1.0)]
+
+    with pytest.raises(RetrievalError, match=r"no retrieve\(query, k\)"):
+        rag_flow(CORPUS, "anything", strategy=RankOnly())  # type: ignore[arg-type]
 
 
 def test_services_slots_and_providers() -> None:

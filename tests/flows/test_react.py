@@ -44,7 +44,7 @@ def test_exception_and_unknown_tool_become_failed_observations(tools) -> None:
     model = Scripted(
         ask(("a1", "crash", {}), ("a2", "nope", {}), ("a3", "echo", {"x": "bad"})), "ok"
     )
-    result = react_flow(model, "go", tools=tools)
+    result = react_flow(model, "go", tools=tools, on_undeclared="observe")
     assert result.stop_reason == "completed"
     texts = [m.content for m in model.calls[1]["messages"][-3:]]
     assert (

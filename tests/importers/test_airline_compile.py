@@ -43,11 +43,15 @@ def _dataflow(result: CompileResult) -> list[str]:
 def test_every_family_of_three_or_more_episodes_compiles_and_never_fails_verification(
     compiled: dict[str, CompileResult],
 ) -> None:
-    """Families with a tool flow pass replay; the others have nothing to replay: unverified."""
+    """Every family passes: families with no flow have no ref to replay, but their package is
+    still executed on every aligned episode (recorded results and decisions served back) and
+    makes the recorded calls."""
     assert sorted(compiled) == [f"task-{i}" for i in (18, 20, 24, 36, 38, 42, 48, 49)]
     status = {key: r.verification.status for key, r in compiled.items()}
-    assert {key for key, s in status.items() if s == "passed"} == {"task-18", "task-20", "task-24"}
-    assert {key for key, s in status.items() if s == "unverified"} == NO_FLOW_IN_DATA
+    assert set(status.values()) == {"passed"}
+    for key in NO_FLOW_IN_DATA:
+        report = compiled[key].verification
+        assert report.replay_checks == 0 < report.executed == report.matched
 
 
 def test_families_whose_data_shows_a_flow_compile_exact_dataflow_refs(

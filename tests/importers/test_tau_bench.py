@@ -104,7 +104,7 @@ def test_model_requests_carry_the_conversation_so_far(events: list[TraceEvent]) 
 def test_episodes_end_with_the_reward_and_a_hash_chain(events: list[TraceEvent]) -> None:
     for episode in _episodes(events).values():
         assert [e.sequence for e in episode] == list(range(len(episode)))
-        assert episode[-2].kind == EventKind.ENVIRONMENT_REWARD and episode[-2].payload == {"reward": 1.0}
+        assert episode[-2].kind == EventKind.ENVIRONMENT_REWARD and episode[-2].payload == {"reward": 1.0, "passed": True}
         assert episode[-1].kind == EventKind.EPISODE_FINISHED and episode[-1].payload["status"] == "success"
         previous = None
         for event in episode:
@@ -130,17 +130,17 @@ def test_a_failed_reward_marks_the_episode_failed(tmp_path: Path) -> None:
     ("content", "match"),
     [
         ("{not json", r"bad\.json, line 1 col 2: not JSON"),
-        ('{"episodes": []}', "expected a JSON list of episodes"),
-        ('[{"episode_id": "x", "domain": "airline", "task_id": 1}]', r"episode 0: steps: Field required"),
+        ('{"episodes": []}', "expected a JSON list of runs"),
+        ('[{"episode_id": "x", "domain": "airline", "task_id": 1}]', r"run 0 \(x\): steps: Field required"),
         ('[{"episode_id": "x", "domain": "airline", "task_id": 1, "steps": [{"role": "robot"}]}]',
-         r"episode 0: steps\.0\.role"),
+         r"run 0 \(x\): steps\.0\.role"),
     ],
 )
 def test_a_malformed_file_names_the_place_at_fault(tmp_path: Path, content: str, match: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
     with pytest.raises(ImportFormatError, match=match):
-        import_tau_bench(path)
+        import_tau_bench(path, strict=True)
 
 
 def test_a_missing_file_is_an_import_error(tmp_path: Path) -> None:

@@ -183,7 +183,7 @@ def test_malformed_paths_expressions_and_signatures() -> None:
                     {"kind": "guard", "expression": {"xor": [{"ref": "a"}, {"const": 1}]}},
                     {"kind": "guard", "expression": {"eq": [{"ref": "a[oops"}, {"const": 1}]}},
                     {"kind": "predict", "signature": "a, b"},
-                    {"kind": "react", "signature": "q -> a, b", "tools": ["t"]},
+                    {"kind": "react", "signature": "q -> a, b", "tools": []},
                     {"kind": "check", "key": "x[", "equals": 1},
                     {"kind": "predict", "signature": "a -> b", "input_sources": {"a": "]"}},
                 ],

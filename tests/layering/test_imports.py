@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("compiler", "package"),
     ("envs", "importers", "testing"),
     ("demo",),
-    ("cli",),
+    ("cli", "validate_cli"),
 )
 """Core packages from left (imported by all) to right, as ARCHITECTURE.md orders them.
 
@@ -38,7 +38,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ARCHITECTURE.md, placed by what they hold and import: ``settings`` (budgets YAML) and ``data``
 (package data) at the bottom; ``drawing`` (IR dicts + trace events -> DOT/SVG) with ``ir`` and
 ``text``; ``testing`` (public test doubles) with the top-level consumers, so no runtime layer
-depends on test doubles; ``demo`` (the main job) under ``cli``, which runs it.
+depends on test doubles; ``demo`` (the main job) under ``cli``, which runs it; ``validate_cli``
+(``jdsl package validate``, ``jdsl compile --holdout``) beside ``cli``, which mounts it.
 """
 
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}

@@ -67,7 +67,8 @@ class _Result:
                    "target": {"tool": "list_orders", "argument": "customer_id", "index": 1}},
                    "evidence": {"support": 3, "applicable": 3, "counterexamples": 0,
                                 "episodes": ["a", "b", "c"]}}]
-    verification = {"status": "passed", "replay_checks": 3, "replay_passed": 3}
+    verification = {"status": "passed", "replay_checks": 3, "replay_passed": 3, "executed": 2,
+                    "matched": 2, "first_divergence": None}
 
     class compiled:  # noqa: N801 - mimics CompileResult.compiled
         ir = {"kind": "sequence", "id": "flow", "children": [
@@ -82,7 +83,8 @@ def test_compile_views_read_a_result(run_events):
     assert "customer.id" in html and "list_orders.customer_id" in html
     assert "resolve_target" in html
     text = compile_views.compile_text(_Result())
-    assert "verification passed, 1 candidates {'E2': 1}" in text
+    assert "verification passed (executed 2 episodes, 2 matched), 1 candidates {'E2': 1}" in text
+    assert "executed 2 episodes, 2 matched" in html
 
 
 def test_compile_views_tolerate_an_empty_result():
@@ -99,6 +101,12 @@ def test_package_views():
     assert compile_views.package_text(Package()) == (
         "package cancel 0.1.0: verification passed; requires [retail.x]")
     assert "sha256:ab" in compile_views.package_html(Package())
+    Package.manifest = {**Package.manifest, "verification": {
+        "status": "failed", "executed": 3, "matched": 2, "first_divergence": {
+            "episode_id": "e2", "node_id": "cancel_3", "reason": "expected cancel(...)"}}}
+    assert compile_views.package_text(Package()) == (
+        "package cancel 0.1.0: verification failed (executed 3 episodes, 2 matched; first "
+        "divergence: episode 'e2', node 'cancel_3': expected cancel(...)); requires [retail.x]")
 
 
 def test_display_hook_wrappers_never_raise():

@@ -21,7 +21,7 @@ EXPECTED = {
     "02_predict_and_react.ipynb": "'max_steps'",
     "03_compile_retail.ipynb": "verification passed",
     "04_real_traces.ipynb": "airline_test_18",
-    "05_providers_and_tools.ipynb": "no API key found",
+    "05_providers_and_tools.ipynb": "cited: ['tau_retail/wiki.md#cancel-pending-order']",
 }
 
 

@@ -69,9 +69,46 @@ def test_answer_that_fails_validation_fails():
     assert ctx.status is Status.FAILURE and "answer" not in ctx.blackboard
 
 
-def test_react_needs_exactly_one_output():
-    with pytest.raises(ValueError, match="exactly one output"):
-        react("q -> a, b", tools=[add])
+def lookup_ticket(ticket_id: str) -> dict:
+    """The ticket's text and the customer's plan."""
+    return {"text": "The checkout page is down for every customer.", "plan": "enterprise"}
+
+
+SIG = "ticket -> category, urgency: Literal['low', 'high']"
+
+
+def test_several_typed_outputs_are_parsed_like_predict_and_all_written():
+    sink = ListTraceSink()
+    model = ScriptedModel(
+        calls(("lookup_ticket", {"ticket_id": "T-7"})),
+        '```json\n{"category": " outage ", "urgency": "high"}\n```',
+    )
+    tree = root("r").do(react(SIG, tools=[lookup_ticket], id="triage"))
+    ctx = tree.run(model=model, trace_sink=sink, ticket="T-7: checkout broken")
+    assert ctx.status is Status.SUCCESS
+    assert (ctx.blackboard["category"], ctx.blackboard["urgency"]) == ("outage", "high")
+    assert {ctx.blackboard.who_wrote(k) for k in ("category", "urgency")} == {"triage"}
+    prompt = model.calls[0]["messages"][0].content
+    assert "JSON object containing exactly these keys: category (text), urgency" in prompt
+    finished = next(e for e in sink.events if e.kind == "react.finished").payload
+    assert finished["outputs"] == {"category": "outage", "urgency": "high"}
+    assert tree.child.label == "react(ticket -> category, urgency, tools=[lookup_ticket])"
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ('{"category": "outage"}', "missing ['urgency']"),
+        ('{"category": "outage", "urgency": "soon"}', "output urgency: 'soon'"),
+        ("It is an outage, and urgent.", "not parseable JSON"),
+    ],
+)
+def test_several_outputs_write_nothing_unless_all_validate(answer: str, reason: str):
+    tree = root("r").do(react(SIG, tools=[lookup_ticket]))
+    ctx = tree.run(model=ScriptedModel(answer), ticket="T-7")
+    assert ctx.status is Status.FAILURE
+    assert "category" not in ctx.blackboard and "urgency" not in ctx.blackboard
+    assert reason in ctx.failure.reason and ctx.failure.reason.startswith("react answer:")
 
 
 def test_react_tools_bound_by_name_at_run():
@@ -96,3 +133,28 @@ def test_react_trace_events():
     assert started["signature"] == "q -> answer" and started["tools"] == ["add"]
     finished = next(e for e in sink.events if e.kind == "react.finished").payload
     assert finished["status"] == "completed" and finished["answer"] == "3"
+
+
+def test_several_outputs_round_trip_through_text_and_ir():
+    from jdsl.ir import validate_ir
+    from jdsl.text import format_behavior, parse_behavior
+
+    tree = parse_behavior(f'react "{SIG}" tools=[lookup_ticket] id=triage')
+    assert tree.child.parsed.output_names == ("category", "urgency")
+    assert parse_behavior(format_behavior(tree)).model_dump() == tree.model_dump()
+    assert validate_ir({"format": "jdsl.behavior.v1", "root": tree.to_ir()}).ok
+
+
+def test_a_model_exception_propagates_from_the_leaf_after_the_trace_closes():
+    sink = ListTraceSink()
+
+    def unreachable(system, messages, tools, model_id):
+        raise ConnectionError("connection refused")
+
+    tree = root("r").do(react(SIG, tools=[lookup_ticket]))
+    with pytest.raises(ConnectionError, match="refused"):
+        tree.run(model=FunctionModel(unreachable), trace_sink=sink, ticket="T-7")
+    kinds = [e.kind for e in sink.events]
+    assert "react.finished" in kinds and kinds[-1] == "episode.finished"
+    finished = next(e for e in sink.events if e.kind == "react.finished").payload
+    assert (finished["status"], finished["stop_reason"]) == ("failed", "error")

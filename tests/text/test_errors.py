@@ -46,7 +46,7 @@ CASES = {
     "unterminated key": ('act a(x=b["c)\n', 1, 11, "unterminated key"),
     "duplicate id": ("seq id=a\n  act x() id=a\n", 2, 3, "already used on line 1"),
     "unknown signature type": ('predict "a -> b: integer"\n', 1, 9, "b: integer"),
-    "react with two outputs": ('react "q -> a, b" tools=[t]\n', 1, 7, "exactly one output"),
+    "react signature without ->": ('react "q" tools=[t]\n', 1, 7, "has no '->'"),
     "repeat max 0": ("repeat max=0\n  act a()\n", 1, 12, "> 0 and <= 1000"),
     "repeat max too big": ("repeat max=1001\n  act a()\n", 1, 12, "<= 1000"),
     "timeout seconds 0": ("timeout seconds=0\n  act a()\n", 1, 17, "a number > 0"),

@@ -2,9 +2,12 @@
 
 One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normalize`,
 :mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
-:mod:`.branches`, :mod:`.arguments`, :mod:`.emitter`, :mod:`.guards`; results in
-:mod:`.compiled`), :mod:`.residualize`, :mod:`.verify`, :mod:`.package` (assembly),
-:mod:`.metrics`; :mod:`.pipeline` chains them in :func:`compile_behavior`.
+:mod:`.branches`, :mod:`.selection`, :mod:`.recovery`, :mod:`.arguments`, :mod:`.emitter`,
+:mod:`.alternatives`, :mod:`.guards`; results in :mod:`.compiled`), :mod:`.residualize`,
+:mod:`.verify` (with :mod:`.replay`, execution replay: :class:`ReplayTools`, :func:`execute`;
+:mod:`.decisions`: what an executed tree is answered and given),
+:mod:`.package` (assembly), :mod:`.metrics`; :mod:`.pipeline` chains them in
+:func:`compile_behavior`.
 """
 
 from jdsl.compiler.arguments import top_key
@@ -15,6 +18,13 @@ from jdsl.compiler.consolidate import Candidate, consolidate
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.events import EpisodeRecords, EventRecord, as_records
 from jdsl.compiler.families import group_episodes
+from jdsl.compiler.holdout import (
+    HeldOutReport,
+    HeldOutRow,
+    holdout_split,
+    ir_paths,
+    validate_package,
+)
 from jdsl.compiler.lineage import StateIndex, find_source, find_sources, is_meaningful
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalize import normalize_all, normalize_episode
@@ -29,15 +39,29 @@ from jdsl.compiler.pipeline import (
     inputs_text,
     require_success,
 )
+from jdsl.compiler.replay import (
+    CallDivergence,
+    Divergence,
+    Execution,
+    RecordedToolFailure,
+    ReplayedCall,
+    ReplayTools,
+    TreeShape,
+    decision_model,
+    execute,
+    execute_all,
+    expected_calls,
+    run_inputs,
+)
 from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
 from jdsl.compiler.staticize import CompiledBehavior, NodeProvenance, modal_skeleton, staticize
 from jdsl.compiler.verify import VerificationReport, promote, verify
 
 __all__ = [
     "ATOM_TYPES",
-    "MIN_BRANCH_SUPPORT",
     "BranchAlternative",
     "BranchPlan",
+    "CallDivergence",
     "Candidate",
     "CompileError",
     "CompileReport",
@@ -45,19 +69,28 @@ __all__ = [
     "CompiledBehavior",
     "CompiledBranch",
     "CompilerModel",
+    "Divergence",
     "EpisodeRecords",
     "EventRecord",
+    "Execution",
     "Fact",
     "GuardObservation",
+    "HeldOutReport",
+    "HeldOutRow",
     "HeuristicCompilerModel",
-    "Lane",
     "LLMCompilerModel",
+    "Lane",
+    "MIN_BRANCH_SUPPORT",
     "ModelDecision",
     "NodeProvenance",
     "NormEpisode",
     "NormStep",
     "PackageMetrics",
+    "RecordedToolFailure",
+    "ReplayTools",
+    "ReplayedCall",
     "StateIndex",
+    "TreeShape",
     "VerificationReport",
     "as_records",
     "build_package",
@@ -66,10 +99,16 @@ __all__ = [
     "compile_behavior",
     "compile_normalized",
     "consolidate",
+    "decision_model",
+    "execute",
+    "execute_all",
+    "expected_calls",
     "extract_facts",
     "find_source",
     "find_sources",
     "group_episodes",
+    "holdout_split",
+    "ir_paths",
     "inputs_text",
     "is_meaningful",
     "modal_skeleton",
@@ -79,7 +118,9 @@ __all__ = [
     "plan_branches",
     "promote",
     "require_success",
+    "run_inputs",
     "staticize",
     "top_key",
+    "validate_package",
     "verify",
 ]

@@ -1,17 +1,26 @@
-"""How staticize represents one argument of one call slot: a ref, a run input or a constant.
+"""How staticize represents one argument of one call slot: a ref, a list path, a run input, a
+constant or a residual decision.
 
 A call slot is ``(position, tool, argument)`` in the skeleton, so two calls of one tool at two
 positions never collapse into one ambiguous input (seeds/compiler-internals.md §5). Order of
 preference over the episodes that follow the skeleton ("aligned" episodes):
 
 1. ``dataflow``: an exact lineage path that explains the value in *every* aligned episode and
-   whose names are available at that point of the compiled tree -> ``{"ref": path}``;
-2. ``input``: it varies (or a model chose it) and always equals the same run input ->
+   whose names are available at that point of the compiled tree -> ``{"ref": path}``; for a
+   list argument that was every element of one list in state in every episode, the list path
+   ``order.items[*].item_id``;
+2. ``selection``: a list argument built from elements of one list in state, different ones per
+   episode -> ``{"ref": "order.items[$item_indexes].item_id"}``; a residual decision writes
+   ``item_indexes: list[int]`` (DESIGN.md §6);
+3. ``input``: it varies (or a model chose it) and always equals the same run input ->
    ``{"ref": input}``;
-3. ``const``: the value never varies (and is not an identifier a model chose) ->
-   ``{"const": value}``;
-4. ``residual``: it varies and a model chose it (a react call) -> a predict answers it;
-5. ``input`` (synthesized name): it varies and nothing explains it -> a new run input.
+4. for an argument a model chose (a react call) that nothing above explains ("generated"):
+   ``input`` when the user's messages before the call contain it in every episode (the user
+   stated it: a run input the host passes); ``const`` only with E2 support (the same value in
+   at least :data:`E2_SUPPORT` episodes) and when it is neither model-written free text nor
+   an identifier; else ``residual``: a predict writes it;
+5. for an argument the teacher's tree passed: ``const`` when it never varies, else a
+   synthesized run ``input``.
 
 A varying argument that no lineage explains is never silently compiled to a constant.
 """
@@ -23,19 +32,26 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import NormStep
 from jdsl.expr import parse_path
 
 __all__ = [
+    "E2_SUPPORT",
     "ArgChoice",
     "choose_argument",
+    "index_key",
     "input_names",
+    "is_free_text",
     "looks_like_id",
     "path_names",
     "stable_key",
     "top_key",
 ]
+
+E2_SUPPORT = 3
+"""Identical observations a generated argument needs to become a constant (grade E2)."""
 
 _FREE = "\0free"
 
@@ -46,10 +62,14 @@ class ArgChoice:
 
     Attributes:
         argument: the keyword.
-        how: ``dataflow``, ``const``, ``input`` or ``residual``.
+        how: ``dataflow``, ``selection``, ``const``, ``input`` or ``residual``.
         spec: ``{"ref": path}`` or ``{"const": value}``.
-        source: the lineage path, input name or residual output key (None for constants).
+        source: the lineage path (for ``selection`` the ``[$key]`` path), input name or
+            residual output key (None for constants).
         values: the recorded values over the aligned episodes.
+        stated: an ``input`` the user stated in their messages (not a recorded run input).
+        template: for a list path, its ``[*]`` form (``order.items[*].item_id``).
+        indexes: for ``selection``, the element indexes each aligned episode took.
     """
 
     argument: str
@@ -57,6 +77,15 @@ class ArgChoice:
     spec: dict[str, Any]
     source: str | None
     values: tuple[Any, ...]
+    stated: bool = False
+    template: str | None = None
+    indexes: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def support(self) -> int:
+        """How many aligned episodes recorded this exact value (for constants: its support)."""
+        spec = stable_key(self.spec.get("const"))
+        return sum(stable_key(v) == spec for v in self.values) if "const" in self.spec else 0
 
 
 def stable_key(value: Any) -> str:
@@ -91,6 +120,54 @@ def _dataflow(argument: str, steps: Sequence[NormStep], available: set[str] | No
     return None
 
 
+def _list_path(
+    argument: str, steps: Sequence[NormStep], available: set[str] | None, key: str
+) -> ArgChoice | None:
+    """A list path explaining the list argument in every step: ``[*]`` when every step took
+    every element, else a selection by the residual key ``key``."""
+    values = tuple(s.arguments.get(argument) for s in steps)
+    for first in steps[0].list_sources.get(argument, ()):
+        if available is not None and not path_names(first.head) <= available:
+            continue
+        found = [_same_template(s.list_sources.get(argument, ()), first) for s in steps[1:]]
+        if any(f is None for f in found):
+            continue
+        picked = [first, *(f for f in found if f is not None)]
+        if all(p.every for p in picked):
+            return ArgChoice(argument, "dataflow", {"ref": first.template}, first.template,
+                             values, template=first.template)  # fmt: skip
+        path = first.selection(key)
+        return ArgChoice(argument, "selection", {"ref": path}, path, values,
+                         template=first.template, indexes=tuple(p.indexes for p in picked))  # fmt: skip
+    return None
+
+
+def _same_template(sources: Sequence[ListSource], like: ListSource) -> ListSource | None:
+    return next((s for s in sources if s.template == like.template), None)
+
+
+def index_key(argument: str) -> str:
+    """The residual key that selects a list argument's elements: ``item_ids`` ->
+    ``item_indexes``, ``flights`` -> ``flight_indexes``.
+
+    >>> index_key("item_ids"), index_key("flights"), index_key("ids")
+    ('item_indexes', 'flight_indexes', 'indexes')
+    """
+    base = argument.removesuffix("_ids").removesuffix("ids")
+    if base == argument and base.endswith("s"):
+        base = base[:-1]
+    return f"{base}_indexes" if base else "indexes"
+
+
+def is_free_text(value: Any) -> bool:
+    """Model-written prose: a string of three or more words.
+
+    >>> is_free_text("User wants to cancel ABC123"), is_free_text("economy"), is_free_text(3)
+    (True, False, False)
+    """
+    return isinstance(value, str) and len(value.split()) >= 3
+
+
 def _common_input(argument: str, steps: Sequence[NormStep]) -> str | None:
     keys = {s.input_args.get(argument) for s in steps}
     return keys.pop() if len(keys) == 1 and None not in keys else None
@@ -117,11 +194,8 @@ def choose_argument(
     available: set[str] | None,
     synthesized_input: str,
 ) -> ArgChoice:
-    """Choose the representation of ``argument`` over the aligned steps of one slot.
-
-    A model-chosen argument (a react call) that repeats a run input refs the input even when
-    it never varied, and an identifier-like value a model chose is never frozen into a
-    constant: it stays a residual decision.
+    """Choose the representation of ``argument`` over the aligned steps of one slot (the
+    order of preference in the module docstring).
 
     Args:
         argument: the keyword.
@@ -133,15 +207,27 @@ def choose_argument(
     path = _dataflow(argument, steps, available)
     if path is not None:
         return ArgChoice(argument, "dataflow", {"ref": path}, path, values)
+    listed = _list_path(argument, steps, available, index_key(argument))
+    if listed is not None:
+        return listed
     chosen = steps[0].model_chosen
     varies = len({stable_key(v) for v in values}) > 1
     key = _common_input(argument, steps)
     if key is not None and (varies or chosen):
         return ArgChoice(argument, "input", {"ref": key}, key, values)
-    if not varies and not (chosen and looks_like_id(values[0])):
+    synth = {"ref": synthesized_input}
+    if chosen and all(argument in s.stated_args for s in steps):
+        return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)
+    if chosen and (varies or len(values) < E2_SUPPORT or _generated(values[0])):
+        return ArgChoice(argument, "residual", synth, synthesized_input, values)
+    if not varies:
         return ArgChoice(argument, "const", {"const": values[0]}, None, values)
-    how = "residual" if chosen else "input"
-    return ArgChoice(argument, how, {"ref": synthesized_input}, synthesized_input, values)
+    return ArgChoice(argument, "input", synth, synthesized_input, values)
+
+
+def _generated(value: Any) -> bool:
+    """A value a model wrote that must never be frozen: prose or an identifier."""
+    return is_free_text(value) or looks_like_id(value)
 
 
 def input_names(

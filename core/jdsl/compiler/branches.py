@@ -1,22 +1,36 @@
-"""Branches: successful paths that differ only in read-only calls before a shared suffix.
+"""Branches: successful paths that part ways at one point.
 
 The compiled control skeleton starts from the modal successful tool sequence
 (seeds/compiler-internals.md §5). Another successful sequence becomes an *alternative* of a
 branch, instead of staying a counterexample, when all of these hold (checked in order of
 support, most first; each alternative is checked together with those already accepted):
 
-* it has at least :data:`MIN_BRANCH_SUPPORT` successful episodes (the support at which
-  consolidation accepts an uncontested claim, grade E1);
-* every accepted sequence is ``shared head + own calls + shared tail`` with a non-empty tail
-  and non-empty own calls;
-* its own calls, and those of every accepted alternative, are read-only (trusted effects, else
-  :func:`jdsl.package.default_effects`): a selector may try an alternative, fail and try the
-  next, so an effectful call is never put where a later alternative could run after it;
+* it has at least ``min_support`` successful episodes (default :data:`MIN_BRANCH_SUPPORT`,
+  the support at which consolidation accepts an uncontested claim, grade E1); thinner paths
+  are reported and left out;
+* every accepted sequence is ``shared head + own calls + shared tail`` with non-empty own
+  calls (the tail may be empty: the paths end differently);
 * every argument of the shared tail compiles exactly as it does from the modal path alone
   (same ref, input or constant), i.e. every alternative writes the store keys the tail reads.
 
-The result is a :class:`BranchPlan`; :func:`jdsl.compiler.staticize.staticize` emits
-``seq(head..., sel(seq(guard, own calls...), ...), tail...)``.
+How an alternative is selected (:attr:`BranchPlan.selection`):
+
+* ``inputs``: the alternatives' own calls are read-only (trusted effects, else
+  :func:`jdsl.package.default_effects`) and a shared tail follows: each alternative starts with
+  ``exists(...)`` of the run inputs it reads, and trying one that fails is harmless;
+* ``conditions``: some own call is effectful (or no tail is shared) and the guards and checks
+  the teacher evaluated at the branch point tell every pair of paths apart
+  (:mod:`.selection`): each alternative starts with the conditions that held (or failed,
+  negated) in all its episodes;
+* ``route``: as above but the teacher evaluated no condition that separates the paths: a
+  residual decision ``inputs -> route: Literal[...]`` runs before the selector and each
+  alternative starts with ``check route == "..."``.
+
+An effectful alternative is therefore never reachable without a guard or a decision that
+selects it, and selection guards are mutually exclusive, so an alternative that fails after an
+effectful call never falls through into another's effects. The result is a
+:class:`BranchPlan`; :func:`jdsl.compiler.staticize.staticize` emits
+``seq(head..., sel(seq(selection, own calls...), ...), tail...)``.
 """
 
 from __future__ import annotations
@@ -28,6 +42,7 @@ from typing import Any, Final
 from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
 from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.selection import lane_conditions
 from jdsl.ir.nodes import child_slots
 from jdsl.package import ToolEffects, default_effects
 
@@ -72,6 +87,9 @@ class BranchPlan:
             is its length and ``tail`` 0).
         aligned: every lane's episodes, in input order.
         notes: why other successful sequences were not compiled.
+        selection: how alternatives are selected: ``inputs``, ``conditions`` or ``route``
+            (module docstring); ``""`` without a branch.
+        conditions: with ``conditions``, per lane the guard nodes that select it.
     """
 
     lanes: tuple[Lane, ...]
@@ -79,6 +97,8 @@ class BranchPlan:
     tail: int
     aligned: tuple[NormEpisode, ...]
     notes: tuple[str, ...] = ()
+    selection: str = ""
+    conditions: tuple[tuple[dict[str, Any], ...], ...] = ()
 
     @property
     def branched(self) -> bool:
@@ -108,14 +128,23 @@ def read_only_of(
 
 
 def plan_branches(
-    episodes: Sequence[NormEpisode], *, read_only: Callable[[str], bool]
+    episodes: Sequence[NormEpisode],
+    *,
+    read_only: Callable[[str], bool],
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
     Args:
         episodes: normalized episodes (failed ones never compile).
         read_only: whether a capability is read-only (see :func:`read_only_of`).
+        min_support: successful episodes an alternative needs (at least 1).
+
+    Raises:
+        ValueError: ``min_support`` below 1.
     """
+    if min_support < 1:
+        raise ValueError(f"min_support must be at least 1, got {min_support}")
     pool = successful_pool(episodes)
     groups: dict[tuple[str, ...], list[NormEpisode]] = {}
     for episode in pool:
@@ -127,9 +156,9 @@ def plan_branches(
     notes: list[str] = []
     for skeleton in ranked[1 : 1 + MAX_ALTERNATIVE_CANDIDATES]:
         lane = Lane(skeleton, tuple(groups[skeleton]))
-        if len(lane.episodes) < MIN_BRANCH_SUPPORT:
+        if len(lane.episodes) < min_support:
             break  # ranked by support: every later sequence has too few episodes as well
-        problem = _problem([*lanes, lane], read_only)
+        problem = _problem([*lanes, lane])
         if problem is None:
             lanes.append(lane)
         else:
@@ -140,13 +169,27 @@ def plan_branches(
     rest = sum(1 for s in ranked[1:] if s not in {lane.skeleton for lane in lanes}) - len(notes)
     if rest:
         notes.append(
-            f"{rest} other successful path(s) not compiled (fewer than {MIN_BRANCH_SUPPORT} "
-            "episodes each, or beyond the alternatives examined); they stay counterexamples"
+            f"{rest} other successful path(s) not compiled (fewer than {min_support} episodes "
+            "each, or beyond those examined; see --min-support); they stay counterexamples"
         )
     head, tail = _shared(lanes)
     ids = {e.episode_id for lane in lanes for e in lane.episodes}
     aligned = tuple(e for e in pool if e.episode_id in ids)
-    return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes))
+    selection, conditions = _selection(lanes, head, tail, read_only)
+    return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes), selection, conditions)
+
+
+def _selection(
+    lanes: Sequence[Lane], head: int, tail: int, read_only: Callable[[str], bool]
+) -> tuple[str, tuple[tuple[dict[str, Any], ...], ...]]:
+    """How the alternatives are selected (module docstring)."""
+    if len(lanes) < 2:
+        return "", ()
+    own = [tool for lane in lanes for tool in lane.skeleton[head : len(lane.skeleton) - tail]]
+    if tail and all(read_only(tool) for tool in own):
+        return "inputs", ()
+    conditions = lane_conditions([lane.episodes for lane in lanes], head)
+    return ("conditions", conditions) if conditions is not None else ("route", ())
 
 
 def _shared(lanes: Sequence[Lane]) -> tuple[int, int]:
@@ -164,22 +207,33 @@ def _shared(lanes: Sequence[Lane]) -> tuple[int, int]:
     return head, tail
 
 
-def _problem(lanes: Sequence[Lane], read_only: Callable[[str], bool]) -> str | None:
+def _problem(lanes: Sequence[Lane]) -> str | None:
     """Why ``lanes`` cannot share one branch, or None."""
     head, tail = _shared(lanes)
-    if tail == 0:
-        return "it shares no final calls with the modal path"
     for lane in lanes:
-        own = lane.skeleton[head : len(lane.skeleton) - tail]
-        if not own:
+        if not lane.skeleton[head : len(lane.skeleton) - tail]:
             return "one path would have no calls of its own"
-        effectful = [tool for tool in own if not read_only(tool)]
-        if effectful:
-            return (
-                f"{effectful[0]} in a differing part is not read-only (an alternative that "
-                "fails after an effectful call must never fall through to another)"
-            )
+    modal = lanes[0].skeleton
+    if head < len(modal) and _recovers_from(lanes[-1], head, modal[head]):
+        return (
+            f"every episode takes it after a failed {modal[head]} call (a recovery, not a "
+            "choice)"
+        )
     return _tail_problem(lanes, tail)
+
+
+def _recovers_from(lane: Lane, position: int, tool: str) -> bool:
+    """Whether every episode of ``lane`` made a failed ``tool`` call right before its
+    successful call at ``position``."""
+    for episode in lane.episodes:
+        ok = episode.ok_steps()
+        if position >= len(ok):
+            return False
+        start = ok[position - 1].index + 1 if position else 0
+        between = episode.steps[start : ok[position].index]
+        if not any(s.logical_tool == tool for s in between):
+            return False
+    return True
 
 
 def _tail_problem(lanes: Sequence[Lane], tail: int) -> str | None:

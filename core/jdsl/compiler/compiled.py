@@ -86,6 +86,8 @@ class BranchAlternative:
         episodes: the successful episodes that follow it (its support).
         guard_inputs: the run inputs its guard requires (empty: no input guard).
         reads: every run input it reads.
+        selected_by: the conditions that select it, as text (``orders[$i].status ==
+            "pending"``, ``route == "cancel"``); empty when only its inputs do.
     """
 
     node_id: str
@@ -93,6 +95,7 @@ class BranchAlternative:
     episodes: tuple[str, ...]
     guard_inputs: tuple[str, ...]
     reads: tuple[str, ...]
+    selected_by: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +104,7 @@ class BranchAlternative:
             "support": len(self.episodes),
             "guard_inputs": list(self.guard_inputs),
             "reads": list(self.reads),
+            "selected_by": list(self.selected_by),
         }
 
 
@@ -115,6 +119,7 @@ class CompiledBranch:
         tail: the calls every alternative then shares.
         teacher_selector: the id of the teacher selector it matches (``""``: unnamed; None:
             no teacher tree recorded one).
+        selection: ``inputs``, ``conditions`` or ``route`` (:mod:`jdsl.compiler.branches`).
     """
 
     node_id: str
@@ -122,6 +127,7 @@ class CompiledBranch:
     alternatives: tuple[BranchAlternative, ...]
     tail: tuple[str, ...]
     teacher_selector: str | None = None
+    selection: str = "inputs"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,17 +136,16 @@ class CompiledBranch:
             "alternatives": [a.to_dict() for a in self.alternatives],
             "tail": list(self.tail),
             "teacher_selector": self.teacher_selector,
+            "selection": self.selection,
         }
 
     def text(self) -> str:
         """``identify: retail.a (15 episodes, exists(email)) | retail.b (9 episodes)``."""
         parts = []
         for alt in self.alternatives:
-            when = ", when " + " and ".join(f"exists({n})" for n in alt.guard_inputs)
-            parts.append(
-                f"{' -> '.join(alt.tools)} ({len(alt.episodes)} episodes"
-                f"{when if alt.guard_inputs else ''})"
-            )
+            conditions = [*(f"exists({n})" for n in alt.guard_inputs), *alt.selected_by]
+            when = ", when " + " and ".join(conditions) if conditions else ""
+            parts.append(f"{' -> '.join(alt.tools)} ({len(alt.episodes)} episodes{when})")
         return f"{self.node_id}: " + " | ".join(parts)
 
 

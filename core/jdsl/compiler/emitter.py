@@ -7,17 +7,25 @@ them; :meth:`Emitter.branch` opens a selector whose alternatives are emitted one
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.arguments import ArgChoice, choose_argument, path_names, stable_key
-from jdsl.compiler.branches import BranchPlan, Lane, teacher_selector
+from jdsl.compiler.alternatives import Alternatives
+from jdsl.compiler.arguments import (
+    ArgChoice,
+    choose_argument,
+    index_key,
+    path_names,
+    stable_key,
+    top_key,
+)
+from jdsl.compiler.branches import BranchPlan, teacher_selector
 from jdsl.compiler.candidates import ACTION, DATAFLOW, GUARD, RECOVERY, SEMANTIC, Fact
 from jdsl.compiler.compiled import (
     GRADES,
-    BranchAlternative,
     CompiledAction,
     CompiledBehavior,
     CompiledBranch,
@@ -25,14 +33,17 @@ from jdsl.compiler.compiled import (
     NodeProvenance,
 )
 from jdsl.compiler.consolidate import Candidate, support_grade
-from jdsl.compiler.guards import exists_names, guard_node, node_names, residual_prefixes
+from jdsl.compiler.guards import guard_node, node_names, residual_prefixes
+from jdsl.compiler.lineage import mentioned_keys
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode, NormStep
+from jdsl.compiler.recovery import contested_notes, with_recovery
 from jdsl.compiler.residualize import (
     CompilerModel,
     Residual,
     residualize_argument,
     residualize_decision,
+    residualize_route,
 )
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.nodes import child_slots
@@ -96,6 +107,7 @@ class Emitter:
                 self.guard_index.setdefault((c.claim["position"], c.claim["before_tool"]), [])
                 self.guard_index[(c.claim["position"], c.claim["before_tool"])].append(c)
         self.recoveries = [c for c in candidates if c.type == RECOVERY and c.accepted]
+        self.notes: list[str] = contested_notes(candidates)
         self.model = model
         self.read_only = read_only
         self.nodes: list[dict[str, Any]] = []
@@ -228,8 +240,7 @@ class Emitter:
         node = {**node, "id": node_id}
         self.nodes.append(node)
         self.guards.append(CompiledGuard(node_id, slot.position, node, origin, slot.positions()))
-        why = "guard the teacher evaluated" if origin == "mined" else "protects a residual index"
-        self.prove(node_id, node["kind"], found, why)
+        self.prove(node_id, node["kind"], found, _WHY[origin])
 
     def action(self, slot: Slot, names: Names) -> None:
         p, tool, rep = slot.position, slot.tool, slot.steps[0]
@@ -244,13 +255,13 @@ class Emitter:
             node["args"] = {c.argument: c.spec for c in choices}
         if rep.store:
             node["store"] = rep.store
-        self.nodes.append(self._with_recovery(node, tool, p))
+        self.nodes.append(with_recovery(self, node, slot))
         self.actions.append(CompiledAction(node_id, p, tool, tuple(choices), slot.positions()))
         found = [self.candidate(ACTION, {"tool": tool, "position": q}) for q, _ in slot.at]
         found += [
             self.candidate(DATAFLOW, {"source": c.source, "tool": tool, "argument": c.argument,
                                       "position": q})
-            for c in choices if c.how == "dataflow" for q, _ in slot.at
+            for c in choices if c.how in ("dataflow", "selection") for q, _ in slot.at
         ]  # fmt: skip
         kinds = ", ".join(f"{c.argument}={c.how}" for c in choices) or "no arguments"
         self.prove(node_id, "action", found, f"ACTION {tool} at {p} ({kinds})")
@@ -263,49 +274,72 @@ class Emitter:
         if choice.how == "input":
             self.read_input(str(choice.source))
         elif choice.how == "residual":
-            tool = slot.steps[0].logical_tool
-            key = synth if synth not in self.available else f"{slug(tool)}_{slot.position}_{arg}"
-            choice = ArgChoice(arg, "residual", {"ref": key}, key, choice.values)
-            residual = residualize_argument(
-                node_id=self.unique(f"choose_{key}"), output=key, values=list(choice.values),
-                inputs=sorted(self._episode_inputs()), model=self.model,
-            )  # fmt: skip
-            self.add_residual(residual, None)
-            self.prove(residual.node["id"], "predict", [], f"model-chosen {arg} of {tool}")
+            choice = self._generated(slot, choice, synth)
+        elif choice.how == "selection":
+            choice = self._selection(slot, choice)
         return choice
 
-    def _with_recovery(self, node: dict[str, Any], tool: str, p: int) -> dict[str, Any]:
-        for c in self.recoveries:
-            if c.claim["on_error_of"] != tool:
-                continue
-            if self.lane_reads is not None and not self.read_only(c.claim["recover_with"]):
-                continue  # never an effectful call inside a branch alternative
-            recovery = self._recovery_action(c)
-            if recovery is not None:
-                self.prove(recovery["id"], "action", [c], f"RECOVERY {c.text}")
-                return {"kind": "selector", "id": self.unique(f"try_{node['id']}"),
-                        "children": [node, recovery]}  # fmt: skip
-        return node
+    def _free_key(self, slot: Slot, base: str) -> str:
+        """``base``, or ``<tool>_<position>_<base>`` when an earlier node already wrote it."""
+        taken = self.available | self.inputs
+        return base if base not in taken else f"{slug(slot.tool)}_{slot.position}_{base}"
 
-    def _recovery_action(self, c: Candidate) -> dict[str, Any] | None:
-        episode = self.episodes.get(c.support[0])
-        position = c.claim["position"]
-        if episode is None or position is None:
-            return None
-        step = episode.ok_steps()[position]
-        args: dict[str, Any] = {}
-        for arg, value in step.arguments.items():
-            path = next(
-                (x for x in step.arg_sources.get(arg, ()) if path_names(x) <= self.available), None
-            )
-            args[arg] = {"ref": path} if path else {"const": value}
-        node: dict[str, Any] = {"kind": "action", "id": self.unique(f"recover_{slug(step.logical_tool)}_{position}"),
-                                "tool": step.logical_tool}  # fmt: skip
-        if args:
-            node["args"] = args
-        if step.store:
-            node["store"] = step.store
-        return node
+    def _generated(self, slot: Slot, choice: ArgChoice, synth: str) -> ArgChoice:
+        """A predict that writes an argument a model chose and nothing else explains; it reads
+        the conversation (or the run inputs) and the state the recorded value mentions."""
+        key = self._free_key(slot, synth)
+        reads = self._reads() + mentioned_keys(choice.values, slot.steps, self.available)
+        residual = residualize_argument(
+            node_id=self.unique(f"choose_{key}"), output=key, values=list(choice.values),
+            inputs=reads, model=self.model,
+        )  # fmt: skip
+        self.add_residual(residual, None)
+        self.prove(residual.node["id"], "predict", [],
+                   f"model-chosen {choice.argument} of {slot.tool}")  # fmt: skip
+        return dataclasses.replace(choice, spec={"ref": key}, source=key)
+
+    def _selection(self, slot: Slot, choice: ArgChoice) -> ArgChoice:
+        """A predict that picks which elements of a list in state a list argument takes."""
+        key = self._free_key(slot, index_key(choice.argument))
+        template = str(choice.template)
+        residual = residualize_argument(
+            node_id=self.unique(f"choose_{key}"), output=key,
+            values=[list(i) for i in choice.indexes],
+            inputs=self._reads() + [top_key(template)], model=self.model,
+            note=f"Answer with a JSON list of the 0-based indexes of the elements of "
+                 f"{template.split('[*]')[0]} that {choice.argument} takes.",
+        )  # fmt: skip
+        self.add_residual(residual, None)
+        self.prove(residual.node["id"], "predict", [],
+                   f"model-chosen elements of {choice.argument} of {slot.tool}")  # fmt: skip
+        path = template.replace("[*]", f"[${key}]", 1)
+        return dataclasses.replace(choice, spec={"ref": path}, source=path)
+
+    def _reads(self) -> list[str]:
+        """What a generated residual reads: the conversation when every episode in scope has
+        it, else every run input they share."""
+        shared = self._episode_inputs()
+        return ["conversation"] if "conversation" in shared else sorted(shared)
+
+    def route_decision(self, routes: Sequence[tuple[str, str]]) -> str:
+        """A residual decision choosing a branch alternative by name; returns its output key."""
+        key, n = "route", 2
+        while key in self.available:
+            key, n = f"route_{n}", n + 1
+        inputs = sorted(self._episode_inputs() | self.available)
+        residual = residualize_route(node_id=self.unique(f"choose_{key}"), output=key,
+                                     routes=routes, inputs=inputs)  # fmt: skip
+        self.add_residual(residual, None)
+        self.prove(residual.node["id"], "predict", [],
+                   "route decision: the teacher took these paths without evaluating a "
+                   "condition that tells them apart")  # fmt: skip
+        return key
+
+    def route_check(self, key: str, value: str, base: str) -> None:
+        """``check key == value`` selecting an alternative (verified by execution)."""
+        node_id = self.unique(base)
+        self.nodes.append({"kind": "check", "id": node_id, "key": key, "equals": value})
+        self.prove(node_id, "check", [], f"selects the alternative the route decision names {value!r}")
 
     def _episode_inputs(self) -> set[str]:
         """The run inputs every episode in scope had (what a residual may read)."""
@@ -316,10 +350,10 @@ class Emitter:
     @contextmanager
     def branch(
         self, plan: BranchPlan, teacher_ir: dict[str, Any] | None, hosts: Sequence[str]
-    ) -> Iterator[_Branch]:
+    ) -> Iterator[Alternatives]:
         """Open a selector; emit each alternative inside ``with branch.alternative(...)``."""
         teacher = teacher_selector(teacher_ir, hosts)
-        builder = _Branch(self, self.unique(teacher or f"branch_{plan.head}"), teacher)
+        builder = Alternatives(self, self.unique(teacher or f"branch_{plan.head}"), teacher)
         start = len(self.provenance)
         yield builder
         # after the selector: what every alternative produced (each started from the base)
@@ -328,7 +362,7 @@ class Emitter:
         self.nodes.append({"kind": "selector", "id": builder.node_id, "children": builder.children})
         tail = plan.lanes[0].skeleton[len(plan.lanes[0].skeleton) - plan.tail :]
         branch = CompiledBranch(builder.node_id, plan.head, tuple(builder.alternatives), tail,
-                                teacher)  # fmt: skip
+                                teacher, plan.selection or "inputs")  # fmt: skip
         self.branches.append(branch)
         support = ", ".join(f"{len(a.episodes)}" for a in branch.alternatives)
         why = (
@@ -370,82 +404,18 @@ class Emitter:
             aligned=tuple(e.episode_id for e in aligned),
             required_capabilities=tuple(sorted(tools)),
             compiler_model=self.model.name,
-            notes=notes,
+            notes=(*notes, *self.notes),
             branches=tuple(self.branches),
             required_inputs=tuple(sorted(required)),
         )
 
 
-class _Branch:
-    """One selector being emitted: its alternatives' nodes, what each made available."""
-
-    def __init__(self, em: Emitter, node_id: str, teacher: str | None) -> None:
-        self.em = em
-        self.node_id = node_id
-        self.teacher = teacher
-        self.base = (set(em.available), set(em.residual_keys))
-        self.children: list[dict[str, Any]] = []
-        self.produced: list[set[str]] = []
-        self.residual: list[set[str]] = []
-        self.alternatives: list[BranchAlternative] = []
-
-    @contextmanager
-    def alternative(self, lane: Lane, slots: Sequence[Slot]) -> Iterator[None]:
-        """Emit one alternative: its nodes go into ``seq(guard, ...)`` under the selector."""
-        em = self.em
-        outer = (em.nodes, em.scope)
-        em.nodes, em.scope, em.lane_reads = [], lane.episodes, set()
-        em.available, em.residual_keys = set(self.base[0]), set(self.base[1])
-        k = len(self.children) + 1
-        seq_id = em.unique(f"{self.node_id}_{k}")
-        marks = (len(em.provenance), len(em.actions), len(em.guards))
-        yield
-        reads = em.lane_reads
-        guard_inputs = self._input_guard(lane, slots, k, marks)
-        self.children.append({"kind": "sequence", "id": seq_id, "children": em.nodes})
-        n = len(lane.episodes)
-        tools = tuple(s.tool for s in slots)
-        em.provenance.insert(marks[0], NodeProvenance(
-            seq_id, "sequence", support_grade(n), source_episodes=tuple(sorted(lane.ids)),
-            rationale=f"alternative {k} of {self.node_id}: {n} successful episodes call "
-                      f"{' -> '.join(tools)}",
-        ))  # fmt: skip
-        self.alternatives.append(
-            BranchAlternative(seq_id, tools, lane.ids, guard_inputs, tuple(sorted(reads)))
-        )
-        self.produced.append(em.available)
-        self.residual.append(em.residual_keys)
-        em.nodes, em.scope = outer
-        em.lane_reads = None
-
-    def _input_guard(
-        self, lane: Lane, slots: Sequence[Slot], k: int, marks: tuple[int, int, int]
-    ) -> tuple[str, ...]:
-        """Put ``exists(...)`` of the run inputs the alternative's arguments read first in it
-        (unless a mined guard there already says so); returns those inputs."""
-        em = self.em
-        read = {
-            str(c.source) for a in em.actions[marks[1] :] for c in a.choices if c.how == "input"
-        }
-        names = sorted(n for n in read if all(n in e.inputs for e in lane.episodes))
-        if not names:
-            return ()
-        mined = [g for g in em.guards[marks[2] :] if g.origin == "mined"]
-        if any(exists_names(g.node.get("expression")) == set(names) for g in mined):
-            return tuple(names)
-        parts = [{"exists": {"ref": name}} for name in names]
-        expression = parts[0] if len(parts) == 1 else {"and": parts}
-        node_id = em.unique(f"{self.node_id}_{k}_inputs")
-        node = {"kind": "guard", "id": node_id, "expression": expression}
-        em.nodes.insert(0, node)
-        em.guards.insert(marks[2], CompiledGuard(node_id, slots[0].position, node, "branch",
-                                                 slots[0].positions()))  # fmt: skip
-        em.provenance.insert(marks[0], NodeProvenance(
-            node_id, "guard", support_grade(len(lane.episodes)),
-            source_episodes=tuple(sorted(lane.ids)),
-            rationale=f"alternative {k} of {self.node_id} reads run inputs {', '.join(names)}",
-        ))  # fmt: skip
-        return tuple(names)
+_WHY = {
+    "mined": "guard the teacher evaluated",
+    "exists": "protects a residual index",
+    "select": "selects a branch alternative: the teacher evaluated it there with this result "
+    "in every episode of the alternative",
+}
 
 
 def _observed(slot: Slot, claim: dict[str, Any]) -> tuple[int, str | None]:

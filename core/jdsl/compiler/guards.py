@@ -73,7 +73,7 @@ def exists_names(expression: Any) -> set[str] | None:
 def residual_prefixes(choice: ArgChoice, residual_keys: set[str]) -> list[str]:
     """``orders[$selected_index]`` for a ref ``orders[$selected_index].id`` when
     ``selected_index`` is a residual output."""
-    if choice.how != "dataflow" or not choice.source:
+    if choice.how not in ("dataflow", "selection") or not choice.source:
         return []
     path = choice.source
     found = []

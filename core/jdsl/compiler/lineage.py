@@ -11,6 +11,11 @@ Rules (seeds/compiler-internals.md §2, reference jdsl-py §5.2):
   also gives the symbolic path ``xs[$k]``; symbolic paths are preferred, then shorter, then
   lexicographically smaller ones.
 
+List arguments get element-wise lineage (DESIGN.md §6): each element of a list of scalars has
+its own exact sources (:meth:`StateIndex.sources` per element, e.g. ``order.items[2].item_id``),
+and when every element is the same field of the elements of *one* list in state, the argument
+has a :class:`ListSource` (``order.items[*].item_id`` with the indexes taken, ``(0, 2)``).
+
 :class:`StateIndex` keeps a dict from ``(type, value)`` to the paths holding it, updated once
 per write, so a lookup costs one dict access however large the state is.
 
@@ -29,10 +34,22 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["MAX_DEPTH", "StateIndex", "find_source", "find_sources", "is_meaningful", "render_path"]
+__all__ = [
+    "MAX_DEPTH",
+    "ListSource",
+    "StateIndex",
+    "find_source",
+    "find_sources",
+    "is_meaningful",
+    "mentioned_keys",
+    "render_path",
+    "selected_indexes",
+    "stated_in",
+]
 
 MAX_DEPTH: Final = 6
 """How many steps below a top-level key lineage looks."""
@@ -165,6 +182,35 @@ class StateIndex:
             names.setdefault(index, name)
         return names
 
+    def paths(self, value: Any) -> list[PathSteps]:
+        """Every path (as steps) holding exactly ``value``, unordered."""
+        vkey = value_key(value)
+        holders = self._by_value.get(vkey) if vkey is not None else None
+        return [steps for paths in (holders or {}).values() for steps in paths]
+
+    def list_sources(self, values: Sequence[Any], *, limit: int = 4) -> tuple[ListSource, ...]:
+        """The lists in state whose elements' same field gives every element of ``values``.
+
+        ``values`` must be a non-empty list of meaningful scalars; each source says which
+        element each value came from. Shorter templates first, then by text.
+
+        >>> index = StateIndex()
+        >>> index.set("order", {"items": [{"id": "i10"}, {"id": "i11"}, {"id": "i12"}]})
+        >>> [(s.template, s.indexes, s.every) for s in index.list_sources(["i12", "i10"])]
+        [('order.items[*].id', (2, 0), False)]
+        """
+        if not values or not all(is_meaningful(v) for v in values):
+            return ()
+        per_value = [self.paths(v) for v in values]
+        found = []
+        for head, tail in {_split(steps, j) for steps in per_value[0] for j in _index_steps(steps)}:
+            indexes = _indexes_for(head, tail, per_value)
+            container = _lookup(self.state, head)
+            if indexes is not None and isinstance(container, list):
+                found.append(ListSource(render_path(head), _tail_text(tail), indexes, len(container)))
+        found.sort(key=lambda s: (len(s.template), s.template))
+        return tuple(found[:limit])
+
     def sources(self, value: Any, *, limit: int = 8) -> tuple[str, ...]:
         """Every path whose value exactly equals ``value``, best first (at most ``limit``)."""
         vkey = value_key(value)
@@ -202,3 +248,123 @@ def find_source(value: Any, state: dict[str, Any]) -> str | None:
     """
     found = find_sources(value, state)
     return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class ListSource:
+    """A list argument built from one list in state: element ``k`` of the argument is
+    ``<head>[indexes[k]]<tail>``.
+
+    Attributes:
+        head: the path of the list in state, e.g. ``"order.items"``.
+        tail: the path below each element, e.g. ``".item_id"`` (``""`` for the elements).
+        indexes: which element each argument element came from, in argument order.
+        length: how many elements the list in state had.
+    """
+
+    head: str
+    tail: str
+    indexes: tuple[int, ...]
+    length: int
+
+    @property
+    def template(self) -> str:
+        """``order.items[*].item_id``: the form that takes every element."""
+        return f"{self.head}[*]{self.tail}"
+
+    @property
+    def every(self) -> bool:
+        """Whether the argument is every element, in order."""
+        return self.indexes == tuple(range(self.length))
+
+    def selection(self, key: str) -> str:
+        """``order.items[$key].item_id``: the form that takes the indexes stored under ``key``."""
+        return f"{self.head}[${key}]{self.tail}"
+
+
+def _index_steps(steps: PathSteps) -> list[int]:
+    return [j for j, step in enumerate(steps) if j > 0 and isinstance(step, int)]
+
+
+def _split(steps: PathSteps, j: int) -> tuple[PathSteps, PathSteps]:
+    return steps[:j], steps[j + 1 :]
+
+
+def _indexes_for(
+    head: PathSteps, tail: PathSteps, per_value: list[list[PathSteps]]
+) -> tuple[int, ...] | None:
+    """The element index of each value under ``head[k]tail``, or None when one has none
+    (a value found at several elements takes the first not taken yet)."""
+    n = len(head)
+    taken: list[int] = []
+    for paths in per_value:
+        found = sorted(
+            p[n] for p in paths if len(p) == n + 1 + len(tail) and p[:n] == head and p[n + 1 :] == tail
+        )
+        if not found:
+            return None
+        taken.append(next((k for k in found if k not in taken), found[0]))
+    return tuple(taken)
+
+
+def _lookup(state: dict[str, Any], steps: PathSteps) -> Any:
+    value: Any = state
+    for step in steps:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def _tail_text(tail: PathSteps) -> str:
+    """The text of a path below an element: ``("item_id",)`` -> ``".item_id"``."""
+    return render_path(("x", *tail))[1:] if tail else ""
+
+
+def stated_in(value: Any, messages: Sequence[str]) -> bool:
+    """Whether ``value`` (a string of three or more characters) occurs as a whole word in one
+    of ``messages`` (what the user said), ignoring case.
+
+    >>> stated_in("MDCLVA", ["my reservation is mdclva."]), stated_in("MDC", ["MDCLVA"])
+    (True, False)
+    """
+    if not isinstance(value, str) or len(value.strip()) < 3 or not messages:
+        return False
+    pattern = re.compile(rf"(?<!\w){re.escape(value.strip())}(?!\w)", re.IGNORECASE)
+    return any(pattern.search(text) for text in messages)
+
+
+def mentioned_keys(values: Sequence[Any], steps: Sequence[Any], available: set[str]) -> list[str]:
+    """The available top-level state keys a generated value mentions: a key whose string
+    scalars (four or more characters) occur in the value's text, in the first step's
+    ``state_before`` (e.g. the reservation a transfer summary names), sorted, at most three.
+
+    Args:
+        values: the recorded values, the first for ``steps[0]``.
+        steps: :class:`~jdsl.compiler.normalized.NormStep` s with ``state_before``.
+        available: the keys the compiled tree has written by then.
+    """
+    text = json.dumps(values[0], ensure_ascii=False) if values and steps else ""
+    found = []
+    for key in sorted(available & set(steps[0].state_before) if text else ()):
+        strings = (v for (kind, v), _ in _walk(steps[0].state_before[key], (key,), 0) if kind == "s")
+        if any(len(v) >= 4 and v in text for v in strings):
+            found.append(key)
+    return found[:3]
+
+
+def selected_indexes(path: str, sources: Sequence[ListSource]) -> dict[str, list[int]]:
+    """``{k: indexes}`` when ``path`` is a selection ``xs[$k].id`` and one of ``sources`` (a
+    recorded list argument's :class:`ListSource` s) is ``xs[*].id``: the indexes it took, what
+    the residual that writes ``k`` answered in that episode.
+
+    >>> selected_indexes("o.items[$ix].id", (ListSource("o.items", ".id", (2, 0), 3),))
+    {'ix': [2, 0]}
+    """
+    for key in re.findall(r"\[\$(\w+)\]", path):
+        template = path.replace(f"[${key}]", "[*]", 1)
+        for source in sources:
+            if source.template == template:
+                return {key: list(source.indexes)}
+    return {}

@@ -6,7 +6,8 @@ call stores its result under the runtime's ``store`` or a synthesized ``<tool>_o
 Seeded run inputs are *not* trusted state (they are not writes), so a tool argument that merely
 repeats an input is never lineaged to it (seeds/compiler-internals.md §1, reference §5.1).
 
-Every tool call becomes a :class:`NormStep`; a predict (``node.enter`` of type predict) or
+Every tool call becomes a :class:`NormStep` (list arguments with element-wise lineage, and the
+arguments the user's messages so far state); a predict (``node.enter`` of type predict) or
 react (``react.started``) becomes a :class:`ModelDecision`; a ``guard.evaluated`` becomes a
 :class:`GuardObservation`. Decisions and guards are placed before the next successful step.
 """
@@ -18,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventLike, as_records, records_of
-from jdsl.compiler.lineage import StateIndex
+from jdsl.compiler.lineage import StateIndex, stated_in
 from jdsl.compiler.names import synth_store
 from jdsl.compiler.normalized import GuardObservation, ModelDecision, NormEpisode, NormStep
 from jdsl.ir.nodes import child_slots
@@ -72,6 +73,7 @@ class _Walker:
         self.fresh_store: dict[str, Any] = {}
         self.decision_keys: set[str] = set()
         self.last_hash = ""
+        self.said: list[str] = []
 
     # -- dispatch -----------------------------------------------------------------------------
     def visit(self, event: EventLike) -> None:
@@ -87,6 +89,11 @@ class _Walker:
 
     def _outcome(self, event: EventLike) -> None:
         self.outcome = dict(event.payload)
+
+    def _user_message(self, event: EventLike) -> None:
+        content = event.payload.get("content")
+        if isinstance(content, str):
+            self.said.append(content)
 
     def _node_enter(self, event: EventLike) -> None:
         p = event.payload
@@ -161,6 +168,7 @@ class _Walker:
         arguments = {k: v for k, v in dict(p.get("arguments") or {}).items() if k[:4] != "_arg"}
         node_id = p.get("node_id")
         sources = {a: self.index.sources(v) for a, v in arguments.items()}
+        lists = {a: v for a, v in arguments.items() if isinstance(v, list) and v}
         step = {
             "index": len(self.steps),
             "logical_tool": str(logical or self._logical(host)),
@@ -172,6 +180,9 @@ class _Walker:
             "node_id": node_id,
             "node_type": self.node_types.get(node_id) if isinstance(node_id, str) else None,
             "finished": False,
+            "element_sources": {a: tuple(self.index.sources(x) for x in v) for a, v in lists.items()},
+            "list_sources": {a: self.index.list_sources(v) for a, v in lists.items()},
+            "stated_args": frozenset(a for a, v in arguments.items() if stated_in(v, self.said)),
         }
         self.steps.append(step)
         self.open[event.event_id or str(len(self.steps))] = step
@@ -235,6 +246,8 @@ class _Walker:
         teacher = self.started.get("ir")
         teacher_root = teacher.get("root", teacher) if isinstance(teacher, dict) else None
         metadata = {k: v for k, v in self.started.items() if k not in ("inputs", "ir")}
+        if self.said and "conversation" not in inputs:
+            inputs["conversation"] = list(self.said)
         return NormEpisode(
             episode_id=records.episode_id,
             steps=tuple(_step(s, inputs) for s in self.steps),
@@ -246,6 +259,7 @@ class _Walker:
             success=_success(self.outcome, self.finished),
             outcome=self.outcome,
             source_digest=_digest(records),
+            conversation=tuple(self.said),
         )
 
 
@@ -255,6 +269,7 @@ _HANDLERS = {
     "episode.finished": _Walker._episode_finished,
     "environment.reward": _Walker._outcome,
     "environment.verdict": _Walker._outcome,
+    "user.message": _Walker._user_message,
     "node.enter": _Walker._node_enter,
     "react.started": _Walker._react_started,
     "model.requested": _Walker._model_requested,
@@ -292,6 +307,9 @@ def _step(raw: dict[str, Any], inputs: dict[str, Any]) -> NormStep:
         result=raw.get("result"),
         error=None if ok else str(raw.get("error") or "call did not finish"),
         error_type=raw.get("error_type"),
+        element_sources=raw["element_sources"],
+        list_sources={a: s for a, s in raw["list_sources"].items() if s},
+        stated_args=raw["stated_args"],
     )
 
 
@@ -350,6 +368,8 @@ def _label_signature(label: Any) -> str:
 
 
 def _success(outcome: dict[str, Any] | None, finished: dict[str, Any]) -> bool | None:
+    if outcome is not None and isinstance(outcome.get("passed"), bool):
+        return bool(outcome["passed"])  # the source said what its reward means
     if outcome is not None and outcome.get("reward") is not None:
         try:
             return float(outcome["reward"]) > 0

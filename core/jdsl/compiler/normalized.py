@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from jdsl.compiler.lineage import ListSource
+
 __all__ = ["GuardObservation", "ModelDecision", "NormEpisode", "NormStep"]
 
 
@@ -27,6 +29,10 @@ class NormStep:
         store: the key its result is available under (explicit or synthesized).
         node_id: the calling node; node_type its kind (``action``, ``react`` ...).
         ok / result / error / error_type: how it ended.
+        element_sources: ``{list argument: per element, every exact source path}``.
+        list_sources: ``{list argument: the lists in state it was built from}``
+            (:class:`~jdsl.compiler.lineage.ListSource`).
+        stated_args: the arguments whose value the user's messages before the call contain.
     """
 
     index: int
@@ -45,6 +51,9 @@ class NormStep:
     result: Any = None
     error: str | None = None
     error_type: str | None = None
+    element_sources: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    list_sources: dict[str, tuple[ListSource, ...]] = field(default_factory=dict)
+    stated_args: frozenset[str] = frozenset()
 
     @property
     def model_chosen(self) -> bool:
@@ -112,6 +121,8 @@ class NormEpisode:
         success: True / False from a reward, verdict or final status; None when unknown.
         outcome: the reward / verdict payload, when recorded.
         source_digest: sha256 over the episode's event kinds, sequences and payloads' keys.
+        conversation: what the user said (``user.message`` events), in order; it is also the
+            run input ``conversation`` when the episode recorded no input of that name.
     """
 
     episode_id: str
@@ -124,6 +135,7 @@ class NormEpisode:
     success: bool | None
     outcome: dict[str, Any] | None
     source_digest: str
+    conversation: tuple[str, ...] = ()
 
     def tool_sequence(self) -> tuple[str, ...]:
         """The logical tools of the successful calls, in order (the episode's skeleton)."""

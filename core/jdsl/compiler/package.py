@@ -4,7 +4,9 @@ Files (seeds/compiler-internals.md §8): ``manifest.json`` (name, version, requi
 source, verification, metrics, digests; ``source.inputs`` are the run inputs every path needs,
 ``source.optional_inputs`` those only some branch alternatives read, ``source.input_alternatives``
 per branch the inputs each alternative reads beyond the required ones, ``source.branches`` each
-branch with its alternatives' support), ``behavior.json``, ``tools.json``
+branch with its alternatives' support, ``source.stated_inputs`` the inputs the user states
+(``{input: {tool, argument}}``), ``source.constants`` every constant with its support),
+``behavior.json``, ``tools.json``
 (capability contracts with effects; shell-like capabilities are destructive and not idempotent
 unless ``effects`` says otherwise), ``signatures/<id>.json``, ``provenance.json``,
 ``tests/replay.jsonl`` / ``tests/guards.jsonl`` / ``tests/signatures.jsonl``,
@@ -71,6 +73,8 @@ def build_package(
             "aligned_episodes": len(compiled.aligned),
             "skeleton": list(compiled.skeleton),
             "branches": [b.to_dict() for b in compiled.branches],
+            "stated_inputs": _stated_inputs(compiled),
+            "constants": _constants(compiled),
         },
         "verification": report.to_dict(),
         "metrics": metrics.to_dict(),
@@ -90,6 +94,28 @@ def build_package(
         jsonl_files=_tests(compiled, report, episodes),
         text_files={"README.md": _readme(compiled, report, task_family)},
     )
+
+
+def _stated_inputs(compiled: CompiledBehavior) -> dict[str, dict[str, str]]:
+    """``{input: {"tool", "argument"}}`` for run inputs the user states in their messages (a
+    host takes them from what the user said; held-out validation looks for them there)."""
+    return {
+        str(c.source): {"tool": a.tool, "argument": c.argument}
+        for a in compiled.actions
+        for c in a.choices
+        if c.how == "input" and c.stated
+    }
+
+
+def _constants(compiled: CompiledBehavior) -> list[dict[str, Any]]:
+    """Every constant argument with its support (identical observations / aligned episodes)."""
+    return [
+        {"node_id": a.node_id, "tool": a.tool, "argument": c.argument, "value": c.spec["const"],
+         "support": c.support, "episodes": len(c.values)}
+        for a in compiled.actions
+        for c in a.choices
+        if c.how == "const"
+    ]  # fmt: skip
 
 
 def _contracts(
@@ -154,6 +180,7 @@ def _tests(
         by_episode.setdefault(check.episode_id, []).append(check.passed)
         by_node.setdefault(check.node_id, []).append(check.passed)
     aligned = set(compiled.aligned)
+    executed = {x.episode_id: x for x in report.executions}
     replay = [
         {
             "episode": e.episode_id,
@@ -162,6 +189,9 @@ def _tests(
             "source_digest": e.source_digest,
             "checks": len(by_episode.get(e.episode_id, [])),
             "passed": sum(by_episode.get(e.episode_id, [])),
+            "executed": e.episode_id in executed,
+            "matched": e.episode_id in executed and executed[e.episode_id].matched,
+            "divergence": _divergence(executed.get(e.episode_id)),
         }
         for e in episodes
     ]
@@ -188,13 +218,19 @@ def _tests(
     }
 
 
+def _divergence(execution: Any) -> dict[str, Any] | None:
+    divergence = getattr(execution, "divergence", None)
+    return None if divergence is None else dict(divergence.to_dict())
+
+
 def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family: str) -> str:
     lines = [
         f"# {compiled.name}",
         "",
         f"Compiled by {COMPILER_ID} from {len(compiled.aligned)} aligned episode(s).",
         f"Task family: {task_family or '-'}",
-        f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks})",
+        f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks};"
+        f" executed {report.executed} episode(s), {report.matched} matched)",
         f"Run inputs: {', '.join(compiled.required_inputs) or '-'}",
         *(f"Branch: {b.text()}" for b in compiled.branches),
         f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.arguments import top_key
-from jdsl.compiler.branches import successful_pool
-from jdsl.compiler.consolidate import Candidate, Contracts, consolidate
+from jdsl.compiler.arguments import ArgChoice, top_key
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
+from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalize import normalize_all
@@ -41,7 +41,8 @@ class CompileReport(dict[str, Any]):
             *(f"  branch        {b}" for b in self["branch_text"]),
             f"  verification  {v['status']} (structure {'ok' if v['structural_ok'] else 'FAILED'},"
             f" replay {v['replay_passed']}/{v['replay_checks']}, coverage"
-            f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']})",
+            f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']};"
+            f" executed {v['executed']} episode(s), {v['matched']} matched)",
             f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
             f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
             f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments ref a"
@@ -52,6 +53,7 @@ class CompileReport(dict[str, Any]):
             f"  candidates    {self['candidates']}",
         ]
         lines += [f"  args          {line}" for line in self["arguments"]]
+        lines += [f"  constant      {line}" for line in self["constants"]]
         lines += [f"  problem       {p}" for p in v["problems"]]
         lines += [f"  note          {n}" for n in self["notes"]]
         return "\n".join(lines)
@@ -88,7 +90,8 @@ class CompileResult:
         package: the behavior package (write it with ``jdsl.package.export_jdsl``).
         compiled: the compiled behavior (IR, residuals, provenance after promotion).
         candidates: the consolidated candidates.
-        verification: the replay verification report.
+        verification: the verification report (refs and guards replayed, the tree executed
+            on every aligned episode: :mod:`jdsl.compiler.replay`).
         normalized: the normalized episodes.
         metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
     """
@@ -114,9 +117,16 @@ class CompileResult:
         c = self.compiled
         decided = {key for r in c.residuals for key in r.outputs}
         arguments = [
-            f"{a.tool}.{ch.argument} = {_spec_text(ch.spec)} ({_how(ch.how, ch.source, decided)})"
+            f"{a.tool}.{ch.argument} = {_spec_text(ch.spec)} ({_how(ch, decided)})"
             for a in c.actions
             for ch in a.choices
+        ]
+        constants = [
+            f"{a.tool}.{ch.argument} = {ch.spec['const']!r}: {ch.support} of {len(ch.values)} "
+            f"episodes ({support_grade(ch.support)})"
+            for a in c.actions
+            for ch in a.choices
+            if ch.how == "const"
         ]
         return CompileReport(
             name=c.name,
@@ -133,6 +143,7 @@ class CompileResult:
             required_capabilities=list(c.required_capabilities),
             candidates=len(self.candidates),
             arguments=arguments,
+            constants=constants,
             model_decisions=[r.node["id"] + ": " + r.node["signature"] for r in c.residuals],
             notes=list(c.notes),
         )
@@ -155,9 +166,12 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _how(how: str, source: str | None, decided: set[str]) -> str:
-    """``dataflow``, or ``model output`` for a lineage ref whose top-level key a model wrote."""
-    return "model output" if how == "dataflow" and top_key(source or "") in decided else how
+def _how(choice: ArgChoice, decided: set[str]) -> str:
+    """``dataflow``, ``model output`` for a lineage ref whose top-level key a model wrote,
+    ``input, stated by the user`` for an input the user's messages contain, else ``how``."""
+    if choice.how == "dataflow" and top_key(choice.source or "") in decided:
+        return "model output"
+    return "input, stated by the user" if choice.stated else choice.how
 
 
 def _spec_text(spec: Mapping[str, Any]) -> str:
@@ -175,6 +189,7 @@ def compile_behavior(
     model: Any = None,
     version: str = "0.1.0",
     allow_broken_chain: bool = False,
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> CompileResult:
     """Compile recorded episodes into a verified behavior package.
 
@@ -189,6 +204,8 @@ def compile_behavior(
         model: optional compiler model (a chat model or a ``CompilerModel``) that words
             residual instructions; structure never depends on it.
         version: the package version.
+        min_support: successful episodes a branch alternative needs; thinner paths are
+            reported and left out (default 2).
         allow_broken_chain: compile episodes whose hash chain
             (:func:`jdsl.trace.verify_chain`) is broken. Events without hashes (hand-built
             dicts) are never chain-checked; traces from a sink or ``jdsl import`` carry them.
@@ -211,7 +228,7 @@ def compile_behavior(
         normalized = normalize_all(episodes, canonical=canonical)
     return compile_normalized(
         normalized, name=name, task_family=task_family, contracts=contracts,
-        effects=effects, model=model, version=version,
+        effects=effects, model=model, version=version, min_support=min_support,
     )  # fmt: skip
 
 
@@ -224,6 +241,7 @@ def compile_normalized(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     model: Any = None,
     version: str = "0.1.0",
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
@@ -233,7 +251,8 @@ def compile_normalized(
     require_success(normalized)
     with paused_gc():
         candidates = consolidate(normalized, contracts=contracts)
-        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects)
+        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
+                             min_support=min_support)  # fmt: skip
         report = verify(compiled, normalized)
         compiled = promote(compiled, report)
         package = build_package(

@@ -27,6 +27,7 @@ __all__ = [
     "infer_type",
     "residualize_argument",
     "residualize_decision",
+    "residualize_route",
 ]
 
 SIGNATURE_FORMAT = "jdsl.signature.v1"
@@ -66,7 +67,7 @@ class HeuristicCompilerModel:
 
     def word_instruction(self, signature: str, samples: Sequence[dict[str, Any]]) -> str:
         sig = Signature.parse(signature)
-        out = sig.outputs[0]
+        out = sig.outputs[0]  # the verb follows the first output; every output is named
         words = out.name.replace("_", " ")
         lowered = out.name.lower()
         if any(k in lowered for k in ("index", "select", "target", "choice")):
@@ -81,6 +82,7 @@ class HeuristicCompilerModel:
         else:
             verb = "Produce"
         text = f"{verb} {words}" if words.startswith("whether") else f"{verb} the {words}"
+        text += "".join(f" and the {f.name.replace('_', ' ')}" for f in sig.outputs[1:])
         if sig.inputs:
             text += " from " + ", ".join(f.name.replace("_", " ") for f in sig.inputs)
         text += "."
@@ -194,19 +196,53 @@ def residualize_argument(
     values: Sequence[Any],
     inputs: Sequence[str],
     model: CompilerModel | None = None,
+    note: str = "",
 ) -> Residual:
-    """A predict leaf for a tool argument a model chose and nothing deterministic explains.
+    """A predict leaf for a tool argument a model chose and nothing deterministic explains
+    (or for the indexes that select a list argument's elements).
 
     Args:
         node_id: the leaf's id.
         output: the blackboard key the answer goes to (the action refs it).
         values: the argument's recorded values (their type types the output).
-        inputs: the run inputs the model may read.
+        inputs: what the model reads: ``conversation`` or run inputs, then state keys.
+        note: a sentence added to the instruction (e.g. what the indexes index).
     """
-    left = ", ".join(inputs)
+    left = ", ".join(dict.fromkeys(inputs))
     signature = Signature.parse(f"{left} -> {output}: {infer_type(values)}".strip())
     samples = [{output: v} for v in values[:_MAX_EXAMPLES]]
     instructions = (model or HeuristicCompilerModel()).word_instruction(str(signature), samples)
+    instructions = f"{instructions} {note}".strip()
+    node = {
+        "kind": "predict",
+        "id": node_id,
+        "signature": str(signature),
+        "instructions": instructions,
+    }
+    record = _record(node_id, signature, instructions, "predict", (), [])
+    return Residual(node, record, signature.output_names)
+
+
+def residualize_route(
+    *,
+    node_id: str,
+    output: str,
+    routes: Sequence[tuple[str, str]],
+    inputs: Sequence[str],
+) -> Residual:
+    """A predict leaf choosing between branch alternatives the teacher selected without
+    evaluating a condition: ``inputs -> route: Literal["cancel", "escalate"]``.
+
+    Args:
+        node_id: the leaf's id.
+        output: the blackboard key the answer goes to (each alternative checks it).
+        routes: ``(value, what the alternative does)`` per alternative, in selector order.
+        inputs: what the model may read (run inputs and earlier results).
+    """
+    choices = ", ".join(json.dumps(value) for value, _ in routes)
+    signature = Signature.parse(f"{', '.join(inputs)} -> {output}: Literal[{choices}]".strip())
+    paths = "; ".join(f"{value}: {what}" for value, what in routes)
+    instructions = f"Choose the path to take ({paths}). Answer with its name only."
     node = {
         "kind": "predict",
         "id": node_id,

@@ -2,8 +2,10 @@
 
 The control skeleton is the most common tool sequence among successful episodes (ties go to
 the first seen); the representative is the first episode with it. Other successful sequences
-that reach the same tail through read-only calls of their own become alternatives of a
-selector (:mod:`.branches`): ``seq(head..., sel(seq(guard, own calls...), ...), tail...)``.
+that part ways with it at one point become alternatives of a selector (:mod:`.branches`):
+``seq(head..., sel(seq(selection, own calls...), ...), tail...)``, each alternative selected by
+the run inputs it reads (read-only alternatives before a shared tail), the conditions the
+teacher evaluated there, or a residual route decision emitted before the selector.
 For each compiled call the compiler emits, in order (seeds/compiler-internals.md §5,
 DESIGN.md §6):
 
@@ -12,7 +14,8 @@ DESIGN.md §6):
 3. ``exists(...)`` guards for every argument indexed by a residual decision, so an invalid
    model answer (an out-of-range index) fails cleanly before the tool is called;
 4. the action, each argument chosen by :func:`jdsl.compiler.arguments.choose_argument`;
-5. a recovery selector when accepted RECOVERY evidence exists for the tool.
+5. a recovery selector when accepted RECOVERY evidence exists for the tool
+   (:mod:`.recovery`).
 
 Each branch alternative starts with a guard that the run inputs its arguments read exist
 (unless the teacher's own guard there says the same).
@@ -26,6 +29,7 @@ from typing import Any
 
 from jdsl.compiler.arguments import input_names
 from jdsl.compiler.branches import (
+    MIN_BRANCH_SUPPORT,
     BranchPlan,
     Lane,
     plan_branches,
@@ -83,6 +87,7 @@ def staticize(
     name: str = "behavior",
     model: CompilerModel | Any = None,
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
+    min_support: int = MIN_BRANCH_SUPPORT,
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -91,11 +96,11 @@ def staticize(
         candidates: consolidated candidates of the same episodes.
         name: the root's name.
         model: a compiler model for residual wording (None: offline heuristics).
-        effects: trusted capability effects; only read-only calls may differ between branch
-            alternatives (unknown capabilities: :func:`jdsl.package.default_effects`).
+        effects: trusted capability effects; they decide how branch alternatives are selected.
+        min_support: successful episodes a branch alternative needs.
     """
     read_only = read_only_of(effects)
-    plan = plan_branches(episodes, read_only=read_only)
+    plan = plan_branches(episodes, read_only=read_only, min_support=min_support)
     em = Emitter(name, episodes, plan.aligned, candidates, as_compiler_model(model), read_only)
     if not plan.lanes:
         return em.result((), plan.aligned, ("no successful episode to compile",))
@@ -142,14 +147,34 @@ def _emit_branch(
     """One selector over the plan's lanes, each lane's own calls and decisions inside it."""
     rep = plan.lanes[0].episodes[0]
     hosts = [lane.episodes[0].ok_steps()[plan.head].host_tool for lane in plan.lanes]
+    routes = route_names(plan, own)
+    key = em.route_decision(routes) if plan.selection == "route" else None
     with em.branch(plan, rep.teacher_ir, hosts) as branch:
-        for lane, slots in zip(plan.lanes, own, strict=True):
+        for k, (lane, slots) in enumerate(zip(plan.lanes, own, strict=True)):
             placed = [(d, q) for d, q in _decision_positions(lane.episodes[0])
                       if d.node_id not in shared]  # fmt: skip
             with branch.alternative(lane, slots):
+                base = f"{branch.node_id}_{k + 1}_when"
+                for node in plan.conditions[k] if plan.selection == "conditions" else ():
+                    em.add_guard(slots[0], node, base, "select", [])
+                if key is not None:
+                    em.route_check(key, routes[k][0], base)
                 for slot in slots:
                     ds = [d for d, q in placed if q == slot.position]
                     em.call(slot, names, ds, lane.episodes)
+
+
+def route_names(plan: BranchPlan, own: Sequence[Sequence[Slot]]) -> list[tuple[str, str]]:
+    """``(name, what it calls)`` per alternative: the last dotted part of its first own tool
+    (``retail.cancel_pending_order`` -> ``cancel_pending_order``), made unique."""
+    found: list[tuple[str, str]] = []
+    for slots in own:
+        base = slots[0].tool.rsplit(".", 1)[-1] if slots else "path"
+        name, n = base, 2
+        while name in {f for f, _ in found}:
+            name, n = f"{base}_{n}", n + 1
+        found.append((name, "calls " + " -> ".join(s.tool for s in slots)))
+    return found
 
 
 def _decision_positions(rep: NormEpisode) -> Placed:

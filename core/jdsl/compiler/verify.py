@@ -1,13 +1,19 @@
-"""Verify: structural validation plus replay of every compiled ref and guard.
+"""Verify: structural validation, replay of every compiled ref and guard, and execution.
 
-Two layers (seeds/compiler-internals.md §7):
+Three layers (seeds/compiler-internals.md §7, plus execution from DESIGN.md §6):
 
 * structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities;
 * replay: in every episode a compiled call was compiled from (a call inside a branch
   alternative: that alternative's episodes only), each dataflow ref must resolve in the
-  recorded ``state_before`` of its call to exactly the argument the episode used; a
-  ref to a run input must equal that input; each guard and check must hold over the state
-  (run inputs included) right before its action.
+  recorded ``state_before`` of its call to exactly the argument the episode used (a list
+  path ``xs[*].id`` to the whole list); a selection ``xs[$k].id`` must give the recorded list
+  when ``k`` holds the indexes that episode took; a ref to a run input must equal that
+  input; each guard and check must hold over the state (run inputs and selections included)
+  right before its action;
+* execution: the compiled tree runs on every aligned episode with the recorded tool results
+  and model decisions served back (:mod:`jdsl.compiler.replay`); it must make the same calls,
+  with the same arguments, in the same order, and end with the teacher's outcome. The first
+  difference of each episode is a problem (episode, node, expected call vs actual).
 
 :func:`promote` lifts the provenance of nodes whose checks all passed to E4. Replay proves that
 the deterministic parts reproduce their source evidence, not that they are correct in general.
@@ -21,14 +27,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
-from jdsl.compiler.lineage import value_key
+from jdsl.compiler.lineage import selected_indexes, value_key
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.replay import Divergence, Execution, execute_all
 from jdsl.errors import JdslError
 from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
 from jdsl.tree import lenient_equal
 
-__all__ = ["ReplayCheck", "VerificationReport", "promote", "verify"]
+__all__ = ["ReplayCheck", "VerificationReport", "promote", "selections", "verify"]
 
 
 @dataclass(frozen=True)
@@ -49,10 +56,27 @@ class VerificationReport:
     Attributes:
         structural_problems: from :func:`jdsl.ir.validate_ir` (empty when structure is ok).
         checks: every replay check, in episode then tree order.
+        executions: every aligned episode executed (:func:`jdsl.compiler.replay.execute`).
     """
 
     structural_problems: tuple[str, ...]
     checks: tuple[ReplayCheck, ...] = field(default=())
+    executions: tuple[Execution, ...] = field(default=())
+
+    @property
+    def executed(self) -> int:
+        """How many episodes the compiled tree was run on."""
+        return len(self.executions)
+
+    @property
+    def matched(self) -> int:
+        """How many of them it reproduced (same calls, arguments, order and outcome)."""
+        return sum(1 for e in self.executions if e.matched)
+
+    @property
+    def divergences(self) -> tuple[Divergence, ...]:
+        """The first divergence of every episode that did not match, in episode order."""
+        return tuple(e.divergence for e in self.executions if e.divergence is not None)
 
     @property
     def structural_ok(self) -> bool:
@@ -73,16 +97,20 @@ class VerificationReport:
 
     @property
     def problems(self) -> tuple[str, ...]:
-        return self.structural_problems + tuple(c.problem for c in self.checks if not c.passed)
+        replayed = tuple(c.problem for c in self.checks if not c.passed)
+        executed = tuple(f"execution {d}" for d in self.divergences)
+        return self.structural_problems + replayed + executed
 
     @property
     def status(self) -> str:
-        """``passed`` (structure ok, every replay check held), ``failed`` (a structural
-        problem or a failed check) or ``unverified`` (structure ok but nothing to replay: no
-        ref or guard was compiled from the episodes, so replay proved nothing)."""
+        """``passed`` (structure ok, every replay check held, every executed episode
+        matched), ``failed`` (a structural problem, a failed check or a divergence) or
+        ``unverified`` (structure ok but nothing was replayed or executed)."""
         if not self.structural_ok or self.replay_passed != self.replay_checks:
             return "failed"
-        return "passed" if self.checks else "unverified"
+        if self.matched != self.executed:
+            return "failed"
+        return "passed" if self.checks or self.executions else "unverified"
 
     @property
     def ok(self) -> bool:
@@ -97,17 +125,24 @@ class VerificationReport:
             "replay_checks": self.replay_checks,
             "replay_passed": self.replay_passed,
             "replay_coverage": self.replay_coverage,
+            "executed": self.executed,
+            "matched": self.matched,
+            "first_divergence": self.divergences[0].to_dict() if self.divergences else None,
             "problems": list(problems[:max_problems]),
             "problems_omitted": max(0, len(problems) - max_problems),
         }
 
 
-def verify(compiled: CompiledBehavior, episodes: Sequence[NormEpisode]) -> VerificationReport:
-    """Validate the IR and replay its refs and guards against the aligned episodes.
+def verify(
+    compiled: CompiledBehavior, episodes: Sequence[NormEpisode], *, execute: bool = True
+) -> VerificationReport:
+    """Validate the IR, replay its refs and guards, and execute it on the aligned episodes.
 
     Args:
         compiled: the output of :func:`~jdsl.compiler.staticize.staticize`.
         episodes: the normalized episodes it was compiled from.
+        execute: run the tree on every aligned episode (skipped when the structure is
+            broken: such a tree does not load).
     """
     report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
     aligned = set(compiled.aligned)
@@ -122,8 +157,27 @@ def verify(compiled: CompiledBehavior, episodes: Sequence[NormEpisode]) -> Verif
                 checks += _replay_action(action, ok_steps[action.at[eid]], episode)
         for guard in compiled.guards:
             if eid in guard.at:
-                checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode))
-    return VerificationReport(report.problems, tuple(checks))
+                chosen = selections(compiled.actions, eid, guard.at[eid], ok_steps)
+                checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
+    executions: tuple[Execution, ...] = ()
+    if execute and report.ok and compiled.ir["root"].get("child") is not None:
+        executions = execute_all(compiled.ir, [e for e in episodes if e.episode_id in aligned])
+    return VerificationReport(report.problems, tuple(checks), executions)
+
+
+def selections(
+    actions: Sequence[CompiledAction], eid: str, position: int, ok_steps: Sequence[NormStep]
+) -> dict[str, list[int]]:
+    """``{index key: indexes}`` the episode's call at ``position`` took for each selection
+    argument of the actions compiled there (what the residual that selects would answer)."""
+    found: dict[str, list[int]] = {}
+    for action in actions:
+        if action.at.get(eid) == position:
+            sources = ok_steps[position].list_sources
+            for choice in action.choices:
+                if choice.how == "selection" and choice.source:
+                    found.update(selected_indexes(choice.source, sources.get(choice.argument, ())))
+    return found
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -138,12 +192,14 @@ def _replay_action(
     action: CompiledAction, step: NormStep, episode: NormEpisode
 ) -> list[ReplayCheck]:
     checks = []
+    chosen = selections([action], episode.episode_id, action.at[episode.episode_id],
+                        episode.ok_steps())  # fmt: skip
     for choice in action.choices:
-        if choice.how not in ("dataflow", "input") or choice.source is None:
+        if choice.how not in ("dataflow", "selection", "input") or choice.source is None:
             continue
         if choice.how == "input" and choice.source not in episode.inputs:
             continue  # a synthesized input: supplied at run time, nothing recorded to compare
-        state = step.state_before if choice.how == "dataflow" else episode.inputs
+        state = episode.inputs if choice.how == "input" else {**step.state_before, **chosen}
         expected = step.arguments.get(choice.argument)
         try:
             got = resolve_path(choice.source, state)
@@ -161,8 +217,10 @@ def _replay_action(
     return checks
 
 
-def _replay_guard(guard: CompiledGuard, step: NormStep, episode: NormEpisode) -> ReplayCheck:
-    state = {**episode.inputs, **step.state_before}
+def _replay_guard(
+    guard: CompiledGuard, step: NormStep, episode: NormEpisode, chosen: dict[str, list[int]]
+) -> ReplayCheck:
+    state = {**episode.inputs, **step.state_before, **chosen}
     node = guard.node
     try:
         if node["kind"] == "guard_call":
@@ -213,8 +271,9 @@ def _replay_call(
 
 
 def promote(compiled: CompiledBehavior, report: VerificationReport) -> CompiledBehavior:
-    """A copy whose nodes with at least one replay check, all passed, are graded E4."""
-    if not report.structural_ok:
+    """A copy whose nodes with at least one replay check, all passed, are graded E4 (nothing
+    is promoted when an executed episode diverged)."""
+    if not report.structural_ok or report.matched != report.executed:
         return compiled
     passed: dict[str, bool] = {}
     for check in report.checks:

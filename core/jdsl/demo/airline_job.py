@@ -66,6 +66,10 @@ class FamilyRow:
         residual_decision_burden: model decisions / all decisions of the package.
         id_like_constants: ``tool.arg = "value"`` for id-like literals.
         problems: verification problems (empty when it passed).
+        aligned: episodes that follow the compiled path(s).
+        executed / matched: aligned episodes the package was run on with their recorded
+            results served back, and how many it reproduced (same calls, arguments, order,
+            outcome).
     """
 
     family: str
@@ -80,6 +84,9 @@ class FamilyRow:
     residual_decision_burden: float
     id_like_constants: tuple[str, ...]
     problems: tuple[str, ...] = ()
+    aligned: int = 0
+    executed: int = 0
+    matched: int = 0
 
 
 def ir_actions(ir: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -199,6 +206,9 @@ def _row(family: str, episodes: list[Episode], result: Any) -> FamilyRow:
         residual_decision_burden=float(metrics["residual_decision_burden"]),
         id_like_constants=tuple(id_like_constants(ir, [e.inputs for e in episodes])),
         problems=tuple(str(p) for p in verification["problems"]),
+        aligned=int(report["aligned_episodes"]),
+        executed=int(verification["executed"]),
+        matched=int(verification["matched"]),
     )
 
 

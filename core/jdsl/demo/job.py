@@ -5,8 +5,13 @@ offline teacher (:func:`jdsl.demo.teacher.offline_teacher`, a stand-in for a tea
 ``model_id`` puts a real provider (``jdsl.providers.resolve_model``) in its place, for the
 teacher runs and the held-out runs alike.
 
+Then the held-out figures: tau-bench's own airline results file compiled per family with one
+run held out (:mod:`jdsl.demo.heldout_job`) and the retail return family's list path
+(:mod:`jdsl.demo.returns_job`).
+
 Files written to ``out``: ``retail_teacher.jsonl`` (teacher traces), ``retail_cancel.jdsl``
-(the package), ``airline_traces.jsonl`` (the imported gpt-4o episodes), ``teacher.svg`` and
+(the package), ``airline_traces.jsonl`` (the imported gpt-4o episodes), ``retail_returns.json``
+(the scripted return runs), ``teacher.svg`` and
 ``package.svg`` (drawings; ``.dot`` sources instead when no Graphviz renderer works),
 ``report.txt`` and ``report.html``.
 """
@@ -21,6 +26,7 @@ from typing import Any
 
 from jdsl.demo.airline_job import FamilyRow, compile_airline, ir_tool_text
 from jdsl.demo.family import FamilySplit, split_family
+from jdsl.demo.heldout_job import HoldoutFigures, airline_holdout
 from jdsl.demo.report import draw, html_report, text_report
 from jdsl.demo.retail_job import (
     LOGICAL_PREFIX,
@@ -33,6 +39,7 @@ from jdsl.demo.retail_job import (
     record_teacher,
     serve_held_out,
 )
+from jdsl.demo.returns_job import ReturnFigures, compile_returns
 from jdsl.demo.teacher import (
     OFFLINE_TEACHER_ID,
     TEACHER_BEHAVIOR,
@@ -67,6 +74,8 @@ class DemoResult:
     airline: list[FamilyRow]
     airline_episodes: int
     notes: list[str] = field(default_factory=list)
+    holdout: HoldoutFigures | None = None
+    returns: ReturnFigures | None = None
 
     @property
     def report_data(self) -> dict[str, Any]:
@@ -205,6 +214,7 @@ def run_demo(
         out=out, model_label=label, split=split, teacher=teacher, trace_path=trace_path,
         compile_result=compiled, package_path=out / "retail_cancel.jdsl", package=package,
         held_out=held_out, airline=airline, airline_episodes=sum(r.episodes for r in airline),
+        holdout=airline_holdout(), returns=compile_returns(out),
     )
     _drawings(result)
     (out / "report.txt").write_text(text_report(result), encoding="utf-8")

@@ -93,8 +93,10 @@ def _retail_lines(result: DemoResult) -> list[str]:
         "  user: run inputs parsed from each instruction (a deterministic stand-in for the "
         "user simulator)",
         f"  teacher runs: {_pct(teacher_ok, len(result.teacher))} reward 1.0 -> {result.trace_path}",
-        f"  compiled: verification {ver.get('status')} (replay coverage "
-        f"{_coverage(ver.get('replay_coverage'))}, {ver.get('replay_checks', 0)} checks); "
+        f"  compiled: verification {ver.get('status')} (executed {ver.get('executed', 0)} "
+        f"teacher episodes, {ver.get('matched', 0)} matched: same calls, arguments, order and "
+        f"outcome; replay coverage {_coverage(ver.get('replay_coverage'))}, "
+        f"{ver.get('replay_checks', 0)} checks); "
         f"residual decision burden {result.metrics.get('residual_decision_burden')}; "
         f"run inputs {result.inputs_text}",
         *(f"  branch {line}" for line in result.branch_lines),
@@ -120,19 +122,22 @@ def _airline_lines(result: DemoResult) -> list[str]:
     rows = result.airline
     passed = sum(row.verification == "passed" for row in rows)
     unverified = sum(row.verification == "unverified" for row in rows)
+    executed = sum(row.executed for row in rows)
+    matched = sum(row.matched for row in rows)
     lines = [
         f"Airline: {result.airline_episodes} real gpt-4o episodes imported, "
-        f"{len(rows)} task families compiled ({passed} verified, {unverified} unverified: "
-        "nothing deterministic to replay)",
+        f"{len(rows)} task families compiled ({passed} verified, {unverified} unverified; "
+        f"executed on {executed} aligned episodes, {matched} matched)",
         f"  ({RDB_LEGEND}; {REFS_LEGEND})",
-        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<10}{'RDB':>6}  "
-        "id-like constants",
+        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<10}{'exec':>6}"
+        f"{'RDB':>6}  id-like constants",
     ]
     for row in rows:
         consts = "; ".join(row.id_like_constants) or "-"
         lines.append(
             f"  {row.family:<18}{row.episodes:>4}  {row.dataflow_refs:>4}  "
             f"{row.model_output_refs:>5}  {row.verification:<10}"
+            f"{f'{row.matched}/{row.executed}':>6}"
             f"{row.residual_decision_burden:>6.2f}  {consts}"
         )
     return lines
@@ -141,6 +146,8 @@ def _airline_lines(result: DemoResult) -> list[str]:
 def text_report(result: DemoResult) -> str:
     """The printed report: retail results, the airline per-family table, where files are."""
     lines = ["jdsl demo", *_retail_lines(result), "", *_airline_lines(result), ""]
+    for figures in (result.holdout, result.returns):
+        lines += [*figures.lines(), ""] if figures is not None else []
     lines.append(f"Report: {result.out / 'report.html'}")
     lines.extend(f"Note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"
@@ -206,7 +213,8 @@ def html_report(result: DemoResult) -> str:
     ]
     airline = [
         (r.family, r.episodes, _list_cell(_tool_runs(r.tools), "calls"),
-         _list_cell(list(r.lineage_refs), "refs"), r.model_output_refs, r.verification,
+         _list_cell(list(r.lineage_refs), "refs"), r.model_output_refs,
+         f"{r.verification} ({r.matched}/{r.executed} executed matched)",
          f"{r.residual_decision_burden:.2f}", _list_cell(list(r.id_like_constants), "constants"))
         for r in result.airline
     ]

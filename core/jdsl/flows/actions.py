@@ -6,8 +6,9 @@ subtree callable the tree builds (``(arguments) -> ToolResult | value``).
 
 Outcome classes (DESIGN.md §7, where the runtime seed wins over ditto):
 
-* ``fed back``: success, a business ``failed`` result, an unknown action name, invalid
-  arguments, or a Python exception inside a tool: the model sees an observation and may adapt.
+* ``fed back``: success, a business ``failed`` result, an unknown action name (when the loop
+  runs with ``on_undeclared="observe"``; otherwise it stops before acting), invalid arguments,
+  or a Python exception inside a tool: the model sees an observation and may adapt.
 * ``stop``: a ``cancelled`` / ``timeout`` / ``unknown`` result, or an infrastructure error (a
   :class:`JdslError` such as a refused permission or an invalid result): the loop stops with
   ``dependency_failed``.
@@ -109,6 +110,10 @@ class ActionTable:
 
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs]
+
+    def declares(self, name: str) -> bool:
+        """Whether ``name`` is a declared action."""
+        return name in self.targets
 
     def run(self, call: ToolCall, *, cancel: object | None = None) -> ActionOutcome:
         """Run one action and classify its outcome (module docstring)."""

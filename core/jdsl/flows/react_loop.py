@@ -13,6 +13,22 @@ Actions run one at a time in the model's order. Stop reasons: ``completed``, ``m
 ``max_action_calls``, ``max_tokens``, ``timeout``, ``cancelled``, ``dependency_failed``,
 ``error``. ``completed`` is the only success; any other stop is ``partial`` after at least one
 model turn, else ``failed``. Unresolved requests come back in ``pending``. Nothing is retried.
+
+Stop rules (seed: "Duplicate action IDs, undeclared actions and invalid model outputs stop the
+flow"; "Invalid input throws; execution errors return ReactFlowResult"):
+
+* a repeated or empty action id stops with ``error`` / ``INVALID_MODEL_OUTPUT``;
+* an undeclared action stops with ``error`` / ``UNDECLARED_ACTION`` under
+  ``on_undeclared="stop"`` (the default), every request of that turn left in ``pending``;
+  ``on_undeclared="observe"`` (the React leaf: the runtime seed's rule for trees, DESIGN.md §7)
+  feeds it back as a failed ``UNKNOWN_TOOL`` observation instead;
+* any exception from the model (a ``ConnectionError`` as much as a :class:`ProviderError`)
+  stops with ``error`` (``INVALID_MODEL_OUTPUT`` for a :class:`ModelOutputError`, else
+  ``MODEL_ERROR``; a :class:`ProviderTimeout` is ``timeout``), the message scrubbed
+  (:func:`~jdsl.interaction.results.sanitize_message`) and the exception kept on
+  ``result.exception``; any exception escaping an action's infrastructure stops with
+  ``dependency_failed`` (ditto: "Infrastructure exceptions stop the flow without inventing an
+  observation"). Only invalid input (budgets, action declarations, ``on_undeclared``) raises.
 """
 
 from __future__ import annotations
@@ -23,23 +39,24 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jdsl.errors import JdslError, ProviderTimeout
+from jdsl.errors import ModelOutputError, ProviderTimeout, ToolError
 from jdsl.flows.actions import ActionTable, ActionTarget, build_actions
 from jdsl.interaction.cancel import is_cancelled
 from jdsl.interaction.mcp import McpRegistry
 from jdsl.interaction.observe import Observation
 from jdsl.interaction.registry import ToolRegistry
-from jdsl.interaction.results import sanitize_message
+from jdsl.interaction.results import error_from_exception, sanitize_message
 from jdsl.interaction.sandbox import Sandbox
 from jdsl.providers.messages import Message, ModelTurn, ToolCall, Usage, as_messages, as_turn
 from jdsl.settings import ReactSettings, Settings
 
-__all__ = ["ReactError", "ReactResult", "StopReason", "react_flow"]
+__all__ = ["OnUndeclared", "ReactError", "ReactResult", "StopReason", "react_flow"]
 
 StopReason = Literal[
     "completed", "max_steps", "max_action_calls", "max_tokens", "timeout", "cancelled",
     "dependency_failed", "error",
 ]  # fmt: skip
+OnUndeclared = Literal["stop", "observe"]
 Emit = Callable[..., Any]
 
 
@@ -83,7 +100,7 @@ class ReactResult(BaseModel):
     error: ReactError | None = None
     tools: tuple[str, ...] = Field(default=())
     exception: BaseException | None = Field(default=None, exclude=True, repr=False)
-    """The model's own exception for an ``error`` stop that a provider raised, so a caller that
+    """The model's own exception for an ``error`` stop that the model raised, so a caller that
     must not swallow it (the React leaf: a bad API key is not a FAILURE) can re-raise it."""
 
     @property
@@ -124,6 +141,7 @@ class _Run:
         self.emit: Emit | None = kw["emit"]
         self.node_id: str | None = kw["node_id"]
         self.signature: str | None = kw["signature"]
+        self.on_undeclared: OnUndeclared = kw["on_undeclared"]
         self.deadline = self.clock() + budgets.timeout_s
         self.messages: list[Message] = list(kw["messages"])
         self.turns: list[ModelTurn] = []
@@ -194,9 +212,10 @@ class _Run:
             raise _Stop("cancelled", "CANCELLED", "interrupted during a model call") from None
         except ProviderTimeout as exc:
             raise _Stop("timeout", "TIMEOUT", sanitize_message(str(exc))) from None
-        except JdslError as exc:  # the leaf re-raises a provider's own error (result.exception)
-            message = sanitize_message(f"{type(exc).__name__}: {exc}")
-            raise _Stop("error", "MODEL_ERROR", message, cause=exc) from None
+        except Exception as exc:  # execution errors end the flow with a result (module doc)
+            code = "INVALID_MODEL_OUTPUT" if isinstance(exc, ModelOutputError) else "MODEL_ERROR"
+            error = error_from_exception(exc, code=code)
+            raise _Stop("error", error.code, error.message, cause=exc) from None
         self._event("model.responded", {
             "kind": "react", "model_id": self.model_id, "raw_output": turn.text,
             "tool_calls": [c.model_dump(mode="json", include={"id", "name", "arguments"})
@@ -212,13 +231,8 @@ class _Run:
         self.turns.append(turn)
         self.messages.append(turn.as_message())
         self.usage = Usage.sum([t.usage for t in self.turns])  # counts turns without usage
-        for call in turn.tool_calls:
-            if call.id in self.seen_ids or not call.id:
-                raise _Stop(
-                    "error", "INVALID_MODEL_OUTPUT", f"action id {call.id!r} is repeated or empty"
-                )
-            self.seen_ids.add(call.id)
         self.pending = list(turn.tool_calls)
+        self._check_requests(turn.tool_calls)
         limit = self.budgets.max_total_tokens
         if limit is not None and (turn.usage is None or turn.usage.total is None):
             raise _Stop("error", "USAGE_UNAVAILABLE", "a model turn reported no token usage")
@@ -229,6 +243,27 @@ class _Run:
         if turn.finish_reason == "cancelled":
             raise _Stop("cancelled", "CANCELLED", "the model call was cancelled")
         self._check_interrupts()
+
+    def _check_requests(self, calls: Sequence[ToolCall]) -> None:
+        """Stop on a repeated or empty id, and (``on_undeclared="stop"``) an undeclared name."""
+        for call in calls:
+            if call.id in self.seen_ids or not call.id:
+                raise _Stop(
+                    "error",
+                    "INVALID_MODEL_OUTPUT",
+                    sanitize_message(f"action id {call.id!r} is repeated or empty"),
+                )
+            self.seen_ids.add(call.id)
+            if self.on_undeclared == "stop" and not self.table.declares(call.name):
+                declared = ", ".join(self.table.names()) or "none"
+                raise _Stop(
+                    "error",
+                    "UNDECLARED_ACTION",
+                    sanitize_message(
+                        f"the model requested action {call.name[:64]!r}, which is not declared; "
+                        f"declared: {declared}"
+                    ),
+                )
 
     def _act(self) -> None:
         if len(self.turns) >= self.budgets.max_steps:
@@ -254,6 +289,8 @@ class _Run:
             raise _Stop(
                 "cancelled", "CANCELLED", f"interrupted during action {call.name!r}"
             ) from None
+        except Exception as exc:  # an action's infrastructure broke: no observation is invented
+            raise self._broken(call, exc, tool, started) from None
         if outcome.stop and self._interrupted():
             self._check_interrupts()  # stopped by our own deadline / cancel: outcome unknown, kept pending
         self.pending.remove(call)
@@ -289,6 +326,17 @@ class _Run:
         assert obs is not None
         self.messages.append(obs.message.model_copy(update={
             "name": call.name, "metadata": {"action_request_id": call.id, "name": call.name}}))  # fmt: skip
+
+    def _broken(self, call: ToolCall, exc: Exception, tool: dict[str, str], started: Any) -> _Stop:
+        """The stop for an exception escaping an action (ditto: no observation is invented)."""
+        self._check_interrupts()  # our own deadline / cancel: outcome unknown, kept pending
+        self.pending.remove(call)
+        code = exc.code if isinstance(exc, ToolError) else "DEPENDENCY_FAILED"
+        error = error_from_exception(exc, code=code)
+        self._event("tool.call.failed", {"store": None, "tool": tool,
+                    "error": f"{error.code}: {error.message}", "error_type": error.code},
+                    "tool", started)  # fmt: skip
+        return _Stop("dependency_failed", error.code, error.message)
 
     def result(
         self,
@@ -329,6 +377,7 @@ def react_flow(
     emit: Emit | None = None,
     node_id: str | None = None,
     signature: str | None = None,
+    on_undeclared: OnUndeclared = "stop",
 ) -> ReactResult:
     """Run the ReAct loop under budgets (module docstring) and return how it ended.
 
@@ -350,11 +399,25 @@ def react_flow(
             ``RunContext.emit``. ``react.started`` / ``react.finished`` are the leaf's.
         node_id: put in every emitted payload.
         signature: the calling leaf's signature text, put in ``model.requested``.
+        on_undeclared: ``"stop"`` (default): a requested action that is not declared stops the
+            flow (``error`` / ``UNDECLARED_ACTION``, the requests left in ``pending``);
+            ``"observe"``: it is fed back as a failed ``UNKNOWN_TOOL`` observation.
+
+    Returns:
+        A :class:`ReactResult`; execution errors (the model or an action's infrastructure
+        raising) end the flow with one rather than an exception (module docstring).
 
     Raises:
-        ValueError: an invalid budget.
+        ValueError: an invalid budget or ``on_undeclared`` value.
         BindingError: an invalid action declaration.
+
+    Example:
+        >>> from jdsl.testing import ScriptedModel
+        >>> react_flow(ScriptedModel("4"), "What is 2 + 2?").answer
+        '4'
     """
+    if on_undeclared not in ("stop", "observe"):
+        raise ValueError(f"on_undeclared must be 'stop' or 'observe', not {on_undeclared!r}")
     budgets = _budgets(
         (settings or Settings()).react, max_steps=max_steps, max_action_calls=max_action_calls,
         max_total_tokens=max_total_tokens, timeout_s=timeout_s,
@@ -363,7 +426,7 @@ def react_flow(
     history = [Message.user(messages)] if isinstance(messages, str) else as_messages(messages)
     run = _Run(model, table, budgets, system=system, model_id=model_id, cancel=cancel,
                clock=clock, emit=emit, node_id=node_id, messages=history,
-               signature=signature)  # fmt: skip
+               signature=signature, on_undeclared=on_undeclared)  # fmt: skip
     run.expose()
     try:
         answer = run.loop()

@@ -1,4 +1,5 @@
-"""Foreign traces -> jdsl traces: tau-bench episodes and OpenAI chat-completions logs.
+"""Foreign traces -> jdsl traces: tau-bench runs (its results files, any agent strategy, or our
+extraction format) and OpenAI chat-completions logs.
 
 Each foreign conversation becomes one jdsl episode whose events the compiler reads like a React
 leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.call.*`` per call
@@ -6,6 +7,7 @@ leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.cal
 ``user.message`` / ``assistant.message``, and task metadata in ``episode.started``::
 
     trace = import_tau_bench(data_path("tau_airline", "episodes.json"))   # a jdsl Trace
+    found = read_tau_bench("results.json")     # conversations, skipped runs, summary()
     import_tau_bench(path, sink=JsonlTraceSink("airline.jsonl"))          # or straight to a file
 
 The command line is ``jdsl import tau-bench|openai-chat SOURCE -o TRACES.jsonl``
@@ -24,21 +26,38 @@ from jdsl.importers.conversation import (
     parse_result,
 )
 from jdsl.importers.openai_chat import import_openai_chat, openai_chat_conversations
-from jdsl.importers.tau_bench import TauEpisode, import_tau_bench, tau_bench_conversations
+from jdsl.importers.tau_bench import (
+    DOMAINS,
+    ImportSkipWarning,
+    SkippedEpisode,
+    TauEpisode,
+    TauImport,
+    import_tau_bench,
+    read_tau_bench,
+    tau_bench_conversations,
+)
+from jdsl.importers.tau_results import Strategy, detect_strategy
 
 __all__ = [
     "AGENT_NODE_ID",
+    "DOMAINS",
     "AssistantTurn",
     "Conversation",
     "ImportFormatError",
+    "ImportSkipWarning",
+    "SkippedEpisode",
+    "Strategy",
     "TauEpisode",
+    "TauImport",
     "ToolOutcome",
     "UserTurn",
     "conversation_events",
+    "detect_strategy",
     "import_openai_chat",
     "import_tau_bench",
     "is_error_text",
     "openai_chat_conversations",
     "parse_result",
+    "read_tau_bench",
     "tau_bench_conversations",
 ]

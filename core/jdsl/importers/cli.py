@@ -2,7 +2,7 @@
 
 Mounted by the main CLI as ``app.add_typer(import_app, name="import")``::
 
-    jdsl import tau-bench EPISODES.json -o TRACES.jsonl
+    jdsl import tau-bench RESULTS.json -o TRACES.jsonl [--strict] [--domain airline]
     jdsl import openai-chat LOG.jsonl -o TRACES.jsonl
     jdsl import tau-bench EPISODES.json -o DIR/        # writes DIR/EPISODES.jsonl
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -26,7 +27,7 @@ from jdsl.errors import JdslError
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
 from jdsl.importers.openai_chat import openai_chat_conversations
-from jdsl.importers.tau_bench import tau_bench_conversations
+from jdsl.importers.tau_bench import DOMAINS, ImportSkipWarning, TauImport, read_tau_bench
 from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent
 
 __all__ = ["MODEL_FIX", "cli_advice", "cli_errors", "cli_fail", "import_app"]
@@ -146,7 +147,9 @@ def _target(source: Path, out: Path) -> Path:
     return target
 
 
-def _run(reader: Callable[[Path], list[Conversation]], source: Path, out: Path) -> None:
+def _run(
+    reader: Callable[[Path], Sequence[Conversation]], source: Path, out: Path, note: str = ""
+) -> None:
     """Read every conversation first (a bad source writes nothing), then replace the target."""
     target = _target(source, out)
     conversations = reader(source)
@@ -156,17 +159,39 @@ def _run(reader: Callable[[Path], list[Conversation]], source: Path, out: Path) 
         )
     target.unlink(missing_ok=True)
     events = emit_conversations(conversations, JsonlTraceSink(target, resume=False))
-    typer.echo(f"{source} -> {target}: {_summary(events)}")
+    typer.echo(f"{source} -> {target}: {_summary(events)}{note}")
+
+
+def _tau_bench(source: Path, strict: bool, domain: str | None) -> TauImport:
+    """Read a tau-bench file; each skipped run is printed as ``warning: ...`` on stderr."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ImportSkipWarning)
+        found = read_tau_bench(source, strict=strict, domain=domain)
+    for skipped in found.skipped:
+        typer.echo(f"warning: skipped {skipped} (pass --strict to stop on it)", err=True)
+    return found
 
 
 @import_app.command("tau-bench")
 @cli_errors
 def tau_bench_command(
-    episodes: Path = typer.Argument(..., help="tau-bench episodes (a JSON list)", dir_okay=False),
+    episodes: Path = typer.Argument(
+        ...,
+        help="a tau-bench results file (what its run.py writes: tool-calling, act or react "
+        "runs) or jdsl's extraction format (tau_airline/episodes.json); detected per run",
+        dir_okay=False,
+    ),
     out: Path = _OUT,
+    strict: bool = typer.Option(
+        False, "--strict", help="Stop at the first malformed run (default: skip it, warn)."
+    ),
+    domain: str | None = typer.Option(
+        None, "--domain", help=f"The domain ({' or '.join(DOMAINS)}) when the runs do not tell."
+    ),
 ) -> None:
-    """Import tau-bench episodes (the format of tau_airline/episodes.json)."""
-    _run(tau_bench_conversations, episodes, out)
+    """Import tau-bench runs; failed runs keep their reward and are never compiled from."""
+    found = _tau_bench(episodes, strict, domain)
+    _run(lambda _: found.conversations, episodes, out, f"; {found.summary()}")
 
 
 @import_app.command("openai-chat")

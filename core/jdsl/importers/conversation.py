@@ -27,7 +27,8 @@ event                       actor        payload
 ``tool.call.failed``        tool         ``..., error`` (the text), ``error_type``
 ``react.finished``          system       ``node_id``, ``status``/``stop_reason`` "completed",
                                          ``answer`` (the last assistant text), ``steps``
-``environment.reward``      environment  ``reward`` (when the source recorded one)
+``environment.reward``      environment  ``reward`` (when the source recorded one), ``passed``
+                                         (when the source says what counts as success)
 ``episode.finished``        system       ``skill``, ``status``, ``error_type``, ``error_message``
 ==========================  ===========  ================================================
 
@@ -111,10 +112,14 @@ class UserTurn:
 
 @dataclass(frozen=True)
 class AssistantTurn:
-    """One model response: its text and the tool calls it made, in call order."""
+    """One model response: what it said, the tool calls it made (in call order), and, when
+    the source kept more, the model's raw text (an act/react ``Thought: ... Action: ...``
+    message) and its reasoning (the ``Thought:``)."""
 
     content: str = ""
     calls: tuple[ToolOutcome, ...] = ()
+    raw: str | None = None
+    thought: str = ""
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,8 @@ class Conversation:
         tools: tool schemas ``[{name, description, parameters}]`` exposed to the agent, if known.
         turns: the conversation, in order.
         reward: the source's reward for the episode, if it recorded one.
+        passed: whether that reward counts as success (tau-bench: reward 1.0); None: a reward
+            above 0 does.
     """
 
     episode_id: str
@@ -143,6 +150,7 @@ class Conversation:
     tools: Sequence[Mapping[str, Any]] = ()
     turns: Sequence[UserTurn | AssistantTurn] = ()
     reward: float | None = None
+    passed: bool | None = None
 
 
 class _Emitter:
@@ -235,8 +243,10 @@ def conversation_events(conversation: Conversation, sink: TraceSink) -> list[Tra
         },
     )
     if conv.reward is not None:
-        out.emit(EventKind.ENVIRONMENT_REWARD, {"reward": conv.reward}, actor="environment")
-    status = "success" if conv.reward is None or conv.reward > 0 else "failure"
+        outcome = {"reward": conv.reward, **({} if conv.passed is None else {"passed": conv.passed})}
+        out.emit(EventKind.ENVIRONMENT_REWARD, outcome, actor="environment")
+    passed = conv.passed if conv.passed is not None else conv.reward is None or conv.reward > 0
+    status = "success" if passed else "failure"
     out.emit(
         EventKind.EPISODE_FINISHED,
         {
@@ -271,7 +281,7 @@ def _emit_assistant_turn(out: _Emitter, turn: AssistantTurn, history: list[Messa
             "node_id": AGENT_NODE_ID,
             "kind": "react",
             "model_id": model_id,
-            "raw_output": turn.content,
+            "raw_output": turn.content if turn.raw is None else turn.raw,
             "tool_calls": [c.model_dump(mode="json", exclude={"metadata"}) for c in calls],
             "usage": None,
             "finish_reason": "tool_calls" if calls else "stop",

@@ -31,7 +31,7 @@ from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.trace import EventSource, Trace, TraceSink
 
-__all__ = ["import_openai_chat", "openai_chat_conversations"]
+__all__ = ["ChatBuilder", "import_openai_chat", "openai_chat_conversations"]
 
 
 def _text(content: Any) -> str:
@@ -66,7 +66,7 @@ class _OpenCall:
     result: str | None = None
 
 
-class _Builder:
+class ChatBuilder:
     """Collects one conversation's turns, attaching tool messages to the calls they answer."""
 
     def __init__(self) -> None:
@@ -129,7 +129,7 @@ class _Builder:
 
 
 def _conversation(row: dict[str, Any], episode_id: str, capture_id: str) -> Conversation:
-    builder = _Builder()
+    builder = ChatBuilder()
     for index, message in enumerate(row["messages"]):
         try:
             builder.add(message)

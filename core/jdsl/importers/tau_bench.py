@@ -1,24 +1,35 @@
-"""Import tau-bench episodes (the neutral format of ``tau_airline/episodes.json``) as jdsl traces.
+"""Import tau-bench runs as jdsl traces: tau-bench's own results files and our extraction format.
 
-The file is a JSON list of episodes::
+Two file shapes are read, detected per row (both are JSON lists):
 
-    {episode_id, domain, task_split, task_id, trial, reward, agent_model, user_model,
-     agent_strategy, source{...}, user_id, instruction, gold_actions[{name, arguments}],
-     gold_outputs[], notes{...},
-     steps[{role: "user" | "assistant", content, tool_calls[{id, name, arguments}],
-            tool_results[{id, name, content}]}]}
+* **results** (what tau-bench's ``run.py`` writes; :mod:`jdsl.importers.tau_results`):
+  ``{task_id, reward, info: {task: {...}}, traj: [...], trial}``, any of the ``tool-calling``,
+  ``act`` and ``react`` strategies;
+* **episodes** (our extraction format, ``tau_airline/episodes.json``):
+  ``{episode_id, domain, task_split, task_id, trial, reward, agent_model, user_id, instruction,
+  gold_actions, gold_outputs, steps[{role, content, tool_calls[{id, name, arguments}],
+  tool_results[{id, name, content}]}]}``; a call id may be null (an act/react run extracted
+  into this format): calls then get synthetic ids and results pair with calls in order.
 
-The results of an assistant step's calls are attached to that same step. Each episode becomes one
-jdsl episode (see :mod:`jdsl.importers.conversation` for the events): its id is
-``tau_<domain>_<split>_<task id>_<trial>``, its ``task_family`` is ``<domain>_<split>_<task id>``
-(the episodes of one task form one family), its run inputs are ``{"user_id": ...}`` and its
-``episode.started`` keeps the task metadata (``task_id``, ``task_split``, ``trial``, ``domain``,
-``instruction``, ``gold_actions``, ``gold_outputs``, ``source``, ...). The tool schemas of the
-domain are exposed when jdsl ships them (``tau_airline``, ``tau_retail``).
+Each run becomes one jdsl episode (events: :mod:`jdsl.importers.conversation`): its id is
+``tau_<family>_<trial>``, its ``task_family`` ``<domain>_<split>_<task id>`` (the runs of one
+task form one family), its run inputs ``{"user_id": ...}``; what the user simulator said is kept
+as ``user.message`` events (the compiler reads them as the ``conversation``). A results file
+names neither domain nor split: the domain is the shipped one whose tools the run calls (or its
+system prompt names), the split the one of the shipped task with the same id and instruction.
+A failed run (reward < 1) is imported with its reward as the outcome (``environment.reward``
+``{"reward", "passed": false}``, ``episode.finished`` status failure); the compiler never builds
+from it. A malformed run is skipped with an :class:`ImportSkipWarning` naming the file, the run
+and the field, and counted in :attr:`TauImport.skipped`; ``strict=True`` raises instead.
 """
 
 from __future__ import annotations
 
+import warnings
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,20 +38,38 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from jdsl.envs.data import DataNotFoundError, load_json
 from jdsl.importers.common import ImportFormatError, emit_conversations, read_json
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
+from jdsl.importers.tau_results import ParsedRun, RunFormatError, parse_run
 from jdsl.trace import EventSource, Trace, TraceSink
 
-__all__ = ["TauEpisode", "import_tau_bench", "tau_bench_conversations"]
+__all__ = [
+    "DOMAINS",
+    "ImportSkipWarning",
+    "SkippedEpisode",
+    "TauEpisode",
+    "TauImport",
+    "import_tau_bench",
+    "read_tau_bench",
+    "tau_bench_conversations",
+]
+
+DOMAINS = ("airline", "retail")
+"""The tau-bench domains whose tools and tasks jdsl ships."""
+
+
+class ImportSkipWarning(UserWarning):
+    """A run of a tau-bench file was skipped because it is malformed (the message names the
+    file, the run and the field; pass ``strict=True`` / ``--strict`` to make it an error)."""
 
 
 class _Call(BaseModel):
-    id: str
+    id: str | None = None
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
 class _Result(BaseModel):
-    id: str
-    name: str
+    id: str | None = None
+    name: str | None = None
     content: str
 
 
@@ -52,7 +81,7 @@ class _Step(BaseModel):
 
 
 class TauEpisode(BaseModel):
-    """One tau-bench episode in the neutral format (unknown extra keys are kept)."""
+    """One tau-bench episode in our extraction format (unknown extra keys are kept)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -75,26 +104,77 @@ class TauEpisode(BaseModel):
         return f"{self.domain}_{self.task_split}_{self.task_id}"
 
 
-def _turn(step: _Step) -> UserTurn | AssistantTurn:
+@dataclass(frozen=True)
+class SkippedEpisode:
+    """A malformed run left out of an import.
+
+    Attributes:
+        path: the file.
+        index: the run's position in the file (0-based).
+        episode: how the run names itself (``task 5 trial 1``, an episode id) or ``run <i>``.
+        field: the dotted field at fault (``traj.5.content``, ``steps.1.tool_calls.0.name``).
+        message: what is wrong with it.
+    """
+
+    path: str
+    index: int
+    episode: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: run {self.index} ({self.episode}): {self.field}: {self.message}"
+
+
+@dataclass(frozen=True)
+class TauImport:
+    """What :func:`read_tau_bench` read.
+
+    Attributes:
+        path: the file.
+        conversations: one per imported run, in file order.
+        skipped: the malformed runs left out.
+        formats: ``{"results" | "episodes": runs}``.
+        strategies: ``{"tool-calling" | "act" | "react": runs}``.
+    """
+
+    path: str
+    conversations: tuple[Conversation, ...]
+    skipped: tuple[SkippedEpisode, ...]
+    formats: Mapping[str, int]
+    strategies: Mapping[str, int]
+
+    @property
+    def succeeded(self) -> int:
+        """Runs with reward 1.0 (or no reward recorded)."""
+        return sum(c.passed is not False for c in self.conversations)
+
+    def summary(self) -> str:
+        """``87 runs (54 succeeded, 33 failed; tool-calling 87), 1 skipped``."""
+        n = len(self.conversations)
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.strategies.items())) or "-"
+        return (
+            f"{n} runs ({self.succeeded} succeeded, {n - self.succeeded} failed; {kinds}), "
+            f"{len(self.skipped)} skipped"
+        )
+
+
+# -- our extraction format ------------------------------------------------------------------------
+def _turn(step: _Step, at: int) -> UserTurn | AssistantTurn:
     if step.role == "user":
         return UserTurn(step.content or "")
-    results = {result.id: result.content for result in step.tool_results}
-    calls = tuple(
-        ToolOutcome(call.id, call.name, call.arguments, results.get(call.id))
-        for call in step.tool_calls
-    )
-    return AssistantTurn(step.content or "", calls)
+    by_id = {r.id: r.content for r in step.tool_results if r.id is not None}
+    calls = []
+    for k, call in enumerate(step.tool_calls):
+        if call.id is not None:
+            result = by_id.get(call.id)
+        else:  # no ids (an act/react run): results answer the calls in order
+            result = step.tool_results[k].content if k < len(step.tool_results) else None
+        calls.append(ToolOutcome(call.id or f"call_{at}_{k}", call.name, call.arguments, result))
+    return AssistantTurn(step.content or "", tuple(calls))
 
 
-def _domain_tools(domain: str) -> list[dict[str, Any]]:
-    try:
-        tools: list[dict[str, Any]] = load_json(f"tau_{domain}", "tools.schema.json")
-    except DataNotFoundError:
-        return []
-    return tools
-
-
-def _conversation(episode: TauEpisode, capture_id: str) -> Conversation:
+def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
     extra = episode.model_dump(exclude={"steps", "episode_id", "reward"})
     metadata = {
         **extra,
@@ -110,52 +190,237 @@ def _conversation(episode: TauEpisode, capture_id: str) -> Conversation:
         inputs={"user_id": episode.user_id} if episode.user_id else {},
         metadata=metadata,
         tools=_domain_tools(episode.domain),
-        turns=[_turn(step) for step in episode.steps],
+        turns=[_turn(step, at) for at, step in enumerate(episode.steps)],
         reward=episode.reward,
+        passed=_passed(episode.reward),
     )
 
 
-def tau_bench_conversations(
-    path: str | Path, *, capture_id: str = "tau_bench"
-) -> list[Conversation]:
-    """Read a tau-bench episodes file into neutral conversations (one per episode, file order).
+def _passed(reward: float | None) -> bool | None:
+    """tau-bench counts a run as solved only at reward 1.0; anything less failed."""
+    return None if reward is None else reward >= 1.0
+
+
+# -- tau-bench results files ----------------------------------------------------------------------
+def _domain_tools(domain: str) -> list[dict[str, Any]]:
+    try:
+        tools: list[dict[str, Any]] = load_json(f"tau_{domain}", "tools.schema.json")
+    except DataNotFoundError:
+        return []
+    return tools
+
+
+@lru_cache(maxsize=4)
+def _tool_names(domain: str) -> frozenset[str]:
+    return frozenset(str(t["name"]) for t in _domain_tools(domain))
+
+
+@lru_cache(maxsize=4)
+def _task_splits(domain: str) -> dict[tuple[str, str], str]:
+    """``{(task id, instruction): split}`` of the domain's shipped tasks."""
+    try:
+        tasks = load_json(f"tau_{domain}", "tasks.json")
+    except DataNotFoundError:
+        return {}
+    return {(str(t["task_id"]), str(t["instruction"])): str(t["split"]) for t in tasks}
+
+
+def _detect_domain(run: ParsedRun) -> str | None:
+    """The shipped domain whose tools the run calls (all of them), else the one its system
+    prompt names first, else None."""
+    called = {c.name for t in run.turns if isinstance(t, AssistantTurn) for c in t.calls}
+    fits = [d for d in DOMAINS if called and called <= _tool_names(d)]
+    if len(fits) == 1:
+        return fits[0]
+    heading = run.system[:200].lower()
+    named = [d for d in DOMAINS if d in heading]
+    return named[0] if named else None
+
+
+def _run_conversation(
+    run: ParsedRun, index: int, path: Path, capture_id: str, domain: str | None
+) -> Conversation:
+    domain = domain or _detect_domain(run)
+    if domain is None:
+        raise RunFormatError(
+            "info.task", "cannot tell the domain (no shipped tool set fits its calls); pass "
+            "domain='airline' or 'retail' (--domain)"
+        )  # fmt: skip
+    split = _task_splits(domain).get((str(run.task_id), run.instruction))
+    family = f"{domain}_{split}_{run.task_id}" if split else f"{domain}_{run.task_id}"
+    metadata = {
+        "domain": domain, "task_split": split, "task_id": run.task_id, "trial": run.trial,
+        "agent_strategy": run.strategy, "user_id": run.user_id, "instruction": run.instruction,
+        "gold_actions": run.gold_actions, "gold_outputs": run.gold_outputs,
+        "source": {"format": "tau-bench results", "path": path.name, "index": index},
+        "task_family": family, "reward": run.reward,
+    }  # fmt: skip
+    return Conversation(
+        episode_id=f"tau_{family}_{run.trial}",
+        capture_id=capture_id,
+        skill=f"tau_bench.{domain}",
+        source=EventSource(host="tau-bench", adapter="import.tau_bench"),
+        inputs={"user_id": run.user_id} if run.user_id else {},
+        metadata=metadata,
+        system=run.system,
+        tools=_domain_tools(domain),
+        turns=run.turns,
+        reward=run.reward,
+        passed=_passed(run.reward),
+    )
+
+
+# -- reading a file -------------------------------------------------------------------------------
+def _name_of(row: Any, index: int) -> str:
+    if isinstance(row, Mapping):
+        if isinstance(row.get("episode_id"), str):
+            return str(row["episode_id"])
+        if "task_id" in row:
+            return f"task {row['task_id']} trial {row.get('trial', 0)}"
+    return f"run {index}"
+
+
+def _read_row(
+    row: Any, index: int, path: Path, capture_id: str, domain: str | None
+) -> tuple[str, str, Conversation]:
+    """``(format, strategy, conversation)`` of one row.
 
     Raises:
-        ImportFormatError: the file is not a JSON list of episodes of this format (names the
-            episode and the field at fault).
+        RunFormatError: the row is malformed (names the field).
     """
-    rows = read_json(path)
-    if not isinstance(rows, list):
-        raise ImportFormatError("expected a JSON list of episodes", path=path)
-    conversations = []
-    for index, row in enumerate(rows):
+    if isinstance(row, Mapping) and "traj" in row:
+        run = parse_run(row, index=index)
+        return "results", run.strategy, _run_conversation(run, index, path, capture_id, domain)
+    if isinstance(row, Mapping) and ("steps" in row or "episode_id" in row):
         try:
             episode = TauEpisode.model_validate(row)
         except ValidationError as exc:
             problem = exc.errors()[0]
             field = ".".join(str(part) for part in problem["loc"])
-            raise ImportFormatError(
-                f"{field}: {problem['msg']}", path=path, where=f"episode {index}"
-            ) from exc
-        conversations.append(_conversation(episode, capture_id))
-    return conversations
+            raise RunFormatError(field, problem["msg"]) from exc
+        strategy = str(row.get("agent_strategy") or "tool-calling")
+        return "episodes", strategy, _episode_conversation(episode, capture_id)
+    raise RunFormatError(
+        "traj", "a run has 'traj' (a tau-bench results file) or 'steps' (jdsl's extraction "
+        "format); this one has neither"
+    )  # fmt: skip
 
 
-def import_tau_bench(
-    path: str | Path, *, sink: TraceSink | None = None, capture_id: str = "tau_bench"
-) -> Trace:
-    """Import a tau-bench episodes file as jdsl trace events, one episode per tau-bench episode.
+def read_tau_bench(
+    path: str | Path,
+    *,
+    strict: bool = False,
+    domain: str | None = None,
+    capture_id: str = "tau_bench",
+) -> TauImport:
+    """Read a tau-bench file (results or extraction format, detected per run).
 
     Args:
-        path: a JSON list of episodes (e.g. ``data_path("tau_airline", "episodes.json")``).
-        sink: where to emit the events too (e.g. a :class:`~jdsl.trace.JsonlTraceSink`);
-            a list sink by default.
+        path: a JSON list of runs.
+        strict: raise on the first malformed run instead of skipping it with a warning.
+        domain: ``"airline"`` / ``"retail"`` for a results file whose domain cannot be told.
         capture_id: the capture id of every event.
 
     Returns:
-        A :class:`~jdsl.trace.Trace` of the stamped events of every episode, in file order.
+        A :class:`TauImport` (conversations, skipped runs, counts; ``summary()``).
 
     Raises:
-        ImportFormatError: the file does not have this format.
+        ImportFormatError: the file is not a JSON list, no run in it could be read, or
+            (``strict``) a run is malformed; the message names the file, run and field.
+
+    Warns:
+        ImportSkipWarning: once per malformed run skipped.
     """
-    return emit_conversations(tau_bench_conversations(path, capture_id=capture_id), sink)
+    path = Path(path)
+    rows = read_json(path)
+    if not isinstance(rows, list):
+        raise ImportFormatError(
+            "expected a JSON list of runs (a tau-bench results file or episodes)", path=path
+        )
+    conversations, skipped, formats, strategies = _read_rows(rows, path, strict, domain, capture_id)
+    if rows and not conversations:
+        raise ImportFormatError(
+            f"none of its {len(rows)} runs could be read (first: {skipped[0].field}: "
+            f"{skipped[0].message})", path=path,
+        )  # fmt: skip
+    return TauImport(str(path), tuple(conversations), tuple(skipped), formats, strategies)
+
+
+def _read_rows(
+    rows: Sequence[Any], path: Path, strict: bool, domain: str | None, capture_id: str
+) -> tuple[list[Conversation], list[SkippedEpisode], Counter[str], Counter[str]]:
+    conversations: list[Conversation] = []
+    skipped: list[SkippedEpisode] = []
+    formats: Counter[str] = Counter()
+    strategies: Counter[str] = Counter()
+    seen: set[str] = set()
+    for index, row in enumerate(rows):
+        try:
+            kind, strategy, conversation = _read_row(row, index, path, capture_id, domain)
+        except RunFormatError as exc:
+            bad = SkippedEpisode(str(path), index, _name_of(row, index), exc.field, exc.detail)
+            if strict:
+                raise ImportFormatError(
+                    f"{bad.field}: {bad.message} (without --strict / strict=True the run is "
+                    "skipped with a warning)", path=path, where=f"run {index} ({bad.episode})",
+                ) from exc  # fmt: skip
+            warnings.warn(ImportSkipWarning(f"skipped {bad}"), stacklevel=3)
+            skipped.append(bad)
+            continue
+        if conversation.episode_id in seen:  # the same task and trial twice: keep both
+            conversation = replace(conversation, episode_id=f"{conversation.episode_id}_{index}")
+        seen.add(conversation.episode_id)
+        conversations.append(conversation)
+        formats[kind] += 1
+        strategies[strategy] += 1
+    return conversations, skipped, formats, strategies
+
+
+def tau_bench_conversations(
+    path: str | Path,
+    *,
+    capture_id: str = "tau_bench",
+    strict: bool = False,
+    domain: str | None = None,
+) -> list[Conversation]:
+    """The conversations of :func:`read_tau_bench` (malformed runs skipped with a warning).
+
+    Raises:
+        ImportFormatError: as :func:`read_tau_bench`.
+    """
+    found = read_tau_bench(path, strict=strict, domain=domain, capture_id=capture_id)
+    return list(found.conversations)
+
+
+def import_tau_bench(
+    path: str | Path,
+    *,
+    sink: TraceSink | None = None,
+    capture_id: str = "tau_bench",
+    strict: bool = False,
+    domain: str | None = None,
+) -> Trace:
+    """Import a tau-bench file as jdsl trace events, one episode per run.
+
+    Args:
+        path: a tau-bench results file (``run.py`` output, any strategy) or our extraction
+            format (e.g. ``data_path("tau_airline", "episodes.json")``).
+        sink: where to emit the events too (e.g. a :class:`~jdsl.trace.JsonlTraceSink`);
+            a list sink by default.
+        capture_id: the capture id of every event.
+        strict: raise on a malformed run instead of skipping it with a warning.
+        domain: the domain of a results file whose runs do not tell it.
+
+    Returns:
+        A :class:`~jdsl.trace.Trace` of the stamped events of every imported run, in file order.
+
+    Raises:
+        ImportFormatError: as :func:`read_tau_bench`.
+
+    Example:
+        >>> trace = import_tau_bench(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json"))  # doctest: +SKIP
+        >>> len(trace.episodes)  # doctest: +SKIP
+        87
+    """
+    found = read_tau_bench(path, strict=strict, domain=domain, capture_id=capture_id)
+    return emit_conversations(found.conversations, sink)

@@ -36,7 +36,7 @@ NODE_FIELDS: dict[str, frozenset[str]] = {
         "root": ("name", "system", "model_id", "child"),
         "sequence": ("children",),
         "selector": ("children",),
-        "action": ("tool", "args", "store"),
+        "action": ("tool", "args", "store", "on_error"),
         "predict": ("signature", "instructions", "examples", "input_sources"),
         "react": ("signature", "tools", "instructions", "max_steps"),
         "check": ("key", "equals"),
@@ -191,6 +191,11 @@ class NodeChecker:
             self.capabilities.add(node["tool"])
         if node.get("store") is not None and not isinstance(node["store"], str):
             problems.append("store must be a blackboard key (a string)")
+        if node.get("on_error") not in (None, "fail"):
+            problems.append(
+                f"on_error must be 'fail' (the tool's failure becomes the node's FAILURE) or "
+                f"absent (an exception propagates), got {node['on_error']!r}"
+            )
         return problems + _args_problems(node.get("args"))
 
     def _guard_call(self, node: dict[str, Any]) -> list[str]:
@@ -304,11 +309,9 @@ def _signature_problems(node: dict[str, Any]) -> list[str]:
     if not isinstance(text, str):
         return ['needs a signature string such as "request -> answer"']
     try:
-        signature = Signature.parse(text)
+        Signature.parse(text)
     except SignatureError as exc:
         return [f"malformed signature: {exc}"]
-    if node["kind"] == "react" and len(signature.outputs) != 1:
-        return [f"a react signature needs exactly one output (the answer), got {preview(text)}"]
     return []
 
 

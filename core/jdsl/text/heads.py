@@ -65,7 +65,7 @@ def _read_guard_call(scanner: Scanner) -> dict[str, Any]:
     return {"predicate": predicate, "args": _read_args(scanner)}
 
 
-def _read_signature(scanner: Scanner, kind: str) -> dict[str, Any]:
+def _read_signature(scanner: Scanner) -> dict[str, Any]:
     scanner.skip_ws()
     start = scanner.pos
     text = scanner.string("the signature")
@@ -76,15 +76,9 @@ def _read_signature(scanner: Scanner, kind: str) -> dict[str, Any]:
             pos=start,
         )
     try:
-        outputs = Signature.parse(text).outputs
+        Signature.parse(text)
     except SignatureError as exc:
         scanner.fail(str(exc), 'a signature looks like "a, b: list[str] -> c: int"', pos=start)
-    if kind == "react" and len(outputs) != 1:
-        scanner.fail(
-            f"a react signature has exactly one output (the answer), got {text!r}",
-            'write e.g. "question -> answer"; use predict for several outputs',
-            pos=start,
-        )
     return {"signature": text}
 
 
@@ -107,8 +101,8 @@ _READERS: dict[str, Callable[[Scanner], dict[str, Any]]] = {
     "root": _read_root,
     "action": _read_action,
     "guard_call": _read_guard_call,
-    "predict": lambda scanner: _read_signature(scanner, "predict"),
-    "react": lambda scanner: _read_signature(scanner, "react"),
+    "predict": _read_signature,
+    "react": _read_signature,
     "check": _read_check,
     "guard": _read_guard,
 }

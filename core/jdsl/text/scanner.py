@@ -222,7 +222,7 @@ class Scanner:
     def path(self) -> str:
         """Read a restricted path (``orders[$i].id``) and return its canonical text.
 
-        Grammar: ``NAME ( .NAME | [INT] | [$NAME] | ["key"] | ['key'] )*``; ``$name`` only
+        Grammar: ``NAME ( .NAME | [INT] | [$NAME] | [*] | ["key"] | ['key'] )*``; ``$name`` only
         inside brackets; a quoted key is kept verbatim (no escapes), as ``jdsl.expr`` reads it.
         """
         self.skip_ws()
@@ -272,6 +272,9 @@ class Scanner:
         if self.text.startswith("$", self.pos):
             self.pos += 1
             inner = "$" + self._segment_name()
+        elif self.text.startswith("*", self.pos):
+            self.pos += 1
+            inner = "*"
         elif self.text[self.pos : self.pos + 1] in ("'", '"'):
             inner = self._quoted_key()
         else:
@@ -279,7 +282,7 @@ class Scanner:
             if number is None:
                 self.fail(
                     f"expected an index inside brackets but found {self.describe_next()}",
-                    'write [0], [$name] or ["key"]',
+                    'write [0], [$name], [*] or ["key"]',
                 )
             if len(number.group().lstrip("-")) > MAX_INDEX_DIGITS:
                 self.fail(

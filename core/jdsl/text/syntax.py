@@ -84,6 +84,7 @@ _COMMON = (Attribute("id", "id", "word"), Attribute("context", "context", "strin
 
 ATTRIBUTES: dict[str, tuple[Attribute, ...]] = {
     "root": (Attribute("model", "model_id", "text"), Attribute("system", "system", "string")),
+    "action": (Attribute("on_error", "on_error", "word"),),
     "predict": (
         Attribute("examples", "examples", "json", default=[]),
         Attribute("input_sources", "input_sources", "json", default={}),

@@ -234,10 +234,13 @@ class Episode:
     def succeeded(self) -> bool | None:
         """Whether the episode succeeded.
 
-        Order of evidence: a reward (> 0 succeeds), a verdict (pass / success / true / ok
+        Order of evidence: an outcome's ``passed`` flag (the source's own reading of its
+        reward, e.g. tau-bench's reward 1.0), a reward (> 0 succeeds), a verdict (pass / success / true / ok
         succeed), then the ``episode.finished`` status. None when there is no evidence.
         """
         outcome = self.outcome()
+        if outcome is not None and isinstance(outcome.get("passed"), bool):
+            return bool(outcome["passed"])
         if outcome is not None and outcome.get("reward") is not None:
             return float(outcome["reward"]) > 0
         if outcome is not None and outcome.get("verdict") is not None:

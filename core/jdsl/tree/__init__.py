@@ -9,7 +9,7 @@ from jdsl.tree.composites import Selector, Sequence
 from jdsl.tree.context import Bindings, ContextWindow, Failure, RunContext
 from jdsl.tree.decorators import Decorator, Invert, OneShot, Optional, Repeat, Timeout
 from jdsl.tree.ids import assign_runtime_ids
-from jdsl.tree.leaves import Action, Check, Guard, GuardCall, lenient_equal
+from jdsl.tree.leaves import RETURNED_FAILURE, Action, Check, Guard, GuardCall, lenient_equal
 from jdsl.tree.nodes import NODE_CLASSES, AnyNode
 from jdsl.tree.predict import Predict
 from jdsl.tree.react import React
@@ -21,6 +21,7 @@ __all__ = [
     "INPUT_WRITER",
     "NODE_CLASSES",
     "Abandoned",
+    "RETURNED_FAILURE",
     "Action",
     "AnyNode",
     "Bindings",

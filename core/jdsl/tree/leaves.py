@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, PrivateAttr
 
+from jdsl.errors import JdslError, ToolError
 from jdsl.expr import MISSING, describe, evaluate, preview, resolve_path
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
@@ -18,7 +19,10 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["Action", "Check", "Guard", "GuardCall", "lenient_equal", "resolve_args"]
+__all__ = ["RETURNED_FAILURE", "Action", "Check", "Guard", "GuardCall", "lenient_equal", "resolve_args"]
+
+RETURNED_FAILURE = "Status.FAILURE"
+"""``error_type`` of the ``tool.call.failed`` event of a tool that returned ``Status.FAILURE``."""
 
 ArgSpec = dict[str, Any]
 """``{"ref": path}`` or ``{"const": value}``."""
@@ -74,19 +78,28 @@ class Action(_Bound):
 
     Return rules (seed): an exception is traced as ``tool.call.failed`` and re-raised (a
     ``TypeError`` from arguments that do not fit the tool gets a note naming its parameters);
-    a returned :class:`Status` is the node's status (FAILURE sets ``ctx.failure``); any other
-    value succeeds and is written under ``store`` when set.
+    a returned :class:`Status` is the node's status (FAILURE sets ``ctx.failure`` and is traced
+    as ``tool.call.failed`` with ``error_type`` ``"Status.FAILURE"``); any other value succeeds
+    and is written under ``store`` when set.
+
+    With ``on_error="fail"`` (what the compiler writes where recorded evidence shows a
+    recovery) an exception the tool raises is traced the same way and becomes the node's
+    FAILURE, which a parent selector recovers from. jdsl's own errors (an unbound name, a
+    missing ref, a denied permission) still propagate; a :class:`~jdsl.errors.ToolError` is a
+    tool's failure and does not.
 
     Attributes:
         tool: the bound tool name.
         args: ``{param: {"ref": path} | {"const": value}}`` (keyword arguments only).
         store: the blackboard key for the result, or None.
+        on_error: None (an exception propagates, the seed's rule) or ``"fail"``.
     """
 
     kind: Literal["action"] = "action"
     tool: str
     args: dict[str, ArgSpec] = Field(default_factory=dict)
     store: str | None = None
+    on_error: Literal["fail"] | None = None
 
     leaf = True
 
@@ -106,10 +119,21 @@ class Action(_Bound):
             return self._traced_call(ctx, fn, kwargs)
         try:
             result = fn(**kwargs)
-        except TypeError as exc:
-            self._note_arguments(exc, fn, kwargs)
-            raise
+        except Exception as exc:
+            if isinstance(exc, TypeError):
+                self._note_arguments(exc, fn, kwargs)
+            if not self._recovers(exc):
+                raise
+            return self._raised(ctx, exc)
         return self._outcome(ctx, result)
+
+    def _recovers(self, exc: Exception) -> bool:
+        """Whether ``on_error="fail"`` turns ``exc`` into FAILURE (a tool's own failure)."""
+        return self.on_error == "fail" and (isinstance(exc, ToolError)
+                                            or not isinstance(exc, JdslError))  # fmt: skip
+
+    def _raised(self, ctx: RunContext, exc: Exception) -> Status:
+        return ctx.fail(self, f"tool {self.tool} raised {type(exc).__name__}: {exc}")
 
     def _outcome(self, ctx: RunContext, result: Any) -> Status:
         """The return rules: a Status is the node's status; anything else succeeds (stored)."""
@@ -139,7 +163,16 @@ class Action(_Bound):
                 "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
                 "error": str(exc), "error_type": type(exc).__name__,
             }, started)  # fmt: skip
-            raise
+            if not self._recovers(exc):
+                raise
+            return self._raised(ctx, exc)
+        if result is Status.FAILURE:
+            ctx.trace("tool.call.failed", {
+                "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
+                "error": f"{name} returned Status.FAILURE", "error_type": RETURNED_FAILURE,
+                "result": Status.FAILURE.value,
+            }, started)  # fmt: skip
+            return self._outcome(ctx, result)
         ctx.trace("tool.call.completed", {
             "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
             "result": None if result is None else jsonable(result),

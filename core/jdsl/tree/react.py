@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from jdsl.errors import ModelOutputError, ProviderError
+from jdsl.errors import ModelOutputError
 from jdsl.flows import react_flow
 from jdsl.interaction.tools import Tool, tool_name
 from jdsl.providers.messages import Message
@@ -24,17 +24,21 @@ __all__ = ["React"]
 
 
 class React(Node):
-    """Let the model call ``tools`` until it gives a final answer, then write the answer.
+    """Let the model call ``tools`` until it gives a final answer, then write its outputs.
 
-    The signature has exactly one output (the answer). Tool schemas are derived from the
+    Any signature works, as in DSPy's ReAct: the final answer is parsed into the signature's
+    outputs the way :class:`~jdsl.tree.predict.Predict` parses them (one output: the stripped
+    text; several: one JSON object, coerced and validated) and written only when all validate;
+    otherwise FAILURE naming the missing or invalid field. Tool schemas are derived from the
     callables (:func:`jdsl.interaction.tool_spec`). A tool exception or an unknown tool name is
-    a failed observation the model sees. ``max_steps`` counts model calls. FAILURE without a
-    valid final answer; ``ctx.failure`` (``react stopped: max_steps``...) and the trace's
-    ``react.finished`` say why. A model whose ``converse`` returns neither a ModelTurn nor a
-    str raises :class:`~jdsl.errors.ModelOutputError`.
+    a failed observation the model sees (``react_flow(on_undeclared="observe")``, the runtime
+    seed's rule; DESIGN.md §7). ``max_steps`` counts model calls. FAILURE without a valid final
+    answer; ``ctx.failure`` (``react stopped: max_steps``...) and the trace's ``react.finished``
+    say why. An exception the model raised (a bad key, a dropped connection, a ``converse``
+    returning neither a ModelTurn nor a str) propagates unchanged after ``react.finished``.
 
     Attributes:
-        signature: e.g. ``"question -> answer"``.
+        signature: e.g. ``"question -> answer"`` or ``"ticket -> category, urgency: int"``.
         tools: the tool names the model may call (bound by name at run time).
         instructions: the task text.
         max_steps: the most model calls (default 6).
@@ -51,9 +55,8 @@ class React(Node):
 
     @field_validator("signature")
     @classmethod
-    def _one_output(cls, text: str) -> str:
-        if len(Signature.parse(text).outputs) != 1:
-            raise ValueError(f"react signature {text!r} must have exactly one output (the answer)")
+    def _parses(cls, text: str) -> str:
+        Signature.parse(text)
         return text
 
     @property
@@ -64,7 +67,7 @@ class React(Node):
     def label(self) -> str:
         sig = self.parsed
         return (
-            f"react({', '.join(sig.input_names)} -> {sig.outputs[0].name}, "
+            f"react({', '.join(sig.input_names)} -> {', '.join(sig.output_names)}, "
             f"tools=[{', '.join(self.tools)}])"
         )
 
@@ -103,6 +106,7 @@ class React(Node):
             emit=ctx.emit if ctx.tracing else None,
             node_id=self.effective_id,
             signature=str(sig),
+            on_undeclared="observe",
         )
         outputs, error = None, result.error.message if result.error else None
         if result.status == "completed":
@@ -115,9 +119,9 @@ class React(Node):
                 **head, "status": "failed" if outputs is None and result.completed else result.status,
                 "stop_reason": result.stop_reason, "usage": result.usage,
                 "pending_actions": [c.model_dump(mode="json") for c in result.pending],
-                "answer": result.answer, "steps": result.steps, "error": error,
+                "answer": result.answer, "outputs": outputs, "steps": result.steps, "error": error,
             })  # fmt: skip
-        if isinstance(result.exception, ProviderError | ModelOutputError):
+        if result.exception is not None:
             # a model that cannot be reached, or breaks the protocol, is an error, not a FAILURE
             raise result.exception
         if outputs is None:

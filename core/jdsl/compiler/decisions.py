@@ -1,0 +1,193 @@
+"""The recorded model decisions and run inputs an executed tree is given (:mod:`.replay`).
+
+:func:`decision_model` builds the :class:`~jdsl.providers.replay.ReplayModel` that answers a
+tree's predict leaves from one episode; :func:`run_inputs` gives the run inputs, including the
+synthesized inputs a compiled tree reads; :class:`TreeShape` is what both need to know about
+the tree, computed once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler.lineage import selected_indexes
+from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.ir.nodes import child_slots
+from jdsl.providers.replay import ReplayModel
+from jdsl.signature import Signature
+from jdsl.tree import Root
+
+__all__ = ["TreeShape", "decision_model", "run_inputs"]
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    if not isinstance(node, dict):
+        return []
+    found = [node]
+    for child in child_slots(node):
+        found += _walk(child)
+    return found
+
+
+@dataclass(frozen=True)
+class TreeShape:
+    """What execution needs to know about a tree, computed once per tree (pass it instead of
+    the tree to :func:`decision_model` and :func:`run_inputs` when running many episodes).
+
+    Attributes:
+        nodes: every IR node dict, pre-order.
+        tools / predicates: the action tools and guard_call predicates, in tree order.
+        failing: the tools of ``on_error="fail"`` actions.
+        predicts: ``(node id, output keys)`` per predict leaf, in tree order.
+        produced: the keys some node writes (action stores and predict outputs).
+    """
+
+    nodes: tuple[dict[str, Any], ...]
+    tools: tuple[str, ...]
+    predicates: tuple[str, ...]
+    failing: tuple[str, ...]
+    predicts: tuple[tuple[str, tuple[str, ...]], ...]
+    produced: frozenset[str]
+
+    @classmethod
+    def of(cls, tree: Root | Mapping[str, Any]) -> TreeShape:
+        """The shape of a :class:`~jdsl.tree.Root` or an IR document."""
+        nodes = tuple(_walk(_root_dict(tree)))
+        actions = [n for n in nodes if n.get("kind") == "action"]
+        predicts = tuple(
+            (str(n.get("id") or ""), Signature.parse(str(n["signature"])).output_names)
+            for n in nodes
+            if n.get("kind") == "predict" and n.get("signature")
+        )
+        stores = {str(n["store"]) for n in actions if n.get("store")}
+        return cls(
+            nodes=nodes,
+            tools=tuple(str(n["tool"]) for n in actions),
+            predicates=tuple(str(n["predicate"]) for n in nodes if n.get("kind") == "guard_call"),
+            failing=tuple(str(n["tool"]) for n in actions if n.get("on_error") == "fail"),
+            predicts=predicts,
+            produced=frozenset(stores.union(*(set(outputs) for _, outputs in predicts))),
+        )
+
+
+def _root_dict(tree: Root | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(tree, Root):
+        return tree.to_ir()
+    data = dict(tree)
+    return dict(data.get("root", data))
+
+
+def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> ReplayModel:
+    """A :class:`ReplayModel` answering the tree's predict leaves with the episode's decisions.
+
+    Each predict leaf (pre-order) gets one recorded ``model.responded`` answer when the episode
+    holds a value for every output key it writes: the output of a recorded model decision
+    (in order, when several decisions wrote the key), else the argument of the call whose
+    action refs the key directly (a residual for a model-chosen argument), or the indexes a
+    recorded list argument took for a selection ``xs[$key].id``. A leaf without such values
+    gets no answer, so calling it is a divergence (``ReplayDivergence``).
+    """
+    shape = tree if isinstance(tree, TreeShape) else TreeShape.of(tree)
+    nodes = shape.nodes
+    written: dict[str, list[Any]] = {}
+    for decision in episode.decisions:
+        for key, value in decision.outputs.items():
+            written.setdefault(key, []).append(value)
+    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode)}
+    events: list[dict[str, Any]] = []
+    for node_id, outputs in shape.predicts:
+        values = {}
+        for key in outputs:
+            if written.get(key):
+                values[key] = written[key].pop(0)
+            elif key in chosen:
+                values[key] = chosen[key]
+        if len(values) == len(outputs):
+            events += _answer_events(node_id, values, len(events))
+    return ReplayModel(events, strict=True)
+
+
+def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+    """``{key: value}`` for route decisions: a selector whose alternatives each check
+    ``key == value`` gets the value of the alternative whose first call the episode made
+    first (the path the teacher took)."""
+    found: dict[str, Any] = {}
+    tools = [s.logical_tool for s in episode.ok_steps()]
+    for node in nodes:
+        if node.get("kind") != "selector":
+            continue
+        found_routes = [_route(child) for child in node.get("children") or ()]
+        routes = [r for r in found_routes if r is not None]
+        if not routes or len(routes) != len(found_routes):
+            continue
+        firsts = [(tools.index(tool), key, value) for key, value, tool in routes if tool in tools]
+        if firsts:
+            _, key, value = min(firsts)
+            found.setdefault(key, value)
+    return found
+
+
+def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
+    """``(key, value, first tool)`` of an alternative that starts by checking a route."""
+    body = alternative.get("children") if alternative.get("kind") == "sequence" else None
+    check = next((n for n in body or () if n.get("kind") == "check"), None)
+    action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
+    if check is None or action is None:
+        return None
+    return str(check["key"]), check.get("equals"), str(action["tool"])
+
+
+def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+    """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
+    tool (pre-order) had in the k-th successful call of that tool; for a selection
+    ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took."""
+    found: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    calls: dict[str, list[NormStep]] = {}
+    for step in episode.ok_steps():
+        calls.setdefault(step.logical_tool, []).append(step)
+    for node in nodes:
+        if node.get("kind") != "action":
+            continue
+        tool = str(node.get("tool"))
+        k = seen[tool] = seen.get(tool, -1) + 1
+        steps = calls.get(tool) or []
+        for arg, spec in (node.get("args") or {}).items():
+            if k < len(steps) and isinstance(spec, dict) and arg in steps[k].arguments:
+                ref = str(spec.get("ref"))
+                if _BARE_KEY.fullmatch(ref):  # a path is never a key a residual writes
+                    found.setdefault(ref, steps[k].arguments[arg])
+                found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
+    return found
+
+
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:
+    """The episode's run inputs, plus a value for each synthesized input the tree reads: an
+    argument that refs a key nothing in the tree produces and the episode was not given (the
+    compiler's name for a varying argument no lineage explains) gets the recorded argument."""
+    shape = tree if isinstance(tree, TreeShape) else TreeShape.of(tree)
+    inputs = dict(episode.inputs)
+    for key, value in _chosen_arguments(shape.nodes, episode).items():
+        if key not in shape.produced and key not in inputs:
+            inputs[key] = value
+    return inputs
+
+
+def _answer_events(node_id: str, values: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    if len(values) == 1:
+        (value,) = values.values()
+        text = value if isinstance(value, str) else json.dumps(value)
+    else:
+        text = json.dumps(values)
+    request = {"kind": "model.requested", "event_id": f"decision-{at}", "payload": {
+        "node_id": node_id, "kind": "predict"}}  # fmt: skip
+    response = {"kind": "model.responded", "parent_event_id": f"decision-{at}", "payload": {
+        "node_id": node_id, "kind": "predict", "raw_output": text}}  # fmt: skip
+    return [request, response]

@@ -1,0 +1,302 @@
+"""Held-out validation: would a package have served runs it never saw, and done what they did?
+
+For each episode (DESIGN.md §6; the same check as execution verification, on episodes the
+package was not compiled from):
+
+1. a failed run (reward 0, status failure) is *not a reference*: it is listed, never compared;
+2. **served**: the package serves the episode when its successful tool path is one the package
+   knows (a path through the compiled tree's selectors) and its run inputs are present: each
+   recorded run input, and each input the user states (``source.stated_inputs``) found in the
+   user's messages of that episode;
+3. **matched**: a served episode is executed (:func:`jdsl.compiler.replay.execute`: recorded
+   results and decisions served back) and must make the same calls, with the same arguments,
+   in the same order, and end with the same outcome; the first divergence is kept;
+4. **contradicted constants**: every constant argument of the package compared with the value
+   the held-out run passed at that call (the k-th action of a tool <-> its k-th successful call).
+
+:func:`validate_package` returns a :class:`HeldOutReport` (rows, summary, ``text``,
+``to_dict()``); :func:`holdout_split` splits a family into compile and held-out episodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+from jdsl.compiler.errors import CompileError
+from jdsl.compiler.normalize import normalize_all
+from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.replay import Divergence, Execution, execute
+from jdsl.ir.nodes import child_slots
+
+__all__ = ["HeldOutReport", "HeldOutRow", "holdout_split", "ir_paths", "validate_package"]
+
+_MAX_PATHS = 512
+
+
+@dataclass(frozen=True)
+class HeldOutRow:
+    """One held-out episode.
+
+    Attributes:
+        episode_id: the episode.
+        reference: False for a failed run (listed, never compared).
+        served: whether the package would serve it.
+        reason: why it is not served / not a reference ("" when served).
+        execution: the execution replay of a served episode.
+        contradicted: ``tool.arg = constant (held-out run: value)`` per constant it contradicts.
+    """
+
+    episode_id: str
+    reference: bool
+    served: bool
+    reason: str = ""
+    execution: Execution | None = None
+    contradicted: tuple[str, ...] = ()
+
+    @property
+    def matched(self) -> bool | None:
+        """True / False for a served episode, None when it was not executed."""
+        return None if self.execution is None else self.execution.matched
+
+    @property
+    def divergence(self) -> Divergence | None:
+        return None if self.execution is None else self.execution.divergence
+
+    @property
+    def outcome(self) -> str:
+        """``matched``, ``diverged``, ``not served`` or ``failed run``."""
+        if not self.reference:
+            return "failed run"
+        if not self.served:
+            return "not served"
+        return "matched" if self.matched else "diverged"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "episode_id": self.episode_id,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "divergence": self.divergence.to_dict() if self.divergence else None,
+            "contradicted": list(self.contradicted),
+        }
+
+
+@dataclass(frozen=True)
+class HeldOutReport:
+    """The result of :func:`validate_package`.
+
+    Attributes:
+        package: the package name.
+        rows: one per episode, in input order.
+    """
+
+    package: str
+    rows: tuple[HeldOutRow, ...]
+
+    @property
+    def references(self) -> int:
+        return sum(r.reference for r in self.rows)
+
+    @property
+    def served(self) -> int:
+        return sum(r.served for r in self.rows)
+
+    @property
+    def matched(self) -> int:
+        return sum(r.matched is True for r in self.rows)
+
+    @property
+    def divergences(self) -> int:
+        return sum(r.matched is False for r in self.rows)
+
+    @property
+    def contradicted(self) -> int:
+        """Constant arguments contradicted by a held-out run (one per constant and run)."""
+        return sum(len(r.contradicted) for r in self.rows)
+
+    @property
+    def ok(self) -> bool:
+        """No served episode diverged (an unserved one is reported, not a failure)."""
+        return self.divergences == 0
+
+    def summary(self) -> str:
+        """``3 episodes (2 references): 2 served, 1 matched, 1 divergence, 0 constants
+        contradicted``."""
+        plural = "" if self.divergences == 1 else "s"
+        return (
+            f"{len(self.rows)} episodes ({self.references} references): {self.served} served, "
+            f"{self.matched} matched, {self.divergences} divergence{plural}, "
+            f"{self.contradicted} constants contradicted"
+        )
+
+    @property
+    def text(self) -> str:
+        """The per-episode table and the summary."""
+        lines = [f"held-out validation of {self.package!r}", f"  {'episode':<36} outcome"]
+        for row in self.rows:
+            why = row.reason or (str(row.divergence.reason) if row.divergence else "")
+            lines.append(f"  {row.episode_id[:36]:<36} {row.outcome:<11}{'  ' + why if why else ''}")
+            lines += [f"  {'':<36} constant   {c}" for c in row.contradicted]
+        lines.append(f"  summary: {self.summary()}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "package": self.package,
+            "episodes": len(self.rows),
+            "references": self.references,
+            "served": self.served,
+            "matched": self.matched,
+            "divergences": self.divergences,
+            "constants_contradicted": self.contradicted,
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+
+def ir_paths(ir: Mapping[str, Any]) -> set[tuple[str, ...]]:
+    """Every tool sequence a run of the tree can make when each call succeeds: a sequence
+    concatenates its children's paths, a selector takes any child's (at most 512 paths).
+
+    >>> sorted(ir_paths({"kind": "sequence", "children": [
+    ...     {"kind": "selector", "children": [
+    ...         {"kind": "action", "tool": "a"}, {"kind": "action", "tool": "b"}]},
+    ...     {"kind": "action", "tool": "c"}]}))
+    [('a', 'c'), ('b', 'c')]
+    """
+    node = ir["root"] if "root" in ir and "kind" not in ir else ir
+    return _paths(node)
+
+
+def _paths(node: Mapping[str, Any]) -> set[tuple[str, ...]]:
+    kind = node.get("kind")
+    if kind == "action":
+        return {(str(node["tool"]),)}
+    children = list(child_slots(dict(node)))
+    if kind == "selector":
+        return set().union(*(_paths(c) for c in children)) if children else {()}
+    found: set[tuple[str, ...]] = {()}
+    for child in children:
+        found = {a + b for a, b in product(found, _paths(child))}
+        if len(found) > _MAX_PATHS:
+            found = set(sorted(found)[:_MAX_PATHS])
+    return found
+
+
+def _actions(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    found = [node] if node.get("kind") == "action" else []
+    for child in child_slots(dict(node)):
+        found += _actions(child)
+    return found
+
+
+def _stated(episode: NormEpisode, stated: Mapping[str, Mapping[str, str]]) -> set[str]:
+    """The stated inputs the user's messages of ``episode`` contain (at the call that uses them)."""
+    return {
+        name
+        for name, where in stated.items()
+        if any(s.logical_tool == where.get("tool") and where.get("argument") in s.stated_args
+               for s in episode.ok_steps())  # fmt: skip
+    }
+
+
+def _serves(package: Any, episode: NormEpisode, paths: set[tuple[str, ...]]) -> str:
+    """Why the package does not serve ``episode`` ("" when it does)."""
+    path = episode.tool_sequence()
+    if path not in paths:
+        known = " | ".join(" -> ".join(p) for p in sorted(paths)[:3]) or "(none)"
+        return f"its path {' -> '.join(path) or '(no calls)'} is not one the package knows ({known})"
+    source = package.manifest.get("source") or {}
+    given = set(episode.inputs) | _stated(episode, source.get("stated_inputs") or {})
+    missing = package.missing_inputs(given)
+    return f"run inputs missing: {'; '.join(missing)}" if missing else ""
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return bool(a == b)
+
+
+def _contradicted(ir: Mapping[str, Any], episode: NormEpisode) -> tuple[str, ...]:
+    """``tool.arg = constant (held-out run: value)`` for each constant the run did not pass."""
+    calls: dict[str, list[Any]] = {}
+    for step in episode.ok_steps():
+        calls.setdefault(step.logical_tool, []).append(step)
+    seen: dict[str, int] = {}
+    found = []
+    for action in _actions(ir["root"] if "root" in ir else ir):
+        tool = str(action["tool"])
+        k = seen[tool] = seen.get(tool, -1) + 1
+        steps = calls.get(tool) or []
+        for arg, spec in sorted((action.get("args") or {}).items()):
+            if "const" not in spec or k >= len(steps) or arg not in steps[k].arguments:
+                continue
+            value = steps[k].arguments[arg]
+            if not _same(value, spec["const"]):
+                found.append(f"{tool}.{arg} = {spec['const']!r} (held-out run: {value!r})")
+    return tuple(found)
+
+
+def _row(package: Any, episode: NormEpisode, paths: set[tuple[str, ...]]) -> HeldOutRow:
+    eid = episode.episode_id
+    if episode.success is False:
+        reward = (episode.outcome or {}).get("reward")
+        how = f"reward {reward}" if reward is not None else "status failure"
+        return HeldOutRow(eid, False, False, f"failed run ({how}): not a reference")
+    why = _serves(package, episode, paths)
+    if why:
+        return HeldOutRow(eid, True, False, why)
+    ir = package.ir
+    return HeldOutRow(eid, True, True, "", execute(ir, episode), _contradicted(ir, episode))
+
+
+def validate_package(
+    package: Any, episodes: Iterable[Any], *, canonical: Mapping[str, str] | None = None
+) -> HeldOutReport:
+    """Validate ``package`` on held-out ``episodes`` (the module docstring's four steps).
+
+    Args:
+        package: a :class:`~jdsl.package.BehaviorPackage` (``load_package(path)``) or anything
+            with its ``ir``, ``manifest``, ``name`` and ``missing_inputs``.
+        episodes: :class:`jdsl.trace.Episode` s (``read_events(path).episodes``) or
+            :class:`~jdsl.compiler.normalized.NormEpisode` s.
+        canonical: host tool name -> the package's capability id (as given to the compile).
+
+    Returns:
+        A :class:`HeldOutReport`; ``report.ok`` is False when a served episode diverged.
+
+    Example:
+        >>> report = validate_package(load_package("t.jdsl"), read_events("more.jsonl").episodes)  # doctest: +SKIP
+        >>> print(report.summary())  # doctest: +SKIP
+    """
+    items = list(episodes)
+    normalized = [e for e in items if isinstance(e, NormEpisode)]
+    others = [e for e in items if not isinstance(e, NormEpisode)]
+    normalized += normalize_all(others, canonical=canonical) if others else []
+    paths = ir_paths(package.ir)
+    name = str(getattr(package, "name", None) or package.manifest.get("name") or "package")
+    return HeldOutReport(name, tuple(_row(package, e, paths) for e in normalized))
+
+
+def holdout_split(
+    episodes: Sequence[NormEpisode], n: int
+) -> tuple[list[NormEpisode], list[NormEpisode]]:
+    """``(compile, held out)``: the last ``n`` successful episodes (in order) are held out;
+    everything else compiles (failed runs stay there: they are never compiled from).
+
+    Raises:
+        CompileError: ``n`` is below 1.
+    """
+    if n < 1:
+        raise CompileError(f"hold out at least 1 episode, not {n}; pass n >= 1")
+    successful = [e for e in episodes if e.success is not False]
+    held = {e.episode_id for e in successful[-n:]}
+    return [e for e in episodes if e.episode_id not in held], [
+        e for e in episodes if e.episode_id in held
+    ]

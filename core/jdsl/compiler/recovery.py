@@ -1,0 +1,135 @@
+"""Recovery: where accepted RECOVERY evidence shows a failed call followed by another tool, the
+compiled call becomes a selector whose first child may fail (seeds/compiler-internals.md §5,
+step 4).
+
+A failed call of ``primary`` followed by a successful ``backup`` compiles to
+``sel(act primary(...) on_error=fail -> key, act backup(...) -> key)``: ``on_error="fail"``
+turns the tool's exception (or returned FAILURE) into the node's FAILURE, so the selector tries
+``backup``. Two shapes:
+
+* *before*: the skeleton call is the recovering tool (``backup``) and the failed ``primary``
+  calls of the supporting episodes come first; the primary's arguments are chosen like every
+  call slot's (:func:`jdsl.compiler.arguments.choose_argument`: ref, run input or a constant
+  with support) over those failed calls;
+* *after*: the skeleton call is ``primary`` itself (it succeeded in the representative) and the
+  recovering call of the supporting episodes is added after it, its arguments chosen the same
+  way over those episodes' recovering calls.
+
+Only accepted (uncontested) recoveries compile; contested ones are reported
+(:func:`contested_notes`). Inside a branch alternative a recovering call must be read-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from jdsl.compiler.arguments import choose_argument
+from jdsl.compiler.candidates import RECOVERY
+from jdsl.compiler.consolidate import Candidate
+from jdsl.compiler.names import slug
+from jdsl.compiler.normalized import NormStep
+
+if TYPE_CHECKING:
+    from jdsl.compiler.emitter import Emitter, Slot
+
+__all__ = ["contested_notes", "with_recovery"]
+
+
+def with_recovery(em: Emitter, node: dict[str, Any], slot: Slot) -> dict[str, Any]:
+    """``node`` (a compiled action), wrapped in a recovery selector when evidence says so."""
+    for c in em.recoveries:
+        if c.claim["recover_with"] == slot.tool and c.claim["position"] == slot.position:
+            primary = _call(em, c, _failed_before(em, c), c.claim["on_error_of"], node, "try")
+            if primary is not None:
+                return _selector(em, node, primary, node)
+    for c in em.recoveries:
+        if c.claim["on_error_of"] != slot.tool or c.claim["recover_with"] == slot.tool:
+            continue
+        if em.lane_reads is not None and not em.read_only(c.claim["recover_with"]):
+            continue  # never an effectful call inside a branch alternative
+        backup = _call(em, c, _recovering(em, c), c.claim["recover_with"], node, "recover")
+        if backup is not None:
+            return _selector(em, node, node, backup)
+    return node
+
+
+def _selector(
+    em: Emitter, node: dict[str, Any], first: dict[str, Any], fallback: dict[str, Any]
+) -> dict[str, Any]:
+    """``sel(first on_error=fail, fallback)``, named after the compiled action ``node``."""
+    children = [{**first, "on_error": "fail"}, fallback]
+    return {"kind": "selector", "id": em.unique(f"recovery_{node['id']}"), "children": children}
+
+
+def _failed_before(em: Emitter, c: Candidate) -> list[NormStep]:
+    """In each supporting episode: the failed ``on_error_of`` call right before the recovery."""
+    found = []
+    for eid in c.support:
+        episode = em.episodes.get(eid)
+        if episode is None:
+            continue
+        ok = episode.ok_steps()
+        if c.claim["position"] >= len(ok):
+            continue
+        after = ok[c.claim["position"]]
+        failed = [s for s in episode.steps[: after.index]
+                  if not s.ok and s.logical_tool == c.claim["on_error_of"]]  # fmt: skip
+        if failed:
+            found.append(failed[-1])
+    return found
+
+
+def _recovering(em: Emitter, c: Candidate) -> list[NormStep]:
+    """In each supporting episode: the successful call that recovered."""
+    found = []
+    for eid in c.support:
+        episode = em.episodes.get(eid)
+        ok = episode.ok_steps() if episode is not None else ()
+        if c.claim["position"] < len(ok):
+            found.append(ok[c.claim["position"]])
+    return found
+
+
+def _call(
+    em: Emitter,
+    c: Candidate,
+    steps: Sequence[NormStep],
+    tool: str,
+    node: dict[str, Any],
+    role: str,
+) -> dict[str, Any] | None:
+    """The other call of the recovery selector (``role``: ``try`` for a primary tried first,
+    ``recover`` for a fallback), its arguments chosen over ``steps`` (None when one is neither
+    a ref, a run input nor a supported constant)."""
+    if not steps:
+        return None
+    args: dict[str, Any] = {}
+    for arg in steps[0].arguments:
+        choice = choose_argument(arg, steps, available=em.available, synthesized_input="\0")
+        if choice.how not in ("dataflow", "input", "const") or choice.source == "\0":
+            em.notes.append(f"recovery {c.text} left out: its argument {arg} is not explained")
+            return None
+        if choice.how == "input":
+            em.read_input(str(choice.source))
+        args[arg] = choice.spec
+    call: dict[str, Any] = {"kind": "action",
+                            "id": em.unique(f"{role}_{slug(tool)}_{c.claim['position']}"),
+                            "tool": tool}  # fmt: skip
+    if args:
+        call["args"] = args
+    if node.get("store"):
+        call["store"] = node["store"]  # either call's result is read under the same key
+    em.prove(call["id"], "action", [c], f"RECOVERY {c.text}")
+    return call
+
+
+def contested_notes(candidates: Sequence[Candidate]) -> list[str]:
+    """Report lines for RECOVERY candidates left out because an episode contradicts them."""
+    lines = [
+        f"recovery {c.text} not compiled: contested ({len(c.support)} supporting, "
+        f"{len(c.counterexamples)} contradicting episode(s))"
+        for c in candidates
+        if c.type == RECOVERY and c.status == "contested"
+    ]
+    return list(dict.fromkeys(lines))

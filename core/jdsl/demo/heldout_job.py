@@ -1,0 +1,135 @@
+"""The held-out half of the airline demo: tau-bench's own results file, compiled per family with
+one run held out, and the lineage recall of list elements.
+
+The file is ``tau_airline/raw/gpt-4o-airline.dev.json`` (what tau-bench's ``run.py`` wrote: 87
+gpt-4o runs, 54 with reward 1.0), imported with :func:`jdsl.importers.import_tau_bench`. Each
+task family is compiled on all but its last successful run (:func:`jdsl.compiler.holdout_split`)
+and the package is validated on that run (:func:`jdsl.compiler.validate_package`): served,
+matched, divergences, constants and constants a held-out run contradicts (target 0). Families
+with a single successful run have nothing left to compile from and are counted apart.
+
+List-element recall: over the list arguments of successful runs, the share of elements with an
+exact source in the state before the call (a scalar element: itself; a dict element: every
+meaningful field of it), the lineage :mod:`jdsl.compiler.lineage` gives each element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler import (
+    NormEpisode,
+    StateIndex,
+    compile_normalized,
+    holdout_split,
+    normalize_all,
+    validate_package,
+)
+from jdsl.compiler.lineage import is_meaningful
+from jdsl.envs.data import data_path
+from jdsl.importers import import_tau_bench
+
+__all__ = ["RAW_RESULTS", "HoldoutFigures", "airline_holdout", "list_recall"]
+
+RAW_RESULTS = ("tau_airline", "raw", "gpt-4o-airline.dev.json")
+"""The package-data path of tau-bench's own airline results file."""
+
+
+@dataclass(frozen=True)
+class HoldoutFigures:
+    """The figures of :func:`airline_holdout` (see the module docstring)."""
+
+    runs: int
+    successful: int
+    families: int
+    compiled: int
+    verified: int
+    too_few: int
+    held_out: int
+    served: int
+    matched: int
+    divergences: int
+    constants: int
+    contradicted: int
+    scalar_elements: tuple[int, int]
+    dict_elements: tuple[int, int]
+
+    def lines(self) -> list[str]:
+        """The report lines."""
+        def share(pair: tuple[int, int]) -> str:
+            return f"{pair[0]}/{pair[1]}" if pair[1] else "none"
+
+        return [
+            f"Held out (tau-bench's own results file, {self.runs} gpt-4o runs, {self.successful} "
+            f"successful; each family compiled without its last successful run):",
+            f"  {self.families} families: {self.compiled} compiled ({self.verified} verified), "
+            f"{self.too_few} with one successful run (nothing left to compile from)",
+            f"  held-out runs {self.held_out}: served {self.served}, matched {self.matched}, "
+            f"divergences {self.divergences}",
+            f"  constants {self.constants}, contradicted by a held-out run {self.contradicted} "
+            "(target 0)",
+            f"  list elements with an exact source: scalars {share(self.scalar_elements)}, "
+            f"dicts (every field) {share(self.dict_elements)}",
+        ]
+
+
+def _traced(value: Any, index: StateIndex) -> bool:
+    if isinstance(value, dict):
+        fields = [v for v in value.values() if is_meaningful(v)]
+        return bool(fields) and all(index.sources(v, limit=1) for v in fields)
+    return bool(index.sources(value, limit=1))
+
+
+def list_recall(episodes: Sequence[NormEpisode]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """``((scalars traced, scalars), (dicts traced, dicts))`` over the list arguments of the
+    successful episodes' successful calls."""
+    counts = [0, 0, 0, 0]
+    for episode in episodes:
+        if episode.success is False:
+            continue
+        for step in episode.ok_steps():
+            lists = [v for v in step.arguments.values() if isinstance(v, list) and v]
+            if not lists:
+                continue
+            index = StateIndex()
+            for key, value in step.state_before.items():
+                index.set(key, value)
+            for value in (item for items in lists for item in items):
+                at = 2 if isinstance(value, dict) else 0
+                counts[at + 1] += 1
+                counts[at] += _traced(value, index)
+    return (counts[0], counts[1]), (counts[2], counts[3])
+
+
+def airline_holdout(n: int = 1) -> HoldoutFigures:
+    """Import the raw results file, compile each family holding out ``n`` runs, validate."""
+    episodes = normalize_all(import_tau_bench(str(data_path(*RAW_RESULTS))).episodes)
+    families: dict[str, list[NormEpisode]] = {}
+    for episode in episodes:
+        families.setdefault(str(episode.metadata.get("task_family")), []).append(episode)
+    totals = dict.fromkeys(("compiled", "verified", "too_few", "held", "served", "matched",
+                            "divergences", "constants", "contradicted"), 0)  # fmt: skip
+    for members in families.values():
+        kept, held = holdout_split(members, n)
+        if not any(e.success for e in kept):
+            totals["too_few"] += 1
+            continue
+        result = compile_normalized(kept, name="held_out")
+        report = validate_package(result.package, held)
+        for key, value in (("compiled", 1), ("verified", result.ok), ("held", len(report.rows)),
+                           ("served", report.served), ("matched", report.matched),
+                           ("divergences", report.divergences),
+                           ("constants", len(result.report()["constants"])),
+                           ("contradicted", report.contradicted)):  # fmt: skip
+            totals[key] += int(value)
+    scalars, dicts = list_recall(episodes)
+    return HoldoutFigures(
+        runs=len(episodes), successful=sum(e.success is True for e in episodes),
+        families=len(families), compiled=totals["compiled"], verified=totals["verified"],
+        too_few=totals["too_few"], held_out=totals["held"], served=totals["served"],
+        matched=totals["matched"], divergences=totals["divergences"],
+        constants=totals["constants"], contradicted=totals["contradicted"],
+        scalar_elements=scalars, dict_elements=dicts,
+    )  # fmt: skip

@@ -1,0 +1,272 @@
+"""tau-bench's own results files (what its ``run.py`` writes) read into neutral conversations.
+
+A results file is a JSON list of runs ``{task_id, reward, info: {task: {user_id, actions
+[{name, kwargs}], instruction, outputs}, ...}, traj: [chat messages], trial}``. The agent
+strategy of a run is read from its ``traj``:
+
+* ``tool-calling``: OpenAI chat messages; assistant messages carry ``tool_calls`` (with ids),
+  results come back as ``tool`` messages with the ``tool_call_id``;
+* ``act``: each assistant message ends in ``Action:\\n{"name": ..., "arguments": {...}}``
+  (tau-bench's ``chat_react_agent.py``); a tool action's result is the next *user* message,
+  ``API output: <result>``; the action ``respond`` is the agent speaking
+  (``arguments.content``), and the next user message is the user simulator's reply;
+* ``react``: the same, with a ``Thought:`` block before ``Action:``.
+
+Act and react calls have no ids; each gets the stable synthetic id ``call_<message index>``.
+A run that does not fit raises :class:`RunFormatError` naming the field (``traj.5.content``),
+which :mod:`jdsl.importers.tau_bench` turns into a skip with a warning, or an error under
+``strict``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from jdsl.importers.conversation import AssistantTurn, ToolOutcome, UserTurn
+from jdsl.importers.openai_chat import ChatBuilder
+
+__all__ = [
+    "API_OUTPUT",
+    "RESPOND_ACTION",
+    "ParsedRun",
+    "RunFormatError",
+    "Strategy",
+    "as_action_traj",
+    "detect_strategy",
+    "parse_run",
+]
+
+Strategy = Literal["tool-calling", "act", "react"]
+API_OUTPUT = "API output: "
+"""The prefix tau-bench's act/react agents put before a tool result (a user message)."""
+RESPOND_ACTION = "respond"
+"""tau-bench's action name for the agent speaking to the user (``arguments.content``)."""
+_ACTION = "Action:"
+_THOUGHT = "Thought:"
+
+
+class RunFormatError(ValueError):
+    """A run that does not have the results-file shape.
+
+    Attributes:
+        field: the dotted field at fault, e.g. ``"traj.5.content"``.
+        detail: what is wrong with it.
+    """
+
+    def __init__(self, field: str, detail: str) -> None:
+        self.field = field
+        self.detail = detail
+        super().__init__(f"{field}: {detail}")
+
+
+@dataclass(frozen=True)
+class ParsedRun:
+    """One run: its task metadata, strategy, system prompt and conversation turns."""
+
+    task_id: int | str
+    trial: int
+    reward: float | None
+    user_id: str | None
+    instruction: str
+    gold_actions: list[dict[str, Any]]
+    gold_outputs: list[str]
+    strategy: Strategy
+    system: str
+    turns: list[UserTurn | AssistantTurn]
+
+
+def _require(row: Mapping[str, Any], key: str, kinds: type | tuple[type, ...], where: str) -> Any:
+    value = row.get(key)
+    if not isinstance(value, kinds) or isinstance(value, bool):
+        names = kinds.__name__ if isinstance(kinds, type) else " or ".join(k.__name__ for k in kinds)
+        raise RunFormatError(f"{where}{key}", f"expected {names}, got {type(value).__name__}")
+    return value
+
+
+def _action_text(content: str) -> str | None:
+    """The text after the last ``Action:``, as tau-bench parses it; None when there is none."""
+    return content.split(_ACTION)[-1].strip() if _ACTION in content else None
+
+
+def detect_strategy(traj: Sequence[Any]) -> Strategy:
+    """``tool-calling`` when any assistant message has ``tool_calls`` or a ``tool`` message
+    exists; else ``react`` when an assistant message has ``Thought:`` before ``Action:``; else
+    ``act`` when one has ``Action:``; else ``tool-calling`` (a run with no calls at all)."""
+    messages = [m for m in traj if isinstance(m, Mapping)]
+    if any(m.get("tool_calls") or m.get("role") == "tool" for m in messages):
+        return "tool-calling"
+    texts = [
+        str(m["content"])
+        for m in messages
+        if m.get("role") == "assistant" and isinstance(m.get("content"), str)
+    ]
+    texts = [t for t in texts if _ACTION in t]
+    if any(_THOUGHT in t.split(_ACTION)[0] for t in texts):
+        return "react"
+    return "act" if texts else "tool-calling"
+
+
+def parse_run(row: Any, *, index: int) -> ParsedRun:
+    """Read one run of a results file.
+
+    Raises:
+        RunFormatError: a missing or mistyped field, or a traj that does not fit its strategy.
+    """
+    if not isinstance(row, Mapping):
+        raise RunFormatError(f"[{index}]", f"expected an object, got {type(row).__name__}")
+    task_id = _require(row, "task_id", (int, str), "")
+    traj = _require(row, "traj", list, "")
+    info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
+    task: Mapping[str, Any] = info["task"] if isinstance(info.get("task"), Mapping) else {}
+    reward = row.get("reward")
+    if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)):
+        raise RunFormatError("reward", f"expected a number, got {type(reward).__name__}")
+    strategy = detect_strategy(traj)
+    system, turns = (_chat_turns if strategy == "tool-calling" else _action_turns)(traj)
+    gold = [
+        {"name": a.get("name"), "arguments": dict(a.get("kwargs") or a.get("arguments") or {})}
+        for a in task.get("actions") or ()
+        if isinstance(a, Mapping)
+    ]
+    trial = row.get("trial")
+    return ParsedRun(
+        task_id=task_id,
+        trial=trial if isinstance(trial, int) and not isinstance(trial, bool) else 0,
+        reward=None if reward is None else float(reward),
+        user_id=task.get("user_id") if isinstance(task.get("user_id"), str) else None,
+        instruction=str(task.get("instruction") or ""),
+        gold_actions=gold,
+        gold_outputs=[str(o) for o in task.get("outputs") or ()],
+        strategy=strategy,
+        system=system,
+        turns=turns,
+    )
+
+
+def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn]]:
+    builder = ChatBuilder()
+    for i, message in enumerate(traj):
+        try:
+            builder.add(message)
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise RunFormatError(f"traj.{i}", str(exc)) from exc
+    return builder.build()
+
+
+def _message(traj: Sequence[Any], i: int) -> tuple[str, str]:
+    message = traj[i]
+    if not isinstance(message, Mapping):
+        raise RunFormatError(f"traj.{i}", f"expected a message object, got {type(message).__name__}")
+    role, content = message.get("role"), message.get("content")
+    if role not in ("system", "user", "assistant"):
+        raise RunFormatError(
+            f"traj.{i}.role", f"{role!r} in an act/react run; expected system, user or assistant"
+        )
+    if not isinstance(content, str):
+        raise RunFormatError(f"traj.{i}.content", f"expected text, got {type(content).__name__}")
+    return str(role), content
+
+
+def _parse_action(content: str, i: int) -> tuple[str, dict[str, Any]] | None:
+    """``(name, arguments)`` of an assistant message's action; None for plain text, which
+    tau-bench treats as ``respond`` with the whole text."""
+    text = _action_text(content)
+    if text is None:
+        return None
+    try:
+        action = json.loads(text)
+    except ValueError:
+        return None  # tau-bench's own fallback: the text is what the agent said
+    if not isinstance(action, Mapping) or not isinstance(action.get("name"), str):
+        raise RunFormatError(f"traj.{i}.content", 'the Action JSON has no "name" string')
+    arguments = action.get("arguments", {})
+    if not isinstance(arguments, Mapping):
+        raise RunFormatError(f"traj.{i}.content", 'the Action JSON\'s "arguments" is not an object')
+    return action["name"], dict(arguments)
+
+
+def _action_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn]]:
+    """Turns of an act/react run: each tool action paired with the next ``API output:``."""
+    system: list[str] = []
+    turns: list[UserTurn | AssistantTurn] = []
+    i = 0
+    while i < len(traj):
+        role, content = _message(traj, i)
+        if role == "system":
+            system.append(content)
+        elif role == "user":
+            turns.append(UserTurn(content))
+        else:
+            i = _assistant_action(traj, i, content, turns)
+        i += 1
+    return "\n\n".join(system), turns
+
+
+def _assistant_action(
+    traj: Sequence[Any], i: int, content: str, turns: list[UserTurn | AssistantTurn]
+) -> int:
+    """Append the assistant message at ``i`` (and its ``API output:``); return the last index
+    consumed."""
+    action = _parse_action(content, i)
+    thought = content.split(_ACTION)[0].strip() if _ACTION in content else ""
+    thought = thought.removeprefix(_THOUGHT).strip()
+    if action is None or action[0] == RESPOND_ACTION:
+        said = content if action is None else str(action[1].get("content", ""))
+        turns.append(AssistantTurn(said, raw=content, thought=thought))
+        return i
+    name, arguments = action
+    call_id, result = f"call_{i}", None
+    if i + 1 < len(traj):
+        role, reply = _message(traj, i + 1)
+        if role != "user" or not reply.startswith(API_OUTPUT):
+            raise RunFormatError(
+                f"traj.{i + 1}.content",
+                f"expected the {API_OUTPUT!r} user message answering action {name!r}",
+            )
+        result, i = reply[len(API_OUTPUT) :], i + 1
+    call = ToolOutcome(call_id, name, arguments, result)
+    turns.append(AssistantTurn("", (call,), raw=content, thought=thought))
+    return i
+
+
+def as_action_traj(traj: Sequence[Mapping[str, Any]], *, react: bool = False) -> list[dict[str, Any]]:
+    """A ``tool-calling`` traj in the shape tau-bench's ``act`` (or ``react``) agent writes.
+
+    Each tool call becomes an assistant message ``Action:\n{"name", "arguments"}`` (``react``:
+    after a ``Thought:`` line, the message's text or ``I should call <tool> now.``) answered by
+    the user message ``API output: <result>``; each assistant text becomes the action
+    ``respond``. A ``tool`` message answers the latest call with its id made before it (gpt-4o
+    reuses call ids within a run). No call keeps an id.
+    """
+    results: dict[int, str] = {}
+    latest: dict[str, int] = {}
+    for message in traj:
+        for call in message.get("tool_calls") or ():
+            latest[call["id"]] = id(call)
+        if message.get("role") == "tool":
+            results[latest[message["tool_call_id"]]] = str(message.get("content"))
+    out: list[dict[str, Any]] = []
+    for message in traj:
+        if message["role"] in ("system", "user"):
+            out.append({"role": message["role"], "content": message["content"]})
+            continue
+        if message["role"] != "assistant":
+            continue
+        for call in message.get("tool_calls") or ():
+            name = call["function"]["name"]
+            arguments = json.loads(call["function"]["arguments"] or "{}")
+            thought = (message.get("content") or f"I should call {name} now.") if react else None
+            out.append(_action_message(name, arguments, thought))
+            out.append({"role": "user", "content": API_OUTPUT + results[id(call)]})
+        if message.get("content") and not message.get("tool_calls"):
+            thought = "I can answer the user now." if react else None
+            out.append(_action_message(RESPOND_ACTION, {"content": message["content"]}, thought))
+    return out
+
+
+def _action_message(name: str, arguments: dict[str, Any], thought: str | None) -> dict[str, Any]:
+    text = f"{_ACTION}\n{json.dumps({'name': name, 'arguments': arguments})}"
+    return {"role": "assistant", "content": f"{_THOUGHT}\n{thought}\n{text}" if thought else text}

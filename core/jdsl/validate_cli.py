@@ -1,0 +1,121 @@
+"""``jdsl package validate PKG TRACES...`` and ``jdsl compile --holdout N``: held-out validation
+from the command line (:mod:`jdsl.compiler.holdout` does the work).
+
+``validate`` prints one row per episode (matched, diverged, not served, failed run) and the
+summary, and exits 1 when a served episode diverged. ``compile --holdout N`` compiles each
+family on all but its last N successful episodes, validates the package on those, writes the
+verified packages and prints one row per family (``too few``: no successful episode is left
+once N are held out); it exits 1 when a family failed verification or a held-out episode
+diverged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import typer
+
+from jdsl.compiler import (
+    MIN_BRANCH_SUPPORT,
+    CompileError,
+    HeldOutReport,
+    NormEpisode,
+    compile_normalized,
+    group_episodes,
+    holdout_split,
+    validate_package,
+)
+from jdsl.compiler.families import GroupBy
+from jdsl.importers.cli import cli_errors, cli_fail
+from jdsl.package import SUFFIX, export_jdsl, load_package
+from jdsl.trace import read_events
+
+__all__ = ["HOLDOUT_OPTION", "compile_holdout", "validate_command"]
+
+HOLDOUT_OPTION = typer.Option(
+    None, "--holdout", min=1, metavar="N", help="Compile each family without its last N "
+    "successful episodes and validate the package on those; -o is a directory.",
+)
+"""``jdsl compile --holdout N`` (the option, declared here with the code it runs)."""
+
+
+@cli_errors
+def validate_command(
+    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+    traces: list[Path] = typer.Argument(
+        ..., exists=True, dir_okay=False, metavar="TRACES", help="JSONL traces of other runs."
+    ),
+    canonical: list[str] = typer.Option(
+        [], "--canonical", metavar="HOST=LOGICAL", help="HOST=LOGICAL tool names (repeatable)."
+    ),
+) -> None:
+    """Would the package have served these runs, and done what they did? (exit 1 on a
+    divergence)."""
+    pairs = [item.partition("=") for item in canonical]
+    bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
+    if bad:
+        raise typer.BadParameter(f"{bad[0]!r} is not HOST=LOGICAL", param_hint="--canonical")
+    mapping = {host: logical for host, _, logical in pairs}
+    pkg = load_package(path)
+    episodes = [e for trace in traces for e in read_events(trace).episodes]
+    if not episodes:
+        raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
+    report = validate_package(pkg, episodes, canonical=mapping)
+    typer.echo(report.text)
+    if not report.ok:
+        raise cli_fail(
+            f"{report.divergences} held-out episode(s) diverged from what the package did",
+            "see each divergence above: the package would not have done what those runs did",
+        )
+
+
+def _row(family: str, episodes: int, status: str, report: HeldOutReport | None,
+         written: Path | None) -> str:  # fmt: skip
+    held = (
+        f"{len(report.rows):>4} {report.served:>6} {report.matched:>7} {report.divergences:>8}"
+        f" {report.contradicted:>6}"
+        if report is not None
+        else f"{'-':>4} {'-':>6} {'-':>7} {'-':>8} {'-':>6}"
+    )
+    return f"{family[:32]:<32} {episodes:>4} {status:<10} {held}  {written or 'not written'}"
+
+
+def compile_holdout(
+    normalized: Sequence[NormEpisode], by: GroupBy | None, base: str, task_family: str,
+    out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT,
+) -> None:  # fmt: skip
+    """Compile each family (all episodes when ``by`` is None) without its last ``n``
+    successful episodes, validate on those, write the verified packages into ``out``."""
+    families = group_episodes(normalized, by) if by is not None else [(base, list(normalized))]
+    families.sort(key=lambda item: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item[0])])
+    out.mkdir(parents=True, exist_ok=True)
+    rows, totals, failed = [], [0, 0, 0, 0, 0], False
+    for family, members in families:
+        kept, held = holdout_split(members, n)
+        try:
+            result = compile_normalized(kept, name=f"{base}-{family}" if by else base,
+                                        task_family=task_family or family,
+                                        min_support=min_support)  # fmt: skip
+        except CompileError:  # nothing successful left to compile from
+            rows.append(_row(family, len(members), "too few", None, None))
+            continue
+        report = validate_package(result.package, held)
+        written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
+            result.ok) else None  # fmt: skip
+        rows.append(_row(family, len(members), result.verification.status, report, written))
+        counts = [len(report.rows), report.served, report.matched, report.divergences,
+                  report.contradicted]  # fmt: skip
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
+        failed = failed or not result.ok or not report.ok
+    typer.echo(f"{'family':<32} {'eps':>4} {'verify':<10} {'held':>4} {'served':>6} "
+               f"{'matched':>7} {'diverged':>8} {'consts':>6}  package")  # fmt: skip
+    typer.echo("\n".join(rows))
+    typer.echo(f"held out {totals[0]} episode(s): {totals[1]} served, {totals[2]} matched, "
+               f"{totals[3]} diverged, {totals[4]} constants contradicted")  # fmt: skip
+    if failed:
+        raise cli_fail(
+            "a family failed verification or a held-out episode diverged",
+            "see the rows above; `jdsl package validate PKG TRACES` shows each divergence",
+        )

@@ -1,0 +1,168 @@
+"""Held-out validation: would a package have served runs it never saw, and done what they did?"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jdsl.cli import app
+from jdsl.compiler import (
+    compile_normalized,
+    holdout_split,
+    ir_paths,
+    normalize_all,
+    validate_package,
+)
+from jdsl.compiler.errors import CompileError
+from jdsl.envs.data import data_path
+from jdsl.importers import import_tau_bench
+from jdsl.package import export_jdsl
+from jdsl.trace import JsonlTraceSink
+from typer.testing import CliRunner
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "tau_bench"
+RAW = Path(str(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json")))
+RUNNER = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def airline() -> dict[str, list[Any]]:
+    families: dict[str, list[Any]] = {}
+    for episode in normalize_all(import_tau_bench(RAW).episodes):
+        families.setdefault(episode.metadata["task_family"], []).append(episode)
+    return families
+
+
+def test_the_raw_airline_file_with_holdout_1_contradicts_no_constant(airline: dict[str, list[Any]]) -> None:
+    held = served = matched = contradicted = diverged = 0
+    for episodes in airline.values():
+        kept, out = holdout_split(episodes, 1)
+        if not any(e.success for e in kept):
+            continue
+        report = validate_package(compile_normalized(kept, name="f").package, out)
+        held += len(report.rows)
+        served, matched = served + report.served, matched + report.matched
+        contradicted, diverged = contradicted + report.contradicted, diverged + report.divergences
+    assert held == 20 and served >= 7 and matched == served and contradicted == diverged == 0
+
+
+class _Edited:
+    """A package with its IR changed on purpose (everything else as compiled)."""
+
+    def __init__(self, package: Any, ir: dict[str, Any]) -> None:
+        self.package, self.ir, self.name = package, ir, package.name
+        self.manifest = package.manifest
+
+    def missing_inputs(self, given: Any) -> list[str]:
+        return self.package.missing_inputs(given)
+
+
+def test_a_frozen_summary_is_contradicted_by_held_out_runs(airline: dict[str, list[Any]]) -> None:
+    kept, out = holdout_split(airline["airline_test_42"], 1)
+    package = compile_normalized(kept, name="t42").package
+    ir = copy.deepcopy(package.ir)  # what the compiler did before E2: one run's text as a constant
+    flow = ir["root"]["child"]
+    flow["children"] = [n for n in flow["children"] if n["kind"] != "predict"]
+    written = kept[0].ok_steps()[-1].arguments["summary"]
+    flow["children"][-1]["args"]["summary"] = {"const": written}
+    report = validate_package(_Edited(package, ir), out)
+    assert report.contradicted == 1 and report.divergences == 1 and not report.ok
+    row = report.rows[0]
+    assert row.outcome == "diverged" and "transfer_to_human_agents.summary" in row.contradicted[0]
+    assert "different arguments" in row.divergence.reason
+    honest = validate_package(package, out)
+    assert honest.ok and honest.matched == 1 and honest.contradicted == 0
+
+
+def test_unserved_and_failed_runs_are_reported_not_compared(airline: dict[str, list[Any]]) -> None:
+    package = compile_normalized(airline["airline_test_48"], name="t48").package
+    other = airline["airline_test_1"]  # one success on another path, three failed runs
+    report = validate_package(package, other)
+    outcomes = [r.outcome for r in report.rows]
+    assert outcomes.count("failed run") == 3 and outcomes.count("not served") == 1
+    unserved = next(r for r in report.rows if r.outcome == "not served")
+    assert "is not one the package knows" in unserved.reason
+    assert report.ok and report.served == 0 and "0 served" in report.summary()
+
+
+def test_a_stated_input_the_user_never_said_is_missing(tmp_path: Path) -> None:
+    rows = [r for r in json.loads((FIXTURES / "gpt-4o-airline.slice.json").read_text()) if r["task_id"] == 48]
+    rows = [r for r in rows if r["reward"] == 1.0]
+    package = compile_normalized(normalize_all(import_tau_bench(_write(tmp_path, rows[:2])).episodes), name="t").package
+    quiet = copy.deepcopy(rows[2])
+    rid = json.loads(next(m for m in quiet["traj"] if m.get("tool_calls"))["tool_calls"][0]["function"]["arguments"])
+    for message in quiet["traj"]:
+        if message["role"] == "user":
+            message["content"] = message["content"].replace(rid["reservation_id"], "my booking")
+    report = validate_package(package, normalize_all(import_tau_bench(_write(tmp_path, [quiet])).episodes))
+    assert report.rows[0].outcome == "not served" and "run inputs missing: reservation_id" in report.rows[0].reason
+
+
+def _write(tmp_path: Path, rows: list[Any], name: str = "runs.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def _returns(tmp_path: Path) -> tuple[Path, Path]:
+    """A retail return package (7 runs), a held-out run and that run refunded elsewhere."""
+    rows = json.loads((FIXTURES / "retail-returns.json").read_text(encoding="utf-8"))
+    kept = normalize_all(import_tau_bench(_write(tmp_path, rows[:6] + rows[7:])).episodes)
+    package = compile_normalized(kept, name="returns").package
+    target = export_jdsl(package, tmp_path / "returns.jdsl", add_suffix=False)
+    other = copy.deepcopy(rows[6])  # a tool-calling run
+    for message in other["traj"]:
+        for call in message.get("tool_calls") or ():
+            arguments = json.loads(call["function"]["arguments"])
+            if "payment_method_id" in arguments:
+                arguments["payment_method_id"] = "gift_card_1000001"
+                call["function"]["arguments"] = json.dumps(arguments)
+    traces = tmp_path / "held.jsonl"
+    import_tau_bench(_write(tmp_path, [rows[6], other], "held.json"), sink=JsonlTraceSink(traces, resume=False))
+    return target, traces
+
+
+def test_the_cli_validates_and_exits_1_on_a_divergence(tmp_path: Path) -> None:
+    package, traces = _returns(tmp_path)
+    result = RUNNER.invoke(app, ["package", "validate", str(package), str(traces)])
+    assert result.exit_code == 1, result.output
+    assert "matched" in result.stdout and "diverged" in result.stdout
+    assert "2 episodes (2 references): 2 served, 1 matched, 1 divergence" in result.stdout
+    assert "payment_method_id" in result.stdout and "1 held-out episode(s) diverged" in result.stderr
+
+
+def test_compile_holdout_compiles_validates_and_writes(tmp_path: Path) -> None:
+    traces = tmp_path / "slice.jsonl"
+    import_tau_bench(FIXTURES / "gpt-4o-airline.slice.json", sink=JsonlTraceSink(traces, resume=False))
+    out = tmp_path / "pk"
+    result = RUNNER.invoke(app, ["compile", str(traces), "--group-by", "task", "--holdout", "1", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:6] == ["family", "eps", "verify", "held", "served", "matched"]
+    assert any(line.startswith("task-1 ") and "too few" in line for line in lines)
+    assert "constants contradicted" in lines[-1] and (out / "task-48.jdsl").exists()
+    bad = RUNNER.invoke(app, ["compile", str(traces), "--holdout", "0", "-o", str(out)])
+    assert bad.exit_code == 2
+
+
+def test_holdout_split_and_paths() -> None:
+    with pytest.raises(CompileError, match="at least 1"):
+        holdout_split([], 0)
+    ir = {"kind": "sequence", "children": [{"kind": "action", "tool": "a"},
+                                           {"kind": "guard", "expression": {"exists": "x"}}]}  # fmt: skip
+    assert ir_paths(ir) == {("a",)}
+
+
+def test_the_notebook_view_shows_each_episode(airline: dict[str, list[Any]]) -> None:
+    from jdsl_nb.holdout_views import holdout_html, holdout_text
+    from jdsl_nb.hooks import HOOKED
+
+    assert ("jdsl.compiler", "HeldOutReport") in {(m, c) for m, c, *_ in HOOKED}
+    kept, out = holdout_split(airline["airline_test_42"], 1)
+    report = validate_package(compile_normalized(kept, name="t42").package, out + airline["airline_test_1"][:1])
+    page = holdout_html(report)
+    assert "<script" not in page and "jdsl-status-success" in page and "failed run" in page
+    assert report.summary() in holdout_text(report) and "matched" in holdout_text(report)

@@ -1,0 +1,203 @@
+"""tau-bench's own results files: tool-calling, act and react runs, failed runs, bad runs."""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jdsl.envs.data import data_path
+from jdsl.importers import (
+    ImportFormatError,
+    ImportSkipWarning,
+    import_tau_bench,
+    read_tau_bench,
+)
+from jdsl.importers.cli import import_app
+from jdsl.trace import EventKind, Trace
+from typer.testing import CliRunner
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "tau_bench"
+SLICE = FIXTURES / "gpt-4o-airline.slice.json"
+RAW = Path(str(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json")))
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return rows
+
+
+def _calls(trace: Trace) -> list[tuple[str, str, dict[str, Any], str]]:
+    """(episode, tool, arguments, how it ended) of every call."""
+    ended = {e.parent_event_id: e.kind for e in trace if e.kind.startswith("tool.call.") and e.parent_event_id}
+    return [
+        (e.episode_id, e.payload["tool"]["host_name"], e.payload["arguments"], ended[e.event_id])
+        for e in trace
+        if e.kind == EventKind.TOOL_CALL_STARTED
+    ]
+
+
+def test_the_real_results_file_imports_every_run_with_its_reward() -> None:
+    found = read_tau_bench(RAW)
+    assert len(found.conversations) == 87 and found.succeeded == 54 and not found.skipped
+    assert found.formats == {"results": 87} and found.strategies == {"tool-calling": 87}
+    assert found.summary() == "87 runs (54 succeeded, 33 failed; tool-calling 87), 0 skipped"
+    ours = {c.episode_id for c in read_tau_bench(data_path("tau_airline", "episodes.json")).conversations}
+    assert {c.episode_id for c in found.conversations if c.reward == 1.0} == ours
+    first = found.conversations[0]
+    assert first.metadata["task_family"] == "airline_test_1" and first.metadata["task_split"] == "test"
+    assert first.metadata["agent_strategy"] == "tool-calling" and first.reward == 0.0
+    assert first.system.startswith("# Airline Agent Policy")
+
+
+def test_a_failed_run_ends_failed_with_its_reward() -> None:
+    trace = import_tau_bench(SLICE)
+    episode = trace.episode("tau_airline_test_1_0")
+    reward = [e.payload for e in episode if e.kind == EventKind.ENVIRONMENT_REWARD]
+    assert reward == [{"reward": 0.0, "passed": False}] and episode.succeeded() is False
+    assert episode.events[-1].payload["status"] == "failure"
+
+
+@pytest.mark.parametrize("strategy", ["act", "react"])
+def test_act_and_react_runs_import_the_same_calls_as_tool_calling(strategy: str) -> None:
+    path = FIXTURES / f"{strategy}-airline.json"
+    found = read_tau_bench(path)
+    assert found.strategies == {strategy: 20} and not found.skipped
+    converted, original = import_tau_bench(path), import_tau_bench(SLICE)
+    assert _calls(converted) == _calls(original)
+    kinds = Counter(e.kind for e in converted)
+    assert kinds[EventKind.USER_MESSAGE] == Counter(e.kind for e in original)[EventKind.USER_MESSAGE]
+    started = [e for e in converted if e.kind == EventKind.TOOL_CALL_STARTED]
+    assert all(e.payload["call_id"].startswith("call_") for e in started)
+    assert len({(e.episode_id, e.payload["call_id"]) for e in started}) == len(started)
+
+
+def test_react_keeps_the_raw_action_text_and_respond_is_speech() -> None:
+    trace = import_tau_bench(FIXTURES / "react-airline.json")
+    responses = [e.payload for e in trace if e.kind == EventKind.MODEL_RESPONDED]
+    acting = next(p for p in responses if p["tool_calls"])
+    assert acting["raw_output"].startswith("Thought:\n") and "\nAction:\n{" in acting["raw_output"]
+    said = [e.payload["content"] for e in trace if e.kind == EventKind.ASSISTANT_MESSAGE]
+    original = [e.payload["content"] for e in import_tau_bench(SLICE) if e.kind == EventKind.ASSISTANT_MESSAGE]
+    # a tool-calling message with text and calls says that text as the react Thought
+    assert said and set(said) <= set(original)
+    assert not any(s.startswith(("Action:", "Thought:")) for s in said)
+
+
+def _write(tmp_path: Path, rows: list[Any]) -> Path:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def _bad_act_rows() -> list[dict[str, Any]]:
+    rows = _rows(FIXTURES / "act-airline.json")[:3]
+    bad = copy.deepcopy(rows[1])
+    at = next(i for i, m in enumerate(bad["traj"]) if m["content"].startswith("API output: "))
+    bad["traj"][at]["content"] = "the result, without its prefix"
+    return [rows[0], bad, rows[2]]
+
+
+def test_a_bad_run_is_skipped_with_a_warning_and_counted(tmp_path: Path) -> None:
+    path = _write(tmp_path, _bad_act_rows())
+    with pytest.warns(ImportSkipWarning, match=r"results\.json: run 1 \(task \d+ trial \d\): traj\.\d+\.content"):
+        found = read_tau_bench(path)
+    assert len(found.conversations) == 2 and len(found.skipped) == 1
+    skipped = found.skipped[0]
+    assert skipped.index == 1 and skipped.field.startswith("traj.") and "API output" in skipped.message
+    assert found.summary().endswith("1 skipped")
+
+
+def test_strict_makes_a_bad_run_an_error(tmp_path: Path) -> None:
+    path = _write(tmp_path, _bad_act_rows())
+    with pytest.raises(ImportFormatError, match=r"run 1 \(task .*\): traj\.\d+\.content: expected the 'API output: '"):
+        read_tau_bench(path, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda r: r.pop("traj"), "traj"),
+        (lambda r: r.update(task_id=None), "task_id"),
+        (lambda r: r.update(reward="high"), "reward"),
+        (lambda r: r["traj"].append({"role": "robot", "content": "x"}), "traj"),
+        (lambda r: r["traj"].append({"role": "tool", "tool_call_id": "nope", "content": "x"}), "traj"),
+    ],
+)
+def test_each_malformed_field_is_named(tmp_path: Path, change: Any, field: str) -> None:
+    rows = _rows(SLICE)[:2]
+    change(rows[1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = read_tau_bench(_write(tmp_path, rows))
+    assert len(found.conversations) == 1 and len(caught) == 1
+    assert found.skipped[0].field.startswith(field)
+
+
+def test_a_file_with_no_readable_run_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ImportFormatError, match="none of its 1 runs could be read"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ImportSkipWarning)
+        read_tau_bench(_write(tmp_path, [{"task_id": 1}]))
+
+
+def test_the_domain_is_told_by_the_tools_or_given(tmp_path: Path) -> None:
+    row = _rows(SLICE)[0]
+    row["traj"] = [m for m in row["traj"] if m["role"] != "system" and not m.get("tool_calls") and m["role"] != "tool"]
+    path = _write(tmp_path, [row])
+    with pytest.raises(ImportFormatError, match="cannot tell the domain.*--domain"):
+        read_tau_bench(path, strict=True)
+    found = read_tau_bench(path, domain="airline")
+    assert found.conversations[0].metadata["task_family"] == "airline_test_1"
+
+
+def test_null_call_ids_in_the_extraction_format_get_synthetic_ids(tmp_path: Path) -> None:
+    rows = json.loads(Path(str(data_path("tau_airline", "episodes.json"))).read_text(encoding="utf-8"))[:2]
+    original = import_tau_bench(_write(tmp_path, rows))
+    for step in rows[0]["steps"]:
+        for item in step["tool_calls"] + step["tool_results"]:
+            item["id"] = None
+    trace = import_tau_bench(_write(tmp_path, rows), strict=True)
+    assert _calls(trace) == _calls(original)
+    ids = [e.payload["call_id"] for e in trace.episodes[0] if e.kind == EventKind.TOOL_CALL_STARTED]
+    assert ids and all(i.startswith("call_") for i in ids)
+
+
+RUNNER = CliRunner()
+
+
+def test_the_cli_warns_counts_and_strict_fails(tmp_path: Path) -> None:
+    path = _write(tmp_path, _bad_act_rows())
+    out = tmp_path / "t.jsonl"
+    result = RUNNER.invoke(import_app, ["tau-bench", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "warning: skipped" in result.stderr and "run 1" in result.stderr
+    assert "2 runs (" in result.stdout and "1 skipped" in result.stdout
+    strict = RUNNER.invoke(import_app, ["tau-bench", str(path), "-o", str(tmp_path / "s.jsonl"), "--strict"])
+    assert strict.exit_code == 1 and "error:" in strict.stderr and not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_partial_reward_is_a_failed_run(tmp_path: Path) -> None:
+    row = _rows(SLICE)[1]
+    row["reward"] = 0.5
+    trace = import_tau_bench(_write(tmp_path, [row]))
+    assert trace.episodes[0].succeeded() is False
+    from jdsl.compiler import normalize_all
+
+    assert normalize_all(trace.episodes)[0].success is False
+
+
+@pytest.mark.parametrize("strategy", ["act", "react"])
+def test_act_and_react_runs_compile_like_tool_calling(strategy: str) -> None:
+    from jdsl.compiler import compile_normalized, normalize_all
+
+    def family(path: Path) -> Any:
+        episodes = normalize_all(import_tau_bench(path).episodes)
+        return compile_normalized([e for e in episodes if e.metadata["task_family"] == "airline_test_42"], name="t42")
+
+    converted, original = family(FIXTURES / f"{strategy}-airline.json"), family(SLICE)
+    assert converted.ok and converted.verification.matched == converted.verification.executed == 3
+    assert converted.ir == original.ir
