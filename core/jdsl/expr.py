@@ -10,11 +10,9 @@ Paths name a value on the blackboard without running code::
     order.items[*].item_id       every element: the rest of the path maps over the list
     order.items[$item_indexes].item_id   a selection: ``item_indexes`` holds a list of indexes
 
-A digit string indexes a list (untyped model output such as ``"1"``); a bool never does. An
-index has at most :data:`MAX_INDEX_DIGITS` digits (a longer one is a malformed path, or, when it
-comes from a ``$key``, an absent step). An attribute step reads only a declared field of a
-pydantic model or a dataclass (never a method, a property or ``__dict__``), so a path cannot run
-code or walk from a stored object to the interpreter's globals.
+A digit string (at most :data:`MAX_INDEX_DIGITS` digits) indexes a list; a bool never does. An
+attribute step reads only a declared field of a pydantic model or a dataclass, never a method,
+a property or ``__dict__``, so a path cannot run code or reach the interpreter's globals.
 ``[*]`` and a ``$name`` whose value is a list of indexes make a *list path*: the rest of the
 path is resolved for each selected element, in order, and the value is the list of results
 (``MISSING`` when any element lacks it, or an index is out of range; ``[*]`` of an empty list is
@@ -38,14 +36,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import reprlib
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
 
 from pydantic import BaseModel
 
-from jdsl.errors import ValidationError
+from jdsl.errors import ValidationError, preview
 
 __all__ = [
     "MAX_EXPRESSION_DEPTH",
@@ -255,11 +252,9 @@ def _step(value: Any, key: Any) -> Any:
 
 def _key_text(key: Any) -> str | None:
     """``key`` as a dict key text: a string, or an int of at most MAX_INDEX_DIGITS digits."""
-    if isinstance(key, str):
-        return key
     if isinstance(key, int) and not isinstance(key, bool) and abs(key) < 10**MAX_INDEX_DIGITS:
         return str(key)
-    return None
+    return key if isinstance(key, str) else None
 
 
 def _declared_fields(value: Any) -> Collection[str]:
@@ -297,30 +292,6 @@ def missing_step(path: str, data: Mapping[str, Any]) -> str:
         walked = f"{walked}[{arg!r}]" if kind != "key" else (f"{walked}.{arg}" if walked else arg)
         value = nxt
     return f"{path!r} is absent"
-
-
-def preview(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters (with ``...``), for messages.
-
-    Safe on hostile values: nested containers are shown three levels deep and a few items
-    wide (``reprlib``), and an int too long to print or a structure too deep to repr shows as
-    ``<int>`` / ``<dict>``, so a message never costs more than its length.
-    """
-    try:
-        text = _PREVIEW.repr(value)
-    except (ValueError, RecursionError):  # an int over the digit limit, a cycle too deep
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _preview_repr() -> reprlib.Repr:
-    shown = reprlib.Repr()
-    shown.maxlevel, shown.maxstring, shown.maxother, shown.maxlong = 3, 80, 80, 40
-    shown.maxdict = shown.maxlist = shown.maxtuple = shown.maxset = 6
-    return shown
-
-
-_PREVIEW: Final = _preview_repr()  # configured once, read-only afterwards
 
 
 # -- expressions ----------------------------------------------------------------------------
@@ -466,8 +437,7 @@ def _operand(operand: Any, data: Mapping[str, Any], reads: dict[str, Any] | None
 
 
 def validate_expr(expr: Any, where: str = "expression", *, _depth: int = 0) -> list[str]:
-    """Every problem of an IR expression (unknown operator, wrong arity, bad path, nesting
-    deeper than :data:`MAX_EXPRESSION_DEPTH`); [] if fine."""
+    """Every problem of an IR expression (bad operator, arity, path or depth); [] if fine."""
     try:
         op, arg = _single_operator(expr)
         if op in ("and", "or", "not"):

@@ -8,7 +8,8 @@ workspace (no ``/abs``, ``..``, ``\\`` or empty segments); each is resolved thro
 :meth:`Sandbox.contain` with every link followed, so a path through a symlink that points out of
 the workspace is refused (``PermissionDenied``) and the command is given the link-free real path;
 ``grep`` recurses with ``-r`` (links met while recursing are not followed, unlike ``-R``), and
-``find`` and ``du`` do not follow links. A path starting with ``-`` is passed as ``./-...``. Output is bounded (lines, stdout bytes, stderr bytes) without splitting a UTF-8
+``find`` and ``du`` do not follow links. A path starting with ``-`` is passed as ``./-...``.
+Output is bounded (lines, stdout bytes, stderr bytes) without splitting a UTF-8
 character. Using a tool needs its ``tool`` grant plus an ``execute`` grant for the command.
 """
 
