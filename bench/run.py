@@ -1,7 +1,8 @@
 """The jdsl benchmark table: ``python bench/run.py [--quick]``.
 
 Measures the interpreter (against py_trees), the trace compiler, the notebook views, import
-times and retrieval (SQLite FTS5); prints one table and writes ``bench/RESULTS.md`` (the figures, the machine, the command).
+times, retrieval (SQLite FTS5) and the cost of hostile inputs (issue #17); prints one table and
+writes ``bench/RESULTS.md`` (the figures, the machine, the command).
 Every figure is a median of several runs; a peer's figure and the ratio come from the same run.
 Each target is reported as met or MISSED; a section that fails is reported as such.
 
@@ -23,7 +24,16 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script from a fresh clone: make `bench` importable
     sys.path.insert(0, str(HERE.parent))
 
-from bench import compiler, imports, interpreter, machine, notebook, retrieval, scale  # noqa: E402
+from bench import (  # noqa: E402
+    compiler,
+    hardening,
+    imports,
+    interpreter,
+    machine,
+    notebook,
+    retrieval,
+    scale,
+)
 from bench.table import Row, markdown, text_table  # noqa: E402
 
 Measure = Callable[..., list[Row]]
@@ -44,6 +54,7 @@ SECTIONS: dict[str, Measure] = {
     "notebook": notebook.measure,
     "imports": imports.measure,
     "retrieval": retrieval.measure,
+    "hardening": hardening.measure,
 }
 NOTES = (
     "Each figure is the median of several samples (the note says how many where it varies); "

@@ -28,8 +28,9 @@ No name shadows a built-in (there is no ``TimeoutError`` here).
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "AuthenticationError",
@@ -51,6 +52,7 @@ __all__ = [
     "SignatureError",
     "ToolError",
     "ValidationError",
+    "preview",
 ]
 
 
@@ -294,3 +296,27 @@ class ServerError(ProviderError):
     """The provider failed on its side (HTTP 5xx) or returned malformed data."""
 
     retryable = True
+
+
+def preview(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters (with ``...``), for messages.
+
+    Safe on hostile values: nested containers are shown three levels deep and a few items
+    wide (``reprlib``), and an int too long to print or a structure too deep to repr shows as
+    ``<int>`` / ``<dict>``, so a message never costs more than its length.
+    """
+    try:
+        text = _PREVIEW.repr(value)
+    except (ValueError, RecursionError):  # an int over the digit limit, a cycle too deep
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _preview_repr() -> reprlib.Repr:
+    shown = reprlib.Repr()
+    shown.maxlevel, shown.maxstring, shown.maxother, shown.maxlong = 3, 80, 80, 40
+    shown.maxdict = shown.maxlist = shown.maxtuple = shown.maxset = 6
+    return shown
+
+
+_PREVIEW: Final = _preview_repr()  # configured once, read-only afterwards

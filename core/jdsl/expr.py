@@ -10,7 +10,9 @@ Paths name a value on the blackboard without running code::
     order.items[*].item_id       every element: the rest of the path maps over the list
     order.items[$item_indexes].item_id   a selection: ``item_indexes`` holds a list of indexes
 
-A digit string indexes a list (untyped model output such as ``"1"``); a bool never does.
+A digit string (at most :data:`MAX_INDEX_DIGITS` digits) indexes a list; a bool never does. An
+attribute step reads only a declared field of a pydantic model or a dataclass, never a method,
+a property or ``__dict__``, so a path cannot run code or reach the interpreter's globals.
 ``[*]`` and a ``$name`` whose value is a list of indexes make a *list path*: the rest of the
 path is resolved for each selected element, in order, and the value is the list of results
 (``MISSING`` when any element lacks it, or an index is out of range; ``[*]`` of an empty list is
@@ -31,15 +33,20 @@ A comparison that raises ``TypeError`` (``"a" < 1``) is False. The text form
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
 
-from jdsl.errors import ValidationError
+from pydantic import BaseModel
+
+from jdsl.errors import ValidationError, preview
 
 __all__ = [
+    "MAX_EXPRESSION_DEPTH",
+    "MAX_INDEX_DIGITS",
     "MISSING",
     "OPERATORS",
     "Step",
@@ -79,6 +86,13 @@ Step = tuple[str, Any]
 """One path step: ``("key", name)``, ``("index", int)``, ``("var", blackboard_key)`` or
 ``("all", None)`` (``[*]``)."""
 
+MAX_EXPRESSION_DEPTH: Final = 32
+"""The deepest nesting of ``and`` / ``or`` / ``not`` an expression may have."""
+
+MAX_INDEX_DIGITS: Final = 18
+"""The most digits a list index may have (any list index fits in 18 digits)."""
+
+_INDEX = re.compile(rf"\s*-?\d{{1,{MAX_INDEX_DIGITS}}}\s*")
 _TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+|\.")
 _COMPARE = {
     "eq": lambda a, b: a == b,
@@ -93,7 +107,6 @@ OPERATORS: Final = frozenset({"exists", "and", "or", "not", *_COMPARE})
 """Every IR expression operator."""
 
 
-@lru_cache(maxsize=1024)
 def parse_path(path: str) -> tuple[Step, ...]:
     """Split a path into steps.
 
@@ -108,7 +121,12 @@ def parse_path(path: str) -> tuple[Step, ...]:
             bracket, or a path that does not start with a key.
     """
     if not isinstance(path, str) or not path.strip():
-        raise ValidationError([f"a path must be a non-empty string, got {path!r}"])
+        raise ValidationError([f"a path must be a non-empty string, got {preview(path)}"])
+    return _parse_path(path)
+
+
+@lru_cache(maxsize=1024)
+def _parse_path(path: str) -> tuple[Step, ...]:
     tokens = _TOKEN.findall(path)
     if "".join(tokens) != path:
         raise ValidationError([f"malformed path {path!r}: unbalanced brackets"])
@@ -143,6 +161,10 @@ def _bracket(inner: str, path: str) -> Step:
             raise ValidationError([f"malformed path {path!r}: '$' needs a blackboard key"])
         return ("var", inner[1:])
     if re.fullmatch(r"-?\d+", inner):
+        if not _INDEX.fullmatch(inner):
+            raise ValidationError(
+                [f"malformed path {preview(path)}: an index has at most {MAX_INDEX_DIGITS} digits"]
+            )
         return ("index", int(inner))
     if len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "'\"":
         return ("key", inner[1:-1])
@@ -161,7 +183,7 @@ def resolve_path(path: str, data: Mapping[str, Any]) -> Any:
         >>> resolve_path("orders[$i].id", {"orders": [{"id": "a"}, {"id": "b"}], "i": "1"})
         'b'
     """
-    if path in data:
+    if isinstance(path, str) and path in data:
         return data[path]
     return _resolve(parse_path(path), data, data)
 
@@ -211,21 +233,37 @@ def _fan_out(value: Any, indexes: list[Any], rest: Sequence[Step], data: Mapping
 
 def _step(value: Any, key: Any) -> Any:
     if isinstance(value, Mapping):
-        if key in value:
+        if isinstance(key, str | int) and key in value:  # a list or dict ($key) is no key
             return value[key]
-        text = str(key) if not isinstance(key, bool) else None
+        text = _key_text(key)
         return value[text] if text is not None and text in value else MISSING
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         if isinstance(key, bool):
             return MISSING
-        if isinstance(key, str) and re.fullmatch(r"\s*-?\d+\s*", key):
+        if isinstance(key, str) and _INDEX.fullmatch(key):
             key = int(key)
         if isinstance(key, int) and -len(value) <= key < len(value):
             return value[key]
         return MISSING
-    if isinstance(key, str) and not key.startswith("_") and hasattr(value, key):
+    if isinstance(key, str) and key in _declared_fields(value):
         return getattr(value, key)  # pydantic models and dataclasses stored on the blackboard
     return MISSING
+
+
+def _key_text(key: Any) -> str | None:
+    """``key`` as a dict key text: a string, or an int of at most MAX_INDEX_DIGITS digits."""
+    if isinstance(key, int) and not isinstance(key, bool) and abs(key) < 10**MAX_INDEX_DIGITS:
+        return str(key)
+    return key if isinstance(key, str) else None
+
+
+def _declared_fields(value: Any) -> Collection[str]:
+    """The field names a path may read on ``value``: a pydantic model's or a dataclass's."""
+    if isinstance(value, BaseModel):
+        return type(value).model_fields
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return frozenset(f.name for f in dataclasses.fields(value))
+    return frozenset()
 
 
 def missing_step(path: str, data: Mapping[str, Any]) -> str:
@@ -256,17 +294,15 @@ def missing_step(path: str, data: Mapping[str, Any]) -> str:
     return f"{path!r} is absent"
 
 
-def preview(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters (with ``...``), for messages."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 # -- expressions ----------------------------------------------------------------------------
 
 
 def evaluate(
-    expr: Mapping[str, Any], data: Mapping[str, Any], reads: dict[str, Any] | None = None
+    expr: Mapping[str, Any],
+    data: Mapping[str, Any],
+    reads: dict[str, Any] | None = None,
+    *,
+    _depth: int = 0,
 ) -> bool:
     """Evaluate an IR expression over ``data``.
 
@@ -279,19 +315,21 @@ def evaluate(
         The truth value.
 
     Raises:
-        ValidationError: a malformed expression (see :func:`validate_expr`).
+        ValidationError: a malformed expression (see :func:`validate_expr`), one nested
+            deeper than :data:`MAX_EXPRESSION_DEPTH` included.
 
     Example:
         >>> evaluate({"eq": [{"ref": "a.b"}, {"const": 1}]}, {"a": {"b": 1}})
         True
     """
     op, arg = _single_operator(expr)
-    if op == "and":
-        return all(evaluate(item, data, reads) for item in _items(arg, op))
-    if op == "or":
-        return any(evaluate(item, data, reads) for item in _items(arg, op))
-    if op == "not":
-        return not evaluate(arg, data, reads)
+    if op in ("and", "or", "not"):
+        _check_depth(_depth)
+        deeper = _depth + 1
+        if op == "not":
+            return not evaluate(arg, data, reads, _depth=deeper)
+        results = (evaluate(item, data, reads, _depth=deeper) for item in _items(arg, op))
+        return all(results) if op == "and" else any(results)
     if op == "exists":
         path = _exists_path(arg)
         value = resolve_path(path, data)
@@ -347,24 +385,33 @@ def _describe_operand(operand: Any) -> str:
     return json.dumps(operand, ensure_ascii=False, sort_keys=True, default=repr)
 
 
+def _check_depth(depth: int) -> None:
+    if depth >= MAX_EXPRESSION_DEPTH:
+        raise ValidationError(
+            [f"the expression nests deeper than {MAX_EXPRESSION_DEPTH} levels of and/or/not"]
+        )
+
+
 def _single_operator(expr: Any) -> tuple[str, Any]:
     if not isinstance(expr, Mapping) or len(expr) != 1:
-        raise ValidationError([f"an expression is an object with one operator key, got {expr!r}"])
+        raise ValidationError(
+            [f"an expression is an object with one operator key, got {preview(expr)}"]
+        )
     ((op, arg),) = expr.items()
     if op not in OPERATORS:
-        raise ValidationError([f"unknown operator {op!r}; use one of {sorted(OPERATORS)}"])
+        raise ValidationError([f"unknown operator {preview(op)}; use one of {sorted(OPERATORS)}"])
     return op, arg
 
 
 def _items(arg: Any, op: str) -> list[Any]:
     if not isinstance(arg, list) or not arg:
-        raise ValidationError([f"{op!r} takes a non-empty list of expressions, got {arg!r}"])
+        raise ValidationError([f"{op!r} takes a non-empty list of expressions, got {preview(arg)}"])
     return arg
 
 
 def _pair(arg: Any, op: str) -> tuple[Any, Any]:
     if not isinstance(arg, list) or len(arg) != 2:
-        raise ValidationError([f"{op!r} takes a list of two operands, got {arg!r}"])
+        raise ValidationError([f"{op!r} takes a list of two operands, got {preview(arg)}"])
     return arg[0], arg[1]
 
 
@@ -372,7 +419,7 @@ def _exists_path(arg: Any) -> str:
     if isinstance(arg, Mapping) and set(arg) == {"ref"}:
         arg = arg["ref"]
     if not isinstance(arg, str) or not arg:
-        raise ValidationError([f"'exists' takes a path or {{'ref': path}}, got {arg!r}"])
+        raise ValidationError([f"'exists' takes a path or {{'ref': path}}, got {preview(arg)}"])
     return arg
 
 
@@ -389,20 +436,25 @@ def _operand(operand: Any, data: Mapping[str, Any], reads: dict[str, Any] | None
     return operand
 
 
-def validate_expr(expr: Any, where: str = "expression") -> list[str]:
-    """Every problem of an IR expression (unknown operator, wrong arity, bad path); [] if fine."""
+def validate_expr(expr: Any, where: str = "expression", *, _depth: int = 0) -> list[str]:
+    """Every problem of an IR expression (bad operator, arity, path or depth); [] if fine."""
     try:
         op, arg = _single_operator(expr)
+        if op in ("and", "or", "not"):
+            _check_depth(_depth)
     except ValidationError as exc:
         return [f"{where}: {p}" for p in exc.problems]
+    deeper = _depth + 1
     try:
         if op in ("and", "or"):
             items = _items(arg, op)
             return [
-                p for i, item in enumerate(items) for p in validate_expr(item, f"{where}.{op}[{i}]")
+                p
+                for i, item in enumerate(items)
+                for p in validate_expr(item, f"{where}.{op}[{i}]", _depth=deeper)
             ]
         if op == "not":
-            return validate_expr(arg, f"{where}.not")
+            return validate_expr(arg, f"{where}.not", _depth=deeper)
         if op == "exists":
             parse_path(_exists_path(arg))
             return []
@@ -414,7 +466,7 @@ def validate_expr(expr: Any, where: str = "expression") -> list[str]:
                 else:
                     parse_path(operand["ref"])
             elif isinstance(operand, Mapping) and set(operand) != {"const"}:
-                problems.append(f"{where}.{op}: operand {dict(operand)!r} is not a ref or const")
+                problems.append(f"{where}.{op}: operand {preview(operand)} is not a ref or const")
         return problems
     except ValidationError as exc:
         return [f"{where}: {p}" for p in exc.problems]

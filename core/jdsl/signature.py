@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -84,37 +85,21 @@ class Signature:
     text: str = field(default="", compare=False)
 
     @staticmethod
-    @lru_cache(maxsize=512)
     def parse(text: str) -> Signature:
-        """Parse ``"a, b -> c: int, d"``.
+        """Parse ``"a, b -> c: int, d"`` (linear in the length of ``text``).
 
         Raises:
-            SignatureError: no ``->``, no output, a bad field name, a repeated name or an
-                unknown type.
+            SignatureError: no ``->``, no output, a bad field name, a repeated name, an
+                unknown type, or ``list[...]`` nested deeper than :data:`MAX_TYPE_DEPTH`.
         """
         if isinstance(text, Signature):
             return text
         if not isinstance(text, str) or "->" not in text:
             raise SignatureError(
-                f"signature {text!r} must contain '->', e.g. \"question -> answer\"",
+                f"signature {_short(text)} must contain '->', e.g. \"question -> answer\"",
                 signature=str(text),
             )
-        left, right = text.split("->", 1)
-        inputs = tuple(_field(item, text) for item in _split(left))
-        outputs = tuple(_field(item, text) for item in _split(right))
-        if not outputs:
-            raise SignatureError(
-                f"signature {text!r} declares no output fields; name one after '->'",
-                signature=text,
-            )
-        names = [f.name for f in inputs + outputs]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise SignatureError(
-                f"signature {text!r} repeats field name(s) {repeated}; each name appears once",
-                signature=text,
-            )
-        return Signature(inputs, outputs, text)
+        return _parse(text)
 
     def __str__(self) -> str:
         left = ", ".join(str(f) for f in self.inputs)
@@ -210,6 +195,37 @@ class Signature:
         return self.validate_outputs(obj, raw=text)
 
 
+MAX_TYPE_DEPTH = 16
+"""The deepest ``list[list[...]]`` nesting a signature type may have."""
+
+
+@lru_cache(maxsize=512)
+def _parse(text: str) -> Signature:
+    left, right = text.split("->", 1)
+    inputs = tuple(_field(item, text) for item in _split(left))
+    outputs = tuple(_field(item, text) for item in _split(right))
+    if not outputs:
+        raise SignatureError(
+            f"signature {_short(text)} declares no output fields; name one after '->'",
+            signature=text,
+        )
+    counts = Counter(f.name for f in inputs + outputs)
+    repeated = sorted(n for n, k in counts.items() if k > 1)
+    if repeated:
+        raise SignatureError(
+            f"signature {_short(text)} repeats field name(s) {repeated[:10]}; each name "
+            "appears once",
+            signature=text,
+        )
+    return Signature(inputs, outputs, text)
+
+
+def _short(text: object, limit: int = 80) -> str:
+    """``repr(text)`` cut to ``limit`` characters, so a huge signature never floods a message."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
 def _split(side: str) -> list[str]:
     """Split on commas outside brackets and quotes; drop empty items."""
     items: list[str] = []
@@ -238,27 +254,34 @@ def _field(item: str, text: str) -> Field:
     name = name.strip()
     if not _NAME.match(name):
         raise SignatureError(
-            f"signature {text!r}: field {name!r} is not a valid name (letters, digits, _)",
+            f"signature {_short(text)}: field {_short(name, 40)} is not a valid name "
+            "(letters, digits, _)",
             signature=text,
         )
     type_text = _canonical_type(type_text.strip() or "str", text)
     return Field(name, type_text)
 
 
-def _canonical_type(type_text: str, text: str) -> str:
+def _canonical_type(type_text: str, text: str, depth: int = 0) -> str:
     compact = re.sub(r"\s+", "", type_text)
     if compact in _SCALARS or compact in ("dict", "list"):
         return compact
     if compact.startswith("list[") and compact.endswith("]"):
-        return f"list[{_canonical_type(type_text.strip()[5:-1].strip(), text)}]"
+        if depth >= MAX_TYPE_DEPTH:
+            raise SignatureError(
+                f"signature {_short(text)}: list[...] nests deeper than {MAX_TYPE_DEPTH}",
+                signature=text,
+            )
+        inner = _canonical_type(type_text.strip()[5:-1].strip(), text, depth + 1)
+        return f"list[{inner}]"
     if compact.startswith("dict[") and compact.endswith("]"):
         return "dict"
     if compact.startswith("Literal[") and compact.endswith("]"):
         values = _literal_values(type_text.strip()[8:-1], text)
         return "Literal[" + ", ".join(json.dumps(v) for v in values) + "]"
     raise SignatureError(
-        f"signature {text!r}: unknown type {type_text!r}; use str, int, float, bool, list[T], "
-        'dict or Literal["a", "b"]',
+        f"signature {_short(text)}: unknown type {_short(type_text, 40)}; use str, int, float, "
+        'bool, list[T], dict or Literal["a", "b"]',
         signature=text,
     )
 
@@ -266,11 +289,12 @@ def _canonical_type(type_text: str, text: str) -> str:
 def _literal_values(inner: str, text: str) -> list[Any]:
     try:
         values = json.loads("[" + inner.replace("'", '"') + "]")
-    except json.JSONDecodeError:
+    except ValueError:  # JSONDecodeError, or an int over Python's digit limit
         values = None
     if not values or not all(isinstance(v, str | int | bool) for v in values):
         raise SignatureError(
-            f'signature {text!r}: Literal[...] takes JSON strings or numbers, e.g. Literal["a", "b"]',
+            f"signature {_short(text)}: Literal[...] takes JSON strings or numbers, "
+            'e.g. Literal["a", "b"]',
             signature=text,
         )
     return list(values)

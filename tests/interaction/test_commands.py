@@ -44,7 +44,7 @@ def run(reg: ToolRegistry, tool: str, **arguments: Any):
 ARGV = [
     ("grep", {"pattern": "x", "paths": ["a", "b"]}, ["-n", "--", "x", "a", "b"]),
     ("grep", {"pattern": "-e", "paths": ["a"], "recursive": True, "ignore_case": True,
-              "fixed_strings": True}, ["-n", "-R", "-i", "-F", "--", "-e", "a"]),
+              "fixed_strings": True}, ["-n", "-r", "-i", "-F", "--", "-e", "a"]),
     ("ls", {}, ["-1", "--", "."]),
     ("ls", {"path": "d", "all": True}, ["-1", "-a", "--", "d"]),
     ("cat", {"path": "-rf"}, ["--", "./-rf"]),

@@ -45,10 +45,7 @@ depends on test doubles; ``doctor`` (what the installation can do) with them, so
 ``validate_cli`` (``jdsl package validate``, ``jdsl compile --holdout``) beside ``cli``, which mounts it.
 """
 
-ALLOWED_UPWARD: dict[tuple[str, str], str] = {
-    ("tree", "package"): "Root.to_package (DESIGN.md §6, issue 4) lazily imports "
-    "jdsl.package.package_from_root inside the method; ARCHITECTURE.md allows this one edge",
-}
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 """(importer package, imported package) -> the documented reason an upward import is allowed."""
 
 

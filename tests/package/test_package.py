@@ -200,20 +200,20 @@ def test_symlinked_file_in_a_directory_is_refused(package, tmp_path) -> None:
     assert info.value.path == "tools.json"
 
 
-def test_root_to_package_is_package_from_root(package, tmp_path) -> None:
+def test_package_from_root_with_contracts(package, tmp_path) -> None:
     tree = _tree(RetailWorld.numbered(1))
     contracts = {
         "lookup": "retail.lookup",
         "list_orders": {"logical_id": "retail.list_orders"},
         "get_order": ToolContract("retail.get_order", effects=ToolEffects()),
     }
-    made = tree.to_package(tool_contracts=contracts, task_family="retail")
+    made = package_from_root(tree, tool_contracts=contracts, task_family="retail")
     assert made.manifest.task_family == "retail"
     others = {k: v for k, v in package.files.items() if k != "manifest.json"}
     assert {k: v for k, v in made.files.items() if k != "manifest.json"} == others
     assert made.ir == package.ir and made.required_capabilities == package.required_capabilities
     with pytest.raises(PackageError, match="get_order"):
-        tree.to_package(tool_contracts={"lookup": "a.lookup", "list_orders": "a.list"})
+        package_from_root(tree, tool_contracts={"lookup": "a.lookup", "list_orders": "a.list"})
 
 
 def test_without_contracts_bound_tools_give_their_input_schemas() -> None:

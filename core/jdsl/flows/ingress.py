@@ -18,8 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticValidationError
 
-from jdsl.errors import BindingError
+from jdsl.errors import BindingError, ToolError
 from jdsl.flows.context import ContextItem, Provenance, WorkingContext
 from jdsl.flows.services import Services
 from jdsl.interaction.mcp import McpCapability
@@ -128,10 +129,13 @@ def mcp_flow(
 
     Raises:
         BindingError: the services have no MCP registry.
-        ValueError: ``invoke`` without a server or a call.
-        ToolError, PermissionDenied: as :class:`McpRegistry`.
+        ToolError: ``INVALID_MCP_REQUEST`` for a request that does not validate, an
+            ``invoke`` without a server or a call, or a call with no ``arguments`` object (the
+            seed: a missing arguments object is rejected, not read as ``{}``); otherwise as
+            :class:`McpRegistry`.
+        PermissionDenied: as :class:`McpRegistry`.
     """
-    req = request if isinstance(request, McpRequest) else McpRequest.model_validate(request)
+    req = _mcp_request(request)
     if services.mcp is None:
         raise BindingError(
             "these Services have no MCP registry; pass Services(mcp=...)", kind="mcp"
@@ -140,13 +144,33 @@ def mcp_flow(
     if req.operation == "discover":
         return FlowResult(base, capabilities=tuple(services.mcp.discover(req.server)))
     if req.server is None or req.call is None:
-        raise ValueError("an MCP invoke needs a server and a call")
+        raise ToolError("an MCP invoke needs a server and a call", code="INVALID_MCP_REQUEST")
     with services.slot():
         result = services.mcp.invoke(
             req.server, req.call.name, req.call.arguments, call_id=req.call.id
         )
     observation = observe(result)
     return FlowResult(base.update(add=[ingress_item(observation, flow="mcp_flow")]), observation)
+
+
+def _mcp_request(request: McpRequest | Mapping[str, Any]) -> McpRequest:
+    if isinstance(request, McpRequest):
+        return request
+    call = request.get("call") if isinstance(request, Mapping) else None
+    if isinstance(call, Mapping) and "arguments" not in call:
+        raise ToolError(
+            "an MCP invoke call needs an 'arguments' JSON object (pass {} for none)",
+            tool=str(call.get("name", "")),
+            code="INVALID_MCP_REQUEST",
+        )
+    try:
+        return McpRequest.model_validate(request)
+    except PydanticValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "request"
+        raise ToolError(
+            f"invalid MCP request: {where}: {first['msg']}", code="INVALID_MCP_REQUEST"
+        ) from None
 
 
 def load_skill(sandbox: Sandbox, skill_id: str, path: str) -> SkillSource:

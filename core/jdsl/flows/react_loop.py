@@ -230,8 +230,7 @@ class _Run:
     def _record(self, turn: ModelTurn) -> None:
         self.turns.append(turn)
         self.messages.append(turn.as_message())
-        if turn.usage is not None:
-            self.usage = turn.usage if self.usage is None else self.usage + turn.usage
+        self.usage = Usage.sum([t.usage for t in self.turns])  # counts turns without usage
         self.pending = list(turn.tool_calls)
         self._check_requests(turn.tool_calls)
         limit = self.budgets.max_total_tokens

@@ -4,8 +4,12 @@
 automatically. Each tool takes structured arguments (unknown keys rejected), builds a fixed
 argv and runs it once through :meth:`Sandbox.run`, never through a shell, so an argument such
 as ``$(uname)`` reaches the command literally. Paths are relative POSIX paths inside the
-workspace (no ``/abs``, ``..``, ``\\`` or empty segments); a path starting with ``-`` is passed
-as ``./-...``. Output is bounded (lines, stdout bytes, stderr bytes) without splitting a UTF-8
+workspace (no ``/abs``, ``..``, ``\\`` or empty segments); each is resolved through
+:meth:`Sandbox.contain` with every link followed, so a path through a symlink that points out of
+the workspace is refused (``PermissionDenied``) and the command is given the link-free real path;
+``grep`` recurses with ``-r`` (links met while recursing are not followed, unlike ``-R``), and
+``find`` and ``du`` do not follow links. A path starting with ``-`` is passed as ``./-...``.
+Output is bounded (lines, stdout bytes, stderr bytes) without splitting a UTF-8
 character. Using a tool needs its ``tool`` grant plus an ``execute`` grant for the command.
 """
 
@@ -134,7 +138,7 @@ def _flags(*pairs: tuple[bool, str]) -> list[str]:
 
 
 def _grep(a: GrepArgs) -> list[str]:
-    flags = _flags((a.recursive, "-R"), (a.ignore_case, "-i"), (a.fixed_strings, "-F"))
+    flags = _flags((a.recursive, "-r"), (a.ignore_case, "-i"), (a.fixed_strings, "-F"))
     return ["-n", *flags, "--", a.pattern, *(_p(p) for p in a.paths)]
 
 
@@ -197,6 +201,20 @@ def bound_text(data: bytes, max_bytes: int, max_lines: int) -> tuple[str, bool]:
     return "".join(lines), truncated
 
 
+def _contained(args: _Args, sandbox: Sandbox) -> _Args:
+    """``args`` with every path replaced by its link-free real path inside the workspace.
+
+    Raises:
+        PermissionDenied: a path (or a link on the way) that leads out of the workspace.
+    """
+    changes: dict[str, Any] = {}
+    if isinstance(getattr(args, "path", None), str):
+        changes["path"] = sandbox.contain(args.path, "execute")  # type: ignore[attr-defined]
+    if isinstance(args, GrepArgs):
+        changes["paths"] = [sandbox.contain(p, "execute") for p in args.paths]
+    return args.model_copy(update=changes)
+
+
 def _make_tool(name: str, sandbox: Sandbox, limits: dict[str, int]) -> RegisteredTool:
     model, description, build = _SPECS[name]
 
@@ -204,7 +222,7 @@ def _make_tool(name: str, sandbox: Sandbox, limits: dict[str, int]) -> Registere
         model.model_validate(arguments)
 
     def execute(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        argv = build(model.model_validate(arguments))
+        argv = build(_contained(model.model_validate(arguments), sandbox))
         try:
             run = sandbox.run(name, argv, cancel=context.cancel)
         except ToolError as exc:

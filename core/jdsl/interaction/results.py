@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from jdsl.errors import ToolError
+from jdsl.trace.redact import scrub
 
 __all__ = [
     "MAX_ERROR_MESSAGE",
@@ -179,11 +180,12 @@ def check_error(error: ResultError, *, tool: str = "") -> ResultError:
 def sanitize_message(text: str) -> str:
     """Rewrite arbitrary text (e.g. an exception message) into text :func:`unsafe_reason` accepts.
 
-    Keeps the first non-empty line, redacts secrets, absolute paths and stack frames, and caps
+    Keeps the first non-empty line, redacts secrets (:func:`jdsl.trace.redact.scrub`, then the
+    patterns here), absolute paths and stack frames, and caps
     the length at :data:`MAX_ERROR_MESSAGE` characters.
     """
     lines = [line.strip() for line in str(text).splitlines() if line.strip()]
-    out = _CONTROL.sub(" ", lines[0] if lines else "")
+    out = scrub(_CONTROL.sub(" ", lines[0] if lines else ""))  # the one secret scrubber first
     for _, pattern, replacement in _UNSAFE:
         out = pattern.sub(replacement, out)
     if len(out) > MAX_ERROR_MESSAGE:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -147,12 +148,16 @@ class Sandbox:
         if not self.allows(category, name):
             raise PermissionDenied(category, name)
 
-    def resolve(self, path: str, category: str = "file.read") -> Path:
-        """The real path of workspace-relative ``path``, checked against ``category`` grants.
+    def contain(self, path: str, category: str = "file.read") -> str:
+        """Workspace-relative ``path`` with every link resolved, refused if it leaves the workspace.
+
+        Returns:
+            The POSIX path of the real target relative to the real workspace (``"."`` for the
+            workspace itself), which names no link (grants are not checked here).
 
         Raises:
-            PermissionDenied: no workspace, a path that leaves it (``..``, an absolute path or a
-                symlink pointing outside), or a path not granted.
+            PermissionDenied: no workspace, or a path that leaves it (``..``, an absolute path or
+                a symlink pointing outside, at any step).
         """
         if self.workspace is None:
             raise PermissionDenied(category, path, hint="the sandbox has no workspace")
@@ -160,19 +165,55 @@ class Sandbox:
         real = Path(os.path.realpath(root / path))
         if real != root and root not in real.parents:
             raise PermissionDenied(category, path, hint="the path leaves the workspace")
-        relative = real.relative_to(root).as_posix()
+        return real.relative_to(root).as_posix()
+
+    def resolve(self, path: str, category: str = "file.read") -> Path:
+        """The real path of workspace-relative ``path``, checked against ``category`` grants.
+
+        Raises:
+            PermissionDenied: as :meth:`contain`, or a path not granted.
+        """
+        relative = self.contain(path, category)
         self.check(category, relative)
-        return real
+        return Path(os.path.realpath(self.workspace)) / relative  # type: ignore[arg-type]
 
     def read_text(self, path: str, *, cancel: object | None = None) -> str:
-        """Read a UTF-8 text file inside the workspace (needs ``file.read``)."""
+        """Read a UTF-8 text file inside the workspace (needs ``file.read``).
+
+        Raises:
+            PermissionDenied: as :meth:`resolve`, or a target that is not a regular file (a
+                FIFO or device, which could block or never end, is refused without opening it).
+            ToolError: the file is missing (``FILE_NOT_FOUND``), a directory
+                (``IS_A_DIRECTORY``), unreadable (``FILE_UNREADABLE``) or not UTF-8
+                (``NOT_UTF8``).
+        """
         _raise_if_cancelled(cancel, path)
-        return self.resolve(path, "file.read").read_text(encoding="utf-8")
+        real = self.resolve(path, "file.read")
+        try:
+            mode = real.stat().st_mode
+            if stat.S_ISDIR(mode):
+                raise ToolError(f"{path!r} is a directory, not a file", code="IS_A_DIRECTORY")
+            if not stat.S_ISREG(mode):
+                raise PermissionDenied(
+                    "file.read", path, hint="it is not a regular file (a FIFO, socket or device)"
+                )
+            return real.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ToolError(f"no file {path!r} in the workspace", code="FILE_NOT_FOUND") from None
+        except UnicodeDecodeError as exc:
+            raise ToolError(
+                f"{path!r} is not UTF-8 text (byte {exc.start})", code="NOT_UTF8"
+            ) from None
+        except OSError as exc:
+            raise ToolError(
+                f"cannot read {path!r}: {exc.strerror}", code="FILE_UNREADABLE"
+            ) from None
 
     def write_text(self, path: str, content: str, *, cancel: object | None = None) -> None:
         """Write a UTF-8 text file inside the workspace (needs ``file.write``).
 
-        Directories are not created; a dangling symlink is refused.
+        Directories are not created; a dangling symlink, a directory, a FIFO or a device is
+        refused (``PermissionDenied``); a failed write is a ``ToolError`` (``FILE_UNWRITABLE``).
         """
         _raise_if_cancelled(cancel, path)
         if self.workspace is not None:
@@ -182,7 +223,14 @@ class Sandbox:
         real = self.resolve(path, "file.write")
         if not real.parent.is_dir():
             raise PermissionDenied("file.write", path, hint="its directory does not exist")
-        real.write_text(content, encoding="utf-8")
+        if real.exists() and not real.is_file():
+            raise PermissionDenied("file.write", path, hint="it is not a regular file")
+        try:
+            real.write_text(content, encoding="utf-8")
+        except OSError as exc:
+            raise ToolError(
+                f"cannot write {path!r}: {exc.strerror}", code="FILE_UNWRITABLE"
+            ) from None
 
     def run(
         self, command: str, args: Sequence[str] = (), *, cancel: object | None = None

@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
 
 from jdsl.errors import ValidationError
+from jdsl.expr import preview
+from jdsl.ir.nodes import MAX_NODE_DEPTH, child_slots, nesting_problem
 from jdsl.tree import Root
 
 __all__ = [
@@ -89,14 +91,28 @@ def from_ir(data: dict[str, Any]) -> Root:
         raise ValidationError([f"the IR must be a JSON object, got {type(data).__name__}"])
     if data.get("format") != BEHAVIOR_FORMAT:
         raise ValidationError(
-            [f"format is {data.get('format')!r}; this jdsl reads {BEHAVIOR_FORMAT!r}"]
+            [f"format is {preview(data.get('format'))}; this jdsl reads {BEHAVIOR_FORMAT!r}"]
         )
+    too_deep = nesting_problem(data) or _node_depth_problem(data.get("root"))
+    if too_deep:
+        raise ValidationError([too_deep])
     try:
         return BehaviorDocument.model_validate(data).root
     except PydanticValidationError as exc:
         raise ValidationError(
             [f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in exc.errors()]
         ) from None
+
+
+def _node_depth_problem(root: Any) -> str | None:
+    stack: list[tuple[Any, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NODE_DEPTH:
+            return f"nodes nest deeper than {MAX_NODE_DEPTH} levels"
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in child_slots(node))
+    return None
 
 
 def canonical_json(data: Any) -> str:

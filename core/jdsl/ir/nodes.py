@@ -6,14 +6,27 @@ would reject at the first one (and problems pydantic cannot see, such as duplica
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from jdsl.errors import JdslError
-from jdsl.expr import parse_path, validate_expr
+from jdsl.errors import SignatureError, ValidationError
+from jdsl.expr import parse_path, preview, validate_expr
 from jdsl.signature import Signature
+from jdsl.tree.decorators import MAX_TIMEOUT_SECONDS
 
-__all__ = ["MAX_REPEAT", "NODE_FIELDS", "NodeChecker", "child_slots", "walk_ir"]
+__all__ = [
+    "MAX_INT_DIGITS",
+    "MAX_IR_NESTING",
+    "MAX_NODE_DEPTH",
+    "MAX_REPEAT",
+    "MAX_TIMEOUT_SECONDS",
+    "NODE_FIELDS",
+    "NodeChecker",
+    "child_slots",
+    "nesting_problem",
+    "walk_ir",
+]
 
 _COMMON = frozenset({"kind", "id", "context"})
 
@@ -40,6 +53,46 @@ NODE_FIELDS: dict[str, frozenset[str]] = {
 
 MAX_REPEAT = 1000
 """The largest ``max`` a repeat may declare: every loop in a behavior is bounded."""
+
+MAX_NODE_DEPTH = 64
+"""The deepest nesting of nodes a behavior may have (root = 1)."""
+
+MAX_IR_NESTING = 256
+"""The deepest JSON nesting (objects and arrays) an IR document may have, constants included."""
+
+
+MAX_INT_DIGITS = 4000
+"""The most digits a whole number in an IR document (or behavior text) may have; Python reads
+at most 4300, and every IR number must print and parse back."""
+
+
+def nesting_problem(document: Any, limit: int = MAX_IR_NESTING) -> str | None:
+    """A problem when ``document`` nests JSON containers deeper than ``limit`` or holds a
+    number JSON cannot carry (nan, inf, an int over :data:`MAX_INT_DIGITS` digits), else None.
+
+    Iterative, so a document nested 100,000 deep is reported, not a RecursionError; every
+    recursive pass over an IR (validation, loading, printing, tracing) runs after this check.
+    """
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > limit:
+                return f"the document nests deeper than {limit} levels; flatten it"
+            stack.extend((item, depth + 1) for item in _items(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            return f"the document holds {value}, which JSON cannot carry; use a finite number"
+        elif isinstance(value, int) and abs(value) >= _INT_LIMIT:
+            return f"the document holds a whole number over {MAX_INT_DIGITS} digits"
+    return None
+
+
+_INT_LIMIT = 10**MAX_INT_DIGITS  # compared, never printed: no int -> str conversion
+
+
+def _items(value: dict[Any, Any] | list[Any]) -> list[Any]:
+    items = value.values() if isinstance(value, dict) else value
+    return [item for item in items if isinstance(item, dict | list | float | int)]
 
 
 def child_slots(node: dict[str, Any]) -> list[Any]:
@@ -68,10 +121,11 @@ class NodeChecker:
     def check(self, node: dict[str, Any], where: str) -> None:
         """Apply the common rules and the rules of the node's kind."""
         kind = node.get("kind")
-        label = f"{kind} {node.get('id') or where!r}"
-        if kind not in NODE_FIELDS:
+        shown = kind if isinstance(kind, str) and len(kind) <= 40 else preview(kind)
+        label = f"{shown} {preview(node.get('id') or where, 200)}"
+        if not isinstance(kind, str) or kind not in NODE_FIELDS:
             known = ", ".join(sorted(NODE_FIELDS))
-            self.problems.append(f"{where}: unknown node kind {kind!r}; known kinds: {known}")
+            self.problems.append(f"{where}: unknown node kind {preview(kind)}; known kinds: {known}")
             return
         problems: list[str] = []
         unknown = sorted(set(node) - NODE_FIELDS[kind])
@@ -88,7 +142,7 @@ class NodeChecker:
         if node_id is None:
             return []
         if not isinstance(node_id, str) or not node_id:
-            return [f"id must be a non-empty string, got {node_id!r}"]
+            return [f"id must be a non-empty string, got {preview(node_id)}"]
         first = self._ids.setdefault(node_id, where)
         return [] if first == where else [f"duplicate id {node_id!r} (first used at {first})"]
 
@@ -116,7 +170,7 @@ class NodeChecker:
         bound = node.get("max", 3)
         if not _is_int(bound) or not 1 <= bound <= MAX_REPEAT:
             problems.append(
-                f"unbounded or invalid max {bound!r}; use a whole number 1..{MAX_REPEAT}"
+                f"unbounded or invalid max {preview(bound)}; use a whole number 1..{MAX_REPEAT}"
             )
         if "until" in node and not isinstance(node["until"], dict):
             problems.append("until must be a node")
@@ -125,8 +179,10 @@ class NodeChecker:
     def _timeout(self, node: dict[str, Any]) -> list[str]:
         problems = _one_child(node, "timeout")
         seconds = node.get("seconds", 30.0)
-        if not _is_number(seconds) or seconds <= 0:
-            problems.append(f"seconds must be a number > 0, got {seconds!r}")
+        if not _is_number(seconds) or not 0 < seconds <= MAX_TIMEOUT_SECONDS:
+            problems.append(
+                f"seconds must be a number > 0 and <= {MAX_TIMEOUT_SECONDS:g}, got {preview(seconds)}"
+            )
         return problems
 
     def _action(self, node: dict[str, Any]) -> list[str]:
@@ -166,7 +222,7 @@ class NodeChecker:
             problems.append("input_sources must map input fields to paths")
         else:
             for source_field, path in sources.items():
-                problems += _path_problems(path, f"input_sources[{source_field!r}]")
+                problems += _path_problems(path, f"input_sources[{preview(source_field)}]")
         return problems
 
     def _react(self, node: dict[str, Any]) -> list[str]:
@@ -182,7 +238,7 @@ class NodeChecker:
                     self.capabilities.add(tool)
         steps = node.get("max_steps", 6)
         if not _is_int(steps) or steps < 1:
-            problems.append(f"max_steps must be a whole number >= 1, got {steps!r}")
+            problems.append(f"max_steps must be a whole number >= 1, got {preview(steps)}")
         return problems
 
 
@@ -210,7 +266,8 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite int or float (not a bool, not nan or inf)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _one_child(node: dict[str, Any], kind: str) -> list[str]:
@@ -219,17 +276,17 @@ def _one_child(node: dict[str, Any], kind: str) -> list[str]:
 
 def _name_problems(name: Any, what: str) -> list[str]:
     if not isinstance(name, str) or not name.strip():
-        return [f"needs a {what} name, got {name!r}"]
+        return [f"needs a {what} name, got {preview(name)}"]
     return []
 
 
 def _path_problems(path: Any, what: str) -> list[str]:
     if not isinstance(path, str) or not path:
-        return [f"{what} must be a non-empty path string, got {path!r}"]
+        return [f"{what} must be a non-empty path string, got {preview(path)}"]
     try:
         parse_path(path)
-    except (JdslError, ValueError) as exc:
-        return [f"{what}: malformed path {path!r}: {exc}"]
+    except ValidationError as exc:
+        return [f"{what}: {problem}" for problem in exc.problems]
     return []
 
 
@@ -241,9 +298,9 @@ def _args_problems(args: Any) -> list[str]:
     problems: list[str] = []
     for name, spec in args.items():
         if isinstance(spec, dict) and set(spec) == {"ref"}:
-            problems += _path_problems(spec["ref"], f"argument {name!r}")
+            problems += _path_problems(spec["ref"], f"argument {preview(name)}")
         elif not (isinstance(spec, dict) and set(spec) == {"const"}):
-            problems.append(f'argument {name!r} must be {{"ref": path}} or {{"const": value}}')
+            problems.append(f'argument {preview(name)} must be {{"ref": path}} or {{"const": value}}')
     return problems
 
 
@@ -253,8 +310,8 @@ def _signature_problems(node: dict[str, Any]) -> list[str]:
         return ['needs a signature string such as "request -> answer"']
     try:
         Signature.parse(text)
-    except (JdslError, ValueError) as exc:
-        return [f"malformed signature {text!r}: {exc}"]
+    except SignatureError as exc:
+        return [f"malformed signature: {exc}"]
     return []
 
 

@@ -3,7 +3,9 @@
 Rules (reference jdsl-py §4.2, with the node fields of docs/ARCHITECTURE.md): the envelope has
 the right format and a root; every kind is known and carries only its fields; ids are unique
 where given; composites have children and decorators a child; repeat ``max`` is a whole
-number in 1..1000; timeouts are positive; action and guard_call args are each ``{ref}`` or
+number in 1..1000; timeouts are finite, positive and at most a year; nodes nest at most
+:data:`~jdsl.ir.nodes.MAX_NODE_DEPTH` deep and the document at most
+:data:`~jdsl.ir.nodes.MAX_IR_NESTING` JSON levels; action and guard_call args are each ``{ref}`` or
 ``{const}``; ref paths parse (:func:`jdsl.expr.parse_path`); guard expressions are well formed
 (:func:`jdsl.expr.validate_expr`); signatures parse (:mod:`jdsl.signature`); a react lists at
 least one tool; with ``required_capabilities``, every action tool and react tool is declared.
@@ -17,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.errors import ValidationError
+from jdsl.expr import preview
 from jdsl.ir.format import BEHAVIOR_FORMAT
-from jdsl.ir.nodes import MAX_REPEAT, NodeChecker, child_slots
+from jdsl.ir.nodes import MAX_NODE_DEPTH, MAX_REPEAT, NodeChecker, child_slots, nesting_problem
 
 __all__ = ["MAX_REPEAT", "ValidationReport", "validate_ir"]
 
@@ -66,10 +69,13 @@ def validate_ir(ir: Any, required_capabilities: Iterable[str] | None = None) -> 
     """
     if not isinstance(ir, dict):
         return ValidationReport((f"the IR must be a JSON object, got {type(ir).__name__}",))
+    too_deep = nesting_problem(ir)
+    if too_deep:
+        return ValidationReport((too_deep,))
     problems: list[str] = []
     if ir.get("format") != BEHAVIOR_FORMAT:
-        problems.append(f"format is {ir.get('format')!r}; expected {BEHAVIOR_FORMAT!r}")
-    extra = sorted(set(ir) - {"format", "root"})
+        problems.append(f"format is {preview(ir.get('format'))}; expected {BEHAVIOR_FORMAT!r}")
+    extra = sorted(set(ir) - {"format", "root"}, key=str)[:10]  # keys are short JSON strings
     if extra:
         problems.append(f"unknown top-level keys {extra}; a document has only format and root")
     root = ir.get("root")
@@ -88,12 +94,16 @@ def validate_ir(ir: Any, required_capabilities: Iterable[str] | None = None) -> 
     return ValidationReport(tuple(problems), tuple(sorted(checker.capabilities)))
 
 
-def _walk(node: Any, where: str, checker: NodeChecker) -> None:
+def _walk(node: Any, where: str, checker: NodeChecker, depth: int = 1) -> None:
     """Check ``node`` then its children, pre-order; ``where`` is its structural id."""
     if not isinstance(node, dict):
         checker.problems.append(f"{where}: a node must be an object, got {type(node).__name__}")
         return
+    if depth > MAX_NODE_DEPTH:
+        checker.problems.append(f"{where}: nodes nest deeper than {MAX_NODE_DEPTH} levels")
+        return
     checker.check(node, where)
     for index, child in enumerate(child_slots(node)):
-        kind = child.get("kind", "node") if isinstance(child, dict) else "node"
-        _walk(child, f"{where}/{kind}.{index}", checker)
+        kind = child.get("kind") if isinstance(child, dict) else None
+        kind = kind if isinstance(kind, str) and len(kind) <= 40 else "node"
+        _walk(child, f"{where}/{kind}.{index}", checker, depth + 1)

@@ -1,8 +1,9 @@
 """Package a written tree: ``package_from_root(root, tool_contracts=...)``.
 
-``Root.to_package(...)`` in :mod:`jdsl.tree` calls this function. Tool names in the
-tree (host names) become logical capability ids through ``tool_contracts``; model leaves get
-``signatures/<id>.json`` records (unnamed leaves are given ids ``predict_<n>`` / ``react_<n>``).
+Packaging a written tree lives here, above :mod:`jdsl.tree` (the tree layer never imports the
+package layer; there is no ``Root.to_package``). Tool names in the tree (host names) become
+logical capability ids through ``tool_contracts``; model leaves get ``signatures/<id>.json``
+records (unnamed leaves are given ids ``predict_<n>`` / ``react_<n>``).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from jdsl.errors import PackageError
+from jdsl.expr import preview
 from jdsl.interaction.tools import tool_name
 from jdsl.ir import from_ir
 from jdsl.ir.nodes import child_slots
@@ -114,21 +115,42 @@ class BehaviorPackage:
 
     @cached_property
     def ir(self) -> dict[str, Any]:
-        """The Behavior IR document (``behavior.json``)."""
-        return dict(self.json("behavior.json"))
+        """The Behavior IR document (``behavior.json``).
+
+        Raises:
+            PackageError: the file is missing, not JSON, or not an object.
+        """
+        return _shaped(self.json("behavior.json"), dict, "behavior.json", "a JSON object")
 
     @cached_property
     def tools(self) -> dict[str, ToolContract]:
-        """``{logical id: contract}`` from ``tools.json``."""
-        listed = self.json("tools.json").get("tools", []) if "tools.json" in self.files else []
-        contracts = [ToolContract.from_dict(item) for item in listed]
+        """``{logical id: contract}`` from ``tools.json``.
+
+        Raises:
+            PackageError: not ``{"tools": [{"logical_id": str, ...}, ...]}``.
+        """
+        if "tools.json" not in self.files:
+            return {}
+        doc = _shaped(self.json("tools.json"), dict, "tools.json", '{"tools": [...]}')
+        listed = _shaped(doc.get("tools", []), list, "tools.json", '{"tools": [...]}')
+        contracts = [_contract(item, i) for i, item in enumerate(listed)]
         return {c.logical_id: c for c in contracts}
 
     @cached_property
     def signatures(self) -> dict[str, dict[str, Any]]:
-        """``{id: signature record}`` from ``signatures/*.json``."""
+        """``{id: signature record}`` from ``signatures/*.json``.
+
+        Raises:
+            PackageError: a record that is not an object with a string ``id``.
+        """
         paths = sorted(p for p in self.files if p.startswith("signatures/") and p.endswith(".json"))
-        return {str(rec["id"]): rec for rec in map(self.json, paths)}
+        records = {}
+        for path in paths:
+            record = _shaped(self.json(path), dict, path, 'an object with "id" and "signature"')
+            if not isinstance(record.get("id"), str) or not record["id"]:
+                raise PackageError(f"{path!r} has no string 'id'", path=path)
+            records[record["id"]] = record
+        return records
 
     @property
     def name(self) -> str:
@@ -140,7 +162,19 @@ class BehaviorPackage:
 
     @property
     def required_capabilities(self) -> list[str]:
-        return list(self.manifest.get("required_capabilities") or [])
+        """The capability ids the manifest requires.
+
+        Raises:
+            PackageError: ``required_capabilities`` is not a list of strings.
+        """
+        required = self.manifest.get("required_capabilities") or []
+        if not isinstance(required, list) or not all(isinstance(c, str) for c in required):
+            raise PackageError(
+                f"manifest.json required_capabilities must be a list of capability ids, "
+                f"not {preview(required)}",
+                path="manifest.json",
+            )
+        return list(required)
 
     @cached_property
     def required_predicates(self) -> list[str]:
@@ -231,6 +265,25 @@ class BehaviorPackage:
         if chosen:
             root.model_id = str(chosen)
         return root
+
+
+def _shaped(value: Any, kind: type, path: str, expected: str) -> Any:
+    """``value`` if it is a ``kind``, else a PackageError naming the file and the shape."""
+    if not isinstance(value, kind):
+        raise PackageError(f"{path!r} must be {expected}, not {preview(value)}", path=path)
+    return value
+
+
+def _contract(item: Any, index: int) -> ToolContract:
+    where = f"tools.json tools[{index}]"
+    if not isinstance(item, Mapping) or not isinstance(item.get("logical_id"), str):
+        raise PackageError(
+            f"{where} must be an object with a string 'logical_id'", path="tools.json"
+        )
+    try:
+        return ToolContract.from_dict(item)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise PackageError(f"{where} is malformed: {exc}", path="tools.json") from None
 
 
 def _named(tools: Tools) -> dict[str, Callable[..., Any]]:

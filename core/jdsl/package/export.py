@@ -17,6 +17,7 @@ from pathlib import Path
 
 from jdsl.errors import PackageError
 from jdsl.package.bundle import BehaviorPackage
+from jdsl.package.format import check_member_name
 
 __all__ = ["SUFFIX", "export_dir", "export_jdsl", "package_digest", "zip_bytes"]
 
@@ -25,10 +26,15 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def zip_bytes(package: BehaviorPackage) -> bytes:
-    """The deterministic ``.jdsl`` archive of ``package``."""
+    """The deterministic ``.jdsl`` archive of ``package``.
+
+    Raises:
+        PackageError: a member name that is not a safe relative path (``../x``, ``/abs``).
+    """
+    names = sorted(map(check_member_name, package.files))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        for name in sorted(package.files):
+        for name in names:
             info = zipfile.ZipInfo(name, date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o100644 << 16
@@ -84,7 +90,13 @@ def export_dir(package: BehaviorPackage, path: str | os.PathLike[str]) -> Path:
 
     Returns:
         The directory written.
+
+    Raises:
+        PackageError: a member name that would leave the directory (``../x``, ``/abs``; checked
+            before anything is written), or the directory cannot be written.
     """
+    for name in package.files:
+        check_member_name(name)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))

@@ -7,7 +7,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Final
+
+from jdsl.errors import PackageError
 
 __all__ = [
     "MAX_COMPRESSION_RATIO",
@@ -18,6 +21,7 @@ __all__ = [
     "SIGNATURE_FORMAT",
     "ToolContract",
     "ToolEffects",
+    "check_member_name",
     "default_effects",
     "digest",
     "dump_json",
@@ -44,6 +48,34 @@ _MUTATING: Final = re.compile(
     r"write|send|post|put|patch|book|exchange|return|transfer|pay|charge|refund|execute)(?=_|$)"
 )
 _DESTRUCTIVE: Final = re.compile(r"(^|[._])(cancel|delete|remove|drop|destroy|purge)(?=_|$)")
+
+
+def check_member_name(name: object) -> str:
+    """``name`` if it is a safe package member path, for load and export alike.
+
+    A member name is a relative POSIX path that stays inside the package: not empty, no NUL or
+    ``\\``, no leading ``/``, no drive (``C:``), no ``..`` segment.
+
+    Raises:
+        PackageError: any other name (``path`` is the name), e.g. ``"../escaped.txt"``.
+    """
+    text = name if isinstance(name, str) else ""
+    pure = PurePosixPath(text)
+    if (
+        not text
+        or "\0" in text
+        or "\\" in text
+        or text.startswith("/")
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or (len(text) > 1 and text[1] == ":")
+    ):
+        raise PackageError(
+            f"refusing member {name!r}: absolute or '..' path; a member is a relative path "
+            "inside the package (no drive, '\\' or NUL)",
+            path=str(name),
+        )
+    return text
 
 
 class Manifest(dict[str, Any]):

@@ -19,7 +19,7 @@ import stat
 import zipfile
 import zlib
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from jdsl.errors import JdslError, PackageError
@@ -30,6 +30,7 @@ from jdsl.package.format import (
     MAX_MEMBER_BYTES,
     MAX_TOTAL_BYTES,
     PACKAGE_FORMAT,
+    check_member_name,
     digest,
     manifest_digest,
 )
@@ -57,18 +58,10 @@ def load_package(path: str | os.PathLike[str]) -> BehaviorPackage:
     return package
 
 
-def _safe_name(name: str) -> str:
-    pure = PurePosixPath(name)
-    if (
-        not name
-        or "\\" in name
-        or name.startswith("/")
-        or pure.is_absolute()
-        or ".." in pure.parts
-        or (len(name) > 1 and name[1] == ":")
-    ):
-        raise PackageError(f"refusing member {name!r}: absolute or '..' path", path=name)
-    return name
+_CORRUPT = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError)
+"""What :mod:`zipfile` raises on a damaged archive: a bad header, an unknown compression
+method or flag (``NotImplementedError``), a truncated or encrypted member (``RuntimeError`` is
+caught too, below)."""
 
 
 def _read_zip(path: Path) -> dict[str, bytes]:
@@ -77,9 +70,11 @@ def _read_zip(path: Path) -> dict[str, bytes]:
     try:
         with zipfile.ZipFile(path) as archive:
             return _read_members(archive)
-    except zipfile.BadZipFile as exc:
+    except (*_CORRUPT, RuntimeError) as exc:
         raise PackageError(
-            f"{str(path)!r} is not a valid .jdsl archive: {exc}", path=str(path)
+            f"{str(path)!r} is not a valid .jdsl archive ({type(exc).__name__}: {exc}); "
+            "re-export the package",
+            path=str(path),
         ) from None
 
 
@@ -87,7 +82,7 @@ def _read_members(archive: zipfile.ZipFile) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     total = 0
     for info in archive.infolist():
-        name = _safe_name(info.filename)
+        name = check_member_name(info.filename)
         if info.is_dir():
             continue
         _check_member(info)
@@ -109,7 +104,7 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     try:
         with archive.open(info) as handle:
             return handle.read(MAX_MEMBER_BYTES + 1)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+    except (*_CORRUPT, RuntimeError) as exc:
         raise PackageError(
             f"member {info.filename!r} is corrupt ({exc}); re-export the package",
             path=info.filename,
@@ -140,13 +135,14 @@ def _read_dir(root: Path) -> dict[str, bytes]:
     files = {"manifest.json": manifest}
     listed = _listed(_manifest(manifest))
     for name in listed:
-        if (root / _safe_name(name)).exists() or (root / name).is_symlink():
+        if os.path.lexists(root / check_member_name(name)):
             files[name] = _read_file(root, name)
     return files
 
 
 def _read_file(root: Path, name: str) -> bytes:
-    file = root / _safe_name(name)
+    file = root / check_member_name(name)
+    _check_parents(root, name)
     try:
         info = file.lstat()
     except FileNotFoundError:
@@ -158,6 +154,23 @@ def _read_file(root: Path, name: str) -> bytes:
     if info.st_size > MAX_MEMBER_BYTES:
         raise PackageError(f"refusing {name!r}: over {MAX_MEMBER_BYTES} bytes", path=name)
     return file.read_bytes()
+
+
+def _check_parents(root: Path, name: str) -> None:
+    """Every folder between ``root`` and member ``name`` is a real folder, not a link."""
+    folder = root
+    for part in Path(name).parts[:-1]:
+        folder = folder / part
+        try:
+            mode = folder.lstat().st_mode
+        except FileNotFoundError:
+            return  # the member is then missing, which _read_file reports
+        if not stat.S_ISDIR(mode):
+            shown = folder.relative_to(root).as_posix()
+            raise PackageError(
+                f"refusing {name!r}: {shown!r} is a link or not a folder (links are not allowed)",
+                path=name,
+            )
 
 
 def _manifest(data: bytes) -> dict[str, Any]:
@@ -202,6 +215,7 @@ def verify_package(package: BehaviorPackage) -> None:
     _check_manifest_digest(manifest)
     listed = _listed(manifest)
     for name in sorted(files):
+        check_member_name(name)
         if name != "manifest.json" and name not in listed:
             raise PackageError(f"file {name!r} is not listed in the manifest", path=name)
     for name, expected in sorted(listed.items()):
@@ -233,7 +247,7 @@ def _check_manifest_digest(manifest: Mapping[str, Any]) -> None:
 
 
 def _verify_ir(package: BehaviorPackage, manifest: Mapping[str, Any]) -> None:
-    required = list(manifest.get("required_capabilities") or [])
+    required = package.required_capabilities
     report = validate_ir(package.ir, required_capabilities=required)
     if not report.ok:
         raise PackageError(

@@ -23,7 +23,12 @@ from typing import Any
 
 from jdsl.errors import BadRequest
 from jdsl.providers.base import SDKModel
-from jdsl.providers.errors import incomplete_stream, require_sdk
+from jdsl.providers.errors import (
+    incomplete_stream,
+    parsing_response,
+    require_sdk,
+    response_data,
+)
 from jdsl.providers.messages import (
     FinishReason,
     GenerationSettings,
@@ -101,22 +106,27 @@ class AnthropicModel(SDKModel):
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
     ) -> ModelTurn:
         response = self.client.messages.create(**self._request(system, messages, tools, model))
-        data = response.model_dump(mode="json", exclude_none=True)
-        return _turn(data.get("content", []), data.get("stop_reason"), data.get("usage"))
+        with parsing_response(self.provider):
+            data = response_data(self.provider, response, required="content")
+            return _turn(data["content"], data.get("stop_reason"), data.get("usage"))
 
     def _stream(
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
     ) -> Iterator[str | ModelTurn]:
         request = self._request(system, messages, tools, model)
         state = _StreamState()
-        with self.client.messages.create(**request, stream=True) as events:
+        with (
+            parsing_response(self.provider),
+            self.client.messages.create(**request, stream=True) as events,
+        ):
             for event in events:
-                delta = state.apply(event.model_dump(mode="json", exclude_none=True))
+                delta = state.apply(response_data(self.provider, event, required=None))
                 if delta:
                     yield delta
                 if state.stopped:
                     break
-        yield state.turn()
+            turn = state.turn()
+        yield turn
 
 
 def to_anthropic_messages(system: str, messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:

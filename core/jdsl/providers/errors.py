@@ -3,7 +3,9 @@
 The mapping reads the HTTP status, the ``Retry-After`` header and the vendor's error code, and
 builds a message of its own: it names the provider, the status and the fix, and never contains
 the API key or the raw response body. The vendor's short error message is kept, redacted and
-bounded, on the ``detail`` attribute for debugging (not in ``str(error)``). Mapped errors are
+bounded, on the ``detail`` attribute for debugging (not in ``str(error)``); the vendor's code,
+which the message names, passes the same scrubber (:func:`jdsl.trace.redact.scrub`) and must look
+like an identifier. Mapped errors are
 raised ``from None``, so the SDK exception (whose text echoes the body) is not in the traceback.
 
 | what happened | error |
@@ -13,13 +15,14 @@ raised ``from None``, so the SDK exception (whose text echoes the body) is not i
 | 408, SDK timeout, a stream cut short | :class:`~jdsl.errors.ProviderTimeout` |
 | 400 / 413 naming the context window | :class:`~jdsl.errors.ContextWindowExceeded` |
 | other 4xx | :class:`~jdsl.errors.BadRequest` |
-| 5xx, 529, malformed JSON | :class:`~jdsl.errors.ServerError` |
+| 5xx, 529, malformed JSON, a body that is not UTF-8, a 200 of another shape | :class:`~jdsl.errors.ServerError` |
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -38,13 +41,17 @@ from jdsl.errors import (
     RateLimitError,
     ServerError,
 )
+from jdsl.trace.redact import scrub
 
 __all__ = [
     "incomplete_stream",
+    "malformed_response",
     "map_sdk_error",
     "mapped_errors",
     "parse_retry_after",
+    "parsing_response",
     "require_sdk",
+    "response_data",
 ]
 
 _CONTEXT_MARKERS = (
@@ -56,8 +63,9 @@ _CONTEXT_MARKERS = (
     "too many tokens",
     "exceeds the maximum number of tokens",
 )
-_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|Bearer\s+\S+)")
 _DETAIL_LIMIT = 300
+_CODE_LIMIT = 64
+_CODE = re.compile(r"[A-Za-z0-9_.\-]+")
 _TRUNCATION = ("RemoteProtocolError", "ReadError", "IncompleteRead", "ChunkedEncodingError")
 _MALFORMED = ("JSONDecodeError", "APIResponseValidationError", "UnknownApiResponseError")
 
@@ -71,27 +79,72 @@ def require_sdk(module: str, extra: str) -> ModuleType:
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date)."""
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date).
+
+    Returns a finite number >= 0, or None: ``nan``, ``inf`` and ``1e309`` are no wait at all.
+    """
     if not headers:
         return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
+    millis = _finite(headers.get("retry-after-ms"))
+    if millis is not None:
+        return max(millis / 1000.0, 0.0)
     value = headers.get("retry-after")
     if not value:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    seconds = _finite(value)
+    if seconds is not None:
+        return max(seconds, 0.0)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def malformed_response(provider: str, what: str = "not the JSON it documents") -> ServerError:
+    """The error for a 200 answer that is not the vendor's documented shape (HTML, a list...)."""
+    return ServerError(
+        f"{provider} returned a malformed response ({what}); retry the call, and check the "
+        "base URL points at the provider's API.",
+        provider=provider,
+        code="INVALID_MODEL_OUTPUT",
+    )
+
+
+def response_data(provider: str, response: Any, *, required: str | None) -> dict[str, Any]:
+    """An SDK response object as a JSON dict that has the list field ``required`` (if named).
+
+    Raises:
+        ServerError: the SDK handed back text (an HTML page), a list, or an object without
+            ``required`` (``INVALID_MODEL_OUTPUT``).
+    """
+    dump = getattr(response, "model_dump", None)
+    data = dump(mode="json", exclude_none=True) if callable(dump) else None
+    if not isinstance(data, dict):
+        raise malformed_response(provider, "not a JSON object")
+    if required is not None and not isinstance(data.get(required), list):
+        raise malformed_response(provider, f"no {required!r} list")
+    return data
+
+
+@contextmanager
+def parsing_response(provider: str) -> Iterator[None]:
+    """Read a vendor's answer: a shape it does not document (a missing key, a wrong type, a
+    stream event for a block never opened) is a :class:`ServerError`, not a KeyError."""
+    try:
+        yield
+    except ProviderError:
+        raise
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise malformed_response(provider, f"{type(exc).__name__} reading it") from None
+
+
+def _finite(text: str | None) -> float | None:
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        return None
+    return value if value is not None and math.isfinite(value) else None
 
 
 def incomplete_stream(provider: str, missing: str) -> ProviderTimeout:
@@ -131,13 +184,8 @@ def map_sdk_error(
     """
     name = type(exc).__name__
     cause = exc.__cause__ or exc.__context__
-    if name in _MALFORMED or isinstance(exc, json.JSONDecodeError):
-        return ServerError(
-            f"{provider} returned a malformed response (not the JSON it documents); "
-            "retry the call, and check the base URL points at the provider's API.",
-            provider=provider,
-            code="INVALID_MODEL_OUTPUT",
-        )
+    if name in _MALFORMED or isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return malformed_response(provider)
     if "Timeout" in name:
         return ProviderTimeout(
             f"{provider} did not answer in time; raise timeout_s or retry.", provider=provider
@@ -190,18 +238,19 @@ def _vendor_error(exc: BaseException) -> tuple[str, str]:
     return str(code), str(message)
 
 
-def _scrub(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[REDACTED]")
-    text = _SECRET.sub("[REDACTED]", text)
-    return text[:_DETAIL_LIMIT]
+def _vendor_text(exc: BaseException, secrets: tuple[str, ...]) -> tuple[str, str]:
+    """(code, detail) fit for an exception: both scrubbed; a code that is not an identifier
+    (``"bad key sk-..."``) is shown as ``unrecognized code``, and kept scrubbed on the detail."""
+    code, message = _vendor_error(exc)
+    code = scrub(code, secrets, limit=_CODE_LIMIT)
+    if code and not _CODE.fullmatch(code):
+        message, code = f"{code}: {message}" if message else code, "unrecognized code"
+    return code, scrub(message, secrets, limit=_DETAIL_LIMIT)
 
 
 def _from_body(exc: BaseException, provider: str, secrets: tuple[str, ...]) -> ProviderError:
     """An error without an HTTP error status (an error event mid-stream): classify by code."""
-    code, message = _vendor_error(exc)
-    detail = _scrub(message, secrets)
+    code, detail = _vendor_text(exc, secrets)
     if "rate_limit" in code.lower() or code == "RESOURCE_EXHAUSTED":
         return RateLimitError(
             f"{provider} rate limit hit mid-stream; wait and retry.",
@@ -219,12 +268,12 @@ def _from_body(exc: BaseException, provider: str, secrets: tuple[str, ...]) -> P
 def _from_status(
     exc: BaseException, status: int, provider: str, key_env: str, secrets: tuple[str, ...]
 ) -> ProviderError:
-    code, message = _vendor_error(exc)
+    code, message = _vendor_text(exc, secrets)
     fields: dict[str, Any] = {
         "provider": provider,
         "status_code": status,
         "code": code,
-        "detail": _scrub(message, secrets),
+        "detail": message,
     }
     where = f"{provider} answered HTTP {status}"
     if status in (401, 403):

@@ -30,7 +30,13 @@ from typing import Any
 
 from jdsl.errors import BadRequest
 from jdsl.providers.base import SDKModel
-from jdsl.providers.errors import incomplete_stream, require_sdk
+from jdsl.providers.errors import (
+    incomplete_stream,
+    malformed_response,
+    parsing_response,
+    require_sdk,
+    response_data,
+)
 from jdsl.providers.messages import (
     FinishReason,
     Message,
@@ -92,31 +98,34 @@ class GeminiModel(SDKModel):
     def _converse(
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
     ) -> ModelTurn:
-        response = self.client.models.generate_content(
-            model=model,
-            contents=to_gemini_contents(messages),
-            config=self._config(system, messages, tools),
-        )
         state = _TurnState()
-        state.apply(response.model_dump(mode="json", exclude_none=True))
-        return state.turn()
+        contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
+        with parsing_response(self.provider):  # google-genai reads a 200 body without checks
+            response = self.client.models.generate_content(
+                model=model, contents=contents, config=config
+            )
+            state.apply(response_data(self.provider, response, required=None))
+            if not state.answered:
+                raise malformed_response(self.provider, "no candidates and no block reason")
+            return state.turn()
 
     def _stream(
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
     ) -> Iterator[str | ModelTurn]:
         state = _TurnState()
-        chunks = self.client.models.generate_content_stream(
-            model=model,
-            contents=to_gemini_contents(messages),
-            config=self._config(system, messages, tools),
-        )
-        for chunk in chunks:
-            delta = state.apply(chunk.model_dump(mode="json", exclude_none=True))
-            if delta:
-                yield delta
-        if state.finish is None and not state.blocked:
-            raise incomplete_stream(self.provider, "a finishReason")
-        yield state.turn()
+        contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
+        with parsing_response(self.provider):
+            chunks = self.client.models.generate_content_stream(
+                model=model, contents=contents, config=config
+            )
+            for chunk in chunks:
+                delta = state.apply(response_data(self.provider, chunk, required=None))
+                if delta:
+                    yield delta
+            if state.finish is None and not state.blocked:
+                raise incomplete_stream(self.provider, "a finishReason")
+            turn = state.turn()
+        yield turn
 
 
 def to_gemini_contents(messages: list[Message]) -> list[Any]:
@@ -187,6 +196,7 @@ class _TurnState:
         self.finish: str | None = None
         self.usage: Mapping[str, Any] | None = None
         self.blocked = False
+        self.answered = False  # a candidate or a block reason was seen
 
     def apply(self, response: dict[str, Any]) -> str:
         """Fold one response in; returns its public (non-thought) text."""
@@ -194,6 +204,7 @@ class _TurnState:
         if (response.get("prompt_feedback") or {}).get("block_reason"):
             self.blocked = True
         candidates = response.get("candidates") or []
+        self.answered = self.answered or self.blocked or bool(candidates)
         if not candidates:
             return ""
         candidate = candidates[0]

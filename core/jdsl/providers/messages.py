@@ -99,21 +99,44 @@ class Message(_Frozen):
 
 
 class Usage(_Frozen):
-    """Token counts of one or more model calls. A count the provider did not give stays None."""
+    """Token counts of one or more model calls. A count the provider did not give stays None.
+
+    ``missing_turns`` counts the model calls summed in that reported no usage at all (see
+    :meth:`sum`), so a partial sum says it is partial instead of passing for the whole.
+    """
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
     cached_input_tokens: int | None = None
     reasoning_tokens: int | None = None
+    missing_turns: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         def add(a: int | None, b: int | None) -> int | None:
             return None if a is None and b is None else (a or 0) + (b or 0)
 
-        return Usage(
-            **{k: add(getattr(self, k), getattr(other, k)) for k in type(self).model_fields}
-        )
+        counts = {k: add(getattr(self, k), getattr(other, k)) for k in _COUNTS}
+        totals = (self.total, other.total)  # a side without total_tokens counts input + output
+        counts["total_tokens"] = None if None in totals else sum(totals)  # type: ignore[arg-type]
+        return Usage(**counts, missing_turns=self.missing_turns + other.missing_turns)
+
+    @classmethod
+    def sum(cls, usages: Sequence[Usage | None]) -> Usage | None:
+        """The usage of several model calls; None when none reported any.
+
+        Example:
+            >>> Usage.sum([Usage(input_tokens=3, output_tokens=2), None]).missing_turns
+            1
+        """
+        known = [u for u in usages if u is not None]
+        if not known:
+            return None
+        total = known[0]
+        for usage in known[1:]:
+            total = total + usage
+        missing = len(usages) - len(known)
+        return total.model_copy(update={"missing_turns": total.missing_turns + missing})
 
     @property
     def total(self) -> int | None:
@@ -123,6 +146,9 @@ class Usage(_Frozen):
         if self.input_tokens is None and self.output_tokens is None:
             return None
         return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+
+_COUNTS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens")
 
 
 class ModelTurn(_Frozen):

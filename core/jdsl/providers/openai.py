@@ -29,7 +29,12 @@ from typing import Any, Literal
 
 from jdsl.errors import ModelOutputError
 from jdsl.providers.base import SDKModel
-from jdsl.providers.errors import incomplete_stream, require_sdk
+from jdsl.providers.errors import (
+    incomplete_stream,
+    parsing_response,
+    require_sdk,
+    response_data,
+)
 from jdsl.providers.messages import (
     FinishReason,
     GenerationSettings,
@@ -141,8 +146,11 @@ class OpenAIModel(SDKModel):
         response = self.client.chat.completions.create(
             **self._request(system, messages, tools, model)
         )
-        data = response.model_dump(mode="json", exclude_none=True)
-        choices = data.get("choices") or []
+        with parsing_response(self.provider):
+            return self._turn_of(response_data(self.provider, response, required="choices"), model)
+
+    def _turn_of(self, data: dict[str, Any], model: str) -> ModelTurn:
+        choices = data["choices"]
         if not choices:
             raise ModelOutputError(f"{self.provider} returned no choices for model {model!r}")
         message = choices[0].get("message") or {}
@@ -169,14 +177,18 @@ class OpenAIModel(SDKModel):
         if self.stream_usage:
             request["stream_options"] = {"include_usage": True}
         state = _StreamState()
-        with self.client.chat.completions.create(**request, stream=True) as chunks:
+        with (
+            parsing_response(self.provider),
+            self.client.chat.completions.create(**request, stream=True) as chunks,
+        ):
             for chunk in chunks:
-                delta = state.apply(chunk.model_dump(mode="json", exclude_none=True))
+                delta = state.apply(response_data(self.provider, chunk, required=None))
                 if delta:
                     yield delta
-        if state.finish_reason is None:
-            raise incomplete_stream(self.provider, "a finish_reason")
-        yield state.turn()
+            if state.finish_reason is None:
+                raise incomplete_stream(self.provider, "a finish_reason")
+            turn = state.turn()
+        yield turn
 
 
 def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:

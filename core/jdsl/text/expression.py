@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from jdsl.errors import ValidationError
+from jdsl.expr import MAX_EXPRESSION_DEPTH
 from jdsl.text.scanner import Scanner, format_literal, format_path
 
 __all__ = [
@@ -72,30 +73,46 @@ def parse_expression(text: str, *, line: int = 1) -> dict[str, Any]:
     return expression
 
 
-def read_expression(scanner: Scanner) -> dict[str, Any]:
-    """Read one expression from ``scanner``, leaving the cursor after it."""
-    return _read_chain(scanner, "or")
+def read_expression(scanner: Scanner, depth: int = 0) -> dict[str, Any]:
+    """Read one expression from ``scanner``, leaving the cursor after it.
+
+    ``depth`` counts the parentheses and ``not`` already open around it; past
+    :data:`jdsl.expr.MAX_EXPRESSION_DEPTH` the text is refused (not a RecursionError).
+    """
+    return _read_chain(scanner, "or", depth)
 
 
-def _read_chain(scanner: Scanner, operator: str) -> dict[str, Any]:
-    read_item = (
-        (lambda: _read_chain(scanner, "and")) if operator == "or" else (lambda: _read_not(scanner))
-    )
+def _read_chain(scanner: Scanner, operator: str, depth: int) -> dict[str, Any]:
+    def read_item() -> dict[str, Any]:
+        return _read_chain(scanner, "and", depth) if operator == "or" else _read_not(scanner, depth)
+
     items = [read_item()]
     while scanner.accept_word(operator):
         items.append(read_item())
     return items[0] if len(items) == 1 else {operator: items}
 
 
-def _read_not(scanner: Scanner) -> dict[str, Any]:
+def _nest(scanner: Scanner, depth: int, start: int) -> int:
+    if depth >= MAX_EXPRESSION_DEPTH:
+        scanner.fail(
+            f"the expression nests deeper than {MAX_EXPRESSION_DEPTH} levels of '(' and 'not'",
+            "split the condition over several guard nodes",
+            pos=start,
+        )
+    return depth + 1
+
+
+def _read_not(scanner: Scanner, depth: int) -> dict[str, Any]:
+    start = scanner.pos
     if scanner.accept_word("not"):
-        return {"not": _read_not(scanner)}
-    return _read_atom(scanner)
+        return {"not": _read_not(scanner, _nest(scanner, depth, start))}
+    return _read_atom(scanner, depth)
 
 
-def _read_atom(scanner: Scanner) -> dict[str, Any]:
+def _read_atom(scanner: Scanner, depth: int) -> dict[str, Any]:
+    start = scanner.pos
     if scanner.accept("("):
-        inner = read_expression(scanner)
+        inner = read_expression(scanner, _nest(scanner, depth, start))
         scanner.expect(")", "close the parenthesis opened earlier on this line")
         return inner
     if scanner.accept_word("exists"):

@@ -179,7 +179,7 @@ def _read_value(scanner: Scanner, attribute: Attribute) -> Any:
     if attribute.value in ("int", "number"):
         numeric = int if attribute.value == "int" else (int, float)
         ok = isinstance(value, numeric) and not isinstance(value, bool)
-        ok = ok and attribute.low < float(value) <= attribute.high
+        ok = ok and attribute.low < value <= attribute.high  # exact: no float() of a huge int
     else:
         ok = isinstance(value, list if attribute.name == "examples" else dict)
     if not ok:

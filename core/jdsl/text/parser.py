@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 
 from jdsl.errors import BehaviorSyntaxError
 from jdsl.ir.format import BEHAVIOR_FORMAT
+from jdsl.ir.nodes import MAX_NODE_DEPTH
 from jdsl.text.blocks import Block, read_blocks
 from jdsl.text.heads import read_head
 from jdsl.text.scanner import Scanner
@@ -42,6 +43,7 @@ def parse_behavior_ir(text: str, *, name: str | None = None) -> dict[str, Any]:
             f"behavior text must be a str, got {type(text).__name__}", line=1, col=1, hint=fix
         )
     blocks = read_blocks(text)
+    _check_depth(blocks)
     ids: dict[str, int] = {}
     if not blocks:
         Scanner("", 1).fail(
@@ -61,6 +63,21 @@ def parse_behavior_ir(text: str, *, name: str | None = None) -> dict[str, Any]:
         child = children[0] if len(children) == 1 else {"kind": "sequence", "children": children}
         root = {"kind": "root", "name": name or DEFAULT_NAME, "child": child}
     return {"format": BEHAVIOR_FORMAT, "root": root}
+
+
+def _check_depth(blocks: list[Block]) -> None:
+    """Refuse indentation deeper than :data:`~jdsl.ir.nodes.MAX_NODE_DEPTH` nodes (the root
+    line and an implicit root count as one level)."""
+    stack = [(block, 2) for block in blocks]
+    while stack:
+        block, depth = stack.pop()
+        if depth > MAX_NODE_DEPTH:
+            _fail_at(
+                block,
+                f"nodes nest deeper than {MAX_NODE_DEPTH} levels",
+                "flatten the tree: a seq or sel takes many children at one level",
+            )
+        stack.extend((child, depth + 1) for child in block.children)
 
 
 def _head_word(block: Block) -> str:

@@ -8,14 +8,19 @@ and column. Names, paths, JSON literals and the ``#`` comment rule live here.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, NoReturn
 
 from jdsl.errors import BehaviorSyntaxError
+from jdsl.expr import MAX_INDEX_DIGITS
+from jdsl.ir.nodes import MAX_INT_DIGITS, MAX_IR_NESTING, nesting_problem
 
 __all__ = [
     "IDENTIFIER",
     "KEYWORDS",
+    "MAX_INT_DIGITS",
+    "MAX_LITERAL_DEPTH",
     "NAME_TEXT",
     "WORD",
     "Scanner",
@@ -34,10 +39,42 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 KEYWORDS = frozenset({"and", "or", "not", "in", "exists", "true", "false", "null"})
 """Words that can never start a bare path (they are operators or JSON literals)."""
 
+MAX_LITERAL_DEPTH = MAX_IR_NESTING
+"""The deepest nesting of lists and objects a JSON literal in behavior text may have: the IR's
+own limit, so every IR constant has a text form."""
+
 _INT = re.compile(r"-?\d+")
 _WS = re.compile(r"[ \t]*")
 _LITERAL_START = re.compile(r'["\[{\-0-9]|true\b|false\b|null\b')
-_DECODER = json.JSONDecoder()
+
+
+class _BadNumber(ValueError):
+    """A number JSON cannot round-trip: inf, nan, or an int over Python's digit limit."""
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadNumber(f"{text[:40]} is not a finite number")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _BadNumber(f"a whole number has more than {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
+def _no_constant(text: str) -> Any:
+    raise _BadNumber(f"{text} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(
+    parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant
+)
+
+
+_LITERAL_HINT = 'constants are JSON literals: "text", 3, 2.5, true, false, null, [..], {..}'
 
 
 class Scanner:
@@ -149,6 +186,16 @@ class Scanner:
             value, end = _DECODER.raw_decode(self.text, start)
         except json.JSONDecodeError as exc:
             self._literal_error(exc, start)
+        except _BadNumber as exc:
+            self.fail(f"malformed literal: {exc}", _LITERAL_HINT, pos=start)
+        except RecursionError:
+            value, end = None, -1
+        if end < 0 or nesting_problem(value, MAX_LITERAL_DEPTH):
+            self.fail(
+                f"the literal nests deeper than {MAX_LITERAL_DEPTH} levels",
+                "flatten the value, or pass it in as a run input",
+                pos=start,
+            )
         self.pos = end
         return value
 
@@ -159,11 +206,7 @@ class Scanner:
                 "close the string with a double quote on the same line; write a line break as \\n",
                 pos=start,
             )
-        self.fail(
-            f"malformed literal: {exc.msg}",
-            'constants are JSON literals: "text", 3, 2.5, true, false, null, [..], {..}',
-            pos=exc.pos,
-        )
+        self.fail(f"malformed literal: {exc.msg}", _LITERAL_HINT, pos=exc.pos)
 
     def string(self, what: str) -> str:
         """Read a double-quoted JSON string."""
@@ -240,6 +283,11 @@ class Scanner:
                 self.fail(
                     f"expected an index inside brackets but found {self.describe_next()}",
                     'write [0], [$name], [*] or ["key"]',
+                )
+            if len(number.group().lstrip("-")) > MAX_INDEX_DIGITS:
+                self.fail(
+                    f"an index has at most {MAX_INDEX_DIGITS} digits",
+                    "a list index is a small whole number, e.g. [0] or [-1]",
                 )
             self.pos = number.end()
             inner = str(int(number.group()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jdsl.ir.nodes import MAX_REPEAT
+from jdsl.tree.decorators import MAX_TIMEOUT_SECONDS
 
 __all__ = [
     "ATTRIBUTES",
@@ -93,7 +94,7 @@ ATTRIBUTES: dict[str, tuple[Attribute, ...]] = {
         Attribute("max_steps", "max_steps", "int", default=6),
     ),
     "repeat": (Attribute("max", "max", "int", high=MAX_REPEAT),),
-    "timeout": (Attribute("seconds", "seconds", "number"),),
+    "timeout": (Attribute("seconds", "seconds", "number", high=MAX_TIMEOUT_SECONDS),),
 }
 """Kind-specific attributes in canonical print order; every kind also takes id= and context=."""
 

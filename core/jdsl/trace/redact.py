@@ -1,6 +1,6 @@
 """Redaction of secrets before a trace reaches disk.
 
-A :class:`Redactor` removes two things from JSON data:
+A :class:`Redactor` removes two things from JSON data (in values and in dict keys alike):
 
 * values stored under sensitive key names (``password``, ``api_key``, ``authorization``,
   ``access_token``, ...) — but usage counters such as ``input_tokens`` are kept;
@@ -17,7 +17,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["DEFAULT_KEEP_KEYS", "DEFAULT_SECRET_PATTERNS", "DEFAULT_SENSITIVE_WORDS", "Redactor"]
+__all__ = [
+    "DEFAULT_KEEP_KEYS",
+    "DEFAULT_SECRET_PATTERNS",
+    "DEFAULT_SENSITIVE_WORDS",
+    "Redactor",
+    "scrub",
+]
 
 PLACEHOLDER = "«redacted»"
 
@@ -29,10 +35,16 @@ DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
     r"\bAIza[0-9A-Za-z_\-]{35}",
     r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
-    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     r"(?i:(?<=\bbearer ))[A-Za-z0-9._~+/\-]{8,}=*",
 )
-"""Regexes of secret-looking substrings (each match is replaced by the placeholder)."""
+"""Regexes of secret-looking substrings (each match is replaced by the placeholder).
+
+Each runs in linear time: a pattern that can fail after a long run (the JWT's dot) starts only
+where a run of its characters starts, so ``"eyJ-" * 16384`` is scanned once, not once per
+``eyJ`` (issue #17, D2)."""
+
+_DEFAULT_REGEX = re.compile("|".join(f"(?:{p})" for p in DEFAULT_SECRET_PATTERNS))
 
 DEFAULT_SENSITIVE_WORDS: frozenset[str] = frozenset(
     {
@@ -91,7 +103,11 @@ class Redactor:
         keep_keys: Iterable[str] | None = None,
     ) -> None:
         self.patterns = tuple(DEFAULT_SECRET_PATTERNS if patterns is None else patterns)
-        self._regex = re.compile("|".join(f"(?:{p})" for p in self.patterns) or "(?!)")
+        self._regex = (
+            _DEFAULT_REGEX
+            if self.patterns == DEFAULT_SECRET_PATTERNS
+            else re.compile("|".join(f"(?:{p})" for p in self.patterns) or "(?!)")
+        )
         self.key_names = frozenset(k.lower() for k in key_names)
         self.json_paths = tuple(tuple(p.split(".")) for p in json_paths)
         self.placeholder = placeholder
@@ -190,14 +206,53 @@ class Redactor:
                 or (hide_value and key in ("value", "previous"))
                 or (paths and self._on_path(sub))
             ):
-                out[key] = self.placeholder if item is not None else None
+                item = self.placeholder if item is not None else None
             else:
-                out[key] = self._walk(item, sub)
+                item = self._walk(item, sub)
+            out[self._redact_key(key, out)] = item
         return out
+
+    def _redact_key(self, key: Any, out: Mapping[Any, Any]) -> Any:
+        """``key`` with secrets replaced, like a value; ``#2``, ``#3``... keep two apart."""
+        if not isinstance(key, str):
+            return key
+        clean = self.redact_text(key)
+        if clean == key:
+            return key
+        unique, n = clean, 1
+        while unique in out:
+            n += 1
+            unique = f"{clean}#{n}"
+        return unique
 
     def _on_path(self, path: tuple[str, ...]) -> bool:
         """Whether ``path`` ends with one of :attr:`json_paths`."""
         return any(len(p) <= len(path) and path[-len(p) :] == p for p in self.json_paths)
+
+
+_LOOSE_REGEX = re.compile(
+    r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}|\bAIza[0-9A-Za-z_\-]{20,}|(?i:\bbearer)\s+\S+"
+)
+"""Shorter key-like runs that an error message also hides (it may hold a test or partial key)."""
+
+
+def scrub(text: str, secrets: Iterable[str] = (), *, limit: int | None = None) -> str:
+    """``text`` fit for an exception: known ``secrets`` and secret-looking substrings replaced.
+
+    The one scrubber for vendor text that reaches an error (a provider's error code and message):
+    each of ``secrets`` (the API keys in use), every match of :data:`DEFAULT_SECRET_PATTERNS`
+    and shorter ``sk-...`` / ``AIza...`` / ``Bearer ...`` runs become the placeholder; the result is cut to ``limit``
+    characters (after scrubbing, so a cut never leaves half a key visible).
+
+    Example:
+        >>> scrub("bad key sk-test-0123456789abcdefghijXYZ", limit=40)
+        'bad key «redacted»'
+    """
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, PLACEHOLDER)
+    text = _LOOSE_REGEX.sub(PLACEHOLDER, _DEFAULT_REGEX.sub(PLACEHOLDER, text))
+    return text if limit is None else text[:limit]
 
 
 def _named_key(value: Mapping[Any, Any]) -> str | None:

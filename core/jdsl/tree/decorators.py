@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import Field
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
     from jdsl.tree.nodes import AnyNode
 
-__all__ = ["Decorator", "Invert", "OneShot", "Optional", "Repeat", "Timeout"]
+__all__ = ["MAX_TIMEOUT_SECONDS", "Decorator", "Invert", "OneShot", "Optional", "Repeat", "Timeout"]
 
 
 class Decorator(Node):
@@ -123,6 +123,11 @@ class Repeat(Decorator):
         return Status.FAILURE
 
 
+MAX_TIMEOUT_SECONDS: Final = 365 * 24 * 3600.0
+"""The longest ``seconds`` a timeout may declare (one year): ``1e999`` is refused, not run as
+infinity (``threading.Event.wait`` cannot wait that long, and JSON cannot print it)."""
+
+
 class Timeout(Decorator):
     """FAILURE when the child has not finished within ``seconds``.
 
@@ -136,7 +141,7 @@ class Timeout(Decorator):
     """
 
     kind: Literal["timeout"] = "timeout"
-    seconds: float = Field(default=30.0, gt=0)
+    seconds: float = Field(default=30.0, gt=0, le=MAX_TIMEOUT_SECONDS, allow_inf_nan=False)
 
     @property
     def label(self) -> str:

@@ -135,25 +135,6 @@ class Root(Node):
         self._bindings.update("predicate", predicates, replace=replace)
         return self
 
-    def to_package(
-        self,
-        *,
-        tool_contracts: Mapping[str, Any] | None = None,
-        task_family: str = "",
-        version: str = "0.1.0",
-    ) -> Any:
-        """Package this written tree: :func:`jdsl.package.package_from_root` (same arguments);
-        returns a ``BehaviorPackage`` (verification ``unverified``; no traces).
-
-        Raises:
-            PackageError: see :func:`jdsl.package.package_from_root`.
-        """
-        from jdsl.package import package_from_root  # lazily: jdsl.package sits above jdsl.tree
-
-        return package_from_root(
-            self, tool_contracts=tool_contracts, task_family=task_family, version=version
-        )
-
     def resolved_bindings(
         self, tools: Callables | None = None, predicates: Callables | None = None
     ) -> Bindings:
