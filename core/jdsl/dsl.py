@@ -16,12 +16,15 @@ are bound to parameter names here, so the IR and traces carry keyword arguments 
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, ParamSpec, TypeVar, overload
 
-from jdsl.errors import BindingError, SignatureError
+from pydantic import ValidationError as PydanticValidationError
+
+from jdsl.errors import BindingError, SignatureError, ValidationError, preview
 from jdsl.interaction.tools import tool, tool_name
 from jdsl.signature import Signature
 from jdsl.tree import (
@@ -76,6 +79,29 @@ class Ref:
 
     def to_spec(self) -> dict[str, str]:
         return {"ref": self.path}
+
+
+_P = ParamSpec("_P")
+_N = TypeVar("_N")
+
+
+def _typed(builder: Callable[_P, _N]) -> Callable[_P, _N]:
+    """Report a node field pydantic refuses (``repeat(max=0)``, ``timeout(seconds=1e999)``) as
+    :class:`jdsl.errors.ValidationError` naming the builder, the field and the value."""
+
+    @functools.wraps(builder)
+    def build(*args: _P.args, **kwargs: _P.kwargs) -> _N:
+        try:
+            return builder(*args, **kwargs)
+        except PydanticValidationError as exc:
+            problems = [
+                f"{builder.__name__}(): {'.'.join(str(p) for p in e['loc']) or 'value'}: "
+                f"{e['msg']} (got {preview(e.get('input'))})"
+                for e in exc.errors()
+            ]
+            raise ValidationError(problems) from None
+
+    return build
 
 
 def ref(path: str) -> Ref:
@@ -140,6 +166,7 @@ def _keyword_args(
     return {key: _spec(value) for key, value in kwargs.items()}
 
 
+@_typed
 def act(
     fn: Callable[..., Any] | str, /, *args: Any, id: str | None = None, **kwargs: Any
 ) -> Action:
@@ -170,16 +197,19 @@ def store(node: Action, key: str) -> Action:
     return node
 
 
+@_typed
 def seq(*children: Node, context: str | None = None, id: str | None = None) -> Sequence:
     """Behavior-tree AND: children in order until one fails."""
     return Sequence(children=[_node(c, "seq") for c in children], context=context, id=id)
 
 
+@_typed
 def sel(*children: Node, context: str | None = None, id: str | None = None) -> Selector:
     """Behavior-tree OR: the first child that succeeds wins."""
     return Selector(children=[_node(c, "sel") for c in children], context=context, id=id)
 
 
+@_typed
 def predict(
     signature: str | Signature,
     *,
@@ -204,6 +234,7 @@ def predict(
     )
 
 
+@_typed
 def react(
     signature: str | Signature,
     *,
@@ -283,6 +314,7 @@ def check(
     return Check(key=key, equals=equals, context=context, id=id)
 
 
+@_typed
 def guard(
     expression: Mapping[str, Any] | str, *, context: str | None = None, id: str | None = None
 ) -> Guard:
@@ -304,6 +336,7 @@ def guard(
     return Guard(expression=dict(expression), context=context, id=id)
 
 
+@_typed
 def guard_call(
     predicate: Callable[..., Any] | str,
     /,
@@ -321,6 +354,7 @@ def guard_call(
     return node
 
 
+@_typed
 def repeat(
     child: Node,
     *,
@@ -339,16 +373,19 @@ def repeat(
     )
 
 
+@_typed
 def invert(child: Node, *, context: str | None = None, id: str | None = None) -> Invert:
     """Flip the child's status."""
     return Invert(child=_node(child, "invert"), context=context, id=id)
 
 
+@_typed
 def optional(child: Node, *, context: str | None = None, id: str | None = None) -> Optional:
     """Run the child; always SUCCESS."""
     return Optional(child=_node(child, "optional"), context=context, id=id)
 
 
+@_typed
 def timeout(
     child: Node, *, seconds: float = 30.0, context: str | None = None, id: str | None = None
 ) -> Timeout:
@@ -361,11 +398,13 @@ def timeout(
     return Timeout(child=_node(child, "timeout"), seconds=seconds, context=context, id=id)
 
 
+@_typed
 def oneshot(child: Node, *, context: str | None = None, id: str | None = None) -> OneShot:
     """Run the child at most once per run; later ticks replay its status."""
     return OneShot(child=_node(child, "oneshot"), context=context, id=id)
 
 
+@_typed
 def root(name: str, *, system: str | None = None, model: str | None = None) -> Root:
     """A tree's entry point; chain ``.model(model_id)`` and ``.do(child)``."""
     return Root(name=name, system=system, model_id=model)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 
-import pydantic
 import pytest
 from jdsl import (
     Status,
@@ -17,6 +16,7 @@ from jdsl import (
     optional,
     ref,
     repeat,
+    root,
     sel,
     seq,
     timeout,
@@ -102,8 +102,15 @@ def test_repeat_child_failure_aborts(tick, counter):
 
 
 def test_repeat_max_bounds():
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(ValidationError, match=r"repeat\(\): max: .*greater than or equal to 1 \(got 0\)"):
         repeat(act(ok), max=0)
+
+
+def test_builders_report_refused_fields_as_jdsl_validation_errors():
+    with pytest.raises(ValidationError, match=r"timeout\(\): seconds"):
+        timeout(act(ok), seconds=float("inf"))
+    with pytest.raises(ValidationError, match=r"root\(\): name"):
+        root(5)  # type: ignore[arg-type]
 
 
 def test_oneshot_runs_child_once_per_run(tick, counter):
