@@ -136,6 +136,21 @@ def measure_file(path: Path, *, repeats: int) -> dict[str, Any]:
     return out
 
 
+def run_json_worker(command: list[str], timeout_s: float) -> dict[str, Any]:
+    """Run a bench worker in a fresh interpreter; its last stdout line is a JSON object
+    (``{"error": ...}`` when it timed out or failed)."""
+    try:
+        done = subprocess.run(
+            command, cwd=REPO, capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"worker timed out after {timeout_s:.0f} s"}
+    if done.returncode != 0:
+        return {"error": f"worker failed: {done.stderr.strip().splitlines()[-1:]}"}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
 def run_worker(path: Path, *, repeats: int, timeout_s: float) -> dict[str, Any]:
     """:func:`measure_file` in a fresh interpreter (``python -m bench.compiler --worker``)."""
     command = [
@@ -147,16 +162,7 @@ def run_worker(path: Path, *, repeats: int, timeout_s: float) -> dict[str, Any]:
         "--repeats",
         str(repeats),
     ]
-    try:
-        done = subprocess.run(
-            command, cwd=REPO, capture_output=True, text=True, timeout=timeout_s, check=False
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"worker timed out after {timeout_s:.0f} s"}
-    if done.returncode != 0:
-        return {"error": f"worker failed: {done.stderr.strip().splitlines()[-1:]}"}
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_json_worker(command, timeout_s)
 
 
 def corpus_rows(label: str, figures: dict[str, Any], *, memory_target: bool) -> list[Row]:

@@ -19,7 +19,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +26,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from bench.compiler import peak_rss_bytes
+from bench.compiler import peak_rss_bytes, run_json_worker
 from bench.corpora import retail_corpus
 from bench.table import Row
 
@@ -163,15 +162,7 @@ def _digest(package: Any) -> str:
 
 def _run(mode: str, paths: list[Path], *extra: str, timeout_s: float) -> dict[str, Any]:
     command = [sys.executable, "-m", "bench.scale", mode, *extra, *map(str, paths)]
-    try:
-        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True,
-                              timeout=timeout_s, check=False)  # fmt: skip
-    except subprocess.TimeoutExpired:
-        return {"error": f"worker timed out after {timeout_s:.0f} s"}
-    if done.returncode != 0:
-        return {"error": f"worker failed: {done.stderr.strip().splitlines()[-1:]}"}
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_json_worker(command, timeout_s)
 
 
 def measure(*, quick: bool) -> list[Row]:

@@ -213,14 +213,7 @@ def residualize_argument(
     samples = [{output: v} for v in values[:_MAX_EXAMPLES]]
     instructions = (model or HeuristicCompilerModel()).word_instruction(str(signature), samples)
     instructions = f"{instructions} {note}".strip()
-    node = {
-        "kind": "predict",
-        "id": node_id,
-        "signature": str(signature),
-        "instructions": instructions,
-    }
-    record = _record(node_id, signature, instructions, "predict", (), [])
-    return Residual(node, record, signature.output_names)
+    return _predict_residual(node_id, signature, instructions)
 
 
 def residualize_route(
@@ -243,6 +236,11 @@ def residualize_route(
     signature = Signature.parse(f"{', '.join(inputs)} -> {output}: Literal[{choices}]".strip())
     paths = "; ".join(f"{value}: {what}" for value, what in routes)
     instructions = f"Choose the path to take ({paths}). Answer with its name only."
+    return _predict_residual(node_id, signature, instructions)
+
+
+def _predict_residual(node_id: str, signature: Signature, instructions: str) -> Residual:
+    """A predict leaf (no examples, no input sources) with its residual record."""
     node = {
         "kind": "predict",
         "id": node_id,
