@@ -35,6 +35,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "mcp": ("mcp",),
     "otel": ("opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"),
     "phoenix": ("arize-phoenix",),
+    "dask": ("dask", "distributed"),
 }
 """The ``jdsl[extra]`` s and the distributions each installs."""
 
