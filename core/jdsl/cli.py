@@ -6,7 +6,7 @@
                  [--min-support N] [--engine local|dask [--scheduler ADDRESS]]
     jdsl package inspect PKG
     jdsl package verify PKG
-    jdsl package validate PKG TRACES...   (jdsl.validate_cli)
+    jdsl package validate PKG TRACES...   (jdsl.commands.validate)
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
     jdsl demo ...            (jdsl.demo.cli)
     jdsl import ...          (jdsl.importers.cli)
@@ -35,6 +35,7 @@ from jdsl.commands import doctor_command, export_app, report_run, run_model, sho
 from jdsl.commands import run_command as run_behavior_command
 from jdsl.commands.inputs import parse_inputs, read_tools
 from jdsl.commands.show import package_summary
+from jdsl.commands.validate import HOLDOUT_OPTION, compile_holdout, validate_command
 from jdsl.compiler import (
     MIN_BRANCH_SUPPORT,
     CompileError,
@@ -51,7 +52,6 @@ from jdsl.errors import PackageError
 from jdsl.importers.cli import cli_errors, cli_fail, import_app
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, input_types, load_package
 from jdsl.trace import iter_episodes
-from jdsl.validate_cli import HOLDOUT_OPTION, compile_holdout, validate_command
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
 

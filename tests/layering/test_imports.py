@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("envs", "importers", "testing", "doctor"),
     ("demo",),
     ("commands",),
-    ("cli", "validate_cli"),
+    ("cli",),
 )
 """Core packages from left (imported by all) to right, as ARCHITECTURE.md orders them.
 
@@ -41,8 +41,7 @@ ARCHITECTURE.md, placed by what they hold and import: ``settings`` (budgets YAML
 ``text``; ``testing`` (public test doubles) with the top-level consumers, so no runtime layer
 depends on test doubles; ``doctor`` (what the installation can do) with them, so the notebook's ``%behavior doctor`` and
 ``jdsl doctor`` share it; ``demo`` (the main job) under ``cli``, which runs it; ``commands``
-(``jdsl run``, ``show``, ``doctor``, ``export``) between them, so ``cli`` mounts them;
-``validate_cli`` (``jdsl package validate``, ``jdsl compile --holdout``) beside ``cli``, which mounts it.
+(``jdsl run``, ``show``, ``doctor``, ``export``, ``package validate``, ``compile --holdout``) between them, so ``cli`` mounts them.
 """
 
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}

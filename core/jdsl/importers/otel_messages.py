@@ -46,6 +46,18 @@ def _call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+def _message(
+    role: Any, content: Any, calls: list[dict[str, Any]], tool_call_id: Any = None
+) -> Message:
+    """One chat message; ``tool_calls`` and ``tool_call_id`` only when there are some."""
+    message: Message = {"role": role, "content": content or ""}
+    if calls:
+        message["tool_calls"] = calls
+    if tool_call_id:
+        message["tool_call_id"] = tool_call_id
+    return message
+
+
 def _openinference(attributes: Mapping[str, Any], prefix: str) -> list[Message]:
     messages = []
     for fields in _indexed(attributes, prefix):
@@ -61,12 +73,9 @@ def _openinference(attributes: Mapping[str, Any], prefix: str) -> list[Message]:
             for c in _indexed({k.removeprefix("message."): v for k, v in fields.items()},
                               "tool_calls")
         ]  # fmt: skip
-        message: Message = {"role": fields.get("message.role"), "content": content or ""}
-        if calls:
-            message["tool_calls"] = calls
-        if fields.get("message.tool_call_id"):
-            message["tool_call_id"] = fields["message.tool_call_id"]
-        messages.append(message)
+        messages.append(
+            _message(fields.get("message.role"), content, calls, fields.get("message.tool_call_id"))
+        )
     return messages
 
 
@@ -88,10 +97,7 @@ def _genai_parts(raw: Any) -> list[Message]:
             text = response if isinstance(response, str) else json.dumps(response, sort_keys=True)
             messages.append({"role": "tool", "tool_call_id": part.get("id"), "content": text})
         if texts or calls or not responses:
-            message: Message = {"role": role, "content": "".join(texts)}
-            if calls:
-                message["tool_calls"] = calls
-            messages.append(message)
+            messages.append(_message(role, "".join(texts), calls))
     return messages
 
 
@@ -102,12 +108,9 @@ def _legacy(attributes: Mapping[str, Any], prefix: str) -> list[Message]:
             _call(c.get("id"), c.get("name"), c.get("arguments"))
             for c in _indexed(fields, "tool_calls")
         ]
-        message: Message = {"role": fields.get("role"), "content": fields.get("content") or ""}
-        if calls:
-            message["tool_calls"] = calls
-        if fields.get("tool_call_id"):
-            message["tool_call_id"] = fields["tool_call_id"]
-        messages.append(message)
+        messages.append(
+            _message(fields.get("role"), fields.get("content"), calls, fields.get("tool_call_id"))
+        )
     return messages
 
 
