@@ -157,3 +157,40 @@ def test_group_by_writes_every_family_that_verifies_by_execution(runner, project
     assert rows["seq-lookup"].endswith("families/seq-lookup.jdsl")
     assert rows["seq-lookup-list_orders-cancel"].endswith("seq-lookup-list_orders-cancel.jdsl")
     assert "2 packages in families" in result.output
+
+
+def _unverified(monkeypatch: pytest.MonkeyPatch, families: set[str]) -> None:
+    """Make the named families' verification 'unverified' (nothing replayed or executed)."""
+    import dataclasses
+
+    from jdsl import cli
+    from jdsl.compiler import VerificationReport
+
+    real = cli.compile_normalized
+
+    def compile_normalized(members, **kwargs):  # type: ignore[no-untyped-def]
+        result = real(members, **kwargs)
+        if kwargs["task_family"] not in families:
+            return result
+        return dataclasses.replace(result, verification=VerificationReport(()))
+
+    monkeypatch.setattr(cli, "compile_normalized", compile_normalized)
+
+
+def test_group_by_exits_0_when_the_only_unwritten_families_are_unverified(
+    runner, project, monkeypatch
+) -> None:
+    (project / "lookup.behavior").write_text("root lookup\n  act lookup(email=email) -> customer\n")
+    for name in ("cancel", "lookup", "lookup"):
+        runner.invoke(app, ["run", f"{name}.behavior", "--tools", _tools(project), "--input",
+                            "email=c7@x.com", "--input", "request=x", "--reply", "1",
+                            "--trace", "runs.jsonl"])  # fmt: skip
+    _unverified(monkeypatch, {"seq-lookup"})
+    result = runner.invoke(app, ["compile", "runs.jsonl", "-o", "families", "--group-by", "sequence"])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("seq-")}
+    assert " unverified " in rows["seq-lookup"] and rows["seq-lookup"].endswith("not written")
+    assert "1 packages in families" in result.output
+    _unverified(monkeypatch, {"seq-lookup", "seq-lookup-list_orders-cancel"})
+    none = runner.invoke(app, ["compile", "runs.jsonl", "-o", "f2", "--group-by", "sequence"])
+    assert none.exit_code == 1 and "no family could be packaged" in none.output
