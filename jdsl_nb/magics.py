@@ -15,7 +15,6 @@ a full traceback for anything else, subclasses included. ``--input`` values: see
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from IPython.display import display
 from jdsl_nb import hooks
 from jdsl_nb.hints import magic_hints
 
-__all__ = ["HELP", "BehaviorMagics", "behavior_usage_error", "parse_inputs"]
+__all__ = ["HELP", "BehaviorMagics", "behavior_usage_error"]
 
 _LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] | "
                "%behavior show NAME | %behavior check NAME [--input K=V ...] [--tools VAR] | "
@@ -70,27 +69,6 @@ def behavior_usage_error(message: str, *, line: int, col: int) -> UsageError:
     error.line = line  # type: ignore[attr-defined]
     error.col = col  # type: ignore[attr-defined]
     return error
-
-
-def parse_inputs(pairs: list[list[str]] | list[str] | None) -> dict[str, Any]:
-    """``KEY=VALUE`` strings to a dict; a value is JSON when it parses, else the string.
-
-    ``zip=77209`` gives the int 77209 and ``zip="77209"`` (JSON quotes, kept through the shell
-    quoting of the magic line: ``--input zip='"77209"'``) the string ``"77209"``.
-
-    The magics type values by the tree instead (:func:`jdsl_nb.magic_inputs.typed_inputs`).
-
-    Raises:
-        UsageError: an item without ``=``.
-    """
-    inputs: dict[str, Any] = {}
-    from jdsl_nb.magic_inputs import split_pairs
-    for key, raw in split_pairs(pairs):
-        try:
-            inputs[key] = json.loads(raw)
-        except ValueError:
-            inputs[key] = raw
-    return inputs
 
 
 def _cell_args(func: Any) -> Any:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import time
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jdsl.trace import JsonlTraceSink, Redactor, TraceEvent, read_events, recorder_for
 from jdsl.trace.canonical import event_json
+from jdsl.trace.redact import DEFAULT_SECRET_PATTERNS
 from jdsl.trace.screen import RedactionScreen
 from jdsl.tree import Action, Root, Sequence
 
@@ -91,3 +95,20 @@ def test_the_sink_redacts_what_the_screen_flags(tmp_path) -> None:
     first, second, third = read_events(path)
     assert first.payload["value"] == "«redacted»" and "sk-" not in second.payload["note"]
     assert second.payload["input_tokens"] == 3 and third.payload["api_key"] == "«redacted»"
+
+
+@pytest.mark.parametrize("pattern", DEFAULT_SECRET_PATTERNS[:-1])  # the last: after "bearer "
+@settings(max_examples=30, deadline=None, database=None, derandomize=True)
+@given(data=st.data())
+def test_the_screen_passes_every_default_secret_pattern_on(pattern: str, data: Any) -> None:
+    """Every default pattern's matches hold one of the screen's literal hints, so a pattern
+    added without its hint fails here instead of leaving secrets unredacted."""
+    secret = data.draw(st.from_regex(pattern, fullmatch=True, alphabet=st.characters(
+        codec="ascii", exclude_characters='"\\')))  # fmt: skip
+    text = json.dumps({"result": f"id {secret} end"}, separators=(",", ":"))
+    assert RedactionScreen(Redactor()).may_redact(text), secret
+
+
+def test_the_screen_passes_a_bearer_token_on() -> None:
+    text = json.dumps({"h": "Authorization: Bearer abcdefgh12345678"}, separators=(",", ":"))
+    assert RedactionScreen(Redactor()).may_redact(text)

@@ -24,10 +24,9 @@ __all__ = ["Alternatives"]
 class Alternatives:
     """One selector being emitted: its alternatives' nodes, what each made available."""
 
-    def __init__(self, em: Emitter, node_id: str, teacher: str | None) -> None:
+    def __init__(self, em: Emitter, node_id: str) -> None:
         self.em = em
         self.node_id = node_id
-        self.teacher = teacher
         self.base = (set(em.available), set(em.residual_keys))
         self.children: list[dict[str, Any]] = []
         self.produced: list[set[str]] = []

@@ -353,7 +353,7 @@ class Emitter:
     ) -> Iterator[Alternatives]:
         """Open a selector; emit each alternative inside ``with branch.alternative(...)``."""
         teacher = teacher_selector(teacher_ir, hosts)
-        builder = Alternatives(self, self.unique(teacher or f"branch_{plan.head}"), teacher)
+        builder = Alternatives(self, self.unique(teacher or f"branch_{plan.head}"))
         start = len(self.provenance)
         yield builder
         # after the selector: what every alternative produced (each started from the base)

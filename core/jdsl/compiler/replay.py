@@ -46,7 +46,7 @@ from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import JdslError, ToolError
 from jdsl.ir import from_ir
 from jdsl.providers.replay import ReplayDivergence
-from jdsl.tree import RETURNED_FAILURE, Root, Status
+from jdsl.tree import RETURNED_FAILURE, Root, Status, typed_equal
 
 __all__ = [
     "RETURNED_FAILURE",
@@ -181,17 +181,6 @@ def expected_calls(episode: NormEpisode, failing: Iterable[str] = ()) -> tuple[N
     )
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Typed equality at any depth: bools never equal numbers; ints equal equal floats."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(map(_same, a, b))
-    return bool(a == b)
-
-
 class ReplayTools:
     """A replaying tool (and predicate) binding over one recorded episode (module docstring).
 
@@ -263,7 +252,7 @@ class ReplayTools:
                                               f"an extra call {actual}; the episode made no more"))  # fmt: skip
         step = left[0]
         expected = call_text(step.logical_tool, step.arguments)
-        if name not in (step.logical_tool, step.host_tool) or not _same(arguments, step.arguments):
+        if name not in (step.logical_tool, step.host_tool) or not typed_equal(arguments, step.arguments):
             what = "different arguments" if name in (step.logical_tool, step.host_tool) else (
                 "a different tool")  # fmt: skip
             reason = f"expected {expected}, the tree called {actual} ({what})"

@@ -147,8 +147,8 @@ def _emit_branch(
     """One selector over the plan's lanes, each lane's own calls and decisions inside it."""
     rep = plan.lanes[0].episodes[0]
     hosts = [lane.episodes[0].ok_steps()[plan.head].host_tool for lane in plan.lanes]
-    routes = route_names(plan, own)
-    key = em.route_decision(routes) if plan.selection == "route" else None
+    routes = route_names(own) if plan.selection == "route" else []
+    key = em.route_decision(routes) if routes else None
     with em.branch(plan, rep.teacher_ir, hosts) as branch:
         for k, (lane, slots) in enumerate(zip(plan.lanes, own, strict=True)):
             placed = [(d, q) for d, q in _decision_positions(lane.episodes[0])
@@ -164,7 +164,7 @@ def _emit_branch(
                     em.call(slot, names, ds, lane.episodes)
 
 
-def route_names(plan: BranchPlan, own: Sequence[Sequence[Slot]]) -> list[tuple[str, str]]:
+def route_names(own: Sequence[Sequence[Slot]]) -> list[tuple[str, str]]:
     """``(name, what it calls)`` per alternative: the last dotted part of its first own tool
     (``retail.cancel_pending_order`` -> ``cancel_pending_order``), made unique."""
     found: list[tuple[str, str]] = []

@@ -299,11 +299,6 @@ class EpisodeChain:
         """Hand out ``sequence`` next."""
         self.next = sequence
 
-    @property
-    def counter(self) -> _Sequences:
-        """``next(chain.counter)`` takes the next sequence (for sinks that number first)."""
-        return _Sequences(self)
-
     def event_id(self, sequence: int) -> str:
         """The id of this episode's event at ``sequence``."""
         return f"{self.prefix}{sequence:012x}"
@@ -311,23 +306,6 @@ class EpisodeChain:
     def parent_id(self, parent: str | int | None) -> str | None:
         """``parent`` as an event id: a sequence in this episode is turned into its id."""
         return self.event_id(parent) if isinstance(parent, int) else parent
-
-
-class _Sequences:
-    """An iterator over an :class:`EpisodeChain`'s sequences."""
-
-    __slots__ = ("chain",)
-
-    def __init__(self, chain: EpisodeChain) -> None:
-        self.chain = chain
-
-    def __iter__(self) -> _Sequences:
-        return self
-
-    def __next__(self) -> int:
-        sequence = self.chain.next
-        self.chain.next = sequence + 1
-        return sequence
 
 
 class Chainer:

@@ -9,7 +9,15 @@ from jdsl.tree.composites import Selector, Sequence
 from jdsl.tree.context import Bindings, ContextWindow, Failure, RunContext
 from jdsl.tree.decorators import Decorator, Invert, OneShot, Optional, Repeat, Timeout
 from jdsl.tree.ids import assign_runtime_ids
-from jdsl.tree.leaves import RETURNED_FAILURE, Action, Check, Guard, GuardCall, lenient_equal
+from jdsl.tree.leaves import (
+    RETURNED_FAILURE,
+    Action,
+    Check,
+    Guard,
+    GuardCall,
+    lenient_equal,
+    typed_equal,
+)
 from jdsl.tree.nodes import NODE_CLASSES, AnyNode
 from jdsl.tree.predict import Predict
 from jdsl.tree.react import React
@@ -50,4 +58,5 @@ __all__ = [
     "Write",
     "assign_runtime_ids",
     "lenient_equal",
+    "typed_equal",
 ]

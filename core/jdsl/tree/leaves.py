@@ -19,7 +19,7 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["RETURNED_FAILURE", "Action", "Check", "Guard", "GuardCall", "lenient_equal", "resolve_args"]
+__all__ = ["RETURNED_FAILURE", "Action", "Check", "Guard", "GuardCall", "lenient_equal", "resolve_args", "typed_equal"]
 
 RETURNED_FAILURE = "Status.FAILURE"
 """``error_type`` of the ``tool.call.failed`` event of a tool that returned ``Status.FAILURE``."""
@@ -189,17 +189,19 @@ def lenient_equal(value: Any, expected: Any) -> bool:
     """
     if isinstance(value, str) and isinstance(expected, str):
         return _norm(value) == _norm(expected)
-    return _typed_equal(value, expected)
+    return typed_equal(value, expected)
 
 
-def _typed_equal(a: Any, b: Any) -> bool:
-    """``a == b``, with bools distinct from numbers inside lists and dicts too."""
+def typed_equal(a: Any, b: Any) -> bool:
+    """``a == b`` at any depth, except that a bool never equals a number (``True != 1``,
+    ``[0] != [False]``); ints equal equal floats. Also how replay and held-out validation
+    compare recorded values."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(map(_typed_equal, a, b))
+        return len(a) == len(b) and all(map(typed_equal, a, b))
     if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_typed_equal(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(typed_equal(a[k], b[k]) for k in a)
     return bool(a == b)
 
 

@@ -214,7 +214,7 @@ def write_otlp_json(spans: Sequence[Any], path: str | os.PathLike[str]) -> Path:
     Collector's file exporter writes), atomically: a temp file, then a rename."""
     target = Path(path)
     text = json.dumps(otlp_json(spans), sort_keys=True, separators=(",", ":")) + "\n"
-    fd, temp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
