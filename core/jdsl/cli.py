@@ -24,6 +24,7 @@ a failed compile writes no package. ``--input`` and ``--tools`` are read as
 from __future__ import annotations
 
 import re
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -276,7 +277,13 @@ def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -
 
 
 def _write_package(package: BehaviorPackage, target: Path) -> Path:
-    """Write the ``.jdsl`` archive at exactly ``target`` (atomic; see ``export_jdsl``)."""
+    """Write the ``.jdsl`` archive at exactly ``target`` (atomic; see ``export_jdsl``); an
+    existing file is replaced only when it is a ``.jdsl`` archive (never ``-o README.md``)."""
+    if target.is_file() and not (target.suffix == SUFFIX and zipfile.is_zipfile(target)):
+        raise cli_fail(
+            f"-o {target} exists and is not a {SUFFIX} package; it would be replaced",
+            f"pass a new path or a {SUFFIX} file (or a directory to write NAME{SUFFIX} in)",
+        )
     try:
         return export_jdsl(package, target, add_suffix=False)
     except PackageError as exc:

@@ -194,3 +194,15 @@ def test_group_by_exits_0_when_the_only_unwritten_families_are_unverified(
     _unverified(monkeypatch, {"seq-lookup", "seq-lookup-list_orders-cancel"})
     none = runner.invoke(app, ["compile", "runs.jsonl", "-o", "f2", "--group-by", "sequence"])
     assert none.exit_code == 1 and "no family could be packaged" in none.output
+
+
+def test_compile_never_replaces_a_file_that_is_not_a_package(runner, project) -> None:
+    for _ in range(3):
+        assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    (project / "notes.md").write_text("mine")
+    refused = runner.invoke(app, ["compile", "runs.jsonl", "-o", "notes.md"])
+    assert refused.exit_code == 1 and "is not a .jdsl package" in refused.output
+    assert (project / "notes.md").read_text() == "mine"
+    for _ in range(2):  # a package is replaced
+        written = runner.invoke(app, ["compile", "runs.jsonl", "-o", "p.jdsl"])
+        assert written.exit_code == 0, written.output

@@ -88,3 +88,9 @@ def test_worker_errors_pickle_with_their_fields() -> None:
     again, back = pickle.loads(pickle.dumps(chain)), pickle.loads(pickle.dumps(line))
     assert (str(again), again.episodes, again.problems) == (str(chain), ("e1",), ("p",))
     assert (str(back), back.path, back.line) == (str(line), "/t.jsonl", 3)
+
+
+def test_a_scheduler_address_that_is_not_one_is_a_compile_error() -> None:
+    with pytest.raises(CompileError, match="cannot reach a dask scheduler at 'notanaddress'"):
+        with dask_client("notanaddress"):
+            pass

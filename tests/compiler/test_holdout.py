@@ -166,3 +166,14 @@ def test_the_notebook_view_shows_each_episode(airline: dict[str, list[Any]]) -> 
     page = holdout_html(report)
     assert "<script" not in page and "jdsl-status-success" in page and "failed run" in page
     assert report.summary() in holdout_text(report) and "matched" in holdout_text(report)
+
+
+def test_rows_keep_the_input_order_when_raw_and_normalized_episodes_mix() -> None:
+    raw = import_tau_bench(RAW).episodes
+    norm = normalize_all(raw[:6])
+    package = compile_normalized([e for e in normalize_all(raw) if e.success][:3], name="any").package
+    mixed = [raw[5], norm[1], raw[4], norm[0]]
+    report = validate_package(package, mixed)
+    assert [r.episode_id for r in report.rows] == [
+        raw[5].episode_id, norm[1].episode_id, raw[4].episode_id, norm[0].episode_id
+    ]

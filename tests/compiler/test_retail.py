@@ -57,6 +57,20 @@ def test_4_invariant_argument_is_a_constant() -> None:
     assert result.compiled.inputs == ()
 
 
+def test_a_run_input_seen_in_fewer_than_3_episodes_is_not_frozen_into_a_constant() -> None:
+    """Two runs with the same email: E2 needs 3 identical observations, so the argument stays
+    a ref to the run input (a package compiled from two `jdsl run`s must not act on the
+    recorded customer for every new one)."""
+    sink = ListTraceSink()
+    for i in range(2):
+        world = RetailWorld(f"U{i}", "same@x.com", [])
+        tree = root("lookup_only").do(act(world.tools()[0], email=ref("email")) >> "customer")
+        tree.run(trace_sink=sink, episode_id=f"ep_{i}", email="same@x.com")
+    result = compile_behavior(segment_episodes(sink.events), name="r")
+    assert _spec(result, "lookup", "email") == {"ref": "email"}
+    assert result.compiled.inputs == ("email",) and result.ok
+
+
 def _bash(eid: str, *commands: str) -> dict:
     b = EpisodeBuilder(eid)
     for command in commands:

@@ -12,14 +12,16 @@ preference over the episodes that follow the skeleton ("aligned" episodes):
 2. ``selection``: a list argument built from elements of one list in state, different ones per
    episode -> ``{"ref": "order.items[$item_indexes].item_id"}``; a residual decision writes
    ``item_indexes: list[int]`` (DESIGN.md §6);
-3. ``input``: it varies (or a model chose it) and always equals the same run input ->
+3. ``input``: it varies (or a model chose it, or fewer than :data:`E2_SUPPORT` episodes saw
+   it) and always equals the same run input ->
    ``{"ref": input}``;
 4. for an argument a model chose (a react call) that nothing above explains ("generated"):
    ``input`` when the user's messages before the call contain it in every episode (the user
    stated it: a run input the host passes); ``const`` only with E2 support (the same value in
    at least :data:`E2_SUPPORT` episodes) and when it is neither model-written free text nor
    an identifier; else ``residual``: a predict writes it;
-5. for an argument the teacher's tree passed: ``const`` when it never varies, else a
+5. for an argument the teacher's tree passed: ``const`` when it never varies
+   (seeds/compiler-internals.md: invariant unlinked arguments become constants), else a
    synthesized run ``input``.
 
 A varying argument that no lineage explains is never silently compiled to a constant.
@@ -212,8 +214,9 @@ def choose_argument(
         return listed
     chosen = steps[0].model_chosen
     varies = len({stable_key(v) for v in values}) > 1
+    thin = len(values) < E2_SUPPORT  # too few identical observations to freeze a run input
     key = _common_input(argument, steps)
-    if key is not None and (varies or chosen):
+    if key is not None and (varies or chosen or thin):
         return ArgChoice(argument, "input", {"ref": key}, key, values)
     synth = {"ref": synthesized_input}
     if chosen and all(argument in s.stated_args for s in steps):

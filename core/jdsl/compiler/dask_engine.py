@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from jdsl.compiler.errors import CompileError
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.pipeline import CompileResult, compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
@@ -74,13 +75,22 @@ def dask_client(
 
     Raises:
         MissingDependencyError: dask.distributed is not installed (``pip install 'jdsl[dask]'``).
+        CompileError: ``scheduler`` is not an address, or no scheduler answers there in 10 s.
     """
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise MissingDependencyError("dask[distributed]", "dask") from None
     if scheduler is not None:
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (ValueError, OSError, TimeoutError) as exc:
+            raise CompileError(
+                f"cannot reach a dask scheduler at {scheduler!r} ({type(exc).__name__}: {exc}); "
+                "start one there (`dask scheduler`), pass its tcp://host:port, or leave out "
+                "--scheduler for a LocalCluster on this machine"
+            ) from None
+        with client:
             yield client
         return
     with (

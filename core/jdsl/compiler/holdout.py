@@ -30,6 +30,7 @@ from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.replay import Divergence, Execution, execute
 from jdsl.ir.nodes import child_slots
+from jdsl.tree import typed_equal
 
 __all__ = ["HeldOutReport", "HeldOutRow", "holdout_split", "ir_paths", "validate_package"]
 
@@ -217,12 +218,6 @@ def _serves(package: Any, episode: NormEpisode, paths: set[tuple[str, ...]]) -> 
     return f"run inputs missing: {'; '.join(missing)}" if missing else ""
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    return bool(a == b)
-
-
 def _contradicted(ir: Mapping[str, Any], episode: NormEpisode) -> tuple[str, ...]:
     """``tool.arg = constant (held-out run: value)`` for each constant the run did not pass."""
     calls: dict[str, list[Any]] = {}
@@ -238,7 +233,7 @@ def _contradicted(ir: Mapping[str, Any], episode: NormEpisode) -> tuple[str, ...
             if "const" not in spec or k >= len(steps) or arg not in steps[k].arguments:
                 continue
             value = steps[k].arguments[arg]
-            if not _same(value, spec["const"]):
+            if not typed_equal(value, spec["const"]):
                 found.append(f"{tool}.{arg} = {spec['const']!r} (held-out run: {value!r})")
     return tuple(found)
 
@@ -275,10 +270,11 @@ def validate_package(
         >>> report = validate_package(load_package("t.jdsl"), read_events("more.jsonl").episodes)  # doctest: +SKIP
         >>> print(report.summary())  # doctest: +SKIP
     """
-    items = list(episodes)
-    normalized = [e for e in items if isinstance(e, NormEpisode)]
-    others = [e for e in items if not isinstance(e, NormEpisode)]
-    normalized += normalize_all(others, canonical=canonical) if others else []
+    normalized = [  # in input order; control episodes (``_...``) are skipped by normalize_all
+        norm
+        for e in episodes
+        for norm in ([e] if isinstance(e, NormEpisode) else normalize_all([e], canonical=canonical))
+    ]
     paths = ir_paths(package.ir)
     name = str(getattr(package, "name", None) or package.manifest.get("name") or "package")
     return HeldOutReport(name, tuple(_row(package, e, paths) for e in normalized))
