@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 from jdsl.compiler import CompileError, compile_behavior, consolidate, normalize_all
+from jdsl.compiler.pipeline import compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
-from jdsl.compiler.stream import IrInterner, normalize_stream
+from jdsl.compiler.store import NormStore, subset
+from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.fixtures import RetailWorld
 from jdsl.package import export_jdsl
 from jdsl.testing import ScriptedModel
@@ -58,8 +60,31 @@ def test_a_broken_chain_is_refused_while_streaming(shards, tmp_path) -> None:
 
 def test_equal_teacher_irs_are_shared_not_copied(shards) -> None:
     normalized = normalize_stream(iter_episodes(shards))
+    assert isinstance(normalized, NormStore)
     assert len({id(e.teacher_ir) for e in normalized}) == 1
-    assert IrInterner(limit=0)(normalized[0]) is normalized[0]
+    unshared = NormStore(normalized, ir_limit=0)
+    assert len({id(e.teacher_ir) for e in unshared}) == len(normalized)
+    assert list(unshared) == list(normalized)
+
+
+def test_the_store_reads_back_the_episodes_it_was_given(shards) -> None:
+    episodes = normalize_all([e for path in shards for e in read_events(path).episodes])
+    store = NormStore(episodes)
+    assert len(store) == len(episodes) and list(store) == list(episodes)
+    assert store[-1] == episodes[-1] and store[2:5] == tuple(episodes[2:5])
+    assert list(subset(store, [4, 1])) == [episodes[4], episodes[1]]
+    halves = NormStore.concat([store.take(range(4)), store.take(range(4, len(store)))])
+    assert list(halves) == list(episodes)
+    assert store.nbytes < sum(len(repr(e)) for e in episodes)  # compressed, not objects
+    with pytest.raises(IndexError):
+        store[len(store)]
+
+
+def test_a_store_and_a_list_compile_to_the_same_bytes(shards, tmp_path) -> None:
+    episodes = normalize_all([e for path in shards for e in read_events(path).episodes])
+    from_list = _bytes(compile_normalized(list(episodes), name="r"), tmp_path, "l")
+    from_store = _bytes(compile_normalized(NormStore(episodes), name="r"), tmp_path, "s")
+    assert from_list == from_store
 
 
 def test_the_keyed_reduce_in_any_tree_shape_gives_consolidate(shards) -> None:

@@ -43,6 +43,7 @@ from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.selection import lane_conditions
+from jdsl.compiler.store import subset
 from jdsl.ir.nodes import child_slots
 from jdsl.package import ToolEffects, default_effects
 
@@ -69,7 +70,7 @@ class Lane:
     """One successful tool sequence the compiled behavior follows, with its episodes."""
 
     skeleton: tuple[str, ...]
-    episodes: tuple[NormEpisode, ...]
+    episodes: Sequence[NormEpisode]
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -95,7 +96,7 @@ class BranchPlan:
     lanes: tuple[Lane, ...]
     head: int
     tail: int
-    aligned: tuple[NormEpisode, ...]
+    aligned: Sequence[NormEpisode]
     notes: tuple[str, ...] = ()
     selection: str = ""
     conditions: tuple[tuple[dict[str, Any], ...], ...] = ()
@@ -109,9 +110,17 @@ class BranchPlan:
         return range(self.head, len(lane.skeleton) - self.tail)
 
 
-def successful_pool(episodes: Sequence[NormEpisode]) -> list[NormEpisode]:
-    """Episodes known to have succeeded, else (none known) those with an unknown outcome."""
-    return [e for e in episodes if e.success] or [e for e in episodes if e.success is None]
+def successful_pool(episodes: Sequence[NormEpisode]) -> Sequence[NormEpisode]:
+    """Episodes known to have succeeded, else (none known) those with an unknown outcome
+    (a :class:`~jdsl.compiler.store.NormStore` of a store's episodes)."""
+    succeeded: list[int] = []
+    unknown: list[int] = []
+    for i, episode in enumerate(episodes):
+        if episode.success:
+            succeeded.append(i)
+        elif episode.success is None:
+            unknown.append(i)
+    return subset(episodes, succeeded or unknown)
 
 
 def read_only_of(
@@ -146,16 +155,16 @@ def plan_branches(
     if min_support < 1:
         raise ValueError(f"min_support must be at least 1, got {min_support}")
     pool = successful_pool(episodes)
-    groups: dict[tuple[str, ...], list[NormEpisode]] = {}
-    for episode in pool:
-        groups.setdefault(episode.tool_sequence(), []).append(episode)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, episode in enumerate(pool):
+        groups.setdefault(episode.tool_sequence(), []).append(i)
     ranked = sorted(groups, key=lambda s: -len(groups[s]))  # stable: first seen wins ties
     if not ranked:
         return BranchPlan((), 0, 0, ())
-    lanes = [Lane(ranked[0], tuple(groups[ranked[0]]))]
+    lanes = [Lane(ranked[0], subset(pool, groups[ranked[0]]))]
     notes: list[str] = []
     for skeleton in ranked[1 : 1 + MAX_ALTERNATIVE_CANDIDATES]:
-        lane = Lane(skeleton, tuple(groups[skeleton]))
+        lane = Lane(skeleton, subset(pool, groups[skeleton]))
         if len(lane.episodes) < min_support:
             break  # ranked by support: every later sequence has too few episodes as well
         problem = _problem([*lanes, lane])
@@ -173,8 +182,7 @@ def plan_branches(
             "each, or beyond those examined; see --min-support); they stay counterexamples"
         )
     head, tail = _shared(lanes)
-    ids = {e.episode_id for lane in lanes for e in lane.episodes}
-    aligned = tuple(e for e in pool if e.episode_id in ids)
+    aligned = subset(pool, sorted(i for lane in lanes for i in groups[lane.skeleton]))
     selection, conditions = _selection(lanes, head, tail, read_only)
     return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes), selection, conditions)
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.compiler.errors import CompileError
-from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.pipeline import CompileResult, compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
-from jdsl.compiler.stream import IrInterner, normalize_stream
+from jdsl.compiler.store import NormStore
+from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import MissingDependencyError
 from jdsl.trace import iter_episodes
 
@@ -35,7 +35,7 @@ def map_shard(
     canonical: Mapping[str, str] | None = None,
     check_chain: bool = True,
     strict: bool = True,
-) -> tuple[list[NormEpisode], FactTable]:
+) -> tuple[NormStore, FactTable]:
     """The per-episode passes over one shard: its normalized episodes and their fact table.
 
     Raises:
@@ -154,7 +154,7 @@ def map_reduce(
     check_chain: bool = True,
     strict: bool = True,
     fan_in: int = 8,
-) -> tuple[list[NormEpisode], FactTable]:
+) -> tuple[NormStore, FactTable]:
     """:func:`map_shard` over ``shards`` on the cluster, the tables tree-reduced there.
 
     Returns:
@@ -167,13 +167,12 @@ def map_reduce(
     )  # fmt: skip
     merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
     parts = client.gather(client.map(_episodes, mapped, pure=False))
-    intern = IrInterner()
-    return [intern(episode) for part in parts for episode in part], merged.result()
+    return NormStore.concat(parts), merged.result()
 
 
-def _table(mapped: tuple[list[NormEpisode], FactTable]) -> FactTable:
+def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:
     return mapped[1]
 
 
-def _episodes(mapped: tuple[list[NormEpisode], FactTable]) -> list[NormEpisode]:
+def _episodes(mapped: tuple[NormStore, FactTable]) -> NormStore:
     return mapped[0]

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from jdsl.compiler.alternatives import Alternatives
 from jdsl.compiler.arguments import (
@@ -45,6 +45,7 @@ from jdsl.compiler.residualize import (
     residualize_decision,
     residualize_route,
 )
+from jdsl.compiler.store import joined
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
@@ -54,6 +55,39 @@ __all__ = ["Emitter", "Slot"]
 Names = dict[tuple[Any, str], str]
 
 
+class SlotSteps(Sequence[NormStep]):
+    """A slot's calls, one per episode, read from its episodes on every access: nothing of
+    an episode is held, so a slot over a :class:`~jdsl.compiler.store.NormStore` stays small."""
+
+    def __init__(self, groups: tuple[tuple[int, Sequence[NormEpisode]], ...]) -> None:
+        self._groups = groups
+
+    def __len__(self) -> int:
+        return sum(len(eps) for _, eps in self._groups)
+
+    def __iter__(self) -> Iterator[NormStep]:
+        for position, episodes in self._groups:
+            for episode in episodes:
+                yield episode.ok_steps()[position]
+
+    @overload
+    def __getitem__(self, index: int) -> NormStep: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NormStep]: ...
+
+    def __getitem__(self, index: int | slice) -> NormStep | Sequence[NormStep]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        if index < 0:
+            index += len(self)
+        for position, episodes in self._groups:
+            if 0 <= index < len(episodes):
+                return episodes[index].ok_steps()[position]
+            index -= len(episodes)
+        raise IndexError("slot step index out of range")
+
+
 @dataclass(frozen=True)
 class Slot:
     """One compiled call: ``at`` pairs a call position with the episodes it has it in (the
@@ -61,17 +95,16 @@ class Slot:
 
     key: Any
     tool: str
-    at: tuple[tuple[int, tuple[NormEpisode, ...]], ...]
-    steps: tuple[NormStep, ...]
+    at: tuple[tuple[int, Sequence[NormEpisode]], ...]
+    steps: SlotSteps
 
     @classmethod
     def of(cls, key: Any, tool: str, at: Sequence[tuple[int, Sequence[NormEpisode]]]) -> Slot:
-        merged: dict[int, list[NormEpisode]] = {}
+        merged: dict[int, list[Sequence[NormEpisode]]] = {}
         for position, episodes in at:
-            merged.setdefault(position, []).extend(episodes)
-        groups = tuple((p, tuple(eps)) for p, eps in merged.items())
-        steps = tuple(e.ok_steps()[p] for p, eps in groups for e in eps)
-        return cls(key, tool, groups, steps)
+            merged.setdefault(position, []).append(episodes)
+        groups = tuple((p, joined(parts)) for p, parts in merged.items())
+        return cls(key, tool, groups, SlotSteps(groups))
 
     @property
     def position(self) -> int:
@@ -98,7 +131,8 @@ class Emitter:
         read_only: Callable[[str], bool],
     ) -> None:
         self.name = name
-        self.episodes = {e.episode_id: e for e in episodes}
+        self._episodes = episodes
+        self._index = {e.episode_id: i for i, e in enumerate(episodes)}
         self.scope: Sequence[NormEpisode] = aligned
         self.by_key = {Fact(c.type, c.claim, "", None).key: c for c in candidates}
         self.guard_index: dict[tuple[Any, Any], list[Candidate]] = {}
@@ -166,8 +200,11 @@ class Emitter:
             node_id = self.unique(
                 d.node_id if "/" not in d.node_id else f"decide_{len(self.nodes)}"
             )
-            samples = [
-                x for e in scope for x in e.decisions if x.node_id == d.node_id and x is not d
+            samples = [  # residualize reads their outputs only: inputs dropped (memory)
+                dataclasses.replace(x, inputs={})
+                for e in scope
+                for x in e.decisions
+                if x.node_id == d.node_id and x is not d
             ]
             residual = residualize_decision(d, node_id=node_id, samples=samples, model=self.model)
             self.add_residual(residual, d.input_sources)
@@ -347,6 +384,11 @@ class Emitter:
         return set.intersection(*keys) if keys else set()
 
     # -- branches ---------------------------------------------------------------------------------
+    def episode(self, episode_id: str) -> NormEpisode | None:
+        """The episode of that id (the last one when ids repeat), None when there is none."""
+        i = self._index.get(episode_id)
+        return None if i is None else self._episodes[i]
+
     @contextmanager
     def branch(
         self, plan: BranchPlan, teacher_ir: dict[str, Any] | None, hosts: Sequence[str]

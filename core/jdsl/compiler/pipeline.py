@@ -19,6 +19,7 @@ from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
 from jdsl.compiler.staticize import CompiledBehavior, staticize
+from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
     EpisodeSource,
     episodes_from,
@@ -96,7 +97,8 @@ class CompileResult:
         candidates: the consolidated candidates.
         verification: the verification report (refs and guards replayed, the tree executed
             on every aligned episode: :mod:`jdsl.compiler.replay`).
-        normalized: the normalized episodes.
+        normalized: the normalized episodes (a :class:`~jdsl.compiler.store.NormStore` when
+            streamed: each read decodes the episode).
         metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
     """
 
@@ -104,7 +106,7 @@ class CompileResult:
     compiled: CompiledBehavior
     candidates: tuple[Candidate, ...]
     verification: VerificationReport
-    normalized: tuple[NormEpisode, ...]
+    normalized: Sequence[NormEpisode]
     metrics: PackageMetrics
 
     @property
@@ -262,7 +264,7 @@ def compile_normalized(
         compiled=compiled,
         candidates=tuple(candidates),
         verification=report,
-        normalized=tuple(normalized),
+        normalized=normalized if isinstance(normalized, NormStore) else tuple(normalized),
         metrics=package_metrics(compiled.ir),
     )
 

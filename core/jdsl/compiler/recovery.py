@@ -66,7 +66,7 @@ def _failed_before(em: Emitter, c: Candidate) -> list[NormStep]:
     """In each supporting episode: the failed ``on_error_of`` call right before the recovery."""
     found = []
     for eid in c.support:
-        episode = em.episodes.get(eid)
+        episode = em.episode(eid)
         if episode is None:
             continue
         ok = episode.ok_steps()
@@ -84,7 +84,7 @@ def _recovering(em: Emitter, c: Candidate) -> list[NormStep]:
     """In each supporting episode: the successful call that recovered."""
     found = []
     for eid in c.support:
-        episode = em.episodes.get(eid)
+        episode = em.episode(eid)
         ok = episode.ok_steps() if episode is not None else ()
         if c.claim["position"] < len(ok):
             found.append(ok[c.claim["position"]])

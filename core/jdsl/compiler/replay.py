@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReplayedCall:
     """One call the tree made: the tool name and keyword arguments."""
 
@@ -136,7 +136,7 @@ class RecordedToolFailure(ToolError):
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Execution:
     """One episode executed by :func:`execute`.
 

@@ -2,14 +2,14 @@
 
 The per-episode passes are a pure map (:func:`map_episode`): check the episode's hash chain,
 read it as records (blob values loaded), normalize it. What later passes need of an episode is
-its :class:`~jdsl.compiler.normalized.NormEpisode`, a few kilobytes, so a corpus streamed from
-JSONL files (:func:`jdsl.trace.iter_episodes`) is compiled without ever holding its events:
-memory grows with the normalized episodes, not with the trace.
+its :class:`~jdsl.compiler.normalized.NormEpisode`, kept compressed in a
+:class:`~jdsl.compiler.store.NormStore` (under 1 kB each), so a corpus streamed from JSONL
+files (:func:`jdsl.trace.iter_episodes`) is compiled without ever holding its events, nor all
+its normalized episodes as objects.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,11 +21,11 @@ from jdsl.compiler.errors import CompileError
 from jdsl.compiler.events import as_records
 from jdsl.compiler.normalize import normalize_episode
 from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.store import NormStore
 from jdsl.trace import Episode, TraceEvent, iter_episodes, verify_chain
 
 __all__ = [
     "EpisodeSource",
-    "IrInterner",
     "chain_problems",
     "episodes_from",
     "map_episode",
@@ -67,31 +67,6 @@ def episodes_from(source: EpisodeSource, *, strict: bool = True) -> Iterable[Any
     return source
 
 
-class IrInterner:
-    """Shares one teacher IR dict among episodes that recorded equal ones (memory, not bytes).
-
-    Episodes of one tree each parse their own copy of its IR; keeping the first of each
-    distinct IR (up to ``limit`` kinds) lets 10^5 episodes hold a handful.
-    """
-
-    def __init__(self, limit: int = 64) -> None:
-        self.limit = limit
-        self._seen: list[dict[str, Any]] = []
-
-    def __call__(self, episode: NormEpisode) -> NormEpisode:
-        ir = episode.teacher_ir
-        if ir is None:
-            return episode
-        for known in self._seen:
-            if known is ir:
-                return episode
-            if known == ir:
-                return dataclasses.replace(episode, teacher_ir=known)
-        if len(self._seen) < self.limit:
-            self._seen.append(ir)
-        return episode
-
-
 def map_episode(
     episode: Any, *, canonical: Mapping[str, str] | None = None, check_chain: bool = True
 ) -> NormEpisode | None:
@@ -116,19 +91,19 @@ def normalize_stream(
     *,
     canonical: Mapping[str, str] | None = None,
     check_chain: bool = True,
-) -> list[NormEpisode]:
-    """:func:`map_episode` over ``episodes`` as they come; only the normalized ones are kept.
+) -> NormStore:
+    """:func:`map_episode` over ``episodes`` as they come; only the normalized ones are kept,
+    compressed in a :class:`~jdsl.compiler.store.NormStore`.
 
     Raises:
         CompileError: the first episode whose hash chain is broken (``check_chain``).
     """
-    intern = IrInterner()
-    out: list[NormEpisode] = []
+    out = NormStore()
     with paused_gc():
         for episode in episodes:
             normalized = map_episode(episode, canonical=canonical, check_chain=check_chain)
             if normalized is not None:
-                out.append(intern(normalized))
+                out.append(normalized)
     return out
 
 

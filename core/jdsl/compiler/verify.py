@@ -38,7 +38,7 @@ from jdsl.tree import lenient_equal
 __all__ = ["ReplayCheck", "VerificationReport", "promote", "selections", "verify"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReplayCheck:
     """One replayed ref or guard in one episode."""
 
@@ -161,7 +161,7 @@ def verify(
                 checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
     executions: tuple[Execution, ...] = ()
     if execute and report.ok and compiled.ir["root"].get("child") is not None:
-        executions = execute_all(compiled.ir, [e for e in episodes if e.episode_id in aligned])
+        executions = execute_all(compiled.ir, (e for e in episodes if e.episode_id in aligned))
     return VerificationReport(report.problems, tuple(checks), executions)
 
 
