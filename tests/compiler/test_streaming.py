@@ -115,3 +115,22 @@ def test_a_generator_with_a_control_episode_and_mappings(tmp_path) -> None:
     control = {"episode_id": "_capture", "events": [{"kind": "capture.started"}]}
     result = compile_behavior(iter([control, *mappings]), name="r")
     assert result.report()["episodes"] == 3
+
+
+def test_a_slots_steps_read_like_a_tuple_of_them(shards) -> None:
+    from jdsl.compiler.emitter import SlotSteps
+
+    episodes = normalize_all([e for path in shards for e in read_events(path).episodes])
+    store = NormStore(episodes)
+    groups = ((0, store.take(range(4))), (1, store.take(range(4, len(store)))))
+    expected = tuple(e.ok_steps()[0] for e in episodes[:4]) + tuple(
+        e.ok_steps()[1] for e in episodes[4:]
+    )
+    steps = SlotSteps(groups)
+    assert tuple(steps) == expected and len(steps) == len(expected)
+    assert steps[5] == expected[5] and steps[-1] == expected[-1]
+    for cut in (slice(1, None), slice(2, 6), slice(None, None, 2), slice(3, 3)):
+        assert tuple(steps[cut]) == expected[cut]
+    assert tuple(steps[1:][2:]) == expected[1:][2:]
+    with pytest.raises(IndexError):
+        steps[len(expected)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import islice
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -57,18 +58,21 @@ Names = dict[tuple[Any, str], str]
 
 class SlotSteps(Sequence[NormStep]):
     """A slot's calls, one per episode, read from its episodes on every access: nothing of
-    an episode is held, so a slot over a :class:`~jdsl.compiler.store.NormStore` stays small."""
+    an episode is held, so a slot over a :class:`~jdsl.compiler.store.NormStore` stays small.
+    A slice with step 1 (``steps[1:]``) is such a view too."""
 
-    def __init__(self, groups: tuple[tuple[int, Sequence[NormEpisode]], ...]) -> None:
+    def __init__(
+        self, groups: tuple[tuple[int, Sequence[NormEpisode]], ...], window: range | None = None
+    ) -> None:
         self._groups = groups
+        self._window = window if window is not None else range(sum(len(e) for _, e in groups))
 
     def __len__(self) -> int:
-        return sum(len(eps) for _, eps in self._groups)
+        return len(self._window)
 
     def __iter__(self) -> Iterator[NormStep]:
-        for position, episodes in self._groups:
-            for episode in episodes:
-                yield episode.ok_steps()[position]
+        every = (e.ok_steps()[p] for p, episodes in self._groups for e in episodes)
+        return islice(every, self._window.start, self._window.stop)
 
     @overload
     def __getitem__(self, index: int) -> NormStep: ...
@@ -78,13 +82,13 @@ class SlotSteps(Sequence[NormStep]):
 
     def __getitem__(self, index: int | slice) -> NormStep | Sequence[NormStep]:
         if isinstance(index, slice):
-            return tuple(self)[index]
-        if index < 0:
-            index += len(self)
+            window = self._window[index]
+            return SlotSteps(self._groups, window) if window.step == 1 else tuple(self)[index]
+        at = self._window[index]
         for position, episodes in self._groups:
-            if 0 <= index < len(episodes):
-                return episodes[index].ok_steps()[position]
-            index -= len(episodes)
+            if at < len(episodes):
+                return episodes[at].ok_steps()[position]
+            at -= len(episodes)
         raise IndexError("slot step index out of range")
 
 

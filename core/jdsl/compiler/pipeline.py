@@ -24,7 +24,6 @@ from jdsl.compiler.stream import (
     EpisodeSource,
     episodes_from,
     normalize_stream,
-    paused_gc,
     refuse_broken,
 )
 from jdsl.compiler.verify import VerificationReport, promote, verify
@@ -245,20 +244,19 @@ def compile_normalized(
         CompileError: no episode succeeded (see :func:`require_success`).
     """
     require_success(normalized)
-    with paused_gc():
-        candidates = (
-            consolidate(normalized, contracts=contracts)
-            if facts is None
-            else facts.candidates(contracts)
-        )
-        compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                             min_support=min_support)  # fmt: skip
-        report = verify(compiled, normalized)
-        compiled = promote(compiled, report)
-        package = build_package(
-            compiled, report, candidates, normalized,
-            task_family=task_family, effects=effects, version=version,
-        )  # fmt: skip
+    candidates = (
+        consolidate(normalized, contracts=contracts)
+        if facts is None
+        else facts.candidates(contracts)
+    )
+    compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
+                         min_support=min_support)  # fmt: skip
+    report = verify(compiled, normalized)
+    compiled = promote(compiled, report)
+    package = build_package(
+        compiled, report, candidates, normalized,
+        task_family=task_family, effects=effects, version=version,
+    )  # fmt: skip
     return CompileResult(
         package=package,
         compiled=compiled,
