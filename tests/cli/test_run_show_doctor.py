@@ -206,3 +206,21 @@ def test_compile_never_replaces_a_file_that_is_not_a_package(runner, project) ->
     for _ in range(2):  # a package is replaced
         written = runner.invoke(app, ["compile", "runs.jsonl", "-o", "p.jdsl"])
         assert written.exit_code == 0, written.output
+
+
+def test_show_and_export_otel_refuse_an_empty_trace(runner, project) -> None:
+    (project / "empty.jsonl").write_text("")
+    shown = runner.invoke(app, ["show", "empty.jsonl"])
+    assert shown.exit_code == 1 and "holds no episodes" in shown.output
+    exported = runner.invoke(app, ["export", "otel", "empty.jsonl", "--out", "e.otlp.json"])
+    assert exported.exit_code == 1 and "holds no episodes" in exported.output
+    assert not (project / "e.otlp.json").exists()
+
+
+def test_export_otel_out_a_directory_is_refused_naming_it(runner, project) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    (project / "outdir").mkdir()
+    result = runner.invoke(app, ["export", "otel", "runs.jsonl", "--out", "outdir"])
+    assert result.exit_code == 1 and "--out outdir is a directory" in result.output
+    assert ".outdir." not in result.output  # never the temp file's name
+    assert list((project / "outdir").iterdir()) == [] and not list(project.glob(".outdir.*"))
