@@ -224,3 +224,22 @@ def test_export_otel_out_a_directory_is_refused_naming_it(runner, project) -> No
     assert result.exit_code == 1 and "--out outdir is a directory" in result.output
     assert ".outdir." not in result.output  # never the temp file's name
     assert list((project / "outdir").iterdir()) == [] and not list(project.glob(".outdir.*"))
+
+
+def test_a_package_or_trace_given_to_the_wrong_command_says_which_command_takes_it(
+    runner, project
+) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    built = runner.invoke(app, ["compile", "runs.jsonl", "-o", "cancel.jdsl"])
+    assert (project / "cancel.jdsl").exists(), built.output
+    for argv in (["compile", "cancel.jdsl", "-o", "again.jdsl"], ["run", "cancel.behavior"]):
+        if argv[0] == "run":
+            argv = ["run", "cancel.jdsl", "--tools", "tools:TOOLS"]
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 1
+        assert "is a jdsl behavior package" in result.output, result.output
+        assert "jdsl package run cancel.jdsl" in result.output
+        assert "strict=False" not in result.output
+    traced = runner.invoke(app, ["run", "runs.jsonl", "--tools", "tools:TOOLS"])
+    assert traced.exit_code == 1 and "is a trace (JSONL)" in traced.output, traced.output
+    assert "jdsl compile runs.jsonl" in traced.output and "strict=False" not in traced.output

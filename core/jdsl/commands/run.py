@@ -106,8 +106,11 @@ def run_command(
 ) -> None:
     """Run behavior text once with host tools; print status and blackboard (exit 1 unless it
     succeeds)."""
+    from jdsl.commands.kinds import refuse_package, refuse_trace
     from jdsl.text import parse_behavior
 
+    refuse_package(behavior, "jdsl run")
+    refuse_trace(behavior, "jdsl run")
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
     tree = parse_behavior(behavior.read_text(encoding="utf-8"), name=behavior.stem)

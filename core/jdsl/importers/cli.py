@@ -70,6 +70,7 @@ MODEL_FIX = (
 # The library's advice names Python arguments; from the command line the flag does the same.
 _ADVICE = (
     ("or read with strict=False to skip it", "or pass --skip-bad-lines to skip such lines"),
+    ("read with strict=False", "pass --skip-bad-lines"),  # any other wording of the same advice
     (
         "pass model=... to run() (e.g. ScriptedModel('...') from jdsl.testing) or set "
         "root(...).model('model-id')",
