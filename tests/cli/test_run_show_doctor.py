@@ -243,3 +243,12 @@ def test_a_package_or_trace_given_to_the_wrong_command_says_which_command_takes_
     traced = runner.invoke(app, ["run", "runs.jsonl", "--tools", "tools:TOOLS"])
     assert traced.exit_code == 1 and "is a trace (JSONL)" in traced.output, traced.output
     assert "jdsl compile runs.jsonl" in traced.output and "strict=False" not in traced.output
+
+
+def test_run_warns_about_an_input_the_tree_never_reads(runner, project) -> None:
+    result = _run(runner, project, "--reply", "1", "--input", "bogus=1")
+    assert result.exit_code == 0, result.output
+    assert "--input bogus: the tree never reads it" in result.output
+    assert "email" in result.output  # names what it does read
+    clean = _run(runner, project, "--reply", "1")
+    assert "never reads" not in clean.output
