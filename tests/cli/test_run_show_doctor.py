@@ -252,3 +252,13 @@ def test_run_warns_about_an_input_the_tree_never_reads(runner, project) -> None:
     assert "email" in result.output  # names what it does read
     clean = _run(runner, project, "--reply", "1")
     assert "never reads" not in clean.output
+
+
+def test_an_otel_round_trip_without_content_says_to_export_with_content(runner, project) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    for flag, name in (([], "bare"), (["--content"], "full")):
+        exported = runner.invoke(app, ["export", "otel", "runs.jsonl", "--out", f"{name}.otlp.json", *flag])
+        assert exported.exit_code == 0, exported.output
+        imported = runner.invoke(app, ["import", "otel", f"{name}.otlp.json", "-o", f"{name}.jsonl"])
+        assert imported.exit_code == 0, imported.output
+        assert ("--content" in imported.output) is (name == "bare"), imported.output

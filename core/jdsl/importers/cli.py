@@ -152,6 +152,16 @@ def _summary(events: Sequence[TraceEvent]) -> str:
     )
 
 
+_CONTENT_KEYS = ('"gen_ai.tool.call.arguments"', '"gen_ai.input.messages"', '"input.value"')
+
+
+def _has_content(path: Path) -> bool:
+    """Whether OTLP JSON at ``path`` carries messages or tool arguments (GenAI or
+    OpenInference attribute keys); spans exported without ``--content`` carry neither."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return any(key in text for key in _CONTENT_KEYS)
+
+
 def _target(source: Path, out: Path) -> Path:
     """``out``, or ``out/<source stem>.jsonl`` when ``out`` is a directory; never ``source``."""
     target = out / f"{source.stem}.jsonl" if out.is_dir() else out
@@ -233,6 +243,13 @@ def otel_command(
         found = otel_conversations(path)
         for note in found.skipped:
             typer.echo(f"skipped {note}", err=True)
+        if found.conversations and not _has_content(path):
+            typer.echo(
+                f"warning: {path} holds no message or tool-argument content (exported without "
+                "--content), so `jdsl compile` finds no path in it: export with "
+                "`jdsl export otel TRACES.jsonl --out FILE --content`",
+                err=True,
+            )
         return found.conversations
 
     _run(read, spans, out)
