@@ -125,4 +125,12 @@ def typed_inputs(pairs: list[tuple[str, str]], tree: Any, bindings: Any) -> Type
                 f"--input {key}={raw} was read as JSON: {type(value).__name__} {value!r} (no "
                 f"annotated parameter takes {key}); quote it as JSON for a string: "
                 f"--input {key}='\"{raw}\"'")
+    from jdsl.tree import Node
+
+    if pairs and isinstance(tree, Node):
+        from jdsl.commands.inputs import unread_inputs_note
+
+        unread = unread_inputs_note(tree, [key for key, _ in pairs])
+        if unread:
+            result.notes.append(unread)
     return result

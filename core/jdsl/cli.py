@@ -35,6 +35,7 @@ from jdsl import __version__
 from jdsl.commands import doctor_command, export_app, report_run, run_model, show_command
 from jdsl.commands import run_command as run_behavior_command
 from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.commands.kinds import refuse_package
 from jdsl.commands.show import package_summary
 from jdsl.commands.validate import HOLDOUT_OPTION, compile_holdout, validate_command
 from jdsl.compiler import (
@@ -169,6 +170,8 @@ def compile_command(
     --group-by: exit 0 when every family that could be packaged was written and the rest are
     only unverified; exit 1 when a family failed or was refused, or none could be packaged.
     """
+    for path in traces:
+        refuse_package(path, "jdsl compile")
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
         fix = f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"

@@ -131,3 +131,8 @@ def test_run_prints_where_and_why_a_failed_run_stopped(runner, traces, tmp_path)
     result = runner.invoke(app, [*args, "--reply", "banana"])
     assert result.exit_code == 1 and "status: failure" in result.output
     assert "failed at predict(" in result.output and "'banana' is not a valid int" in result.output
+
+
+def test_every_wording_of_the_strict_false_advice_names_the_flag() -> None:
+    line = "pass a jdsl trace, or read with strict=False to skip the line (e.g. one torn)"
+    assert "strict=False" not in cli_advice(line) and "--skip-bad-lines" in cli_advice(line)

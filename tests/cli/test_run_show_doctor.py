@@ -206,3 +206,59 @@ def test_compile_never_replaces_a_file_that_is_not_a_package(runner, project) ->
     for _ in range(2):  # a package is replaced
         written = runner.invoke(app, ["compile", "runs.jsonl", "-o", "p.jdsl"])
         assert written.exit_code == 0, written.output
+
+
+def test_show_and_export_otel_refuse_an_empty_trace(runner, project) -> None:
+    (project / "empty.jsonl").write_text("")
+    shown = runner.invoke(app, ["show", "empty.jsonl"])
+    assert shown.exit_code == 1 and "holds no episodes" in shown.output
+    exported = runner.invoke(app, ["export", "otel", "empty.jsonl", "--out", "e.otlp.json"])
+    assert exported.exit_code == 1 and "holds no episodes" in exported.output
+    assert not (project / "e.otlp.json").exists()
+
+
+def test_export_otel_out_a_directory_is_refused_naming_it(runner, project) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    (project / "outdir").mkdir()
+    result = runner.invoke(app, ["export", "otel", "runs.jsonl", "--out", "outdir"])
+    assert result.exit_code == 1 and "--out outdir is a directory" in result.output
+    assert ".outdir." not in result.output  # never the temp file's name
+    assert list((project / "outdir").iterdir()) == [] and not list(project.glob(".outdir.*"))
+
+
+def test_a_package_or_trace_given_to_the_wrong_command_says_which_command_takes_it(
+    runner, project
+) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    built = runner.invoke(app, ["compile", "runs.jsonl", "-o", "cancel.jdsl"])
+    assert (project / "cancel.jdsl").exists(), built.output
+    for argv in (["compile", "cancel.jdsl", "-o", "again.jdsl"], ["run", "cancel.behavior"]):
+        if argv[0] == "run":
+            argv = ["run", "cancel.jdsl", "--tools", "tools:TOOLS"]
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 1
+        assert "is a jdsl behavior package" in result.output, result.output
+        assert "jdsl package run cancel.jdsl" in result.output
+        assert "strict=False" not in result.output
+    traced = runner.invoke(app, ["run", "runs.jsonl", "--tools", "tools:TOOLS"])
+    assert traced.exit_code == 1 and "is a trace (JSONL)" in traced.output, traced.output
+    assert "jdsl compile runs.jsonl" in traced.output and "strict=False" not in traced.output
+
+
+def test_run_warns_about_an_input_the_tree_never_reads(runner, project) -> None:
+    result = _run(runner, project, "--reply", "1", "--input", "bogus=1")
+    assert result.exit_code == 0, result.output
+    assert "--input bogus: the tree never reads it" in result.output
+    assert "email" in result.output  # names what it does read
+    clean = _run(runner, project, "--reply", "1")
+    assert "never reads" not in clean.output
+
+
+def test_an_otel_round_trip_without_content_says_to_export_with_content(runner, project) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    for flag, name in (([], "bare"), (["--content"], "full")):
+        exported = runner.invoke(app, ["export", "otel", "runs.jsonl", "--out", f"{name}.otlp.json", *flag])
+        assert exported.exit_code == 0, exported.output
+        imported = runner.invoke(app, ["import", "otel", f"{name}.otlp.json", "-o", f"{name}.jsonl"])
+        assert imported.exit_code == 0, imported.output
+        assert ("--content" in imported.output) is (name == "bare"), imported.output

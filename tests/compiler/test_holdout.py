@@ -177,3 +177,19 @@ def test_rows_keep_the_input_order_when_raw_and_normalized_episodes_mix() -> Non
     assert [r.episode_id for r in report.rows] == [
         raw[5].episode_id, norm[1].episode_id, raw[4].episode_id, norm[0].episode_id
     ]
+
+
+def test_validate_canonicalizes_host_names_as_compile_did(tmp_path: Path) -> None:
+    """A package compiled with host -> ``retail.<name>`` names serves the runs recorded with the
+    host's names, without --canonical (the demo's package against its own teacher trace)."""
+    rows = json.loads((FIXTURES / "retail-returns.json").read_text(encoding="utf-8"))
+    episodes = import_tau_bench(_write(tmp_path, rows)).episodes
+    names = {c.host_name for e in episodes for c in e.tool_calls()}
+    canonical = {name: f"retail.{name}" for name in names}
+    package = compile_normalized(normalize_all(episodes, canonical=canonical), name="returns").package
+    target = export_jdsl(package, tmp_path / "returns.jdsl", add_suffix=False)
+    traces = tmp_path / "all.jsonl"
+    import_tau_bench(_write(tmp_path, rows, "all.json"), sink=JsonlTraceSink(traces, resume=False))
+    result = RUNNER.invoke(app, ["package", "validate", str(target), str(traces)])
+    assert " 0 served" not in result.stdout, result.output
+    assert f"{len(rows)} episodes" in result.stdout and "served" in result.stdout, result.output

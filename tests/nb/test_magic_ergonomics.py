@@ -145,3 +145,12 @@ def test_a_check_report_displays_as_a_table(ip):
     shown = html.lookup(report)(report)
     assert "static check" in shown and "unbound" in shown and "read-before-write" in shown
     assert plain(report).startswith("2 errors, 1 warning")
+
+
+def test_an_input_the_tree_never_reads_is_noted_like_jdsl_run_warns(ip, shown):
+    ip.user_ns["echo"] = lambda value: value
+    ip.user_ns["echo"].__name__ = "echo"
+    ip.run_cell_magic("behavior", "echo2 --run --input value=x bogus=1", "act echo(value=value) -> out")
+    header = _view_text(shown[-1])
+    assert "--input bogus: the tree never reads it" in header
+    assert "--input value:" not in header

@@ -82,3 +82,32 @@ def test_a_partial_usage_sum_says_a_turn_reported_none():
     assert total.input_tokens == 3 and total.total_tokens == 9  # 3 + 2, then 4
     assert Usage.sum([None, None]) is None
     assert (Usage(input_tokens=1) + Usage(output_tokens=2)).total_tokens == 3
+
+
+def _sdk_call(model, vendor):
+    """The adapter's SDK call for one vendor: (owner object, attribute, stream attribute)."""
+    if vendor == "openai":
+        return model.client.chat.completions, "create", "create"
+    if vendor == "anthropic":
+        return model.client.messages, "create", "create"
+    return model.client.models, "generate_content", "generate_content_stream"
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_local_type_error_in_the_sdk_call_is_not_a_server_error(
+    server, make_model, vendor, streamed, monkeypatch
+):
+    """Only the reading of a response is guarded: a TypeError raised by the SDK call itself (a
+    local bug, a bad argument) propagates as itself, not as a retryable ServerError."""
+    model = make_model(vendor)
+    owner, plain, stream = _sdk_call(model, vendor)
+
+    def broken(*args, **kwargs):
+        raise TypeError("create() got an unexpected keyword argument 'bogus'")
+
+    monkeypatch.setattr(owner, stream if streamed else plain, broken)
+    with pytest.raises(TypeError, match="bogus"):
+        if streamed:
+            list(model.stream("s", ASK))
+        else:
+            model.converse("s", ASK)

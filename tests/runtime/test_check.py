@@ -201,3 +201,13 @@ def test_runs_in_a_loop_check_once_and_a_rebound_tool_is_checked_again(monkeypat
         tree.run(model=model, ticket="late")
     tree.run(model=model, tools={"escalate": describe}, ticket="late")  # run(tools=) too
     assert len(calls) == 3
+
+
+def test_a_node_edited_in_place_is_checked_again() -> None:
+    tree = parse_behavior(TICKET).bind(tools={"escalate": describe, "strict": escalate})
+    model = ScriptedModel("high")
+    assert tree.run(model=model, ticket="late").status.value == "success"
+    action = next(n for n in tree.walk() if n.kind == "action")
+    action.tool = "strict"  # same node object, now feeding an int parameter a str
+    with pytest.raises(BehaviorCheckError):
+        tree.run(model=model, ticket="late")

@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from jdsl.commands.inputs import parse_inputs
-from jdsl.importers.cli import cli_errors
+from jdsl.importers.cli import cli_errors, cli_fail
 
 __all__ = ["export_app", "otel_command"]
 
@@ -56,7 +56,17 @@ def otel_command(
 
     if out is not None and endpoint is not None:
         raise typer.BadParameter("give --endpoint or --out, not both", param_hint="--out")
+    if out is not None and out.is_dir():
+        raise cli_fail(
+            f"--out {out} is a directory",
+            f"name the file to write, e.g. --out {out / 'trace.otlp.json'}",
+        )
     events = read_events(traces)
+    if not any(not e.is_control for e in events.episodes):
+        raise cli_fail(
+            f"{traces} holds no episodes, so there is nothing to export",
+            "pass a trace recorded by `jdsl run` or converted by `jdsl import`",
+        )
     if out is not None:
         spans = trace_spans(events, capture_content=content, service_name=service_name)
         typer.echo(f"{traces} -> {write_otlp_json(spans, out)}: {len(spans)} spans")

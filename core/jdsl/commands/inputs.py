@@ -25,7 +25,7 @@ import typer
 from jdsl.errors import BindingError
 from jdsl.package import InputUse
 
-__all__ = ["parse_inputs", "read_tools"]
+__all__ = ["parse_inputs", "read_tools", "unread_inputs_note"]
 
 
 def parse_inputs(
@@ -149,3 +149,30 @@ def _import_here(module_name: str) -> Any:
     finally:
         if added and here in sys.path:
             sys.path.remove(here)
+
+
+def unread_inputs_note(tree: Any, keys: Sequence[str], option: str = "--input") -> str | None:
+    """The warning for run inputs ``tree`` never reads (None when it reads them all).
+
+    Shared by ``jdsl run`` and the notebook's ``%behavior --input``, so both flag a typo'd or
+    stale key the same way. "Read" is the static check's input set (keys some node reads and
+    no node writes first); ``guard exists(key)`` reads are not counted there, so this warns
+    and never refuses.
+
+    Args:
+        tree: a :class:`jdsl.tree.Root` (or any node :func:`jdsl.tree.check.check_tree` takes).
+        keys: the input keys given.
+        option: the flag named in the text.
+    """
+    from jdsl.tree.check import check_tree
+
+    read = set(check_tree(tree).inputs)
+    unread = [key for key in keys if key not in read]
+    if not unread:
+        return None
+    names = ", ".join(unread)
+    reads = ", ".join(sorted(read)) or "no inputs"
+    return (
+        f"{option} {names}: the tree never reads {'it' if len(unread) == 1 else 'them'} "
+        f"(it reads: {reads}); check the spelling"
+    )

@@ -106,8 +106,12 @@ def run_command(
 ) -> None:
     """Run behavior text once with host tools; print status and blackboard (exit 1 unless it
     succeeds)."""
+    from jdsl.commands.inputs import unread_inputs_note
+    from jdsl.commands.kinds import refuse_package, refuse_trace
     from jdsl.text import parse_behavior
 
+    refuse_package(behavior, "jdsl run")
+    refuse_trace(behavior, "jdsl run")
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
     tree = parse_behavior(behavior.read_text(encoding="utf-8"), name=behavior.stem)
@@ -115,6 +119,9 @@ def run_command(
         tree.model(model)
     bound = read_tools(tools) if tools else None
     seeds = parse_inputs(inputs)
+    note = unread_inputs_note(tree, list(seeds))
+    if note:
+        typer.echo(f"warning: {note}", err=True)
     chosen = run_model(tree.to_ir(), tree.model_id, reply)
     sink, opened = _sink(trace, otel)
     try:

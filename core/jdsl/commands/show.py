@@ -110,6 +110,12 @@ def _episodes_table(episodes: Iterable[Episode]) -> str:
 
 def _show_trace(path: Path, episode_id: str | None, compile_preview: bool) -> None:
     episodes = [e for e in read_events(path).episodes if not e.is_control]
+    if not episodes:
+        raise cli_fail(
+            f"{path} holds no episodes",
+            "pass a trace recorded by `jdsl run` or converted by `jdsl import` "
+            "(a package is a .jdsl directory, behavior text a .behavior file)",
+        )
     if episode_id is not None:
         chosen = [e for e in episodes if e.episode_id == episode_id]
         if not chosen:

@@ -57,8 +57,12 @@ def validate_command(
     bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
     if bad:
         raise typer.BadParameter(f"{bad[0]!r} is not HOST=LOGICAL", param_hint="--canonical")
-    mapping = {host: logical for host, _, logical in pairs}
     pkg = load_package(path)
+    # Host names as compile canonicalized them: a trace recorded against the host's tools
+    # names ``cancel_pending_order`` where the package requires ``retail.cancel_pending_order``
+    # (the rule PackageBundle.bind hints with); --canonical pairs override it.
+    mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
+    mapping.update({host: logical for host, _, logical in pairs})
     episodes = [e for trace in traces for e in read_events(trace).episodes]
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")

@@ -70,6 +70,7 @@ MODEL_FIX = (
 # The library's advice names Python arguments; from the command line the flag does the same.
 _ADVICE = (
     ("or read with strict=False to skip it", "or pass --skip-bad-lines to skip such lines"),
+    ("read with strict=False", "pass --skip-bad-lines"),  # any other wording of the same advice
     (
         "pass model=... to run() (e.g. ScriptedModel('...') from jdsl.testing) or set "
         "root(...).model('model-id')",
@@ -149,6 +150,16 @@ def _summary(events: Sequence[TraceEvent]) -> str:
         f"({count(EventKind.TOOL_CALL_FAILED)} failed), "
         f"{count(EventKind.MODEL_RESPONDED)} model turns"
     )
+
+
+_CONTENT_KEYS = ('"gen_ai.tool.call.arguments"', '"gen_ai.input.messages"', '"input.value"')
+
+
+def _has_content(path: Path) -> bool:
+    """Whether OTLP JSON at ``path`` carries messages or tool arguments (GenAI or
+    OpenInference attribute keys); spans exported without ``--content`` carry neither."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return any(key in text for key in _CONTENT_KEYS)
 
 
 def _target(source: Path, out: Path) -> Path:
@@ -232,6 +243,13 @@ def otel_command(
         found = otel_conversations(path)
         for note in found.skipped:
             typer.echo(f"skipped {note}", err=True)
+        if found.conversations and not _has_content(path):
+            typer.echo(
+                f"warning: {path} holds no message or tool-argument content (exported without "
+                "--content), so `jdsl compile` finds no path in it: export with "
+                "`jdsl export otel TRACES.jsonl --out FILE --content`",
+                err=True,
+            )
         return found.conversations
 
     _run(read, spans, out)

@@ -115,17 +115,17 @@ class AnthropicModel(SDKModel):
     ) -> Iterator[str | ModelTurn]:
         request = self._request(system, messages, tools, model)
         state = _StreamState()
-        with (
-            parsing_response(self.provider),
-            self.client.messages.create(**request, stream=True) as events,
-        ):
+        # Only the reading of the answer is guarded (a TypeError from the call is a local bug).
+        with self.client.messages.create(**request, stream=True) as events:
             for event in events:
-                delta = state.apply(response_data(self.provider, event, required=None))
+                with parsing_response(self.provider):
+                    delta = state.apply(response_data(self.provider, event, required=None))
                 if delta:
                     yield delta
                 if state.stopped:
                     break
-            turn = state.turn()
+            with parsing_response(self.provider):
+                turn = state.turn()
         yield turn
 
 

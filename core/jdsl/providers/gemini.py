@@ -100,10 +100,10 @@ class GeminiModel(SDKModel):
     ) -> ModelTurn:
         state = _TurnState()
         contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
-        with parsing_response(self.provider):  # google-genai reads a 200 body without checks
-            response = self.client.models.generate_content(
-                model=model, contents=contents, config=config
-            )
+        response = self.client.models.generate_content(
+            model=model, contents=contents, config=config
+        )
+        with parsing_response(self.provider):  # only the answer's reading is guarded
             state.apply(response_data(self.provider, response, required=None))
             if not state.answered:
                 raise malformed_response(self.provider, "no candidates and no block reason")
@@ -114,16 +114,17 @@ class GeminiModel(SDKModel):
     ) -> Iterator[str | ModelTurn]:
         state = _TurnState()
         contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
-        with parsing_response(self.provider):
-            chunks = self.client.models.generate_content_stream(
-                model=model, contents=contents, config=config
-            )
-            for chunk in chunks:
+        chunks = self.client.models.generate_content_stream(
+            model=model, contents=contents, config=config
+        )
+        for chunk in chunks:
+            with parsing_response(self.provider):  # only the answer's reading is guarded
                 delta = state.apply(response_data(self.provider, chunk, required=None))
-                if delta:
-                    yield delta
-            if state.finish is None and not state.blocked:
-                raise incomplete_stream(self.provider, "a finishReason")
+            if delta:
+                yield delta
+        if state.finish is None and not state.blocked:
+            raise incomplete_stream(self.provider, "a finishReason")
+        with parsing_response(self.provider):
             turn = state.turn()
         yield turn
 

@@ -177,17 +177,18 @@ class OpenAIModel(SDKModel):
         if self.stream_usage:
             request["stream_options"] = {"include_usage": True}
         state = _StreamState()
-        with (
-            parsing_response(self.provider),
-            self.client.chat.completions.create(**request, stream=True) as chunks,
-        ):
+        # Only the reading of the answer is guarded: a TypeError from the SDK call itself is
+        # a local bug or a bad argument, not a retryable server error.
+        with self.client.chat.completions.create(**request, stream=True) as chunks:
             for chunk in chunks:
-                delta = state.apply(response_data(self.provider, chunk, required=None))
+                with parsing_response(self.provider):
+                    delta = state.apply(response_data(self.provider, chunk, required=None))
                 if delta:
                     yield delta
             if state.finish_reason is None:
                 raise incomplete_stream(self.provider, "a finish_reason")
-            turn = state.turn()
+            with parsing_response(self.provider):
+                turn = state.turn()
         yield turn
 
 

@@ -285,8 +285,13 @@ class Root(Node):
         checks again."""
         private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
         nodes = private["_walked"]  # type: ignore[index]
+        # A node edited in place (``node.tool = "other"``) keeps its id(), so the key also
+        # holds the id of every field value; ``fields`` is kept with the cache so those ids
+        # cannot be reused by other objects while it is held.
+        fields = tuple(v for node in nodes for v in node.__dict__.values())
         key = (
             tuple(map(id, nodes)),
+            tuple(map(id, fields)),
             tuple((name, id(fn)) for name, fn in bindings.tools.items()),
             tuple((name, id(fn)) for name, fn in bindings.predicates.items()),
             tuple(inputs),
@@ -295,7 +300,7 @@ class Root(Node):
         if checked is not None and checked[1] == key:
             return checked[2]  # type: ignore[no-any-return]
         report = check_tree(self, bindings=bindings, inputs=inputs)
-        private["_checked"] = (nodes, key, report)  # type: ignore[index]  # nodes kept: ids stay theirs
+        private["_checked"] = ((nodes, fields), key, report)  # type: ignore[index]  # kept: ids stay theirs
         return report
 
     def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
