@@ -82,6 +82,9 @@ class JsonlTraceSink(BaseTraceSink):
             fsync=fsync,
         )  # fmt: skip
         self._closer = weakref.finalize(self, self._file.close)
+        # Whether this class's own append keeps events (a subclass may replace it); the class
+        # of an object does not change, so one check serves every event.
+        self._own_append = not self._overrides(JsonlTraceSink, "append")
         if resume and self.path.exists():
             self._resume()
 
@@ -97,7 +100,7 @@ class JsonlTraceSink(BaseTraceSink):
             self._written(event.kind)
 
     def _keeper(self, event: TraceEvent) -> tuple[list[Any], Any] | None:
-        if self._overrides(JsonlTraceSink, "append"):
+        if not self._own_append:
             return None
         return self._file.lines, event.to_json() + "\n"
 
@@ -105,7 +108,7 @@ class JsonlTraceSink(BaseTraceSink):
         """Prepare, stamp and buffer ``event``; written at episode end or by the policy."""
         with self._lock:
             stamped = super().emit(event)
-            if not self._overrides(JsonlTraceSink, "append"):  # kept by _keeper
+            if self._own_append:  # kept by _keeper
                 self._written(stamped.kind)
         return stamped
 

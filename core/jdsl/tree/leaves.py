@@ -137,7 +137,7 @@ class Action(_Bound):
 
     def _outcome(self, ctx: RunContext, result: Any) -> Status:
         """The return rules: a Status is the node's status; anything else succeeds (stored)."""
-        if isinstance(result, Status):
+        if type(result) is Status:  # an Enum with members has no subclasses
             if result is Status.FAILURE:
                 return ctx.fail(self, f"tool {self.tool} returned Status.FAILURE")
             return result
