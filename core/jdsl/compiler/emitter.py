@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, overload
 
 from jdsl.compiler.alternatives import Alternatives

@@ -37,7 +37,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +61,7 @@ __all__ = [
     "decision_model",
     "execute",
     "execute_all",
+    "iter_executions",
     "expected_calls",
     "run_inputs",
 ]
@@ -304,9 +305,17 @@ def execute_all(
     tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode]
 ) -> tuple[Execution, ...]:
     """:func:`execute` on each episode, loading the tree once."""
+    return tuple(iter_executions(tree, episodes))
+
+
+def iter_executions(
+    tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode]
+) -> Iterator[Execution]:
+    """:func:`execute` on each episode as it comes (the tree loaded once), one at a time."""
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
     shape = TreeShape.of(root)
-    return tuple(_run(root, shape, e) for e in episodes)
+    for episode in episodes:
+        yield _run(root, shape, episode)
 
 
 def _run(root: Root, shape: TreeShape, episode: NormEpisode) -> Execution:

@@ -29,7 +29,7 @@ from typing import Any
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.compiler.lineage import selected_indexes, value_key
 from jdsl.compiler.normalized import NormEpisode, NormStep
-from jdsl.compiler.replay import Divergence, Execution, execute_all
+from jdsl.compiler.replay import Divergence, Execution, iter_executions
 from jdsl.errors import JdslError
 from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
@@ -56,7 +56,9 @@ class VerificationReport:
     Attributes:
         structural_problems: from :func:`jdsl.ir.validate_ir` (empty when structure is ok).
         checks: every replay check, in episode then tree order.
-        executions: every aligned episode executed (:func:`jdsl.compiler.replay.execute`).
+        executions: every aligned episode executed (:func:`jdsl.compiler.replay.execute`); a
+            matched episode's ``calls`` are dropped (they are its recorded calls), which keeps
+            the report small at 10^5 episodes.
     """
 
     structural_problems: tuple[str, ...]
@@ -161,7 +163,8 @@ def verify(
                 checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
     executions: tuple[Execution, ...] = ()
     if execute and report.ok and compiled.ir["root"].get("child") is not None:
-        executions = execute_all(compiled.ir, (e for e in episodes if e.episode_id in aligned))
+        runs = iter_executions(compiled.ir, (e for e in episodes if e.episode_id in aligned))
+        executions = tuple(x if x.divergence else dataclasses.replace(x, calls=()) for x in runs)
     return VerificationReport(report.problems, tuple(checks), executions)
 
 
