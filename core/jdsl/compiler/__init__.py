@@ -55,6 +55,7 @@ from jdsl.compiler.replay import (
 )
 from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
 from jdsl.compiler.staticize import CompiledBehavior, NodeProvenance, modal_skeleton, staticize
+from jdsl.compiler.store import NormStore
 from jdsl.compiler.verify import VerificationReport, promote, verify
 
 __all__ = [
@@ -84,6 +85,7 @@ __all__ = [
     "ModelDecision",
     "NodeProvenance",
     "NormEpisode",
+    "NormStore",
     "NormStep",
     "PackageMetrics",
     "RecordedToolFailure",
