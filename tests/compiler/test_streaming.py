@@ -118,7 +118,7 @@ def test_a_generator_with_a_control_episode_and_mappings(tmp_path) -> None:
 
 
 def test_a_slots_steps_read_like_a_tuple_of_them(shards) -> None:
-    from jdsl.compiler.emitter import SlotSteps
+    from jdsl.compiler.store import SlotSteps
 
     episodes = normalize_all([e for path in shards for e in read_events(path).episodes])
     store = NormStore(episodes)

@@ -11,8 +11,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
-from typing import Any, overload
+from typing import Any
 
 from jdsl.compiler.alternatives import Alternatives
 from jdsl.compiler.arguments import (
@@ -46,7 +45,7 @@ from jdsl.compiler.residualize import (
     residualize_decision,
     residualize_route,
 )
-from jdsl.compiler.store import joined
+from jdsl.compiler.store import SlotSteps, joined
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
@@ -54,42 +53,6 @@ from jdsl.signature import Signature
 __all__ = ["Emitter", "Slot"]
 
 Names = dict[tuple[Any, str], str]
-
-
-class SlotSteps(Sequence[NormStep]):
-    """A slot's calls, one per episode, read from its episodes on every access: nothing of
-    an episode is held, so a slot over a :class:`~jdsl.compiler.store.NormStore` stays small.
-    A slice with step 1 (``steps[1:]``) is such a view too."""
-
-    def __init__(
-        self, groups: tuple[tuple[int, Sequence[NormEpisode]], ...], window: range | None = None
-    ) -> None:
-        self._groups = groups
-        self._window = window if window is not None else range(sum(len(e) for _, e in groups))
-
-    def __len__(self) -> int:
-        return len(self._window)
-
-    def __iter__(self) -> Iterator[NormStep]:
-        every = (e.ok_steps()[p] for p, episodes in self._groups for e in episodes)
-        return islice(every, self._window.start, self._window.stop)
-
-    @overload
-    def __getitem__(self, index: int) -> NormStep: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[NormStep]: ...
-
-    def __getitem__(self, index: int | slice) -> NormStep | Sequence[NormStep]:
-        if isinstance(index, slice):
-            window = self._window[index]
-            return SlotSteps(self._groups, window) if window.step == 1 else tuple(self)[index]
-        at = self._window[index]
-        for position, episodes in self._groups:
-            if at < len(episodes):
-                return episodes[at].ok_steps()[position]
-            at -= len(episodes)
-        raise IndexError("slot step index out of range")
 
 
 @dataclass(frozen=True)

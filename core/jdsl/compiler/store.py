@@ -14,11 +14,12 @@ import dataclasses
 import pickle
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any, overload
 
-from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.normalized import NormEpisode, NormStep
 
-__all__ = ["NormStore", "joined", "subset"]
+__all__ = ["NormStore", "SlotSteps", "joined", "subset"]
 
 _NO_IR = -1
 
@@ -138,3 +139,39 @@ def joined(parts: Sequence[Sequence[NormEpisode]]) -> Sequence[NormEpisode]:
     if all(isinstance(p, NormStore) for p in parts):
         return parts[0] if len(parts) == 1 else NormStore.concat(parts)  # type: ignore[arg-type]
     return tuple(e for part in parts for e in part)
+
+
+class SlotSteps(Sequence[NormStep]):
+    """A slot's calls, one per episode, read from its episodes on every access: nothing of
+    an episode is held, so a slot over a :class:`~jdsl.compiler.store.NormStore` stays small.
+    A slice with step 1 (``steps[1:]``) is such a view too."""
+
+    def __init__(
+        self, groups: tuple[tuple[int, Sequence[NormEpisode]], ...], window: range | None = None
+    ) -> None:
+        self._groups = groups
+        self._window = window if window is not None else range(sum(len(e) for _, e in groups))
+
+    def __len__(self) -> int:
+        return len(self._window)
+
+    def __iter__(self) -> Iterator[NormStep]:
+        every = (e.ok_steps()[p] for p, episodes in self._groups for e in episodes)
+        return islice(every, self._window.start, self._window.stop)
+
+    @overload
+    def __getitem__(self, index: int) -> NormStep: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[NormStep]: ...
+
+    def __getitem__(self, index: int | slice) -> NormStep | Sequence[NormStep]:
+        if isinstance(index, slice):
+            window = self._window[index]
+            return SlotSteps(self._groups, window) if window.step == 1 else tuple(self)[index]
+        at = self._window[index]
+        for position, episodes in self._groups:
+            if at < len(episodes):
+                return episodes[at].ok_steps()[position]
+            at -= len(episodes)
+        raise IndexError("slot step index out of range")
