@@ -67,8 +67,9 @@ def test_an_exception_in_a_tool_writes_the_episode(tmp_path) -> None:
 
 
 TEXT = st.sampled_from(["", "plain", "sk-" + "a" * 24, "Bearer abcdefgh1234", "password",
-                        "eyJabcdefghij.eyJabcdefghij.abcdefghij", "x\ny", 'q"'])  # fmt: skip
-KEYS = st.sampled_from(["key", "path", "value", "api_key", "input_tokens", "token", "note", "a"])
+                        "eyJabcdefghij.eyJabcdefghij.abcdefghij", "x\ny", 'q"', ":", '",'])  # fmt: skip
+KEYS = st.sampled_from(["key", "path", "value", "api_key", "input_tokens", "token", "note", "a",
+                        "0", ":api_key", "x,:password", ":"])  # fmt: skip
 JSON = st.recursive(
     st.none() | st.integers() | TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3),
@@ -83,6 +84,15 @@ def test_a_payload_the_screen_passes_is_one_redaction_leaves_alone(payload) -> N
     screen = RedactionScreen(redactor)
     if not screen.may_redact(event_json(payload)):
         assert redactor.redact(payload) == payload
+
+
+def test_a_key_after_a_colon_is_screened_like_any_other() -> None:
+    """A key such as ``":password"`` after a string value: the text before its ``":`` is the
+    value's closing quote and a comma, yet the key is still found and flagged."""
+    screen = RedactionScreen(Redactor())
+    assert screen.may_redact(event_json({"0": "v", ":password": "hunter2"}))  # keys sorted
+    assert screen.may_redact(event_json({"0": [":"], "x,:token": "t"}))
+    assert not screen.may_redact(event_json({"0": "v", ":note": ":"}))
 
 
 def test_the_sink_redacts_what_the_screen_flags(tmp_path) -> None:

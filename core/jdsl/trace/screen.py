@@ -18,6 +18,9 @@ from jdsl.trace.redact import DEFAULT_SECRET_PATTERNS, Redactor
 __all__ = ["RedactionScreen"]
 
 _SEGMENT = re.compile(r"[.\[\]]")
+_KEY = re.compile(r'([^"]*)":')
+"""What precedes each ``":`` back to the last quote: in canonical JSON with no backslash, every
+key (and nothing a key could hide in), as splitting at ``":`` would find them."""
 _DEFAULT_HINTS = (
     "PRIVATE KEY-----", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA",
     "ASIA", "AIza", "xox", "eyJ",
@@ -49,15 +52,18 @@ class RedactionScreen:
         """
         if self.redactor.json_paths or "\\" in text or self._secret_in(text):
             return True
-        safe, sensitive = self._safe_keys, self.redactor.is_sensitive_key
-        for part in text.split('":')[:-1]:
-            key = part[part.rfind('"') + 1 :]
-            if key not in safe:
-                if sensitive(key, None):
-                    return True
-                if len(safe) < 4096:
-                    safe.add(key)
-        return any(self._named_sensitive(text, marker) for marker in _NAMED)
+        keys, safe = _KEY.findall(text), self._safe_keys
+        if not safe.issuperset(keys):
+            sensitive = self.redactor.is_sensitive_key
+            for key in keys:
+                if key not in safe:
+                    if sensitive(key, None):
+                        return True
+                    if len(safe) < 4096:
+                        safe.add(key)
+        return ('"key":"' in text or '"path":"' in text) and any(
+            self._named_sensitive(text, marker) for marker in _NAMED
+        )
 
     def _secret_in(self, text: str) -> bool:
         if self._hints:

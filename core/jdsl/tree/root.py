@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
+import orjson
 from pydantic import PrivateAttr
 
 from jdsl.errors import BehaviorCheckError, BindingError, ValidationError
@@ -81,7 +82,7 @@ class Root(Node):
     child: AnyNode | None = None
 
     _bindings: Bindings = PrivateAttr(default_factory=Bindings)
-    _checked: tuple[Any, ...] | None = PrivateAttr(default=None)
+    _memo: _RunMemo | None = PrivateAttr(default=None)
     _walked: list[Node] = PrivateAttr(default_factory=list)
 
     @property
@@ -168,7 +169,7 @@ class Root(Node):
             bindings.predicates.setdefault(name, fn)
         bindings.update("tool", tools, replace=True)
         bindings.update("predicate", predicates, replace=True)
-        self.__pydantic_private__["_walked"] = nodes  # type: ignore[index]  # for _run_check
+        self.__pydantic_private__["_walked"] = nodes  # type: ignore[index]  # for _run_memo
         return bindings, needed, uses_model
 
     def check(
@@ -252,14 +253,15 @@ class Root(Node):
             services=services,
             cancel=cancel,
         )
+        memo = self._run_memo(bindings, inputs)
         if ctx.tracing:
             ctx.trace("episode.started", {
                 "skill": self.name, "inputs": jsonable(inputs), "model_id": self.model_id,
-                "ir": self.to_ir(),
+                "ir": orjson.loads(memo.ir_json()),
             })  # fmt: skip
         try:
             _check_needed(needed, bindings)
-            report = self._run_check(bindings, inputs)
+            report = memo.report()
             if report.errors:
                 raise BehaviorCheckError(report)
             if ctx.model is None and self.model_id and uses_model:
@@ -278,15 +280,15 @@ class Root(Node):
         self._finish(ctx, ctx.status.value, None)
         return ctx
 
-    def _run_check(self, bindings: Bindings, inputs: Mapping[str, Any]) -> CheckReport:
-        """:func:`check_tree` for a run, remembered while the tree's nodes (as :meth:`prepare`
-        just walked them), the bound callables and the input keys stay the same ones: runs in
-        a loop pay for one check; a node replaced, a callable rebound or another input key
-        checks again."""
+    def _run_memo(self, bindings: Bindings, inputs: Mapping[str, Any]) -> _RunMemo:
+        """What runs of this tree can share: its check report and IR, remembered while the
+        tree's nodes (as :meth:`prepare` just walked them), the bound callables and the input
+        keys stay the same ones. Runs in a loop pay for one check and one IR dump; a node
+        replaced, a callable rebound or another input key starts afresh."""
         private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
         nodes = private["_walked"]  # type: ignore[index]
         # A node edited in place (``node.tool = "other"``) keeps its id(), so the key also
-        # holds the id of every field value; ``fields`` is kept with the cache so those ids
+        # holds the id of every field value; the memo keeps ``fields`` alive so those ids
         # cannot be reused by other objects while it is held.
         fields = tuple(v for node in nodes for v in node.__dict__.values())
         key = (
@@ -296,12 +298,11 @@ class Root(Node):
             tuple((name, id(fn)) for name, fn in bindings.predicates.items()),
             tuple(inputs),
         )
-        checked = private.get("_checked")  # type: ignore[union-attr]
-        if checked is not None and checked[1] == key:
-            return checked[2]  # type: ignore[no-any-return]
-        report = check_tree(self, bindings=bindings, inputs=inputs)
-        private["_checked"] = ((nodes, fields), key, report)  # type: ignore[index]  # kept: ids stay theirs
-        return report
+        memo = private.get("_memo")  # type: ignore[union-attr]
+        if memo is None or memo.key != key:
+            memo = _RunMemo(self, bindings, inputs, key, (nodes, fields))
+            private["_memo"] = memo  # type: ignore[index]
+        return memo  # type: ignore[no-any-return]
 
     def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
         if exc is not None:
@@ -330,6 +331,33 @@ class Root(Node):
             return self.child.tick(ctx)
         finally:
             ctx.window.pop()
+
+
+class _RunMemo:
+    """One tree's check report and IR JSON for runs with the same ``key`` (see
+    :meth:`Root._run_memo`); each is computed on first use."""
+
+    __slots__ = ("_inputs", "_ir", "_report", "_root", "bindings", "held", "key")
+
+    def __init__(
+        self, root: Root, bindings: Bindings, inputs: Mapping[str, Any], key: Any, held: Any
+    ) -> None:
+        self._root, self.bindings, self._inputs = root, bindings, tuple(inputs)
+        self.key, self.held = key, held  # held: keeps the ids in ``key`` theirs
+        self._report: CheckReport | None = None
+        self._ir: bytes | None = None
+
+    def report(self) -> CheckReport:
+        """:func:`check_tree` of the root with these bindings and input keys."""
+        if self._report is None:
+            self._report = check_tree(self._root, bindings=self.bindings, inputs=self._inputs)
+        return self._report
+
+    def ir_json(self) -> bytes:
+        """The root's IR (:meth:`Node.to_ir`) as JSON; ``orjson.loads`` it for a fresh copy."""
+        if self._ir is None:
+            self._ir = orjson.dumps(self._root.to_ir())
+        return self._ir
 
 
 def _check_needed(needed: list[tuple[str, str]], bindings: Bindings) -> None:
