@@ -183,6 +183,36 @@ def test_jsonl_record_moves_large_values_to_the_blob_store(tmp_path) -> None:
 TRICKY = ["plain", "", 'quo"te', "back\\slash", "tab\tnew\nline", "\x00\x1f\x7f", "é ☃ 日本"]
 
 
+@pytest.mark.parametrize("make", [ListTraceSink, lambda: JsonlTraceSink(os.devnull)])
+def test_a_recorder_refuses_an_unknown_actor(make: Any) -> None:
+    sink = make()
+    record = recorder_for(sink, "cap", "ep")
+    with pytest.raises(ValueError, match="actor 'robot' is not one of"):
+        record("annotation", {}, None, "robot")
+    with pytest.raises(ValueError, match="actor 'robot'"):
+        EmitRecorder(sink, "cap", "ep")("annotation", {}, None, "robot")  # type: ignore[arg-type]
+    record("annotation", {})  # the refused event left no gap
+    assert [e.sequence for e in getattr(sink, "events", [])] in ([], [0])
+
+
+@pytest.mark.parametrize("text", TRICKY[:1] + TRICKY[2:])
+def test_every_jsonl_line_is_the_canonical_json_of_its_event(tmp_path, text: str) -> None:
+    """The recorder's templated lines and its general encoder write the same bytes: each line
+    is the event's canonical JSON, whichever ids, kinds, actors and parents it carries."""
+    path = tmp_path / "t.jsonl"
+    with JsonlTraceSink(path, blob_threshold_bytes=100) as sink:
+        for capture, episode in [("cap", "ep"), (text, "ep"), ("cap", text)]:
+            record = recorder_for(sink, capture, episode)
+            first = record("node.enter", {"node_id": text, "label": text})
+            record(text, {"v": [text, 1.5, None]}, first, "user")
+            record("tool.call.completed", {"big": "x" * 500}, "ev-" + text)
+            record("annotation", {}, None, "environment")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    events = read_events(path)
+    assert len(lines) == len(events) == 12 and verify_chain(events) == []
+    assert lines == [event.to_json() for event in events]
+
+
 @pytest.mark.parametrize("text", TRICKY)
 def test_event_text_is_the_canonical_json_of_the_fields(text: str) -> None:
     event = TraceEvent(

@@ -11,13 +11,14 @@ import hashlib
 import threading
 import time
 import uuid
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from jdsl.trace.canonical import canonical_json, event_json, event_text
 
 __all__ = [
+    "ACTORS",
     "SCHEMA_VERSION",
     "Actor",
     "Chainer",
@@ -26,6 +27,7 @@ __all__ = [
     "EventSource",
     "RUNTIME_ACTORS",
     "RUNTIME_SOURCE",
+    "actor_error",
     "Timestamps",
     "TraceEvent",
     "canonical_json",
@@ -37,6 +39,13 @@ __all__ = [
 
 SCHEMA_VERSION = "jdsl.trace.v1"
 Actor = Literal["model", "user", "environment", "system", "tool"]
+ACTORS: frozenset[str] = frozenset(get_args(Actor))
+"""Every valid ``actor``."""
+
+
+def actor_error(actor: object) -> ValueError:
+    """The error for an ``actor`` that is not one of :data:`ACTORS`."""
+    return ValueError(f"actor {actor!r} is not one of {sorted(ACTORS)}")
 
 
 class EventKind:

@@ -18,14 +18,18 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
 from jdsl.trace.canonical import event_json, event_text
 from jdsl.trace.events import (
+    ACTORS,
     RUNTIME_ACTORS,
     SCHEMA_VERSION,
     Actor,
     EventSource,
     TraceEvent,
+    actor_error,
     digest,
     with_hash,
 )
@@ -126,9 +130,11 @@ class JsonlTraceSink(BaseTraceSink):
     def recorder(self, capture_id: str, episode_id: str) -> Recorder | None:
         """A :data:`~jdsl.trace.sinks.Recorder` buffering each event's line as it comes.
 
-        Each line is encoded once: the hash is taken over the canonical JSON of the event
-        without ``event_hash``, which is then spliced in at its sorted place. None when a
-        subclass changed ``prepare``, ``append`` or ``emit``.
+        Each line is encoded once, from a template of the episode's fixed fields: the hash is
+        taken over the canonical JSON of the event without ``event_hash``, which is then put
+        at its sorted place (after ``episode_id``). A field that would need escaping takes the
+        general encoder (:func:`~jdsl.trace.canonical.event_text`) instead; both write the
+        same bytes. None when a subclass changed ``prepare``, ``append`` or ``emit``.
         """
         if self._overrides(JsonlTraceSink, "prepare", "append", "emit"):
             return None
@@ -138,30 +144,50 @@ class JsonlTraceSink(BaseTraceSink):
             "schema_version": SCHEMA_VERSION, "source": _SOURCE, "state_after_ref": None,
             "state_before_ref": None,
         }  # fmt: skip
+        templated = _plain(capture_id + episode_id + chain.prefix)
+        ids = f',"capture_id":"{capture_id}","episode_id":"{episode_id}"'
+        fixed = f'"schema_version":"{SCHEMA_VERSION}","sequence":'
+        source = f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null'
+        prefix, plain_kinds = chain.prefix, set(RUNTIME_ACTORS)
         clock, lock, file, written = self._clock, self._lock, self._file, self._written
 
         def record(
             kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
         ) -> int:
+            actor = actor or RUNTIME_ACTORS.get(kind, "system")
+            if actor not in ACTORS:
+                raise actor_error(actor)
             text, refs = self._payload_text(payload)
             with lock:
-                sequence = chain.next
-                line = event_text(
-                    {
-                        **fields,
-                        "actor": actor or RUNTIME_ACTORS.get(kind, "system"),
-                        "blob_refs": refs,
-                        "event_id": chain.event_id(sequence),
-                        "kind": kind,
-                        "parent_event_id": chain.parent_id(parent),
-                        "prev_event_hash": chain.tail,
-                        "sequence": sequence,
-                        "timestamp": clock.now(),
-                    },
-                    text,
-                )
-                event_hash = digest(line)
-                line = with_hash(line, event_hash) + "\n"
+                sequence, tail = chain.next, chain.tail
+                stamp = clock.now()
+                parent_id = chain.parent_id(parent)
+                if (
+                    templated
+                    and (kind in plain_kinds or _plain(kind))
+                    and (parent_id is None or type(parent) is int or _plain(parent_id))
+                ):
+                    blobs = event_json(refs) if refs else "[]"
+                    parent_text = "null" if parent_id is None else f'"{parent_id}"'
+                    tail_text = "null" if tail is None else f'"{tail}"'
+                    head = f'{{"actor":"{actor}","blob_refs":{blobs}{ids}'
+                    rest = (
+                        f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
+                        f'"parent_event_id":{parent_text},"payload":{text},'
+                        f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
+                        f'"timestamp":"{stamp}"}}'
+                    )
+                    event_hash = digest(head + rest)
+                    line = f'{head},"event_hash":"{event_hash}"{rest}\n'
+                else:
+                    fields.update(
+                        actor=actor, blob_refs=refs, event_id=chain.event_id(sequence),
+                        kind=kind, parent_event_id=parent_id, prev_event_hash=tail,
+                        sequence=sequence, timestamp=stamp, payload=orjson.loads(text),
+                    )  # fmt: skip
+                    unhashed = event_text(fields, text)
+                    event_hash = digest(unhashed)
+                    line = with_hash(unhashed, event_hash) + "\n"
                 # Commit and keep with no call or jump between: a Ctrl-C cannot split them.
                 chain.next = sequence + 1
                 chain.tail = event_hash
@@ -208,4 +234,10 @@ class JsonlTraceSink(BaseTraceSink):
 
 
 _SOURCE = EventSource().__dict__  # the runtime's source, as JSON data
+_SOURCE_TEXT = event_json(_SOURCE)
 _EPISODE_FINISHED = "episode.finished"
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` goes into JSON as it is (nothing to escape, as orjson writes it)."""
+    return text.isprintable() and '"' not in text and "\\" not in text

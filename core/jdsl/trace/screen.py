@@ -18,9 +18,7 @@ from jdsl.trace.redact import DEFAULT_SECRET_PATTERNS, Redactor
 __all__ = ["RedactionScreen"]
 
 _SEGMENT = re.compile(r"[.\[\]]")
-_KEY = re.compile(r'([^"]*)":')
-"""What precedes each ``":`` back to the last quote: in canonical JSON with no backslash, every
-key (and nothing a key could hide in), as splitting at ``":`` would find them."""
+_MEMO_CHARS, _MEMO_SIZE = 1024, 2048  # texts remembered: at most this long, this many
 _DEFAULT_HINTS = (
     "PRIVATE KEY-----", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA",
     "ASIA", "AIza", "xox", "eyJ",
@@ -37,6 +35,7 @@ class RedactionScreen:
         self.redactor = redactor
         self._secret = re.compile("|".join(f"(?:{p})" for p in redactor.patterns) or "(?!)")
         self._safe_keys: set[str] = set()
+        self._answers: dict[str, bool] = {}  # short text -> may_redact
         self._hints = redactor.patterns == DEFAULT_SECRET_PATTERNS
 
     @classmethod
@@ -49,10 +48,22 @@ class RedactionScreen:
 
         ``text`` is the payload's canonical JSON; with no backslash in it, every ``":`` ends a
         key and no string holds a quote, so keys and named fields are found by splitting.
+        Answers for short texts are remembered (runs of one tree repeat their node events).
         """
+        known = self._answers.get(text)
+        if known is None:
+            known = self._screen(text)
+            if len(text) <= _MEMO_CHARS:
+                if len(self._answers) >= _MEMO_SIZE:
+                    self._answers.clear()
+                self._answers[text] = known
+        return known
+
+    def _screen(self, text: str) -> bool:
         if self.redactor.json_paths or "\\" in text or self._secret_in(text):
             return True
-        keys, safe = _KEY.findall(text), self._safe_keys
+        keys = [part[part.rfind('"') + 1 :] for part in text.split('":')[:-1]]
+        safe = self._safe_keys
         if not safe.issuperset(keys):
             sensitive = self.redactor.is_sensitive_key
             for key in keys:

@@ -18,7 +18,15 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
-from jdsl.trace.events import RUNTIME_ACTORS, Actor, Chainer, Timestamps, TraceEvent
+from jdsl.trace.events import (
+    ACTORS,
+    RUNTIME_ACTORS,
+    Actor,
+    Chainer,
+    Timestamps,
+    TraceEvent,
+    actor_error,
+)
 from jdsl.trace.interrupts import interrupts_held
 from jdsl.trace.redact import Redactor
 from jdsl.trace.values import jsonable
@@ -203,6 +211,8 @@ class ListTraceSink(BaseTraceSink):
         def record(
             kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
         ) -> int:
+            if actor is not None and actor not in ACTORS:
+                raise actor_error(actor)
             refs = None
             if not plain:
                 payload, refs = finish(payload)
@@ -363,6 +373,8 @@ class EmitRecorder:
         self, kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
     ) -> int:
         """Emit one event through the sink; returns the sequence it was given."""
+        if actor is not None and actor not in ACTORS:
+            raise actor_error(actor)
         event = TraceEvent.unchecked(
             kind, self.capture_id, self.episode_id, payload,
             event_id=f"{self._prefix}{next(self._count):012x}", timestamp=self._clock.now(),

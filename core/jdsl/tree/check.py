@@ -60,7 +60,6 @@ if TYPE_CHECKING:
 __all__ = ["CheckReport", "Problem", "check_tree"]
 
 
-
 @dataclass(frozen=True)
 class Problem:
     """One finding of the static check.
@@ -181,8 +180,11 @@ def check_tree(
     nodes = list(walk_with_ids(tree))
     if bindings is None and hasattr(tree, "resolved_bindings"):
         bindings = tree.resolved_bindings()
-    walk = _Walk({id(n): n.id or path for n, path in nodes}, bindings,
-                 None if inputs is None else frozenset(inputs))
+    walk = _Walk(
+        {id(n): n.id or path for n, path in nodes},
+        bindings,
+        None if inputs is None else frozenset(inputs),
+    )
     written = {key for node, _ in nodes for key in _written_keys(node)}
     for node, _ in nodes:
         _check_node(node, walk, written)
@@ -212,15 +214,20 @@ def _check_read(node: Node, node_id: str, key: str, walk: _Walk, written: set[st
     if key not in written:
         walk.unwritten.append(key)
         return
-    walk.problems.append(Problem(
-        "warning", "read-before-write", node_id,
-        f"{_label(node)} reads {key} before any node writes it",
-        f"give {key} as a run input, or move its writer before this node",
-    ))
+    walk.problems.append(
+        Problem(
+            "warning",
+            "read-before-write",
+            node_id,
+            f"{_label(node)} reads {key} before any node writes it",
+            f"give {key} as a run input, or move its writer before this node",
+        )
+    )
 
 
-def _check_type(node: Node, node_id: str, arg: str, path: str, fn: Callable[..., Any],
-                walk: _Walk) -> None:
+def _check_type(
+    node: Node, node_id: str, arg: str, path: str, fn: Callable[..., Any], walk: _Walk
+) -> None:
     writers = walk.writers.get(path)
     produced = writers[-1].schema(walk) if writers else None
     expected = walk.schema_of(fn, arg) if produced is not None else None
@@ -228,23 +235,36 @@ def _check_type(node: Node, node_id: str, arg: str, path: str, fn: Callable[...,
         return
     writer = writers[-1]  # type: ignore[index]
     loose = fits(without_enum(produced), without_enum(expected))
-    walk.problems.append(Problem(
-        "warning" if loose else "error", "type-mismatch", node_id,
-        f"{_label(node)} passes {path} to parameter {arg}: {type_text(expected)}, but "
-        f"{writer.label} [{writer.node_id}] writes it as {type_text(produced)}"
-        + (" (any value of its type, not only those)" if loose else ""),
-        _type_hint(writer.label, path, expected), related=writer.node_id,
-    ))
+    walk.problems.append(
+        Problem(
+            "warning" if loose else "error",
+            "type-mismatch",
+            node_id,
+            f"{_label(node)} passes {path} to parameter {arg}: {type_text(expected)}, but "
+            f"{writer.label} [{writer.node_id}] writes it as {type_text(produced)}"
+            + (" (any value of its type, not only those)" if loose else ""),
+            _type_hint(writer.label, path, expected),
+            related=writer.node_id,
+        )
+    )
 
 
 def _type_hint(producer: str, key: str, expected: Schema) -> str:
-    python = {"integer": "int", "number": "float", "boolean": "bool", "array": "list",
-              "object": "dict", "string": "str"}.get(str(expected.get("type")), "")
+    python = {
+        "integer": "int",
+        "number": "float",
+        "boolean": "bool",
+        "array": "list",
+        "object": "dict",
+        "string": "str",
+    }.get(str(expected.get("type")), "")
     if "enum" in expected:
         python = "Literal[" + ", ".join(json.dumps(v) for v in expected["enum"]) + "]"
     if producer.startswith(("predict", "react")) and python:
-        return (f"declare the type in the signature (\"... -> {key}: {python}\") or change "
-                "the tool's annotation")
+        return (
+            f'declare the type in the signature ("... -> {key}: {python}") or change '
+            "the tool's annotation"
+        )
     return "convert the value with a tool in between, or change one of the annotations"
 
 
@@ -255,8 +275,9 @@ def _label(node: Node) -> str:
         return f'{kind} "{getattr(node, "signature", "")}"'
     if kind in ("action", "guard_call"):
         name = getattr(node, "tool", None) or getattr(node, "predicate", "?")
-        args = ", ".join(f"{arg}={_arg_text(spec)}"
-                         for arg, spec in (getattr(node, "args", None) or {}).items())
+        args = ", ".join(
+            f"{arg}={_arg_text(spec)}" for arg, spec in (getattr(node, "args", None) or {}).items()
+        )
         head = "act" if kind == "action" else "guard_call"
         store = getattr(node, "store", None)
         return f"{head} {name}({args})" + (f" -> {store}" if store else "")
@@ -284,8 +305,11 @@ def _read_keys(node: Node) -> list[str]:
     kind = node.kind
     paths: list[str] = []
     if kind in ("action", "guard_call"):
-        paths = [s["ref"] for s in (getattr(node, "args", None) or {}).values()
-                 if isinstance(s, Mapping) and isinstance(s.get("ref"), str)]
+        paths = [
+            s["ref"]
+            for s in (getattr(node, "args", None) or {}).values()
+            if isinstance(s, Mapping) and isinstance(s.get("ref"), str)
+        ]
     elif kind == "check":
         paths = [str(node.key)]  # type: ignore[attr-defined]
     elif kind == "guard":
@@ -355,11 +379,15 @@ def _bound_callable(node: Node, walk: _Walk) -> Callable[..., Any] | None:
     flag = "tools" if node.kind == "action" else "predicates"
     found = table.get(name)
     if found is None:
-        walk.problems.append(Problem(
-            "error", "unbound", walk.ids[id(node)],
-            f"{'tool' if node.kind == 'action' else 'predicate'} {name!r} is not bound",
-            f"bind it: root.bind({flag}={{{name!r}: fn}}) or run({flag}=...)",
-        ))
+        walk.problems.append(
+            Problem(
+                "error",
+                "unbound",
+                walk.ids[id(node)],
+                f"{'tool' if node.kind == 'action' else 'predicate'} {name!r} is not bound",
+                f"bind it: root.bind({flag}={{{name!r}: fn}}) or run({flag}=...)",
+            )
+        )
     return found
 
 
@@ -387,11 +415,17 @@ def _outcome_of(node: Node, memo: dict[int, str | None]) -> str | None:
             return None
     outcomes = [_always(c, memo) for c in children]
     if kind == "sequence":
-        return "failure" if "failure" in outcomes else (
-            "success" if all(o == "success" for o in outcomes) else None)
+        return (
+            "failure"
+            if "failure" in outcomes
+            else ("success" if all(o == "success" for o in outcomes) else None)
+        )
     if kind == "selector":
-        return "success" if "success" in outcomes else (
-            "failure" if outcomes and all(o == "failure" for o in outcomes) else None)
+        return (
+            "success"
+            if "success" in outcomes
+            else ("failure" if outcomes and all(o == "failure" for o in outcomes) else None)
+        )
     return None
 
 
@@ -407,12 +441,17 @@ def _unreachable(tree: Node, ids: Mapping[int, str]) -> list[Problem]:
             if _always(child, memo) != stop:
                 continue
             blocker = ids[id(child)]
-            for later in children[index + 1:]:
-                problems.append(Problem(
-                    "warning", "unreachable", ids[id(later)],
-                    f"{_label(later)} can never run: {_label(child)} [{blocker}] always "
-                    f"{'succeeds' if stop == 'success' else 'fails'} in this {node.kind}",
-                    "remove the child, or reorder the children", related=blocker,
-                ))
+            for later in children[index + 1 :]:
+                problems.append(
+                    Problem(
+                        "warning",
+                        "unreachable",
+                        ids[id(later)],
+                        f"{_label(later)} can never run: {_label(child)} [{blocker}] always "
+                        f"{'succeeds' if stop == 'success' else 'fails'} in this {node.kind}",
+                        "remove the child, or reorder the children",
+                        related=blocker,
+                    )
+                )
             break
     return problems

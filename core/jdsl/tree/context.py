@@ -12,13 +12,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, cast, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from jdsl.errors import BindingError, RefError
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
-from jdsl.trace.events import RUNTIME_ACTORS, Actor, Timestamps, TraceEvent
+from jdsl.trace.events import ACTORS, RUNTIME_ACTORS, Actor, Timestamps, TraceEvent, actor_error
 from jdsl.trace.sinks import recorder_for
 from jdsl.tree.blackboard import Blackboard, Write
 from jdsl.tree.status import Status
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
     from jdsl.tree.base import Node
 
 __all__ = ["Bindings", "ContextWindow", "Failure", "RunContext", "check_model", "unbound_error"]
-
-_VALID_ACTORS = frozenset(get_args(Actor))
 
 
 class Failure(NamedTuple):
@@ -236,8 +234,8 @@ class RunContext:
         if sink is None:
             return None
         actor = actor or RUNTIME_ACTORS.get(kind, "system")
-        if actor not in _VALID_ACTORS:
-            raise ValueError(f"actor {actor!r} is not one of {sorted(_VALID_ACTORS)}")
+        if actor not in ACTORS:
+            raise actor_error(actor)
         data = dict(payload or {})
         # A BaseTraceSink makes payloads JSON data itself (prepare); don't convert twice.
         event = TraceEvent.unchecked(

@@ -19,7 +19,16 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["RETURNED_FAILURE", "Action", "Check", "Guard", "GuardCall", "lenient_equal", "resolve_args", "typed_equal"]
+__all__ = [
+    "RETURNED_FAILURE",
+    "Action",
+    "Check",
+    "Guard",
+    "GuardCall",
+    "lenient_equal",
+    "resolve_args",
+    "typed_equal",
+]
 
 RETURNED_FAILURE = "Status.FAILURE"
 """``error_type`` of the ``tool.call.failed`` event of a tool that returned ``Status.FAILURE``."""

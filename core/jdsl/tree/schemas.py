@@ -17,8 +17,15 @@ from typing import Any
 
 from jdsl.interaction.tools import Tool
 
-__all__ = ["Schema", "annotation_schema", "fits", "parameter_schema", "return_schema",
-           "type_text", "without_enum"]
+__all__ = [
+    "Schema",
+    "annotation_schema",
+    "fits",
+    "parameter_schema",
+    "return_schema",
+    "type_text",
+    "without_enum",
+]
 
 Schema = dict[str, Any]
 
@@ -64,9 +71,18 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return {}
 
 
-_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
-                               list: "array", tuple: "array", set: "array", frozenset: "array",
-                               dict: "object", type(None): "null"}
+_JSON_TYPES: dict[Any, str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    list: "array",
+    tuple: "array",
+    set: "array",
+    frozenset: "array",
+    dict: "object",
+    type(None): "null",
+}
 
 
 def annotation_schema(annotation: Any) -> Schema | None:
