@@ -194,7 +194,9 @@ class RunContext:
         self.trace: Callable[..., int | None] = _untraced
         if trace_sink is not None:
             self.trace = recorder_for(trace_sink, capture_id, episode_id)
-            blackboard.on_write = self._trace_write
+            # A hook holding the recorder, not the context: no context <-> blackboard cycle
+            # for the cyclic GC to find (a traced run's events are freed with its context).
+            blackboard.on_write = write_tracer(self.trace)
             self._ids = itertools.count()
             self._id_prefix = uuid.uuid4().hex[:20]
             self._clock = Timestamps()
@@ -245,19 +247,6 @@ class RunContext:
             actor=cast(Actor, actor), parent_event_id=parent_event_id,
         )  # fmt: skip
         return sink.emit(event)
-
-    def _trace_write(self, record: Write) -> None:
-        record.sequence = self.trace(
-            "blackboard.write",
-            {
-                "key": record.key,
-                "value": jsonable(record.value),
-                "writer": record.writer_id,
-                "writer_label": record.writer_label,
-                "overwrote": record.overwrote,
-                "previous": jsonable(record.previous),
-            },
-        )
 
     # -- blackboard ----------------------------------------------------------------------------
     def read(self, path: str, node: Node) -> Any:
@@ -345,6 +334,25 @@ def lookup(path: str, board: Mapping[str, Any], node: Node) -> Any:
     if value is MISSING:
         raise _ref_error(path, board, node)
     return value
+
+
+def write_tracer(trace: Callable[..., int | None]) -> Callable[[Write], None]:
+    """The blackboard hook tracing each write as ``blackboard.write`` through ``trace``."""
+
+    def traced(record: Write) -> None:
+        record.sequence = trace(
+            "blackboard.write",
+            {
+                "key": record.key,
+                "value": jsonable(record.value),
+                "writer": record.writer_id,
+                "writer_label": record.writer_label,
+                "overwrote": record.overwrote,
+                "previous": jsonable(record.previous),
+            },
+        )
+
+    return traced
 
 
 def _untraced(kind: str, payload: Any, parent: Any = None, actor: Any = None) -> None:
