@@ -179,3 +179,24 @@ def test_a_hard_kill_loses_only_the_buffered_tail_and_leaves_an_intact_file(
     assert len(trace) % 3 == 0 and len(trace) >= 3
     assert verify_chain(trace) == []
     assert trace[0].kind == "episode.started"
+
+
+def test_a_traced_run_is_freed_with_its_context_without_the_cyclic_gc() -> None:
+    """No reference cycle holds a traced run: dropping the context frees its sink and events
+    at once (a cycle would keep every run's events until a full collection)."""
+    import gc
+    import weakref
+
+    root = dsl.root("r").do(dsl.seq(dsl.store(dsl.act("lookup", email=dsl.ref("e")), "c")))
+    root.bind(tools={"lookup": lambda email: {"id": email}})
+    gc.collect()
+    gc.disable()
+    try:
+        sink = ListTraceSink()
+        ctx = root.run(trace_sink=sink, e="a@b")
+        assert [e.kind for e in sink.events].count("blackboard.write") == 1
+        alive = weakref.ref(sink)
+        del sink, ctx
+        assert alive() is None
+    finally:
+        gc.enable()
