@@ -20,7 +20,7 @@ from jdsl.trace import (
     read_events,
     verify_chain,
 )
-from jdsl.trace.canonical import event_text, json_scalar
+from jdsl.trace.canonical import event_json, event_text, json_scalar
 from jdsl.trace.events import Timestamps, format_timestamp
 from jdsl.trace.sinks import EmitRecorder, recorder_for
 
@@ -223,6 +223,9 @@ def test_event_text_is_the_canonical_json_of_the_fields(text: str) -> None:
     body = event.to_dict()
     del body["event_hash"]
     assert event_text(event.__dict__) == canonical_json(body)
+    given = {**event.__dict__, "payload": None, "source": None}  # given as texts instead
+    payload_text, source_text = event_json(event.payload), event_json(event.source.__dict__)
+    assert event_text(given, payload_text, source_text) == canonical_json(body)
     assert event.to_json() == canonical_json(event.to_dict())
     assert json_scalar(text) == canonical_json(text)
 

@@ -95,8 +95,13 @@ def event_text(
         )  # fmt: skip
     except TypeError:  # a field that is not text
         plain = False
-    if not plain:
-        return encode({k: getattr(v, "__dict__", v) for k, v in f.items() if k != "event_hash"})
+    if not plain:  # the general encoder, over the whole event (the given texts decoded)
+        body = {k: getattr(v, "__dict__", v) for k, v in f.items() if k != "event_hash"}
+        if payload_text is not None:
+            body["payload"] = orjson.loads(payload_text)
+        if source_text is not None:
+            body["source"] = orjson.loads(source_text)
+        return encode(body)
     refs = f["blob_refs"]
     if source_text is None:
         source = f["source"]

@@ -18,8 +18,6 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
 from jdsl.trace.canonical import event_json, event_text
 from jdsl.trace.events import (
@@ -183,7 +181,7 @@ class JsonlTraceSink(BaseTraceSink):
                     fields.update(
                         actor=actor, blob_refs=refs, event_id=chain.event_id(sequence),
                         kind=kind, parent_event_id=parent_id, prev_event_hash=tail,
-                        sequence=sequence, timestamp=stamp, payload=orjson.loads(text),
+                        sequence=sequence, timestamp=stamp,
                     )  # fmt: skip
                     unhashed = event_text(fields, text)
                     event_hash = digest(unhashed)
