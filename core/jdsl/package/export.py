@@ -11,13 +11,13 @@ import hashlib
 import io
 import os
 import shutil
-import tempfile
 import zipfile
 from pathlib import Path
 
 from jdsl.errors import PackageError
 from jdsl.package.bundle import BehaviorPackage
 from jdsl.package.format import check_member_name
+from jdsl.trace.atomic import temp_beside, write_atomic
 
 __all__ = ["SUFFIX", "export_dir", "export_jdsl", "package_digest", "zip_bytes"]
 
@@ -68,18 +68,8 @@ def export_jdsl(
     if add_suffix and target.suffix != SUFFIX:
         target = target.with_name(target.name + SUFFIX)
     data = zip_bytes(package)
-    mask = os.umask(0)
-    os.umask(mask)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.chmod(tmp, 0o666 & ~mask)
-            os.replace(tmp, target)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
+        write_atomic(target, data)
     except OSError as exc:
         raise PackageError(f"cannot write {target}: {exc.strerror}", path=str(target)) from exc
     return target
@@ -99,8 +89,9 @@ def export_dir(package: BehaviorPackage, path: str | os.PathLike[str]) -> Path:
         check_member_name(name)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    staging = temp_beside(target)
     try:
+        os.mkdir(staging, 0o777)  # the umask applies, as to any new directory (mkdtemp: 0o700)
         for name, data in package.files.items():
             file = staging / name
             file.parent.mkdir(parents=True, exist_ok=True)

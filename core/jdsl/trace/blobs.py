@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from jdsl.errors import JdslError
+from jdsl.trace.atomic import write_atomic
 from jdsl.trace.events import TraceEvent, canonical_json
 
 __all__ = [
@@ -80,15 +80,7 @@ class BlobStore:
         target = self.path_of(ref)
         if target.exists():
             return ref
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(target, data)
         return ref
 
     def put_text(self, text: str) -> str:

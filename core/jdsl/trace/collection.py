@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from jdsl.errors import MissingDependencyError
+from jdsl.trace.atomic import write_atomic
 from jdsl.trace.blobs import BlobStore, hydrate
 from jdsl.trace.chain import verify_chain
 from jdsl.trace.episodes import Episode, segment_episodes
@@ -102,15 +102,7 @@ class Trace(list[TraceEvent]):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         self._copy_blobs(BlobStore(blob_dir_for(path)))
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.writelines(event.to_json() + "\n" for event in self)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return write_atomic(path, (f"{event.to_json()}\n".encode() for event in self))
 
     @classmethod
     def load(

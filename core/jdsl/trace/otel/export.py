@@ -14,12 +14,12 @@ from __future__ import annotations
 import base64
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from jdsl.errors import JdslError, MissingDependencyError
+from jdsl.trace.atomic import write_atomic
 from jdsl.trace.events import TraceEvent
 from jdsl.trace.otel.spans import SpanBuilder
 
@@ -212,15 +212,5 @@ def otlp_json(spans: Sequence[Any]) -> dict[str, Any]:
 def write_otlp_json(spans: Sequence[Any], path: str | os.PathLike[str]) -> Path:
     """Write spans as OTLP JSON lines (one request per line, what the OpenTelemetry
     Collector's file exporter writes), atomically: a temp file, then a rename."""
-    target = Path(path)
     text = json.dumps(otlp_json(spans), sort_keys=True, separators=(",", ":")) + "\n"
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(temp, 0o644)  # mkstemp makes 0600; a trace file is shared like any other
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_atomic(path, text.encode("utf-8"))
