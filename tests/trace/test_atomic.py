@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from jdsl.trace import BlobStore, Trace, TraceEvent
+from jdsl.trace import BlobStore, JsonlTraceSink, Trace, TraceEvent, recorder_for
 from jdsl.trace.atomic import write_atomic
 
 
@@ -38,7 +38,15 @@ def test_every_whole_file_writer_gives_the_umask_mode(tmp_path, umask_022) -> No
         BlobStore(tmp_path / "blobs").path_of(BlobStore(tmp_path / "blobs").put(b"blob")),
         export_jdsl(small_package(), tmp_path / "p"),
     ]
-    assert [mode(p) for p in written] == [0o644] * 4
+    with JsonlTraceSink(tmp_path / "run.jsonl") as sink:
+        recorder_for(sink, "cap", "ep")("annotation", {})
+    written.append(sink.path)
+    os.umask(0o002)  # a group-writable umask is honoured too, not overridden by 0o644
+    with JsonlTraceSink(tmp_path / "shared.jsonl") as sink:
+        recorder_for(sink, "cap", "ep")("annotation", {})
+    assert mode(sink.path) == 0o664
+    os.umask(0o022)
+    assert [mode(p) for p in written] == [0o644] * 5
     folder = export_dir(small_package(), tmp_path / "pkg")
     assert mode(folder) == 0o755 and mode(folder / "behavior.json") == 0o644
     pytest.importorskip("opentelemetry.sdk")
