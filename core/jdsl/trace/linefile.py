@@ -115,7 +115,7 @@ class LineFile:
                     os.close(fd)
 
     def _open(self) -> int:
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # less the umask, like any new file
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # less the umask
         self._fd = fd
         return fd
 
