@@ -55,7 +55,9 @@ class JsonlTraceSink(BaseTraceSink):
         resume: read an existing file to continue its sequences and hash chains.
         flush_interval_s: the longest an event waits in memory before it is written; 0 writes
             each event at once (per-event durability, several times slower).
-        flush_events: write when this many events are buffered.
+        flush_events: write when this many events are buffered (200: a batch of ~120 kB, which
+            the allocator reuses; a 1,000-event batch was a fresh mapping per write and cost
+            a quarter more time per event in page faults).
     """
 
     def __init__(
@@ -68,7 +70,7 @@ class JsonlTraceSink(BaseTraceSink):
         fsync: bool = False,
         resume: bool = True,
         flush_interval_s: float = 0.1,
-        flush_events: int = 1000,
+        flush_events: int = 200,
     ) -> None:
         self.path = Path(path)
         store = BlobStore(blob_dir if blob_dir is not None else blob_dir_for(self.path))

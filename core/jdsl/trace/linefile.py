@@ -50,7 +50,7 @@ class LineFile:
         lock: Any,
         *,
         interval_s: float = 0.1,
-        max_lines: int = 1000,
+        max_lines: int = 200,
         fsync: bool = False,
     ) -> None:
         self.path = path
