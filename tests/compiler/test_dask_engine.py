@@ -94,3 +94,52 @@ def test_a_scheduler_address_that_is_not_one_is_a_compile_error() -> None:
     with pytest.raises(CompileError, match="cannot reach a dask scheduler at 'notanaddress'"):
         with dask_client("notanaddress"):
             pass
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("scheme", ["", "tcp://", "tls://"])
+def test_a_scheduler_address_where_nothing_listens_fails_in_seconds(scheme) -> None:
+    import time
+
+    address = f"{scheme}127.0.0.1:{_closed_port()}"
+    start = time.monotonic()
+    with pytest.raises(CompileError, match="cannot reach a dask scheduler.*refused"):
+        with dask_client(address):
+            pass
+    assert time.monotonic() - start < 5  # refused at once, not after 10 s of retries
+
+
+def test_a_port_that_accepts_but_is_no_scheduler_fails_in_seconds() -> None:
+    """distributed waits for the scheduler's handshake without a deadline: never hang."""
+    import socket
+    import threading
+    import time
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)  # accepted by the kernel, never answered
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        outcome: list[BaseException | None] = []
+
+        def connect() -> None:
+            try:
+                with dask_client(address):
+                    outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        start = time.monotonic()
+        thread = threading.Thread(target=connect, daemon=True)
+        thread.start()
+        thread.join(20)
+        assert outcome, "dask_client hung on a port with no scheduler"
+        assert isinstance(outcome[0], CompileError), outcome
+        assert "no dask handshake" in str(outcome[0])
+        assert time.monotonic() - start < 10
