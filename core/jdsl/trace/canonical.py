@@ -27,6 +27,7 @@ _ENCODE = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
 ).encode  # one encoder (json.dumps would build one per call); encoding never mutates it
 _ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # what json escapes when ensure_ascii=False
+_SURROGATE = re.compile("[\ud800-\udfff]")  # code points with no UTF-8 encoding
 
 
 _ORJSON_OPTIONS = (
@@ -41,11 +42,21 @@ def canonical_json(value: Any) -> str:
 
 
 def event_json(value: Any) -> str:
-    """:func:`canonical_json` as orjson writes it (see the module doc): the event form."""
+    """:func:`canonical_json` as orjson writes it (see the module doc): the event form.
+
+    A lone surrogate in a string (no UTF-8 encoding; e.g. from ``surrogateescape``) is
+    written as U+FFFD, so every event can be hashed, written and read back.
+    """
     try:
         return orjson.dumps(value, default=_refuse, option=_ORJSON_OPTIONS).decode()
     except TypeError:  # a type orjson leaves to ``default``, a non-str key, a huge int
-        return _ENCODE(value)
+        text = _ENCODE(value)
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    # A lone surrogate (a str decoded with ``surrogateescape``, half an emoji) has no UTF-8:
+    # the text could be neither hashed nor written. It becomes U+FFFD, which the text then
+    # holds as orjson writes it, so the event re-read verifies.
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _refuse(value: Any) -> Any:
