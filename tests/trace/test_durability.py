@@ -127,3 +127,21 @@ def test_the_screen_passes_a_bearer_token_on() -> None:
 def test_the_screen_passes_a_basic_authorization_on() -> None:
     text = json.dumps({"h": "authorization: BASIC dXNlcjpodW50ZXIy"}, separators=(",", ":"))
     assert RedactionScreen(Redactor()).may_redact(text)
+
+
+def test_a_sink_on_a_pipe_or_device_does_not_read_it_to_resume(tmp_path) -> None:
+    """Resuming read the path to its end: /dev/zero or /dev/full until memory ran out (as
+    ``jdsl run --trace /dev/full`` did), a named pipe with no writer for ever."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # reading it blocks (no writer), where /dev/zero would eat the memory
+    made: list[object] = []
+    thread = threading.Thread(target=lambda: made.append(JsonlTraceSink(fifo)), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert made, "JsonlTraceSink(<a named pipe>) is still reading it to resume"
+    if not made:  # unblock the reader so the thread ends
+        with open(fifo, "wb"):
+            pass
