@@ -145,3 +145,27 @@ def test_a_sink_on_a_pipe_or_device_does_not_read_it_to_resume(tmp_path) -> None
     if not made:  # unblock the reader so the thread ends
         with open(fifo, "wb"):
             pass
+
+
+def test_a_write_that_fails_again_at_exit_is_one_line_not_a_traceback() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    core = Path(__file__).resolve().parents[2] / "core"
+    script = (
+        "from jdsl.trace import JsonlTraceSink, recorder_for\n"
+        "sink = JsonlTraceSink('/dev/full')\n"
+        "record = recorder_for(sink, 'cap', 'ep')\n"
+        "try:\n"
+        "    record('episode.finished', {'status': 'success'})\n"
+        "except OSError:\n"
+        "    print('raised')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        env={"PYTHONPATH": str(core), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.stdout.strip() == "raised", done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "bytes of trace events could not be written to /dev/full" in done.stderr

@@ -86,7 +86,7 @@ class JsonlTraceSink(BaseTraceSink):
             self.path, self._lock, interval_s=flush_interval_s, max_lines=flush_events,
             fsync=fsync,
         )  # fmt: skip
-        self._closer = weakref.finalize(self, self._file.close)
+        self._closer = weakref.finalize(self, self._file.close_finally)
         # Whether this class's own append keeps events (a subclass may replace it); the class
         # of an object does not change, so one check serves every event.
         self._own_append = not self._overrides(JsonlTraceSink, "append")
