@@ -193,3 +193,19 @@ def test_a_device_or_pipe_is_a_trace_format_error_not_an_endless_read(tmp_path) 
             pass
     assert outcome and isinstance(outcome[0], TraceFormatError), outcome
     assert "a pipe, not a regular file" in str(outcome[0])
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ('{"resourceSpans": [{"scopeSpans": []}]}', "jdsl import otel"),
+        ('[{"task_id": 1, "reward": 0.0, "traj": []}]', "jdsl import tau-bench"),
+    ],
+)
+def test_a_file_of_a_format_jdsl_imports_says_which_import(tmp_path, line, command) -> None:
+    from jdsl.trace import TraceFormatError, iter_events
+
+    path = tmp_path / "foreign.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(TraceFormatError, match=f"convert it first: `{command} FILE"):
+        list(iter_events(path))

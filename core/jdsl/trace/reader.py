@@ -188,10 +188,23 @@ def _problem(line: bytes, exc: ValueError) -> str:
             "(JSONL written by a JsonlTraceSink or `jdsl import`), or read with strict=False "
             "to skip the line (e.g. one torn by a crash mid-write)"
         )
+    head = line[:4096]
+    for marker, command in _FOREIGN:
+        if marker in head:
+            return (
+                f"not a trace event but {command[0]} ({exc}); convert it first: "
+                f"`jdsl import {command[1]} FILE -o TRACES.jsonl`"
+            )
     return (
         f"not a trace event ({exc}); each line must be one TraceEvent JSON object, "
         "or read with strict=False to skip it"
     )
+
+
+_FOREIGN = (
+    (b'"resourceSpans"', ("OTLP JSON (OpenTelemetry spans)", "otel")),
+    (b'"traj"', ("a tau-bench results file", "tau-bench")),
+)  # a known format's telltale key near the start of the line -> what it is, how to import
 
 
 def decode_json(data: bytes | str) -> Any:
