@@ -143,3 +143,22 @@ def test_a_port_that_accepts_but_is_no_scheduler_fails_in_seconds() -> None:
         assert isinstance(outcome[0], CompileError), outcome
         assert "no dask handshake" in str(outcome[0])
         assert time.monotonic() - start < 10
+
+
+def test_a_worker_error_is_told_once_not_dumped_by_the_workers(tmp_path) -> None:
+    """``jdsl compile --engine dask`` (its own process LocalCluster): the error is printed
+    once, without the workers' "Compute Failed" log (task, exception, traceback) before it."""
+    import os
+    import subprocess
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"kind": "episode.started", "torn\n')
+    paths = os.pathsep.join([str(REPO / "core"), str(REPO)])
+    done = subprocess.run(
+        [sys.executable, "-m", "jdsl", "compile", str(bad), "--engine", "dask", "-o",
+         str(tmp_path / "x.jdsl")],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": paths},
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"error: {bad}, line 1: not a trace event"), done.stderr
+    assert "Compute Failed" not in done.stderr and "Traceback" not in done.stderr, done.stderr

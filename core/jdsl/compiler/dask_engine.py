@@ -14,6 +14,7 @@ object store mounted or fetched by the worker); the code is the same.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -111,6 +112,9 @@ def dask_client(
             n_workers=workers, threads_per_worker=1, processes=processes, host="127.0.0.1",
             protocol="tcp://",
             dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+            # A task's error reaches the client typed (and the CLI prints it once): the
+            # workers' "Compute Failed" dump of it on stderr would only repeat it.
+            silence_logs=logging.CRITICAL,
         ) as cluster,
         Client(cluster) as client,
     ):  # fmt: skip
