@@ -146,3 +146,15 @@ def test_a_trace_file_given_twice_is_refused(runner, traces, tmp_path, how, monk
     assert result.exit_code == 1 and not out.exists(), result.output
     assert f"error: trace file {other} is given twice" in result.output
     assert "pass each file once" in result.output
+
+
+def test_a_broken_chain_names_no_flag_the_command_line_lacks(runner, traces, tmp_path) -> None:
+    trace = traces(2)
+    lines = trace.read_text().splitlines(keepends=True)
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(lines[:4] + lines[5:]))  # an event dropped mid-episode
+    result = _compile(runner, edited, "-o", tmp_path / "e.jdsl")
+    assert result.exit_code == 1, result.output
+    assert "the trace's hash chain is broken" in result.output
+    assert "or pass allow_broken_chain=True" not in result.output
+    assert "compile_behavior(..., allow_broken_chain=True)" in result.output

@@ -74,6 +74,11 @@ _ADVICE = (
     ("or read with strict=False to skip it", "or pass --skip-bad-lines to skip such lines"),
     ("read with strict=False", "pass --skip-bad-lines"),  # any other wording of the same advice
     (
+        "or pass allow_broken_chain=True to compile edited events on purpose",
+        "or, to compile edited events on purpose, compile from Python: "
+        "compile_behavior(..., allow_broken_chain=True)",
+    ),  # the command line has no flag for it
+    (
         "pass model=... to run() (e.g. ScriptedModel('...') from jdsl.testing) or set "
         "root(...).model('model-id')",
         MODEL_FIX,
