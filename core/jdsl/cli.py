@@ -164,7 +164,7 @@ def compile_command(
     """Compile traced episodes into a verified behavior package.
 
     Episodes are streamed: read, checked and normalized one at a time. Exit 1, writing
-    nothing, when there is no successful episode, the trace's hash chain is
+    nothing, when a file is given twice, there is no successful episode, the trace's hash chain is
     broken, verification fails (a ref or guard does not replay, or the package executed on an
     episode does not make its calls), or it is unverified (nothing to replay or execute). With
     --group-by: exit 0 when every family that could be packaged was written and the rest are
@@ -172,9 +172,12 @@ def compile_command(
     """
     for path in traces:
         refuse_package(path, "jdsl compile")
+    _refuse_repeats(traces)
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
-        fix = f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
+        fix = (
+            f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
+        )
         raise cli_fail(f"-o {out} is a file", fix)
     strict = not skip_bad_lines
     facts = None
@@ -200,6 +203,21 @@ def compile_command(
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
     _compile_families(normalized, group_by, name, task_family, out, min_support)
+
+
+def _refuse_repeats(traces: Sequence[Path]) -> None:
+    """Exit 1 when one file is given twice (by two names, a link, or a shell glob that
+    overlaps another): its episodes would count twice as evidence."""
+    seen: dict[tuple[int, int], Path] = {}
+    for path in traces:
+        stat = path.stat()
+        first = seen.setdefault((stat.st_dev, stat.st_ino), path)
+        if first is not path:
+            again = "" if str(first) == str(path) else f" (as {first} and {path})"
+            raise cli_fail(
+                f"trace file {path} is given twice{again}",
+                "its episodes would count twice as evidence; pass each file once",
+            )
 
 
 def _compile_families(

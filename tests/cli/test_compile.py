@@ -69,7 +69,7 @@ def test_the_package_mode_follows_the_umask(runner, traces, tmp_path, umask, mod
 
 def test_a_binary_file_is_named_not_a_traceback(runner, tmp_path) -> None:
     binary = tmp_path / "b.jsonl"
-    binary.write_bytes(b'\n\xff\xfe\x00garbage')
+    binary.write_bytes(b"\n\xff\xfe\x00garbage")
     result = _compile(runner, binary, "-o", tmp_path / "x.jdsl")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert f"error: {binary}, line 2: not UTF-8 text" in result.output
@@ -128,3 +128,33 @@ def test_a_bad_canonical_mapping_names_its_option(runner, traces, tmp_path) -> N
 def test_missing_trace_file_is_a_usage_error(runner, tmp_path: Path) -> None:
     result = _compile(runner, tmp_path / "nope.jsonl", "-o", tmp_path / "x.jdsl")
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+@pytest.mark.parametrize("how", ["same", "relative", "link"])
+def test_a_trace_file_given_twice_is_refused(runner, traces, tmp_path, how, monkeypatch) -> None:
+    """Its episodes would count twice: two runs would pass a constant's 3-run threshold."""
+    trace = traces(2)
+    other = trace
+    if how == "relative":
+        monkeypatch.chdir(trace.parent)
+        other = Path(trace.name)
+    elif how == "link":
+        other = tmp_path / "link.jsonl"
+        other.symlink_to(trace)
+    out = tmp_path / "twice.jdsl"
+    result = _compile(runner, trace, other, "-o", out)
+    assert result.exit_code == 1 and not out.exists(), result.output
+    assert f"error: trace file {other} is given twice" in result.output
+    assert "pass each file once" in result.output
+
+
+def test_a_broken_chain_names_no_flag_the_command_line_lacks(runner, traces, tmp_path) -> None:
+    trace = traces(2)
+    lines = trace.read_text().splitlines(keepends=True)
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(lines[:4] + lines[5:]))  # an event dropped mid-episode
+    result = _compile(runner, edited, "-o", tmp_path / "e.jdsl")
+    assert result.exit_code == 1, result.output
+    assert "the trace's hash chain is broken" in result.output
+    assert "or pass allow_broken_chain=True" not in result.output
+    assert "compile_behavior(..., allow_broken_chain=True)" in result.output

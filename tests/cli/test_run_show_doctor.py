@@ -55,7 +55,11 @@ def test_run_finds_the_tools_module_in_the_current_directory(runner, project) ->
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("status: success")
     board = json.loads(result.stdout.split("\n", 1)[1])
-    assert board["receipt"] == {"order_id": "#W71", "reason": "no longer needed", "status": "cancelled"}
+    assert board["receipt"] == {
+        "order_id": "#W71",
+        "reason": "no longer needed",
+        "status": "cancelled",
+    }
     (episode,) = read_events(project / "runs.jsonl").episodes
     assert [c.name for c in episode.tool_calls()] == ["lookup", "list_orders", "cancel"]
 
@@ -92,12 +96,14 @@ def test_show_a_trace_a_behavior_and_a_package(runner, project) -> None:
     assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
     shown = runner.invoke(app, ["show", "runs.jsonl"])
     assert shown.exit_code == 0, shown.output
-    assert "call lookup({\"email\": \"c7@x.com\"})" in shown.output
+    assert 'call lookup({"email": "c7@x.com"})' in shown.output
     assert "act(cancel) -> receipt  -> success" in shown.output
     one = runner.invoke(app, ["show", "runs.jsonl", "--episode", "nope"])
     assert one.exit_code == 1 and "no episode 'nope'" in one.output
     behavior = runner.invoke(app, ["show", "cancel.behavior"])
-    assert behavior.exit_code == 0 and "tools         cancel, list_orders, lookup" in behavior.output
+    assert (
+        behavior.exit_code == 0 and "tools         cancel, list_orders, lookup" in behavior.output
+    )
     assert "model leaves  pick (model not set)" in behavior.output
     preview = runner.invoke(app, ["show", "runs.jsonl", "--compile"])
     assert "behavior 'cancel': 2 episode(s)" in preview.output
@@ -150,7 +156,9 @@ def test_group_by_writes_every_family_that_verifies_by_execution(runner, project
         runner.invoke(app, ["run", f"{name}.behavior", "--tools", _tools(project), "--input",
                             "email=c7@x.com", "--input", "request=x", "--reply", "1",
                             "--trace", "runs.jsonl"])  # fmt: skip
-    result = runner.invoke(app, ["compile", "runs.jsonl", "-o", "families", "--group-by", "sequence"])
+    result = runner.invoke(
+        app, ["compile", "runs.jsonl", "-o", "families", "--group-by", "sequence"]
+    )
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("seq-")}
     assert " passed " in rows["seq-lookup"] and " 2/2 " in rows["seq-lookup"]
@@ -186,7 +194,9 @@ def test_group_by_exits_0_when_the_only_unwritten_families_are_unverified(
                             "email=c7@x.com", "--input", "request=x", "--reply", "1",
                             "--trace", "runs.jsonl"])  # fmt: skip
     _unverified(monkeypatch, {"seq-lookup"})
-    result = runner.invoke(app, ["compile", "runs.jsonl", "-o", "families", "--group-by", "sequence"])
+    result = runner.invoke(
+        app, ["compile", "runs.jsonl", "-o", "families", "--group-by", "sequence"]
+    )
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("seq-")}
     assert " unverified " in rows["seq-lookup"] and rows["seq-lookup"].endswith("not written")
@@ -257,8 +267,37 @@ def test_run_warns_about_an_input_the_tree_never_reads(runner, project) -> None:
 def test_an_otel_round_trip_without_content_says_to_export_with_content(runner, project) -> None:
     assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
     for flag, name in (([], "bare"), (["--content"], "full")):
-        exported = runner.invoke(app, ["export", "otel", "runs.jsonl", "--out", f"{name}.otlp.json", *flag])
+        exported = runner.invoke(
+            app, ["export", "otel", "runs.jsonl", "--out", f"{name}.otlp.json", *flag]
+        )
         assert exported.exit_code == 0, exported.output
-        imported = runner.invoke(app, ["import", "otel", f"{name}.otlp.json", "-o", f"{name}.jsonl"])
+        imported = runner.invoke(
+            app, ["import", "otel", f"{name}.otlp.json", "-o", f"{name}.jsonl"]
+        )
         assert imported.exit_code == 0, imported.output
         assert ("--content" in imported.output) is (name == "bare"), imported.output
+
+
+def test_show_escapes_control_characters_and_keeps_text_readable(runner, tmp_path) -> None:
+    """A recorded tool result reaches the terminal escaped (an ESC sequence in a trace must
+    not retitle or clear it), and non-ASCII text stays readable."""
+    from jdsl.testing import ScriptedModel
+    from jdsl.text import parse_behavior
+    from jdsl.trace import JsonlTraceSink
+
+    tree = parse_behavior("root t\n  act lookup(q=q) -> r\n")
+    path = tmp_path / "t.jsonl"
+    hostile = "\x1b]0;pwned\x07\x1b[2Jgone \u202eevil"
+    with JsonlTraceSink(path) as sink:
+        tree.run(
+            model=ScriptedModel(), tools={"lookup": lambda q: hostile}, trace_sink=sink, q="ünï"
+        )
+    result = runner.invoke(app, ["show", str(path)])
+    assert result.exit_code == 0, result.output
+    assert (
+        "\x1b" not in result.output
+        and "\x07" not in result.output
+        and "\u202e" not in result.output
+    )
+    assert "\\x1b]0;pwned\\x07" in result.output
+    assert 'lookup({"q": "ünï"})' in result.output

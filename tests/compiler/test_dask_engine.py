@@ -94,3 +94,71 @@ def test_a_scheduler_address_that_is_not_one_is_a_compile_error() -> None:
     with pytest.raises(CompileError, match="cannot reach a dask scheduler at 'notanaddress'"):
         with dask_client("notanaddress"):
             pass
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("scheme", ["", "tcp://", "tls://"])
+def test_a_scheduler_address_where_nothing_listens_fails_in_seconds(scheme) -> None:
+    import time
+
+    address = f"{scheme}127.0.0.1:{_closed_port()}"
+    start = time.monotonic()
+    with pytest.raises(CompileError, match="cannot reach a dask scheduler.*refused"):
+        with dask_client(address):
+            pass
+    assert time.monotonic() - start < 5  # refused at once, not after 10 s of retries
+
+
+def test_a_port_that_accepts_but_is_no_scheduler_fails_in_seconds() -> None:
+    """distributed waits for the scheduler's handshake without a deadline: never hang."""
+    import socket
+    import threading
+    import time
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)  # accepted by the kernel, never answered
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        outcome: list[BaseException | None] = []
+
+        def connect() -> None:
+            try:
+                with dask_client(address):
+                    outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        start = time.monotonic()
+        thread = threading.Thread(target=connect, daemon=True)
+        thread.start()
+        thread.join(20)
+        assert outcome, "dask_client hung on a port with no scheduler"
+        assert isinstance(outcome[0], CompileError), outcome
+        assert "no dask handshake" in str(outcome[0])
+        assert time.monotonic() - start < 10
+
+
+def test_a_worker_error_is_told_once_not_dumped_by_the_workers(tmp_path) -> None:
+    """``jdsl compile --engine dask`` (its own process LocalCluster): the error is printed
+    once, without the workers' "Compute Failed" log (task, exception, traceback) before it."""
+    import os
+    import subprocess
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"kind": "episode.started", "torn\n')
+    paths = os.pathsep.join([str(REPO / "core"), str(REPO)])
+    done = subprocess.run(
+        [sys.executable, "-m", "jdsl", "compile", str(bad), "--engine", "dask", "-o",
+         str(tmp_path / "x.jdsl")],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": paths},
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"error: {bad}, line 1: not a trace event"), done.stderr
+    assert "Compute Failed" not in done.stderr and "Traceback" not in done.stderr, done.stderr

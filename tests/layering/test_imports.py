@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("demo",),
     ("commands",),
     ("cli",),
+    ("__main__",),
 )
 """Core packages from left (imported by all) to right, as ARCHITECTURE.md orders them.
 
@@ -41,7 +42,7 @@ ARCHITECTURE.md, placed by what they hold and import: ``settings`` (budgets YAML
 ``text``; ``testing`` (public test doubles) with the top-level consumers, so no runtime layer
 depends on test doubles; ``doctor`` (what the installation can do) with them, so the notebook's ``%behavior doctor`` and
 ``jdsl doctor`` share it; ``demo`` (the main job) under ``cli``, which runs it; ``commands``
-(``jdsl run``, ``show``, ``doctor``, ``export``, ``package validate``, ``compile --holdout``) between them, so ``cli`` mounts them.
+(``jdsl run``, ``show``, ``doctor``, ``export``, ``package validate``, ``compile --holdout``) between them, so ``cli`` mounts them; ``__main__`` (``python -m jdsl``) on top, running ``cli``.
 """
 
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}

@@ -110,3 +110,20 @@ def test_blob_threshold_none_keeps_values_inline(tmp_path) -> None:
     )
     assert read_events(path)[0].payload["text"] == "y" * 100_000
     assert not blob_dir_for(path).exists()
+
+
+def test_a_damaged_blob_is_a_typed_error_not_a_json_error(tmp_path) -> None:
+    import pickle
+
+    from jdsl.errors import JdslError
+    from jdsl.trace import BlobStore, CorruptBlobError, MissingBlobError
+
+    store = BlobStore(tmp_path / "b")
+    ref = store.put_json({"big": "x" * 100})
+    store.path_of(ref).write_text("garbage")  # a damaged copy
+    with pytest.raises(CorruptBlobError, match="does not match its digest") as caught:
+        store.get_json(ref)
+    assert isinstance(caught.value, JdslError) and caught.value.ref == ref
+    for error in (caught.value, MissingBlobError(ref, store.root)):  # cross a Dask worker
+        again = pickle.loads(pickle.dumps(error))
+        assert (type(again), str(again), again.ref) == (type(error), str(error), ref)

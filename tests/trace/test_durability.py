@@ -107,7 +107,7 @@ def test_the_sink_redacts_what_the_screen_flags(tmp_path) -> None:
     assert second.payload["input_tokens"] == 3 and third.payload["api_key"] == "«redacted»"
 
 
-@pytest.mark.parametrize("pattern", DEFAULT_SECRET_PATTERNS[:-1])  # the last: after "bearer "
+@pytest.mark.parametrize("pattern", DEFAULT_SECRET_PATTERNS[:-2])  # last two: after a header
 @settings(max_examples=30, deadline=None, database=None, derandomize=True)
 @given(data=st.data())
 def test_the_screen_passes_every_default_secret_pattern_on(pattern: str, data: Any) -> None:
@@ -122,3 +122,50 @@ def test_the_screen_passes_every_default_secret_pattern_on(pattern: str, data: A
 def test_the_screen_passes_a_bearer_token_on() -> None:
     text = json.dumps({"h": "Authorization: Bearer abcdefgh12345678"}, separators=(",", ":"))
     assert RedactionScreen(Redactor()).may_redact(text)
+
+
+def test_the_screen_passes_a_basic_authorization_on() -> None:
+    text = json.dumps({"h": "authorization: BASIC dXNlcjpodW50ZXIy"}, separators=(",", ":"))
+    assert RedactionScreen(Redactor()).may_redact(text)
+
+
+def test_a_sink_on_a_pipe_or_device_does_not_read_it_to_resume(tmp_path) -> None:
+    """Resuming read the path to its end: /dev/zero or /dev/full until memory ran out (as
+    ``jdsl run --trace /dev/full`` did), a named pipe with no writer for ever."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # reading it blocks (no writer), where /dev/zero would eat the memory
+    made: list[object] = []
+    thread = threading.Thread(target=lambda: made.append(JsonlTraceSink(fifo)), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert made, "JsonlTraceSink(<a named pipe>) is still reading it to resume"
+    if not made:  # unblock the reader so the thread ends
+        with open(fifo, "wb"):
+            pass
+
+
+def test_a_write_that_fails_again_at_exit_is_one_line_not_a_traceback() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    core = Path(__file__).resolve().parents[2] / "core"
+    script = (
+        "from jdsl.trace import JsonlTraceSink, recorder_for\n"
+        "sink = JsonlTraceSink('/dev/full')\n"
+        "record = recorder_for(sink, 'cap', 'ep')\n"
+        "try:\n"
+        "    record('episode.finished', {'status': 'success'})\n"
+        "except OSError:\n"
+        "    print('raised')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        env={"PYTHONPATH": str(core), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.stdout.strip() == "raised", done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "bytes of trace events could not be written to /dev/full" in done.stderr

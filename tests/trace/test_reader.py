@@ -159,3 +159,53 @@ def test_event_text_matches_json_on_json_data_without_floats_and_old_hashes_veri
     assert event.verify_hash()
     event.event_hash = event.compute_hash()
     assert event.verify_hash()
+
+
+def test_a_device_or_pipe_is_a_trace_format_error_not_an_endless_read(tmp_path) -> None:
+    """/dev/zero has no line break: reading it ran out of memory; a pipe gave 'no episodes'
+    (iter_episodes reads a file twice, and a pipe has no size)."""
+    import os
+    import threading
+
+    from jdsl.trace import TraceFormatError, iter_episodes, iter_events
+
+    # /dev/null: a device like /dev/zero, but it ends (the test must not eat memory if this
+    # check goes: before it, /dev/null read as empty)
+    with pytest.raises(TraceFormatError, match="a device, not a regular file"):
+        next(iter_episodes("/dev/null"))
+    with pytest.raises(TraceFormatError, match="a device, not a trace file"):
+        next(iter_events("/dev/null"))
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    outcome: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            list(iter_episodes(fifo))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    thread.join(10)
+    if not outcome:
+        with open(fifo, "wb"):  # unblock the reader
+            pass
+    assert outcome and isinstance(outcome[0], TraceFormatError), outcome
+    assert "a pipe, not a regular file" in str(outcome[0])
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ('{"resourceSpans": [{"scopeSpans": []}]}', "jdsl import otel"),
+        ('[{"task_id": 1, "reward": 0.0, "traj": []}]', "jdsl import tau-bench"),
+    ],
+)
+def test_a_file_of_a_format_jdsl_imports_says_which_import(tmp_path, line, command) -> None:
+    from jdsl.trace import TraceFormatError, iter_events
+
+    path = tmp_path / "foreign.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(TraceFormatError, match=f"convert it first: `{command} FILE"):
+        list(iter_events(path))

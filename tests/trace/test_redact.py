@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from jdsl.trace import JsonlTraceSink, Redactor, TraceEvent, read_events, verify_chain
+from jdsl.trace.redact import PLACEHOLDER
 
 P = "«redacted»"
 SECRETS = [
@@ -112,3 +113,33 @@ def test_patterns_and_placeholder_are_configurable() -> None:
     }
     custom = Redactor(patterns=[r"\d{3}-\d{2}-\d{4}"])
     assert custom.redact_text("ssn 123-45-6789") == f"ssn {P}"
+
+
+def test_a_basic_authorization_header_in_text_is_redacted() -> None:
+    """``Authorization: Bearer ...`` was redacted in text, ``Authorization: Basic ...`` not."""
+    from jdsl.trace import ListTraceSink, TraceEvent
+
+    text = "curl -H 'Authorization: Basic dXNlcjpodW50ZXIy' https://x"
+    assert Redactor().redact({"log": text}) == {
+        "log": f"curl -H 'Authorization: Basic {PLACEHOLDER}' https://x"
+    }
+    assert Redactor().redact({"log": "a basic understanding of it"}) == {
+        "log": "a basic understanding of it"
+    }
+    sink = ListTraceSink(redactor=Redactor())
+    sink.emit(
+        TraceEvent(
+            capture_id="c", episode_id="e", kind="tool.call.completed", payload={"result": text}
+        )
+    )
+    assert "dXNlcjpodW50ZXIy" not in str(sink.events[0].payload)
+
+
+def test_an_unknown_actor_is_a_typed_error() -> None:
+    from jdsl.errors import JdslError
+    from jdsl.trace import ListTraceSink, recorder_for
+
+    record = recorder_for(ListTraceSink(), "cap", "ep")
+    with pytest.raises(JdslError, match="actor 'nobody' is not one of") as caught:
+        record("note", {}, None, "nobody")
+    assert isinstance(caught.value, ValueError)

@@ -30,7 +30,15 @@ _WIDTH = 100
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    """``value`` on one line for a terminal: JSON with its text readable (``ü``, not
+    ``\\u00fc``), every control or format character escaped (a recorded ``\\x1b[2J`` must not
+    clear the screen), cut to ``limit``."""
+    if isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -64,7 +72,9 @@ def _line(event: TraceEvent) -> str | None:
         calls = ", ".join(str(c.get("name")) for c in p.get("tool_calls") or [])
         said = _short(p.get("raw_output") or "") + (f" [calls {calls}]" if calls else "")
         usage = p.get("usage") or {}
-        tokens = f" ({usage.get('input_tokens')}/{usage.get('output_tokens')} tokens)" if usage else ""
+        tokens = (
+            f" ({usage.get('input_tokens')}/{usage.get('output_tokens')} tokens)" if usage else ""
+        )
         return f"model {p.get('kind') or ''}: {said}{tokens}"
     if kind == K.GUARD_EVALUATED:
         return f"{p.get('type')} {_short(_expression(p.get('expression')))} -> {p.get('result')}"

@@ -13,6 +13,8 @@ object store mounted or fetched by the worker); the code is the same.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -28,6 +30,14 @@ from jdsl.errors import MissingDependencyError
 from jdsl.trace import iter_episodes
 
 __all__ = ["compile_on_dask", "dask_client", "map_reduce", "map_shard", "tree_reduce"]
+
+CONNECT_TIMEOUT_S = 10
+"""Seconds a ``distributed.Client`` may take to connect to a scheduler that accepts TCP."""
+PROBE_TIMEOUT_S = 3.0
+"""Seconds a plain TCP connect to the scheduler's port may take before the client is made: a
+refused connection fails at once instead of being retried for :data:`CONNECT_TIMEOUT_S`."""
+HANDSHAKE_TIMEOUT_S = 5.0
+"""Seconds a scheduler that accepted the probe's connection may take to send dask's handshake."""
 
 
 def map_shard(
@@ -75,7 +85,10 @@ def dask_client(
 
     Raises:
         MissingDependencyError: dask.distributed is not installed (``pip install 'jdsl[dask]'``).
-        CompileError: ``scheduler`` is not an address, or no scheduler answers there in 10 s.
+        CompileError: ``scheduler`` is not an address, nothing listens there (found in
+            :data:`PROBE_TIMEOUT_S`, not after the client's retries), what listens sends no
+            dask handshake in :data:`HANDSHAKE_TIMEOUT_S`, or no scheduler answers there in
+            :data:`CONNECT_TIMEOUT_S`.
     """
     try:
         from distributed import Client, LocalCluster
@@ -83,8 +96,9 @@ def dask_client(
         raise MissingDependencyError("dask[distributed]", "dask") from None
     if scheduler is not None:
         try:
-            client = Client(scheduler, timeout="10s")
-        except (ValueError, OSError, TimeoutError) as exc:
+            _probe(scheduler)
+            client = Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s")
+        except (ValueError, OSError, TimeoutError, TypeError) as exc:  # TypeError: tls, no ssl
             raise CompileError(
                 f"cannot reach a dask scheduler at {scheduler!r} ({type(exc).__name__}: {exc}); "
                 "start one there (`dask scheduler`), pass its tcp://host:port, or leave out "
@@ -98,6 +112,9 @@ def dask_client(
             n_workers=workers, threads_per_worker=1, processes=processes, host="127.0.0.1",
             protocol="tcp://",
             dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+            # A task's error reaches the client typed (and the CLI prints it once): the
+            # workers' "Compute Failed" dump of it on stderr would only repeat it.
+            silence_logs=logging.CRITICAL,
         ) as cluster,
         Client(cluster) as client,
     ):  # fmt: skip
@@ -176,3 +193,60 @@ def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:
 
 def _episodes(mapped: tuple[NormStore, FactTable]) -> NormStore:
     return mapped[0]
+
+
+def _probe(scheduler: str) -> None:
+    """Check that a dask scheduler answers at a ``tcp://`` (or bare host:port) address.
+
+    A plain TCP connect first (a refused connection fails at once, not after the client's
+    retries), then dask's handshake under a deadline: ``distributed`` waits for a handshake
+    without one, so a port where something else listens would hang the client for ever.
+    ``tls://`` gets the TCP check only (its handshake needs the client's SSL context).
+
+    Raises:
+        OSError: nothing accepts a connection there within :data:`PROBE_TIMEOUT_S`, or what
+            answers is not a dask scheduler.
+        TimeoutError: something accepts connections but sends no dask handshake within
+            :data:`HANDSHAKE_TIMEOUT_S`.
+        ValueError: the address has no host and port.
+    """
+    import socket
+    import threading
+
+    from distributed.comm.addressing import get_address_host_port, parse_address
+
+    scheme, _ = parse_address(scheduler)
+    if scheme not in ("tcp", "tls"):
+        return  # another transport (inproc, ucx, ws): the client checks it
+    host, port = get_address_host_port(scheduler)
+    socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S).close()
+    if scheme == "tls":
+        return
+    outcome: list[BaseException | None] = []
+
+    def talk() -> None:
+        try:
+            asyncio.run(_handshake(scheduler))
+            outcome.append(None)
+        except BaseException as exc:  # reported on the caller's thread
+            outcome.append(exc)
+
+    # A thread of its own: the caller may be inside a running event loop (a notebook).
+    thread = threading.Thread(target=talk, name="jdsl-dask-probe", daemon=True)
+    thread.start()
+    thread.join(HANDSHAKE_TIMEOUT_S)
+    if not outcome:
+        raise TimeoutError(
+            f"something accepts connections there but sent no dask handshake in "
+            f"{HANDSHAKE_TIMEOUT_S:g} s (not a dask scheduler?)"
+        )
+    problem = outcome[0]
+    if problem is not None:
+        raise OSError(f"not a dask scheduler ({type(problem).__name__}: {str(problem)[:200]})")
+
+
+async def _handshake(address: str) -> None:
+    from distributed.comm import connect
+
+    comm = await asyncio.wait_for(connect(address, timeout=PROBE_TIMEOUT_S), HANDSHAKE_TIMEOUT_S)
+    await comm.close()

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import errno
 import functools
+import os
 import re
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -72,6 +74,11 @@ _ADVICE = (
     ("or read with strict=False to skip it", "or pass --skip-bad-lines to skip such lines"),
     ("read with strict=False", "pass --skip-bad-lines"),  # any other wording of the same advice
     (
+        "or pass allow_broken_chain=True to compile edited events on purpose",
+        "or, to compile edited events on purpose, compile from Python: "
+        "compile_behavior(..., allow_broken_chain=True)",
+    ),  # the command line has no flag for it
+    (
         "pass model=... to run() (e.g. ScriptedModel('...') from jdsl.testing) or set "
         "root(...).model('model-id')",
         MODEL_FIX,
@@ -91,7 +98,9 @@ _OS_FIXES = {
 }
 
 
-_BIND_ADVICE = re.compile(r"Bind it with root\.bind\(tools=\[fn\]\) or run\(\.\.\., tools=\{'([^']+)': fn\}\)")
+_BIND_ADVICE = re.compile(
+    r"Bind it with root\.bind\(tools=\[fn\]\) or run\(\.\.\., tools=\{'([^']+)': fn\}\)"
+)
 
 
 def cli_advice(message: str) -> str:
@@ -133,11 +142,24 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
+        except BrokenPipeError:  # the reader left (`jdsl show T | head`): no error to tell
+            _quiet_stdout()
+            raise typer.Exit(code=1) from None
         except (JdslError, OSError, UnicodeDecodeError) as exc:
             typer.echo(f"error: {_message(exc)}", err=True)
             raise typer.Exit(code=1) from exc
 
     return run
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at ``os.devnull``, so flushing it at exit raises no second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (a test runner's capture): nothing to flush
+        pass
 
 
 def _summary(events: Sequence[TraceEvent]) -> str:

@@ -11,6 +11,7 @@ outcomes; :func:`verify_chain` detects tampering.
 from jdsl.trace.blobs import (
     DEFAULT_BLOB_THRESHOLD,
     BlobStore,
+    CorruptBlobError,
     MissingBlobError,
     hydrate,
     hydrate_value,
@@ -65,6 +66,7 @@ __all__ = [
     "FanoutSink",
     "JsonlTraceSink",
     "ListTraceSink",
+    "CorruptBlobError",
     "MissingBlobError",
     "ModelCall",
     "NullTraceSink",

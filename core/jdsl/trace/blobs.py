@@ -23,6 +23,7 @@ from jdsl.trace.events import TraceEvent, canonical_json
 __all__ = [
     "DEFAULT_BLOB_THRESHOLD",
     "BlobStore",
+    "CorruptBlobError",
     "MissingBlobError",
     "hydrate",
     "hydrate_value",
@@ -55,6 +56,33 @@ class MissingBlobError(JdslError, KeyError):
 
     def __str__(self) -> str:
         return self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickles (a Dask worker's error reaches the client)
+        return (type(self), (self.ref, self.root))
+
+
+class CorruptBlobError(JdslError, ValueError):
+    """A stored blob whose bytes do not hash to its ref (the file was damaged or edited).
+
+    Attributes:
+        ref: the ``sha256:<hex>`` ref.
+        root: the store's root directory.
+    """
+
+    def __init__(self, ref: str, root: Path) -> None:
+        self.ref = ref
+        self.root = root
+        self.message = (
+            f"blob {ref} in the blob store at {root} does not match its digest (damaged or "
+            "edited); copy the trace's '.blobs' directory again from where it was recorded"
+        )
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.ref, self.root))
 
 
 class BlobStore:
@@ -96,11 +124,19 @@ class BlobStore:
         return self.path_of(ref).exists()
 
     def get(self, ref: str) -> bytes:
-        """The stored bytes; raises :class:`MissingBlobError`."""
+        """The stored bytes, checked against their digest.
+
+        Raises:
+            MissingBlobError: no file holds ``ref``.
+            CorruptBlobError: the file's bytes do not hash to ``ref`` (damaged or edited).
+        """
         try:
-            return self.path_of(ref).read_bytes()
+            data = self.path_of(ref).read_bytes()
         except FileNotFoundError:
             raise MissingBlobError(ref, self.root) from None
+        if "sha256:" + hashlib.sha256(data).hexdigest() != ref:
+            raise CorruptBlobError(ref, self.root)
+        return data
 
     def get_text(self, ref: str) -> str:
         """The stored UTF-8 text."""

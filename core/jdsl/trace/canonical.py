@@ -27,6 +27,10 @@ _ENCODE = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
 ).encode  # one encoder (json.dumps would build one per call); encoding never mutates it
 _ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # what json escapes when ensure_ascii=False
+_SURROGATE = re.compile("[\ud800-\udfff]")  # code points with no UTF-8 encoding
+MAX_INT_DIGITS = 4000
+"""Ints with more decimal digits are written as ``{"$int": "0x..."}`` (see :func:`event_json`)."""
+_INT_LIMIT = 10**MAX_INT_DIGITS  # compared, never printed
 
 
 _ORJSON_OPTIONS = (
@@ -41,11 +45,37 @@ def canonical_json(value: Any) -> str:
 
 
 def event_json(value: Any) -> str:
-    """:func:`canonical_json` as orjson writes it (see the module doc): the event form."""
+    """:func:`canonical_json` as orjson writes it (see the module doc): the event form.
+
+    A lone surrogate in a string (no UTF-8 encoding; e.g. from ``surrogateescape``) is
+    written as U+FFFD, and an int of over :data:`MAX_INT_DIGITS` digits as ``{"$int":
+    "0x..."}``, so every event can be hashed, written and read back.
+    """
     try:
         return orjson.dumps(value, default=_refuse, option=_ORJSON_OPTIONS).decode()
     except TypeError:  # a type orjson leaves to ``default``, a non-str key, a huge int
-        return _ENCODE(value)
+        try:
+            text = _ENCODE(value)
+        except ValueError:  # an int too long to write in decimal (``sys.int_info``)
+            text = _ENCODE(_long_ints(value))
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    # A lone surrogate (a str decoded with ``surrogateescape``, half an emoji) has no UTF-8:
+    # the text could be neither hashed nor written. It becomes U+FFFD, which the text then
+    # holds as orjson writes it, so the event re-read verifies.
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _long_ints(value: Any) -> Any:
+    """``value`` with each int of over :data:`MAX_INT_DIGITS` digits as ``{"$int": hex}``
+    (no decimal text: Python refuses to make it, and no reader could parse it back)."""
+    if type(value) is dict:
+        return {k: _long_ints(v) for k, v in value.items()}
+    if type(value) is list or type(value) is tuple:
+        return [_long_ints(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _INT_LIMIT:
+        return {"$int": hex(value)}
+    return value
 
 
 def _refuse(value: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from jdsl.errors import JdslError, preview
 from jdsl.trace.canonical import canonical_json, event_json, event_text
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "EventSource",
     "RUNTIME_ACTORS",
     "RUNTIME_SOURCE",
+    "ActorError",
     "actor_error",
     "Timestamps",
     "TraceEvent",
@@ -43,9 +45,13 @@ ACTORS: frozenset[str] = frozenset(get_args(Actor))
 """Every valid ``actor``."""
 
 
-def actor_error(actor: object) -> ValueError:
+class ActorError(JdslError, ValueError):
+    """An event's ``actor`` is not one of :data:`ACTORS` (a ``ValueError`` too)."""
+
+
+def actor_error(actor: object) -> ActorError:
     """The error for an ``actor`` that is not one of :data:`ACTORS`."""
-    return ValueError(f"actor {actor!r} is not one of {sorted(ACTORS)}")
+    return ActorError(f"actor {preview(actor)} is not one of {sorted(ACTORS)}")
 
 
 class EventKind:

@@ -52,7 +52,8 @@ class JsonlTraceSink(BaseTraceSink):
             None keeps everything inline.
         blob_dir: the blob store directory; default ``<path>.blobs``.
         fsync: also ``os.fsync`` after each write (slower; survives power loss).
-        resume: read an existing file to continue its sequences and hash chains.
+        resume: read an existing file to continue its sequences and hash chains (a regular
+            file only: a device or pipe such as ``/dev/null`` is written to, never read).
         flush_interval_s: the longest an event waits in memory before it is written; 0 writes
             each event at once (per-event durability, several times slower).
         flush_events: write when this many events are buffered (200: a batch of ~120 kB, which
@@ -85,11 +86,11 @@ class JsonlTraceSink(BaseTraceSink):
             self.path, self._lock, interval_s=flush_interval_s, max_lines=flush_events,
             fsync=fsync,
         )  # fmt: skip
-        self._closer = weakref.finalize(self, self._file.close)
+        self._closer = weakref.finalize(self, self._file.close_finally)
         # Whether this class's own append keeps events (a subclass may replace it); the class
         # of an object does not change, so one check serves every event.
         self._own_append = not self._overrides(JsonlTraceSink, "append")
-        if resume and self.path.exists():
+        if resume and self.path.is_file():  # not a device or pipe (/dev/full reads for ever)
             self._resume()
 
     @property

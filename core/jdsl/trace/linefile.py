@@ -19,6 +19,7 @@ for the next flush.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,17 @@ class LineFile:
                 if fd is not None:
                     os.close(fd)
 
+    def close_finally(self) -> None:
+        """:meth:`close` for a finalizer (the sink dropped, interpreter exit): a write that
+        fails again is one line on stderr, not a traceback from the exit machinery."""
+        try:
+            self.close()
+        except OSError as exc:
+            sys.stderr.write(
+                f"jdsl: {len(self._unwritten)} bytes of trace events could not be written to "
+                f"{self.path} ({exc.strerror or exc})\n"
+            )
+
     def _open(self) -> int:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # less the umask
         self._fd = fd
@@ -128,4 +140,7 @@ class LineFile:
     def _tick(self) -> None:
         with self.lock:
             self._timer = None
-            self.flush()
+            try:
+                self.flush()
+            except OSError:  # kept unwritten: the next flush (the episode's end) raises it
+                pass

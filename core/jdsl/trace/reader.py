@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,10 @@ def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterato
             UTF-8, nested too deep, or without a ``kind``); with ``strict=False`` such lines
             (e.g. one torn by a crash mid-write) are skipped.
     """
+    if _is_device(Path(path).stat().st_mode):  # /dev/zero has no end and no line break
+        raise TraceFormatError(
+            "a device, not a trace file: pass a JSONL file (or a pipe)", path=str(path), line=0
+        )
     for _, event in _numbered_events(Path(path), strict, None):
         yield event
 
@@ -89,7 +94,8 @@ def iter_episodes(
         strict: as :func:`iter_events`.
 
     Raises:
-        TraceFormatError: a bad line (``strict=True``).
+        TraceFormatError: a bad line (``strict=True``); a path that is a pipe or a device
+            (``line`` 0; two passes need a regular file).
         FileNotFoundError: a path that does not exist.
     """
     for path in [paths] if isinstance(paths, str | os.PathLike) else paths:
@@ -97,6 +103,14 @@ def iter_episodes(
 
 
 def _file_episodes(path: Path, strict: bool) -> Iterator[Episode]:
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):
+        what = "a pipe" if stat.S_ISFIFO(mode) else "a device" if _is_device(mode) else "not a file"
+        raise TraceFormatError(
+            f"{what}, not a regular file: episodes are read in two passes over a file (save "
+            "the trace to a file first)",
+            path=str(path), line=0,
+        )  # fmt: skip
     size = path.stat().st_size
     ends, taken = _episode_ends(path, strict, size)
     blobs = blob_dir_for(path)
@@ -114,6 +128,10 @@ def _file_episodes(path: Path, strict: bool) -> Iterator[Episode]:
         while handed in open_parts and ends[handed] <= number:
             yield open_parts.pop(handed)
             handed += 1
+
+
+def _is_device(mode: int) -> bool:
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
 
 
 def _episode_ends(path: Path, strict: bool, size: int) -> tuple[list[int], set[str]]:
@@ -170,10 +188,23 @@ def _problem(line: bytes, exc: ValueError) -> str:
             "(JSONL written by a JsonlTraceSink or `jdsl import`), or read with strict=False "
             "to skip the line (e.g. one torn by a crash mid-write)"
         )
+    head = line[:4096]
+    for marker, command in _FOREIGN:
+        if marker in head:
+            return (
+                f"not a trace event but {command[0]} ({exc}); convert it first: "
+                f"`jdsl import {command[1]} FILE -o TRACES.jsonl`"
+            )
     return (
         f"not a trace event ({exc}); each line must be one TraceEvent JSON object, "
         "or read with strict=False to skip it"
     )
+
+
+_FOREIGN = (
+    (b'"resourceSpans"', ("OTLP JSON (OpenTelemetry spans)", "otel")),
+    (b'"traj"', ("a tau-bench results file", "tau-bench")),
+)  # a known format's telltale key near the start of the line -> what it is, how to import
 
 
 def decode_json(data: bytes | str) -> Any:

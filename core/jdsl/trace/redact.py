@@ -5,7 +5,7 @@ A :class:`Redactor` removes two things from JSON data (in values and in dict key
 * values stored under sensitive key names (``password``, ``api_key``, ``authorization``,
   ``access_token``, ...) — but usage counters such as ``input_tokens`` are kept;
 * substrings that look like credentials: OpenAI / Anthropic / GitHub / AWS / Google / Slack keys,
-  JWTs, PEM private keys and ``Bearer ...`` headers.
+  JWTs, PEM private keys, ``Bearer ...`` and ``Authorization: Basic ...`` headers.
 
 Sinks apply it to the payload *before* the event is stamped, so the hash chain covers the
 redacted payload and stays verifiable.
@@ -37,6 +37,7 @@ DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     r"\bxox[abposr]-[A-Za-z0-9\-]{10,}",
     r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     r"(?i:(?<=\bbearer ))[A-Za-z0-9._~+/\-]{8,}=*",
+    r"(?i:(?<=\bauthorization: basic ))[A-Za-z0-9+/]{8,}={0,2}",
 )
 """Regexes of secret-looking substrings (each match is replaced by the placeholder).
 

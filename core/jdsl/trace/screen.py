@@ -24,7 +24,8 @@ _DEFAULT_HINTS = (
     "ASIA", "AIza", "xox", "eyJ",
 )  # fmt: skip
 """A literal every match of a :data:`DEFAULT_SECRET_PATTERNS` pattern contains (besides the
-case-insensitive ``bearer``): text with none of them has no default secret."""
+case-insensitive ``bearer`` and ``authorization: basic``): text with none of them has no
+default secret."""
 _NAMED = ('"key":"', '"path":"')
 
 
@@ -82,7 +83,8 @@ class RedactionScreen:
                 if hint in text:
                     break
             else:
-                if "bearer " not in text.lower():
+                lower = text.lower()
+                if "bearer " not in lower and "authorization: basic " not in lower:
                     return False  # no default pattern's literal: no search needed
         return self._secret.search(text) is not None
 

@@ -42,7 +42,8 @@ def jsonable(value: Any) -> Any:
     * bytes become a summary (:func:`bytes_summary`): the size, the SHA-256 and a preview.
     * datetimes / dates / times become ISO-8601 text; paths, UUIDs and Decimals their text.
     * exceptions become ``{"type": name, "message": text}``.
-    * anything else (and anything nested deeper than 64 levels, or a cycle) becomes ``repr``.
+    * anything else (and anything nested deeper than 64 levels, or a cycle) becomes ``repr``
+      (``<TYPE>`` when the repr fails: too deep, a huge int, a raising ``__repr__``).
 
     Args:
         value: any Python value.
@@ -82,12 +83,21 @@ def _convert(value: Any, depth: int, active: set[int]) -> Any:
     if scalar is not None:
         return scalar
     if depth > _MAX_DEPTH or id(value) in active:
-        return repr(value)
+        return _repr(value)
     active.add(id(value))
     try:
         return _container(value, depth + 1, active)
     finally:
         active.discard(id(value))
+
+
+def _repr(value: Any) -> str:
+    """``repr(value)``; a repr that fails (too deep to print, a huge int, a raising
+    ``__repr__``) gives ``<TYPE>`` instead of failing the run."""
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - RecursionError, ValueError, anything a __repr__ raises
+        return f"<{type(value).__name__}>"
 
 
 def _float_text(value: float) -> str:
@@ -113,7 +123,7 @@ def _container(value: Any, depth: int, active: set[int]) -> Any:
         try:
             return _convert(value.model_dump(mode="json"), depth, active)
         except Exception:  # noqa: BLE001 - an unserialisable field: fall back to the repr
-            return repr(value)
+            return _repr(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         return _convert(fields, depth, active)
@@ -131,8 +141,8 @@ def _container(value: Any, depth: int, active: set[int]) -> Any:
         try:
             return _convert(tolist(), depth, active)
         except Exception:  # noqa: BLE001
-            return repr(value)
-    return repr(value)
+            return _repr(value)
+    return _repr(value)
 
 
 def _key(key: Any) -> str:
