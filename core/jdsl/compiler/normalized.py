@@ -12,6 +12,18 @@ from jdsl.compiler.lineage import ListSource
 __all__ = ["GuardObservation", "ModelDecision", "NormEpisode", "NormStep"]
 
 
+def _getstate(self: Any) -> list[Any]:
+    """Pickle state: the field values in order (what ``dataclass(slots=True)`` pickles, read
+    through ``__slots__`` instead of :func:`dataclasses.fields`, which dominates decoding a
+    :class:`~jdsl.compiler.store.NormStore`)."""
+    return [getattr(self, name) for name in self.__slots__]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for name, value in zip(self.__slots__, state, strict=True):
+        object.__setattr__(self, name, value)
+
+
 @dataclass(frozen=True, slots=True)
 class NormStep:
     """One tool call of an episode.
@@ -34,6 +46,9 @@ class NormStep:
             (:class:`~jdsl.compiler.lineage.ListSource`).
         stated_args: the arguments whose value the user's messages before the call contain.
     """
+
+    __getstate__ = _getstate
+    __setstate__ = _setstate
 
     index: int
     position: int | None
@@ -79,6 +94,9 @@ class ModelDecision:
         sequence: the event sequence where it started (orders it among guards).
     """
 
+    __getstate__ = _getstate
+    __setstate__ = _setstate
+
     position: int
     node_id: str
     kind: str
@@ -96,6 +114,9 @@ class ModelDecision:
 class GuardObservation:
     """A guard, check or guard_call the teacher evaluated, placed before ``position``
     (``sequence``: its event's sequence, to order it among the decisions there)."""
+
+    __getstate__ = _getstate
+    __setstate__ = _setstate
 
     position: int
     node_id: str | None
@@ -124,6 +145,9 @@ class NormEpisode:
         conversation: what the user said (``user.message`` events), in order; it is also the
             run input ``conversation`` when the episode recorded no input of that name.
     """
+
+    __getstate__ = _getstate
+    __setstate__ = _setstate
 
     episode_id: str
     steps: tuple[NormStep, ...]
