@@ -19,7 +19,7 @@ from typing import Any, overload
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
 
-__all__ = ["NormStore", "SlotSteps", "joined", "subset"]
+__all__ = ["NormStore", "SlotSteps", "episode_ids", "joined", "subset"]
 
 _NO_IR = -1
 
@@ -40,6 +40,7 @@ class NormStore(Sequence[NormEpisode]):
 
     def __init__(self, episodes: Iterable[NormEpisode] = (), *, ir_limit: int = 64) -> None:
         self._blobs: list[bytes] = []
+        self._ids: list[str] = []
         self._ir_at: list[int] = []
         self._irs: list[dict[str, Any]] = []
         self._ir_limit = ir_limit
@@ -52,6 +53,7 @@ class NormStore(Sequence[NormEpisode]):
             episode = dataclasses.replace(episode, teacher_ir=None)
         payload = pickle.dumps(episode, protocol=pickle.HIGHEST_PROTOCOL)
         self._blobs.append(zlib.compress(payload, 1))
+        self._ids.append(episode.episode_id)
         self._ir_at.append(index)
 
     def extend(self, episodes: Iterable[NormEpisode]) -> None:
@@ -65,11 +67,12 @@ class NormStore(Sequence[NormEpisode]):
         out = cls()
         for store in stores:
             shared = [out._ir_index(ir) for ir in store._irs]
-            for blob, index in zip(store._blobs, store._ir_at, strict=True):
+            for blob, eid, index in zip(store._blobs, store._ids, store._ir_at, strict=True):
                 if index != _NO_IR and shared[index] == _NO_IR:
                     out.append(store._decode(blob, index))
                 else:
                     out._blobs.append(blob)
+                    out._ids.append(eid)
                     out._ir_at.append(_NO_IR if index == _NO_IR else shared[index])
         return out
 
@@ -79,6 +82,7 @@ class NormStore(Sequence[NormEpisode]):
         out._irs = list(self._irs)
         for i in indexes:
             out._blobs.append(self._blobs[i])
+            out._ids.append(self._ids[i])
             out._ir_at.append(self._ir_at[i])
         return out
 
@@ -120,10 +124,21 @@ class NormStore(Sequence[NormEpisode]):
         size = sum(map(len, self._blobs))
         return f"NormStore({len(self)} episodes, {size:,} bytes, {len(self._irs)} teacher IRs)"
 
+    def episode_ids(self) -> list[str]:
+        """The episodes' ids in order, read without decoding them."""
+        return list(self._ids)
+
     @property
     def nbytes(self) -> int:
         """The compressed episodes' size in bytes (teacher IRs not counted)."""
         return sum(map(len, self._blobs))
+
+
+def episode_ids(episodes: Sequence[NormEpisode]) -> list[str]:
+    """The ``episode_id`` of each episode in order (a :class:`NormStore` decodes none)."""
+    if isinstance(episodes, NormStore):
+        return episodes.episode_ids()
+    return [e.episode_id for e in episodes]
 
 
 def subset(episodes: Sequence[NormEpisode], indexes: Iterable[int]) -> Sequence[NormEpisode]:
