@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from jdsl.compiler.lineage import ListSource
@@ -12,16 +13,11 @@ from jdsl.compiler.lineage import ListSource
 __all__ = ["GuardObservation", "ModelDecision", "NormEpisode", "NormStep"]
 
 
-def _getstate(self: Any) -> list[Any]:
-    """Pickle state: the field values in order (what ``dataclass(slots=True)`` pickles, read
-    through ``__slots__`` instead of :func:`dataclasses.fields`, which dominates decoding a
-    :class:`~jdsl.compiler.store.NormStore`)."""
-    return [getattr(self, name) for name in self.__slots__]
-
-
-def _setstate(self: Any, state: list[Any]) -> None:
-    for name, value in zip(self.__slots__, state, strict=True):
-        object.__setattr__(self, name, value)
+def _reduce(self: Any) -> tuple[type, tuple[Any, ...]]:
+    """Pickle as ``cls(*field values)``: a :class:`~jdsl.compiler.store.NormStore` decodes
+    every episode many times, and the generated ``__init__`` rebuilds a record faster than
+    ``dataclass(slots=True)``'s ``__setstate__`` (which calls :func:`dataclasses.fields`)."""
+    return type(self), attrgetter(*self.__slots__)(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +43,7 @@ class NormStep:
         stated_args: the arguments whose value the user's messages before the call contain.
     """
 
-    __getstate__ = _getstate
-    __setstate__ = _setstate
+    __reduce__ = _reduce
 
     index: int
     position: int | None
@@ -94,8 +89,7 @@ class ModelDecision:
         sequence: the event sequence where it started (orders it among guards).
     """
 
-    __getstate__ = _getstate
-    __setstate__ = _setstate
+    __reduce__ = _reduce
 
     position: int
     node_id: str
@@ -115,8 +109,7 @@ class GuardObservation:
     """A guard, check or guard_call the teacher evaluated, placed before ``position``
     (``sequence``: its event's sequence, to order it among the decisions there)."""
 
-    __getstate__ = _getstate
-    __setstate__ = _setstate
+    __reduce__ = _reduce
 
     position: int
     node_id: str | None
@@ -146,8 +139,7 @@ class NormEpisode:
             run input ``conversation`` when the episode recorded no input of that name.
     """
 
-    __getstate__ = _getstate
-    __setstate__ = _setstate
+    __reduce__ = _reduce
 
     episode_id: str
     steps: tuple[NormStep, ...]
