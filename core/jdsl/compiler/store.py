@@ -15,13 +15,25 @@ import pickle
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
 
-__all__ = ["NormStore", "SlotSteps", "episode_ids", "joined", "subset"]
+__all__ = ["EpisodeHead", "NormStore", "SlotSteps", "episode_ids", "heads", "joined", "subset"]
 
 _NO_IR = -1
+
+
+class EpisodeHead(NamedTuple):
+    """What the passes that only count or list episodes read of one (no decoding)."""
+
+    episode_id: str
+    success: bool | None
+    source_digest: str
+
+    @classmethod
+    def of(cls, episode: NormEpisode) -> EpisodeHead:
+        return cls(episode.episode_id, episode.success, episode.source_digest)
 
 
 class NormStore(Sequence[NormEpisode]):
@@ -40,7 +52,7 @@ class NormStore(Sequence[NormEpisode]):
 
     def __init__(self, episodes: Iterable[NormEpisode] = (), *, ir_limit: int = 64) -> None:
         self._blobs: list[bytes] = []
-        self._ids: list[str] = []
+        self._heads: list[EpisodeHead] = []
         self._ir_at: list[int] = []
         self._irs: list[dict[str, Any]] = []
         self._ir_limit = ir_limit
@@ -53,7 +65,7 @@ class NormStore(Sequence[NormEpisode]):
             episode = dataclasses.replace(episode, teacher_ir=None)
         payload = pickle.dumps(episode, protocol=pickle.HIGHEST_PROTOCOL)
         self._blobs.append(zlib.compress(payload, 1))
-        self._ids.append(episode.episode_id)
+        self._heads.append(EpisodeHead.of(episode))
         self._ir_at.append(index)
 
     def extend(self, episodes: Iterable[NormEpisode]) -> None:
@@ -67,12 +79,12 @@ class NormStore(Sequence[NormEpisode]):
         out = cls()
         for store in stores:
             shared = [out._ir_index(ir) for ir in store._irs]
-            for blob, eid, index in zip(store._blobs, store._ids, store._ir_at, strict=True):
+            for blob, head, index in zip(store._blobs, store._heads, store._ir_at, strict=True):
                 if index != _NO_IR and shared[index] == _NO_IR:
                     out.append(store._decode(blob, index))
                 else:
                     out._blobs.append(blob)
-                    out._ids.append(eid)
+                    out._heads.append(head)
                     out._ir_at.append(_NO_IR if index == _NO_IR else shared[index])
         return out
 
@@ -82,7 +94,7 @@ class NormStore(Sequence[NormEpisode]):
         out._irs = list(self._irs)
         for i in indexes:
             out._blobs.append(self._blobs[i])
-            out._ids.append(self._ids[i])
+            out._heads.append(self._heads[i])
             out._ir_at.append(self._ir_at[i])
         return out
 
@@ -124,9 +136,9 @@ class NormStore(Sequence[NormEpisode]):
         size = sum(map(len, self._blobs))
         return f"NormStore({len(self)} episodes, {size:,} bytes, {len(self._irs)} teacher IRs)"
 
-    def episode_ids(self) -> list[str]:
-        """The episodes' ids in order, read without decoding them."""
-        return list(self._ids)
+    def heads(self) -> list[EpisodeHead]:
+        """Each episode's id, outcome and source digest, in order, read without decoding."""
+        return list(self._heads)
 
     @property
     def nbytes(self) -> int:
@@ -134,11 +146,16 @@ class NormStore(Sequence[NormEpisode]):
         return sum(map(len, self._blobs))
 
 
+def heads(episodes: Sequence[NormEpisode]) -> list[EpisodeHead]:
+    """The :class:`EpisodeHead` of each episode in order (a :class:`NormStore` decodes none)."""
+    if isinstance(episodes, NormStore):
+        return episodes.heads()
+    return [EpisodeHead.of(e) for e in episodes]
+
+
 def episode_ids(episodes: Sequence[NormEpisode]) -> list[str]:
     """The ``episode_id`` of each episode in order (a :class:`NormStore` decodes none)."""
-    if isinstance(episodes, NormStore):
-        return episodes.episode_ids()
-    return [e.episode_id for e in episodes]
+    return [h.episode_id for h in heads(episodes)]
 
 
 def subset(episodes: Sequence[NormEpisode], indexes: Iterable[int]) -> Sequence[NormEpisode]:
