@@ -221,7 +221,8 @@ def _dask_rows(n: int, local: dict[str, Any], f: dict[str, Any]) -> list[Row]:
         Row(SECTION, f"retail x {n:,}: Dask engine, 2-worker LocalCluster, compile",
             f.get("compile_s"), "s", local.get("compile_s"), "one process", "faster",
             None if error or not local.get("compile_s") else f["compile_s"] < local["compile_s"],
-            error or f"{SHARDS} shards; map on the workers, tree reduction, passes on the client"),
+            error or f"{SHARDS} shards; map + replay on the workers, tree reduction, staticize "
+            "and package on the client"),
         Row(SECTION, f"retail x {n:,}: Dask package bytes == local package bytes",
             None if same is None else float(same), "", target="identical",
             met=same, note="sha256 of the exported .jdsl files"),
