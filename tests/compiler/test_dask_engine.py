@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from jdsl.cli import app
 from jdsl.compiler import CompileError, compile_behavior
-from jdsl.compiler.dask_engine import compile_on_dask, dask_client, map_shards, replay_shards
+from jdsl.compiler.dask_engine import compile_on_dask, dask_client, replay_shards
 from jdsl.compiler.staticize import staticize
 from jdsl.compiler.verify import replay_part, verify
 from jdsl.package import export_jdsl
@@ -63,11 +63,10 @@ def test_dask_output_is_byte_identical_to_local(client, shards, tmp_path) -> Non
 def test_replay_parts_come_back_per_shard_in_shard_order(client, shards) -> None:
     local = compile_behavior(shards, name="r")
     compiled = staticize(local.normalized, local.candidates, name="r")
-    mapped = map_shards(client, shards)
-    parts = list(replay_shards(client, mapped)(compiled, True))
+    stores = [compile_behavior([s], name="r").normalized for s in shards]
+    parts = list(replay_shards(client, client.scatter(stores))(compiled, True))
     assert len(parts) == len(shards)
-    per_shard = [replay_part(compiled, compile_behavior([s], name="r").normalized, execute=True)
-                 for s in shards]  # fmt: skip
+    per_shard = [replay_part(compiled, store, execute=True) for store in stores]
     assert parts == per_shard
     assert verify(compiled, local.normalized, replay=lambda c, x: parts) == verify(
         compiled, local.normalized

@@ -168,9 +168,8 @@ def _compile(
     fan_in: int,
     options: Mapping[str, Any],
 ) -> CompileResult:
-    mapped = map_shards(client, shards, canonical, check_chain, strict)
-    normalized, facts = _reduce(client, mapped, fan_in)
-    replay = replay_shards(client, mapped)
+    stores, normalized, facts = _reduce(client, shards, canonical, check_chain, strict, fan_in)
+    replay = replay_shards(client, stores)
     return compile_normalized(normalized, name=name, facts=facts, replay=replay, **options)
 
 
@@ -187,14 +186,16 @@ def map_reduce(
     Returns:
         The normalized episodes in shard order (gathered to the client) and the merged table.
     """
-    return _reduce(client, map_shards(client, shards, canonical, check_chain, strict), fan_in)
+    _, normalized, facts = _reduce(client, shards, canonical, check_chain, strict, fan_in)
+    return normalized, facts
 
 
-def replay_shards(client: Any, mapped: Sequence[Any]) -> ReplayMap:
+def replay_shards(client: Any, stores: Sequence[Any]) -> ReplayMap:
     """Verification's per-episode part on the cluster: for a compiled behavior, one
     :func:`~jdsl.compiler.verify.replay_part` per shard, each on the worker holding the
-    shard's normalized episodes (``mapped``: the :func:`map_shard` futures, in shard order),
-    the behavior broadcast to the workers once. The parts come back in shard order.
+    shard's normalized episodes (``stores``: futures of their
+    :class:`~jdsl.compiler.store.NormStore` s, in shard order), the behavior broadcast to the
+    workers once. The parts come back in shard order.
 
     Returns:
         A :data:`~jdsl.compiler.verify.ReplayMap` for :func:`~jdsl.compiler.verify.verify`.
@@ -202,7 +203,7 @@ def replay_shards(client: Any, mapped: Sequence[Any]) -> ReplayMap:
 
     def replay(compiled: CompiledBehavior, execute: bool) -> list[ReplayPart]:
         [shared] = client.scatter([compiled], broadcast=True, hash=False)
-        parts = [client.submit(_replay, m, shared, execute, pure=False) for m in mapped]
+        parts = [client.submit(_replay, store, shared, execute, pure=False) for store in stores]
         return list(client.gather(parts))
 
     return replay
@@ -227,16 +228,26 @@ def map_shards(
     ))  # fmt: skip
 
 
-def _reduce(client: Any, mapped: Sequence[Any], fan_in: int) -> tuple[NormStore, FactTable]:
+def _reduce(
+    client: Any,
+    shards: Sequence[str | os.PathLike[str]],
+    canonical: Mapping[str, str] | None,
+    check_chain: bool,
+    strict: bool,
+    fan_in: int,
+) -> tuple[list[Any], NormStore, FactTable]:
+    """The shards' store futures (kept on the workers; the shard tables are released once
+    merged), the stores gathered in shard order, and the merged table."""
+    mapped = map_shards(client, shards, canonical, check_chain, strict)
     merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
-    parts = client.gather(client.map(_episodes, mapped, pure=False))
-    return NormStore.concat(parts), merged.result()
+    stores = client.map(_episodes, mapped, pure=False)
+    del mapped  # each (store, table) result is released once both parts are taken
+    parts = client.gather(stores)
+    return stores, NormStore.concat(parts), merged.result()
 
 
-def _replay(
-    mapped: tuple[NormStore, FactTable], compiled: CompiledBehavior, execute: bool
-) -> ReplayPart:
-    return replay_part(compiled, mapped[0], execute=execute)
+def _replay(store: NormStore, compiled: CompiledBehavior, execute: bool) -> ReplayPart:
+    return replay_part(compiled, store, execute=execute)
 
 
 def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:
