@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import NormStep
+from jdsl.compiler.store import SlotSteps
 from jdsl.expr import parse_path
 
 __all__ = [
@@ -231,7 +232,11 @@ def choose_argument(
         available: the blackboard keys produced before this point (None: ignore availability).
         synthesized_input: the name a new run input (or residual output) gets.
     """
-    seen = _observe(argument, steps)
+    seen = (
+        steps.memo(("observe", argument), lambda v: _observe(argument, v))
+        if isinstance(steps, SlotSteps)
+        else _observe(argument, steps)
+    )  # a slot's observations are read by input_names and again by the emitter
     values = tuple(s.value for s in seen)
     path = _dataflow(seen, available)
     if path is not None:

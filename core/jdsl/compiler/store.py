@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, NamedTuple, overload
 
@@ -176,13 +176,22 @@ def joined(parts: Sequence[Sequence[NormEpisode]]) -> Sequence[NormEpisode]:
 class SlotSteps(Sequence[NormStep]):
     """A slot's calls, one per episode, read from its episodes on every access: nothing of
     an episode is held, so a slot over a :class:`~jdsl.compiler.store.NormStore` stays small.
-    A slice with step 1 (``steps[1:]``) is such a view too."""
+    A slice with step 1 (``steps[1:]``) is such a view too. :meth:`memo` keeps what a pass
+    derived from these steps (one pass's small projection, read again by a later one)."""
 
     def __init__(
         self, groups: tuple[tuple[int, Sequence[NormEpisode]], ...], window: range | None = None
     ) -> None:
         self._groups = groups
         self._window = window if window is not None else range(sum(len(e) for _, e in groups))
+        self._memo: dict[Any, Any] = {}
+
+    def memo(self, key: Any, derive: Callable[[SlotSteps], Any]) -> Any:
+        """``derive(self)``, computed on the first call with ``key`` and kept with this view
+        (the steps never change, so neither does what is derived from them)."""
+        if key not in self._memo:
+            self._memo[key] = derive(self)
+        return self._memo[key]
 
     def __len__(self) -> int:
         return len(self._window)
