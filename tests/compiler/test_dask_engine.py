@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from jdsl.cli import app
 from jdsl.compiler import CompileError, compile_behavior
-from jdsl.compiler.dask_engine import compile_on_dask, dask_client
+from jdsl.compiler.dask_engine import compile_on_dask, dask_client, replay_shards
+from jdsl.compiler.staticize import staticize
+from jdsl.compiler.verify import replay_part, verify
 from jdsl.package import export_jdsl
 from jdsl.trace import TraceFormatError
 from typer.testing import CliRunner
@@ -53,6 +55,25 @@ def test_dask_output_is_byte_identical_to_local(client, shards, tmp_path) -> Non
     assert _digest(distributed, tmp_path / "d.jdsl") == _digest(local, tmp_path / "l.jdsl")
     assert distributed.candidates == local.candidates
     assert distributed.report() == local.report()
+    # the per-shard replay parts, joined in shard order, are the one-process report exactly
+    assert distributed.verification == local.verification
+    assert distributed.verification.executed == len(local.compiled.aligned) > 0
+
+
+def test_replay_parts_come_back_per_shard_in_shard_order(client, shards) -> None:
+    local = compile_behavior(shards, name="r")
+    compiled = staticize(local.normalized, local.candidates, name="r")
+    stores = [compile_behavior([s], name="r").normalized for s in shards]
+    parts = list(replay_shards(client, client.scatter(stores))(compiled, True))
+    assert len(parts) == len(shards)
+    per_shard = [replay_part(compiled, store, execute=True) for store in stores]
+    assert parts == per_shard
+    assert verify(compiled, local.normalized, replay=lambda c, x: parts) == verify(
+        compiled, local.normalized
+    )
+    # a wrong-on-purpose merge (shards joined in reverse) is not the local report
+    wrong = verify(compiled, local.normalized, replay=lambda c, x: parts[::-1])
+    assert wrong.checks != verify(compiled, local.normalized).checks
 
 
 def test_worker_errors_reach_the_client_typed(client, shards, tmp_path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import pickle
 import random
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from jdsl.compiler import CompileError, compile_behavior, consolidate, normalize_all
 from jdsl.compiler.pipeline import compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
-from jdsl.compiler.store import NormStore, subset
+from jdsl.compiler.store import NormStore, heads, subset
 from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.fixtures import RetailWorld
 from jdsl.package import export_jdsl
@@ -75,6 +76,11 @@ def test_the_store_reads_back_the_episodes_it_was_given(shards) -> None:
     assert list(subset(store, [4, 1])) == [episodes[4], episodes[1]]
     halves = NormStore.concat([store.take(range(4)), store.take(range(4, len(store)))])
     assert list(halves) == list(episodes)
+    expected = [(e.episode_id, e.success, e.source_digest) for e in episodes]
+    assert heads(store) == heads(halves) == heads(list(episodes)) == expected  # none decoded
+    assert heads(store.take([4, 1])) == [expected[4], expected[1]]
+    assert pickle.loads(pickle.dumps(store)).heads() == expected
+    assert [pickle.loads(pickle.dumps(e)) for e in episodes] == list(episodes)
     assert store.nbytes < sum(len(repr(e)) for e in episodes)  # compressed, not objects
     with pytest.raises(IndexError):
         store[len(store)]
@@ -134,3 +140,7 @@ def test_a_slots_steps_read_like_a_tuple_of_them(shards) -> None:
     assert tuple(steps[1:][2:]) == expected[1:][2:]
     with pytest.raises(IndexError):
         steps[len(expected)]
+    calls: list[int] = []
+    derive = lambda view: calls.append(1) or len(tuple(view))  # noqa: E731
+    assert steps.memo("n", derive) == steps.memo("n", derive) == len(expected)
+    assert calls == [1]  # derived once, kept with the view

@@ -32,11 +32,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import NormStep
+from jdsl.compiler.store import SlotSteps
 from jdsl.expr import parse_path
 
 __all__ = [
@@ -112,26 +113,52 @@ def top_key(path: str) -> str:
         return path
 
 
-def _dataflow(argument: str, steps: Sequence[NormStep], available: set[str] | None) -> str | None:
+class _Seen(NamedTuple):
+    """What :func:`choose_argument` reads of one step for one argument."""
+
+    value: Any
+    sources: tuple[str, ...]
+    lists: tuple[ListSource, ...]
+    input_key: str | None
+    stated: bool
+
+
+def _observe(argument: str, steps: Iterable[NormStep]) -> list[_Seen]:
+    """One pass over ``steps`` (each read once: a slot's steps decode their episode on every
+    read); equal source tuples are shared, so 10^5 observations stay small."""
+    shared: dict[Any, Any] = {}
+    seen = []
+    for s in steps:
+        sources = s.arg_sources.get(argument, ())
+        lists = s.list_sources.get(argument, ())
+        seen.append(_Seen(
+            s.arguments.get(argument), shared.setdefault(sources, sources),
+            shared.setdefault(lists, lists), s.input_args.get(argument),
+            argument in s.stated_args,
+        ))  # fmt: skip
+    return seen
+
+
+def _dataflow(seen: Sequence[_Seen], available: set[str] | None) -> str | None:
     """The best path explaining every step's value (names available, unless None)."""
-    for path in steps[0].arg_sources.get(argument, ()):
+    for path in seen[0].sources:
         if (available is None or path_names(path) <= available) and all(
-            path in s.arg_sources.get(argument, ()) for s in steps[1:]
+            path in s.sources for s in seen[1:]
         ):
             return path
     return None
 
 
 def _list_path(
-    argument: str, steps: Sequence[NormStep], available: set[str] | None, key: str
+    argument: str, seen: Sequence[_Seen], available: set[str] | None, key: str
 ) -> ArgChoice | None:
     """A list path explaining the list argument in every step: ``[*]`` when every step took
     every element, else a selection by the residual key ``key``."""
-    values = tuple(s.arguments.get(argument) for s in steps)
-    for first in steps[0].list_sources.get(argument, ()):
+    values = tuple(s.value for s in seen)
+    for first in seen[0].lists:
         if available is not None and not path_names(first.head) <= available:
             continue
-        found = [_same_template(s.list_sources.get(argument, ()), first) for s in steps[1:]]
+        found = [_same_template(s.lists, first) for s in seen[1:]]
         if any(f is None for f in found):
             continue
         picked = [first, *(f for f in found if f is not None)]
@@ -170,8 +197,8 @@ def is_free_text(value: Any) -> bool:
     return isinstance(value, str) and len(value.split()) >= 3
 
 
-def _common_input(argument: str, steps: Sequence[NormStep]) -> str | None:
-    keys = {s.input_args.get(argument) for s in steps}
+def _common_input(seen: Sequence[_Seen]) -> str | None:
+    keys = {s.input_key for s in seen}
     return keys.pop() if len(keys) == 1 and None not in keys else None
 
 
@@ -205,21 +232,26 @@ def choose_argument(
         available: the blackboard keys produced before this point (None: ignore availability).
         synthesized_input: the name a new run input (or residual output) gets.
     """
-    values = tuple(s.arguments.get(argument) for s in steps)
-    path = _dataflow(argument, steps, available)
+    seen = (
+        steps.memo(("observe", argument), lambda v: _observe(argument, v))
+        if isinstance(steps, SlotSteps)
+        else _observe(argument, steps)
+    )  # a slot's observations are read by input_names and again by the emitter
+    values = tuple(s.value for s in seen)
+    path = _dataflow(seen, available)
     if path is not None:
         return ArgChoice(argument, "dataflow", {"ref": path}, path, values)
-    listed = _list_path(argument, steps, available, index_key(argument))
+    listed = _list_path(argument, seen, available, index_key(argument))
     if listed is not None:
         return listed
     chosen = steps[0].model_chosen
     varies = len({stable_key(v) for v in values}) > 1
     thin = len(values) < E2_SUPPORT  # too few identical observations to freeze a run input
-    key = _common_input(argument, steps)
+    key = _common_input(seen)
     if key is not None and (varies or chosen or thin):
         return ArgChoice(argument, "input", {"ref": key}, key, values)
     synth = {"ref": synthesized_input}
-    if chosen and all(argument in s.stated_args for s in steps):
+    if chosen and all(s.stated for s in seen):
         return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)
     if chosen and (varies or len(values) < E2_SUPPORT or _generated(values[0])):
         return ArgChoice(argument, "residual", synth, synthesized_input, values)

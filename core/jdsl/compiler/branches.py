@@ -43,7 +43,7 @@ from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.selection import lane_conditions
-from jdsl.compiler.store import subset
+from jdsl.compiler.store import heads, subset
 from jdsl.ir.nodes import child_slots
 from jdsl.package import ToolEffects, default_effects
 
@@ -115,10 +115,10 @@ def successful_pool(episodes: Sequence[NormEpisode]) -> Sequence[NormEpisode]:
     (a :class:`~jdsl.compiler.store.NormStore` of a store's episodes)."""
     succeeded: list[int] = []
     unknown: list[int] = []
-    for i, episode in enumerate(episodes):
-        if episode.success:
+    for i, head in enumerate(heads(episodes)):
+        if head.success:
             succeeded.append(i)
-        elif episode.success is None:
+        elif head.success is None:
             unknown.append(i)
     return subset(episodes, succeeded or unknown)
 

@@ -4,8 +4,11 @@ Each shard (one JSONL trace file) is read, chain-checked and normalized on a wor
 (:func:`map_shard`), which also maps its episodes into a :class:`~jdsl.compiler.reduce.FactTable`;
 the tables are merged by a tree reduction on the cluster (``fan_in`` at a time, left before
 right), and the client, holding the normalized episodes in shard order, runs the passes that
-need them all (staticize, verify, package). The package is byte-identical to the local
-engine's over the same files in the same order.
+need them all (staticize, package). Verification's per-episode part (replaying every ref and
+guard, executing the tree on every aligned episode) runs on the workers again, each shard where
+its normalized episodes already are (:func:`replay_shards`), and the client joins the parts in
+shard order. The package is byte-identical to the local engine's over the same files in the
+same order.
 
 On a real cluster the shards must be paths every worker can open (a shared file system, or an
 object store mounted or fetched by the worker); the code is the same.
@@ -24,12 +27,22 @@ from typing import Any
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.pipeline import CompileResult, compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
+from jdsl.compiler.staticize import CompiledBehavior
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import normalize_stream
+from jdsl.compiler.verify import ReplayMap, ReplayPart, replay_part
 from jdsl.errors import MissingDependencyError
 from jdsl.trace import iter_episodes
 
-__all__ = ["compile_on_dask", "dask_client", "map_reduce", "map_shard", "tree_reduce"]
+__all__ = [
+    "compile_on_dask",
+    "dask_client",
+    "map_reduce",
+    "map_shard",
+    "map_shards",
+    "replay_shards",
+    "tree_reduce",
+]
 
 CONNECT_TIMEOUT_S = 10
 """Seconds a ``distributed.Client`` may take to connect to a scheduler that accepts TCP."""
@@ -158,10 +171,23 @@ def compile_on_dask(
     check = not allow_broken_chain
     if client is None:
         with dask_client(scheduler, workers=workers) as own:
-            normalized, facts = map_reduce(own, shards, canonical, check, strict, fan_in)
-    else:
-        normalized, facts = map_reduce(client, shards, canonical, check, strict, fan_in)
-    return compile_normalized(normalized, name=name, facts=facts, **options)
+            return _compile(own, shards, name, canonical, check, strict, fan_in, options)
+    return _compile(client, shards, name, canonical, check, strict, fan_in, options)
+
+
+def _compile(
+    client: Any,
+    shards: Sequence[str | os.PathLike[str]],
+    name: str,
+    canonical: Mapping[str, str] | None,
+    check_chain: bool,
+    strict: bool,
+    fan_in: int,
+    options: Mapping[str, Any],
+) -> CompileResult:
+    stores, normalized, facts = _reduce(client, shards, canonical, check_chain, strict, fan_in)
+    replay = replay_shards(client, stores)
+    return compile_normalized(normalized, name=name, facts=facts, replay=replay, **options)
 
 
 def map_reduce(
@@ -177,14 +203,68 @@ def map_reduce(
     Returns:
         The normalized episodes in shard order (gathered to the client) and the merged table.
     """
+    _, normalized, facts = _reduce(client, shards, canonical, check_chain, strict, fan_in)
+    return normalized, facts
+
+
+def replay_shards(client: Any, stores: Sequence[Any]) -> ReplayMap:
+    """Verification's per-episode part on the cluster: for a compiled behavior, one
+    :func:`~jdsl.compiler.verify.replay_part` per shard, each on the worker holding the
+    shard's normalized episodes (``stores``: futures of their
+    :class:`~jdsl.compiler.store.NormStore` s, in shard order), the behavior broadcast to the
+    workers once. The parts come back in shard order.
+
+    Returns:
+        A :data:`~jdsl.compiler.verify.ReplayMap` for :func:`~jdsl.compiler.verify.verify`.
+    """
+
+    def replay(compiled: CompiledBehavior, execute: bool) -> list[ReplayPart]:
+        [shared] = client.scatter([compiled], broadcast=True, hash=False)
+        parts = [client.submit(_replay, store, shared, execute, pure=False) for store in stores]
+        return list(client.gather(parts))
+
+    return replay
+
+
+def map_shards(
+    client: Any,
+    shards: Sequence[str | os.PathLike[str]],
+    canonical: Mapping[str, str] | None = None,
+    check_chain: bool = True,
+    strict: bool = True,
+) -> list[Any]:
+    """:func:`map_shard` over ``shards`` on the cluster (one task each, not gathered).
+
+    Returns:
+        The futures of ``(normalized episodes, fact table)``, in shard order.
+    """
     paths = [str(Path(p).resolve()) for p in shards]
-    mapped = client.map(
+    return list(client.map(
         map_shard, paths, canonical=dict(canonical or {}), check_chain=check_chain,
         strict=strict, pure=False,
-    )  # fmt: skip
+    ))  # fmt: skip
+
+
+def _reduce(
+    client: Any,
+    shards: Sequence[str | os.PathLike[str]],
+    canonical: Mapping[str, str] | None,
+    check_chain: bool,
+    strict: bool,
+    fan_in: int,
+) -> tuple[list[Any], NormStore, FactTable]:
+    """The shards' store futures (kept on the workers; the shard tables are released once
+    merged), the stores gathered in shard order, and the merged table."""
+    mapped = map_shards(client, shards, canonical, check_chain, strict)
     merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
-    parts = client.gather(client.map(_episodes, mapped, pure=False))
-    return NormStore.concat(parts), merged.result()
+    stores = client.map(_episodes, mapped, pure=False)
+    del mapped  # each (store, table) result is released once both parts are taken
+    parts = client.gather(stores)
+    return stores, NormStore.concat(parts), merged.result()
+
+
+def _replay(store: NormStore, compiled: CompiledBehavior, execute: bool) -> ReplayPart:
+    return replay_part(compiled, store, execute=execute)
 
 
 def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:

@@ -45,7 +45,7 @@ from jdsl.compiler.residualize import (
     residualize_decision,
     residualize_route,
 )
-from jdsl.compiler.store import SlotSteps, joined
+from jdsl.compiler.store import SlotSteps, episode_ids, joined
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
@@ -78,7 +78,7 @@ class Slot:
         return self.at[0][0]
 
     def positions(self) -> dict[str, int]:
-        return {e.episode_id: p for p, eps in self.at for e in eps}
+        return {eid: p for p, eps in self.at for eid in episode_ids(eps)}
 
 
 def _weakest(grades: Sequence[str]) -> str:
@@ -99,7 +99,7 @@ class Emitter:
     ) -> None:
         self.name = name
         self._episodes = episodes
-        self._index = {e.episode_id: i for i, e in enumerate(episodes)}
+        self._index = {eid: i for i, eid in enumerate(episode_ids(episodes))}
         self.scope: Sequence[NormEpisode] = aligned
         self.by_key = {Fact(c.type, c.claim, "", None).key: c for c in candidates}
         self.guard_index: dict[tuple[Any, Any], list[Candidate]] = {}
@@ -219,7 +219,7 @@ class Emitter:
             key = stable_key([claim.get("type"), claim.get("expression")])
             found = [self.candidate(GUARD, {**claim, "position": p}) for p, _ in slot.at]
             held = all(
-                f is not None and {e.episode_id for e in eps} <= set(f.support)
+                f is not None and set(episode_ids(eps)) <= set(f.support)
                 for f, (_, eps) in zip(found, slot.at, strict=True)
             )
             node = guard_node(claim) if held and key not in seen else None
@@ -410,7 +410,7 @@ class Emitter:
             provenance=tuple(self.provenance),
             inputs=tuple(sorted(self.inputs)),
             skeleton=skeleton,
-            aligned=tuple(e.episode_id for e in aligned),
+            aligned=tuple(episode_ids(aligned)),
             required_capabilities=tuple(sorted(tools)),
             compiler_model=self.model.name,
             notes=(*notes, *self.notes),

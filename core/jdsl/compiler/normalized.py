@@ -5,11 +5,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from jdsl.compiler.lineage import ListSource
 
 __all__ = ["GuardObservation", "ModelDecision", "NormEpisode", "NormStep"]
+
+
+def _reduce(self: Any) -> tuple[type, tuple[Any, ...]]:
+    """Pickle as ``cls(*field values)``: a :class:`~jdsl.compiler.store.NormStore` decodes
+    every episode many times, and the generated ``__init__`` rebuilds a record faster than
+    ``dataclass(slots=True)``'s ``__setstate__`` (which calls :func:`dataclasses.fields`)."""
+    return type(self), attrgetter(*self.__slots__)(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +42,8 @@ class NormStep:
             (:class:`~jdsl.compiler.lineage.ListSource`).
         stated_args: the arguments whose value the user's messages before the call contain.
     """
+
+    __reduce__ = _reduce
 
     index: int
     position: int | None
@@ -79,6 +89,8 @@ class ModelDecision:
         sequence: the event sequence where it started (orders it among guards).
     """
 
+    __reduce__ = _reduce
+
     position: int
     node_id: str
     kind: str
@@ -96,6 +108,8 @@ class ModelDecision:
 class GuardObservation:
     """A guard, check or guard_call the teacher evaluated, placed before ``position``
     (``sequence``: its event's sequence, to order it among the decisions there)."""
+
+    __reduce__ = _reduce
 
     position: int
     node_id: str | None
@@ -124,6 +138,8 @@ class NormEpisode:
         conversation: what the user said (``user.message`` events), in order; it is also the
             run input ``conversation`` when the episode recorded no input of that name.
     """
+
+    __reduce__ = _reduce
 
     episode_id: str
     steps: tuple[NormStep, ...]

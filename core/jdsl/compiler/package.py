@@ -24,6 +24,7 @@ from jdsl.compiler.metrics import package_metrics
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.residualize import infer_type
 from jdsl.compiler.staticize import CompiledBehavior
+from jdsl.compiler.store import heads
 from jdsl.compiler.verify import VerificationReport
 from jdsl.package import BehaviorPackage, ToolContract, ToolEffects, default_effects
 
@@ -69,7 +70,7 @@ def build_package(
             "input_alternatives": compiled.input_alternatives(),
             "compiler_model": compiled.compiler_model,
             "episode_count": len(episodes),
-            "successful_episodes": sum(1 for e in episodes if e.success),
+            "successful_episodes": sum(1 for h in heads(episodes) if h.success),
             "aligned_episodes": len(compiled.aligned),
             "skeleton": list(compiled.skeleton),
             "branches": [b.to_dict() for b in compiled.branches],
@@ -155,7 +156,7 @@ def _summary(
 ) -> dict[str, Any]:
     return {
         "episode_count": len(episodes),
-        "successful": sum(1 for e in episodes if e.success),
+        "successful": sum(1 for h in heads(episodes) if h.success),
         "aligned": len(compiled.aligned),
         "candidates": len(candidates),
         "candidates_by_grade": dict(sorted(Counter(c.grade for c in candidates).items())),
@@ -193,7 +194,7 @@ def _tests(
             "matched": e.episode_id in executed and executed[e.episode_id].matched,
             "divergence": _divergence(executed.get(e.episode_id)),
         }
-        for e in episodes
+        for e in heads(episodes)
     ]
     guards = [
         {

@@ -26,7 +26,7 @@ from jdsl.compiler.stream import (
     normalize_stream,
     refuse_broken,
 )
-from jdsl.compiler.verify import VerificationReport, promote, verify
+from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
 
 __all__ = ["CompileReport", "CompileResult", "compile_behavior", "compile_normalized"]
@@ -234,11 +234,14 @@ def compile_normalized(
     version: str = "0.1.0",
     min_support: int = MIN_BRANCH_SUPPORT,
     facts: FactTable | None = None,
+    replay: ReplayMap | None = None,
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
     ``facts``, when given, is the consolidation's keyed reduce of the same episodes (e.g. a
-    Dask engine's tree reduction); without it the facts are extracted here.
+    Dask engine's tree reduction); without it the facts are extracted here. ``replay``, when
+    given, computes verification's per-episode part elsewhere (:func:`~jdsl.compiler.verify.
+    verify`; the Dask engine runs it on the workers holding the shards); the result is the same.
 
     Raises:
         CompileError: no episode succeeded (see :func:`require_success`).
@@ -251,7 +254,7 @@ def compile_normalized(
     )
     compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support)  # fmt: skip
-    report = verify(compiled, normalized)
+    report = verify(compiled, normalized, replay=replay)
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

@@ -13,15 +13,27 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
 
-__all__ = ["NormStore", "SlotSteps", "joined", "subset"]
+__all__ = ["EpisodeHead", "NormStore", "SlotSteps", "episode_ids", "heads", "joined", "subset"]
 
 _NO_IR = -1
+
+
+class EpisodeHead(NamedTuple):
+    """What the passes that only count or list episodes read of one (no decoding)."""
+
+    episode_id: str
+    success: bool | None
+    source_digest: str
+
+    @classmethod
+    def of(cls, episode: NormEpisode) -> EpisodeHead:
+        return cls(episode.episode_id, episode.success, episode.source_digest)
 
 
 class NormStore(Sequence[NormEpisode]):
@@ -40,6 +52,7 @@ class NormStore(Sequence[NormEpisode]):
 
     def __init__(self, episodes: Iterable[NormEpisode] = (), *, ir_limit: int = 64) -> None:
         self._blobs: list[bytes] = []
+        self._heads: list[EpisodeHead] = []
         self._ir_at: list[int] = []
         self._irs: list[dict[str, Any]] = []
         self._ir_limit = ir_limit
@@ -52,6 +65,7 @@ class NormStore(Sequence[NormEpisode]):
             episode = dataclasses.replace(episode, teacher_ir=None)
         payload = pickle.dumps(episode, protocol=pickle.HIGHEST_PROTOCOL)
         self._blobs.append(zlib.compress(payload, 1))
+        self._heads.append(EpisodeHead.of(episode))
         self._ir_at.append(index)
 
     def extend(self, episodes: Iterable[NormEpisode]) -> None:
@@ -65,11 +79,12 @@ class NormStore(Sequence[NormEpisode]):
         out = cls()
         for store in stores:
             shared = [out._ir_index(ir) for ir in store._irs]
-            for blob, index in zip(store._blobs, store._ir_at, strict=True):
+            for blob, head, index in zip(store._blobs, store._heads, store._ir_at, strict=True):
                 if index != _NO_IR and shared[index] == _NO_IR:
                     out.append(store._decode(blob, index))
                 else:
                     out._blobs.append(blob)
+                    out._heads.append(head)
                     out._ir_at.append(_NO_IR if index == _NO_IR else shared[index])
         return out
 
@@ -79,6 +94,7 @@ class NormStore(Sequence[NormEpisode]):
         out._irs = list(self._irs)
         for i in indexes:
             out._blobs.append(self._blobs[i])
+            out._heads.append(self._heads[i])
             out._ir_at.append(self._ir_at[i])
         return out
 
@@ -120,10 +136,26 @@ class NormStore(Sequence[NormEpisode]):
         size = sum(map(len, self._blobs))
         return f"NormStore({len(self)} episodes, {size:,} bytes, {len(self._irs)} teacher IRs)"
 
+    def heads(self) -> list[EpisodeHead]:
+        """Each episode's id, outcome and source digest, in order, read without decoding."""
+        return list(self._heads)
+
     @property
     def nbytes(self) -> int:
         """The compressed episodes' size in bytes (teacher IRs not counted)."""
         return sum(map(len, self._blobs))
+
+
+def heads(episodes: Sequence[NormEpisode]) -> list[EpisodeHead]:
+    """The :class:`EpisodeHead` of each episode in order (a :class:`NormStore` decodes none)."""
+    if isinstance(episodes, NormStore):
+        return episodes.heads()
+    return [EpisodeHead.of(e) for e in episodes]
+
+
+def episode_ids(episodes: Sequence[NormEpisode]) -> list[str]:
+    """The ``episode_id`` of each episode in order (a :class:`NormStore` decodes none)."""
+    return [h.episode_id for h in heads(episodes)]
 
 
 def subset(episodes: Sequence[NormEpisode], indexes: Iterable[int]) -> Sequence[NormEpisode]:
@@ -144,13 +176,22 @@ def joined(parts: Sequence[Sequence[NormEpisode]]) -> Sequence[NormEpisode]:
 class SlotSteps(Sequence[NormStep]):
     """A slot's calls, one per episode, read from its episodes on every access: nothing of
     an episode is held, so a slot over a :class:`~jdsl.compiler.store.NormStore` stays small.
-    A slice with step 1 (``steps[1:]``) is such a view too."""
+    A slice with step 1 (``steps[1:]``) is such a view too. :meth:`memo` keeps what a pass
+    derived from these steps (one pass's small projection, read again by a later one)."""
 
     def __init__(
         self, groups: tuple[tuple[int, Sequence[NormEpisode]], ...], window: range | None = None
     ) -> None:
         self._groups = groups
         self._window = window if window is not None else range(sum(len(e) for _, e in groups))
+        self._memo: dict[Any, Any] = {}
+
+    def memo(self, key: Any, derive: Callable[[SlotSteps], Any]) -> Any:
+        """``derive(self)``, computed on the first call with ``key`` and kept with this view
+        (the steps never change, so neither does what is derived from them)."""
+        if key not in self._memo:
+            self._memo[key] = derive(self)
+        return self._memo[key]
 
     def __len__(self) -> int:
         return len(self._window)

@@ -22,7 +22,7 @@ the deterministic parts reproduce their source evidence, not that they are corre
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,16 @@ from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
 from jdsl.tree import lenient_equal
 
-__all__ = ["ReplayCheck", "VerificationReport", "promote", "selections", "verify"]
+__all__ = [
+    "ReplayCheck",
+    "ReplayMap",
+    "ReplayPart",
+    "VerificationReport",
+    "promote",
+    "replay_part",
+    "selections",
+    "verify",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +144,29 @@ class VerificationReport:
         }
 
 
+@dataclass(frozen=True)
+class ReplayPart:
+    """The replay checks and executions of one run of consecutive episodes (a shard).
+
+    Parts of consecutive runs, concatenated in episode order, are what one pass over all
+    the episodes gives (:func:`verify` joins them).
+    """
+
+    checks: tuple[ReplayCheck, ...] = ()
+    executions: tuple[Execution, ...] = ()
+
+
+ReplayMap = Callable[[CompiledBehavior, bool], Iterable[ReplayPart]]
+"""``(compiled, execute) -> parts`` in episode order: :func:`replay_part` over runs of the
+episodes (e.g. one per shard, on the workers that hold them)."""
+
+
 def verify(
-    compiled: CompiledBehavior, episodes: Sequence[NormEpisode], *, execute: bool = True
+    compiled: CompiledBehavior,
+    episodes: Sequence[NormEpisode],
+    *,
+    execute: bool = True,
+    replay: ReplayMap | None = None,
 ) -> VerificationReport:
     """Validate the IR, replay its refs and guards, and execute it on the aligned episodes.
 
@@ -145,27 +175,60 @@ def verify(
         episodes: the normalized episodes it was compiled from.
         execute: run the tree on every aligned episode (skipped when the structure is
             broken: such a tree does not load).
+        replay: computes the per-episode part elsewhere (the Dask engine: one
+            :func:`replay_part` per shard); None: :func:`replay_part` over ``episodes`` here.
+            Either way the report is the same.
     """
     report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
+    run = execute and report.ok and compiled.ir["root"].get("child") is not None
+    if replay is None:
+        parts: Iterable[ReplayPart] = [replay_part(compiled, episodes, execute=run)]
+    else:
+        parts = replay(compiled, run)
+    checks: list[ReplayCheck] = []
+    executions: list[Execution] = []
+    for part in parts:
+        checks += part.checks
+        executions += part.executions
+    return VerificationReport(report.problems, tuple(checks), tuple(executions))
+
+
+def replay_part(
+    compiled: CompiledBehavior, episodes: Iterable[NormEpisode], *, execute: bool
+) -> ReplayPart:
+    """The per-episode layer of :func:`verify` over ``episodes`` (in order, each read once):
+    each aligned episode's ref and guard replay checks and, with ``execute``, the tree's
+    execution on it (a matched execution's ``calls`` dropped; the tree is loaded once)."""
     aligned = set(compiled.aligned)
     checks: list[ReplayCheck] = []
-    for episode in episodes:
-        eid = episode.episode_id
-        if eid not in aligned:
-            continue
-        ok_steps = episode.ok_steps()
-        for action in compiled.actions:
-            if eid in action.at:
-                checks += _replay_action(action, ok_steps[action.at[eid]], episode)
-        for guard in compiled.guards:
-            if eid in guard.at:
-                chosen = selections(compiled.actions, eid, guard.at[eid], ok_steps)
-                checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
-    executions: tuple[Execution, ...] = ()
-    if execute and report.ok and compiled.ir["root"].get("child") is not None:
-        runs = iter_executions(compiled.ir, (e for e in episodes if e.episode_id in aligned))
-        executions = tuple(x if x.divergence else dataclasses.replace(x, calls=()) for x in runs)
-    return VerificationReport(report.problems, tuple(checks), executions)
+
+    def checked() -> Iterator[NormEpisode]:
+        for episode in episodes:
+            if episode.episode_id in aligned:
+                checks.extend(_replay_episode(compiled, episode))
+                yield episode
+
+    if not execute:
+        for _ in checked():
+            pass
+        return ReplayPart(tuple(checks))
+    runs = iter_executions(compiled.ir, checked())
+    executions = tuple(x if x.divergence else dataclasses.replace(x, calls=()) for x in runs)
+    return ReplayPart(tuple(checks), executions)
+
+
+def _replay_episode(compiled: CompiledBehavior, episode: NormEpisode) -> list[ReplayCheck]:
+    """One aligned episode's replay checks: its compiled actions' refs, then its guards."""
+    eid, ok_steps = episode.episode_id, episode.ok_steps()
+    checks: list[ReplayCheck] = []
+    for action in compiled.actions:
+        if eid in action.at:
+            checks += _replay_action(action, ok_steps[action.at[eid]], episode)
+    for guard in compiled.guards:
+        if eid in guard.at:
+            chosen = selections(compiled.actions, eid, guard.at[eid], ok_steps)
+            checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
+    return checks
 
 
 def selections(
