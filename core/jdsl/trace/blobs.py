@@ -22,6 +22,7 @@ from jdsl.trace.events import TraceEvent, canonical_json
 
 __all__ = [
     "DEFAULT_BLOB_THRESHOLD",
+    "BlobError",
     "BlobStore",
     "CorruptBlobError",
     "MissingBlobError",
@@ -37,8 +38,8 @@ DEFAULT_BLOB_THRESHOLD = 64 * 1024
 PREVIEW_CHARS = 256
 
 
-class MissingBlobError(JdslError, KeyError):
-    """A blob ref that is not in the store.
+class BlobError(JdslError):
+    """A blob ref the store cannot give back (see the subclasses).
 
     Attributes:
         ref: the ``sha256:<hex>`` ref.
@@ -48,11 +49,13 @@ class MissingBlobError(JdslError, KeyError):
     def __init__(self, ref: str, root: Path) -> None:
         self.ref = ref
         self.root = root
-        self.message = (
-            f"blob {ref} is not in the blob store at {root}; copy the trace's '.blobs' "
-            "directory along with the JSONL file"
-        )
+        self.message = self.describe(ref, root)
         super().__init__(self.message)
+
+    @staticmethod
+    def describe(ref: str, root: Path) -> str:
+        """The message: what is wrong with ``ref`` and the fix."""
+        raise NotImplementedError
 
     def __str__(self) -> str:
         return self.message
@@ -61,28 +64,26 @@ class MissingBlobError(JdslError, KeyError):
         return (type(self), (self.ref, self.root))
 
 
-class CorruptBlobError(JdslError, ValueError):
-    """A stored blob whose bytes do not hash to its ref (the file was damaged or edited).
+class MissingBlobError(BlobError, KeyError):
+    """A blob ref that is not in the store."""
 
-    Attributes:
-        ref: the ``sha256:<hex>`` ref.
-        root: the store's root directory.
-    """
+    @staticmethod
+    def describe(ref: str, root: Path) -> str:
+        return (
+            f"blob {ref} is not in the blob store at {root}; copy the trace's '.blobs' "
+            "directory along with the JSONL file"
+        )
 
-    def __init__(self, ref: str, root: Path) -> None:
-        self.ref = ref
-        self.root = root
-        self.message = (
+
+class CorruptBlobError(BlobError, ValueError):
+    """A stored blob whose bytes do not hash to its ref (the file was damaged or edited)."""
+
+    @staticmethod
+    def describe(ref: str, root: Path) -> str:
+        return (
             f"blob {ref} in the blob store at {root} does not match its digest (damaged or "
             "edited); copy the trace's '.blobs' directory again from where it was recorded"
         )
-        super().__init__(self.message)
-
-    def __str__(self) -> str:
-        return self.message
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.ref, self.root))
 
 
 class BlobStore:
