@@ -220,7 +220,10 @@ def replay_shards(client: Any, stores: Sequence[Any]) -> ReplayMap:
 
     def replay(compiled: CompiledBehavior, execute: bool) -> list[ReplayPart]:
         [shared] = client.scatter([compiled], broadcast=True, hash=False)
-        parts = [client.submit(_replay, store, shared, execute, pure=False) for store in stores]
+        parts = [
+            client.submit(replay_part, shared, store, execute=execute, pure=False)
+            for store in stores
+        ]
         return list(client.gather(parts))
 
     return replay
@@ -261,10 +264,6 @@ def _reduce(
     del mapped  # each (store, table) result is released once both parts are taken
     parts = client.gather(stores)
     return stores, NormStore.concat(parts), merged.result()
-
-
-def _replay(store: NormStore, compiled: CompiledBehavior, execute: bool) -> ReplayPart:
-    return replay_part(compiled, store, execute=execute)
 
 
 def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:
