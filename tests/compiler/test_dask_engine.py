@@ -117,6 +117,13 @@ def test_a_scheduler_address_that_is_not_one_is_a_compile_error() -> None:
             pass
 
 
+def test_credentials_in_a_scheduler_address_stay_out_of_the_error() -> None:
+    with pytest.raises(CompileError) as info:
+        with dask_client(f"tcp://user:hunter2pw@127.0.0.1:{_closed_port()}"):
+            pass
+    assert "hunter2pw" not in str(info.value) and "«redacted»@127.0.0.1" in str(info.value)
+
+
 def _closed_port() -> int:
     import socket
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -112,11 +113,11 @@ def dask_client(
             _probe(scheduler)
             client = Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s")
         except (ValueError, OSError, TimeoutError, TypeError) as exc:  # TypeError: tls, no ssl
-            raise CompileError(
+            raise CompileError(_without_credentials(
                 f"cannot reach a dask scheduler at {scheduler!r} ({type(exc).__name__}: {exc}); "
                 "start one there (`dask scheduler`), pass its tcp://host:port, or leave out "
                 "--scheduler for a LocalCluster on this machine"
-            ) from None
+            )) from None  # fmt: skip
         with client:
             yield client
         return
@@ -272,6 +273,14 @@ def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:
 
 def _episodes(mapped: tuple[NormStore, FactTable]) -> NormStore:
     return mapped[0]
+
+
+_USERINFO = re.compile(r"[^\s/'\"@:]*:[^\s/'\"@]*@")  # user:password@ in an address
+
+
+def _without_credentials(text: str) -> str:
+    """``text`` with the ``user:password@`` of any address in it hidden (an error message)."""
+    return _USERINFO.sub("«redacted»@", text)
 
 
 def _probe(scheduler: str) -> None:
