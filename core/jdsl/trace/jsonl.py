@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
-from jdsl.trace.canonical import event_json, event_text
+from jdsl.trace.canonical import Filled, JsonText, event_json, event_text, thaw
 from jdsl.trace.events import (
     ACTORS,
     RUNTIME_ACTORS,
@@ -198,20 +198,36 @@ class JsonlTraceSink(BaseTraceSink):
 
         return record
 
-    def _payload_text(self, payload: dict[str, Any]) -> tuple[str, list[str]]:
+    def _payload_text(self, payload: dict[str, Any] | JsonText | Filled) -> tuple[str, list[str]]:
         """The redacted payload's canonical JSON (encoded once) and its blob refs.
 
         The text is screened first (:class:`~jdsl.trace.screen.RedactionScreen`): a payload
-        with no sensitive key and nothing secret-looking is written as encoded, unwalked.
+        with no sensitive key and nothing secret-looking is written as encoded, unwalked. A
+        :class:`~jdsl.trace.canonical.JsonText` payload is written as it is, screened once; a
+        ``Filled`` one encodes and screens only its varying value.
         """
-        text = event_json(payload)
-        if self._screen is not None and self._screen.may_redact(text):
-            payload = self.redactor.redact(payload)  # type: ignore[union-attr]
+        screen = self._screen
+        kind = type(payload)
+        if kind is JsonText:
+            text = payload.text  # type: ignore[union-attr]
+            flagged = screen is not None and screen.may_redact_text(payload)  # type: ignore[arg-type]
+        elif kind is Filled:
+            value_text = event_json(payload.value)  # type: ignore[union-attr]
+            text = payload.template.text(value_text)  # type: ignore[union-attr]
+            flagged = screen is not None and (
+                screen.may_redact_text(payload.template.stand_in)  # type: ignore[union-attr]
+                or screen.may_redact(value_text)
+            )
+        else:
+            text = event_json(payload)
+            flagged = screen is not None and screen.may_redact(text)
+        if flagged:
+            payload = self.redactor.redact(thaw(payload))  # type: ignore[union-attr]
             text = event_json(payload)
         store, limit = self.blob_store, self.blob_threshold_bytes
         if store is None or len(text) * 4 <= limit or len(text.encode()) <= limit:
             return text, []
-        payload, refs = offload(payload, store, limit)
+        payload, refs = offload(thaw(payload), store, limit)
         return event_json(payload), refs
 
     def close(self) -> None:

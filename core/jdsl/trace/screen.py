@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from jdsl.trace.canonical import JsonText
 from jdsl.trace.redact import DEFAULT_SECRET_PATTERNS, Redactor
 
 __all__ = ["RedactionScreen"]
@@ -38,6 +39,12 @@ class RedactionScreen:
         self._safe_keys: set[str] = set()
         self._answers: dict[str, bool] = {}  # short text -> may_redact
         self._hints = redactor.patterns == DEFAULT_SECRET_PATTERNS
+        self.fingerprint = repr((
+            redactor.patterns, sorted(redactor.key_names), redactor.json_paths,
+            sorted(redactor.sensitive_words), sorted(redactor.keep_keys),
+        ))  # fmt: skip
+        """What the screen's answers depend on, as text (its hash is kept): screens with
+        equal fingerprints give the same answers."""
 
     @classmethod
     def of(cls, redactor: Redactor | None) -> RedactionScreen | None:
@@ -58,6 +65,14 @@ class RedactionScreen:
                 if len(self._answers) >= _MEMO_SIZE:
                     self._answers.clear()
                 self._answers[text] = known
+        return known
+
+    def may_redact_text(self, shared: JsonText) -> bool:
+        """:meth:`may_redact` of a shared payload's text, remembered on it (``screened``), so
+        the runs of one tree screen a node's payloads once, whichever sink writes them."""
+        known = shared.screened.get(self.fingerprint)
+        if known is None:
+            known = shared.screened[self.fingerprint] = self._screen(shared.text)
         return known
 
     def _screen(self, text: str) -> bool:

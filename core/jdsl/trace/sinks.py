@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
+from jdsl.trace.canonical import thaw
 from jdsl.trace.events import (
     ACTORS,
     RUNTIME_ACTORS,
@@ -215,7 +216,7 @@ class ListTraceSink(BaseTraceSink):
                 raise actor_error(actor)
             refs = None
             if not plain:
-                payload, refs = finish(payload)
+                payload, refs = finish(thaw(payload))
             ns = now()
             # Numbering and keeping with no call or jump between: neither a Ctrl-C nor a
             # thread switch can come between them (see EpisodeChain).
@@ -234,7 +235,7 @@ class ListTraceSink(BaseTraceSink):
             clock, out, made = self._clock, self._events, []
             for chain, seq, kind, payload, parent, actor, ns, refs in pending:
                 event = TraceEvent.unchecked(
-                    kind, chain.capture_id, chain.episode_id, payload,
+                    kind, chain.capture_id, chain.episode_id, thaw(payload),
                     event_id=chain.event_id(seq), timestamp=clock.format(ns),
                     actor=actor or RUNTIME_ACTORS.get(kind, "system"),
                     parent_event_id=chain.parent_id(parent), sequence=seq, blob_refs=refs,
@@ -376,7 +377,7 @@ class EmitRecorder:
         if actor is not None and actor not in ACTORS:
             raise actor_error(actor)
         event = TraceEvent.unchecked(
-            kind, self.capture_id, self.episode_id, payload,
+            kind, self.capture_id, self.episode_id, thaw(payload),
             event_id=f"{self._prefix}{next(self._count):012x}", timestamp=self._clock.now(),
             actor=actor or RUNTIME_ACTORS.get(kind, "system"),
             parent_event_id=self._ids.get(parent) if isinstance(parent, int) else parent,

@@ -21,6 +21,7 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
+from jdsl.trace.canonical import Filled, JsonText
 from jdsl.trace.events import canonical_json
 
 __all__ = ["bytes_summary", "jsonable"]
@@ -42,6 +43,7 @@ def jsonable(value: Any) -> Any:
     * bytes become a summary (:func:`bytes_summary`): the size, the SHA-256 and a preview.
     * datetimes / dates / times become ISO-8601 text; paths, UUIDs and Decimals their text.
     * exceptions become ``{"type": name, "message": text}``.
+    * a :class:`~jdsl.trace.canonical.JsonText` or ``Filled`` payload becomes its data.
     * anything else (and anything nested deeper than 64 levels, or a cycle) becomes ``repr``
       (``<TYPE>`` when the repr fails: too deep, a huge int, a raising ``__repr__``).
 
@@ -107,6 +109,8 @@ def _float_text(value: float) -> str:
 
 
 def _scalar(value: Any) -> Any:
+    if type(value) is JsonText or type(value) is Filled:
+        return value.data()
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes_summary(value)
     if isinstance(value, dt.datetime | dt.date | dt.time):

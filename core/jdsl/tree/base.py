@@ -88,9 +88,8 @@ class Node(BaseModel):
             ctx.window.pop()
 
     def _traced_tick(self, ctx: RunContext) -> Status:
-        node_id, label = ctx.node_names.get(id(self)) or ctx.names(self)
-        kind = self.kind
-        enter = ctx.trace("node.enter", {"node_id": node_id, "type": kind, "label": label})
+        events = ctx.node_events.get(id(self)) or ctx.events_of(self)
+        enter = ctx.trace("node.enter", events.enter)
         if self.context is not None:
             ctx.window.push(self.context)
         try:
@@ -98,14 +97,12 @@ class Node(BaseModel):
         except BaseException as exc:
             self._note(exc, ctx)
             ended = "cancelled" if isinstance(exc, KeyboardInterrupt) else "error"
-            exit_ = {"node_id": node_id, "type": kind, "label": label, "status": ended}
-            ctx.trace("node.exit", exit_, enter)
+            ctx.trace("node.exit", events.exit(ended), enter)
             raise
         finally:
             if self.context is not None:
                 ctx.window.pop()
-        exit_ = {"node_id": node_id, "type": kind, "label": label, "status": status._value_}
-        ctx.trace("node.exit", exit_, enter)
+        ctx.trace("node.exit", events.exit(status._value_), enter)
         return status
 
     def _note(self, exc: BaseException, ctx: RunContext) -> None:

@@ -18,6 +18,7 @@ from jdsl.errors import BindingError, RefError
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
+from jdsl.trace.canonical import JsonText, PayloadTemplate
 from jdsl.trace.events import ACTORS, RUNTIME_ACTORS, Actor, Timestamps, TraceEvent, actor_error
 from jdsl.trace.sinks import recorder_for
 from jdsl.tree.blackboard import Blackboard, Write
@@ -27,7 +28,15 @@ if TYPE_CHECKING:
     from jdsl.trace.sinks import TraceSink
     from jdsl.tree.base import Node
 
-__all__ = ["Bindings", "ContextWindow", "Failure", "RunContext", "check_model", "unbound_error"]
+__all__ = [
+    "Bindings",
+    "ContextWindow",
+    "Failure",
+    "NodeEvents",
+    "RunContext",
+    "check_model",
+    "unbound_error",
+]
 
 
 class Failure(NamedTuple):
@@ -47,6 +56,51 @@ class Failure(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.label} [{self.node_id}]: {self.reason}"
+
+
+class NodeEvents:
+    """The payloads of one node's events that are the same in every run, encoded once.
+
+    A traced ``Root.run`` keeps them with the tree (a
+    :class:`~jdsl.trace.canonical.JsonText` is written by a trace file as it is and screened
+    for secrets once; a list sink parses a copy when its events are read). An action's
+    ``tool.call.started`` / ``tool.call.completed`` differ only in their arguments / result:
+    :meth:`tool_call` gives their :class:`~jdsl.trace.canonical.PayloadTemplate`.
+
+    Args:
+        node_id: the node's effective id; kind: its ``kind``; label: its label.
+
+    Attributes:
+        node_id: as given.
+        enter: the ``node.enter`` payload, ``{"label", "node_id", "type"}``.
+    """
+
+    __slots__ = ("_base", "_exits", "_tool", "enter", "node_id")
+
+    def __init__(self, node_id: str | None, kind: str, label: str) -> None:
+        self.node_id = node_id
+        self._base = {"node_id": node_id, "type": kind, "label": label}
+        self.enter = JsonText.of(self._base)
+        self._exits: dict[str, JsonText] = {}
+        self._tool: tuple[PayloadTemplate, PayloadTemplate] | None = None
+
+    def exit(self, status: str) -> JsonText:
+        """The ``node.exit`` payload for ``status`` (``"success"``, ``"error"``, ...)."""
+        found = self._exits.get(status)
+        if found is None:
+            found = self._exits[status] = JsonText.of({**self._base, "status": status})
+        return found
+
+    def tool_call(self, tool: str, store: str | None) -> tuple[PayloadTemplate, PayloadTemplate]:
+        """``(started, completed)``: the templates of a call of ``tool`` storing ``store``,
+        with slots ``arguments`` and ``result``."""
+        if self._tool is None:
+            fixed = {
+                "node_id": self.node_id, "store": store,
+                "tool": {"host_name": tool, "logical_id": None},
+            }  # fmt: skip
+            self._tool = PayloadTemplate(fixed, "arguments"), PayloadTemplate(fixed, "result")
+        return self._tool
 
 
 class ContextWindow:
@@ -154,6 +208,9 @@ class RunContext:
             JSON data the event may own (pass variable values through :func:`jsonable`);
             ``parent`` is an event id or the sequence ``trace`` returned for the parent event.
         node_names: ``{id(node): (effective id, label)}`` filled by :meth:`names`.
+        node_events: ``{id(node): NodeEvents}`` (the payloads of its ``node.enter`` and
+            ``node.exit``) filled by :meth:`events_of`; a traced ``Root.run`` starts it with
+            the ones its earlier runs of the same tree made.
     """
 
     def __init__(
@@ -191,6 +248,7 @@ class RunContext:
         self.failure: Failure | None = None
         self.tracing = trace_sink is not None
         self.node_names: dict[int, tuple[str | None, str]] = {}
+        self.node_events: dict[int, NodeEvents] = {}
         self.trace: Callable[..., int | None] = _untraced
         if trace_sink is not None:
             self.trace = recorder_for(trace_sink, capture_id, episode_id)
@@ -209,6 +267,14 @@ class RunContext:
         found = self.node_names.get(id(node))
         if found is None:
             found = self.node_names[id(node)] = (node.effective_id, node.label)
+        return found
+
+    def events_of(self, node: Node) -> NodeEvents:
+        """The :class:`NodeEvents` of ``node``, made once per run (or per tree, see above)."""
+        found = self.node_events.get(id(node))
+        if found is None:
+            node_id, label = self.names(node)
+            found = self.node_events[id(node)] = NodeEvents(node_id, node.kind, label)
         return found
 
     def fail(self, node: Node, reason: str) -> Status:

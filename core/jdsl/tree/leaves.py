@@ -157,12 +157,10 @@ class Action(_Bound):
     def _traced_call(
         self, ctx: RunContext, fn: Callable[..., Any], kwargs: dict[str, Any]
     ) -> Status:
-        node_id = (ctx.node_names.get(id(self)) or ctx.names(self))[0]
-        store, name = self.store, self.tool
-        started = ctx.trace("tool.call.started", {
-            "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
-            "arguments": jsonable(kwargs) if kwargs else {},
-        })  # fmt: skip
+        events = ctx.node_events.get(id(self)) or ctx.events_of(self)
+        store, name, node_id = self.store, self.tool, events.node_id
+        calling, completed = events.tool_call(name, store)
+        started = ctx.trace("tool.call.started", calling.fill(jsonable(kwargs) if kwargs else {}))
         try:
             result = fn(**kwargs)
         except Exception as exc:
@@ -182,10 +180,11 @@ class Action(_Bound):
                 "result": Status.FAILURE.value,
             }, started)  # fmt: skip
             return self._outcome(ctx, result)
-        ctx.trace("tool.call.completed", {
-            "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
-            "result": None if result is None else jsonable(result),
-        }, started)  # fmt: skip
+        ctx.trace(
+            "tool.call.completed",
+            completed.fill(None if result is None else jsonable(result)),
+            started,
+        )
         return self._outcome(ctx, result)
 
 

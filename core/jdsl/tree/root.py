@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-import orjson
 from pydantic import PrivateAttr
 
 from jdsl.errors import BehaviorCheckError, BindingError, ValidationError
+from jdsl.trace.canonical import JsonText
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import Blackboard
 from jdsl.tree.check import CheckReport, check_tree
-from jdsl.tree.context import Bindings, RunContext, check_model, unbound_error
+from jdsl.tree.context import Bindings, NodeEvents, RunContext, check_model, unbound_error
 from jdsl.tree.ids import walk_with_ids
 from jdsl.tree.leaves import Action, GuardCall
 from jdsl.tree.react import React
@@ -83,7 +83,7 @@ class Root(Node):
 
     _bindings: Bindings = PrivateAttr(default_factory=Bindings)
     _memo: _RunMemo | None = PrivateAttr(default=None)
-    _walked: list[Node] = PrivateAttr(default_factory=list)
+    _walked: tuple[list[Node], list[str]] = PrivateAttr(default=([], []))
 
     @property
     def label(self) -> str:
@@ -156,9 +156,11 @@ class Root(Node):
         needed: list[tuple[str, str]] = []
         uses_model = False
         nodes: list[Node] = []
+        paths: list[str] = []
         for node, path in walk_with_ids(self):
             node.__pydantic_private__["_runtime_id"] = path  # type: ignore[index]
             nodes.append(node)
+            paths.append(path)
             _collect(node, carried)
             needed += _needed(node)
             uses_model = uses_model or node.kind in ("predict", "react")
@@ -169,7 +171,7 @@ class Root(Node):
             bindings.predicates.setdefault(name, fn)
         bindings.update("tool", tools, replace=True)
         bindings.update("predicate", predicates, replace=True)
-        self.__pydantic_private__["_walked"] = nodes  # type: ignore[index]  # for _run_memo
+        self.__pydantic_private__["_walked"] = (nodes, paths)  # type: ignore[index]  # _run_memo
         return bindings, needed, uses_model
 
     def check(
@@ -254,10 +256,12 @@ class Root(Node):
             cancel=cancel,
         )
         memo = self._run_memo(bindings, inputs)
+        ctx.node_names = memo.names()
         if ctx.tracing:
+            ctx.node_events = memo.node_events(ctx)
             ctx.trace("episode.started", {
                 "skill": self.name, "inputs": jsonable(inputs), "model_id": self.model_id,
-                "ir": orjson.loads(memo.ir_json()),
+                "ir": memo.ir(),
             })  # fmt: skip
         try:
             _check_needed(needed, bindings)
@@ -286,13 +290,14 @@ class Root(Node):
         keys stay the same ones. Runs in a loop pay for one check and one IR dump; a node
         replaced, a callable rebound or another input key starts afresh."""
         private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
-        nodes = private["_walked"]  # type: ignore[index]
+        nodes, paths = private["_walked"]  # type: ignore[index]
         # A node edited in place (``node.tool = "other"``) keeps its id(), so the key also
         # holds the id of every field value; the memo keeps ``fields`` alive so those ids
         # cannot be reused by other objects while it is held.
         fields = tuple(v for node in nodes for v in node.__dict__.values())
         key = (
             tuple(map(id, nodes)),
+            tuple(paths),
             tuple(map(id, fields)),
             tuple((name, id(fn)) for name, fn in bindings.tools.items()),
             tuple((name, id(fn)) for name, fn in bindings.predicates.items()),
@@ -337,7 +342,17 @@ class _RunMemo:
     """One tree's check report and IR JSON for runs with the same ``key`` (see
     :meth:`Root._run_memo`); each is computed on first use."""
 
-    __slots__ = ("_inputs", "_ir", "_report", "_root", "bindings", "held", "key")
+    __slots__ = (
+        "_events",
+        "_inputs",
+        "_ir",
+        "_names",
+        "_report",
+        "_root",
+        "bindings",
+        "held",
+        "key",
+    )
 
     def __init__(
         self, root: Root, bindings: Bindings, inputs: Mapping[str, Any], key: Any, held: Any
@@ -345,7 +360,9 @@ class _RunMemo:
         self._root, self.bindings, self._inputs = root, bindings, tuple(inputs)
         self.key, self.held = key, held  # held: keeps the ids in ``key`` theirs
         self._report: CheckReport | None = None
-        self._ir: bytes | None = None
+        self._ir: JsonText | None = None
+        self._names: dict[int, tuple[str | None, str]] | None = None
+        self._events: dict[int, NodeEvents] | None = None
 
     def report(self) -> CheckReport:
         """:func:`check_tree` of the root with these bindings and input keys."""
@@ -353,10 +370,24 @@ class _RunMemo:
             self._report = check_tree(self._root, bindings=self.bindings, inputs=self._inputs)
         return self._report
 
-    def ir_json(self) -> bytes:
-        """The root's IR (:meth:`Node.to_ir`) as JSON; ``orjson.loads`` it for a fresh copy."""
+    def names(self) -> dict[int, tuple[str | None, str]]:
+        """A fresh copy of :attr:`RunContext.node_names` for every node of the tree."""
+        if self._names is None:
+            self._names = {id(n): (n.effective_id, n.label) for n in self.held[0]}
+        return self._names.copy()
+
+    def node_events(self, ctx: RunContext) -> dict[int, NodeEvents]:
+        """A fresh copy of :attr:`RunContext.node_events` for every node of the tree (made
+        with ``ctx``'s names the first time)."""
+        if self._events is None:
+            self._events = {id(n): ctx.events_of(n) for n in self.held[0]}
+        return self._events.copy()
+
+    def ir(self) -> JsonText:
+        """The root's IR (:meth:`Node.to_ir`) as canonical JSON text, shared by the runs:
+        sinks write the text as it is and parse a copy where they keep data."""
         if self._ir is None:
-            self._ir = orjson.dumps(self._root.to_ir())
+            self._ir = JsonText.of(self._root.to_ir())
         return self._ir
 
 
