@@ -8,7 +8,7 @@ the runtime emits").
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +30,7 @@ __all__ = [
 
 def new_episode_id() -> str:
     """A fresh episode id, ``ep_<12 hex>`` (random; what a run uses when given none)."""
-    return f"ep_{uuid.uuid4().hex[:12]}"
+    return f"ep_{os.urandom(6).hex()}"
 
 
 _PASSING_VERDICTS = frozenset({"pass", "passed", "success", "succeeded", "true", "ok", "yes"})

@@ -8,6 +8,7 @@ tampering with any stored event is detectable (:func:`jdsl.trace.verify_chain`).
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 import uuid
@@ -112,14 +113,16 @@ def _now() -> str:
 class Timestamps:
     """Event timestamps from ``time.time_ns()``, formatted once per millisecond.
 
-    Events emitted within the same millisecond share the text, so a run emitting thousands of
-    events formats a handful. Thread-safe: the cache is one (millisecond, text) pair.
+    Events emitted within the same millisecond share the text, and the date and time of day
+    are formatted once per second, so a run emitting thousands of events formats a handful.
+    Thread-safe: each cache is one immutable pair.
     """
 
-    __slots__ = ("_last",)
+    __slots__ = ("_last", "_second")
 
     def __init__(self) -> None:
         self._last: tuple[int, str] = (-1, "")
+        self._second: tuple[int, str] = (-1, "")
 
     def format(self, ns: int) -> str:
         """The timestamp text of ``ns`` (see :func:`format_timestamp`)."""
@@ -127,7 +130,11 @@ class Timestamps:
         last = self._last
         if last[0] == ms:
             return last[1]
-        text = format_timestamp(ns)
+        seconds, millis = divmod(ms, 1000)
+        second = self._second
+        if second[0] != seconds:
+            second = self._second = (seconds, format_timestamp(seconds * 1_000_000_000)[:-5])
+        text = f"{second[1]}.{millis:03d}Z"
         self._last = (ms, text)
         return text
 
@@ -308,7 +315,7 @@ class EpisodeChain:
         self.episode_id = episode_id
         self.next = 0
         self.tail: str | None = None
-        self.prefix = uuid.uuid4().hex[:20]
+        self.prefix = os.urandom(10).hex()
 
     def restart(self, sequence: int) -> None:
         """Hand out ``sequence`` next."""

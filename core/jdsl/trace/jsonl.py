@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +151,10 @@ class JsonlTraceSink(BaseTraceSink):
         fixed = f'"schema_version":"{SCHEMA_VERSION}","sequence":'
         source = f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null'
         prefix, plain_kinds = chain.prefix, set(RUNTIME_ACTORS)
-        clock, lock, file, written = self._clock, self._lock, self._file, self._written
+        clock, lock, file = self._clock, self._lock, self._file
+        # Lines after which the policy may act (LineFile.added): the first one buffered (the
+        # timer), a full batch, or every line when each is written at once.
+        eager, batch = file.interval_s <= 0, file.max_lines
 
         def record(
             kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
@@ -162,11 +166,11 @@ class JsonlTraceSink(BaseTraceSink):
             with lock:
                 sequence, tail = chain.next, chain.tail
                 stamp = clock.now()
-                parent_id = chain.parent_id(parent)
+                parent_id = f"{prefix}{parent:012x}" if type(parent) is int else parent
                 if (
                     templated
                     and (kind in plain_kinds or _plain(kind))
-                    and (parent_id is None or type(parent) is int or _plain(parent_id))
+                    and (parent_id is None or type(parent) is int or _plain(parent_id))  # type: ignore[arg-type]
                 ):
                     blobs = event_json(refs) if refs else "[]"
                     parent_text = "null" if parent_id is None else f'"{parent_id}"'
@@ -178,9 +182,10 @@ class JsonlTraceSink(BaseTraceSink):
                         f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
                         f'"timestamp":"{stamp}"}}'
                     )
-                    event_hash = digest(head + rest)
+                    event_hash = "sha256:" + sha256((head + rest).encode()).hexdigest()
                     line = f'{head},"event_hash":"{event_hash}"{rest}\n'
                 else:
+                    parent_id = chain.parent_id(parent)
                     fields.update(
                         actor=actor, blob_refs=refs, event_id=chain.event_id(sequence),
                         kind=kind, parent_event_id=parent_id, prev_event_hash=tail,
@@ -192,8 +197,12 @@ class JsonlTraceSink(BaseTraceSink):
                 # Commit and keep with no call or jump between: a Ctrl-C cannot split them.
                 chain.next = sequence + 1
                 chain.tail = event_hash
-                file.lines.append(line)
-                written(kind)
+                lines = file.lines
+                lines.append(line)
+                if kind == _EPISODE_FINISHED:
+                    file.flush()
+                elif eager or len(lines) == 1 or len(lines) >= batch:
+                    file.added()
             return sequence
 
         return record

@@ -10,10 +10,10 @@ that is already stamped). Redaction happens before stamping, so the chain covers
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
@@ -365,7 +365,7 @@ class EmitRecorder:
         self.sink = sink
         self.capture_id = capture_id
         self.episode_id = episode_id
-        self._prefix = uuid.uuid4().hex[:20]
+        self._prefix = os.urandom(10).hex()
         self._count = itertools.count()
         self._ids: dict[int, str] = {}
         self._clock = Timestamps()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -256,7 +256,7 @@ class RunContext:
             # for the cyclic GC to find (a traced run's events are freed with its context).
             blackboard.on_write = write_tracer(self.trace)
             self._ids = itertools.count()
-            self._id_prefix = uuid.uuid4().hex[:20]
+            self._id_prefix = os.urandom(10).hex()
             self._clock = Timestamps()
 
     abandoned = False
