@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jdsl import act, check, root, seq
 from jdsl.trace import JsonlTraceSink, ListTraceSink, Redactor, read_events
-from jdsl.trace.canonical import JsonText, PayloadTemplate, event_json, thaw
+from jdsl.trace.canonical import event_json
+from jdsl.trace.shared import JsonText, PayloadTemplate, thaw
 
 KEY = "sk-proj-" + "a" * 40
 
@@ -109,11 +110,18 @@ json_values = st.recursive(
 )
 
 
-@given(st.text(), json_values)
-def test_a_filled_template_is_the_canonical_json_of_its_payload(node_id: str, value: Any) -> None:
-    fixed = {"node_id": node_id, "store": None, "tool": {"host_name": "t", "logical_id": None}}
-    for slot in ("arguments", "result"):
-        template = PayloadTemplate(fixed, slot)
-        whole = {**fixed, slot: value}
-        assert template.text(event_json(value)) == event_json(whole)
-        assert thaw(template.fill(value)) == thaw(JsonText.of(whole))
+@given(st.dictionaries(st.text(), json_values, max_size=4), st.text(), json_values)
+def test_a_filled_template_is_the_canonical_json_of_its_payload(
+    fixed: dict[str, Any], slot: str, value: Any
+) -> None:
+    fixed.pop(slot, None)
+    template = PayloadTemplate(fixed, slot)
+    whole = {**fixed, slot: value}
+    assert template.text(value) == (event_json(whole), event_json(value))
+    assert thaw(template.fill(value)) == thaw(JsonText.of(whole))
+
+
+def test_a_template_of_orjson_text_and_a_fallback_value_is_written_whole() -> None:
+    template = PayloadTemplate({"a": 1e16, "z": 1e-7}, "m")  # orjson writes 1e16, json 1e+16
+    for value in (10**30, {"k": 10**20}, "plain", [1.5e300]):
+        assert template.text(value)[0] == event_json({"a": 1e16, "m": value, "z": 1e-7})

@@ -21,24 +21,11 @@ from typing import Any
 
 import orjson
 
-__all__ = [
-    "Filled",
-    "JsonText",
-    "PayloadTemplate",
-    "canonical_json",
-    "event_json",
-    "event_text",
-    "json_scalar",
-    "thaw",
-]
-
-
-def _text_default(value: Any) -> Any:
-    return value.data() if type(value) is JsonText or type(value) is Filled else str(value)
+__all__ = ["canonical_json", "encoded", "event_json", "event_text", "json_scalar"]
 
 
 _ENCODE = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_text_default
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
 ).encode  # one encoder (json.dumps would build one per call); encoding never mutates it
 _ESCAPED = re.compile(r'[\x00-\x1f"\\]')  # what json escapes when ensure_ascii=False
 _SURROGATE = re.compile("[\ud800-\udfff]")  # code points with no UTF-8 encoding
@@ -65,10 +52,10 @@ def event_json(value: Any) -> str:
     written as U+FFFD, and an int of over :data:`MAX_INT_DIGITS` digits as ``{"$int":
     "0x..."}``, so every event can be hashed, written and read back.
     """
-    return _encoded(value)[0]
+    return encoded(value)[0]
 
 
-def _encoded(value: Any) -> tuple[str, bool]:
+def encoded(value: Any) -> tuple[str, bool]:
     """``(event_json(value), whether orjson wrote it)``: orjson reads back exactly what it
     wrote, while text from the fallback may hold ints beyond 64 bits (``json`` reads them)."""
     try:
@@ -98,120 +85,7 @@ def _long_ints(value: Any) -> Any:
     return value
 
 
-class JsonText:
-    """JSON data held as its :func:`event_json` text, parsed only where data is needed.
-
-    The runtime gives payloads that are the same in every run this way (a node's
-    ``node.enter``; a tree's IR inside ``episode.started``): made once per unchanged tree, one
-    object serves every run. :func:`event_json` writes the text as it is, :func:`jsonable`
-    and :func:`thaw` parse a fresh copy, and a trace file's redaction screen remembers its
-    answer in :attr:`screened`. The text is immutable. Make one with :meth:`of`.
-
-    Attributes:
-        text: the canonical JSON.
-        screened: ``{screen fingerprint: may redact}``, filled by
-            :meth:`jdsl.trace.screen.RedactionScreen.may_redact_text`.
-    """
-
-    __slots__ = ("_loads", "screened", "text")
-    text: str
-    screened: dict[str, bool]
-    _loads: Callable[[str], Any]
-
-    def __init__(self, text: str, *, exact: bool = False) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "screened", {})
-        object.__setattr__(self, "_loads", orjson.loads if exact else json.loads)
-
-    @classmethod
-    def of(cls, value: Any) -> JsonText:
-        """The JsonText of JSON data ``value``."""
-        text, exact = _encoded(value)
-        return cls(text, exact=exact)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("JsonText is immutable")
-
-    def data(self) -> Any:
-        """A fresh copy of the data (ints beyond 64 bits kept exact)."""
-        return self._loads(self.text)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, JsonText) and other.text == self.text
-
-    def __hash__(self) -> int:
-        return hash(self.text)
-
-    def __repr__(self) -> str:
-        return f"JsonText({len(self.text)} chars)"
-
-
-class PayloadTemplate:
-    """Payloads ``{**fixed, slot: value}`` whose fixed part is encoded once.
-
-    A tool call's ``tool.call.started`` is the same in every run but for its ``arguments``:
-    :meth:`fill` makes a :class:`Filled` payload that costs a list sink nothing until its
-    events are read, and a trace file only the encoding and screening of ``value``.
-
-    Args:
-        fixed: JSON data without ``slot`` (not mutated afterwards).
-        slot: the key of the varying value.
-
-    Attributes:
-        stand_in: the fixed part with ``slot`` null, as a :class:`JsonText` (what is
-            screened for the fixed part).
-    """
-
-    __slots__ = ("_head", "_tail", "slot", "stand_in")
-
-    def __init__(self, fixed: dict[str, Any], slot: str) -> None:
-        self.slot = slot
-        self.stand_in = JsonText.of({**fixed, slot: None})
-        marker = f'"{slot}":null'  # a quote inside a string is escaped: only the key matches
-        cut = self.stand_in.text.rindex(marker) + len(marker) - 4
-        self._head, self._tail = self.stand_in.text[:cut], self.stand_in.text[cut + 4 :]
-
-    def fill(self, value: Any) -> Filled:
-        """The payload with ``slot`` set to ``value`` (JSON data the payload now owns)."""
-        return Filled(self, value)
-
-    def text(self, value_text: str) -> str:
-        """The payload's canonical JSON, given ``event_json(value)``."""
-        return self._head + value_text + self._tail
-
-
-class Filled:
-    """A :class:`PayloadTemplate` with its slot filled (see there)."""
-
-    __slots__ = ("template", "value")
-
-    def __init__(self, template: PayloadTemplate, value: Any) -> None:
-        self.template, self.value = template, value
-
-    def data(self) -> dict[str, Any]:
-        """The payload as JSON data (a fresh fixed part; ``value`` itself)."""
-        data: dict[str, Any] = self.template.stand_in.data()
-        data[self.template.slot] = self.value
-        return data
-
-
-def thaw(payload: Any) -> Any:
-    """A recorded payload as JSON data: a :class:`JsonText` or :class:`Filled` parsed, and in
-    a dict each top-level ``JsonText`` value (the same dict when it has none)."""
-    kind = type(payload)
-    if kind is JsonText or kind is Filled:
-        return payload.data()
-    for value in payload.values():
-        if type(value) is JsonText:
-            return {k: v.data() if type(v) is JsonText else v for k, v in payload.items()}
-    return payload
-
-
 def _refuse(value: Any) -> Any:
-    if type(value) is JsonText:
-        return orjson.Fragment(value.text)
-    if type(value) is Filled:
-        return value.data()
     raise TypeError("left to json")
 
 

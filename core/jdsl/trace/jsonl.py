@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
-from jdsl.trace.canonical import Filled, JsonText, event_json, event_text, thaw
+from jdsl.trace.canonical import event_json, event_text
 from jdsl.trace.events import (
     ACTORS,
     RUNTIME_ACTORS,
@@ -36,6 +36,7 @@ from jdsl.trace.linefile import LineFile
 from jdsl.trace.reader import blob_dir_for, iter_events
 from jdsl.trace.redact import Redactor
 from jdsl.trace.screen import RedactionScreen
+from jdsl.trace.shared import Filled, JsonText, thaw
 from jdsl.trace.sinks import BaseTraceSink, Parent, Recorder
 
 __all__ = ["JsonlTraceSink"]
@@ -221,8 +222,7 @@ class JsonlTraceSink(BaseTraceSink):
             text = payload.text  # type: ignore[union-attr]
             flagged = screen is not None and screen.may_redact_text(payload)  # type: ignore[arg-type]
         elif kind is Filled:
-            value_text = event_json(payload.value)  # type: ignore[union-attr]
-            text = payload.template.text(value_text)  # type: ignore[union-attr]
+            text, value_text = payload.template.text(payload.value)  # type: ignore[union-attr]
             flagged = screen is not None and (
                 screen.may_redact_text(payload.template.stand_in)  # type: ignore[union-attr]
                 or screen.may_redact(value_text)

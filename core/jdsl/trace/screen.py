@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from jdsl.trace.canonical import JsonText
 from jdsl.trace.redact import DEFAULT_SECRET_PATTERNS, Redactor
+from jdsl.trace.shared import JsonText
 
 __all__ = ["RedactionScreen"]
 

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
-from jdsl.trace.canonical import thaw
 from jdsl.trace.events import (
     ACTORS,
     RUNTIME_ACTORS,
@@ -30,6 +29,7 @@ from jdsl.trace.events import (
 )
 from jdsl.trace.interrupts import interrupts_held
 from jdsl.trace.redact import Redactor
+from jdsl.trace.shared import thaw
 from jdsl.trace.values import jsonable
 
 __all__ = [

@@ -21,8 +21,8 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
-from jdsl.trace.canonical import Filled, JsonText
 from jdsl.trace.events import canonical_json
+from jdsl.trace.shared import Filled, JsonText
 
 __all__ = ["bytes_summary", "jsonable"]
 

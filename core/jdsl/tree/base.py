@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
-    from jdsl.tree.context import RunContext
+    from jdsl.tree.context import NodeEvents, RunContext
 
 __all__ = ["Node"]
 
@@ -93,7 +93,7 @@ class Node(BaseModel):
         if self.context is not None:
             ctx.window.push(self.context)
         try:
-            status = self._tick(ctx)
+            status = self._traced_body(ctx, events)
         except BaseException as exc:
             self._note(exc, ctx)
             ended = "cancelled" if isinstance(exc, KeyboardInterrupt) else "error"
@@ -102,8 +102,15 @@ class Node(BaseModel):
         finally:
             if self.context is not None:
                 ctx.window.pop()
-        ctx.trace("node.exit", events.exit(status._value_), enter)
+        ctx.trace(
+            "node.exit", events.exits.get(status._value_) or events.exit(status._value_), enter
+        )
         return status
+
+    def _traced_body(self, ctx: RunContext, events: NodeEvents) -> Status:
+        """What a traced tick runs between ``node.enter`` and ``node.exit``: ``_tick``, or a
+        leaf's own traced path given the node's :class:`~jdsl.tree.context.NodeEvents`."""
+        return self._tick(ctx)
 
     def _note(self, exc: BaseException, ctx: RunContext) -> None:
         """At the innermost node only: a PEP 678 note naming it, and ``ctx.failure``."""

@@ -18,8 +18,8 @@ from jdsl.errors import BindingError, RefError
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
-from jdsl.trace.canonical import JsonText, PayloadTemplate
 from jdsl.trace.events import ACTORS, RUNTIME_ACTORS, Actor, Timestamps, TraceEvent, actor_error
+from jdsl.trace.shared import JsonText, PayloadTemplate
 from jdsl.trace.sinks import recorder_for
 from jdsl.tree.blackboard import Blackboard, Write
 from jdsl.tree.status import Status
@@ -73,34 +73,36 @@ class NodeEvents:
     Attributes:
         node_id: as given.
         enter: the ``node.enter`` payload, ``{"label", "node_id", "type"}``.
+        exits: the ``node.exit`` payloads made so far, by status (see :meth:`exit`).
+        tool: :meth:`tool_call`'s templates once made (None before).
     """
 
-    __slots__ = ("_base", "_exits", "_tool", "enter", "node_id")
+    __slots__ = ("_base", "enter", "exits", "node_id", "tool")
 
     def __init__(self, node_id: str | None, kind: str, label: str) -> None:
         self.node_id = node_id
         self._base = {"node_id": node_id, "type": kind, "label": label}
         self.enter = JsonText.of(self._base)
-        self._exits: dict[str, JsonText] = {}
-        self._tool: tuple[PayloadTemplate, PayloadTemplate] | None = None
+        self.exits: dict[str, JsonText] = {}
+        self.tool: tuple[PayloadTemplate, PayloadTemplate] | None = None
 
     def exit(self, status: str) -> JsonText:
         """The ``node.exit`` payload for ``status`` (``"success"``, ``"error"``, ...)."""
-        found = self._exits.get(status)
+        found = self.exits.get(status)
         if found is None:
-            found = self._exits[status] = JsonText.of({**self._base, "status": status})
+            found = self.exits[status] = JsonText.of({**self._base, "status": status})
         return found
 
     def tool_call(self, tool: str, store: str | None) -> tuple[PayloadTemplate, PayloadTemplate]:
         """``(started, completed)``: the templates of a call of ``tool`` storing ``store``,
         with slots ``arguments`` and ``result``."""
-        if self._tool is None:
+        if self.tool is None:
             fixed = {
                 "node_id": self.node_id, "store": store,
                 "tool": {"host_name": tool, "logical_id": None},
             }  # fmt: skip
-            self._tool = PayloadTemplate(fixed, "arguments"), PayloadTemplate(fixed, "result")
-        return self._tool
+            self.tool = PayloadTemplate(fixed, "arguments", {}), PayloadTemplate(fixed, "result")
+        return self.tool
 
 
 class ContextWindow:

@@ -10,6 +10,7 @@ from pydantic import Field, PrivateAttr
 
 from jdsl.errors import JdslError, ToolError
 from jdsl.expr import MISSING, describe, evaluate, preview, resolve_path
+from jdsl.trace.shared import Filled
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.context import unbound_error
@@ -17,7 +18,7 @@ from jdsl.tree.scope import Abandoned
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
-    from jdsl.tree.context import RunContext
+    from jdsl.tree.context import NodeEvents, RunContext
 
 __all__ = [
     "RETURNED_FAILURE",
@@ -122,10 +123,10 @@ class Action(_Bound):
         return f"act({self.tool})" + (f" -> {self.store}" if self.store else "")
 
     def _tick(self, ctx: RunContext) -> Status:
+        if ctx.tracing:
+            return self._traced_body(ctx, ctx.events_of(self))
         fn = self._bound(ctx, "tool", self.tool)
         kwargs = resolve_args(self.args, ctx, self) if self.args else {}
-        if ctx.tracing:
-            return self._traced_call(ctx, fn, kwargs)
         try:
             result = fn(**kwargs)
         except Exception as exc:
@@ -154,13 +155,15 @@ class Action(_Bound):
             ctx.write(self.store, result, self)
         return Status.SUCCESS
 
-    def _traced_call(
-        self, ctx: RunContext, fn: Callable[..., Any], kwargs: dict[str, Any]
-    ) -> Status:
-        events = ctx.node_events.get(id(self)) or ctx.events_of(self)
+    def _traced_body(self, ctx: RunContext, events: NodeEvents) -> Status:
+        """The tick with the call's ``tool.call.started`` and ``.completed`` / ``.failed``."""
+        fn = self._bound(ctx, "tool", self.tool)
+        kwargs = resolve_args(self.args, ctx, self) if self.args else {}
         store, name, node_id = self.store, self.tool, events.node_id
-        calling, completed = events.tool_call(name, store)
-        started = ctx.trace("tool.call.started", calling.fill(jsonable(kwargs) if kwargs else {}))
+        calling, completed = events.tool or events.tool_call(name, store)
+        started = ctx.trace(
+            "tool.call.started", Filled(calling, jsonable(kwargs)) if kwargs else calling.empty
+        )
         try:
             result = fn(**kwargs)
         except Exception as exc:
@@ -182,7 +185,7 @@ class Action(_Bound):
             return self._outcome(ctx, result)
         ctx.trace(
             "tool.call.completed",
-            completed.fill(None if result is None else jsonable(result)),
+            completed.empty if result is None else Filled(completed, jsonable(result)),
             started,
         )
         return self._outcome(ctx, result)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import PrivateAttr
 
 from jdsl.errors import BehaviorCheckError, BindingError, ValidationError
-from jdsl.trace.canonical import JsonText
+from jdsl.trace.shared import PayloadTemplate
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node
 from jdsl.tree.blackboard import Blackboard
@@ -259,10 +259,7 @@ class Root(Node):
         ctx.node_names = memo.names()
         if ctx.tracing:
             ctx.node_events = memo.node_events(ctx)
-            ctx.trace("episode.started", {
-                "skill": self.name, "inputs": jsonable(inputs), "model_id": self.model_id,
-                "ir": memo.ir(),
-            })  # fmt: skip
+            ctx.trace("episode.started", memo.started().fill(jsonable(inputs)))
         try:
             _check_needed(needed, bindings)
             report = memo.report()
@@ -345,10 +342,10 @@ class _RunMemo:
     __slots__ = (
         "_events",
         "_inputs",
-        "_ir",
         "_names",
         "_report",
         "_root",
+        "_started",
         "bindings",
         "held",
         "key",
@@ -360,7 +357,7 @@ class _RunMemo:
         self._root, self.bindings, self._inputs = root, bindings, tuple(inputs)
         self.key, self.held = key, held  # held: keeps the ids in ``key`` theirs
         self._report: CheckReport | None = None
-        self._ir: JsonText | None = None
+        self._started: PayloadTemplate | None = None
         self._names: dict[int, tuple[str | None, str]] | None = None
         self._events: dict[int, NodeEvents] | None = None
 
@@ -383,12 +380,14 @@ class _RunMemo:
             self._events = {id(n): ctx.events_of(n) for n in self.held[0]}
         return self._events.copy()
 
-    def ir(self) -> JsonText:
-        """The root's IR (:meth:`Node.to_ir`) as canonical JSON text, shared by the runs:
-        sinks write the text as it is and parse a copy where they keep data."""
-        if self._ir is None:
-            self._ir = JsonText.of(self._root.to_ir())
-        return self._ir
+    def started(self) -> PayloadTemplate:
+        """The ``episode.started`` payload but its ``inputs``: the skill, the model id and
+        the root's IR (:meth:`Node.to_ir`), encoded once for the runs."""
+        if self._started is None:
+            root = self._root
+            fixed = {"skill": root.name, "model_id": root.model_id, "ir": root.to_ir()}
+            self._started = PayloadTemplate(fixed, "inputs")
+        return self._started
 
 
 def _check_needed(needed: list[tuple[str, str]], bindings: Bindings) -> None:
