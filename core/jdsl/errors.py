@@ -3,6 +3,7 @@
 The tree (DESIGN.md §9)::
 
     JdslError
+    ├── AuthoringError           a Python authoring builder given a bad argument (also TypeError)
     ├── BehaviorSyntaxError      behavior text that does not parse (line, col, hint)
     ├── BindingError             a tool / predicate / model name with no binding, or bound twice
     ├── RefError                 a ref whose key or path is not on the blackboard
@@ -34,6 +35,7 @@ from typing import Any, Final
 
 __all__ = [
     "AuthenticationError",
+    "AuthoringError",
     "BadRequest",
     "BehaviorCheckError",
     "BehaviorSyntaxError",
@@ -58,6 +60,24 @@ __all__ = [
 
 class JdslError(Exception):
     """Base class of every error jdsl raises."""
+
+
+class AuthoringError(JdslError, TypeError):
+    """A Python authoring builder (``act``, ``seq``, ``store``, ``>>``, ``root(...).do``, ...)
+    given an argument it cannot take: the wrong type, an empty name, a second child.
+
+    Raised when the tree is built, not when it runs. Subclasses ``TypeError`` too, so
+    ``except TypeError`` around authoring code keeps working.
+
+    Attributes:
+        builder: the builder at fault, e.g. ``"act"``, ``"Root.do"``.
+        argument: the argument at fault, e.g. ``"fn"``, ``"key"``.
+    """
+
+    def __init__(self, message: str, *, builder: str, argument: str = "") -> None:
+        self.builder = builder
+        self.argument = argument
+        super().__init__(message)
 
 
 class BehaviorSyntaxError(JdslError):

@@ -8,9 +8,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 from pydantic import PrivateAttr
 
-from jdsl.errors import BehaviorCheckError, BindingError, ValidationError
+from jdsl.errors import (
+    AuthoringError,
+    BehaviorCheckError,
+    BindingError,
+    ValidationError,
+    preview,
+)
 from jdsl.trace.values import jsonable
-from jdsl.tree.base import Node
+from jdsl.tree.base import Node, name_argument
 from jdsl.tree.blackboard import Blackboard
 from jdsl.tree.check import CheckReport, check_tree
 from jdsl.tree.context import Bindings, RunContext, check_model, unbound_error
@@ -99,20 +105,37 @@ class Root(Node):
 
     # -- building ------------------------------------------------------------------------------
     def model(self, model_id: str) -> Root:
-        """Set the model id; returns the root."""
-        self.model_id = model_id
+        """Set the model id; returns the root.
+
+        Raises:
+            AuthoringError: ``model_id`` is not a non-empty str.
+        """
+        self.model_id = name_argument(
+            model_id, "Root.model", "model_id", "a model id, a non-empty str"
+        )
         return self
 
     def do(self, child: Node) -> Root:
         """Set the child and collect its callables into the bindings; returns the root.
 
         Raises:
-            TypeError: ``child`` is not a node.
+            AuthoringError: ``child`` is not a node (or is a root), or the root has a child.
             BindingError: one name bound to two different callables.
         """
         if not isinstance(child, Node) or isinstance(child, Root):
-            raise TypeError(
-                f"Root.do() takes one node such as seq(...), got {type(child).__name__}"
+            what = "a root" if isinstance(child, Root) else preview(child)
+            raise AuthoringError(
+                f"Root.do() takes one node such as seq(...), got {what}; put several "
+                "children in seq(...) and wrap a plain value in a node",
+                builder="Root.do",
+                argument="child",
+            )
+        if self.child is not None:
+            raise AuthoringError(
+                f"root {self.name!r} already has a child ({self.child.label}); call .do() "
+                "once, with seq(...) around several children",
+                builder="Root.do",
+                argument="child",
             )
         collect_callables(child, self._bindings)
         self.child = child  # type: ignore[assignment]
