@@ -37,7 +37,13 @@ from jdsl.trace.events import (
 )
 from jdsl.trace.jsonl import JsonlTraceSink
 from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
-from jdsl.trace.reader import TraceFormatError, blob_dir_for, iter_episodes, iter_events
+from jdsl.trace.reader import (
+    MissingTraceFile,
+    TraceFormatError,
+    blob_dir_for,
+    iter_episodes,
+    iter_events,
+)
 from jdsl.trace.redact import Redactor
 from jdsl.trace.sinks import (
     BaseTraceSink,
@@ -79,6 +85,7 @@ __all__ = [
     "ToolInvocation",
     "Trace",
     "TraceEvent",
+    "MissingTraceFile",
     "TraceFormatError",
     "TraceSink",
     "blob_dir_for",
