@@ -301,3 +301,32 @@ def test_show_escapes_control_characters_and_keeps_text_readable(runner, tmp_pat
     )
     assert "\\x1b]0;pwned\\x07" in result.output
     assert 'lookup({"q": "ünï"})' in result.output
+
+
+def test_run_prints_the_blackboard_redacted_as_traces_are(runner, project) -> None:
+    (project / "secret.behavior").write_text("root secret\n  act settings() -> config\n")
+    (project / "tools.py").write_text(
+        "def settings():\n"
+        "    return {'api_key': 'plain-value-1', 'password': 'hunter2', 'region': 'eu',\n"
+        "            'note': 'use sk-abcdefghijklmnopqrstuvwx1234 here'}\n\n"
+        "TOOLS = [settings]\n"
+    )
+    result = runner.invoke(app, ["run", "secret.behavior", "--tools", "tools:TOOLS"])
+    assert result.exit_code == 0, result.output
+    for secret in ("plain-value-1", "hunter2", "sk-abcdefghijklmnopqrstuvwx1234"):
+        assert secret not in result.output
+    board = json.loads(result.stdout.split("\n", 1)[1])
+    assert board["config"]["region"] == "eu" and board["config"]["api_key"] == "«redacted»"
+    assert board["config"]["note"] == "use «redacted» here"
+
+
+def test_run_prints_a_raised_error_redacted(runner, project) -> None:
+    (project / "secret.behavior").write_text("root secret\n  act settings() -> config\n")
+    (project / "tools.py").write_text(
+        "def settings():\n"
+        "    raise ValueError('key sk-abcdefghijklmnopqrstuvwx1234 refused')\n\n"
+        "TOOLS = [settings]\n"
+    )
+    result = runner.invoke(app, ["run", "secret.behavior", "--tools", "tools:TOOLS"])
+    assert result.exit_code == 1 and "key «redacted» refused" in result.output, result.output
+    assert "sk-abcdefghijklmnopqrstuvwx1234" not in result.output
