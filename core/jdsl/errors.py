@@ -15,6 +15,7 @@ The tree (DESIGN.md §9)::
     ├── PermissionDenied         the sandbox refused a file, command, origin, server or skill
     ├── ToolError                a tool call that cannot be made (bad arguments, bad result)
     ├── MissingDependencyError   an optional dependency (an extra) is not installed
+    ├── MissingDirectoryError    an output path whose directory does not exist (also FileNotFoundError)
     └── ProviderError            a model provider failed
         ├── AuthenticationError
         ├── RateLimitError       (retry_after_s)
@@ -43,6 +44,7 @@ __all__ = [
     "ContextWindowExceeded",
     "JdslError",
     "MissingDependencyError",
+    "MissingDirectoryError",
     "ModelOutputError",
     "PackageError",
     "PermissionDenied",
@@ -257,6 +259,39 @@ class MissingDependencyError(JdslError, ImportError):
         super().__init__(
             f"{package!r} is not installed; install it with: pip install 'jdsl[{extra}]'"
         )
+
+
+class MissingDirectoryError(JdslError, FileNotFoundError):
+    """An output path (``-o``, ``--out``, ``--trace``) whose directory does not exist.
+
+    The command line writes where it is told and creates no directories on the way, so a typo
+    in the path writes nothing. Subclasses ``FileNotFoundError`` too.
+
+    Attributes:
+        path: the output path given.
+        directory: its parent, which does not exist.
+        option: the flag that gave the path, e.g. ``"-o"``.
+    """
+
+    def __init__(self, path: str, directory: str, *, option: str) -> None:
+        self.path = path
+        self.directory = directory
+        self.option = option
+        super().__init__(
+            f"{option} {path}: the directory {directory} does not exist; create it first "
+            f"(mkdir -p {directory}) or pass a path in an existing directory"
+        )
+        self.filename = path
+
+    def __str__(self) -> str:  # OSError would print "[Errno None] None: path"
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_missing_directory, (self.path, self.directory, self.option))
+
+
+def _missing_directory(path: str, directory: str, option: str) -> MissingDirectoryError:
+    return MissingDirectoryError(path, directory, option=option)
 
 
 class ProviderError(JdslError):

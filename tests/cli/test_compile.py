@@ -17,6 +17,7 @@ def _compile(runner, *args: object):
 
 def test_a_good_trace_compiles_to_exactly_the_named_file(runner, traces, tmp_path) -> None:
     out = tmp_path / "pkgs" / "cancel.zip"
+    out.parent.mkdir()
     result = _compile(runner, traces(3), "-o", out)
     assert result.exit_code == 0, result.output
     assert f"package: {out}" in result.output

@@ -20,7 +20,7 @@ from typing import Any
 import typer
 
 from jdsl.commands.inputs import parse_inputs, read_tools
-from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail
+from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, require_parent
 from jdsl.ir.nodes import walk_ir
 from jdsl.trace import FanoutSink, JsonlTraceSink, Redactor, TraceSink, jsonable
 
@@ -119,6 +119,8 @@ def run_command(
 
     refuse_package(behavior, "jdsl run")
     refuse_trace(behavior, "jdsl run")
+    if trace is not None:
+        require_parent(trace, "--trace")
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
     tree = parse_behavior(behavior.read_text(encoding="utf-8"), name=behavior.stem)
