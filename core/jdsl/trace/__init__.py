@@ -35,7 +35,7 @@ from jdsl.trace.events import (
     TraceEvent,
     canonical_json,
 )
-from jdsl.trace.jsonl import JsonlTraceSink
+from jdsl.trace.jsonl import JsonlTraceSink, TracePathError
 from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
 from jdsl.trace.reader import (
     MissingTraceFile,
@@ -87,6 +87,7 @@ __all__ = [
     "TraceEvent",
     "MissingTraceFile",
     "TraceFormatError",
+    "TracePathError",
     "TraceSink",
     "blob_dir_for",
     "canonical_json",
