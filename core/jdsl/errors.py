@@ -7,6 +7,7 @@ The tree (DESIGN.md §9)::
     ├── BehaviorSyntaxError      behavior text that does not parse (line, col, hint)
     ├── BindingError             a tool / predicate / model name with no binding, or bound twice
     ├── RefError                 a ref whose key or path is not on the blackboard
+    ├── RunArgumentError         a run argument it cannot take, e.g. episode_id="" (also ValueError)
     ├── SignatureError           a malformed "a, b -> c: int" signature
     ├── ModelOutputError         model output that cannot be parsed or validated
     ├── ValidationError          Behavior IR that breaks a structural rule
@@ -52,6 +53,7 @@ __all__ = [
     "ProviderTimeout",
     "RateLimitError",
     "RefError",
+    "RunArgumentError",
     "ServerError",
     "SignatureError",
     "ToolError",
@@ -144,6 +146,19 @@ class RefError(JdslError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.message
+
+
+class RunArgumentError(JdslError, ValueError):
+    """An argument a run cannot take (``Root.run``, :class:`~jdsl.tree.RunContext`): an
+    ``episode_id`` or ``capture_id`` that is empty or not a str. Raised before the run starts.
+
+    Attributes:
+        argument: the argument at fault, e.g. ``"episode_id"``.
+    """
+
+    def __init__(self, message: str, *, argument: str) -> None:
+        self.argument = argument
+        super().__init__(message)
 
 
 class SignatureError(JdslError, ValueError):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from jdsl.errors import BindingError, RefError
+from jdsl.errors import BindingError, RefError, RunArgumentError, preview
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
@@ -118,6 +118,22 @@ class Bindings:
         return Bindings(dict(self.tools), dict(self.predicates))
 
 
+def _trace_id(value: Any, argument: str) -> str:
+    """``value``, a non-blank str.
+
+    Raises:
+        RunArgumentError: ``value`` is not a str, or is empty or only spaces.
+    """
+    if isinstance(value, str) and value.strip():
+        return value
+    example, fix = (("'ep_order_17'", "leave it out (None) for a fresh one")
+                    if argument == "episode_id" else ("'cap_local'", "leave it out for that one"))
+    raise RunArgumentError(
+        f"{argument} must be a non-blank str such as {example}, got {preview(value)}; {fix}",
+        argument=argument,
+    )
+
+
 class RunContext:
     """The state of one run, passed to every ``tick``.
 
@@ -129,8 +145,8 @@ class RunContext:
         state: per-run scratch for stateful nodes (oneshot).
         bindings: the tools and predicates bound by name.
         trace_sink: where events go; None disables tracing (and costs nothing).
-        capture_id, episode_id: the trace coordinates; ``episode_id`` None gives a fresh
-            unique id (``ep_<12 hex>``, :func:`jdsl.trace.new_episode_id`).
+        capture_id, episode_id: the trace coordinates, non-blank strs; ``episode_id`` None
+            gives a fresh unique id (``ep_<12 hex>``, :func:`jdsl.trace.new_episode_id`).
         services: what flows and tools share (sandbox, registries), or None.
         clock: monotonic seconds, injectable so timeouts are testable without sleeping.
         cancel: a cancellation token (anything with ``cancelled``), or None.
@@ -181,8 +197,10 @@ class RunContext:
         self.state: dict[Any, Any] = state if state is not None else {}
         self.bindings = bindings if bindings is not None else Bindings()
         self.trace_sink = trace_sink
-        self.capture_id = capture_id
-        self.episode_id = episode_id = episode_id or new_episode_id()
+        self.capture_id = _trace_id(capture_id, "capture_id")
+        self.episode_id = episode_id = (
+            new_episode_id() if episode_id is None else _trace_id(episode_id, "episode_id")
+        )
         self.services = services
         self.clock = clock
         self.cancel = cancel

@@ -238,7 +238,8 @@ class Root(Node):
             model: anything with ``converse``; None resolves ``model_id`` through
                 ``jdsl.providers.resolve_model`` when the tree has a model leaf.
             trace_sink: where events go (None: no tracing, no cost).
-            capture_id, episode_id: trace coordinates; ``episode_id`` None (the default) gives
+            capture_id, episode_id: trace coordinates, non-blank strs (else
+                :class:`~jdsl.errors.RunArgumentError`); ``episode_id`` None (the default) gives
                 each run a fresh unique id (``ep_<12 hex>``), so runs into one sink stay
                 separate episodes. Pass your own to name runs (reusing one is an error-prone
                 choice: readers split such runs into ``<id>#2``...).
