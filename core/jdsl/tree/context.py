@@ -126,8 +126,11 @@ def _trace_id(value: Any, argument: str) -> str:
     """
     if isinstance(value, str) and value.strip():
         return value
-    example, fix = (("'ep_order_17'", "leave it out (None) for a fresh one")
-                    if argument == "episode_id" else ("'cap_local'", "leave it out for that one"))
+    example, fix = (
+        ("'ep_order_17'", "leave it out (None) for a fresh one")
+        if argument == "episode_id"
+        else ("'cap_local'", "leave it out for that one")
+    )
     raise RunArgumentError(
         f"{argument} must be a non-blank str such as {example}, got {preview(value)}; {fix}",
         argument=argument,
