@@ -222,6 +222,7 @@ def test_show_and_export_otel_refuse_an_empty_trace(runner, project) -> None:
     (project / "empty.jsonl").write_text("")
     shown = runner.invoke(app, ["show", "empty.jsonl"])
     assert shown.exit_code == 1 and "holds no episodes" in shown.output
+    assert "also takes a .jdsl package file" in shown.output and "directory" not in shown.output
     exported = runner.invoke(app, ["export", "otel", "empty.jsonl", "--out", "e.otlp.json"])
     assert exported.exit_code == 1 and "holds no episodes" in exported.output
     assert not (project / "e.otlp.json").exists()

@@ -172,3 +172,15 @@ def test_a_missing_trace_path_is_named(tmp_path) -> None:
     for source in (tmp_path / "missing.jsonl", [str(tmp_path / "missing.jsonl")]):
         with pytest.raises(MissingTraceFile, match=r"no trace file at .*missing\.jsonl"):
             compile_behavior(source, name="x")
+
+
+def test_successful_episodes_without_a_completed_call_name_the_problem() -> None:
+    events = [
+        {"kind": "episode.started", "sequence": 0, "payload": {"skill": "s", "inputs": {}}},
+        {"kind": "episode.finished", "sequence": 1, "payload": {"status": "success"}},
+    ]
+    episodes = [{"episode_id": f"ep{i}", "events": events} for i in range(2)]
+    with pytest.raises(
+        CompileError, match=r"successful episode\(s\) \(ep0, ep1\) complete no tool"
+    ):
+        compile_behavior(episodes, name="x")

@@ -124,7 +124,7 @@ def _show_trace(path: Path, episode_id: str | None, compile_preview: bool) -> No
         raise cli_fail(
             f"{path} holds no episodes",
             "pass a trace recorded by `jdsl run` or converted by `jdsl import` "
-            "(a package is a .jdsl directory, behavior text a .behavior file)",
+            "(`jdsl show` also takes a .jdsl package file and a .behavior text file)",
         )
     if episode_id is not None:
         chosen = [e for e in episodes if e.episode_id == episode_id]
