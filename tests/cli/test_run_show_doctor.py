@@ -331,3 +331,40 @@ def test_run_prints_a_raised_error_redacted(runner, project) -> None:
     result = runner.invoke(app, ["run", "secret.behavior", "--tools", "tools:TOOLS"])
     assert result.exit_code == 1 and "key «redacted» refused" in result.output, result.output
     assert "sk-abcdefghijklmnopqrstuvwx1234" not in result.output
+
+
+def test_show_escapes_control_characters_in_the_header_and_table_too(runner, tmp_path) -> None:
+    """Episode id, skill, status and the error line come from the trace as much as values do."""
+    from jdsl import act, root
+    from jdsl.trace import JsonlTraceSink
+
+    def lookup() -> None:
+        raise ValueError("bad\x1b[2J")
+
+    path = tmp_path / "t.jsonl"
+    with JsonlTraceSink(path) as sink:
+        root("skill\x1b]0;pwned\x07").do(act(lookup)).run(
+            trace_sink=sink, episode_id="ep\x1b[2J\u202e", raise_errors=False
+        )
+    result = runner.invoke(app, ["show", str(path)])
+    assert result.exit_code == 0, result.output
+    assert not {"\x1b", "\x07", "\u202e"} & set(result.output), result.output
+    assert "episode ep\\x1b[2J\\u202e  skill=skill\\x1b]0;pwned\\x07" in result.output
+    assert "error: ValueError: bad\\x1b[2J" in result.output
+    assert result.output.splitlines()[1].startswith("ep\\x1b[2J\\u202e ")
+    missing = runner.invoke(app, ["show", str(path), "--episode", "nope"])
+    assert "pass one of: ep\\x1b[2J\\u202e" in missing.output and "\x1b" not in missing.output
+
+
+def test_a_package_summary_escapes_its_manifest_fields(runner, traces, tmp_path) -> None:
+    from jdsl.commands.show import package_summary
+    from jdsl.package import load_package
+
+    package = tmp_path / "p.jdsl"
+    assert runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)]).exit_code == 0
+    pkg = load_package(package)
+    pkg.manifest["name"] = "cancel\x1b[2J"  # cached: what a hostile manifest would say
+    pkg.manifest["task_family"] = "fam\x07"
+    text = package_summary(pkg)
+    assert "\x1b" not in text and "\x07" not in text
+    assert text.startswith("cancel\\x1b[2J ") and "task family   fam\\x07" in text
