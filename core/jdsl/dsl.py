@@ -116,7 +116,7 @@ def ref(path: str) -> Ref:
     return Ref(path)
 
 
-def _node(value: Any, where: str) -> Any:
+def _node(value: Any, builder: str, argument: str = "child") -> Any:
     """Check a combinator argument is a node (typed Any: the node union is pydantic's).
 
     Raises:
@@ -126,10 +126,10 @@ def _node(value: Any, where: str) -> Any:
         fix = ("a root is only ever the outermost node" if isinstance(value, Root)
                else "wrap a callable in act(...)")  # fmt: skip
         raise AuthoringError(
-            f"{where}() takes nodes such as act(...) or seq(...), got "
+            f"{builder}(): {argument} must be a node such as act(...) or seq(...), got "
             f"{'a root' if isinstance(value, Root) else preview(value)}; {fix}",
-            builder=where.split()[0],
-            argument=where.split()[-1] if " " in where else "child",
+            builder=builder,
+            argument=argument,
         )
     return value
 
@@ -229,13 +229,13 @@ def store(node: Action, key: str) -> Action:
 @_typed
 def seq(*children: Node, context: str | None = None, id: str | None = None) -> Sequence:
     """Behavior-tree AND: children in order until one fails."""
-    return Sequence(children=[_node(c, "seq") for c in children], context=context, id=id)
+    return Sequence(children=[_node(c, "seq", "children[]") for c in children], context=context, id=id)
 
 
 @_typed
 def sel(*children: Node, context: str | None = None, id: str | None = None) -> Selector:
     """Behavior-tree OR: the first child that succeeds wins."""
-    return Selector(children=[_node(c, "sel") for c in children], context=context, id=id)
+    return Selector(children=[_node(c, "sel", "children[]") for c in children], context=context, id=id)
 
 
 @_typed
@@ -439,7 +439,7 @@ def repeat(
     """Do-while: up to ``max`` passes; stop with SUCCESS when ``until`` succeeds."""
     return Repeat(
         child=_node(child, "repeat"),
-        until=None if until is None else _node(until, "repeat until"),
+        until=None if until is None else _node(until, "repeat", "until"),
         max=max,
         context=context,
         id=id,

@@ -13,9 +13,11 @@ from jdsl import (
     act,
     check,
     guard_call,
+    invert,
     predict,
     react,
     ref,
+    repeat,
     root,
     sel,
     seq,
@@ -217,8 +219,10 @@ def _built(make: Any) -> AuthoringError:
         (lambda: root("x").do(42), "Root.do", r"takes one node such as seq\(...\), got 42"),
         (lambda: root("x").do(root("y")), "Root.do", r"got a root"),
         (lambda: root("x").do(act(lookup)).do(act(lookup)), "Root.do", r"already has a child"),
-        (lambda: seq(42), "seq", r"seq\(\) takes nodes .*got 42; wrap a callable in act"),
-        (lambda: sel(act(lookup), "x"), "sel", r"sel\(\) takes nodes"),
+        (lambda: seq(42), "seq", r"seq\(\): children\[\] must be a node .*got 42; wrap a callable"),
+        (lambda: sel(act(lookup), "x"), "sel", r"sel\(\): children\[\] must be a node"),
+        (lambda: repeat(act(lookup), until=5), "repeat", r"repeat\(\): until must be a node"),
+        (lambda: invert(None), "invert", r"invert\(\): child must be a node .*got None"),
         (lambda: seq(root("y")), "seq", r"got a root; a root is only ever the outermost"),
         (lambda: react("q -> a", tools=5), "react", r"tools must be a list"),
         (lambda: react("q -> a", tools="lookup"), "react", r"tools must be a list"),
@@ -227,6 +231,10 @@ def _built(make: Any) -> AuthoringError:
         (lambda: predict("q -> a", examples=[5]), "predict", r"examples\[\] must be a mapping"),
         (lambda: predict("q -> a", input_sources=5), "predict", r"input_sources must be a map"),
         (lambda: check(5, 1), "check", r"key must be a blackboard key"),
+        (lambda: root("x").bind(tools=5), "bind", r"tools must be a \{name: callable\} mapping"),
+        (lambda: root("x").bind(tools=[5]), "bind", r"tools: 5 is not callable"),
+        (lambda: root("x").bind(predicates={1: lookup}), "bind", r"name must be a non-empty"),
+        (lambda: root("x").do(act(lookup)).run(tools="lookup"), "bind", r"tools must be a"),
         (lambda: check("k"), "check", r"needs the value to compare with"),
         (lambda: act(lookup, 1, 2, 3), "lookup", r"arguments do not fit lookup"),
     ],
@@ -245,3 +253,12 @@ def test_a_well_formed_tree_still_builds_and_runs_without_serializer_warnings(
     tree = root("x").model("m").do(seq(store(act(lookup, email="a"), "c"), act(lookup) >> "d"))
     tree.run(trace_sink=ListTraceSink(), tools={"lookup": lambda email="b": email})
     assert [str(w.message) for w in recwarn.list if "serializ" in str(w.message)] == []
+
+
+def test_a_tool_name_that_is_not_a_str_is_a_tool_error() -> None:
+    from jdsl import tool
+    from jdsl.errors import ToolError
+
+    with pytest.raises(ToolError, match="tool name 5 is not a valid host name") as info:
+        tool(lookup, name=5)  # type: ignore[arg-type]
+    assert info.value.code == "INVALID_NAME"

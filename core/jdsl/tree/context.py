@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from jdsl.errors import BindingError, RefError, RunArgumentError, preview
+from jdsl.errors import AuthoringError, BindingError, RefError, RunArgumentError, preview
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
@@ -107,11 +107,40 @@ class Bindings:
         *,
         replace: bool = False,
     ) -> None:
-        """Bind a ``{name: fn}`` mapping or callables named by :func:`tool_name`."""
+        """Bind a ``{name: fn}`` mapping or callables named by :func:`tool_name`.
+
+        Raises:
+            AuthoringError: ``items`` is neither, a name is not a non-empty str, or a value
+                is not callable.
+            BindingError: a lambda in a list, or a name bound twice (see :meth:`add`).
+        """
         if items is None:
             return
-        pairs = items.items() if isinstance(items, Mapping) else ((tool_name(f), f) for f in items)
+        argument = f"{kind}s"
+        if isinstance(items, str) or not isinstance(items, Mapping | Iterable):
+            raise AuthoringError(
+                f"{argument} must be a {{name: callable}} mapping or a list of callables, got "
+                f"{preview(items)}",
+                builder="bind",
+                argument=argument,
+            )
+        pairs = items.items() if isinstance(items, Mapping) else ((None, f) for f in items)
         for name, fn in pairs:
+            if not callable(fn):
+                raise AuthoringError(
+                    f"{argument}: {preview(fn)} is not callable; bind functions (or Tool "
+                    "objects) by name",
+                    builder="bind",
+                    argument=argument,
+                )
+            if name is None:
+                name = tool_name(fn)
+            elif not isinstance(name, str) or not name:
+                raise AuthoringError(
+                    f"{argument}: a name must be a non-empty str, got {preview(name)}",
+                    builder="bind",
+                    argument=argument,
+                )
             self.add(kind, name, fn, replace=replace)
 
     def copy(self) -> Bindings:
