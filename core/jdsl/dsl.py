@@ -153,9 +153,19 @@ def _callable_and_name(
 
 
 def _keyword_args(
-    fn: Callable[..., Any] | None, name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    fn: Callable[..., Any] | None,
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: Mapping[str, Any],
+    builder: str,
 ) -> dict[str, dict[str, Any]]:
-    """Bind positional arguments to parameter names; return ``{name: ref/const spec}``."""
+    """Bind positional arguments to parameter names; return ``{name: ref/const spec}``.
+
+    Raises:
+        BindingError: positional arguments for a callable given by name.
+        AuthoringError: arguments that do not fit the callable's parameters (``builder``
+            is ``"act"`` or ``"guard_call"``).
+    """
     if args:
         if fn is None:
             raise BindingError(
@@ -170,7 +180,7 @@ def _keyword_args(
         except TypeError as exc:
             raise AuthoringError(
                 f"arguments do not fit {name}{signature}: {exc}; pass what its parameters take",
-                builder=name,
+                builder=builder,
                 argument="args",
             ) from None
         named: dict[str, Any] = {}
@@ -179,7 +189,7 @@ def _keyword_args(
             if kind is inspect.Parameter.VAR_POSITIONAL:
                 raise AuthoringError(
                     f"{name}: positional arguments cannot fill *{pname}; use keywords",
-                    builder=name,
+                    builder=builder,
                     argument=pname,
                 )
             if kind is inspect.Parameter.VAR_KEYWORD:
@@ -203,9 +213,14 @@ def act(
         id: the node's author id.
 
     Store the result with ``store(act(...), "key")`` or ``act(...) >> "key"``.
+
+    Raises:
+        AuthoringError: ``fn`` is neither a callable nor a non-empty name, or the arguments
+            do not fit its parameters.
+        ValidationError: ``id`` is not a str.
     """
     callable_, name = _callable_and_name(fn, "act", "fn")
-    node = Action(tool=name, args=_keyword_args(callable_, name, args, kwargs), id=id)
+    node = Action(tool=name, args=_keyword_args(callable_, name, args, kwargs, "act"), id=id)
     node._fn = callable_
     return node
 
@@ -229,13 +244,15 @@ def store(node: Action, key: str) -> Action:
 @_typed
 def seq(*children: Node, context: str | None = None, id: str | None = None) -> Sequence:
     """Behavior-tree AND: children in order until one fails."""
-    return Sequence(children=[_node(c, "seq", "children[]") for c in children], context=context, id=id)
+    nodes = [_node(c, "seq", "children[]") for c in children]
+    return Sequence(children=nodes, context=context, id=id)
 
 
 @_typed
 def sel(*children: Node, context: str | None = None, id: str | None = None) -> Selector:
     """Behavior-tree OR: the first child that succeeds wins."""
-    return Selector(children=[_node(c, "sel", "children[]") for c in children], context=context, id=id)
+    nodes = [_node(c, "sel", "children[]") for c in children]
+    return Selector(children=nodes, context=context, id=id)
 
 
 @_typed
@@ -421,7 +438,10 @@ def guard_call(
     """SUCCESS iff the trusted ``predicate`` returns truthy for the resolved arguments."""
     callable_, name = _callable_and_name(predicate, "guard_call", "predicate")
     node = GuardCall(
-        predicate=name, args=_keyword_args(callable_, name, args, kwargs), context=context, id=id
+        predicate=name,
+        args=_keyword_args(callable_, name, args, kwargs, "guard_call"),
+        context=context,
+        id=id,
     )
     node._fn = callable_
     return node

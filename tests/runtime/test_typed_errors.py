@@ -236,7 +236,7 @@ def _built(make: Any) -> AuthoringError:
         (lambda: root("x").bind(predicates={1: lookup}), "bind", r"name must be a non-empty"),
         (lambda: root("x").do(act(lookup)).run(tools="lookup"), "bind", r"tools must be a"),
         (lambda: check("k"), "check", r"needs the value to compare with"),
-        (lambda: act(lookup, 1, 2, 3), "lookup", r"arguments do not fit lookup"),
+        (lambda: act(lookup, 1, 2, 3), "act", r"arguments do not fit lookup"),
     ],
 )
 def test_a_bad_authoring_argument_is_an_authoring_error_at_build_time(

@@ -154,6 +154,8 @@ class Root(Node):
         Raises:
             BindingError: a name already bound to a different callable (unless ``replace``),
                 or a lambda in a list (it has no name).
+            AuthoringError: ``tools`` / ``predicates`` is not a mapping or a list of
+                callables, or holds a value that is not callable.
         """
         self._bindings.update("tool", tools, replace=replace)
         self._bindings.update("predicate", predicates, replace=replace)
