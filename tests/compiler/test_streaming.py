@@ -167,10 +167,10 @@ def test_a_source_of_the_wrong_form_is_a_compile_input_error(source, says) -> No
 
 
 def test_a_missing_trace_path_is_named(tmp_path) -> None:
-    from jdsl.trace import MissingTraceFile
+    from jdsl.trace import TraceNotFoundError
 
     for source in (tmp_path / "missing.jsonl", [str(tmp_path / "missing.jsonl")]):
-        with pytest.raises(MissingTraceFile, match=r"no trace file at .*missing\.jsonl"):
+        with pytest.raises(TraceNotFoundError, match=r"no trace file at .*missing\.jsonl"):
             compile_behavior(source, name="x")
 
 

@@ -234,7 +234,7 @@ def compile_behavior(
         CompileError: an episode's hash chain is broken (an edited, dropped or reordered
             event), or no episode succeeded.
         CompileInputError: ``episodes`` is none of the forms above (a ``TypeError`` too).
-        MissingTraceFile: a trace path that does not exist (a ``FileNotFoundError`` too).
+        TraceNotFoundError: a trace path that does not exist (a ``FileNotFoundError`` too).
 
     Example:
         >>> from jdsl.trace import read_events                      # doctest: +SKIP

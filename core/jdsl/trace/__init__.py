@@ -38,8 +38,8 @@ from jdsl.trace.events import (
 from jdsl.trace.jsonl import JsonlTraceSink, TracePathError
 from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
 from jdsl.trace.reader import (
-    MissingTraceFile,
     TraceFormatError,
+    TraceNotFoundError,
     blob_dir_for,
     iter_episodes,
     iter_events,
@@ -85,8 +85,8 @@ __all__ = [
     "ToolInvocation",
     "Trace",
     "TraceEvent",
-    "MissingTraceFile",
     "TraceFormatError",
+    "TraceNotFoundError",
     "TracePathError",
     "TraceSink",
     "blob_dir_for",

@@ -30,8 +30,8 @@ from jdsl.trace.episodes import Episode, EpisodeSegmenter, part_id
 from jdsl.trace.events import RUNTIME_SOURCE, EventSource, TraceEvent
 
 __all__ = [
-    "MissingTraceFile",
     "TraceFormatError",
+    "TraceNotFoundError",
     "blob_dir_for",
     "iter_episodes",
     "iter_events",
@@ -61,7 +61,7 @@ def _rebuild(message: str, path: str, line: int) -> TraceFormatError:
     return TraceFormatError(message, path=path, line=line)
 
 
-class MissingTraceFile(JdslError, FileNotFoundError):
+class TraceNotFoundError(JdslError, FileNotFoundError):
     """A trace path that does not exist.
 
     Subclasses ``FileNotFoundError`` too, so ``except FileNotFoundError`` keeps working.
@@ -84,19 +84,19 @@ class MissingTraceFile(JdslError, FileNotFoundError):
 
     def __reduce__(self) -> tuple[object, ...]:
         """Pickle with the path (the error crosses to a Dask client intact)."""
-        return (MissingTraceFile, (self.path,))
+        return (TraceNotFoundError, (self.path,))
 
 
 def _stat(path: Path) -> os.stat_result:
     """``path.stat()``.
 
     Raises:
-        MissingTraceFile: nothing is at ``path``.
+        TraceNotFoundError: nothing is at ``path``.
     """
     try:
         return path.stat()
     except FileNotFoundError:
-        raise MissingTraceFile(str(path)) from None
+        raise TraceNotFoundError(str(path)) from None
 
 
 def blob_dir_for(path: str | os.PathLike[str]) -> Path:
@@ -116,7 +116,7 @@ def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterato
 
     Raises:
         TraceFormatError: a bad line (``strict=True``); a directory or a device (``line`` 0).
-        MissingTraceFile: ``path`` does not exist (a ``FileNotFoundError``).
+        TraceNotFoundError: ``path`` does not exist (a ``FileNotFoundError``).
     """
     mode = _stat(Path(path)).st_mode
     _refuse_directory(Path(path), mode)
@@ -146,7 +146,7 @@ def iter_episodes(
     Raises:
         TraceFormatError: a bad line (``strict=True``); a path that is a pipe or a device
             (``line`` 0; two passes need a regular file).
-        MissingTraceFile: a path that does not exist (a ``FileNotFoundError``).
+        TraceNotFoundError: a path that does not exist (a ``FileNotFoundError``).
     """
     for path in [paths] if isinstance(paths, str | os.PathLike) else paths:
         yield from _file_episodes(Path(path), strict)
