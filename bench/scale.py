@@ -247,17 +247,27 @@ def _simulation_rows(n: int, f: dict[str, Any]) -> list[Row]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Worker entry: ``--compile PATHS`` or ``--dask PATHS --simulate N``; prints JSON."""
+    """Worker entry: ``--compile PATHS`` or ``--dask PATHS --simulate N``; prints JSON.
+
+    Shards to pass are written by :func:`write_shards`. A jdsl error (a missing or bad trace
+    file, no successful episode) or an OSError prints one ``error:`` line and exits 2, as a usage error.
+    """
+    from jdsl.errors import JdslError
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compile", action="store_true")
     parser.add_argument("--dask", action="store_true")
     parser.add_argument("--simulate", type=int, default=0)
     parser.add_argument("paths", type=Path, nargs="+")
     args = parser.parse_args(argv)
-    if args.compile:
-        print(json.dumps(compile_worker(args.paths)))
-    else:
-        print(json.dumps(dask_worker(args.paths, args.simulate)))
+    try:
+        if args.compile:
+            print(json.dumps(compile_worker(args.paths)))
+        else:
+            print(json.dumps(dask_worker(args.paths, args.simulate)))
+    except (JdslError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

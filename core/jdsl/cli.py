@@ -51,7 +51,7 @@ from jdsl.compiler.families import GroupBy
 from jdsl.compiler.stream import normalize_stream
 from jdsl.demo.cli import demo_command
 from jdsl.errors import PackageError
-from jdsl.importers.cli import cli_errors, cli_fail, import_app
+from jdsl.importers.cli import cli_errors, cli_fail, import_app, require_parent
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, input_types, load_package
 from jdsl.trace import iter_episodes
 
@@ -173,6 +173,7 @@ def compile_command(
     for path in traces:
         refuse_package(path, "jdsl compile")
     _refuse_repeats(traces)
+    require_parent(out, "-o")
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
         fix = (

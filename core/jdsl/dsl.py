@@ -24,7 +24,7 @@ from typing import Any, ParamSpec, TypeVar, overload
 
 from pydantic import ValidationError as PydanticValidationError
 
-from jdsl.errors import BindingError, SignatureError, ValidationError, preview
+from jdsl.errors import AuthoringError, BindingError, SignatureError, ValidationError, preview
 from jdsl.interaction.tools import tool, tool_name
 from jdsl.signature import Signature
 from jdsl.tree import (
@@ -44,6 +44,7 @@ from jdsl.tree import (
     Sequence,
     Timeout,
 )
+from jdsl.tree.base import name_argument
 from jdsl.tree.check import CheckReport, check_tree
 
 _NOTHING: Any = object()
@@ -115,11 +116,20 @@ def ref(path: str) -> Ref:
     return Ref(path)
 
 
-def _node(value: Any, where: str) -> Any:
-    """Check a combinator argument is a node (typed Any: the node union is pydantic's)."""
-    if not isinstance(value, Node):
-        raise TypeError(
-            f"{where} takes nodes such as act(...) or seq(...), got {type(value).__name__}"
+def _node(value: Any, builder: str, argument: str = "child") -> Any:
+    """Check a combinator argument is a node (typed Any: the node union is pydantic's).
+
+    Raises:
+        AuthoringError: ``value`` is not a node, or is a root (a root is never a child).
+    """
+    if not isinstance(value, Node) or isinstance(value, Root):
+        fix = ("a root is only ever the outermost node" if isinstance(value, Root)
+               else "wrap a callable in act(...)")  # fmt: skip
+        raise AuthoringError(
+            f"{builder}(): {argument} must be a node such as act(...) or seq(...), got "
+            f"{'a root' if isinstance(value, Root) else preview(value)}; {fix}",
+            builder=builder,
+            argument=argument,
         )
     return value
 
@@ -128,18 +138,34 @@ def _spec(value: Any) -> dict[str, Any]:
     return value.to_spec() if isinstance(value, Ref) else {"const": value}
 
 
-def _callable_and_name(fn: Callable[..., Any] | str) -> tuple[Callable[..., Any] | None, str]:
-    if isinstance(fn, str):
-        return None, fn
-    if not callable(fn):
-        raise TypeError(f"expected a callable or a bound name, got {type(fn).__name__}")
+def _callable_and_name(
+    fn: Callable[..., Any] | str, builder: str, argument: str
+) -> tuple[Callable[..., Any] | None, str]:
+    """``(callable or None, bound name)`` for a callable or a name to bind later.
+
+    Raises:
+        AuthoringError: ``fn`` is neither a callable nor a non-empty str.
+    """
+    if isinstance(fn, str) or not callable(fn):
+        expected = "a callable or the non-empty name (str) of one bound later"
+        return None, name_argument(fn, builder, argument, expected)
     return fn, tool_name(fn)
 
 
 def _keyword_args(
-    fn: Callable[..., Any] | None, name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    fn: Callable[..., Any] | None,
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: Mapping[str, Any],
+    builder: str,
 ) -> dict[str, dict[str, Any]]:
-    """Bind positional arguments to parameter names; return ``{name: ref/const spec}``."""
+    """Bind positional arguments to parameter names; return ``{name: ref/const spec}``.
+
+    Raises:
+        BindingError: positional arguments for a callable given by name.
+        AuthoringError: arguments that do not fit the callable's parameters (``builder``
+            is ``"act"`` or ``"guard_call"``).
+    """
     if args:
         if fn is None:
             raise BindingError(
@@ -152,12 +178,20 @@ def _keyword_args(
         try:
             bound = signature.bind_partial(*args, **kwargs)
         except TypeError as exc:
-            raise TypeError(f"arguments do not fit {name}{signature}: {exc}") from None
+            raise AuthoringError(
+                f"arguments do not fit {name}{signature}: {exc}; pass what its parameters take",
+                builder=builder,
+                argument="args",
+            ) from None
         named: dict[str, Any] = {}
         for pname, value in bound.arguments.items():
             kind = signature.parameters[pname].kind
             if kind is inspect.Parameter.VAR_POSITIONAL:
-                raise TypeError(f"{name}: positional arguments cannot fill *{pname}; use keywords")
+                raise AuthoringError(
+                    f"{name}: positional arguments cannot fill *{pname}; use keywords",
+                    builder=builder,
+                    argument=pname,
+                )
             if kind is inspect.Parameter.VAR_KEYWORD:
                 named.update(value)
             else:
@@ -179,34 +213,46 @@ def act(
         id: the node's author id.
 
     Store the result with ``store(act(...), "key")`` or ``act(...) >> "key"``.
+
+    Raises:
+        AuthoringError: ``fn`` is neither a callable nor a non-empty name, or the arguments
+            do not fit its parameters.
+        ValidationError: ``id`` is not a str.
     """
-    callable_, name = _callable_and_name(fn)
-    node = Action(tool=name, args=_keyword_args(callable_, name, args, kwargs), id=id)
+    callable_, name = _callable_and_name(fn, "act", "fn")
+    node = Action(tool=name, args=_keyword_args(callable_, name, args, kwargs, "act"), id=id)
     node._fn = callable_
     return node
 
 
 def store(node: Action, key: str) -> Action:
-    """Write the action's result under ``key``; returns the same node."""
+    """Write the action's result under ``key``; returns the same node.
+
+    Raises:
+        AuthoringError: ``node`` is not an ``act(...)`` node, or ``key`` is not a non-empty str.
+    """
     if not isinstance(node, Action):
-        raise TypeError(
+        raise AuthoringError(
             f"store() takes an act(...) node, got {type(node).__name__}; a predict or react "
-            "writes the output fields its signature names"
+            "writes the output fields its signature names",
+            builder="store",
+            argument="node",
         )
-    node.store = key
-    return node
+    return node >> key
 
 
 @_typed
 def seq(*children: Node, context: str | None = None, id: str | None = None) -> Sequence:
     """Behavior-tree AND: children in order until one fails."""
-    return Sequence(children=[_node(c, "seq") for c in children], context=context, id=id)
+    nodes = [_node(c, "seq", "children[]") for c in children]
+    return Sequence(children=nodes, context=context, id=id)
 
 
 @_typed
 def sel(*children: Node, context: str | None = None, id: str | None = None) -> Selector:
     """Behavior-tree OR: the first child that succeeds wins."""
-    return Selector(children=[_node(c, "sel") for c in children], context=context, id=id)
+    nodes = [_node(c, "sel", "children[]") for c in children]
+    return Selector(children=nodes, context=context, id=id)
 
 
 @_typed
@@ -227,8 +273,8 @@ def predict(
     return Predict(
         signature=_signature(signature),
         instructions=instructions,
-        examples=[dict(e) for e in examples] if examples is not None else None,
-        input_sources=dict(input_sources) if input_sources is not None else None,
+        examples=None if examples is None else _examples(examples),
+        input_sources=None if input_sources is None else _mapping(input_sources, "input_sources"),
         context=context,
         id=id,
     )
@@ -253,7 +299,14 @@ def react(
         SignatureError: a malformed signature.
     """
     text = _signature(signature)
-    pairs = [_callable_and_name(t) for t in tools]
+    if isinstance(tools, str | Mapping) or not isinstance(tools, Iterable):
+        raise AuthoringError(
+            f"react(): tools must be a list of callables or tool names, got {preview(tools)}; "
+            "write tools=[search] even for one tool",
+            builder="react",
+            argument="tools",
+        )
+    pairs = [_callable_and_name(t, "react", "tools[]") for t in tools]
     node = React(
         signature=text,
         tools=[name for _, name in pairs],
@@ -264,6 +317,37 @@ def react(
     )
     node._fns = {name: fn for fn, name in pairs if fn is not None}
     return node
+
+
+def _mapping(value: Any, argument: str) -> dict[str, Any]:
+    """``dict(value)`` of a mapping.
+
+    Raises:
+        AuthoringError: ``value`` is not a mapping.
+    """
+    if not isinstance(value, Mapping):
+        raise AuthoringError(
+            f"predict(): {argument} must be a mapping (dict), got {preview(value)}",
+            builder="predict",
+            argument=argument,
+        )
+    return dict(value)
+
+
+def _examples(examples: Any) -> list[dict[str, Any]]:
+    """The examples as dicts.
+
+    Raises:
+        AuthoringError: not a list of mappings (one dict of fields per example).
+    """
+    if isinstance(examples, str | Mapping) or not isinstance(examples, Iterable):
+        raise AuthoringError(
+            f"predict(): examples must be a list of dicts (one per example), got "
+            f"{preview(examples)}",
+            builder="predict",
+            argument="examples",
+        )
+    return [_mapping(e, "examples[]") for e in examples]
 
 
 def _signature(signature: str | Signature) -> str:
@@ -302,16 +386,22 @@ def check(
     ``tools``/``predicates`` (bindings, as for ``run``) and ``inputs`` (run input keys).
 
     Raises:
-        TypeError: ``check(key)`` without ``equals``.
+        AuthoringError: ``check(key)`` without ``equals``, or ``key`` neither a node nor a
+            non-empty str.
+        ValidationError: ``context`` or ``id`` refused (not a str).
     """
     if isinstance(key, Node):
         if isinstance(key, Root):
             return key.check(tools=tools, predicates=predicates, inputs=inputs)
         return check_tree(key, inputs=inputs)
+    name_argument(key, "check", "key", "a blackboard key (non-empty str) or a tree to check")
     if equals is _NOTHING:
-        raise TypeError("check(key, equals) needs the value to compare with; "
-                        "check(tree) takes a node")
-    return Check(key=key, equals=equals, context=context, id=id)
+        raise AuthoringError(
+            "check(key, equals) needs the value to compare with; check(tree) takes a node",
+            builder="check",
+            argument="equals",
+        )
+    return _typed(Check)(key=key, equals=equals, context=context, id=id)
 
 
 @_typed
@@ -346,9 +436,12 @@ def guard_call(
     **kwargs: Any,
 ) -> GuardCall:
     """SUCCESS iff the trusted ``predicate`` returns truthy for the resolved arguments."""
-    callable_, name = _callable_and_name(predicate)
+    callable_, name = _callable_and_name(predicate, "guard_call", "predicate")
     node = GuardCall(
-        predicate=name, args=_keyword_args(callable_, name, args, kwargs), context=context, id=id
+        predicate=name,
+        args=_keyword_args(callable_, name, args, kwargs, "guard_call"),
+        context=context,
+        id=id,
     )
     node._fn = callable_
     return node
@@ -366,7 +459,7 @@ def repeat(
     """Do-while: up to ``max`` passes; stop with SUCCESS when ``until`` succeeds."""
     return Repeat(
         child=_node(child, "repeat"),
-        until=None if until is None else _node(until, "repeat until"),
+        until=None if until is None else _node(until, "repeat", "until"),
         max=max,
         context=context,
         id=id,
@@ -406,5 +499,14 @@ def oneshot(child: Node, *, context: str | None = None, id: str | None = None) -
 
 @_typed
 def root(name: str, *, system: str | None = None, model: str | None = None) -> Root:
-    """A tree's entry point; chain ``.model(model_id)`` and ``.do(child)``."""
+    """A tree's entry point; chain ``.model(model_id)`` and ``.do(child)``.
+
+    Raises:
+        AuthoringError: ``name`` or ``model`` is an empty str.
+        ValidationError: ``name``, ``system`` or ``model`` is not a str.
+    """
+    if name == "":
+        name_argument(name, "root", "name", "the skill's name, a non-empty str such as 'cancel'")
+    if model == "":
+        name_argument(model, "root", "model", "a model id, a non-empty str")
     return Root(name=name, system=system, model_id=model)

@@ -3,9 +3,11 @@
 The tree (DESIGN.md §9)::
 
     JdslError
+    ├── AuthoringError           a Python authoring builder given a bad argument (also TypeError)
     ├── BehaviorSyntaxError      behavior text that does not parse (line, col, hint)
     ├── BindingError             a tool / predicate / model name with no binding, or bound twice
     ├── RefError                 a ref whose key or path is not on the blackboard
+    ├── RunArgumentError         a run argument it cannot take, e.g. episode_id="" (also ValueError)
     ├── SignatureError           a malformed "a, b -> c: int" signature
     ├── ModelOutputError         model output that cannot be parsed or validated
     ├── ValidationError          Behavior IR that breaks a structural rule
@@ -14,6 +16,7 @@ The tree (DESIGN.md §9)::
     ├── PermissionDenied         the sandbox refused a file, command, origin, server or skill
     ├── ToolError                a tool call that cannot be made (bad arguments, bad result)
     ├── MissingDependencyError   an optional dependency (an extra) is not installed
+    ├── MissingDirectoryError    an output path whose directory does not exist (also FileNotFoundError)
     └── ProviderError            a model provider failed
         ├── AuthenticationError
         ├── RateLimitError       (retry_after_s)
@@ -34,6 +37,7 @@ from typing import Any, Final
 
 __all__ = [
     "AuthenticationError",
+    "AuthoringError",
     "BadRequest",
     "BehaviorCheckError",
     "BehaviorSyntaxError",
@@ -41,6 +45,7 @@ __all__ = [
     "ContextWindowExceeded",
     "JdslError",
     "MissingDependencyError",
+    "MissingDirectoryError",
     "ModelOutputError",
     "PackageError",
     "PermissionDenied",
@@ -48,6 +53,7 @@ __all__ = [
     "ProviderTimeout",
     "RateLimitError",
     "RefError",
+    "RunArgumentError",
     "ServerError",
     "SignatureError",
     "ToolError",
@@ -58,6 +64,24 @@ __all__ = [
 
 class JdslError(Exception):
     """Base class of every error jdsl raises."""
+
+
+class AuthoringError(JdslError, TypeError):
+    """A Python authoring builder (``act``, ``seq``, ``store``, ``>>``, ``root(...).do``, ...)
+    given an argument it cannot take: the wrong type, an empty name, a second child.
+
+    Raised when the tree is built, not when it runs. Subclasses ``TypeError`` too, so
+    ``except TypeError`` around authoring code keeps working.
+
+    Attributes:
+        builder: the builder at fault, e.g. ``"act"``, ``"Root.do"``.
+        argument: the argument at fault, e.g. ``"fn"``, ``"key"``.
+    """
+
+    def __init__(self, message: str, *, builder: str, argument: str = "") -> None:
+        self.builder = builder
+        self.argument = argument
+        super().__init__(message)
 
 
 class BehaviorSyntaxError(JdslError):
@@ -122,6 +146,19 @@ class RefError(JdslError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.message
+
+
+class RunArgumentError(JdslError, ValueError):
+    """An argument a run cannot take (``Root.run``, :class:`~jdsl.tree.RunContext`): an
+    ``episode_id`` or ``capture_id`` that is empty or not a str. Raised before the run starts.
+
+    Attributes:
+        argument: the argument at fault, e.g. ``"episode_id"``.
+    """
+
+    def __init__(self, message: str, *, argument: str) -> None:
+        self.argument = argument
+        super().__init__(message)
 
 
 class SignatureError(JdslError, ValueError):
@@ -237,6 +274,39 @@ class MissingDependencyError(JdslError, ImportError):
         super().__init__(
             f"{package!r} is not installed; install it with: pip install 'jdsl[{extra}]'"
         )
+
+
+class MissingDirectoryError(JdslError, FileNotFoundError):
+    """An output path (``-o``, ``--out``, ``--trace``) whose directory does not exist.
+
+    The command line writes where it is told and creates no directories on the way, so a typo
+    in the path writes nothing. Subclasses ``FileNotFoundError`` too.
+
+    Attributes:
+        path: the output path given.
+        directory: its parent, which does not exist.
+        option: the flag that gave the path, e.g. ``"-o"``.
+    """
+
+    def __init__(self, path: str, directory: str, *, option: str) -> None:
+        self.path = path
+        self.directory = directory
+        self.option = option
+        super().__init__(
+            f"{option} {path}: the directory {directory} does not exist; create it first "
+            f"(mkdir -p {directory}) or pass a path in an existing directory"
+        )
+        self.filename = path
+
+    def __str__(self) -> str:  # OSError would print "[Errno None] None: path"
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_missing_directory, (self.path, self.directory, self.option))
+
+
+def _missing_directory(path: str, directory: str, option: str) -> MissingDirectoryError:
+    return MissingDirectoryError(path, directory, option=option)
 
 
 class ProviderError(JdslError):

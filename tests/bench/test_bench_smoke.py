@@ -160,3 +160,27 @@ def test_run_main_writes_results_and_reports_a_failed_section(
     assert "section failed" in text and "disk on fire" in text and "--quick" in text
     assert "jdsl commit:" in text
     assert "figure" in capsys.readouterr().out
+
+
+def test_scale_worker_reports_a_missing_shard_in_one_line_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench import scale
+
+    with pytest.raises(SystemExit) as info:
+        scale.main(["--compile", str(tmp_path / "missing.jsonl")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: no trace file at {tmp_path / 'missing.jsonl'}")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_readme_shard_command_writes_shards_scale_compiles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench import scale
+
+    paths = scale.write_shards(tmp_path / "shards", 16, processes=1)
+    assert sorted(p.name for p in (tmp_path / "shards").glob("*.jsonl")) == [p.name for p in paths]
+    scale.main(["--compile", *map(str, paths)])
+    assert json.loads(capsys.readouterr().out)["episodes"] == 16

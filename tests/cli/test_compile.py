@@ -17,6 +17,7 @@ def _compile(runner, *args: object):
 
 def test_a_good_trace_compiles_to_exactly_the_named_file(runner, traces, tmp_path) -> None:
     out = tmp_path / "pkgs" / "cancel.zip"
+    out.parent.mkdir()
     result = _compile(runner, traces(3), "-o", out)
     assert result.exit_code == 0, result.output
     assert f"package: {out}" in result.output
@@ -158,3 +159,17 @@ def test_a_broken_chain_names_no_flag_the_command_line_lacks(runner, traces, tmp
     assert "the trace's hash chain is broken" in result.output
     assert "or pass allow_broken_chain=True" not in result.output
     assert "compile_behavior(..., allow_broken_chain=True)" in result.output
+
+
+def test_a_trace_cut_before_its_first_call_says_it_is_truncated(runner, traces, tmp_path) -> None:
+    whole = traces(1)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(whole.read_text().splitlines(keepends=True)[:6]))  # mid-episode
+    result = _compile(runner, cut, "-o", tmp_path / "x.jdsl")
+    assert result.exit_code == 1 and not (tmp_path / "x.jdsl").exists()
+    assert (
+        "error: the 1 episode(s) to compile from (ep_success_0) end before their first "
+        "completed tool call and without episode.finished: they look cut off mid-run"
+        in result.output
+    )
+    assert "needs at least one child" not in result.output

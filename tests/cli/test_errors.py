@@ -136,3 +136,38 @@ def test_run_prints_where_and_why_a_failed_run_stopped(runner, traces, tmp_path)
 def test_every_wording_of_the_strict_false_advice_names_the_flag() -> None:
     line = "pass a jdsl trace, or read with strict=False to skip the line (e.g. one torn)"
     assert "strict=False" not in cli_advice(line) and "--skip-bad-lines" in cli_advice(line)
+
+
+@pytest.mark.parametrize(
+    ("option", "args"),
+    [
+        ("-o", ["compile", "{trace}", "-o", "{missing}/x.jdsl"]),
+        ("-o", ["compile", "{trace}", "-o", "{missing}/families", "--group-by", "task"]),
+        ("-o", ["compile", "{trace}", "-o", "{missing}/held", "--holdout", "1"]),
+        ("-o", ["import", "openai-chat", "{trace}", "-o", "{missing}/x.jsonl"]),
+        ("-o", ["demo", "-o", "{missing}/demo", "--quiet"]),
+        ("--trace", ["run", "{behavior}", "-t", TOOLS, "-i", "email=c1@x.com",
+                     "--trace", "{missing}/runs.jsonl"]),
+        ("--out", ["export", "otel", "{trace}", "--out", "{missing}/x.otlp.json"]),
+    ],
+)  # fmt: skip
+def test_an_output_flag_refuses_a_missing_directory_and_writes_nothing(
+    runner, traces, tmp_path: Path, option: str, args: list[str]
+) -> None:
+    """No command creates the directories on the way to its output: a typo writes nothing."""
+    behavior = tmp_path / "r.behavior"
+    behavior.write_text("root r\n  act lookup(email=email) -> customer\n")
+    missing = tmp_path / "nonexist" / "dir"
+    names = {"trace": traces(2), "missing": missing, "behavior": behavior}
+    result = runner.invoke(app, [arg.format(**names) for arg in args])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(f"error: {option} {missing}/"), result.output
+    assert f"the directory {missing} does not exist" in result.output
+    assert "mkdir -p" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "nonexist").exists()
+
+
+def test_an_output_directory_itself_may_be_new(runner, traces, tmp_path: Path) -> None:
+    families = tmp_path / "families"  # the named directory is the output: it is created
+    runner.invoke(app, ["compile", str(traces(2)), "-o", str(families), "--group-by", "task"])
+    assert families.is_dir() and list(families.glob("*.jdsl"))

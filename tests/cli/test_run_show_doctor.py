@@ -222,6 +222,7 @@ def test_show_and_export_otel_refuse_an_empty_trace(runner, project) -> None:
     (project / "empty.jsonl").write_text("")
     shown = runner.invoke(app, ["show", "empty.jsonl"])
     assert shown.exit_code == 1 and "holds no episodes" in shown.output
+    assert "also takes a .jdsl package file" in shown.output and "directory" not in shown.output
     exported = runner.invoke(app, ["export", "otel", "empty.jsonl", "--out", "e.otlp.json"])
     assert exported.exit_code == 1 and "holds no episodes" in exported.output
     assert not (project / "e.otlp.json").exists()
@@ -301,3 +302,69 @@ def test_show_escapes_control_characters_and_keeps_text_readable(runner, tmp_pat
     )
     assert "\\x1b]0;pwned\\x07" in result.output
     assert 'lookup({"q": "ünï"})' in result.output
+
+
+def test_run_prints_the_blackboard_redacted_as_traces_are(runner, project) -> None:
+    (project / "secret.behavior").write_text("root secret\n  act settings() -> config\n")
+    (project / "tools.py").write_text(
+        "def settings():\n"
+        "    return {'api_key': 'plain-value-1', 'password': 'hunter2', 'region': 'eu',\n"
+        "            'note': 'use sk-abcdefghijklmnopqrstuvwx1234 here'}\n\n"
+        "TOOLS = [settings]\n"
+    )
+    result = runner.invoke(app, ["run", "secret.behavior", "--tools", "tools:TOOLS"])
+    assert result.exit_code == 0, result.output
+    for secret in ("plain-value-1", "hunter2", "sk-abcdefghijklmnopqrstuvwx1234"):
+        assert secret not in result.output
+    board = json.loads(result.stdout.split("\n", 1)[1])
+    assert board["config"]["region"] == "eu" and board["config"]["api_key"] == "«redacted»"
+    assert board["config"]["note"] == "use «redacted» here"
+
+
+def test_run_prints_a_raised_error_redacted(runner, project) -> None:
+    (project / "secret.behavior").write_text("root secret\n  act settings() -> config\n")
+    (project / "tools.py").write_text(
+        "def settings():\n"
+        "    raise ValueError('key sk-abcdefghijklmnopqrstuvwx1234 refused')\n\n"
+        "TOOLS = [settings]\n"
+    )
+    result = runner.invoke(app, ["run", "secret.behavior", "--tools", "tools:TOOLS"])
+    assert result.exit_code == 1 and "key «redacted» refused" in result.output, result.output
+    assert "sk-abcdefghijklmnopqrstuvwx1234" not in result.output
+
+
+def test_show_escapes_control_characters_in_the_header_and_table_too(runner, tmp_path) -> None:
+    """Episode id, skill, status and the error line come from the trace as much as values do."""
+    from jdsl import act, root
+    from jdsl.trace import JsonlTraceSink
+
+    def lookup() -> None:
+        raise ValueError("bad\x1b[2J")
+
+    path = tmp_path / "t.jsonl"
+    with JsonlTraceSink(path) as sink:
+        root("skill\x1b]0;pwned\x07").do(act(lookup)).run(
+            trace_sink=sink, episode_id="ep\x1b[2J\u202e", raise_errors=False
+        )
+    result = runner.invoke(app, ["show", str(path)])
+    assert result.exit_code == 0, result.output
+    assert not {"\x1b", "\x07", "\u202e"} & set(result.output), result.output
+    assert "episode ep\\x1b[2J\\u202e  skill=skill\\x1b]0;pwned\\x07" in result.output
+    assert "error: ValueError: bad\\x1b[2J" in result.output
+    assert result.output.splitlines()[1].startswith("ep\\x1b[2J\\u202e ")
+    missing = runner.invoke(app, ["show", str(path), "--episode", "nope"])
+    assert "pass one of: ep\\x1b[2J\\u202e" in missing.output and "\x1b" not in missing.output
+
+
+def test_a_package_summary_escapes_its_manifest_fields(runner, traces, tmp_path) -> None:
+    from jdsl.commands.show import package_summary
+    from jdsl.package import load_package
+
+    package = tmp_path / "p.jdsl"
+    assert runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)]).exit_code == 0
+    pkg = load_package(package)
+    pkg.manifest["name"] = "cancel\x1b[2J"  # cached: what a hostile manifest would say
+    pkg.manifest["task_family"] = "fam\x07"
+    text = package_summary(pkg)
+    assert "\x1b" not in text and "\x07" not in text
+    assert text.startswith("cancel\\x1b[2J ") and "task family   fam\\x07" in text

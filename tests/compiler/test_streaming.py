@@ -144,3 +144,43 @@ def test_a_slots_steps_read_like_a_tuple_of_them(shards) -> None:
     derive = lambda view: calls.append(1) or len(tuple(view))  # noqa: E731
     assert steps.memo("n", derive) == steps.memo("n", derive) == len(expected)
     assert calls == [1]  # derived once, kept with the view
+
+
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        (None, r"cannot compile None: pass episodes"),
+        (5, r"cannot compile 5: pass episodes"),
+        ({"episode_id": "e", "events": []}, r"put one episode in a list"),
+        ([5], r"cannot read int as an episode \(5\)"),
+        (["a.jsonl", 5], r"not mixed with episodes"),
+    ],
+)
+def test_a_source_of_the_wrong_form_is_a_compile_input_error(source, says) -> None:
+    from jdsl.compiler import CompileInputError
+
+    with pytest.raises(CompileInputError, match=says) as info:
+        compile_behavior(source, name="x")
+    assert isinstance(info.value, TypeError) and isinstance(info.value, CompileError)
+    again = pickle.loads(pickle.dumps(info.value))
+    assert type(again) is CompileInputError and str(again) == str(info.value)
+
+
+def test_a_missing_trace_path_is_named(tmp_path) -> None:
+    from jdsl.trace import TraceNotFoundError
+
+    for source in (tmp_path / "missing.jsonl", [str(tmp_path / "missing.jsonl")]):
+        with pytest.raises(TraceNotFoundError, match=r"no trace file at .*missing\.jsonl"):
+            compile_behavior(source, name="x")
+
+
+def test_successful_episodes_without_a_completed_call_name_the_problem() -> None:
+    events = [
+        {"kind": "episode.started", "sequence": 0, "payload": {"skill": "s", "inputs": {}}},
+        {"kind": "episode.finished", "sequence": 1, "payload": {"status": "success"}},
+    ]
+    episodes = [{"episode_id": f"ep{i}", "events": events} for i in range(2)]
+    with pytest.raises(
+        CompileError, match=r"successful episode\(s\) \(ep0, ep1\) complete no tool"
+    ):
+        compile_behavior(episodes, name="x")

@@ -16,6 +16,7 @@ RUNNER = CliRunner()
 
 def test_import_tau_bench_writes_a_jsonl_trace(tmp_path: Path) -> None:
     out = tmp_path / "traces" / "airline.jsonl"
+    out.parent.mkdir()  # the command line creates no directory on the way (a typo writes nothing)
     result = RUNNER.invoke(import_app, ["tau-bench", str(data_path("tau_airline", "episodes.json")), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "54 episodes, 250 tool calls (9 failed), 547 model turns" in result.output

@@ -3,11 +3,33 @@ bools never equal numbers in check; lenient reading of one-output replies."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
-from jdsl import ListTraceSink, Status, act, check, guard_call, predict, react, ref, root, seq
-from jdsl.errors import BehaviorSyntaxError, BindingError, ModelOutputError, SignatureError
+from jdsl import (
+    ListTraceSink,
+    Status,
+    act,
+    check,
+    guard_call,
+    invert,
+    predict,
+    react,
+    ref,
+    repeat,
+    root,
+    sel,
+    seq,
+    store,
+)
+from jdsl.errors import (
+    AuthoringError,
+    BehaviorSyntaxError,
+    BindingError,
+    ModelOutputError,
+    SignatureError,
+)
 from jdsl.providers.messages import ModelTurn
 from jdsl.signature import Signature
 from jdsl.testing import FunctionModel, ScriptedModel
@@ -172,3 +194,71 @@ def test_predict_writes_an_unwrapped_single_output() -> None:
     tree = root("p").do(predict("q -> n: int"))
     assert tree.run(model=ScriptedModel('{"n": 7}'), q="x").blackboard["n"] == 7
     assert tree.run(model=ScriptedModel("```\n7\n```"), q="x").blackboard["n"] == 7
+
+
+# -- authoring builders refuse bad arguments when the tree is built --------------------------
+def _built(make: Any) -> AuthoringError:
+    with pytest.raises(AuthoringError) as info:
+        make()
+    assert isinstance(info.value, TypeError)  # ``except TypeError`` keeps working
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("make", "builder", "says"),
+    [
+        (lambda: act(lookup) >> 5, "store", r"key must be a blackboard key.*got 5"),
+        (lambda: act(lookup) >> "", "store", r"key must be .*got ''"),
+        (lambda: store(act(lookup), 5), "store", r"key must be .*got 5"),
+        (lambda: root("x").model(42), "Root.model", r"model_id must be a model id.*got 42"),
+        (lambda: root("x", model=""), "root", r"model must be a model id"),
+        (lambda: root(""), "root", r"name must be the skill's name.*got ''"),
+        (lambda: act(None), "act", r"fn must be a callable or the non-empty name.*got None"),
+        (lambda: act(""), "act", r"fn must be a callable"),
+        (lambda: guard_call(5), "guard_call", r"predicate must be a callable"),
+        (lambda: root("x").do(42), "Root.do", r"takes one node such as seq\(...\), got 42"),
+        (lambda: root("x").do(root("y")), "Root.do", r"got a root"),
+        (lambda: root("x").do(act(lookup)).do(act(lookup)), "Root.do", r"already has a child"),
+        (lambda: seq(42), "seq", r"seq\(\): children\[\] must be a node .*got 42; wrap a callable"),
+        (lambda: sel(act(lookup), "x"), "sel", r"sel\(\): children\[\] must be a node"),
+        (lambda: repeat(act(lookup), until=5), "repeat", r"repeat\(\): until must be a node"),
+        (lambda: invert(None), "invert", r"invert\(\): child must be a node .*got None"),
+        (lambda: seq(root("y")), "seq", r"got a root; a root is only ever the outermost"),
+        (lambda: react("q -> a", tools=5), "react", r"tools must be a list"),
+        (lambda: react("q -> a", tools="lookup"), "react", r"tools must be a list"),
+        (lambda: react("q -> a", tools=[5]), "react", r"tools\[\] must be a callable"),
+        (lambda: predict("q -> a", examples=5), "predict", r"examples must be a list of dicts"),
+        (lambda: predict("q -> a", examples=[5]), "predict", r"examples\[\] must be a mapping"),
+        (lambda: predict("q -> a", input_sources=5), "predict", r"input_sources must be a map"),
+        (lambda: check(5, 1), "check", r"key must be a blackboard key"),
+        (lambda: root("x").bind(tools=5), "bind", r"tools must be a \{name: callable\} mapping"),
+        (lambda: root("x").bind(tools=[5]), "bind", r"tools: 5 is not callable"),
+        (lambda: root("x").bind(predicates={1: lookup}), "bind", r"name must be a non-empty"),
+        (lambda: root("x").do(act(lookup)).run(tools="lookup"), "bind", r"tools must be a"),
+        (lambda: check("k"), "check", r"needs the value to compare with"),
+        (lambda: act(lookup, 1, 2, 3), "act", r"arguments do not fit lookup"),
+    ],
+)
+def test_a_bad_authoring_argument_is_an_authoring_error_at_build_time(
+    make: Any, builder: str, says: str
+) -> None:
+    error = _built(make)
+    assert error.builder == builder
+    assert re.search(says, str(error)), str(error)
+
+
+def test_a_well_formed_tree_still_builds_and_runs_without_serializer_warnings(
+    recwarn: pytest.WarningsChecker,
+) -> None:
+    tree = root("x").model("m").do(seq(store(act(lookup, email="a"), "c"), act(lookup) >> "d"))
+    tree.run(trace_sink=ListTraceSink(), tools={"lookup": lambda email="b": email})
+    assert [str(w.message) for w in recwarn.list if "serializ" in str(w.message)] == []
+
+
+def test_a_tool_name_that_is_not_a_str_is_a_tool_error() -> None:
+    from jdsl import tool
+    from jdsl.errors import ToolError
+
+    with pytest.raises(ToolError, match="tool name 5 is not a valid host name") as info:
+        tool(lookup, name=5)  # type: ignore[arg-type]
+    assert info.value.code == "INVALID_NAME"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from jdsl import act, ref, root
 from jdsl.trace import (
     JsonlTraceSink,
@@ -115,3 +116,30 @@ def test_events_without_episode_started_stay_one_episode(emit_into) -> None:  # 
     emit("tool.call.completed", {"tool": "a"})
     (episode,) = Trace(sink.events).episodes
     assert episode.episode_id == "imported" and len(episode) == 2 and episode.verify() == []
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [("episode_id", ""), ("episode_id", "  "), ("episode_id", 5), ("capture_id", ""),
+     ("capture_id", None)],
+)  # fmt: skip
+def test_an_empty_or_non_str_trace_id_is_refused_before_the_run(argument, value) -> None:
+    from jdsl.errors import JdslError, RunArgumentError
+
+    calls: list[str] = []
+    tree = root("echo").do(act(_recording_echo(calls), v=ref("x")) >> "y")
+    sink = ListTraceSink()
+    with pytest.raises(RunArgumentError, match=f"{argument} must be a non-blank str") as info:
+        tree.run(trace_sink=sink, x="a", **{argument: value})
+    assert info.value.argument == argument and isinstance(info.value, JdslError | ValueError)
+    assert calls == [] and sink.events == []
+    with pytest.raises(RunArgumentError):
+        RunContext(**{argument: value})
+
+
+def _recording_echo(calls: list[str]):  # type: ignore[no-untyped-def]
+    def echo(v: str) -> str:
+        calls.append(v)
+        return v
+
+    return echo

@@ -209,3 +209,27 @@ def test_a_file_of_a_format_jdsl_imports_says_which_import(tmp_path, line, comma
     path.write_text(line + "\n")
     with pytest.raises(TraceFormatError, match=f"convert it first: `{command} FILE"):
         list(iter_events(path))
+
+
+def test_a_missing_trace_path_is_a_typed_error_naming_it(tmp_path) -> None:
+    import pickle
+
+    from jdsl.errors import JdslError
+    from jdsl.trace import TraceNotFoundError
+
+    missing = tmp_path / "missing.jsonl"
+    for read in (iter_episodes, iter_events, read_events):
+        with pytest.raises(TraceNotFoundError, match=r"no trace file at .*missing\.jsonl") as info:
+            list(read(missing))
+        assert isinstance(info.value, JdslError) and isinstance(info.value, FileNotFoundError)
+        assert info.value.path == str(missing) and "Errno" not in str(info.value)
+    again = pickle.loads(pickle.dumps(info.value))
+    assert type(again) is TraceNotFoundError and str(again) == str(info.value)
+
+
+def test_a_directory_is_refused_saying_it_is_a_directory(tmp_path) -> None:
+    for read in (iter_episodes, iter_events):
+        with pytest.raises(TraceFormatError, match="a directory, not a trace file") as info:
+            list(read(tmp_path))
+        assert "not a file, not a regular" not in str(info.value)
+        assert f"{tmp_path}/*.jsonl" in str(info.value)

@@ -181,3 +181,22 @@ def test_an_event_that_failed_to_append_leaves_no_gap_in_the_chain(capsys) -> No
     assert safe.errors == 1
     assert [e.sequence for e in inner.events] == [0, 1]
     assert verify_chain(inner.events) == []
+
+
+def test_a_jsonl_sink_on_a_directory_or_under_a_file_is_refused_when_made(tmp_path) -> None:
+    import pickle
+
+    from jdsl.errors import JdslError
+    from jdsl.trace import TracePathError
+
+    with pytest.raises(TracePathError, match="is a directory; pass a file path such as") as info:
+        JsonlTraceSink(tmp_path)
+    assert info.value.path == str(tmp_path) and isinstance(info.value, JdslError | OSError)
+    assert str(pickle.loads(pickle.dumps(info.value))) == str(info.value)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(TracePathError, match=f"is under {blocker}, which is a file"):
+        JsonlTraceSink(blocker / "sub" / "runs.jsonl")
+    nested = tmp_path / "a" / "b" / "runs.jsonl"  # documented: parent directories are created
+    JsonlTraceSink(nested).close()
+    assert nested.parent.is_dir()

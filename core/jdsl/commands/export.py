@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from jdsl.commands.inputs import parse_inputs
-from jdsl.importers.cli import cli_errors, cli_fail
+from jdsl.importers.cli import cli_errors, cli_fail, require_parent
 
 __all__ = ["export_app", "otel_command"]
 
@@ -56,6 +56,8 @@ def otel_command(
 
     if out is not None and endpoint is not None:
         raise typer.BadParameter("give --endpoint or --out, not both", param_hint="--out")
+    if out is not None:
+        require_parent(out, "--out")
     if out is not None and out.is_dir():
         raise cli_fail(
             f"--out {out} is a directory",

@@ -20,9 +20,9 @@ from typing import Any
 import typer
 
 from jdsl.commands.inputs import parse_inputs, read_tools
-from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail
+from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, require_parent
 from jdsl.ir.nodes import walk_ir
-from jdsl.trace import FanoutSink, JsonlTraceSink, TraceSink
+from jdsl.trace import FanoutSink, JsonlTraceSink, Redactor, TraceSink, jsonable
 
 __all__ = ["report_run", "run_command", "run_model"]
 
@@ -58,13 +58,20 @@ def run_model(ir: Mapping[str, Any], model_id: str | None, reply: Sequence[str])
 
 
 def report_run(ctx: Any) -> None:
-    """Print a finished run (status, where it failed, blackboard) and exit 0 on success."""
+    """Print a finished run (status, where it failed, blackboard) and exit 0 on success.
+
+    What is printed goes through the default :class:`~jdsl.trace.Redactor`, as a trace file's
+    payloads do: a value under a key such as ``api_key`` or ``password``, and a substring that
+    looks like a credential (``sk-...``), print as ``«redacted»``.
+    """
+    redactor = Redactor()
     typer.echo(f"status: {ctx.status.value}")
     if ctx.error is not None:
-        typer.echo(f"error: {cli_advice(str(ctx.error))}", err=True)
+        typer.echo(f"error: {cli_advice(redactor.redact_text(str(ctx.error)))}", err=True)
     elif ctx.failure is not None:
-        typer.echo(f"failed at {ctx.failure}", err=True)
-    typer.echo(json.dumps(dict(ctx.blackboard), indent=2, sort_keys=True, default=str))
+        typer.echo(f"failed at {redactor.redact_text(str(ctx.failure))}", err=True)
+    board = redactor.redact(jsonable(dict(ctx.blackboard)))
+    typer.echo(json.dumps(board, indent=2, sort_keys=True, default=str))
     raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)
 
 
@@ -112,6 +119,8 @@ def run_command(
 
     refuse_package(behavior, "jdsl run")
     refuse_trace(behavior, "jdsl run")
+    if trace is not None:
+        require_parent(trace, "--trace")
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
     tree = parse_behavior(behavior.read_text(encoding="utf-8"), name=behavior.stem)

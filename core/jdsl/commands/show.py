@@ -37,9 +37,18 @@ def _short(value: Any, limit: int = 60) -> str:
         text = value
     else:
         text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    text = _escaped(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _escaped(value: Any) -> str:
+    """``str(value)`` with every control or format character escaped (``\\x1b``, ``\\n``), for
+    any recorded text a line shows: header fields (episode id, skill, status, a manifest's
+    name) as well as values."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def _expression(expression: Any) -> Any:
@@ -94,17 +103,18 @@ def episode_timeline(episode: Episode) -> str:
         f"episode {episode.episode_id}  skill={started.get('skill')}  "
         f"status={finished.get('status', 'unfinished')}  events={len(episode)}"
     )
-    lines, depth = [head], 0
+    lines, depth = [_escaped(head)], 0
     for event in episode.ordered():
         if event.kind == K.NODE_EXIT:
             depth = max(depth - 1, 0)
         text = _line(event)
         if text is not None:
-            lines.append(f"  {event.sequence:>4}  " + ("  " * depth + text)[:_WIDTH])
+            lines.append(f"  {event.sequence:>4}  " + ("  " * depth + _escaped(text))[:_WIDTH])
         if event.kind == K.NODE_ENTER:
             depth += 1
     if finished.get("error_message"):
-        lines.append(f"  error: {finished.get('error_type')}: {finished['error_message']}")
+        error = f"{finished.get('error_type')}: {finished['error_message']}"
+        lines.append(f"  error: {_escaped(error)}")
     return "\n".join(lines)
 
 
@@ -112,8 +122,8 @@ def _episodes_table(episodes: Iterable[Episode]) -> str:
     rows = [f"{'episode':<36} {'skill':<20} {'status':<10} {'tools':>5} {'model':>5}"]
     for e in episodes:
         rows.append(
-            f"{e.episode_id[:36]:<36} {str(e.skill)[:20]:<20} {str(e.status):<10} "
-            f"{len(e.tool_calls()):>5} {len(e.model_calls()):>5}"
+            f"{_escaped(e.episode_id)[:36]:<36} {_escaped(e.skill)[:20]:<20} "
+            f"{_escaped(e.status)[:10]:<10} {len(e.tool_calls()):>5} {len(e.model_calls()):>5}"
         )
     return "\n".join(rows)
 
@@ -124,12 +134,12 @@ def _show_trace(path: Path, episode_id: str | None, compile_preview: bool) -> No
         raise cli_fail(
             f"{path} holds no episodes",
             "pass a trace recorded by `jdsl run` or converted by `jdsl import` "
-            "(a package is a .jdsl directory, behavior text a .behavior file)",
+            "(`jdsl show` also takes a .jdsl package file and a .behavior text file)",
         )
     if episode_id is not None:
         chosen = [e for e in episodes if e.episode_id == episode_id]
         if not chosen:
-            known = ", ".join(e.episode_id for e in episodes[:5])
+            known = ", ".join(_escaped(e.episode_id) for e in episodes[:5])
             raise cli_fail(f"no episode {episode_id!r} in {path}", f"pass one of: {known}")
         episodes = chosen
     typer.echo(_episodes_table(episodes))
@@ -188,10 +198,8 @@ def package_summary(pkg: BehaviorPackage) -> str:
         f"writes        {', '.join(perms['writes']) or '-'}",
         f"destructive   {', '.join(perms['destructive']) or '-'}",
         f"metrics       {json.dumps(m.get('metrics') or {}, sort_keys=True)}",
-        "",
-        format_behavior(pkg.ir),
     ]
-    return "\n".join(lines)
+    return "\n".join([*map(_escaped, lines), "", format_behavior(pkg.ir)])
 
 
 @cli_errors

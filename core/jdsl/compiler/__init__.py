@@ -15,7 +15,7 @@ from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, Lane, plan_br
 from jdsl.compiler.candidates import ATOM_TYPES, Fact, claim_text, extract_facts
 from jdsl.compiler.compiled import BranchAlternative, CompiledBranch
 from jdsl.compiler.consolidate import Candidate, consolidate
-from jdsl.compiler.errors import CompileError
+from jdsl.compiler.errors import CompileError, CompileInputError
 from jdsl.compiler.events import EpisodeRecords, EventRecord, as_records
 from jdsl.compiler.families import group_episodes
 from jdsl.compiler.holdout import (
@@ -65,6 +65,7 @@ __all__ = [
     "CallDivergence",
     "Candidate",
     "CompileError",
+    "CompileInputError",
     "CompileReport",
     "CompileResult",
     "CompiledBehavior",

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from jdsl.errors import JdslError
 
-__all__ = ["CompileError"]
+__all__ = ["CompileError", "CompileInputError"]
 
 
 class CompileError(JdslError, ValueError):
@@ -26,8 +26,16 @@ class CompileError(JdslError, ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         """Pickle with the keyword fields (the error crosses to a Dask client intact)."""
-        return (_rebuild, (str(self), self.episodes, self.problems))
+        return (_rebuild, (type(self), str(self), self.episodes, self.problems))
 
 
-def _rebuild(message: str, episodes: Sequence[str], problems: Sequence[str]) -> CompileError:
-    return CompileError(message, episodes=episodes, problems=problems)
+class CompileInputError(CompileError, TypeError):
+    """Compiler input of a form it cannot read (``None``, a number, a mapping that is no
+    episode); the message names the forms it takes. Subclasses ``TypeError`` too, so
+    ``except TypeError`` keeps working."""
+
+
+def _rebuild(
+    cls: type[CompileError], message: str, episodes: Sequence[str], problems: Sequence[str]
+) -> CompileError:
+    return cls(message, episodes=episodes, problems=problems)

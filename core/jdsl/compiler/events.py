@@ -8,10 +8,13 @@ payloads the runtime emits").
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from jdsl.compiler.errors import CompileInputError
+from jdsl.errors import preview
 from jdsl.trace import Episode, TraceEvent, hydrate
 
 __all__ = [
@@ -77,7 +80,7 @@ def as_records(episode: EpisodeLike | Any) -> EpisodeRecords:
     back (the compiler needs the whole tool result, not its preview).
 
     Raises:
-        TypeError: an object that is none of the supported forms.
+        CompileInputError: an object that is none of the supported forms (a TypeError too).
     """
     if isinstance(episode, EpisodeRecords):
         return episode
@@ -93,9 +96,12 @@ def as_records(episode: EpisodeLike | Any) -> EpisodeRecords:
     if isinstance(episode, _HasEvents):
         records = sorted((_record(e) for e in episode.events), key=lambda r: r.sequence)
         return EpisodeRecords(str(episode.episode_id), tuple(records))
-    raise TypeError(
-        f"cannot read {type(episode).__name__} as an episode; pass a jdsl.trace.Episode "
-        "(e.g. read_events(path).episodes) or {'episode_id': ..., 'events': [...]}"
+    hint = (" (trace paths are given alone or all together, not mixed with episodes)"
+            if isinstance(episode, str | os.PathLike) else "")  # fmt: skip
+    raise CompileInputError(
+        f"cannot read {type(episode).__name__} as an episode ({preview(episode)}){hint}; pass "
+        "a jdsl.trace.Episode (e.g. read_events(path).episodes) or "
+        "{'episode_id': ..., 'events': [...]}"
     )
 
 

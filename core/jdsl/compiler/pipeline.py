@@ -162,6 +162,31 @@ def _how(choice: ArgChoice, decided: set[str]) -> str:
     return "input, stated by the user" if choice.stated else choice.how
 
 
+def _require_calls(pool: Sequence[NormEpisode]) -> None:
+    """Refuse a pool in which no episode completed a tool call: its skeleton would be empty.
+
+    Raises:
+        CompileError: naming the episodes; when their outcome is unknown (no
+            ``episode.finished``), saying they look cut off mid-run (a truncated trace file).
+    """
+    if any(step.ok for episode in pool for step in episode.steps):
+        return
+    ids = [episode.episode_id for episode in pool]
+    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+    if all(episode.success is None for episode in pool):
+        raise CompileError(
+            f"the {len(ids)} episode(s) to compile from ({shown}) end before their first "
+            "completed tool call and without episode.finished: they look cut off mid-run (a trace file "
+            "truncated, or a run killed); pass the complete trace, or record the runs again",
+            episodes=ids,
+        )
+    raise CompileError(
+        f"the {len(ids)} successful episode(s) ({shown}) complete no tool call, so there "
+        "is no skeleton to compile; a behavior is compiled from runs whose tool calls succeed",
+        episodes=ids,
+    )
+
+
 def _spec_text(spec: Mapping[str, Any]) -> str:
     return f"ref {spec['ref']}" if "ref" in spec else f"const {spec.get('const')!r}"
 
@@ -208,6 +233,8 @@ def compile_behavior(
     Raises:
         CompileError: an episode's hash chain is broken (an edited, dropped or reordered
             event), or no episode succeeded.
+        CompileInputError: ``episodes`` is none of the forms above (a ``TypeError`` too).
+        TraceNotFoundError: a trace path that does not exist (a ``FileNotFoundError`` too).
 
     Example:
         >>> from jdsl.trace import read_events                      # doctest: +SKIP
@@ -284,12 +311,15 @@ def check_chains(episodes: Iterable[Any]) -> None:
 
 
 def require_success(normalized: Sequence[NormEpisode]) -> None:
-    """Refuse to compile when no episode succeeded (nor has an unknown outcome).
+    """Refuse to compile when no episode succeeded (nor has an unknown outcome), or when the
+    episodes compiled from complete no tool call (there is no skeleton to compile).
 
     Raises:
         CompileError: naming how many episodes there were and the fix.
     """
-    if successful_pool(normalized):
+    pool = successful_pool(normalized)
+    if pool:
+        _require_calls(pool)
         return
     raise CompileError(
         f"no successful episode among {len(normalized)}: a behavior is compiled from runs "

@@ -323,7 +323,7 @@ def _run(root: Root, shape: TreeShape, episode: NormEpisode) -> Execution:
                          failing=shape.failing)  # fmt: skip
     ctx = root.run(
         model=decision_model(shape, episode), tools=replay.tools, predicates=replay.predicates,
-        raise_errors=False, episode_id=episode.episode_id, **run_inputs(shape, episode),
+        raise_errors=False, episode_id=episode.episode_id or None, **run_inputs(shape, episode),
     )  # fmt: skip
     node = ctx.failure.node_id if ctx.failure is not None else None
     status = "error" if ctx.error is not None else ctx.status.value

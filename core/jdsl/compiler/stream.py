@@ -17,11 +17,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from jdsl.compiler.errors import CompileError
+from jdsl.compiler.errors import CompileError, CompileInputError
 from jdsl.compiler.events import as_records
 from jdsl.compiler.normalize import normalize_episode
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.store import NormStore
+from jdsl.errors import preview
 from jdsl.trace import Episode, TraceEvent, iter_episodes, verify_chain
 
 __all__ = [
@@ -58,9 +59,23 @@ def paused_gc() -> Iterator[None]:
 
 def episodes_from(source: EpisodeSource, *, strict: bool = True) -> Iterable[Any]:
     """``source`` as an iterable of episodes: paths are streamed with
-    :func:`jdsl.trace.iter_episodes`, anything else is returned as it is."""
+    :func:`jdsl.trace.iter_episodes`, anything else is returned as it is.
+
+    Raises:
+        CompileInputError: ``source`` is none of the forms (``None``, a number, one episode
+            or mapping given alone, bytes).
+    """
     if isinstance(source, str | os.PathLike):
         return iter_episodes(source, strict=strict)
+    if source is None or isinstance(source, bytes | Mapping | Episode) or not isinstance(
+        source, Iterable
+    ):
+        alone = " (put one episode in a list)" if isinstance(source, Mapping | Episode) else ""
+        raise CompileInputError(
+            f"cannot compile {preview(source)}{alone}: pass episodes (jdsl.trace.Episode s, "
+            "{'episode_id', 'events'} mappings, or an iterable of them), a JSONL trace path, "
+            "or a list of trace paths"
+        )
     items = source if isinstance(source, list | tuple) else None
     if items and all(isinstance(p, str | os.PathLike) for p in items):
         return iter_episodes([Path(p) for p in items], strict=strict)

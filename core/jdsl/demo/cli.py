@@ -14,7 +14,7 @@ from pathlib import Path
 import typer
 
 from jdsl.demo.job import DEFAULT_OUT, run_demo
-from jdsl.importers.cli import cli_errors, cli_fail
+from jdsl.importers.cli import cli_errors, cli_fail, require_parent
 
 __all__ = ["demo_command"]
 
@@ -35,6 +35,7 @@ def demo_command(
     """Run the main job: retail teacher traces -> a verified package -> held-out tasks scored;
     then the real gpt-4o airline trajectories compiled per task family.
     """
+    require_parent(out, "-o")
     if out.exists() and not out.is_dir():
         raise cli_fail(f"-o {out} is a file", "the demo writes a folder; pass a directory path")
     result = run_demo(out, model_id=model, progress=not quiet, echo=typer.echo)

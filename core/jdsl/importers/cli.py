@@ -27,7 +27,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from jdsl.errors import JdslError
+from jdsl.errors import JdslError, MissingDirectoryError
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
 from jdsl.importers.openai_chat import openai_chat_conversations
@@ -40,7 +40,7 @@ from jdsl.importers.tau_bench import (
 )
 from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent
 
-__all__ = ["MODEL_FIX", "cli_advice", "cli_errors", "cli_fail", "import_app"]
+__all__ = ["MODEL_FIX", "cli_advice", "cli_errors", "cli_fail", "import_app", "require_parent"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -116,6 +116,19 @@ def cli_fail(what: str, fix: str) -> typer.Exit:
     return typer.Exit(code=1)
 
 
+def require_parent(path: Path, option: str) -> Path:
+    """``path``, when it exists or its directory does: the command line creates no directories
+    on the way to an output (``-o a/b/x.jdsl`` with no ``a/b`` is a typo, not a request).
+
+    Raises:
+        MissingDirectoryError: ``path`` does not exist and neither does its parent directory
+            (a parent that is a file is left to the write, which names it).
+    """
+    if path.exists() or path.parent.exists():
+        return path
+    raise MissingDirectoryError(str(path), str(path.parent), option=option)
+
+
 def _message(exc: BaseException) -> str:
     """``<what> — <how to fix>`` for a failure (a JdslError's message names its fix)."""
     if isinstance(exc, UnicodeDecodeError):
@@ -123,7 +136,7 @@ def _message(exc: BaseException) -> str:
             f"the input is not UTF-8 text ({exc.reason} at byte {exc.start}) — pass a text "
             "file (a jdsl trace is JSONL, e.g. from `jdsl import`)"
         )
-    if isinstance(exc, OSError):
+    if isinstance(exc, OSError) and not isinstance(exc, JdslError):  # a JdslError names its fix
         where = f"{exc.filename}: " if exc.filename else ""
         fix = _OS_FIXES.get(exc.errno or 0, "check the path and its permissions")
         return f"{where}{exc.strerror or exc} — {fix}"
@@ -186,7 +199,7 @@ def _has_content(path: Path) -> bool:
 
 def _target(source: Path, out: Path) -> Path:
     """``out``, or ``out/<source stem>.jsonl`` when ``out`` is a directory; never ``source``."""
-    target = out / f"{source.stem}.jsonl" if out.is_dir() else out
+    target = out / f"{source.stem}.jsonl" if out.is_dir() else require_parent(out, "-o")
     if target.exists() and target.resolve() == source.resolve():
         raise cli_fail(f"-o {target} is the source file", "write the trace to another file")
     return target

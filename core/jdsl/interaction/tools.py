@@ -64,7 +64,7 @@ class Tool:
             )
         self.fn = fn
         self.name = name if name is not None else tool_name(fn)
-        if not HOST_NAME.match(self.name):
+        if not isinstance(self.name, str) or not HOST_NAME.match(self.name):
             raise ToolError(
                 f"tool name {self.name!r} is not a valid host name; use 1-64 letters, digits, "
                 "'_' or '-' (pass tool(fn, name=...))",

@@ -35,9 +35,15 @@ from jdsl.trace.events import (
     TraceEvent,
     canonical_json,
 )
-from jdsl.trace.jsonl import JsonlTraceSink
+from jdsl.trace.jsonl import JsonlTraceSink, TracePathError
 from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
-from jdsl.trace.reader import TraceFormatError, blob_dir_for, iter_episodes, iter_events
+from jdsl.trace.reader import (
+    TraceFormatError,
+    TraceNotFoundError,
+    blob_dir_for,
+    iter_episodes,
+    iter_events,
+)
 from jdsl.trace.redact import Redactor
 from jdsl.trace.sinks import (
     BaseTraceSink,
@@ -80,6 +86,8 @@ __all__ = [
     "Trace",
     "TraceEvent",
     "TraceFormatError",
+    "TraceNotFoundError",
+    "TracePathError",
     "TraceSink",
     "blob_dir_for",
     "canonical_json",

@@ -19,6 +19,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+from jdsl.errors import JdslError
 from jdsl.trace.blobs import DEFAULT_BLOB_THRESHOLD, BlobStore, offload
 from jdsl.trace.canonical import event_json, event_text
 from jdsl.trace.events import (
@@ -39,14 +40,61 @@ from jdsl.trace.screen import RedactionScreen
 from jdsl.trace.shared import Filled, JsonText, thaw
 from jdsl.trace.sinks import BaseTraceSink, Parent, Recorder
 
-__all__ = ["JsonlTraceSink"]
+__all__ = ["JsonlTraceSink", "TracePathError"]
+
+
+class TracePathError(JdslError, OSError):
+    """A trace file path a :class:`JsonlTraceSink` cannot write: a directory, or a path under
+    a file. Raised when the sink is made, before any run. Subclasses ``OSError`` too.
+
+    Attributes:
+        path: the path given.
+    """
+
+    def __init__(self, message: str, *, path: str) -> None:
+        self.path = path
+        super().__init__(message)
+        self.filename = path
+
+    def __str__(self) -> str:  # OSError would print "[Errno None] None: path"
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild, (str(self), self.path))
+
+
+def _rebuild(message: str, path: str) -> TracePathError:
+    return TracePathError(message, path=path)
+
+
+def _writable_path(path: Path) -> None:
+    """Create ``path``'s missing parent directories.
+
+    Raises:
+        TracePathError: ``path`` is a directory, or a parent on the way is a file.
+    """
+    if path.is_dir():
+        raise TracePathError(
+            f"the trace path {path} is a directory; pass a file path such as {path / 'runs.jsonl'}",
+            path=str(path),
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next(p for p in [path.parent, *path.parent.parents] if p.exists())
+        raise TracePathError(
+            f"the trace path {path} is under {blocker}, which is a file, not a directory; pass "
+            "a path in a directory",
+            path=str(path),
+        ) from None
 
 
 class JsonlTraceSink(BaseTraceSink):
     """Appends one deterministic JSON line per event to ``path``; thread-safe.
 
     Args:
-        path: the trace file; parent directories are created. An existing file is appended to,
+        path: the trace file; parent directories are created (a directory, or a path under a
+            file, is a :class:`TracePathError`). An existing file is appended to,
             and (with ``resume``) the chain continues after its last event of each episode.
         redactor: applied to every payload before it is stamped and written; default
             ``Redactor()``. Pass ``Redactor(enabled=False)`` to keep payloads verbatim.
@@ -76,13 +124,13 @@ class JsonlTraceSink(BaseTraceSink):
         flush_events: int = 200,
     ) -> None:
         self.path = Path(path)
+        _writable_path(self.path)
         store = BlobStore(blob_dir if blob_dir is not None else blob_dir_for(self.path))
         super().__init__(
             redactor=Redactor() if redactor is None else redactor,
             blob_store=store if blob_threshold_bytes is not None else None,
             blob_threshold_bytes=blob_threshold_bytes or DEFAULT_BLOB_THRESHOLD,
         )
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._screen = RedactionScreen.of(self.redactor)
         self._file = LineFile(
             self.path, self._lock, interval_s=flush_interval_s, max_lines=flush_events,

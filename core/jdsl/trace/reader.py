@@ -29,7 +29,13 @@ from jdsl.trace.blobs import BlobStore
 from jdsl.trace.episodes import Episode, EpisodeSegmenter, part_id
 from jdsl.trace.events import RUNTIME_SOURCE, EventSource, TraceEvent
 
-__all__ = ["TraceFormatError", "blob_dir_for", "iter_episodes", "iter_events"]
+__all__ = [
+    "TraceFormatError",
+    "TraceNotFoundError",
+    "blob_dir_for",
+    "iter_episodes",
+    "iter_events",
+]
 
 
 class TraceFormatError(JdslError, ValueError):
@@ -55,6 +61,44 @@ def _rebuild(message: str, path: str, line: int) -> TraceFormatError:
     return TraceFormatError(message, path=path, line=line)
 
 
+class TraceNotFoundError(JdslError, FileNotFoundError):
+    """A trace path that does not exist.
+
+    Subclasses ``FileNotFoundError`` too, so ``except FileNotFoundError`` keeps working.
+
+    Attributes:
+        path: the path that was given.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"no trace file at {path}: pass the path of a JSONL trace (one a JsonlTraceSink or "
+            "`jdsl run --trace FILE` wrote, or `jdsl import` converted); check the name and "
+            "the current directory"
+        )
+        self.filename = path
+
+    def __str__(self) -> str:  # OSError would print "[Errno None] None: path"
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickle with the path (the error crosses to a Dask client intact)."""
+        return (TraceNotFoundError, (self.path,))
+
+
+def _stat(path: Path) -> os.stat_result:
+    """``path.stat()``.
+
+    Raises:
+        TraceNotFoundError: nothing is at ``path``.
+    """
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        raise TraceNotFoundError(str(path)) from None
+
+
 def blob_dir_for(path: str | os.PathLike[str]) -> Path:
     """The blob directory beside a trace file: ``<file>.blobs``."""
     path = Path(path)
@@ -69,8 +113,14 @@ def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterato
         strict: raise :class:`TraceFormatError` on a line that is not an event (not JSON, not
             UTF-8, nested too deep, or without a ``kind``); with ``strict=False`` such lines
             (e.g. one torn by a crash mid-write) are skipped.
+
+    Raises:
+        TraceFormatError: a bad line (``strict=True``); a directory or a device (``line`` 0).
+        TraceNotFoundError: ``path`` does not exist (a ``FileNotFoundError``).
     """
-    if _is_device(Path(path).stat().st_mode):  # /dev/zero has no end and no line break
+    mode = _stat(Path(path)).st_mode
+    _refuse_directory(Path(path), mode)
+    if _is_device(mode):  # /dev/zero has no end and no line break
         raise TraceFormatError(
             "a device, not a trace file: pass a JSONL file (or a pipe)", path=str(path), line=0
         )
@@ -96,16 +146,17 @@ def iter_episodes(
     Raises:
         TraceFormatError: a bad line (``strict=True``); a path that is a pipe or a device
             (``line`` 0; two passes need a regular file).
-        FileNotFoundError: a path that does not exist.
+        TraceNotFoundError: a path that does not exist (a ``FileNotFoundError``).
     """
     for path in [paths] if isinstance(paths, str | os.PathLike) else paths:
         yield from _file_episodes(Path(path), strict)
 
 
 def _file_episodes(path: Path, strict: bool) -> Iterator[Episode]:
-    mode = path.stat().st_mode
+    mode = _stat(path).st_mode
+    _refuse_directory(path, mode)
     if not stat.S_ISREG(mode):
-        what = "a pipe" if stat.S_ISFIFO(mode) else "a device" if _is_device(mode) else "not a file"
+        what = "a pipe" if stat.S_ISFIFO(mode) else "a device" if _is_device(mode) else "a socket"
         raise TraceFormatError(
             f"{what}, not a regular file: episodes are read in two passes over a file (save "
             "the trace to a file first)",
@@ -128,6 +179,15 @@ def _file_episodes(path: Path, strict: bool) -> Iterator[Episode]:
         while handed in open_parts and ends[handed] <= number:
             yield open_parts.pop(handed)
             handed += 1
+
+
+def _refuse_directory(path: Path, mode: int) -> None:
+    """Raise :class:`TraceFormatError` (line 0) when ``mode`` is a directory's."""
+    if stat.S_ISDIR(mode):
+        raise TraceFormatError(
+            f"a directory, not a trace file: pass the JSONL trace files in it ({path}/*.jsonl)",
+            path=str(path), line=0,
+        )  # fmt: skip
 
 
 def _is_device(mode: int) -> bool:

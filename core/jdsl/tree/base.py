@@ -7,14 +7,30 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from jdsl.errors import AuthoringError, preview
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
     from jdsl.tree.context import NodeEvents, RunContext
 
-__all__ = ["Node"]
+__all__ = ["Node", "name_argument"]
 
 _NOTED = "__jdsl_node__"
+
+
+def name_argument(value: Any, builder: str, argument: str, expected: str) -> str:
+    """``value`` when it is a non-empty str.
+
+    Raises:
+        AuthoringError: naming ``builder``, ``argument`` and ``expected`` (what to pass).
+    """
+    if isinstance(value, str) and value:
+        return value
+    raise AuthoringError(
+        f"{builder}(): {argument} must be {expected}, got {preview(value)}",
+        builder=builder,
+        argument=argument,
+    )
 
 
 class Node(BaseModel):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from jdsl.errors import BindingError, RefError
+from jdsl.errors import AuthoringError, BindingError, RefError, RunArgumentError, preview
 from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
@@ -163,15 +163,63 @@ class Bindings:
         *,
         replace: bool = False,
     ) -> None:
-        """Bind a ``{name: fn}`` mapping or callables named by :func:`tool_name`."""
+        """Bind a ``{name: fn}`` mapping or callables named by :func:`tool_name`.
+
+        Raises:
+            AuthoringError: ``items`` is neither, a name is not a non-empty str, or a value
+                is not callable.
+            BindingError: a lambda in a list, or a name bound twice (see :meth:`add`).
+        """
         if items is None:
             return
-        pairs = items.items() if isinstance(items, Mapping) else ((tool_name(f), f) for f in items)
+        argument = f"{kind}s"
+        if isinstance(items, str) or not isinstance(items, Mapping | Iterable):
+            raise AuthoringError(
+                f"{argument} must be a {{name: callable}} mapping or a list of callables, got "
+                f"{preview(items)}",
+                builder="bind",
+                argument=argument,
+            )
+        pairs = items.items() if isinstance(items, Mapping) else ((None, f) for f in items)
         for name, fn in pairs:
+            if not callable(fn):
+                raise AuthoringError(
+                    f"{argument}: {preview(fn)} is not callable; bind functions (or Tool "
+                    "objects) by name",
+                    builder="bind",
+                    argument=argument,
+                )
+            if name is None:
+                name = tool_name(fn)
+            elif not isinstance(name, str) or not name:
+                raise AuthoringError(
+                    f"{argument}: a name must be a non-empty str, got {preview(name)}",
+                    builder="bind",
+                    argument=argument,
+                )
             self.add(kind, name, fn, replace=replace)
 
     def copy(self) -> Bindings:
         return Bindings(dict(self.tools), dict(self.predicates))
+
+
+def _trace_id(value: Any, argument: str) -> str:
+    """``value``, a non-blank str.
+
+    Raises:
+        RunArgumentError: ``value`` is not a str, or is empty or only spaces.
+    """
+    if isinstance(value, str) and value.strip():
+        return value
+    example, fix = (
+        ("'ep_order_17'", "leave it out (None) for a fresh one")
+        if argument == "episode_id"
+        else ("'cap_local'", "leave it out for that one")
+    )
+    raise RunArgumentError(
+        f"{argument} must be a non-blank str such as {example}, got {preview(value)}; {fix}",
+        argument=argument,
+    )
 
 
 class RunContext:
@@ -185,8 +233,8 @@ class RunContext:
         state: per-run scratch for stateful nodes (oneshot).
         bindings: the tools and predicates bound by name.
         trace_sink: where events go; None disables tracing (and costs nothing).
-        capture_id, episode_id: the trace coordinates; ``episode_id`` None gives a fresh
-            unique id (``ep_<12 hex>``, :func:`jdsl.trace.new_episode_id`).
+        capture_id, episode_id: the trace coordinates, non-blank strs; ``episode_id`` None
+            gives a fresh unique id (``ep_<12 hex>``, :func:`jdsl.trace.new_episode_id`).
         services: what flows and tools share (sandbox, registries), or None.
         clock: monotonic seconds, injectable so timeouts are testable without sleeping.
         cancel: a cancellation token (anything with ``cancelled``), or None.
@@ -240,8 +288,10 @@ class RunContext:
         self.state: dict[Any, Any] = state if state is not None else {}
         self.bindings = bindings if bindings is not None else Bindings()
         self.trace_sink = trace_sink
-        self.capture_id = capture_id
-        self.episode_id = episode_id = episode_id or new_episode_id()
+        self.capture_id = _trace_id(capture_id, "capture_id")
+        self.episode_id = episode_id = (
+            new_episode_id() if episode_id is None else _trace_id(episode_id, "episode_id")
+        )
         self.services = services
         self.clock = clock
         self.cancel = cancel

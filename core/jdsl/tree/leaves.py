@@ -12,7 +12,7 @@ from jdsl.errors import JdslError, ToolError
 from jdsl.expr import MISSING, describe, evaluate, preview, resolve_path
 from jdsl.trace.shared import Filled
 from jdsl.trace.values import jsonable
-from jdsl.tree.base import Node
+from jdsl.tree.base import Node, name_argument
 from jdsl.tree.context import unbound_error
 from jdsl.tree.scope import Abandoned
 from jdsl.tree.status import Status
@@ -114,8 +114,12 @@ class Action(_Bound):
     leaf = True
 
     def __rshift__(self, key: str) -> Action:
-        """``act(...) >> "key"`` stores the result under ``key`` (same as ``store``)."""
-        self.store = key
+        """``act(...) >> "key"`` stores the result under ``key`` (same as ``store``).
+
+        Raises:
+            AuthoringError: ``key`` is not a non-empty str.
+        """
+        self.store = name_argument(key, "store", "key", "a blackboard key, a non-empty str")
         return self
 
     @property

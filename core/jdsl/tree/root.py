@@ -7,10 +7,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import PrivateAttr
 
-from jdsl.errors import BehaviorCheckError, BindingError, ValidationError
+from jdsl.errors import (
+    AuthoringError,
+    BehaviorCheckError,
+    BindingError,
+    ValidationError,
+    preview,
+)
 from jdsl.trace.shared import PayloadTemplate
 from jdsl.trace.values import jsonable
-from jdsl.tree.base import Node
+from jdsl.tree.base import Node, name_argument
 from jdsl.tree.blackboard import Blackboard
 from jdsl.tree.check import CheckReport, check_tree
 from jdsl.tree.context import Bindings, NodeEvents, RunContext, check_model, unbound_error
@@ -99,20 +105,37 @@ class Root(Node):
 
     # -- building ------------------------------------------------------------------------------
     def model(self, model_id: str) -> Root:
-        """Set the model id; returns the root."""
-        self.model_id = model_id
+        """Set the model id; returns the root.
+
+        Raises:
+            AuthoringError: ``model_id`` is not a non-empty str.
+        """
+        self.model_id = name_argument(
+            model_id, "Root.model", "model_id", "a model id, a non-empty str"
+        )
         return self
 
     def do(self, child: Node) -> Root:
         """Set the child and collect its callables into the bindings; returns the root.
 
         Raises:
-            TypeError: ``child`` is not a node.
+            AuthoringError: ``child`` is not a node (or is a root), or the root has a child.
             BindingError: one name bound to two different callables.
         """
         if not isinstance(child, Node) or isinstance(child, Root):
-            raise TypeError(
-                f"Root.do() takes one node such as seq(...), got {type(child).__name__}"
+            what = "a root" if isinstance(child, Root) else preview(child)
+            raise AuthoringError(
+                f"Root.do() takes one node such as seq(...), got {what}; put several "
+                "children in seq(...) and wrap a plain value in a node",
+                builder="Root.do",
+                argument="child",
+            )
+        if self.child is not None:
+            raise AuthoringError(
+                f"root {self.name!r} already has a child ({self.child.label}); call .do() "
+                "once, with seq(...) around several children",
+                builder="Root.do",
+                argument="child",
             )
         collect_callables(child, self._bindings)
         self.child = child  # type: ignore[assignment]
@@ -131,6 +154,8 @@ class Root(Node):
         Raises:
             BindingError: a name already bound to a different callable (unless ``replace``),
                 or a lambda in a list (it has no name).
+            AuthoringError: ``tools`` / ``predicates`` is not a mapping or a list of
+                callables, or holds a value that is not callable.
         """
         self._bindings.update("tool", tools, replace=replace)
         self._bindings.update("predicate", predicates, replace=replace)
@@ -217,7 +242,8 @@ class Root(Node):
             model: anything with ``converse``; None resolves ``model_id`` through
                 ``jdsl.providers.resolve_model`` when the tree has a model leaf.
             trace_sink: where events go (None: no tracing, no cost).
-            capture_id, episode_id: trace coordinates; ``episode_id`` None (the default) gives
+            capture_id, episode_id: trace coordinates, non-blank strs (else
+                :class:`~jdsl.errors.RunArgumentError`); ``episode_id`` None (the default) gives
                 each run a fresh unique id (``ep_<12 hex>``), so runs into one sink stay
                 separate episodes. Pass your own to name runs (reusing one is an error-prone
                 choice: readers split such runs into ``<id>#2``...).
