@@ -253,7 +253,9 @@ class ReplayTools:
                                               f"an extra call {actual}; the episode made no more"))  # fmt: skip
         step = left[0]
         expected = call_text(step.logical_tool, step.arguments)
-        if name not in (step.logical_tool, step.host_tool) or not typed_equal(arguments, step.arguments):
+        if name not in (step.logical_tool, step.host_tool) or not typed_equal(
+            arguments, step.arguments
+        ):
             what = "different arguments" if name in (step.logical_tool, step.host_tool) else (
                 "a different tool")  # fmt: skip
             reason = f"expected {expected}, the tree called {actual} ({what})"
@@ -298,7 +300,7 @@ def execute(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Execution:
         ValidationError: ``tree`` is an IR document that does not load.
     """
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    return _run(root, TreeShape.of(root), episode)
+    return _Serving(TreeShape.of(root)).run(root, episode)
 
 
 def execute_all(
@@ -313,16 +315,47 @@ def iter_executions(
 ) -> Iterator[Execution]:
     """:func:`execute` on each episode as it comes (the tree loaded once), one at a time."""
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    shape = TreeShape.of(root)
+    serving = _Serving(TreeShape.of(root))
     for episode in episodes:
-        yield _run(root, shape, episode)
+        yield serving.run(root, episode)
 
 
-def _run(root: Root, shape: TreeShape, episode: NormEpisode) -> Execution:
-    replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
-                         failing=shape.failing)  # fmt: skip
+class _Serving:
+    """The tools and predicates of one tree's replays, bound once: each forwards to the
+    :class:`ReplayTools` of the episode being run. The callables stay the same ones, so the
+    runs share the tree's run memo (one static check, not one per episode)."""
+
+    def __init__(self, shape: TreeShape) -> None:
+        self.shape = shape
+        self.replay: ReplayTools | None = None
+        self.tools = {n: self._forward("tools", n) for n in dict.fromkeys(shape.tools)}
+        self.predicates = {
+            n: self._forward("predicates", n) for n in dict.fromkeys(shape.predicates)
+        }
+
+    def _forward(self, kind: str, name: str) -> Callable[..., Any]:
+        def served(**arguments: Any) -> Any:
+            return getattr(self.replay, kind)[name](**arguments)
+
+        served.__name__ = name
+        return served
+
+    def run(self, root: Root, episode: NormEpisode) -> Execution:
+        """:func:`execute` of ``episode``."""
+        shape = self.shape
+        self.replay = replay = ReplayTools(episode, tools=shape.tools,
+                                           predicates=shape.predicates, failing=shape.failing)  # fmt: skip
+        try:
+            return _run(root, shape, episode, replay, self)
+        finally:
+            self.replay = None
+
+
+def _run(
+    root: Root, shape: TreeShape, episode: NormEpisode, replay: ReplayTools, bound: _Serving
+) -> Execution:
     ctx = root.run(
-        model=decision_model(shape, episode), tools=replay.tools, predicates=replay.predicates,
+        model=decision_model(shape, episode), tools=bound.tools, predicates=bound.predicates,
         raise_errors=False, episode_id=episode.episode_id or None, **run_inputs(shape, episode),
     )  # fmt: skip
     node = ctx.failure.node_id if ctx.failure is not None else None

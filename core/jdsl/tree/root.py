@@ -330,6 +330,8 @@ class Root(Node):
         if memo is None or memo.key != key:
             memo = _RunMemo(self, bindings, inputs, key, (nodes, fields))
             private["_memo"] = memo  # type: ignore[index]
+        else:
+            memo.reused = True
         return memo  # type: ignore[no-any-return]
 
     def _finish(self, ctx: RunContext, status: str, exc: BaseException | None) -> None:
@@ -375,6 +377,7 @@ class _RunMemo:
         "bindings",
         "held",
         "key",
+        "reused",
     )
 
     def __init__(
@@ -386,6 +389,7 @@ class _RunMemo:
         self._started: PayloadTemplate | None = None
         self._names: dict[int, tuple[str | None, str]] | None = None
         self._events: dict[int, NodeEvents] | None = None
+        self.reused = False  # a second run of the tree came: the tables below pay off
 
     def report(self) -> CheckReport:
         """:func:`check_tree` of the root with these bindings and input keys."""
@@ -394,14 +398,19 @@ class _RunMemo:
         return self._report
 
     def names(self) -> dict[int, tuple[str | None, str]]:
-        """A fresh copy of :attr:`RunContext.node_names` for every node of the tree."""
+        """A fresh copy of :attr:`RunContext.node_names` for every node of the tree, from the
+        second run on (a first run names the nodes it ticks, as it goes)."""
+        if not self.reused:
+            return {}
         if self._names is None:
             self._names = {id(n): (n.effective_id, n.label) for n in self.held[0]}
         return self._names.copy()
 
     def node_events(self, ctx: RunContext) -> dict[int, NodeEvents]:
         """A fresh copy of :attr:`RunContext.node_events` for every node of the tree (made
-        with ``ctx``'s names the first time)."""
+        with ``ctx``'s names), from the second run on, like :meth:`names`."""
+        if not self.reused:
+            return {}
         if self._events is None:
             self._events = {id(n): ctx.events_of(n) for n in self.held[0]}
         return self._events.copy()
