@@ -35,6 +35,10 @@ __all__ = [
     "extract_facts",
 ]
 
+_CLAIM_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+"""``json.dumps(claim, sort_keys=True, separators=(",", ":"))`` with one encoder (json.dumps
+builds a new one per call when given options)."""
+
 DATAFLOW: Final = "DATAFLOW"
 CONTROL: Final = "CONTROL"
 ACTION: Final = "ACTION"
@@ -65,7 +69,7 @@ class Fact:
     @property
     def key(self) -> str:
         """Canonical identity of the claim (type + sorted JSON), equal across episodes."""
-        return self.type + " " + json.dumps(self.claim, sort_keys=True, separators=(",", ":"))
+        return self.type + " " + _CLAIM_JSON(self.claim)
 
 
 def claim_text(type_: str, claim: dict[str, Any]) -> str:
