@@ -255,7 +255,8 @@ class RunContext:
         trace: the runtime's fast path for the events of every tick,
             ``trace(kind, payload, parent=None, actor=None) -> sequence`` (a
             :data:`jdsl.trace.sinks.Recorder`; returns None without a sink). ``payload`` must be
-            JSON data the event may own (pass variable values through :func:`jsonable`);
+            JSON data the event may own (pass variable values through :func:`jsonable`) or
+            a shared payload of :mod:`jdsl.trace.shared`;
             ``parent`` is an event id or the sequence ``trace`` returned for the parent event.
         node_names: ``{id(node): (effective id, label)}`` filled by :meth:`names`.
         node_events: ``{id(node): NodeEvents}`` (the payloads of its ``node.enter`` and
