@@ -125,3 +125,26 @@ def test_a_template_of_orjson_text_and_a_fallback_value_is_written_whole() -> No
     template = PayloadTemplate({"a": 1e16, "z": 1e-7}, "m")  # orjson writes 1e16, json 1e+16
     for value in (10**30, {"k": 10**20}, "plain", [1.5e300]):
         assert template.text(value)[0] == event_json({"a": 1e16, "m": value, "z": 1e-7})
+
+
+def echo(q: Any) -> Any:
+    """Returns its argument."""
+    return q
+
+
+def test_a_field_edited_in_place_is_seen_by_the_next_run() -> None:
+    call, expect = act(echo, q=1), check("out", equals=[1])
+    tree = root("edited").do(seq(call >> "out", expect))
+    tree.run(trace_sink=ListTraceSink(), raise_errors=False)
+    tree.run(trace_sink=ListTraceSink(), raise_errors=False)  # the tree's tables are kept now
+    call.args["q"] = {"const": [2]}
+    expect.equals[0] = 2
+    sink = ListTraceSink()
+    ctx = tree.run(trace_sink=sink)
+    assert ctx.status.value == "success"
+    ir = sink.events[0].payload["ir"]["child"]["children"]
+    assert ir[0]["args"] == {"q": {"const": [2]}} and ir[1]["equals"] == [2]
+    labels = [e.payload["label"] for e in sink.events if e.kind == "node.enter"]
+    assert "check(out == [2])" in labels
+    fresh = root("edited").do(seq(act(echo, q=[2]) >> "out", check("out", equals=[2])))
+    assert fresh.to_ir() == tree.to_ir()

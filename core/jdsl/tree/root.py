@@ -14,6 +14,7 @@ from jdsl.errors import (
     ValidationError,
     preview,
 )
+from jdsl.trace.canonical import event_json
 from jdsl.trace.shared import PayloadTemplate
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node, name_argument
@@ -311,17 +312,20 @@ class Root(Node):
         """What runs of this tree can share: its check report and IR, remembered while the
         tree's nodes (as :meth:`prepare` just walked them), the bound callables and the input
         keys stay the same ones. Runs in a loop pay for one check and one IR dump; a node
-        replaced, a callable rebound or another input key starts afresh."""
+        replaced, a field set or edited in place (``action.args["q"] = ...``), a callable
+        rebound or another input key starts afresh."""
         private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
         nodes, paths = private["_walked"]  # type: ignore[index]
         # A node edited in place (``node.tool = "other"``) keeps its id(), so the key also
-        # holds the id of every field value; the memo keeps ``fields`` alive so those ids
-        # cannot be reused by other objects while it is held.
+        # holds the id of every field value (the memo keeps ``fields`` alive so those ids
+        # cannot be reused by other objects while it is held), and the JSON of every
+        # non-empty dict or list that is not a node's children (they can change in place).
         fields = tuple(v for node in nodes for v in node.__dict__.values())
         key = (
             tuple(map(id, nodes)),
             tuple(paths),
             tuple(map(id, fields)),
+            tuple(_contents(v) for v in fields if v and (type(v) is dict or type(v) is list)),
             tuple((name, id(fn)) for name, fn in bindings.tools.items()),
             tuple((name, id(fn)) for name, fn in bindings.predicates.items()),
             tuple(inputs),
@@ -423,6 +427,13 @@ class _RunMemo:
             fixed = {"skill": root.name, "model_id": root.model_id, "ir": root.to_ir()}
             self._started = PayloadTemplate(fixed, "inputs")
         return self._started
+
+
+def _contents(value: dict[str, Any] | list[Any]) -> str | None:
+    """The JSON of a node's dict or list field, None for a list of nodes (children)."""
+    if type(value) is list and isinstance(value[0], Node):
+        return None
+    return event_json(value)
 
 
 def _check_needed(needed: list[tuple[str, str]], bindings: Bindings) -> None:
