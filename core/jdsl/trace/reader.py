@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -267,20 +268,30 @@ _FOREIGN = (
 )  # a known format's telltale key near the start of the line -> what it is, how to import
 
 
+_LONG_NUMBER = re.compile(rb"[:,\[]\s*-?\d{19}")
+"""A number of 19 digits or more: maybe an int outside orjson's 64 bits, which orjson would
+read as a float."""
+
+
 def decode_json(data: bytes | str) -> Any:
-    """One JSON document: orjson, else ``json`` (``NaN``, ``Infinity``, very large integers).
+    """One JSON document: orjson, else ``json`` (``NaN``, ``Infinity``, and a document with a
+    number of 19 digits or more, since ``json`` keeps ints beyond 64 bits exact).
 
     Raises:
         ValueError: not JSON, not UTF-8, or nested deeper than a decoder allows (the
             ``RecursionError`` of a deeply nested line is turned into this).
     """
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as first:
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    first: Exception | str = "a number of 19 digits or more"
+    if _LONG_NUMBER.search(raw) is None:
         try:
-            return json.loads(data)
-        except RecursionError:
-            raise ValueError(f"nested too deeply to decode ({first})") from None
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            first = exc
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError(f"nested too deeply to decode ({first})") from None
 
 
 _ACTORS = frozenset({"model", "user", "environment", "system", "tool"})
