@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
+import orjson
 from pydantic import PrivateAttr
 
 from jdsl.errors import (
@@ -315,8 +316,9 @@ class Root(Node):
         private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
         nodes, paths = private["_walked"]  # type: ignore[index]
         # A node edited in place (``node.tool = "other"``) keeps its id(), so the key also
-        # holds the id of every field value; the memo keeps ``fields`` alive so those ids
-        # cannot be reused by other objects while it is held.
+        # holds the id of every field value (the memo keeps ``fields`` alive so those ids
+        # cannot be reused by other objects while it is held); the dicts and lists among them
+        # can change in place (``node.args["x"] = ...``), which ``edited`` sees.
         fields = tuple(v for node in nodes for v in node.__dict__.values())
         key = (
             tuple(map(id, nodes)),
@@ -327,7 +329,7 @@ class Root(Node):
             tuple(inputs),
         )
         memo = private.get("_memo")  # type: ignore[union-attr]
-        if memo is None or memo.key != key:
+        if memo is None or memo.key != key or memo.edited():
             memo = _RunMemo(self, bindings, inputs, key, (nodes, fields))
             private["_memo"] = memo  # type: ignore[index]
         return memo  # type: ignore[no-any-return]
@@ -366,6 +368,8 @@ class _RunMemo:
     :meth:`Root._run_memo`); each is computed on first use."""
 
     __slots__ = (
+        "_containers",
+        "_contents",
         "_events",
         "_inputs",
         "_names",
@@ -382,10 +386,18 @@ class _RunMemo:
     ) -> None:
         self._root, self.bindings, self._inputs = root, bindings, tuple(inputs)
         self.key, self.held = key, held  # held: keeps the ids in ``key`` theirs
+        self._containers = [
+            v for v in held[1] if (type(v) is dict or type(v) is list) and v and not _nodes(v)
+        ]  # the field values an edit in place can change (lists of nodes: the walk sees them)
+        self._contents = _contents(self._containers)
         self._report: CheckReport | None = None
         self._started: PayloadTemplate | None = None
         self._names: dict[int, tuple[str | None, str]] | None = None
         self._events: dict[int, NodeEvents] | None = None
+
+    def edited(self) -> bool:
+        """Whether a dict or list field value changed in place since the memo was made."""
+        return bool(self._containers) and _contents(self._containers) != self._contents
 
     def report(self) -> CheckReport:
         """:func:`check_tree` of the root with these bindings and input keys."""
@@ -414,6 +426,26 @@ class _RunMemo:
             fixed = {"skill": root.name, "model_id": root.model_id, "ir": root.to_ir()}
             self._started = PayloadTemplate(fixed, "inputs")
         return self._started
+
+
+def _contents(held: list[Any]) -> object:
+    """The JSON (else the ``repr``) of ``held``, dicts and lists of field values: what an edit
+    in place changes. A value whose repr fails (an int of over 4,300 digits) gives a fresh
+    object, equal to no other."""
+    if not held:
+        return b""
+    try:
+        return orjson.dumps(held, default=repr)  # 1, 1.0 and True written apart
+    except TypeError:  # a non-str key, an int beyond 64 bits
+        try:
+            return repr(held)
+        except ValueError:
+            return object()
+
+
+def _nodes(value: dict[Any, Any] | list[Any]) -> bool:
+    """Whether ``value`` is a list of nodes (a composite's children)."""
+    return type(value) is list and isinstance(value[0], Node)
 
 
 def _check_needed(needed: list[tuple[str, str]], bindings: Bindings) -> None:

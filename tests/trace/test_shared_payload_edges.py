@@ -1,0 +1,87 @@
+"""Shared payloads from the outside: a traced tree copies and pickles, a field edited in place
+shows in the next run's trace, and ints beyond 64 bits read back from a trace file exactly."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any
+
+import pytest
+from jdsl import act, check, root, seq
+from jdsl.trace import JsonlTraceSink, ListTraceSink, read_events, verify_chain
+from jdsl.trace.reader import decode_json
+from jdsl.trace.shared import JsonText
+
+HUGE = 2**70
+
+
+def value(x: Any = None) -> Any:
+    """Returns its argument."""
+    return x
+
+
+def _tree(equals: Any = 1, x: Any = 1) -> Any:
+    return root("edges").do(seq(act(value, x=x) >> "a", check("a", equals=equals)))
+
+
+def _trace(tree: Any, **inputs: Any) -> list[tuple[str, Any]]:
+    sink = ListTraceSink()
+    tree.run(trace_sink=sink, raise_errors=False, **inputs)
+    return [(e.kind, e.payload) for e in sink.events]
+
+
+@pytest.mark.parametrize(
+    "duplicate",
+    [copy.deepcopy, lambda t: t.model_copy(deep=True), lambda t: pickle.loads(pickle.dumps(t))],
+    ids=["deepcopy", "model_copy-deep", "pickle"],
+)
+def test_a_traced_tree_can_be_copied_and_the_copy_traces_itself(duplicate: Any) -> None:
+    tree = _tree()
+    _trace(tree)
+    twin = duplicate(tree)
+    twin.child.children[1].equals = 2
+    assert _trace(twin) == _trace(_tree(equals=2))
+    assert _trace(tree) == _trace(_tree())
+
+
+def test_json_text_copies_and_pickles_as_itself() -> None:
+    shared = JsonText.of({"n": HUGE, "s": "x"})
+    assert copy.copy(shared) is shared and copy.deepcopy(shared) is shared
+    again = pickle.loads(pickle.dumps(shared))
+    assert again == shared and again.data() == {"n": HUGE, "s": "x"}
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda t: t.child.children[1].equals.append(2), {"equals": [1, 2]}),
+        (lambda t: t.child.children[1].equals.__setitem__(0, 1.0), {"equals": [1.0]}),
+        (lambda t: t.child.children[0].args["x"].__setitem__("const", 2), {"x": 2}),
+    ],
+    ids=["equals-appended", "equals-int-to-float", "args-const-replaced"],
+)
+def test_a_field_edited_in_place_shows_in_the_next_trace(edit: Any, expected: Any) -> None:
+    tree = _tree(equals=[1])
+    _trace(tree)
+    edit(tree)
+    assert _trace(tree) == _trace(_tree(**{"equals": [1], **expected}))
+
+
+def test_ints_beyond_64_bits_read_back_exactly_and_verify(tmp_path) -> None:
+    path = tmp_path / "huge.jsonl"
+    with JsonlTraceSink(path) as sink:
+        _tree(equals=HUGE, x=HUGE).run(trace_sink=sink, raise_errors=False, n=-HUGE)
+    events = list(read_events(path))
+    assert verify_chain(events) == []
+    started = events[0].payload
+    assert started["inputs"] == {"n": -HUGE}
+    assert started["ir"]["child"]["children"][1]["equals"] == HUGE
+    done = next(e for e in events if e.kind == "tool.call.completed")
+    assert type(done.payload["result"]) is int and done.payload["result"] == HUGE
+
+
+def test_decode_json_keeps_long_ints_and_digit_strings() -> None:
+    assert decode_json(f'[{HUGE},{-(2**63) - 1},"{"1" * 30}",1.5]') == [
+        HUGE, -(2**63) - 1, "1" * 30, 1.5,
+    ]  # fmt: skip
