@@ -85,3 +85,41 @@ def test_decode_json_keeps_long_ints_and_digit_strings() -> None:
     assert decode_json(f'[{HUGE},{-(2**63) - 1},"{"1" * 30}",1.5]') == [
         HUGE, -(2**63) - 1, "1" * 30, 1.5,
     ]  # fmt: skip
+
+
+def test_a_user_recorder_gets_shared_payloads_that_thaw_to_the_list_sink_payloads() -> None:
+    from jdsl.trace.shared import Filled, thaw
+
+    class Recording:
+        """A user's sink with its own recorder (the documented fast path)."""
+
+        def __init__(self) -> None:
+            self.got: list[tuple[str, Any]] = []
+
+        def emit(self, event: Any) -> Any:
+            return event
+
+        def recorder(self, capture_id: str, episode_id: str) -> Any:
+            def record(kind: str, payload: Any, parent: Any = None, actor: Any = None) -> int:
+                self.got.append((kind, payload))
+                return len(self.got) - 1
+
+            return record
+
+    class Emitting:
+        """A user's sink with only ``emit``: it gets plain dicts."""
+
+        def __init__(self) -> None:
+            self.got: list[Any] = []
+
+        def emit(self, event: Any) -> Any:
+            self.got.append(event)
+            return event
+
+    tree, mine, plain = _tree(), Recording(), Emitting()
+    tree.run(trace_sink=mine, raise_errors=False)
+    tree.run(trace_sink=plain, raise_errors=False)
+    kinds = {type(p) for _, p in mine.got}
+    assert JsonText in kinds and Filled in kinds
+    assert {type(e.payload) for e in plain.got} == {dict}
+    assert [(k, thaw(p)) for k, p in mine.got] == _trace(tree)

@@ -52,8 +52,11 @@ same episode, or nothing."""
 Recorder = Callable[..., int]
 """``record(kind, payload, parent=None, actor=None) -> sequence``: one episode's fast path.
 
-``payload`` is JSON data the event now owns (see :func:`jsonable`); it is still redacted and
-offloaded as the sink is configured. ``parent`` is a :data:`Parent`; ``actor`` None picks the
+``payload`` is JSON data the event now owns (see :func:`jsonable`), or a payload the runtime
+shares between the runs of one tree: a :class:`~jdsl.trace.shared.JsonText` or a
+:class:`~jdsl.trace.shared.Filled` template (``node.enter`` / ``node.exit``, the tool-call
+events, ``episode.started``). Neither may be changed; :func:`~jdsl.trace.shared.thaw` gives
+plain data the recorder owns. It is still redacted and offloaded as the sink is configured. ``parent`` is a :data:`Parent`; ``actor`` None picks the
 runtime's actor for the kind (:data:`~jdsl.trace.events.RUNTIME_ACTORS`). The event's id is
 derived from its episode and sequence. Get one from :func:`recorder_for`.
 """
