@@ -123,3 +123,14 @@ def test_a_user_recorder_gets_shared_payloads_that_thaw_to_the_list_sink_payload
     assert JsonText in kinds and Filled in kinds
     assert {type(e.payload) for e in plain.got} == {dict}
     assert [(k, thaw(p)) for k, p in mine.got] == _trace(tree)
+
+
+@pytest.mark.parametrize("episode_id", ['ep"quoted', "ep\u00a0nbsp"])
+def test_ints_beyond_64_bits_stay_exact_when_ids_need_escaping(tmp_path, episode_id) -> None:
+    path = tmp_path / "escaped.jsonl"
+    with JsonlTraceSink(path) as sink:
+        _tree(x=HUGE).run(trace_sink=sink, raise_errors=False, episode_id=episode_id)
+    events = list(read_events(path))
+    assert verify_chain(events) == [] and events[0].episode_id == episode_id
+    done = next(e for e in events if e.kind == "tool.call.completed")
+    assert type(done.payload["result"]) is int and done.payload["result"] == HUGE

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["canonical_json", "encoded", "event_json", "event_text", "json_scalar"]
+__all__ = ["canonical_json", "decoded", "encoded", "event_json", "event_text", "json_scalar"]
 
 
 _ENCODE = json.JSONEncoder(
@@ -32,6 +32,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # code points with no UTF-8 encoding
 MAX_INT_DIGITS = 4000
 """Ints with more decimal digits are written as ``{"$int": "0x..."}`` (see :func:`event_json`)."""
 _INT_LIMIT = 10**MAX_INT_DIGITS  # compared, never printed
+LONG_NUMBER = re.compile(rb"[:,\[]\s*-?\d{19}")
+"""A number of 19 digits or more in JSON text: maybe an int outside orjson's 64 bits, which
+orjson reads as a float (``json`` reads it exactly; see :func:`decoded`)."""
 
 
 _ORJSON_OPTIONS = (
@@ -71,6 +74,13 @@ def encoded(value: Any) -> tuple[str, bool]:
     # the text could be neither hashed nor written. It becomes U+FFFD, which the text then
     # holds as orjson writes it, so the event re-read verifies.
     return _SURROGATE.sub("\ufffd", text), False
+
+
+def decoded(text: str) -> Any:
+    """The data of JSON ``text`` that :func:`event_json` wrote, ints beyond 64 bits exact."""
+    if LONG_NUMBER.search(text.encode()) is None:
+        return orjson.loads(text)
+    return json.loads(text)
 
 
 def _long_ints(value: Any) -> Any:
@@ -135,9 +145,9 @@ def event_text(
     if not plain:  # the general encoder, over the whole event (the given texts decoded)
         body = {k: getattr(v, "__dict__", v) for k, v in f.items() if k != "event_hash"}
         if payload_text is not None:
-            body["payload"] = orjson.loads(payload_text)
+            body["payload"] = decoded(payload_text)
         if source_text is not None:
-            body["source"] = orjson.loads(source_text)
+            body["source"] = decoded(source_text)
         return encode(body)
     refs = f["blob_refs"]
     if source_text is None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ import orjson
 
 from jdsl.errors import JdslError
 from jdsl.trace.blobs import BlobStore
+from jdsl.trace.canonical import LONG_NUMBER
 from jdsl.trace.episodes import Episode, EpisodeSegmenter, part_id
 from jdsl.trace.events import RUNTIME_SOURCE, EventSource, TraceEvent
 
@@ -268,11 +268,6 @@ _FOREIGN = (
 )  # a known format's telltale key near the start of the line -> what it is, how to import
 
 
-_LONG_NUMBER = re.compile(rb"[:,\[]\s*-?\d{19}")
-"""A number of 19 digits or more: maybe an int outside orjson's 64 bits, which orjson would
-read as a float."""
-
-
 def decode_json(data: bytes | str) -> Any:
     """One JSON document: orjson, else ``json`` (``NaN``, ``Infinity``, and a document with a
     number of 19 digits or more, since ``json`` keeps ints beyond 64 bits exact).
@@ -283,7 +278,7 @@ def decode_json(data: bytes | str) -> Any:
     """
     raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
     first: Exception | str = "a number of 19 digits or more"
-    if _LONG_NUMBER.search(raw) is None:
+    if LONG_NUMBER.search(raw) is None:
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
