@@ -26,7 +26,7 @@ import orjson
 
 from jdsl.errors import JdslError
 from jdsl.trace.blobs import BlobStore
-from jdsl.trace.canonical import LONG_NUMBER
+from jdsl.trace.canonical import long_number
 from jdsl.trace.episodes import Episode, EpisodeSegmenter, part_id
 from jdsl.trace.events import RUNTIME_SOURCE, EventSource, TraceEvent
 
@@ -278,7 +278,7 @@ def decode_json(data: bytes | str) -> Any:
     """
     raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
     first: Exception | str = "a number of 19 digits or more"
-    if LONG_NUMBER.search(raw) is None:
+    if not long_number(raw):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
