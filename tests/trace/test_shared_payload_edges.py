@@ -134,3 +134,24 @@ def test_ints_beyond_64_bits_stay_exact_when_ids_need_escaping(tmp_path, episode
     assert verify_chain(events) == [] and events[0].episode_id == episode_id
     done = next(e for e in events if e.kind == "tool.call.completed")
     assert type(done.payload["result"]) is int and done.payload["result"] == HUGE
+
+
+def test_a_redactor_subclass_is_not_answered_from_the_default_redactors_screen(tmp_path) -> None:
+    from jdsl.trace import Redactor
+
+    class StoreIsSecret(Redactor):
+        """Hides every ``store`` field (a rule of the user's own)."""
+
+        def is_sensitive_key(self, key: str, value: Any = None) -> bool:
+            return key == "store" or super().is_sensitive_key(key, value)
+
+    tree = root("sub").do(seq(act(value) >> "acct_4711"))
+    with JsonlTraceSink(tmp_path / "default.jsonl") as sink:
+        tree.run(trace_sink=sink)
+    assert '"store":"acct_4711"' in (tmp_path / "default.jsonl").read_text()
+    with JsonlTraceSink(tmp_path / "strict.jsonl", redactor=StoreIsSecret()) as sink:
+        tree.run(trace_sink=sink)
+    text = (tmp_path / "strict.jsonl").read_text()
+    assert "acct_4711" in text  # the blackboard write's key is no store field
+    assert '"store":"acct_4711"' not in text
+    assert verify_chain(read_events(tmp_path / "strict.jsonl")) == []
