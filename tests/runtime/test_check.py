@@ -74,18 +74,21 @@ def test_a_run_stops_before_the_first_tick_and_never_calls_the_tool() -> None:
     assert sink.events[-1].payload["status"] == "error"
 
 
-@pytest.mark.parametrize(("signature", "annotation", "fits"), [
-    ("t -> urgency: int", int, True),
-    ("t -> urgency: int", float, True),
-    ("t -> urgency: float", int, False),
-    ('t -> urgency: Literal["low", "high"]', str, True),
-    ('t -> urgency: Literal["low", "high"]', Literal["low", "high", "mid"], True),
-    ("t -> urgency", Literal["low", "high"], True),  # a warning: only the values differ
-    ("t -> urgency: list[int]", list[int], True),
-    ("t -> urgency: dict", int, False),
-    ("t -> urgency", int | None, False),
-    ("t -> urgency: int", int | None, True),
-])
+@pytest.mark.parametrize(
+    ("signature", "annotation", "fits"),
+    [
+        ("t -> urgency: int", int, True),
+        ("t -> urgency: int", float, True),
+        ("t -> urgency: float", int, False),
+        ('t -> urgency: Literal["low", "high"]', str, True),
+        ('t -> urgency: Literal["low", "high"]', Literal["low", "high", "mid"], True),
+        ("t -> urgency", Literal["low", "high"], True),  # a warning: only the values differ
+        ("t -> urgency: list[int]", list[int], True),
+        ("t -> urgency: dict", int, False),
+        ("t -> urgency", int | None, False),
+        ("t -> urgency: int", int | None, True),
+    ],
+)
 def test_type_rules(signature: str, annotation: object, fits: bool) -> None:
     def consume(level):  # type: ignore[no-untyped-def]
         return level
@@ -111,22 +114,25 @@ def test_unannotated_tools_and_deeper_paths_are_not_guessed() -> None:
     def loose(level):  # type: ignore[no-untyped-def]
         return level
 
-    tree = root("t").do(seq(predict("t -> u"), act(loose, level=ref("u")),
-                            act(escalate, level=ref("u.level"))))
+    tree = root("t").do(
+        seq(predict("t -> u"), act(loose, level=ref("u")), act(escalate, level=ref("u.level")))
+    )
     assert tree.check().ok
 
 
 def test_tool_return_annotation_feeds_the_check() -> None:
-    tree = root("t").do(seq(act(describe, level=ref("x")) >> "text",
-                            act(escalate, level=ref("text"))))
+    tree = root("t").do(
+        seq(act(describe, level=ref("x")) >> "text", act(escalate, level=ref("text")))
+    )
     (problem,) = tree.check().errors
     assert "act describe(level=x) -> text" in problem.message
     assert "convert the value" in problem.hint
 
 
 def test_declared_tool_schema_wins_over_annotations() -> None:
-    declared = jdsl.tool(describe, parameters={
-        "type": "object", "properties": {"level": {"type": "integer"}}})
+    declared = jdsl.tool(
+        describe, parameters={"type": "object", "properties": {"level": {"type": "integer"}}}
+    )
     tree = root("t").do(seq(predict("t -> u"), act(declared, level=ref("u"))))
     assert tree.check().errors[0].code == "type-mismatch"
 
@@ -134,8 +140,10 @@ def test_declared_tool_schema_wins_over_annotations() -> None:
 def test_unbound_names_are_errors() -> None:
     tree = parse_behavior("seq\n  act lookup(email=email) -> c\n  guard_call ok(x=c)")
     codes = [(p.code, p.message) for p in tree.check().errors]
-    assert codes == [("unbound", "tool 'lookup' is not bound"),
-                     ("unbound", "predicate 'ok' is not bound")]
+    assert codes == [
+        ("unbound", "tool 'lookup' is not bound"),
+        ("unbound", "predicate 'ok' is not bound"),
+    ]
 
 
 def test_reads_before_any_writer_are_warnings_and_inputs_are_listed() -> None:
@@ -157,13 +165,14 @@ seq
 
 
 def test_unreachable_children_are_warnings() -> None:
-    tree = root("t").do(sel(optional(act(describe, level=ref("a"))),
-                            act(describe, level=ref("b")) >> "never"))
+    tree = root("t").do(
+        sel(optional(act(describe, level=ref("a"))), act(describe, level=ref("b")) >> "never")
+    )
     (warning,) = tree.check().warnings
     assert warning.code == "unreachable"
     assert warning.node_id == "root/selector.0/action.1"
     assert "always succeeds" in warning.message and warning.related == "root/selector.0/optional.0"
-    always_fails = parse_behavior('seq\n  guard 1 == 2\n  act a()').bind(tools={"a": describe})
+    always_fails = parse_behavior("seq\n  guard 1 == 2\n  act a()").bind(tools={"a": describe})
     assert [p.code for p in always_fails.check().warnings] == ["unreachable"]
 
 
@@ -211,3 +220,21 @@ def test_a_node_edited_in_place_is_checked_again() -> None:
     action.tool = "strict"  # same node object, now feeding an int parameter a str
     with pytest.raises(BehaviorCheckError):
         tree.run(model=model, ticket="late")
+
+
+def test_a_check_of_an_int_too_long_to_print_runs_traced_and_untraced(tmp_path) -> None:
+    from jdsl.interaction.tools import tool
+    from jdsl.trace import JsonlTraceSink, read_events, verify_chain
+
+    huge = 10**5000
+    make = tool(lambda: huge, name="make")
+    tree = root("huge").do(seq(act(make) >> "n", check("n", equals=huge)))
+    assert tree.run().status.value == "success"
+    assert tree.run(n=1, trace_sink=ListTraceSink()).status.value == "success"
+    assert tree.label and "<int>" in tree.child.children[1].label
+    with JsonlTraceSink(tmp_path / "t.jsonl") as sink:
+        tree.run(trace_sink=sink)
+    assert verify_chain(read_events(tmp_path / "t.jsonl")) == []
+    failing = root("no").do(check("n", equals=huge))
+    ctx = failing.run(n=1)
+    assert ctx.failure is not None and "<int>" in ctx.failure.reason

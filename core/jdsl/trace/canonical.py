@@ -21,7 +21,15 @@ from typing import Any
 
 import orjson
 
-__all__ = ["canonical_json", "encoded", "event_json", "event_text", "json_scalar"]
+__all__ = [
+    "canonical_json",
+    "decoded",
+    "encoded",
+    "event_json",
+    "event_text",
+    "json_scalar",
+    "long_number",
+]
 
 
 _ENCODE = json.JSONEncoder(
@@ -32,6 +40,16 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # code points with no UTF-8 encoding
 MAX_INT_DIGITS = 4000
 """Ints with more decimal digits are written as ``{"$int": "0x..."}`` (see :func:`event_json`)."""
 _INT_LIMIT = 10**MAX_INT_DIGITS  # compared, never printed
+_DIGIT_RUNS = bytes(48 if 48 <= b <= 57 else 58 if b in b":,[- \t\r\n" else 120 for b in range(256))
+"""Digits to ``0``, what may come before a number's digits to ``:``, the rest to ``x``."""
+_LONG_RUN = b":" + b"0" * 19
+
+
+def long_number(data: bytes) -> bool:
+    """Whether JSON ``data`` may hold a number of 19 digits or more: maybe an int outside
+    orjson's 64 bits, which orjson reads as a float (``json`` reads it exactly). One
+    ``bytes.translate`` and one search, about a sixth of what orjson takes to parse the line."""
+    return _LONG_RUN in data.translate(_DIGIT_RUNS)
 
 
 _ORJSON_OPTIONS = (
@@ -71,6 +89,13 @@ def encoded(value: Any) -> tuple[str, bool]:
     # the text could be neither hashed nor written. It becomes U+FFFD, which the text then
     # holds as orjson writes it, so the event re-read verifies.
     return _SURROGATE.sub("\ufffd", text), False
+
+
+def decoded(text: str) -> Any:
+    """The data of JSON ``text`` that :func:`event_json` wrote, ints beyond 64 bits exact."""
+    if not long_number(text.encode("utf-8", "surrogatepass")):
+        return orjson.loads(text)
+    return json.loads(text)
 
 
 def _long_ints(value: Any) -> Any:
@@ -135,9 +160,9 @@ def event_text(
     if not plain:  # the general encoder, over the whole event (the given texts decoded)
         body = {k: getattr(v, "__dict__", v) for k, v in f.items() if k != "event_hash"}
         if payload_text is not None:
-            body["payload"] = orjson.loads(payload_text)
+            body["payload"] = decoded(payload_text)
         if source_text is not None:
-            body["source"] = orjson.loads(source_text)
+            body["source"] = decoded(source_text)
         return encode(body)
     refs = f["blob_refs"]
     if source_text is None:

@@ -26,6 +26,7 @@ import orjson
 
 from jdsl.errors import JdslError
 from jdsl.trace.blobs import BlobStore
+from jdsl.trace.canonical import long_number
 from jdsl.trace.episodes import Episode, EpisodeSegmenter, part_id
 from jdsl.trace.events import RUNTIME_SOURCE, EventSource, TraceEvent
 
@@ -268,19 +269,24 @@ _FOREIGN = (
 
 
 def decode_json(data: bytes | str) -> Any:
-    """One JSON document: orjson, else ``json`` (``NaN``, ``Infinity``, very large integers).
+    """One JSON document: orjson, else ``json`` (``NaN``, ``Infinity``, and a document with a
+    number of 19 digits or more, since ``json`` keeps ints beyond 64 bits exact).
 
     Raises:
         ValueError: not JSON, not UTF-8, or nested deeper than a decoder allows (the
             ``RecursionError`` of a deeply nested line is turned into this).
     """
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as first:
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    first: Exception | str = "a number of 19 digits or more"
+    if not long_number(raw):
         try:
-            return json.loads(data)
-        except RecursionError:
-            raise ValueError(f"nested too deeply to decode ({first})") from None
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            first = exc
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError(f"nested too deeply to decode ({first})") from None
 
 
 _ACTORS = frozenset({"model", "user", "environment", "system", "tool"})

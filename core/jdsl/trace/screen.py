@@ -39,12 +39,17 @@ class RedactionScreen:
         self._safe_keys: set[str] = set()
         self._answers: dict[str, bool] = {}  # short text -> may_redact
         self._hints = redactor.patterns == DEFAULT_SECRET_PATTERNS
-        self.fingerprint = repr((
-            redactor.patterns, sorted(redactor.key_names), redactor.json_paths,
-            sorted(redactor.sensitive_words), sorted(redactor.keep_keys),
-        ))  # fmt: skip
+        self.fingerprint = (
+            repr((
+                redactor.patterns, sorted(redactor.key_names), redactor.json_paths,
+                sorted(redactor.sensitive_words), sorted(redactor.keep_keys),
+            ))
+            if type(redactor) is Redactor
+            else None
+        )  # fmt: skip
         """What the screen's answers depend on, as text (its hash is kept): screens with
-        equal fingerprints give the same answers."""
+        equal fingerprints give the same answers. None for a subclass of :class:`Redactor`,
+        whose rules its fields do not tell: its answers are its own."""
 
     @classmethod
     def of(cls, redactor: Redactor | None) -> RedactionScreen | None:
@@ -70,9 +75,12 @@ class RedactionScreen:
     def may_redact_text(self, shared: JsonText) -> bool:
         """:meth:`may_redact` of a shared payload's text, remembered on it (``screened``), so
         the runs of one tree screen a node's payloads once, whichever sink writes them."""
-        known = shared.screened.get(self.fingerprint)
+        fingerprint = self.fingerprint
+        if fingerprint is None:  # a Redactor subclass: screened as any payload text
+            return self.may_redact(shared.text)
+        known = shared.screened.get(fingerprint)
         if known is None:
-            known = shared.screened[self.fingerprint] = self._screen(shared.text)
+            known = shared.screened[fingerprint] = self._screen(shared.text)
         return known
 
     def _screen(self, text: str) -> bool:

@@ -57,6 +57,15 @@ class JsonText:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("JsonText is immutable")
 
+    def __copy__(self) -> JsonText:
+        return self  # immutable: a copy of a traced tree shares its texts
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> JsonText:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_json_text, (self.text, self._loads is orjson.loads))
+
     def data(self) -> Any:
         """A fresh copy of the data."""
         return self._loads(self.text)
@@ -69,6 +78,11 @@ class JsonText:
 
     def __repr__(self) -> str:
         return f"JsonText({len(self.text)} chars)"
+
+
+def _json_text(text: str, exact: bool) -> JsonText:
+    """Unpickles a :class:`JsonText` (its screen answers are not kept)."""
+    return JsonText(text, exact=exact)
 
 
 class PayloadTemplate:

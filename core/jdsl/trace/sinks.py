@@ -53,10 +53,12 @@ Recorder = Callable[..., int]
 """``record(kind, payload, parent=None, actor=None) -> sequence``: one episode's fast path.
 
 ``payload`` is JSON data the event now owns (see :func:`jsonable`), or a payload the runtime
-made once for many runs (:class:`~jdsl.trace.shared.JsonText`, :class:`~jdsl.trace.shared.Filled`:
-read-only; :func:`~jdsl.trace.shared.thaw` gives the data); it is still redacted and offloaded as
-the sink is configured. A sink's own recorder handles both; :class:`EmitRecorder` thaws shared
-payloads before it builds the event, so ``emit`` always receives plain data. ``parent`` is a :data:`Parent`; ``actor`` None picks the
+shares between the runs of one tree: a :class:`~jdsl.trace.shared.JsonText` or a
+:class:`~jdsl.trace.shared.Filled` template (``node.enter`` / ``node.exit``, the tool-call
+events, ``episode.started``). Neither may be changed; :func:`~jdsl.trace.shared.thaw` gives
+plain data the recorder owns (:class:`EmitRecorder` thaws them, so ``emit`` always receives
+plain data). It is still redacted and offloaded as the sink is configured. ``parent`` is a
+:data:`Parent`; ``actor`` None picks the
 runtime's actor for the kind (:data:`~jdsl.trace.events.RUNTIME_ACTORS`). The event's id is
 derived from its episode and sequence. Get one from :func:`recorder_for`.
 """

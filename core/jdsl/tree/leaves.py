@@ -224,6 +224,15 @@ def _norm(text: str) -> str:
     return text.strip().strip(".!?,;:\"'").strip().casefold()
 
 
+def _shown(value: Any) -> str:
+    """``repr(value)``, or its :func:`~jdsl.errors.preview` when Python cannot make the repr
+    (an int of over 4,300 digits, a structure nested too deep)."""
+    try:
+        return repr(value)
+    except (ValueError, RecursionError):
+        return preview(value)
+
+
 class Check(Node):
     """SUCCESS iff the blackboard value at ``key`` matches ``equals`` (:func:`lenient_equal`).
 
@@ -238,7 +247,7 @@ class Check(Node):
 
     @property
     def label(self) -> str:
-        return f"check({self.key} == {self.equals!r})"
+        return f"check({self.key} == {_shown(self.equals)})"
 
     def _tick(self, ctx: RunContext) -> Status:
         board = ctx.blackboard
@@ -249,7 +258,7 @@ class Check(Node):
         result = lenient_equal(value, self.equals)
         if not result:
             shown = f"{self.key} = {preview(value)}" if value is not None else f"{self.key} is None"
-            ctx.fail(self, f"check {self.key} == {self.equals!r} was false ({shown})")
+            ctx.fail(self, f"check {self.key} == {_shown(self.equals)} was false ({shown})")
         if ctx.tracing:
             ctx.trace(
                 "guard.evaluated",
