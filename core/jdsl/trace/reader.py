@@ -200,7 +200,7 @@ def _episode_ends(path: Path, strict: bool, size: int) -> tuple[list[int], set[s
     segmenter = EpisodeSegmenter()
     ends: list[int] = []
     taken: set[str] = set()
-    for number, event in _numbered_events(path, strict, size):
+    for number, event in _numbered_events(path, strict, size, exact=False):
         taken.add(event.episode_id)
         index = segmenter.place(event)[0]
         if index == len(ends):
@@ -210,9 +210,11 @@ def _episode_ends(path: Path, strict: bool, size: int) -> tuple[list[int], set[s
 
 
 def _numbered_events(
-    path: Path, strict: bool, size: int | None
+    path: Path, strict: bool, size: int | None, *, exact: bool = True
 ) -> Iterator[tuple[int, TraceEvent]]:
-    """``(line number, event)`` for each event line, reading at most ``size`` bytes."""
+    """``(line number, event)`` for each event line, reading at most ``size`` bytes
+    (``exact``: as for :func:`decode_json`; the first pass, which only places events in
+    episodes, does without)."""
     where = str(path)
     with path.open("rb") as handle:
         left = size
@@ -222,14 +224,16 @@ def _numbered_events(
                     return
                 line, left = line[:left], left - len(line)
             if line.strip():
-                event = _parse_line(line, where, number, strict)
+                event = _parse_line(line, where, number, strict, exact)
                 if event is not None:
                     yield number, event
 
 
-def _parse_line(line: bytes, path: str, number: int, strict: bool) -> TraceEvent | None:
+def _parse_line(
+    line: bytes, path: str, number: int, strict: bool, exact: bool = True
+) -> TraceEvent | None:
     try:
-        data = decode_json(line)
+        data = decode_json(line, exact=exact)
         if not isinstance(data, dict) or "kind" not in data:
             raise ValueError("not a JSON object with a 'kind'")
         return _fast_event(data) or TraceEvent.from_dict(data)
@@ -268,17 +272,17 @@ _FOREIGN = (
 )  # a known format's telltale key near the start of the line -> what it is, how to import
 
 
-def decode_json(data: bytes | str) -> Any:
+def decode_json(data: bytes | str, *, exact: bool = True) -> Any:
     """One JSON document: orjson, else ``json`` (``NaN``, ``Infinity``, and a document with a
-    number of 19 digits or more, since ``json`` keeps ints beyond 64 bits exact).
+    number of 19 digits or more, since ``json`` keeps ints beyond 64 bits exact; ``exact``
+    False skips that check, for a reader that needs no payload values).
 
     Raises:
         ValueError: not JSON, not UTF-8, or nested deeper than a decoder allows (the
             ``RecursionError`` of a deeply nested line is turned into this).
     """
-    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
     first: Exception | str = "a number of 19 digits or more"
-    if not long_number(_numbers_of(raw)):
+    if not exact or not long_number(_numbers_of(_utf8(data))):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -287,6 +291,10 @@ def decode_json(data: bytes | str) -> Any:
         return json.loads(data)
     except RecursionError:
         raise ValueError(f"nested too deeply to decode ({first})") from None
+
+
+def _utf8(data: bytes | str) -> bytes:
+    return data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
 
 
 def _numbers_of(raw: bytes) -> bytes:
