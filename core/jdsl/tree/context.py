@@ -77,7 +77,7 @@ class NodeEvents:
         tool: :meth:`tool_call`'s templates once made (None before).
     """
 
-    __slots__ = ("_base", "enter", "exits", "node_id", "tool")
+    __slots__ = ("_base", "_constants", "enter", "exits", "node_id", "tool")
 
     def __init__(self, node_id: str | None, kind: str, label: str) -> None:
         self.node_id = node_id
@@ -85,12 +85,21 @@ class NodeEvents:
         self.enter = JsonText.of(self._base)
         self.exits: dict[str, JsonText] = {}
         self.tool: tuple[PayloadTemplate, PayloadTemplate] | None = None
+        self._constants: dict[str, JsonText] = {}
 
     def exit(self, status: str) -> JsonText:
         """The ``node.exit`` payload for ``status`` (``"success"``, ``"error"``, ...)."""
         found = self.exits.get(status)
         if found is None:
             found = self.exits[status] = JsonText.of({**self._base, "status": status})
+        return found
+
+    def constant(self, name: str, make: Callable[[], dict[str, Any]]) -> JsonText:
+        """Another payload of this node that is the same every run (e.g. the
+        ``tool.call.failed`` of a tool returning ``Status.FAILURE``): ``make()`` once."""
+        found = self._constants.get(name)
+        if found is None:
+            found = self._constants[name] = JsonText.of(make())
         return found
 
     def tool_call(self, tool: str, store: str | None) -> tuple[PayloadTemplate, PayloadTemplate]:

@@ -181,11 +181,12 @@ class Action(_Bound):
                 raise
             return self._raised(ctx, exc)
         if result is Status.FAILURE:
-            ctx.trace("tool.call.failed", {
+            returned = events.constant("tool.call.failed", lambda: {
                 "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
                 "error": f"{name} returned Status.FAILURE", "error_type": RETURNED_FAILURE,
                 "result": Status.FAILURE.value,
-            }, started)  # fmt: skip
+            })  # fmt: skip
+            ctx.trace("tool.call.failed", returned, started)
             return self._outcome(ctx, result)
         ctx.trace(
             "tool.call.completed",
