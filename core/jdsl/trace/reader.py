@@ -234,6 +234,8 @@ def _parse_line(
 ) -> TraceEvent | None:
     try:
         data = decode_json(line, exact=exact)
+        if not exact and type(data) is dict and type(data.get("sequence")) is float:
+            data = decode_json(line)  # a long sequence: as the exact pass will decode it
         if not isinstance(data, dict) or "kind" not in data:
             raise ValueError("not a JSON object with a 'kind'")
         return _fast_event(data) or TraceEvent.from_dict(data)
