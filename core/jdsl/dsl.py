@@ -16,16 +16,21 @@ are bound to parameter names here, so the IR and traces carry keyword arguments 
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar, overload
+from typing import Any, overload
 
-from pydantic import ValidationError as PydanticValidationError
-
-from jdsl.errors import AuthoringError, BindingError, SignatureError, ValidationError, preview
-from jdsl.interaction.tools import tool, tool_name
+from jdsl.authoring import (
+    Ref,
+    callable_and_name,
+    examples_argument,
+    keyword_args,
+    mapping_argument,
+    node_argument,
+    signature_text,
+    typed_builder,
+)
+from jdsl.errors import AuthoringError, ValidationError, preview
+from jdsl.interaction.tools import tool
 from jdsl.signature import Signature
 from jdsl.tree import (
     Action,
@@ -72,39 +77,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Ref:
-    """A placeholder for a blackboard value, resolved when the node ticks."""
-
-    path: str
-
-    def to_spec(self) -> dict[str, str]:
-        return {"ref": self.path}
-
-
-_P = ParamSpec("_P")
-_N = TypeVar("_N")
-
-
-def _typed(builder: Callable[_P, _N]) -> Callable[_P, _N]:
-    """Report a node field pydantic refuses (``repeat(max=0)``, ``timeout(seconds=1e999)``) as
-    :class:`jdsl.errors.ValidationError` naming the builder, the field and the value."""
-
-    @functools.wraps(builder)
-    def build(*args: _P.args, **kwargs: _P.kwargs) -> _N:
-        try:
-            return builder(*args, **kwargs)
-        except PydanticValidationError as exc:
-            problems = [
-                f"{builder.__name__}(): {'.'.join(str(p) for p in e['loc']) or 'value'}: "
-                f"{e['msg']} (got {preview(e.get('input'))})"
-                for e in exc.errors()
-            ]
-            raise ValidationError(problems) from None
-
-    return build
-
-
 def ref(path: str) -> Ref:
     """Refer to a blackboard key or restricted path: ``ref("orders[$selected_index].id")``.
 
@@ -116,91 +88,7 @@ def ref(path: str) -> Ref:
     return Ref(path)
 
 
-def _node(value: Any, builder: str, argument: str = "child") -> Any:
-    """Check a combinator argument is a node (typed Any: the node union is pydantic's).
-
-    Raises:
-        AuthoringError: ``value`` is not a node, or is a root (a root is never a child).
-    """
-    if not isinstance(value, Node) or isinstance(value, Root):
-        fix = ("a root is only ever the outermost node" if isinstance(value, Root)
-               else "wrap a callable in act(...)")  # fmt: skip
-        raise AuthoringError(
-            f"{builder}(): {argument} must be a node such as act(...) or seq(...), got "
-            f"{'a root' if isinstance(value, Root) else preview(value)}; {fix}",
-            builder=builder,
-            argument=argument,
-        )
-    return value
-
-
-def _spec(value: Any) -> dict[str, Any]:
-    return value.to_spec() if isinstance(value, Ref) else {"const": value}
-
-
-def _callable_and_name(
-    fn: Callable[..., Any] | str, builder: str, argument: str
-) -> tuple[Callable[..., Any] | None, str]:
-    """``(callable or None, bound name)`` for a callable or a name to bind later.
-
-    Raises:
-        AuthoringError: ``fn`` is neither a callable nor a non-empty str.
-    """
-    if isinstance(fn, str) or not callable(fn):
-        expected = "a callable or the non-empty name (str) of one bound later"
-        return None, name_argument(fn, builder, argument, expected)
-    return fn, tool_name(fn)
-
-
-def _keyword_args(
-    fn: Callable[..., Any] | None,
-    name: str,
-    args: tuple[Any, ...],
-    kwargs: Mapping[str, Any],
-    builder: str,
-) -> dict[str, dict[str, Any]]:
-    """Bind positional arguments to parameter names; return ``{name: ref/const spec}``.
-
-    Raises:
-        BindingError: positional arguments for a callable given by name.
-        AuthoringError: arguments that do not fit the callable's parameters (``builder``
-            is ``"act"`` or ``"guard_call"``).
-    """
-    if args:
-        if fn is None:
-            raise BindingError(
-                f"{name!r} is given by name, so positional arguments cannot be matched to "
-                "parameters; pass them as keywords",
-                name=name,
-            )
-        target = getattr(fn, "fn", fn)
-        signature = inspect.signature(target)
-        try:
-            bound = signature.bind_partial(*args, **kwargs)
-        except TypeError as exc:
-            raise AuthoringError(
-                f"arguments do not fit {name}{signature}: {exc}; pass what its parameters take",
-                builder=builder,
-                argument="args",
-            ) from None
-        named: dict[str, Any] = {}
-        for pname, value in bound.arguments.items():
-            kind = signature.parameters[pname].kind
-            if kind is inspect.Parameter.VAR_POSITIONAL:
-                raise AuthoringError(
-                    f"{name}: positional arguments cannot fill *{pname}; use keywords",
-                    builder=builder,
-                    argument=pname,
-                )
-            if kind is inspect.Parameter.VAR_KEYWORD:
-                named.update(value)
-            else:
-                named[pname] = value
-        kwargs = named
-    return {key: _spec(value) for key, value in kwargs.items()}
-
-
-@_typed
+@typed_builder
 def act(
     fn: Callable[..., Any] | str, /, *args: Any, id: str | None = None, **kwargs: Any
 ) -> Action:
@@ -219,8 +107,8 @@ def act(
             do not fit its parameters.
         ValidationError: ``id`` is not a str.
     """
-    callable_, name = _callable_and_name(fn, "act", "fn")
-    node = Action(tool=name, args=_keyword_args(callable_, name, args, kwargs, "act"), id=id)
+    callable_, name = callable_and_name(fn, "act", "fn")
+    node = Action(tool=name, args=keyword_args(callable_, name, args, kwargs, "act"), id=id)
     node._fn = callable_
     return node
 
@@ -241,21 +129,21 @@ def store(node: Action, key: str) -> Action:
     return node >> key
 
 
-@_typed
+@typed_builder
 def seq(*children: Node, context: str | None = None, id: str | None = None) -> Sequence:
     """Behavior-tree AND: children in order until one fails."""
-    nodes = [_node(c, "seq", "children[]") for c in children]
+    nodes = [node_argument(c, "seq", "children[]") for c in children]
     return Sequence(children=nodes, context=context, id=id)
 
 
-@_typed
+@typed_builder
 def sel(*children: Node, context: str | None = None, id: str | None = None) -> Selector:
     """Behavior-tree OR: the first child that succeeds wins."""
-    nodes = [_node(c, "sel", "children[]") for c in children]
+    nodes = [node_argument(c, "sel", "children[]") for c in children]
     return Selector(children=nodes, context=context, id=id)
 
 
-@_typed
+@typed_builder
 def predict(
     signature: str | Signature,
     *,
@@ -271,16 +159,16 @@ def predict(
         SignatureError: a malformed signature (no ``->``, a bad name or an unknown type).
     """
     return Predict(
-        signature=_signature(signature),
+        signature=signature_text(signature),
         instructions=instructions,
-        examples=None if examples is None else _examples(examples),
-        input_sources=None if input_sources is None else _mapping(input_sources, "input_sources"),
+        examples=None if examples is None else examples_argument(examples),
+        input_sources=None if input_sources is None else mapping_argument(input_sources, "input_sources"),
         context=context,
         id=id,
     )
 
 
-@_typed
+@typed_builder
 def react(
     signature: str | Signature,
     *,
@@ -298,7 +186,7 @@ def react(
     Raises:
         SignatureError: a malformed signature.
     """
-    text = _signature(signature)
+    text = signature_text(signature)
     if isinstance(tools, str | Mapping) or not isinstance(tools, Iterable):
         raise AuthoringError(
             f"react(): tools must be a list of callables or tool names, got {preview(tools)}; "
@@ -306,7 +194,7 @@ def react(
             builder="react",
             argument="tools",
         )
-    pairs = [_callable_and_name(t, "react", "tools[]") for t in tools]
+    pairs = [callable_and_name(t, "react", "tools[]") for t in tools]
     node = React(
         signature=text,
         tools=[name for _, name in pairs],
@@ -317,50 +205,6 @@ def react(
     )
     node._fns = {name: fn for fn, name in pairs if fn is not None}
     return node
-
-
-def _mapping(value: Any, argument: str) -> dict[str, Any]:
-    """``dict(value)`` of a mapping.
-
-    Raises:
-        AuthoringError: ``value`` is not a mapping.
-    """
-    if not isinstance(value, Mapping):
-        raise AuthoringError(
-            f"predict(): {argument} must be a mapping (dict), got {preview(value)}",
-            builder="predict",
-            argument=argument,
-        )
-    return dict(value)
-
-
-def _examples(examples: Any) -> list[dict[str, Any]]:
-    """The examples as dicts.
-
-    Raises:
-        AuthoringError: not a list of mappings (one dict of fields per example).
-    """
-    if isinstance(examples, str | Mapping) or not isinstance(examples, Iterable):
-        raise AuthoringError(
-            f"predict(): examples must be a list of dicts (one per example), got "
-            f"{preview(examples)}",
-            builder="predict",
-            argument="examples",
-        )
-    return [_mapping(e, "examples[]") for e in examples]
-
-
-def _signature(signature: str | Signature) -> str:
-    """The signature's text, parsed first so a bad one raises SignatureError, not pydantic's."""
-    if isinstance(signature, Signature):
-        return str(signature)
-    if not isinstance(signature, str):
-        raise SignatureError(
-            f'a signature is a str such as "question -> answer", got {type(signature).__name__}',
-            signature=repr(signature),
-        )
-    Signature.parse(signature)
-    return signature
 
 
 @overload
@@ -401,10 +245,10 @@ def check(
             builder="check",
             argument="equals",
         )
-    return _typed(Check)(key=key, equals=equals, context=context, id=id)
+    return typed_builder(Check)(key=key, equals=equals, context=context, id=id)
 
 
-@_typed
+@typed_builder
 def guard(
     expression: Mapping[str, Any] | str, *, context: str | None = None, id: str | None = None
 ) -> Guard:
@@ -417,7 +261,6 @@ def guard(
         from jdsl.text import parse_expression
 
         expression = parse_expression(expression)
-    from jdsl.errors import ValidationError
     from jdsl.expr import validate_expr
 
     problems = validate_expr(expression)
@@ -426,7 +269,7 @@ def guard(
     return Guard(expression=dict(expression), context=context, id=id)
 
 
-@_typed
+@typed_builder
 def guard_call(
     predicate: Callable[..., Any] | str,
     /,
@@ -436,10 +279,10 @@ def guard_call(
     **kwargs: Any,
 ) -> GuardCall:
     """SUCCESS iff the trusted ``predicate`` returns truthy for the resolved arguments."""
-    callable_, name = _callable_and_name(predicate, "guard_call", "predicate")
+    callable_, name = callable_and_name(predicate, "guard_call", "predicate")
     node = GuardCall(
         predicate=name,
-        args=_keyword_args(callable_, name, args, kwargs, "guard_call"),
+        args=keyword_args(callable_, name, args, kwargs, "guard_call"),
         context=context,
         id=id,
     )
@@ -447,7 +290,7 @@ def guard_call(
     return node
 
 
-@_typed
+@typed_builder
 def repeat(
     child: Node,
     *,
@@ -458,27 +301,27 @@ def repeat(
 ) -> Repeat:
     """Do-while: up to ``max`` passes; stop with SUCCESS when ``until`` succeeds."""
     return Repeat(
-        child=_node(child, "repeat"),
-        until=None if until is None else _node(until, "repeat", "until"),
+        child=node_argument(child, "repeat"),
+        until=None if until is None else node_argument(until, "repeat", "until"),
         max=max,
         context=context,
         id=id,
     )
 
 
-@_typed
+@typed_builder
 def invert(child: Node, *, context: str | None = None, id: str | None = None) -> Invert:
     """Flip the child's status."""
-    return Invert(child=_node(child, "invert"), context=context, id=id)
+    return Invert(child=node_argument(child, "invert"), context=context, id=id)
 
 
-@_typed
+@typed_builder
 def optional(child: Node, *, context: str | None = None, id: str | None = None) -> Optional:
     """Run the child; always SUCCESS."""
-    return Optional(child=_node(child, "optional"), context=context, id=id)
+    return Optional(child=node_argument(child, "optional"), context=context, id=id)
 
 
-@_typed
+@typed_builder
 def timeout(
     child: Node, *, seconds: float = 30.0, context: str | None = None, id: str | None = None
 ) -> Timeout:
@@ -488,16 +331,16 @@ def timeout(
     but its later blackboard writes and trace events are dropped and it makes no further tool
     or model calls (see :class:`jdsl.tree.Timeout`).
     """
-    return Timeout(child=_node(child, "timeout"), seconds=seconds, context=context, id=id)
+    return Timeout(child=node_argument(child, "timeout"), seconds=seconds, context=context, id=id)
 
 
-@_typed
+@typed_builder
 def oneshot(child: Node, *, context: str | None = None, id: str | None = None) -> OneShot:
     """Run the child at most once per run; later ticks replay its status."""
-    return OneShot(child=_node(child, "oneshot"), context=context, id=id)
+    return OneShot(child=node_argument(child, "oneshot"), context=context, id=id)
 
 
-@_typed
+@typed_builder
 def root(name: str, *, system: str | None = None, model: str | None = None) -> Root:
     """A tree's entry point; chain ``.model(model_id)`` and ``.do(child)``.
 

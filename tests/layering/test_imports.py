@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("interaction",),
     ("flows",),
     ("tree",),
-    ("dsl", "ir", "text", "drawing", "jdsl"),
+    ("authoring", "dsl", "ir", "text", "drawing", "jdsl"),
     ("compiler", "package"),
     ("envs", "importers", "testing", "doctor"),
     ("demo",),
@@ -37,7 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 ``jdsl`` is the package's own ``__init__`` (it re-exports the authoring API from ``dsl`` and
 ``tree``, so a lower layer importing ``jdsl`` itself would import upward). Not named in
-ARCHITECTURE.md, placed by what they hold and import: ``settings`` (budgets YAML) and ``data``
+ARCHITECTURE.md, placed by what they hold and import: ``authoring`` (the argument checks of
+``dsl``) with ``dsl``; ``settings`` (budgets YAML) and ``data``
 (package data) at the bottom; ``drawing`` (IR dicts + trace events -> DOT/SVG) with ``ir`` and
 ``text``; ``testing`` (public test doubles) with the top-level consumers, so no runtime layer
 depends on test doubles; ``doctor`` (what the installation can do) with them, so the notebook's ``%behavior doctor`` and

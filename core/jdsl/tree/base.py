@@ -11,7 +11,8 @@ from jdsl.errors import AuthoringError, preview
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
-    from jdsl.tree.context import NodeEvents, RunContext
+    from jdsl.tree.context import RunContext
+    from jdsl.tree.node_events import NodeEvents
 
 __all__ = ["Node", "name_argument"]
 
@@ -125,7 +126,7 @@ class Node(BaseModel):
 
     def _traced_body(self, ctx: RunContext, events: NodeEvents) -> Status:
         """What a traced tick runs between ``node.enter`` and ``node.exit``: ``_tick``, or a
-        leaf's own traced path given the node's :class:`~jdsl.tree.context.NodeEvents`."""
+        leaf's own traced path given the node's :class:`~jdsl.tree.node_events.NodeEvents`."""
         return self._tick(ctx)
 
     def _note(self, exc: BaseException, ctx: RunContext) -> None:

@@ -19,9 +19,9 @@ from jdsl.expr import MISSING, missing_step, resolve_path
 from jdsl.interaction.tools import tool_name
 from jdsl.trace import BaseTraceSink, jsonable, new_episode_id
 from jdsl.trace.events import ACTORS, RUNTIME_ACTORS, Actor, Timestamps, TraceEvent, actor_error
-from jdsl.trace.shared import JsonText, PayloadTemplate
 from jdsl.trace.sinks import recorder_for
 from jdsl.tree.blackboard import Blackboard, Write
+from jdsl.tree.node_events import NodeEvents
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ __all__ = [
     "Bindings",
     "ContextWindow",
     "Failure",
-    "NodeEvents",
     "RunContext",
     "check_model",
     "unbound_error",
@@ -56,62 +55,6 @@ class Failure(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.label} [{self.node_id}]: {self.reason}"
-
-
-class NodeEvents:
-    """The payloads of one node's events that are the same in every run, encoded once.
-
-    A traced ``Root.run`` keeps them with the tree (a
-    :class:`~jdsl.trace.canonical.JsonText` is written by a trace file as it is and screened
-    for secrets once; a list sink parses a copy when its events are read). An action's
-    ``tool.call.started`` / ``tool.call.completed`` differ only in their arguments / result:
-    :meth:`tool_call` gives their :class:`~jdsl.trace.canonical.PayloadTemplate`.
-
-    Args:
-        node_id: the node's effective id; kind: its ``kind``; label: its label.
-
-    Attributes:
-        node_id: as given.
-        enter: the ``node.enter`` payload, ``{"label", "node_id", "type"}``.
-        exits: the ``node.exit`` payloads made so far, by status (see :meth:`exit`).
-        tool: :meth:`tool_call`'s templates once made (None before).
-    """
-
-    __slots__ = ("_base", "_constants", "enter", "exits", "node_id", "tool")
-
-    def __init__(self, node_id: str | None, kind: str, label: str) -> None:
-        self.node_id = node_id
-        self._base = {"node_id": node_id, "type": kind, "label": label}
-        self.enter = JsonText.of(self._base)
-        self.exits: dict[str, JsonText] = {}
-        self.tool: tuple[PayloadTemplate, PayloadTemplate] | None = None
-        self._constants: dict[str, JsonText] = {}
-
-    def exit(self, status: str) -> JsonText:
-        """The ``node.exit`` payload for ``status`` (``"success"``, ``"error"``, ...)."""
-        found = self.exits.get(status)
-        if found is None:
-            found = self.exits[status] = JsonText.of({**self._base, "status": status})
-        return found
-
-    def constant(self, name: str, make: Callable[[], dict[str, Any]]) -> JsonText:
-        """Another payload of this node that is the same every run (e.g. the
-        ``tool.call.failed`` of a tool returning ``Status.FAILURE``): ``make()`` once."""
-        found = self._constants.get(name)
-        if found is None:
-            found = self._constants[name] = JsonText.of(make())
-        return found
-
-    def tool_call(self, tool: str, store: str | None) -> tuple[PayloadTemplate, PayloadTemplate]:
-        """``(started, completed)``: the templates of a call of ``tool`` storing ``store``,
-        with slots ``arguments`` and ``result``."""
-        if self.tool is None:
-            fixed = {
-                "node_id": self.node_id, "store": store,
-                "tool": {"host_name": tool, "logical_id": None},
-            }  # fmt: skip
-            self.tool = PayloadTemplate(fixed, "arguments", {}), PayloadTemplate(fixed, "result")
-        return self.tool
 
 
 class ContextWindow:
@@ -268,7 +211,7 @@ class RunContext:
             a shared payload of :mod:`jdsl.trace.shared`;
             ``parent`` is an event id or the sequence ``trace`` returned for the parent event.
         node_names: ``{id(node): (effective id, label)}`` filled by :meth:`names`.
-        node_events: ``{id(node): NodeEvents}`` (the payloads of its ``node.enter`` and
+        node_events: ``{id(node): NodeEvents}`` (:mod:`jdsl.tree.node_events`) (the payloads of its ``node.enter`` and
             ``node.exit``) filled by :meth:`events_of`; a traced ``Root.run`` starts it with
             the ones its earlier runs of the same tree made.
     """

@@ -18,7 +18,8 @@ from jdsl.tree.scope import Abandoned
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
-    from jdsl.tree.context import NodeEvents, RunContext
+    from jdsl.tree.context import RunContext
+    from jdsl.tree.node_events import NodeEvents
 
 __all__ = [
     "RETURNED_FAILURE",

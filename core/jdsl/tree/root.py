@@ -20,9 +20,10 @@ from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node, name_argument
 from jdsl.tree.blackboard import Blackboard
 from jdsl.tree.check import CheckReport, check_tree
-from jdsl.tree.context import Bindings, NodeEvents, RunContext, check_model, unbound_error
+from jdsl.tree.context import Bindings, RunContext, check_model, unbound_error
 from jdsl.tree.ids import walk_with_ids
 from jdsl.tree.leaves import Action, GuardCall
+from jdsl.tree.node_events import NodeEvents
 from jdsl.tree.react import React
 from jdsl.tree.status import Status
 
