@@ -39,6 +39,7 @@ from jdsl.importers.tau_bench import (
     read_tau_bench,
 )
 from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent
+from jdsl.trace.addresses import redact_addresses
 
 __all__ = ["MODEL_FIX", "cli_advice", "cli_errors", "cli_fail", "import_app", "require_parent"]
 
@@ -112,7 +113,7 @@ def cli_advice(message: str) -> str:
 
 def cli_fail(what: str, fix: str) -> typer.Exit:
     """Print ``error: <what> — <fix>`` to stderr; return the exit (code 1) to raise."""
-    typer.echo(f"error: {what} — {fix}", err=True)
+    typer.echo(f"error: {redact_addresses(f'{what} — {fix}')}", err=True)
     return typer.Exit(code=1)
 
 
@@ -146,7 +147,9 @@ def _message(exc: BaseException) -> str:
 def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Decorate a typer command: a :class:`~jdsl.errors.JdslError`, ``OSError`` or
     ``UnicodeDecodeError`` leaving it prints ``error: <what> — <how to fix>`` (a JdslError's
-    message already names the fix) and exits 1 instead of a traceback.
+    message already names the fix) and exits 1 instead of a traceback. The line passes
+    :func:`~jdsl.trace.addresses.redact_addresses` (with the command's own ``scheme://``
+    arguments named), so no credential in an address is echoed.
 
     Put it under ``@app.command(...)``; typer still reads the command's parameters.
     """
@@ -159,7 +162,8 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
             _quiet_stdout()
             raise typer.Exit(code=1) from None
         except (JdslError, OSError, UnicodeDecodeError) as exc:
-            typer.echo(f"error: {_message(exc)}", err=True)
+            addresses = [v for v in kwargs.values() if isinstance(v, str) and "://" in v]
+            typer.echo(f"error: {redact_addresses(_message(exc), addresses)}", err=True)
             raise typer.Exit(code=1) from exc
 
     return run
