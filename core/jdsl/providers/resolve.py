@@ -39,7 +39,14 @@ from jdsl.providers.messages import LanguageModel
 from jdsl.providers.registry import ProviderRegistry
 from jdsl.providers.settings import ProviderSettings, read_env_sources
 
-__all__ = ["COMPATIBLE", "DEEPSEEK_BASE_URL", "key_variables", "parse_model_id", "resolve_model"]
+__all__ = [
+    "COMPATIBLE",
+    "DEEPSEEK_BASE_URL",
+    "key_variables",
+    "model_hint",
+    "parse_model_id",
+    "resolve_model",
+]
 
 COMPATIBLE = "openai-compatible"
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
@@ -95,6 +102,25 @@ def key_variables() -> dict[str, tuple[str, ...]]:
     """``{vendor: (API key variable, ...)}``, e.g. ``{"gemini": ("GEMINI_API_KEY",
     "GOOGLE_API_KEY"), ...}`` (what ``jdsl doctor`` checks, by name only)."""
     return {name: vendor.keys for name, vendor in _VENDORS.items()}
+
+
+def model_hint(model_id: object) -> str | None:
+    """A model id from someone else's file (a package's manifest or IR) as a bare provider
+    model name: the ``@<base_url>`` of an ``openai-compatible`` id is dropped, so where the
+    prompts and the key go comes only from the user's own ``--model``, settings and
+    environment. None for an empty or non-string id.
+
+    >>> model_hint("openai-compatible:llama@http://evil.example/v1")
+    'openai-compatible:llama'
+    """
+    if not isinstance(model_id, str) or not model_id:
+        return None
+    head, sep, rest = model_id.partition(":")
+    if sep and head == COMPATIBLE and "@" in rest:
+        model, _, url = rest.rpartition("@")
+        if url.startswith(("http://", "https://")):
+            return f"{COMPATIBLE}:{model}" if model else None
+    return model_id
 
 
 def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
