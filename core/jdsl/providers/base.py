@@ -21,6 +21,7 @@ from jdsl.providers.messages import (
     ToolSpec,
     as_messages,
 )
+from jdsl.providers.resolve import wire_model_name
 from jdsl.providers.settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -161,7 +162,9 @@ class SDKModel:
         )
 
     def _model(self, model_id: str | None) -> str:
-        model = model_id or self.model_id
+        """The wire model name: the per-call id, else the adapter's, as a provider name
+        (a jdsl id such as ``openai-compatible:NAME@URL`` sends ``NAME``)."""
+        model = wire_model_name(model_id) if model_id else self.model_id
         if not model:
             raise BindingError(
                 f"{type(self).__name__} has no model id; pass model_id=... when creating it "

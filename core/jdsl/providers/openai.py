@@ -4,8 +4,11 @@ Also any OpenAI-compatible server (DeepSeek, vLLM, Ollama, LM Studio): pass ``ba
 Wire mapping (reference ditto.md §3):
 
 - the system prompt is a leading ``system`` message; assistant tool calls become
-  ``tool_calls[{id, type: "function", function{name, arguments: JSON text}}]`` with content
-  ``null`` when empty; tool results become ``{role: "tool", tool_call_id, content}``;
+  ``tool_calls[{id, type: "function", function{name, arguments: JSON text}}]``; a tool-call
+  turn without text has content ``null`` on api.openai.com (the API reference's shape) and
+  ``""`` on other servers (llama-cpp-python's server answers HTTP 500 to ``null``; llama.cpp's
+  own server, vLLM and OpenAI accept ``""``); ``tool_call_content=`` overrides; tool results
+  become ``{role: "tool", tool_call_id, content}``;
 - the token limit goes in ``max_completion_tokens`` for api.openai.com and in ``max_tokens``
   for other servers (``max_tokens_field=`` overrides);
 - finish reasons: stop -> stop (tool_call when the message has calls), length -> length,
@@ -66,6 +69,8 @@ class OpenAIModel(SDKModel):
         stream_usage: send ``stream_options.include_usage`` when streaming.
         provider_name: the name used in errors ("openai", "deepseek", "openai-compatible").
         key_env: the env var named in authentication errors.
+        tool_call_content: the ``content`` of an assistant tool-call turn without text:
+            ``None`` (JSON null) or ``""``; default null on api.openai.com, ``""`` elsewhere.
 
     Example:
         >>> local = OpenAIModel("llama3.1", base_url="http://127.0.0.1:11434/v1")  # doctest: +SKIP
@@ -82,6 +87,7 @@ class OpenAIModel(SDKModel):
         stream_usage: bool = True,
         provider_name: str | None = None,
         key_env: str | None = None,
+        tool_call_content: str | None | Literal["default"] = "default",
         **kwargs: Any,
     ) -> None:
         if provider_name:
@@ -94,6 +100,9 @@ class OpenAIModel(SDKModel):
             "max_completion_tokens" if official else "max_tokens"
         )
         self.stream_usage = stream_usage
+        self.tool_call_content: str | None = (
+            (None if official else "") if tool_call_content == "default" else tool_call_content
+        )
 
     def _default_key(self, base_url: str | None) -> str | None:
         if (
@@ -114,7 +123,9 @@ class OpenAIModel(SDKModel):
     def _request(
         self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": model, "messages": to_openai_messages(system, messages)}
+        body: dict[str, Any] = {"model": model, "messages": to_openai_messages(
+            system, messages, tool_call_content=self.tool_call_content
+        )}
         if tools:
             body["tools"] = [
                 {
@@ -192,8 +203,13 @@ class OpenAIModel(SDKModel):
         yield turn
 
 
-def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """Chat-completions messages: a leading system message, tool calls, tool results."""
+def to_openai_messages(
+    system: str, messages: list[Message], *, tool_call_content: str | None = None
+) -> list[dict[str, Any]]:
+    """Chat-completions messages: a leading system message, tool calls, tool results.
+
+    ``tool_call_content`` is the content of a tool-call turn without text (null or ``""``).
+    """
     wire: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for m in messages:
         if m.role == "tool":
@@ -202,7 +218,7 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
             wire.append(
                 {
                     "role": "assistant",
-                    "content": m.content or None,
+                    "content": m.content or tool_call_content,
                     "tool_calls": [
                         {
                             "id": c.id,

@@ -34,9 +34,17 @@ from jdsl.providers.messages import LanguageModel
 from jdsl.providers.registry import ProviderRegistry
 from jdsl.providers.settings import ProviderSettings, read_env
 
-__all__ = ["COMPATIBLE", "DEEPSEEK_BASE_URL", "key_variables", "parse_model_id", "resolve_model"]
+__all__ = [
+    "COMPATIBLE",
+    "DEEPSEEK_BASE_URL",
+    "key_variables",
+    "parse_model_id",
+    "resolve_model",
+    "wire_model_name",
+]
 
 COMPATIBLE = "openai-compatible"
+LOCAL = "local"
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 
@@ -114,6 +122,26 @@ def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
         name=model_id,
         kind="model",
     )
+
+
+def wire_model_name(model_id: str) -> str:
+    """The model name a server receives for a jdsl model id: the id without its vendor
+    qualifier and base URL (``"openai-compatible:llama3.1@http://127.0.0.1:8080/v1"`` ->
+    ``"llama3.1"``, ``"openai:gpt-4o"`` -> ``"gpt-4o"``, ``"local:smollm2-135m"`` ->
+    ``"smollm2-135m"``); any other text is already a name and comes back unchanged
+    (``"gpt-4o"``, an Ollama tag such as ``"llama3.1:8b"``).
+
+    The adapters apply it to every per-call ``model_id``, so a tree that passes its root's id
+    (``root(model=...)``, ``jdsl run --model``) sends the name, not jdsl's id string.
+    """
+    head, sep, rest = model_id.partition(":")
+    if not (sep and rest and (head in _VENDORS or head == LOCAL)):
+        return model_id
+    if head == COMPATIBLE and "@" in rest:
+        model, _, url = rest.rpartition("@")
+        if model and url.startswith(("http://", "https://")):
+            return model
+    return rest
 
 
 def _require_text(model_id: object) -> None:
