@@ -67,6 +67,8 @@ class OpenAIModel(SDKModel):
     Args:
         max_tokens_field: which request field carries ``GenerationSettings.max_tokens``.
         stream_usage: send ``stream_options.include_usage`` when streaming.
+        structured_outputs: a Predict asks with ``response_format`` ``json_schema`` (for servers
+            that constrain decoding to a schema: llama.cpp, vLLM, Ollama); default False.
         provider_name: the name used in errors ("openai", "deepseek", "openai-compatible").
         key_env: the env var named in authentication errors.
         tool_call_content: the ``content`` of an assistant tool-call turn without text:
@@ -88,6 +90,7 @@ class OpenAIModel(SDKModel):
         provider_name: str | None = None,
         key_env: str | None = None,
         tool_call_content: str | None | Literal["default"] = "default",
+        structured_outputs: bool | None = None,
         **kwargs: Any,
     ) -> None:
         if provider_name:
@@ -100,6 +103,8 @@ class OpenAIModel(SDKModel):
             "max_completion_tokens" if official else "max_tokens"
         )
         self.stream_usage = stream_usage
+        if structured_outputs is not None:
+            self.structured_outputs = structured_outputs
         self.tool_call_content: str | None = (
             (None if official else "") if tool_call_content == "default" else tool_call_content
         )
@@ -121,7 +126,12 @@ class OpenAIModel(SDKModel):
         )
 
     def _request(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
+        self,
+        system: str,
+        messages: list[Message],
+        tools: tuple[ToolSpec, ...],
+        model: str,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": model, "messages": to_openai_messages(
             system, messages, tool_call_content=self.tool_call_content
@@ -138,6 +148,11 @@ class OpenAIModel(SDKModel):
                 }
                 for t in tools
             ]
+        if response_schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "output", "schema": dict(response_schema)},
+            }
         body.update(self._generation(self.settings.generation))
         return body
 
@@ -152,10 +167,15 @@ class OpenAIModel(SDKModel):
         return {k: v for k, v in fields.items() if v is not None}
 
     def _converse(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
+        self,
+        system: str,
+        messages: list[Message],
+        tools: tuple[ToolSpec, ...],
+        model: str,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> ModelTurn:
         response = self.client.chat.completions.create(
-            **self._request(system, messages, tools, model)
+            **self._request(system, messages, tools, model, response_schema)
         )
         with parsing_response(self.provider):
             return self._turn_of(response_data(self.provider, response, required="choices"), model)
