@@ -127,15 +127,14 @@ class Action(_Bound):
     def label(self) -> str:
         return f"act({self.tool})" + (f" -> {self.store}" if self.store else "")
 
-    def _tick(self, ctx: RunContext) -> Status:
-        return self._call(ctx, ctx.events_of(self) if ctx.tracing else None)
-
     def _traced_body(self, ctx: RunContext, events: NodeEvents) -> Status:
-        return self._call(ctx, events)
+        return self._tick(ctx, events)
 
-    def _call(self, ctx: RunContext, events: NodeEvents | None) -> Status:
+    def _tick(self, ctx: RunContext, events: NodeEvents | None = None) -> Status:
         """The one tick body; with ``events`` (traced) it records ``tool.call.started`` and
         ``.completed`` / ``.failed`` around the call."""
+        if events is None and ctx.tracing:
+            events = ctx.events_of(self)
         fn = self._bound(ctx, "tool", self.tool)
         kwargs = resolve_args(self.args, ctx, self) if self.args else {}
         started = None if events is None else self._trace_started(ctx, events, kwargs)
