@@ -82,7 +82,7 @@ class ForEach(Decorator):
     item: str
     collect: str | None = None
     store: str | None = None
-    max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH)
+    max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH, strict=True)
 
     @field_validator("items")
     @classmethod
