@@ -131,9 +131,10 @@ class ForEach(Decorator):
                 self, f"items {self.items} has {len(elements)} elements, more than max={self.max}"
             )
         gathered: list[Any] = []
+        board = ctx.blackboard  # the paths as of the read, whatever the child changes later
+        sources = [element_path(self.items, index, board) for index in range(len(elements))]
         for index, element in enumerate(elements):
-            source = element_path(self.items, index, ctx.blackboard)
-            ctx.write(self.item, element, self, source=source, index=index)
+            ctx.write(self.item, element, self, source=sources[index], index=index)
             if not child.tick(ctx):
                 return Status.FAILURE
             if self.collect is not None:
