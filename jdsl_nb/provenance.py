@@ -93,11 +93,12 @@ class WriteRecord:
     index: int | None = None
 
     def pass_text(self) -> str:
-        """``pass 2 of user.orders[2]``-style text for a loop's item write, else ``""``."""
+        """``pass 2, from user.orders[2]`` for a loop's item write, else ``""``."""
         if self.source is None:
             return ""
-        return f"pass {self.index}, from {self.source}" if self.index is not None else (
-            f"from {self.source}")
+        if self.index is None:
+            return f"from {self.source}"
+        return f"pass {self.index}, from {self.source}"
 
 
 def path_keys(path: str) -> list[str]:
