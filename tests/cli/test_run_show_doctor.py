@@ -171,7 +171,7 @@ def _unverified(monkeypatch: pytest.MonkeyPatch, families: set[str]) -> None:
     """Make the named families' verification 'unverified' (nothing replayed or executed)."""
     import dataclasses
 
-    from jdsl import cli
+    from jdsl.commands import compile as cli
     from jdsl.compiler import VerificationReport
 
     real = cli.compile_normalized

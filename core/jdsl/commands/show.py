@@ -18,8 +18,8 @@ from typing import Any
 
 import typer
 
-from jdsl.importers.cli import cli_errors, cli_fail
-from jdsl.ir.nodes import walk_ir
+from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.ir.walk import walk_ir
 from jdsl.package import BehaviorPackage, input_types, load_package
 from jdsl.trace import Episode, EventKind, TraceEvent, read_events
 from jdsl.trace.addresses import redact_address
