@@ -66,3 +66,24 @@ def test_short_values_and_counters_are_not_followed() -> None:
     redactor = Redactor()
     redactor.redact({"password": "1234", "token_count": 123456, "secret": None})
     assert redactor.redact({"n": "1234", "m": 123456, "s": "abc"}) == {"n": "1234", "m": 123456, "s": "abc"}
+
+
+def test_the_live_otel_sink_follows_secret_values_too() -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from jdsl.trace import FanoutSink, ListTraceSink
+    from jdsl.trace.otel import OtelSink
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tree = root("t", model="m").do(seq(
+        act(get_password, user=ref("user")) >> "password",
+        predict("user, password -> note", id="think"),
+        act(login, user=ref("user"), pw=ref("password")) >> "session",
+    ))  # fmt: skip
+    with OtelSink(exporter=exporter, batch=False, capture_content=True) as sink:
+        tree.run(model=ScriptedModel("ok"), trace_sink=FanoutSink(ListTraceSink(), sink),
+                 raise_errors=False, user="bob")  # fmt: skip
+    spans = exporter.get_finished_spans()
+    text = repr([(dict(s.attributes), s.status.description, [dict(e.attributes) for e in s.events])
+                 for s in spans])  # fmt: skip
+    assert spans and SECRET not in text
