@@ -113,3 +113,17 @@ def test_a_remote_ref_is_refused_before_anything_is_fetched(small, resigned, lis
     with pytest.raises(PackageError, match="outside"):
         load_package(export_jdsl(forged, tmp_path / "forged"))
     assert hits == []
+
+
+def test_an_input_typed_through_a_local_ref_is_checked_with_its_definitions(small, resigned) -> None:
+    from jdsl.inputs import InputError, parse_inputs
+    from jdsl.package import input_types
+
+    schema = {"type": "object", "$defs": {"mail": {"type": "string", "pattern": "^[^@]+@[^@]+$"}},
+              "properties": {"email": {"$ref": "#/$defs/mail"}}}
+    forged = resigned(small, {"tools.json": _tools(schema)})
+    verify_package(forged)
+    types = input_types(forged)
+    assert parse_inputs(["email=a@b.c"], types=types) == {"email": "a@b.c"}
+    with pytest.raises(InputError, match="does not match"):
+        parse_inputs(["email=nope"], types=types)
