@@ -87,3 +87,15 @@ def test_the_live_otel_sink_follows_secret_values_too() -> None:
     text = repr([(dict(s.attributes), s.status.description, [dict(e.attributes) for e in s.events])
                  for s in spans])  # fmt: skip
     assert spans and SECRET not in text
+
+
+def test_following_is_bounded() -> None:
+    import time
+
+    redactor = Redactor()
+    redactor.redact({"secret": [f"v{i:05d}-secret" for i in range(5000)], "password": "x" * 100_000})
+    started = time.perf_counter()
+    text = "y" * 200_000 + " v04999-secret"
+    assert redactor.redact_text(text).endswith("«redacted»")
+    assert redactor.redact_text("v00000-secret") == "v00000-secret"  # the oldest were dropped
+    assert time.perf_counter() - started < 1.0

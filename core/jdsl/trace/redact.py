@@ -73,6 +73,9 @@ MIN_FOLLOWED = 6
 is hidden where it is named, but not searched for in every later text."""
 MAX_FOLLOWED = 256
 """How many followed values a redactor keeps (the newest)."""
+MAX_FOLLOWED_CHARS = 4096
+"""The longest text followed (a longer one, a document under ``secret``, is hidden where it is
+named; a key or token is far shorter, and a PEM key is found by its pattern)."""
 
 _KEEP, _HIDE, _HIDE_UNLESS_NUMBER = 0, 1, 2
 _CACHE_SIZE = 4096  # entries per cache before it is cleared
@@ -164,8 +167,8 @@ class Redactor:
         return done
 
     def follow(self, value: Any) -> None:
-        """Treat the text of ``value`` (its strings of :data:`MIN_FOLLOWED` or more characters,
-        at any depth) as secret from now on: :meth:`redact` and :meth:`redact_text` hide it
+        """Treat the text of ``value`` (its strings of :data:`MIN_FOLLOWED` to
+        :data:`MAX_FOLLOWED_CHARS` characters, at any depth) as secret from now on: :meth:`redact` and :meth:`redact_text` hide it
         wherever it appears later, whole or inside a longer text.
 
         The redactor calls this itself for every value it hides by key name, by a named field
@@ -173,7 +176,7 @@ class Redactor:
         "result": ...}``), or by path, so redaction follows the value into later tool
         arguments, prompts and error messages. The newest :data:`MAX_FOLLOWED` are kept.
         """
-        found = [t for t in _texts_in(value) if t not in self._followed]
+        found = [t for t in _texts_in(value)[-MAX_FOLLOWED:] if t not in self._followed]
         if not found:
             return
         for text in found:
@@ -308,7 +311,8 @@ def scrub(text: str, secrets: Iterable[str] = (), *, limit: int | None = None) -
 def _texts_in(value: Any, depth: int = 0) -> list[str]:
     """The strings in ``value`` (at most 64 levels down) long enough to follow."""
     if isinstance(value, str):
-        return [value] if len(value) >= MIN_FOLLOWED and value != PLACEHOLDER else []
+        keep = MIN_FOLLOWED <= len(value) <= MAX_FOLLOWED_CHARS and value != PLACEHOLDER
+        return [value] if keep else []
     if depth > 64:
         return []
     if isinstance(value, Mapping):
