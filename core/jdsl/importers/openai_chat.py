@@ -21,12 +21,12 @@ The episode id is the line's ``id`` or ``<file stem>_<line number>``; ``metadata
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jdsl.importers import jsondata
 from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.trace import EventSource, Trace, TraceSink
@@ -52,7 +52,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     try:
-        value = json.loads(raw) if raw else {}
+        value = jsondata.loads(raw) if raw else {}
     except (TypeError, ValueError):
         return {"_raw_arguments": raw}
     return value if isinstance(value, dict) else {"_raw_arguments": raw}
@@ -176,10 +176,10 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
+            row = jsondata.loads(line)
+        except jsondata.JsonDataError as exc:
             raise ImportFormatError(
-                f"not JSON ({exc.msg})", path=path, where=f"line {number}"
+                f"not JSON ({exc})", path=path, where=f"line {number}"
             ) from exc
         if not isinstance(row, dict) or not isinstance(row.get("messages"), list):
             raise ImportFormatError(
@@ -203,7 +203,7 @@ def openai_chat_conversations(
         episode_id = row["id"] if isinstance(row.get("id"), str) else f"{path.stem}_{number}"
         try:
             conversations.append(_conversation(row, episode_id, capture_id))
-        except ValueError as exc:
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a field's shape
             raise ImportFormatError(str(exc), path=path, where=f"line {number}") from exc
     return conversations
 
