@@ -164,3 +164,23 @@ def test_a_failure_part_way_keeps_the_old_output_and_leaves_no_partial_file(
     monkeypatch.setattr(common, "conversation_events", real)
     assert CliRunner().invoke(import_app, ["openai-chat", str(log), "-o", str(out)]).exit_code == 0
     assert out.read_text().count('"episode.started"') == 3
+
+
+@pytest.mark.slow
+def test_legacy_function_results_pair_in_linear_time(tmp_path: Path, growth: Callable[..., float]) -> None:
+    """Each legacy ``role: function`` result scanned every call made so far: 8,000 took 41 s."""
+    from jdsl.importers import openai_chat_conversations
+
+    files: dict[int, Path] = {}
+
+    def log(n: int) -> Path:
+        calls = [{"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}}] * n
+        results = [{"role": "function", "name": "f", "content": str(i)} for i in range(n)]
+        path = tmp_path / f"{n}.jsonl"
+        path.write_text(json.dumps({"messages": calls + results}) + "\n")
+        return path
+
+    def read(n: int) -> None:
+        openai_chat_conversations(files.setdefault(n, log(n)))
+
+    assert growth(read, 1_000) < 10  # 16 when quadratic

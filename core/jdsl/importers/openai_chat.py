@@ -73,6 +73,7 @@ class ChatBuilder:
         self.system: list[str] = []
         self.turns: list[UserTurn | tuple[str, list[_OpenCall]]] = []
         self.calls: dict[str, _OpenCall] = {}
+        self.waiting: dict[str, list[_OpenCall]] = {}  # by name, calls in order (legacy results)
 
     def add(self, message: dict[str, Any]) -> None:
         role = message.get("role")
@@ -89,8 +90,12 @@ class ChatBuilder:
 
     def _call(self, call_id: str | None, function: dict[str, Any]) -> _OpenCall:
         call_id = call_id or f"call_{len(self.calls)}"
+        if not isinstance(function, dict):
+            raise ValueError(f"a tool call's function must be an object, not {type(function).__name__}")
         call = _OpenCall(call_id, function.get("name", ""), _arguments(function.get("arguments")))
         self.calls[call_id] = call
+        if isinstance(call.name, str):
+            self.waiting.setdefault(call.name, []).append(call)
         return call
 
     def _assistant(self, message: dict[str, Any]) -> None:
@@ -105,9 +110,10 @@ class ChatBuilder:
     def _result(self, message: dict[str, Any]) -> None:
         call_id = message.get("tool_call_id")
         if call_id is None:  # legacy function result: the latest unanswered call of that name
-            waiting = [
-                c for c in self.calls.values() if c.name == message.get("name") and c.result is None
-            ]
+            name = message.get("name")
+            waiting = self.waiting.get(name, []) if isinstance(name, str) else []
+            while waiting and waiting[-1].result is not None:  # answered: never again waiting
+                waiting.pop()
             call_id = waiting[-1].call_id if waiting else None
         call = self.calls.get(call_id) if call_id is not None else None
         if call is None:
