@@ -15,7 +15,6 @@ a full traceback for anything else, subclasses included. ``--input`` values: see
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from jdsl.trace import Trace
 
 from jdsl_nb import hooks
 from jdsl_nb.hints import magic_hints
+from jdsl_nb.shellwords import split_words
 
 __all__ = ["HELP", "BehaviorMagics", "behavior_usage_error"]
 
@@ -345,7 +345,7 @@ def _options(words: list[str], spec: dict[str, bool]) -> dict[str, list[str]]:
 def _split(line: str) -> list[str]:
     """Shell-like words (quotes removed), e.g. ``--input "request=cancel my order"``."""
     try:
-        return shlex.split(line)
+        return split_words(line)  # shlex.split's words, linear (shlex was quadratic)
     except ValueError as exc:
         raise UsageError(f"cannot split the magic line: {exc}") from None
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_validator
 
-from jdsl.errors import JdslError, ToolError
-from jdsl.expr import MISSING, describe, evaluate, preview, resolve_path
+from jdsl.errors import JdslError, ToolError, ValidationError
+from jdsl.expr import (
+    MAX_EXPRESSION_DEPTH,
+    MISSING,
+    describe,
+    evaluate,
+    preview,
+    resolve_path,
+)
 from jdsl.trace.shared import Filled
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node, name_argument
@@ -283,6 +290,36 @@ class Check(Node):
         return Status.SUCCESS if result else Status.FAILURE
 
 
+MAX_VALUE_NESTING: Final = 256
+"""The deepest nesting of lists and objects in an expression's constants (as in an IR)."""
+
+
+def _check_nesting(expr: Any) -> None:
+    """Refuse an expression nested deeper than :data:`jdsl.expr.MAX_EXPRESSION_DEPTH` levels of
+    and/or/not, or with constants nested deeper than :data:`MAX_VALUE_NESTING`. Iterative, so
+    any depth is reported, not a RecursionError; every recursive pass over an expression
+    (evaluating, describing, tracing it) may run after this check.
+
+    Raises:
+        ValidationError: too deep (names the limit).
+    """
+    stack: list[tuple[Any, int, int]] = [(expr, 0, 0)]  # (value, and/or/not depth, nesting)
+    while stack:
+        node, depth, nesting = stack.pop()
+        if nesting > MAX_VALUE_NESTING:
+            raise ValidationError(
+                [f"the expression nests deeper than {MAX_VALUE_NESTING} lists or objects"]
+            )
+        if isinstance(node, Mapping):
+            logical = len(node) == 1 and next(iter(node)) in ("and", "or", "not")
+            if logical and depth >= MAX_EXPRESSION_DEPTH:
+                limit = MAX_EXPRESSION_DEPTH
+                raise ValidationError([f"the expression nests deeper than {limit} levels of and/or/not"])
+            stack.extend((v, depth + logical, nesting + 1) for v in node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend((v, depth, nesting + 1) for v in node)
+
+
 class Guard(Node):
     """SUCCESS iff the IR expression (:mod:`jdsl.expr`) is true over the blackboard."""
 
@@ -290,6 +327,14 @@ class Guard(Node):
     expression: dict[str, Any]
 
     leaf = True
+
+    @field_validator("expression")
+    @classmethod
+    def _bounded(cls, expression: dict[str, Any]) -> dict[str, Any]:
+        """Too deep an expression is a ValidationError here (raised as is: not a ValueError),
+        not a RecursionError when a run, a check or a trace walks it."""
+        _check_nesting(expression)
+        return expression
 
     @property
     def label(self) -> str:

@@ -114,7 +114,15 @@ def traces_endpoint(endpoint: str) -> str:
     used as given."""
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(endpoint)
+    try:
+        parts = urlsplit(endpoint)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError as exc:  # "http://[::1" (an IPv6 host not closed), port 99999999
+        raise OtelExportError(
+            f"endpoint {redact_address(endpoint)!r} is not a URL ({exc}); pass one such as "
+            "http://127.0.0.1:6006 or http://[::1]:4318",
+            endpoint=endpoint,
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise OtelExportError(
             f"endpoint {redact_address(endpoint)!r} is not an http(s) URL; pass one such as "
