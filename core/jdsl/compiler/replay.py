@@ -227,7 +227,9 @@ class ReplayTools:
     Matched means the same effects: each write the tree makes must be the next recorded write
     (same tool, same arguments); a read is answered with the recorded result of the same call
     (same tool and arguments) the episode made, the last one before the next write when it made
-    it more than once, so reads may be added, dropped or reordered.
+    it more than once, so reads may be added, dropped or reordered. A read of a tool that
+    answered nothing (``None``, ``""``, an empty list or dict) to every call the episode made
+    gets that empty answer whatever its arguments (a scratchpad such as ``think``).
 
     Args:
         episode: the normalized episode whose calls are served back.
@@ -319,8 +321,10 @@ class ReplayTools:
 
     def _read(self, name: str, arguments: dict[str, Any]) -> NormStep:
         """The recorded call a read is answered with (module docstring)."""
-        same = [s for s in self.steps if name in (s.logical_tool, s.host_tool)
-                and typed_equal(arguments, s.arguments)]  # fmt: skip
+        of_tool = [s for s in self.steps if name in (s.logical_tool, s.host_tool)]
+        same = [s for s in of_tool if typed_equal(arguments, s.arguments)]
+        if not same and of_tool and all(s.ok and _empty(s.result) for s in of_tool):
+            return of_tool[-1]  # it answered nothing to any call (a scratchpad like think)
         if not same:
             actual = call_text(name, arguments)
             reason = f"a read the episode never made, {actual}: its result is unknown"
@@ -349,6 +353,10 @@ class ReplayTools:
 
         replayed.__name__ = name
         return replayed
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, str | list | dict) and not value)
 
 
 def _predicate(expression: Any) -> str | None:
