@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl.drawing import structural_ids
+from jdsl.ir.walk import ir_nodes_with_ids
 
 from jdsl_nb._coerce import jsonable
 
@@ -132,7 +132,7 @@ class _Builder:
             self.index_ir(ir)
 
     def index_ir(self, ir: Mapping[str, Any]) -> None:
-        for node_id, node in _ir_nodes(ir):
+        for node_id, node in ir_nodes_with_ids(ir):
             if isinstance(node.get("args"), Mapping):
                 self.args_by_node[node_id] = node["args"]
 
@@ -185,16 +185,6 @@ class _Builder:
             self.records[index].consumers.append(Consumer(step, node_id, path))
 
 
-def _ir_nodes(ir: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    ids = structural_ids(ir)
-    stack = [ir]
-    while stack:
-        node = stack.pop()
-        yield ids[id(node)], node
-        stack.extend(node[k] for k in ("child", "until") if isinstance(node.get(k), Mapping))
-        stack.extend(c for c in node.get("children") or [] if isinstance(c, Mapping))
-
-
 def _tool_name(payload: Mapping[str, Any]) -> str:
     info = payload.get("tool")
     return str(info.get("host_name") if isinstance(info, Mapping) else info)
@@ -202,7 +192,7 @@ def _tool_name(payload: Mapping[str, Any]) -> str:
 
 def react_nodes(events: Iterable[Mapping[str, Any]], ir: Mapping[str, Any] | None = None) -> set[str]:
     """Ids of the react leaves of a run: from ``node.enter`` types, ``react.started`` and the IR."""
-    found = {node_id for node_id, node in _ir_nodes(ir) if node.get("kind") == "react"} if ir else set()
+    found = {node_id for node_id, node in ir_nodes_with_ids(ir) if node.get("kind") == "react"} if ir else set()
     for event in events:
         kind, payload = event.get("kind"), event.get("payload") or {}
         if kind == "react.started" or (kind == "node.enter" and payload.get("type") == "react"):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from jdsl.drawing import as_ir, drawing_html, labelled_children, node_label, structural_ids
+from jdsl.drawing import drawing_html, node_label
+from jdsl.ir.walk import as_ir, labelled_children, structural_ids
 
 from jdsl_nb._coerce import as_events
 from jdsl_nb._html import STATIC_FULL_CHARS, esc, page, preview, table, value_html

@@ -19,7 +19,7 @@ from typing import Any
 import typer
 
 from jdsl.importers.cli import cli_errors, cli_fail
-from jdsl.ir.nodes import walk_ir
+from jdsl.ir.walk import walk_ir
 from jdsl.package import BehaviorPackage, input_types, load_package
 from jdsl.trace import Episode, EventKind, TraceEvent, read_events
 

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from jdsl.drawing.labels import drawing_label, node_label, unescape_quotes, wrap_label
-from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
 from jdsl.errors import MissingDependencyError
+from jdsl.ir.walk import as_ir, labelled_children, structural_ids
 
 __all__ = [
     "LEGEND_TEXT", "NODE_STYLE", "NOT_RUN_STYLE", "STATUS_COLOURS", "legend_entries", "node_statuses",

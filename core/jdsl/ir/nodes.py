@@ -7,11 +7,12 @@ would reject at the first one (and problems pydantic cannot see, such as duplica
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from jdsl.errors import SignatureError, ValidationError
 from jdsl.expr import parse_path, preview, validate_expr
+from jdsl.ir.walk import NODE_FIELDS, child_slots, walk_ir
 from jdsl.signature import Signature
 from jdsl.tree.decorators import MAX_TIMEOUT_SECONDS
 
@@ -27,29 +28,6 @@ __all__ = [
     "nesting_problem",
     "walk_ir",
 ]
-
-_COMMON = frozenset({"kind", "id", "context"})
-
-NODE_FIELDS: dict[str, frozenset[str]] = {
-    kind: _COMMON | set(fields)
-    for kind, fields in {
-        "root": ("name", "system", "model_id", "child"),
-        "sequence": ("children",),
-        "selector": ("children",),
-        "action": ("tool", "args", "store", "on_error"),
-        "predict": ("signature", "instructions", "examples", "input_sources"),
-        "react": ("signature", "tools", "instructions", "max_steps"),
-        "check": ("key", "equals"),
-        "guard": ("expression",),
-        "guard_call": ("predicate", "args"),
-        "repeat": ("child", "until", "max"),
-        "invert": ("child",),
-        "optional": ("child",),
-        "oneshot": ("child",),
-        "timeout": ("child", "seconds"),
-    }.items()
-}
-"""Node kind -> the fields its IR may carry (docs/ARCHITECTURE.md, "Nodes are the IR")."""
 
 MAX_REPEAT = 1000
 """The largest ``max`` a repeat may declare: every loop in a behavior is bounded."""
@@ -93,21 +71,6 @@ _INT_LIMIT = 10**MAX_INT_DIGITS  # compared, never printed: no int -> str conver
 def _items(value: dict[Any, Any] | list[Any]) -> list[Any]:
     items = value.values() if isinstance(value, dict) else value
     return [item for item in items if isinstance(item, dict | list | float | int)]
-
-
-def child_slots(node: dict[str, Any]) -> list[Any]:
-    """Traversal children of an IR node dict: ``children``, else ``child`` then ``until``."""
-    children = node.get("children")
-    if isinstance(children, list):
-        return list(children)
-    return [node[slot] for slot in ("child", "until") if node.get(slot) is not None]
-
-
-def walk_ir(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """Every node of an IR node dict, pre-order, children in :func:`child_slots` order."""
-    yield node
-    for child in child_slots(dict(node)):
-        yield from walk_ir(child)
 
 
 class NodeChecker:
