@@ -95,9 +95,9 @@ def test_unserved_and_failed_runs_are_reported_not_compared(airline: dict[str, l
     other = airline["airline_test_1"]  # one success on another path, three failed runs
     report = validate_package(package, other)
     outcomes = [r.outcome for r in report.rows]
-    assert outcomes.count("failed run") == 3 and outcomes.count("refused") == 1
-    unserved = next(r for r in report.rows if r.outcome == "refused")
-    assert "run inputs missing" in unserved.reason
+    assert outcomes.count("failed run") == 3 and outcomes.count("fallback") == 1
+    unserved = next(r for r in report.rows if r.outcome == "fallback")
+    assert unserved.fallback is not None and "run inputs missing" in unserved.fallback.reason
     assert report.ok and report.served == 0 and "0 served" in report.summary()
 
 
@@ -111,7 +111,8 @@ def test_a_stated_input_the_user_never_said_is_missing(tmp_path: Path) -> None:
         if message["role"] == "user":
             message["content"] = message["content"].replace(rid["reservation_id"], "my booking")
     report = validate_package(package, normalize_all(import_tau_bench(_write(tmp_path, [quiet])).episodes))
-    assert report.rows[0].outcome == "refused" and "run inputs missing: reservation_id" in report.rows[0].reason
+    row = report.rows[0]
+    assert row.outcome == "fallback" and "run inputs missing: reservation_id" in str(row.fallback)
 
 
 def _write(tmp_path: Path, rows: list[Any], name: str = "runs.json") -> Path:

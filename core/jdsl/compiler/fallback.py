@@ -138,13 +138,17 @@ def _refs(spec: Any) -> list[str]:
     return [str(spec["ref"])] if isinstance(spec, Mapping) and "ref" in spec else []
 
 
-def guard_refs(node: dict[str, Any], used: set[str]) -> dict[str, Any]:
+def guard_refs(
+    node: dict[str, Any], used: set[str], inputs: Sequence[str] = ()
+) -> dict[str, Any]:
     """A copy of ``node`` in which each action that passes refs runs after a guard that every
     one of them exists (``seq [guard exists(a) and ..., action]``): a missing value fails the
-    action's branch (FAILURE) instead of raising. Guard ids ``has_<action id>`` (unique in
+    action's branch (FAILURE) instead of raising; a run input the host could not give (one the
+    user never stated) included. Guard ids ``has_<action id>`` (unique in
     ``used``, which is updated)."""
     if node.get("kind") == "action":
-        paths = sorted({p for spec in (node.get("args") or {}).values() for p in _refs(spec)})
+        paths = sorted({p for spec in (node.get("args") or {}).values() for p in _refs(spec)
+                        if p not in inputs})  # fmt: skip
         if not paths:
             return dict(node)
         terms = [{"exists": p} for p in paths]
@@ -155,9 +159,9 @@ def guard_refs(node: dict[str, Any], used: set[str]) -> dict[str, Any]:
                 "children": [guard, dict(node)]}  # fmt: skip
     out = dict(node)
     if isinstance(node.get("child"), dict):
-        out["child"] = guard_refs(node["child"], used)
+        out["child"] = guard_refs(node["child"], used, inputs)
     if isinstance(node.get("children"), list):
-        out["children"] = [guard_refs(c, used) for c in node["children"]]
+        out["children"] = [guard_refs(c, used, inputs) for c in node["children"]]
     return out
 
 
@@ -226,7 +230,7 @@ def with_fallback(
             the root has no child or there is no tool to give the fallback.
         episodes: the family's episodes (its successful runs give the tools and the writes).
         family: the family (behavior) name, for the instructions.
-        inputs: the run inputs the compiled program reads.
+        inputs: the run inputs the compiled program reads (the fallback reads them too).
         max_steps: the fallback's model calls (default: twice the most calls a successful run
             made, at least 6, at most 40).
     """

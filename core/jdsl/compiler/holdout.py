@@ -4,9 +4,10 @@ For each episode (DESIGN.md §6; the same check as execution verification, on ep
 package was not compiled from):
 
 1. a failed run (reward 0, status failure) is *not a reference*: it is listed, never compared;
-2. **refused**: the package cannot start the run: a run input it needs is missing (each
-   recorded run input, and each input the user states (``source.stated_inputs``) found in the
-   user's messages of that episode, counts as given);
+2. a run input the package needs is missing (each recorded run input, and each input the user
+   states (``source.stated_inputs``) found in the user's messages of that episode, counts as
+   given): the compiled program's guards fail where it is first needed, so the **fallback**
+   takes over (held-out runs are never given a recorded argument as a made-up input);
 3. otherwise the run is executed (:func:`jdsl.compiler.replay.execute`: recorded results and
    decisions served back) and is either **served** (the compiled program ran end to end) or
    **fallback** (the compiled program failed at a step, a guard or route that did not hold or a
@@ -52,7 +53,7 @@ class HeldOutRow:
         episode_id: the episode.
         reference: False for a failed run (listed, never compared).
         served: whether the compiled program ran it end to end (no fallback, not refused).
-        reason: why it is refused / not a reference ("" otherwise).
+        reason: why it is not a reference ("" otherwise).
         execution: the execution replay (None when refused or not a reference).
         contradicted: ``tool.arg = constant (held-out run: value)`` per constant it contradicts.
     """
@@ -134,6 +135,8 @@ class HeldOutReport:
 
     @property
     def refused(self) -> int:
+        """References the package could not take (0 for a package with a fallback; a host
+        without a package for the run's family refuses it: counted by the caller)."""
         return sum(r.outcome == "refused" for r in self.rows)
 
     @property
@@ -244,7 +247,7 @@ def _stated(episode: NormEpisode, stated: Mapping[str, Mapping[str, str]]) -> se
 
 
 def _refusal(package: Any, episode: NormEpisode) -> str:
-    """Why the package cannot start ``episode`` ("" when it can): a run input is missing."""
+    """The run inputs the package needs that ``episode`` does not give ("" when none)."""
     source = package.manifest.get("source") or {}
     given = set(episode.inputs) | _stated(episode, source.get("stated_inputs") or {})
     missing = package.missing_inputs(given)
@@ -278,8 +281,9 @@ def _row(package: Any, episode: NormEpisode, effects: Mapping[str, Any] | None) 
         how = f"reward {reward}" if reward is not None else "status failure"
         return HeldOutRow(eid, False, False, f"failed run ({how}): not a reference")
     why = _refusal(package, episode)
-    if why:
-        return HeldOutRow(eid, True, False, why)
+    if why:  # the compiled program's guards fail at the first step that needs it: the fallback
+        taken = Execution(eid, (), 0, "failure", None, Fallback(None, why, 0, 0))
+        return HeldOutRow(eid, True, False, "", taken, ())
     ir = package.ir
     execution = execute(ir, episode, effects=effects)
     served = execution.fallback is None
