@@ -82,7 +82,7 @@ def test_only_tasks_without_a_usable_identity_are_unserved(demo: DemoResult) -> 
     assert (
         f"tools {demo.package_tool_text}" in report and f"branch {demo.branch_lines[0]}" in report
     )
-    assert re.search(r"^  airline_test_18 +3 +1 +1 +passed", report, re.MULTILINE)
+    assert re.search(r"^  airline.no_write +12 +0 +0 +passed +12/12", report, re.MULTILINE)
 
 
 class _StubPackage:
@@ -118,26 +118,20 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     assert "an offline stand-in for a teacher LLM" in page
     assert "a deterministic stand-in for the user simulator" in page
     rows = {row.family: row for row in demo.airline}
-    assert len(rows) == 26 and demo.airline_episodes == 54
-    big = [row for row in demo.airline if row.episodes >= 3]
-    assert len(big) == 8
-    # every family is executed on its aligned episodes and matches them; the five whose data
-    # holds no tool flow (only ids the user typed, free text) have no ref to replay
-    status = {row.family: row.verification for row in big}
-    assert set(status.values()) == {"passed"}
-    assert all(row.executed == row.matched == row.aligned for row in big)
-    flows = ("airline_test_18", "airline_test_20", "airline_test_24")
-    assert all(rows[f].replay_coverage is None for f in status if f not in flows)
+    assert demo.airline_episodes == 54 and sum(row.episodes for row in demo.airline) == 54
+    # grouped by intent: what the runs change, named for it, never for a task
+    assert "airline.transfer_to_human_agents" in rows and "airline.no_write" in rows
+    assert all(row.family.startswith("airline.") for row in demo.airline)
+    # every family is executed on every successful episode: each is matched (same writes,
+    # same outcome) or handed to the fallback, never a divergence
+    assert {row.verification for row in demo.airline} == {"passed"}
+    assert all(row.executed == row.episodes >= row.matched + row.fallback for row in demo.airline)
     # the refs column counts refs to tool results only (the compiler's exact_dataflow_refs)
     assert all(len(row.lineage_refs) == row.dataflow_refs for row in demo.airline)
-    assert rows["airline_test_18"].lineage_refs == (
-        "get_reservation_details.reservation_id <- get_user_details_out.reservations[0]",
-    )
-    assert rows["airline_test_18"].model_output_refs == 1
-    # an identifier the model repeated from the user is a run input, never a frozen constant;
-    # the transfer summary is a residual that reads the conversation
-    assert rows["airline_test_18"].inputs == ("conversation", "user_id")
-    assert not rows["airline_test_18"].id_like_constants
+    # the transfer summary is a residual that reads the conversation; no id is frozen
+    transfer = rows["airline.transfer_to_human_agents"]
+    assert transfer.model_output_refs == 1 and "conversation" in transfer.inputs
+    assert not any(row.id_like_constants for row in demo.airline)
 
 
 def test_held_out_figures_on_the_raw_results_file(demo: DemoResult) -> None:
@@ -216,7 +210,7 @@ def test_cli_prints_the_report(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "verification passed" in result.output
     assert "reward pass rate 63/64" in result.output and "cannot serve (1)" in result.output
-    assert "airline_test_18" in result.output
+    assert "airline.transfer_to_human_agents" in result.output
     assert (out / "report.html").exists() and (out / "retail_cancel.jdsl").exists()
 
 
