@@ -82,7 +82,7 @@ def test_only_tasks_without_a_usable_identity_are_unserved(demo: DemoResult) -> 
     assert (
         f"tools {demo.package_tool_text}" in report and f"branch {demo.branch_lines[0]}" in report
     )
-    assert re.search(r"^  airline_test_18 +3 +1 +1 +passed", report, re.MULTILINE)
+    assert re.search(r"^  airline_test_18 +3 +0 +1 +passed", report, re.MULTILINE)
 
 
 class _StubPackage:
@@ -130,13 +130,11 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     assert all(rows[f].replay_coverage is None for f in status if f not in flows)
     # the refs column counts refs to tool results only (the compiler's exact_dataflow_refs)
     assert all(len(row.lineage_refs) == row.dataflow_refs for row in demo.airline)
-    assert rows["airline_test_18"].lineage_refs == (
-        "get_reservation_details.reservation_id <- get_user_details_out.reservations[0]",
-    )
+    assert rows["airline_test_18"].lineage_refs == ()  # the stated id, never reservations[0]
     assert rows["airline_test_18"].model_output_refs == 1
     # an identifier the model repeated from the user is a run input, never a frozen constant;
     # the transfer summary is a residual that reads the conversation
-    assert rows["airline_test_18"].inputs == ("conversation", "user_id")
+    assert rows["airline_test_18"].inputs == ("conversation", "reservation_id", "user_id")
     assert not rows["airline_test_18"].id_like_constants
 
 
