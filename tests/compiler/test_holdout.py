@@ -122,7 +122,8 @@ def _write(tmp_path: Path, rows: list[Any], name: str = "runs.json") -> Path:
 
 
 def _returns(tmp_path: Path) -> tuple[Path, Path]:
-    """A retail return package (7 runs), a held-out run and that run refunded elsewhere."""
+    """A retail return package (7 runs), a held-out run and that run returning another order
+    than the one it looked up (the payment method is one the user states: not a divergence)."""
     rows = json.loads((FIXTURES / "retail-returns.json").read_text(encoding="utf-8"))
     kept = normalize_all(import_tau_bench(_write(tmp_path, rows[:6] + rows[7:])).episodes)
     package = compile_normalized(kept, name="returns").package
@@ -132,7 +133,7 @@ def _returns(tmp_path: Path) -> tuple[Path, Path]:
         for call in message.get("tool_calls") or ():
             arguments = json.loads(call["function"]["arguments"])
             if "payment_method_id" in arguments:
-                arguments["payment_method_id"] = "gift_card_1000001"
+                arguments["order_id"] = "#W0000001"
                 call["function"]["arguments"] = json.dumps(arguments)
     traces = tmp_path / "held.jsonl"
     import_tau_bench(_write(tmp_path, [rows[6], other], "held.json"), sink=JsonlTraceSink(traces, resume=False))
@@ -145,7 +146,7 @@ def test_the_cli_validates_and_exits_1_on_a_divergence(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     assert "matched" in result.stdout and "diverged" in result.stdout
     assert "2 episodes (2 references): 2 served, 1 matched, 0 unreplayable, 0 fallback, 0 refused, 1 divergence" in result.stdout
-    assert "payment_method_id" in result.stdout and "1 held-out episode(s) diverged" in result.stderr
+    assert "#W0000001" in result.stdout and "1 held-out episode(s) diverged" in result.stderr
 
 
 def test_compile_holdout_compiles_validates_and_writes(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.lineage import selected_indexes
+from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.ir.nodes import child_slots
 from jdsl.providers.replay import ReplayModel
@@ -162,6 +162,7 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
                 if _BARE_KEY.fullmatch(ref):  # a path is never a key a residual writes
                     found.setdefault(ref, steps[k].arguments[arg])
                 found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
+                found.update(element_index(ref, steps[k].arg_sources.get(arg, ())))
     return found
 
 

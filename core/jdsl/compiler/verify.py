@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
-from jdsl.compiler.lineage import selected_indexes, value_key
+from jdsl.compiler.lineage import element_index, selected_indexes, value_key
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, Execution, iter_executions
 from jdsl.errors import JdslError
@@ -273,13 +273,15 @@ def selections(
 ) -> dict[str, list[int]]:
     """``{index key: indexes}`` the episode's call at ``position`` took for each selection
     argument of the actions compiled there (what the residual that selects would answer)."""
-    found: dict[str, list[int]] = {}
+    found: dict[str, Any] = {}
     for action in actions:
         if action.at.get(eid) == position:
             sources = ok_steps[position].list_sources
             for choice in action.choices:
                 if choice.how == "selection" and choice.source:
                     found.update(selected_indexes(choice.source, sources.get(choice.argument, ())))
+                    args = ok_steps[position].arg_sources.get(choice.argument, ())
+                    found.update(element_index(choice.source, args))
     return found
 
 

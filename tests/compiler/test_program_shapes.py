@@ -1,0 +1,83 @@
+"""The program staticize compiles from a family (issue 24): nested branch points, on teachers
+run over the real tau-bench retail environment (``retail_teachers.py``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jdsl.compiler import compile_behavior
+from jdsl.compiler.verify import verify
+from jdsl.ir import from_ir
+from jdsl.text import format_behavior, parse_behavior
+
+sys.path.insert(0, str(Path(__file__).parent))
+from retail_teachers import TWO_POINTS, episodes, same_behavior, two_point_inputs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def two_points() -> Any:
+    """2 runs per path: email or name+zip, then cancel (pending) or escalate."""
+    return compile_behavior(episodes(TWO_POINTS, two_point_inputs(0, 8)), name="handle")
+
+
+def _ir_nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+    from jdsl.ir.nodes import child_slots
+
+    return [node] + [n for child in child_slots(node) for n in _ir_nodes(child)]
+
+
+@pytest.mark.slow
+def test_each_branch_point_is_its_own_selector_where_the_runs_part(two_points) -> None:
+    result = two_points
+    v = result.verification
+    assert result.ok and v.executed == v.matched == 8, result.report().text
+    identity, outcome = result.compiled.branches
+    assert (identity.position, identity.selection) == (0, "inputs")
+    assert [a.tools for a in identity.alternatives] == [
+        ("find_user_id_by_email",), ("find_user_id_by_name_zip",)]  # fmt: skip
+    assert identity.tail[:2] == ("get_user_details", "get_order_details")
+    assert (outcome.position, outcome.selection) == (3, "conditions")
+    assert [a.selected_by for a in outcome.alternatives] == [
+        ('order.status == "pending"',), ('not order.status == "pending"',)]  # fmt: skip
+    flow = result.ir["root"]["child"]["children"]
+    assert [n["kind"] for n in flow] == ["selector", "action", "action", "selector"]
+    assert not any(n["kind"] == "predict" for n in _ir_nodes(result.ir["root"]))  # no route
+    root = from_ir(result.ir)
+    assert parse_behavior(format_behavior(root)).to_ir() == root.to_ir()
+
+
+@pytest.mark.slow
+def test_no_name_id_or_list_position_is_frozen(two_points) -> None:
+    constants = {(a.tool, c.argument): c.spec["const"] for a in two_points.compiled.actions
+                 for c in a.choices if c.how == "const"}  # fmt: skip
+    assert constants == {("cancel_pending_order", "reason"): "no longer needed"}
+    refs = [c.spec["ref"] for a in two_points.compiled.actions for c in a.choices if "ref" in c.spec]
+    assert not any("[0]" in r or "[1]" in r for r in refs)
+    assert ("get_order_details", "order_id") in {(a.tool, c.argument) for a in
+                                                 two_points.compiled.actions for c in a.choices
+                                                 if c.how == "input"}  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_package_behaves_like_the_teacher_on_20_fresh_inputs(two_points) -> None:
+    teacher, package = parse_behavior(TWO_POINTS), from_ir(two_points.ir)
+    fresh = two_point_inputs(10, 20)
+    assert len({tuple(sorted(i)) for i in fresh}) == 2  # both identities
+    for inputs in fresh:
+        same, why = same_behavior(teacher, package, inputs)
+        assert same, why
+
+
+@pytest.mark.slow
+def test_a_swapped_outcome_branch_fails_verification(two_points) -> None:
+    import copy
+
+    wrong = copy.deepcopy(two_points.compiled)
+    outcome = wrong.ir["root"]["child"]["children"][-1]["children"]
+    outcome[0]["children"][-1], outcome[1]["children"][-1] = (
+        outcome[1]["children"][-1], outcome[0]["children"][-1])  # fmt: skip
+    report = verify(wrong, two_points.normalized)
+    assert report.status == "failed" and report.matched == 0
