@@ -100,10 +100,10 @@ def test_a_read_is_answered_as_it_was_before_the_next_write() -> None:
 
 def test_typed_equality_a_bool_never_matches_a_number() -> None:
     b = EpisodeBuilder("e", inputs={})
-    b.call("flag", None, on=1)
-    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["flag"])
+    b.call("set_flag", None, on=1)
+    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["set_flag"])
     with pytest.raises(CallDivergence):
-        replay.tools["flag"](on=True)
+        replay.tools["set_flag"](on=True)
 
 
 def test_a_recorded_exception_and_a_recorded_failure_are_served_back() -> None:

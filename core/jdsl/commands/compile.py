@@ -2,7 +2,7 @@
 
 ::
 
-    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence] [--holdout N]
+    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by intent|task|sequence] [--holdout N]
                  [--min-support N] [--engine local|dask [--scheduler ADDRESS]]
 
 A failed compile writes no package; ``--holdout`` is :mod:`jdsl.commands.validate`.
