@@ -74,7 +74,6 @@ def test_the_package_behaves_like_the_teacher_on_20_fresh_inputs(two_points) -> 
 @pytest.mark.slow
 def test_a_swapped_outcome_branch_fails_verification(two_points) -> None:
     import copy
-
     import dataclasses
 
     # the compiled program alone (result.ir, without the fallback), edited by hand

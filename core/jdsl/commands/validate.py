@@ -124,8 +124,8 @@ def compile_holdout(
         failed = failed or not result.ok or (report is not None and not report.ok)
     typer.echo(f"{'family':<44} {'eps':>4} {'verify':<10} {' '.join(_COLUMNS)}  package")
     typer.echo("\n".join(rows))
-    held, served, matched, fallback, refused, diverged, consts = totals
-    typer.echo(f"held out {held} episode(s): {served} served end to end ({matched} matched), "
+    total, served, matched, fallback, refused, diverged, consts = totals
+    typer.echo(f"held out {total} episode(s): {served} served end to end ({matched} matched), "
                f"{fallback} fallback, {refused} refused, {diverged} diverged, {consts} constants "
                "contradicted")  # fmt: skip
     if failed:

@@ -49,6 +49,7 @@ from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
 from jdsl.compiler.fallback import Fallback, split_fallback
 from jdsl.compiler.families import is_write
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.reads import UNUSED_READ, empty, unused_reads
 from jdsl.errors import JdslError, ToolError
 from jdsl.ir import from_ir
 from jdsl.providers.replay import ReplayDivergence
@@ -239,6 +240,8 @@ class ReplayTools:
         failing: the tools whose recorded failed calls are expected too
             (:func:`expected_calls`).
         effects: capability -> effects deciding which tools write (default: by name).
+        unused: read tools whose results the tree never reads: a call the episode never made
+            is answered ``None`` (nothing depends on it, e.g. a ``think`` scratchpad).
 
     Attributes:
         tools / predicates: ``{name: callable}`` for ``Root.run``.
@@ -256,8 +259,10 @@ class ReplayTools:
         predicates: Iterable[str] = (),
         failing: Iterable[str] = (),
         effects: Mapping[str, Any] | None = None,
+        unused: Iterable[str] = (),
     ) -> None:
         names = tuple(dict.fromkeys(tools))
+        self.unused = frozenset(unused)
         self.episode_id = episode.episode_id
         self.effects = effects
         self.expected = expected_calls(episode, failing, effects)
@@ -323,8 +328,10 @@ class ReplayTools:
         """The recorded call a read is answered with (module docstring)."""
         of_tool = [s for s in self.steps if name in (s.logical_tool, s.host_tool)]
         same = [s for s in of_tool if typed_equal(arguments, s.arguments)]
-        if not same and of_tool and all(s.ok and _empty(s.result) for s in of_tool):
+        if not same and of_tool and all(s.ok and empty(s.result) for s in of_tool):
             return of_tool[-1]  # it answered nothing to any call (a scratchpad like think)
+        if not same and name in self.unused:
+            return UNUSED_READ
         if not same:
             actual = call_text(name, arguments)
             reason = f"a read the episode never made, {actual}: its result is unknown"
@@ -353,10 +360,6 @@ class ReplayTools:
 
         replayed.__name__ = name
         return replayed
-
-
-def _empty(value: Any) -> bool:
-    return value is None or (isinstance(value, str | list | dict) and not value)
 
 
 def _predicate(expression: Any) -> str | None:
@@ -420,6 +423,7 @@ class _Serving:
         self.shape = shape
         self.effects = effects
         self.falls_back = falls_back
+        self.unused = unused_reads(shape.nodes, effects)
         self.replay: ReplayTools | None = None
         self.tools = {n: self._forward("tools", n) for n in dict.fromkeys(shape.tools)}
         self.predicates = {
@@ -437,7 +441,8 @@ class _Serving:
         """:func:`execute` of ``episode``."""
         shape = self.shape
         self.replay = replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
-                                           failing=shape.failing, effects=self.effects)  # fmt: skip
+                                           failing=shape.failing, effects=self.effects,
+                                           unused=self.unused)  # fmt: skip
         try:
             return _run(root, shape, episode, replay, self)
         finally:
