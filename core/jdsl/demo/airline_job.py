@@ -24,8 +24,9 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from jdsl.compiler import group_episodes, normalize_all, top_key
+from jdsl.compiler import group_episodes, top_key
 from jdsl.compiler.families import GroupBy
+from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import labelled_children, walk_ir
@@ -181,7 +182,7 @@ def group_families(episodes: list[Episode], by: GroupBy = "intent") -> dict[str,
     if by == "intent":
         raw = {e.episode_id: e for e in episodes}
         return {key: [raw[n.episode_id] for n in members]
-                for key, members in group_episodes(normalize_all(episodes), by)}  # fmt: skip
+                for key, members in group_episodes(list(normalize_stream(episodes)), by)}  # fmt: skip
     families: dict[str, list[Episode]] = {}
     for episode in episodes:
         family = str(episode.started.get("task_family") or episode.episode_id)
