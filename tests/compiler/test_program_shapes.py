@@ -81,3 +81,46 @@ def test_a_swapped_outcome_branch_fails_verification(two_points) -> None:
         outcome[1]["children"][-1], outcome[0]["children"][-1])  # fmt: skip
     report = verify(wrong, two_points.normalized)
     assert report.status == "failed" and report.matched == 0
+
+
+# -- recovery: any mix of failing and succeeding runs ------------------------------------------
+@pytest.fixture(scope="module")
+def recovery_mix() -> Any:
+    """5 runs: in 3 the email lookup fails first and name+zip recovers, in 2 it succeeds."""
+    from retail_teachers import RECOVER, recovery_inputs
+
+    return compile_behavior(episodes(RECOVER, recovery_inputs(0, 5, {0, 2, 3})), name="find")
+
+
+@pytest.mark.slow
+def test_a_recovery_mix_of_3_failing_of_5_is_one_verified_recovery(recovery_mix) -> None:
+    result = recovery_mix
+    v = result.verification
+    assert result.ok and v.executed == v.matched == 5, result.report().text
+    assert result.compiled.branches == ()  # the runs where the email worked are no other way
+    first = result.ir["root"]["child"]["children"][0]
+    assert first["kind"] == "selector"
+    primary, backup = first["children"]
+    assert (primary["tool"], primary.get("on_error")) == ("find_user_id_by_email", "fail")
+    assert backup["tool"] == "find_user_id_by_name_zip"
+
+
+@pytest.mark.slow
+def test_the_recovery_package_behaves_like_the_teacher_on_20_fresh_inputs(recovery_mix) -> None:
+    from retail_teachers import RECOVER, recovery_inputs
+
+    teacher, package = parse_behavior(RECOVER), from_ir(recovery_mix.ir)
+    fresh = recovery_inputs(10, 20, set(range(0, 20, 3)))
+    for inputs in fresh:
+        same, why = same_behavior(teacher, package, inputs)
+        assert same, why
+
+
+@pytest.mark.slow
+def test_a_recovery_package_without_its_fallback_fails_verification(recovery_mix) -> None:
+    import copy
+
+    wrong = copy.deepcopy(recovery_mix.compiled)
+    wrong.ir["root"]["child"]["children"][0]["children"].pop()
+    report = verify(wrong, recovery_mix.normalized)
+    assert report.status == "failed" and report.matched == 2  # the 3 recovering runs diverge

@@ -33,6 +33,7 @@ from jdsl.compiler.branches import (
     read_only_of,
     successful_pool,
 )
+from jdsl.compiler.candidates import RECOVERY
 from jdsl.compiler.compiled import (
     GRADES,
     BranchAlternative,
@@ -104,7 +105,9 @@ def staticize(
         em = Emitter(name, episodes, plan.aligned, candidates, as_compiler_model(model), read_only)
         return em.result((), plan.aligned, ("no successful episode to compile",))
     notes = list(plan.notes)
-    items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes)
+    recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
+                  if c.type == RECOVERY and c.accepted}  # fmt: skip
+    items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries)
     kept = {eid for lane in lanes for eid in lane.ids}
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip

@@ -22,7 +22,7 @@ differently from each arm alone (then the arms do not meet: each keeps its rest)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
@@ -131,20 +131,54 @@ def _where(strands: Sequence[Strand]) -> Where:
 
 
 def plan_shape(
-    lanes: Sequence[Lane], *, read_only: Callable[[str], bool], notes: list[str]
+    lanes: Sequence[Lane],
+    *,
+    read_only: Callable[[str], bool],
+    notes: list[str],
+    recoveries: Collection[tuple[str, str]] = (),
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
-    left out); ``notes`` gets what was left out and why."""
+    left out); ``notes`` gets what was left out and why.
+
+    ``recoveries`` are the accepted ``(failed tool, recovering tool)`` pairs: where the only
+    difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
+    failed ``primary`` in the others, there is no fork: the recovering call (compiled
+    ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.recovery`) serves both.
+    """
     keys = count()
-    items, kept = _plan([Strand(lane, 0) for lane in lanes], read_only, notes, keys)
+    plan = _Planner(read_only, notes, keys, frozenset(recoveries))
+    items, kept = plan.walk([Strand(lane, 0) for lane in lanes])
     ids = {id(s.lane) for s in kept}
     return tuple(items), tuple(lane for lane in lanes if id(lane) in ids)
 
 
-def _plan(
-    strands: list[Strand], read_only: Callable[[str], bool], notes: list[str], keys: count[int]
-) -> tuple[list[Item], list[Strand]]:
+class _Planner:
+    def __init__(
+        self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
+        recoveries: frozenset[tuple[str, str]],
+    ) -> None:  # fmt: skip
+        self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
+
+    def walk(self, strands: list[Strand]) -> tuple[list[Item], list[Strand]]:
+        return _plan(strands, self)
+
+
+def _recovered(groups: Sequence[Sequence[Strand]], cuts: Sequence[int],
+               recoveries: frozenset[tuple[str, str]]) -> int | None:  # fmt: skip
+    """Which group's one call recovers the other's (``(primary, backup)`` accepted), or None."""
+    if len(groups) != 2 or list(cuts) != [1, 1]:
+        return None
+    a, b = groups[0][0].rest[0], groups[1][0].rest[0]
+    if (a, b) in recoveries:
+        return 1
+    if (b, a) in recoveries:
+        return 0
+    return None
+
+
+def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[Strand]]:
     """The items over ``strands`` until they end; returns them and the strands kept."""
+    read_only, notes, keys = planner.read_only, planner.notes, planner.keys
     items: list[Item] = []
     while True:
         strands = _drop_ended(strands, notes)
@@ -158,6 +192,12 @@ def _plan(
         groups = _groups(strands)
         cuts = _meeting(groups)
         if cuts is not None and _tail_reads_alike(groups, cuts):
+            backup = _recovered(groups, cuts, planner.recoveries)
+            if backup is not None:
+                items.append(Call(("call", next(keys)), groups[backup][0].rest[0],
+                                  _where(groups[backup])))  # fmt: skip
+                strands = [s.advanced(1) for s in strands]
+                continue
             arms = tuple(
                 Arm(tuple(g), tuple(_own_calls(g, c, keys)), ends=False)
                 for g, c in zip(groups, cuts, strict=True)
@@ -168,7 +208,7 @@ def _plan(
             continue
         arms_list, ends = [], []
         for g in groups:
-            body, kept = _plan(list(g), read_only, notes, keys)
+            body, kept = _plan(list(g), planner)
             lanes = {id(s.lane) for s in kept}
             arms_list.append(Arm(tuple(s for s in g if id(s.lane) in lanes), tuple(body), True))
             ends += kept
