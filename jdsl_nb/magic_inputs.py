@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from IPython.core.error import UsageError
-from jdsl.drawing import as_ir, labelled_children
+from jdsl.ir.walk import as_ir, walk_ir
 
 __all__ = ["TypedInputs", "split_pairs", "typed_inputs"]
 
@@ -60,10 +60,7 @@ def consumers(tree: Any, bindings: Any) -> dict[str, list[tuple[str, dict[str, A
     from jdsl.tree.schemas import parameter_schema
 
     found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    stack = [as_ir(tree)]
-    while stack:
-        node = stack.pop()
-        stack.extend(child for _, child in labelled_children(node))
+    for node in walk_ir(as_ir(tree)):
         name = node.get("tool") if node.get("kind") == "action" else node.get("predicate")
         table = getattr(bindings, "tools" if node.get("kind") == "action" else "predicates", {})
         fn = table.get(name) if node.get("kind") in ("action", "guard_call") else None

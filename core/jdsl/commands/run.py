@@ -21,7 +21,7 @@ import typer
 
 from jdsl.commands.inputs import parse_inputs, read_tools
 from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, require_parent
-from jdsl.ir.nodes import walk_ir
+from jdsl.ir.walk import walk_ir
 from jdsl.trace import FanoutSink, JsonlTraceSink, Redactor, TraceSink, jsonable
 
 __all__ = ["report_run", "run_command", "run_model"]

@@ -19,7 +19,7 @@ from typing import Any
 import typer
 
 from jdsl.importers.cli import cli_errors, cli_fail
-from jdsl.ir.nodes import walk_ir
+from jdsl.ir.walk import walk_ir
 from jdsl.package import BehaviorPackage, input_types, load_package
 from jdsl.trace import Episode, EventKind, TraceEvent, read_events
 
@@ -88,6 +88,8 @@ def _line(event: TraceEvent) -> str | None:
     if kind == K.GUARD_EVALUATED:
         return f"{p.get('type')} {_short(_expression(p.get('expression')))} -> {p.get('result')}"
     if kind == K.BLACKBOARD_WRITE:
+        if p.get("source") is not None:  # a for_each's item: the element of this pass
+            return f"  {p.get('key')} := {_escaped(str(p['source']))} = {_short(p.get('value'))}"
         return f"  {p.get('key')} := {_short(p.get('value'))}"
     if kind in (K.USER_MESSAGE, K.ASSISTANT_MESSAGE):
         return f"{kind.split('.')[0]}: {_short(p.get('content') or '')}"

@@ -12,7 +12,7 @@ from jdsl.errors import PackageError
 from jdsl.expr import preview
 from jdsl.interaction.tools import tool_name
 from jdsl.ir import from_ir
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import walk_ir
 from jdsl.package.format import (
     PACKAGE_FORMAT,
     Manifest,
@@ -179,15 +179,12 @@ class BehaviorPackage:
     @cached_property
     def required_predicates(self) -> list[str]:
         """The trusted predicates the behavior's ``guard_call`` nodes call (sorted)."""
-        found: set[str] = set()
-        stack: list[Any] = [self.ir.get("root")]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                if node.get("kind") == "guard_call" and isinstance(node.get("predicate"), str):
-                    found.add(node["predicate"])
-                stack.extend(child_slots(node))
-        return sorted(found)
+        root = self.ir.get("root")
+        nodes = walk_ir(root) if isinstance(root, dict) else ()
+        return sorted(
+            {node["predicate"] for node in nodes
+             if node.get("kind") == "guard_call" and isinstance(node.get("predicate"), str)}
+        )  # fmt: skip
 
     def missing_inputs(self, provided: Iterable[str]) -> list[str]:
         """What a run given the run inputs ``provided`` lacks (empty: it can run).

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from jdsl.ir.nodes import walk_ir
+from jdsl.ir.walk import walk_ir
 from jdsl.package.bundle import BehaviorPackage
 from jdsl.signature import Signature
 
