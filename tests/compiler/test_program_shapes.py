@@ -124,3 +124,51 @@ def test_a_recovery_package_without_its_fallback_fails_verification(recovery_mix
     wrong.ir["root"]["child"]["children"][0]["children"].pop()
     report = verify(wrong, recovery_mix.normalized)
     assert report.status == "failed" and report.matched == 2  # the 3 recovering runs diverge
+
+
+# -- loops ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def loop() -> Any:
+    """A teacher that reads each of the user's orders; its users have 1 to 4 orders."""
+    from retail_teachers import LOOP, loop_inputs
+
+    return compile_behavior(episodes(LOOP, loop_inputs([1, 2, 3, 4, 1, 2, 3, 4])), name="orders")
+
+
+@pytest.mark.slow
+def test_calls_over_each_element_of_a_list_compile_to_for_each(loop) -> None:
+    v = loop.verification
+    assert loop.ok and v.executed == v.matched == 8, loop.report().text
+    flow = loop.ir["root"]["child"]["children"]
+    (each,) = [n for n in flow if n["kind"] == "for_each"]
+    assert (each["items"], each["item"]) == ("user.orders", "order_id")
+    assert each["child"]["tool"] == "get_order_details"
+    assert each["child"]["args"] == {"order_id": {"ref": "order_id"}}
+    assert [n.get("tool") for n in flow] == [
+        "find_user_id_by_email", "get_user_details", None, "transfer_to_human_agents"]  # fmt: skip
+    assert loop.compiled.branches == ()  # 1 to 4 orders are one path
+    assert "for_each order_id in user.orders" in format_behavior(from_ir(loop.ir))
+
+
+@pytest.mark.slow
+def test_the_loop_package_serves_a_user_with_5_orders(loop) -> None:
+    from retail_teachers import LOOP, loop_inputs, run
+
+    teacher, package = parse_behavior(LOOP), from_ir(loop.ir)
+    (inputs,) = loop_inputs([5])
+    (_, t_env), (p_ctx, p_env) = run(teacher, inputs), run(package, inputs)
+    calls = [(s.name, dict(s.arguments)) for s in p_env.history]
+    assert p_ctx.status.name == "SUCCESS" and calls == [
+        (s.name, dict(s.arguments)) for s in t_env.history]  # fmt: skip
+    assert [name for name, _ in calls].count("get_order_details") == 5
+
+
+@pytest.mark.slow
+def test_a_loop_over_the_wrong_list_fails_verification(loop) -> None:
+    import copy
+
+    wrong = copy.deepcopy(loop.compiled)
+    each = next(n for n in wrong.ir["root"]["child"]["children"] if n["kind"] == "for_each")
+    each["items"] = "user.payment_methods"
+    report = verify(wrong, loop.normalized)
+    assert report.status == "failed" and report.matched == 0
