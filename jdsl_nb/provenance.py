@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.ir.walk import ir_nodes_with_ids
+from jdsl.trace.values import is_meaningful
 
 from jdsl_nb._coerce import jsonable
 
@@ -106,16 +107,6 @@ def path_keys(path: str) -> list[str]:
     return keys + [k for k in _INDEX_KEY.findall(path) if k not in keys]
 
 
-def _is_meaningful(value: Any) -> bool:
-    if value is None or isinstance(value, bool):
-        return False
-    if isinstance(value, str):
-        return len(value) >= 2
-    if isinstance(value, int | float):
-        return value not in (0, 1, -1)
-    return False
-
-
 def _find_path(target: Any, value: Any, path: str, depth: int = 0) -> str | None:
     if type(target) is type(value) and target == value:
         return path
@@ -187,7 +178,7 @@ class _Builder:
 
     def _match_values(self, step: int, node_id: str, tool: str, arguments: Mapping[str, Any]) -> None:
         for arg, value in arguments.items():
-            if not _is_meaningful(value):
+            if not is_meaningful(value):
                 continue
             for key, index in self.current.items():
                 path = _find_path(value, self.records[index].value, key)
