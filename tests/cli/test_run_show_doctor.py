@@ -370,6 +370,33 @@ def test_a_package_summary_escapes_its_manifest_fields(runner, traces, tmp_path)
     assert text.startswith("cancel\\x1b[2J ") and "task family   fam\\x07" in text
 
 
+LOOP = """\
+root each_order
+  seq
+    act lookup(email=email) -> customer
+    act list_orders(customer_id=customer.id) -> orders
+    for_each order in orders collect=detail -> details
+      act get_order(order_id=order.id) -> detail
+"""
+
+
+def test_run_and_show_a_for_each_behavior(runner, project) -> None:
+    (project / "loop.behavior").write_text(LOOP)
+    result = runner.invoke(app, ["run", "loop.behavior", "--tools", _tools(project),
+                                 "--input", "email=c7@x.com", "--trace", "loop.jsonl"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    board = json.loads(result.stdout.split("\n", 1)[1])
+    assert [d["id"] for d in board["details"]] == [o["id"] for o in board["orders"]]
+    shown = runner.invoke(app, ["show", "loop.jsonl"])
+    assert shown.exit_code == 0, shown.output
+    first = board["orders"][0]["id"]
+    assert f'order := orders[0] = {{"id": "{first}"' in shown.output
+    assert "order := orders[1] = " in shown.output
+    assert "for_each order in orders collect=detail -> details  -> success" in shown.output
+    behavior = runner.invoke(app, ["show", "loop.behavior"])
+    assert behavior.exit_code == 0 and "get_order, list_orders, lookup" in behavior.output
+
+
 @pytest.mark.parametrize(
     "endpoint",
     ["ftp://user:hunter2pw@127.0.0.1:1", "ftp://127.0.0.1:1/?api_key=hunter2pw",

@@ -8,7 +8,7 @@ shipped database by what the teachers need (a pending order or not, how many ord
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from jdsl.envs.tau_retail import RetailEnv, tree_tools
@@ -106,3 +106,59 @@ def same_behavior(teacher: Root, package: Root, inputs: dict[str, Any],
 
 
 Check = Callable[[Root, Root, dict[str, Any]], tuple[bool, str]]
+
+
+RECOVER = """\
+root find
+  seq
+    sel
+      act find_user_id_by_email(email=email) -> user_id on_error=fail
+      act find_user_id_by_name_zip(first_name=first_name, last_name=last_name, zip=zip) -> user_id
+    act get_user_details(user_id=user_id) -> user
+    act get_order_details(order_id=order_id) -> order
+    guard order.status == "pending"
+    act cancel_pending_order(order_id=order.order_id, reason="no longer needed") -> receipt
+"""
+
+
+def recovery_inputs(skip: int, count: int, failing: set[int]) -> list[dict[str, Any]]:
+    """Inputs for :data:`RECOVER`: users with a pending first order, every identity given; the
+    runs numbered in ``failing`` give an email no user has (the email lookup fails first)."""
+    db = RetailEnv().database()
+    found = []
+    for _, record in users(db):
+        first = record["orders"][0]
+        if db["orders"][first]["status"] == "pending":
+            found.append((record, first))
+    picked = []
+    for k, (record, order_id) in enumerate(found[skip : skip + count]):
+        email = f"nobody{k}.{record['email']}" if k in failing else record["email"]
+        picked.append({**identity(record, "name"), "email": email, "order_id": order_id,
+                       "request": f"cancel {order_id}"})  # fmt: skip
+    return picked
+
+
+LOOP = """\
+root orders
+  seq
+    act find_user_id_by_email(email=email) -> user_id
+    act get_user_details(user_id=user_id) -> user
+    for_each order_id in user.orders
+      act get_order_details(order_id=order_id) -> order
+    act transfer_to_human_agents(summary=request) -> ticket
+"""
+
+
+def loop_inputs(counts: Sequence[int], skip: int = 0) -> list[dict[str, Any]]:
+    """Inputs for :data:`LOOP`: per count, a user with that many orders (``skip`` passed over)."""
+    db = RetailEnv().database()
+    by_count: dict[int, list[dict[str, Any]]] = {}
+    for _, record in users(db):
+        by_count.setdefault(len(record["orders"]), []).append(record)
+    seen: dict[int, int] = {}
+    found = []
+    for n in counts:
+        k = seen[n] = seen.get(n, -1) + 1
+        record = by_count[n][skip + k]
+        found.append({"email": record["email"], "request": f"check my {n} orders"})
+    return found

@@ -83,3 +83,94 @@ def test_a_swapped_outcome_branch_fails_verification(two_points) -> None:
         outcome[1]["children"][-1], outcome[0]["children"][-1])  # fmt: skip
     report = verify(wrong, two_points.normalized)
     assert report.status == "failed" and report.matched == 0
+
+
+# -- recovery: any mix of failing and succeeding runs ------------------------------------------
+@pytest.fixture(scope="module")
+def recovery_mix() -> Any:
+    """5 runs: in 3 the email lookup fails first and name+zip recovers, in 2 it succeeds."""
+    from retail_teachers import RECOVER, recovery_inputs
+
+    return compile_behavior(episodes(RECOVER, recovery_inputs(0, 5, {0, 2, 3})), name="find")
+
+
+@pytest.mark.slow
+def test_a_recovery_mix_of_3_failing_of_5_is_one_verified_recovery(recovery_mix) -> None:
+    result = recovery_mix
+    v = result.verification
+    assert result.ok and v.executed == v.matched == 5, result.report().text
+    assert result.compiled.branches == ()  # the runs where the email worked are no other way
+    first = result.ir["root"]["child"]["children"][0]
+    assert first["kind"] == "selector"
+    primary, backup = first["children"]
+    assert (primary["tool"], primary.get("on_error")) == ("find_user_id_by_email", "fail")
+    assert backup["tool"] == "find_user_id_by_name_zip"
+
+
+@pytest.mark.slow
+def test_the_recovery_package_behaves_like_the_teacher_on_20_fresh_inputs(recovery_mix) -> None:
+    from retail_teachers import RECOVER, recovery_inputs
+
+    teacher, package = parse_behavior(RECOVER), from_ir(recovery_mix.ir)
+    fresh = recovery_inputs(10, 20, set(range(0, 20, 3)))
+    for inputs in fresh:
+        same, why = same_behavior(teacher, package, inputs)
+        assert same, why
+
+
+@pytest.mark.slow
+def test_a_recovery_package_without_its_fallback_fails_verification(recovery_mix) -> None:
+    import copy
+
+    wrong = copy.deepcopy(recovery_mix.compiled)
+    wrong.ir["root"]["child"]["children"][0]["children"].pop()
+    report = verify(wrong, recovery_mix.normalized)
+    assert report.status == "failed" and report.matched == 2  # the 3 recovering runs diverge
+
+
+# -- loops ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def loop() -> Any:
+    """A teacher that reads each of the user's orders; its users have 1 to 4 orders."""
+    from retail_teachers import LOOP, loop_inputs
+
+    return compile_behavior(episodes(LOOP, loop_inputs([1, 2, 3, 4, 1, 2, 3, 4])), name="orders")
+
+
+@pytest.mark.slow
+def test_calls_over_each_element_of_a_list_compile_to_for_each(loop) -> None:
+    v = loop.verification
+    assert loop.ok and v.executed == v.matched == 8, loop.report().text
+    flow = loop.ir["root"]["child"]["children"]
+    (each,) = [n for n in flow if n["kind"] == "for_each"]
+    assert (each["items"], each["item"]) == ("user.orders", "order_id")
+    assert each["child"]["tool"] == "get_order_details"
+    assert each["child"]["args"] == {"order_id": {"ref": "order_id"}}
+    assert [n.get("tool") for n in flow] == [
+        "find_user_id_by_email", "get_user_details", None, "transfer_to_human_agents"]  # fmt: skip
+    assert loop.compiled.branches == ()  # 1 to 4 orders are one path
+    assert "for_each order_id in user.orders" in format_behavior(from_ir(loop.ir))
+
+
+@pytest.mark.slow
+def test_the_loop_package_serves_a_user_with_5_orders(loop) -> None:
+    from retail_teachers import LOOP, loop_inputs, run
+
+    teacher, package = parse_behavior(LOOP), from_ir(loop.ir)
+    (inputs,) = loop_inputs([5])
+    (_, t_env), (p_ctx, p_env) = run(teacher, inputs), run(package, inputs)
+    calls = [(s.name, dict(s.arguments)) for s in p_env.history]
+    assert p_ctx.status.name == "SUCCESS" and calls == [
+        (s.name, dict(s.arguments)) for s in t_env.history]  # fmt: skip
+    assert [name for name, _ in calls].count("get_order_details") == 5
+
+
+@pytest.mark.slow
+def test_a_loop_over_the_wrong_list_fails_verification(loop) -> None:
+    import copy
+
+    wrong = copy.deepcopy(loop.compiled)
+    each = next(n for n in wrong.ir["root"]["child"]["children"] if n["kind"] == "for_each")
+    each["items"] = "user.payment_methods"
+    report = verify(wrong, loop.normalized)
+    assert report.status == "failed" and report.matched == 0

@@ -89,6 +89,8 @@ def _line(event: TraceEvent) -> str | None:
     if kind == K.GUARD_EVALUATED:
         return f"{p.get('type')} {_short(_expression(p.get('expression')))} -> {p.get('result')}"
     if kind == K.BLACKBOARD_WRITE:
+        if p.get("source") is not None:  # a for_each's item: the element of this pass
+            return f"  {p.get('key')} := {_escaped(str(p['source']))} = {_short(p.get('value'))}"
         return f"  {p.get('key')} := {_short(p.get('value'))}"
     if kind in (K.USER_MESSAGE, K.ASSISTANT_MESSAGE):
         return f"{kind.split('.')[0]}: {_short(p.get('content') or '')}"

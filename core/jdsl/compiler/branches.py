@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
 from jdsl.compiler.normalized import NormEpisode
-from jdsl.compiler.store import heads, subset
+from jdsl.compiler.store import heads, joined, subset
 from jdsl.ir.nodes import child_slots
 from jdsl.package import ToolEffects, default_effects
 
@@ -48,10 +48,21 @@ MAX_ALTERNATIVE_CANDIDATES: Final = 16
 
 @dataclass(frozen=True)
 class Lane:
-    """One successful tool sequence the compiled behavior follows, with its episodes."""
+    """One successful tool sequence the compiled behavior follows, with its episodes.
+
+    ``parts``: when the sequence is compressed (a loop is one token,
+    :mod:`jdsl.compiler.staticize.loops`), per group of its episodes the call positions each
+    token stands for; empty: token ``t`` is call ``t`` in every episode."""
 
     skeleton: tuple[str, ...]
     episodes: Sequence[NormEpisode]
+    parts: tuple[tuple[Sequence[NormEpisode], tuple[tuple[int, ...], ...]], ...] = ()
+
+    def where(self, t: int) -> tuple[tuple[int, Sequence[NormEpisode]], ...]:
+        """``(call position, episodes)`` of token ``t`` (a loop: one per element)."""
+        if not self.parts:
+            return ((t, self.episodes),)
+        return tuple((p, eps) for eps, positions in self.parts for p in positions[t])
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -122,6 +133,8 @@ def plan_branches(
     *,
     read_only: Callable[[str], bool],
     min_support: int = MIN_BRANCH_SUPPORT,
+    tokens: Callable[[NormEpisode], tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
+    | None = None,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -137,15 +150,29 @@ def plan_branches(
         raise ValueError(f"min_support must be at least 1, got {min_support}")
     pool = successful_pool(episodes)
     groups: dict[tuple[str, ...], list[int]] = {}
+    parts: dict[tuple[str, ...], dict[tuple[tuple[int, ...], ...], list[int]]] = {}
     for i, episode in enumerate(pool):
-        groups.setdefault(episode.tool_sequence(), []).append(i)
+        if tokens is None:
+            groups.setdefault(episode.tool_sequence(), []).append(i)
+            continue
+        seq, positions = tokens(episode)
+        groups.setdefault(seq, []).append(i)
+        parts.setdefault(seq, {}).setdefault(positions, []).append(i)
     ranked = sorted(groups, key=lambda s: -len(groups[s]))  # stable: first seen wins ties
     if not ranked:
         return BranchPlan((), 0, 0, ())
-    lanes = [Lane(ranked[0], subset(pool, groups[ranked[0]]))]
+
+    def lane_of(seq: tuple[str, ...]) -> Lane:
+        found = parts.get(seq)
+        if not found or all(len(p) == 1 for ps in found for p in ps):
+            return Lane(seq, subset(pool, groups[seq]))
+        split = tuple((subset(pool, ix), ps) for ps, ix in found.items())
+        return Lane(seq, joined([eps for eps, _ in split]), split)
+
+    lanes = [lane_of(ranked[0])]
     notes: list[str] = []
     for skeleton in ranked[1 : 1 + MAX_ALTERNATIVE_CANDIDATES]:
-        lane = Lane(skeleton, subset(pool, groups[skeleton]))
+        lane = lane_of(skeleton)
         if len(lane.episodes) < min_support:
             break  # ranked by support: every later sequence has too few episodes as well
         problem = _problem([lanes[0], lane])
@@ -189,6 +216,8 @@ def _problem(lanes: Sequence[Lane]) -> str | None:
     shape's (:mod:`jdsl.compiler.staticize.shape`)."""
     head, _ = _shared(lanes)
     modal = lanes[0].skeleton
+    if any(lane.parts for lane in lanes):
+        return None  # loops: positions differ per episode (no recovery check)
     if head < len(modal) and _recovers_from(lanes[-1], head, modal[head]):
         return (
             f"every episode takes it after a failed {modal[head]} call (a recovery, not a "

@@ -8,7 +8,7 @@ them; :meth:`Emitter.branch` opens a selector whose alternatives are emitted one
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -199,10 +199,11 @@ class Emitter:
         names: Names,
         decisions: Sequence[ModelDecision] = (),
         scope: Sequence[NormEpisode] = (),
+        fixed: Mapping[str, ArgChoice] | None = None,
     ) -> None:
         """The model ``decisions`` and the guards mined before ``slot`` in the order the
         teacher evaluated them (a guard before the decision that followed it), then the
-        action."""
+        action (``fixed``: arguments already chosen, e.g. a loop's element)."""
         mined = self.mined_guards(slot)
         for d in decisions:
             while mined and mined[0][0] < d.sequence:
@@ -210,7 +211,7 @@ class Emitter:
             self.decisions([d], scope)
         for _, node, base, found in mined:
             self.add_mined(slot, node, base, found)
-        self.action(slot, names)
+        self.action(slot, names, fixed)
 
     def mined_guards(self, slot: Slot) -> list[tuple[int, dict[str, Any], str, list[Any]]]:
         """``(teacher sequence, node, id base, candidates)`` of each guard mined before
@@ -249,9 +250,10 @@ class Emitter:
         self.guards.append(CompiledGuard(node_id, slot.position, node, origin, slot.positions()))
         self.prove(node_id, node["kind"], found, _WHY[origin])
 
-    def action(self, slot: Slot, names: Names) -> None:
+    def action(self, slot: Slot, names: Names, fixed: Mapping[str, ArgChoice] | None = None) -> None:
         p, tool, rep = slot.position, slot.tool, slot.steps[0]
-        choices = [self.argument(slot, arg, names) for arg in rep.arguments]
+        choices = [(fixed or {}).get(arg) or self.argument(slot, arg, names)
+                   for arg in rep.arguments]  # fmt: skip
         for c in choices:
             for prefix in residual_prefixes(c, self.residual_keys):
                 self.add_guard(slot, {"kind": "guard", "expression": {"exists": {"ref": prefix}}},

@@ -33,6 +33,7 @@ from jdsl.compiler.branches import (
     read_only_of,
     successful_pool,
 )
+from jdsl.compiler.candidates import RECOVERY
 from jdsl.compiler.compiled import (
     GRADES,
     BranchAlternative,
@@ -46,6 +47,8 @@ from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.emitter import Emitter, Slot
 from jdsl.compiler.normalized import ModelDecision, NormEpisode
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
+from jdsl.compiler.staticize.looping import emit_loop
+from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.staticize.shape import Call, Fork, Item, plan_shape
 from jdsl.compiler.store import heads, subset
 from jdsl.package import ToolEffects
@@ -99,12 +102,23 @@ def staticize(
         min_support: successful episodes a branch alternative needs.
     """
     read_only = read_only_of(effects)
-    plan = plan_branches(episodes, read_only=read_only, min_support=min_support)
+    loops = family_loops(successful_pool(episodes))
+    specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
+
+    def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+        seq, positions, _ = compress(episode, loops)
+        return seq, positions
+
+    plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
+                         tokens=tokens if loops else None)  # fmt: skip
     if not plan.lanes:
         em = Emitter(name, episodes, plan.aligned, candidates, as_compiler_model(model), read_only)
         return em.result((), plan.aligned, ("no successful episode to compile",))
     notes = list(plan.notes)
-    items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes)
+    recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
+                  if c.type == RECOVERY and c.accepted}  # fmt: skip
+    items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
+                              loops=specs)  # fmt: skip
     kept = {eid for lane in lanes for eid in lane.ids}
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip
@@ -137,27 +151,29 @@ class _Walk:
             if isinstance(item, Call):
                 slot = self.slots[item.key]
                 found = [d for d in _decisions_at(item.at) if not (n == 0 and d.node_id in skip)]
-                em.call(slot, self.names, found, em.scope)
+                if item.loop is not None:
+                    emit_loop(em, slot, self.names, found, item.loop)
+                else:
+                    em.call(slot, self.names, found, em.scope)
             else:
                 self.fork(item, skip if n == 0 else frozenset())
         last_forks = bool(items) and isinstance(items[-1], Fork) and items[-1].arms[0].ends
         if ends is not None and not last_forks:  # a fork whose arms end emits them in each
             rep = ends.episodes[0]
-            last = len(ends.skeleton)
+            last = len(rep.ok_steps())
             em.decisions([d for d, q in _decision_positions(rep) if q >= last], em.scope)
 
     def fork(self, fork: Fork, skip: frozenset[str]) -> None:
         em = self.em
         firsts = [arm.strands[0] for arm in fork.arms]
         per_arm = [
-            {d.node_id: d for d in _decisions_at(((s.offset, s.lane.episodes),))}
-            for s in firsts
+            {d.node_id: d for d in _decisions_at(s.where())} for s in firsts
         ]
         shared = [d for k, d in per_arm[0].items()
                   if k not in skip and all(k in p for p in per_arm[1:])]  # fmt: skip
         em.decisions(shared, em.scope)
         skip = skip | {d.node_id for d in shared}
-        hosts = [s.lane.episodes[0].ok_steps()[s.offset].host_tool for s in firsts]
+        hosts = [s.where()[0][1][0].ok_steps()[s.where()[0][0]].host_tool for s in firsts]
         own = [[self.slots[c.key] for c in arm.body if isinstance(c, Call)] for arm in fork.arms]
         routes = route_names(own) if fork.selection == "route" else []
         key = em.route_decision(routes) if routes else None

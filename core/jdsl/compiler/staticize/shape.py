@@ -22,7 +22,7 @@ differently from each arm alone (then the arms do not meet: each keeps its rest)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
@@ -31,6 +31,7 @@ from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.branches import Lane
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.selection import arm_conditions
+from jdsl.compiler.staticize.loops import LoopSpec
 from jdsl.compiler.store import joined
 
 __all__ = ["Arm", "Call", "Fork", "Item", "Strand", "plan_shape"]
@@ -54,6 +55,10 @@ class Strand:
     def advanced(self, n: int) -> Strand:
         return Strand(self.lane, self.offset + n)
 
+    def where(self, n: int = 0) -> Where:
+        """Where its ``n``-th next token is in its episodes (a loop: every element's call)."""
+        return self.lane.where(self.offset + n)
+
 
 @dataclass(frozen=True)
 class Call:
@@ -62,6 +67,7 @@ class Call:
     key: tuple[str, int]
     tool: str
     at: Where
+    loop: LoopSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -126,25 +132,65 @@ class Fork:
 Item = Call | Fork
 
 
-def _where(strands: Sequence[Strand]) -> Where:
-    return tuple((s.offset, s.lane.episodes) for s in strands)
+def _where(strands: Sequence[Strand], n: int = 0) -> Where:
+    return tuple(w for s in strands for w in s.where(n))
 
 
 def plan_shape(
-    lanes: Sequence[Lane], *, read_only: Callable[[str], bool], notes: list[str]
+    lanes: Sequence[Lane],
+    *,
+    read_only: Callable[[str], bool],
+    notes: list[str],
+    recoveries: Collection[tuple[str, str]] = (),
+    loops: Mapping[str, LoopSpec] | None = None,
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
-    left out); ``notes`` gets what was left out and why."""
+    left out); ``notes`` gets what was left out and why.
+
+    ``recoveries`` are the accepted ``(failed tool, recovering tool)`` pairs: where the only
+    difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
+    failed ``primary`` in the others, there is no fork: the recovering call (compiled
+    ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.recovery`) serves both.
+    """
     keys = count()
-    items, kept = _plan([Strand(lane, 0) for lane in lanes], read_only, notes, keys)
+    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}))
+    items, kept = plan.walk([Strand(lane, 0) for lane in lanes])
     ids = {id(s.lane) for s in kept}
     return tuple(items), tuple(lane for lane in lanes if id(lane) in ids)
 
 
-def _plan(
-    strands: list[Strand], read_only: Callable[[str], bool], notes: list[str], keys: count[int]
-) -> tuple[list[Item], list[Strand]]:
+class _Planner:
+    def __init__(
+        self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
+        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec],
+    ) -> None:  # fmt: skip
+        self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
+        self.loops = loops
+
+    def call(self, token: str, at: Where) -> Call:
+        loop = self.loops.get(token)
+        return Call(("call", next(self.keys)), loop.tool if loop else token, at, loop)
+
+    def walk(self, strands: list[Strand]) -> tuple[list[Item], list[Strand]]:
+        return _plan(strands, self)
+
+
+def _recovered(groups: Sequence[Sequence[Strand]], cuts: Sequence[int],
+               recoveries: frozenset[tuple[str, str]]) -> int | None:  # fmt: skip
+    """Which group's one call recovers the other's (``(primary, backup)`` accepted), or None."""
+    if len(groups) != 2 or list(cuts) != [1, 1]:
+        return None
+    a, b = groups[0][0].rest[0], groups[1][0].rest[0]
+    if (a, b) in recoveries:
+        return 1
+    if (b, a) in recoveries:
+        return 0
+    return None
+
+
+def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[Strand]]:
     """The items over ``strands`` until they end; returns them and the strands kept."""
+    read_only, notes = planner.read_only, planner.notes
     items: list[Item] = []
     while True:
         strands = _drop_ended(strands, notes)
@@ -152,14 +198,19 @@ def _plan(
             return items, strands
         nexts = {s.rest[0] for s in strands}
         if len(nexts) == 1:
-            items.append(Call(("call", next(keys)), strands[0].rest[0], _where(strands)))
+            items.append(planner.call(strands[0].rest[0], _where(strands)))
             strands = [s.advanced(1) for s in strands]
             continue
         groups = _groups(strands)
         cuts = _meeting(groups)
         if cuts is not None and _tail_reads_alike(groups, cuts):
+            backup = _recovered(groups, cuts, planner.recoveries)
+            if backup is not None:
+                items.append(planner.call(groups[backup][0].rest[0], _where(groups[backup])))
+                strands = [s.advanced(1) for s in strands]
+                continue
             arms = tuple(
-                Arm(tuple(g), tuple(_own_calls(g, c, keys)), ends=False)
+                Arm(tuple(g), tuple(_own_calls(g, c, planner)), ends=False)
                 for g, c in zip(groups, cuts, strict=True)
             )
             after = [s.advanced(c) for g, c in zip(groups, cuts, strict=True) for s in g]
@@ -168,7 +219,7 @@ def _plan(
             continue
         arms_list, ends = [], []
         for g in groups:
-            body, kept = _plan(list(g), read_only, notes, keys)
+            body, kept = _plan(list(g), planner)
             lanes = {id(s.lane) for s in kept}
             arms_list.append(Arm(tuple(s for s in g if id(s.lane) in lanes), tuple(body), True))
             ends += kept
@@ -234,12 +285,8 @@ def _meeting(groups: Sequence[Sequence[Strand]]) -> list[int] | None:
     return [o[best] for o in options]
 
 
-def _own_calls(group: Sequence[Strand], cut: int, keys: count[int]) -> list[Call]:
-    return [
-        Call(("call", next(keys)), group[0].rest[i], tuple((s.offset + i, s.lane.episodes)
-                                                           for s in group))
-        for i in range(cut)
-    ]  # fmt: skip
+def _own_calls(group: Sequence[Strand], cut: int, planner: _Planner) -> list[Call]:
+    return [planner.call(group[0].rest[i], _where(group, i)) for i in range(cut)]
 
 
 def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -> bool:
@@ -247,10 +294,9 @@ def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -
     over the first group alone (every arm writes the keys the shared calls read)."""
     firsts = [[s.advanced(c) for s in g] for g, c in zip(groups, cuts, strict=True)]
     for n in range(_common([s for g in firsts for s in g])):
-        alone = [e.ok_steps()[s.offset + n] for s in firsts[0] for e in s.lane.episodes]
-        joint = alone + [
-            e.ok_steps()[s.offset + n] for g in firsts[1:] for s in g for e in s.lane.episodes
-        ]
+        alone = [e.ok_steps()[p] for p, eps in _where(firsts[0], n) for e in eps]
+        joint = alone + [e.ok_steps()[p] for g in firsts[1:] for p, eps in _where(g, n)
+                         for e in eps]  # fmt: skip
         for arg in alone[0].arguments:
             one = choose_argument(arg, alone, available=None, synthesized_input=_UNNAMED)
             both = choose_argument(arg, joint, available=None, synthesized_input=_UNNAMED)
