@@ -121,8 +121,10 @@ def test_the_recovery_package_behaves_like_the_teacher_on_20_fresh_inputs(recove
 @pytest.mark.slow
 def test_a_recovery_package_without_its_fallback_fails_verification(recovery_mix) -> None:
     import copy
+    import dataclasses
 
-    wrong = copy.deepcopy(recovery_mix.compiled)
+    # the compiled program alone (result.ir, without the fallback), edited by hand
+    wrong = dataclasses.replace(recovery_mix.compiled, ir=copy.deepcopy(recovery_mix.ir))
     wrong.ir["root"]["child"]["children"][0]["children"].pop()
     report = verify(wrong, recovery_mix.normalized)
     assert report.status == "failed" and report.matched == 2  # the 3 recovering runs diverge
@@ -168,8 +170,10 @@ def test_the_loop_package_serves_a_user_with_5_orders(loop) -> None:
 @pytest.mark.slow
 def test_a_loop_over_the_wrong_list_fails_verification(loop) -> None:
     import copy
+    import dataclasses
 
-    wrong = copy.deepcopy(loop.compiled)
+    # the compiled program alone (result.ir, without the fallback), edited by hand
+    wrong = dataclasses.replace(loop.compiled, ir=copy.deepcopy(loop.ir))
     each = next(n for n in wrong.ir["root"]["child"]["children"] if n["kind"] == "for_each")
     each["items"] = "user.payment_methods"
     report = verify(wrong, loop.normalized)
