@@ -41,7 +41,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +53,7 @@ from jdsl.compiler.reads import UNUSED_READ, empty, unused_reads
 from jdsl.errors import JdslError, ToolError
 from jdsl.ir import from_ir
 from jdsl.providers.replay import ReplayDivergence
+from jdsl.signature import Signature
 from jdsl.tree import RETURNED_FAILURE, Root, Status, typed_equal
 
 __all__ = [
@@ -424,11 +425,23 @@ class _Serving:
         self.effects = effects
         self.falls_back = falls_back
         self.unused = unused_reads(shape.nodes, effects)
+        self._prompts = [(str(n.get("id") or ""), str(n.get("instructions") or "").strip(),
+                          [f"- {name}:" for name in Signature.parse(str(n["signature"])).input_names])
+                         for n in shape.nodes if n.get("kind") == "predict" and n.get("signature")]  # fmt: skip
         self.replay: ReplayTools | None = None
         self.tools = {n: self._forward("tools", n) for n in dict.fromkeys(shape.tools)}
         self.predicates = {
             n: self._forward("predicates", n) for n in dict.fromkeys(shape.predicates)
         }
+
+    def asking(self, messages: Sequence[Mapping[str, Any]]) -> str | None:
+        """The predict leaf a model call comes from, told by its prompt (instructions first,
+        then one ``- input:`` line per input): its recorded decision answers it, never another
+        leaf's (a fork's other arm may hold predicts this run never reaches)."""
+        prompt = str(messages[-1].get("content") or "") if messages else ""
+        found = [node for node, head, lines in self._prompts
+                 if prompt.startswith(head) and all(line in prompt for line in lines)]  # fmt: skip
+        return found[0] if len(set(found)) == 1 else None
 
     def _forward(self, kind: str, name: str) -> Callable[..., Any]:
         def served(**arguments: Any) -> Any:
@@ -453,6 +466,7 @@ def _run(
     root: Root, shape: TreeShape, episode: NormEpisode, replay: ReplayTools, bound: _Serving
 ) -> Execution:
     model = decision_model(shape, episode)
+    model.node_of = bound.asking
     ctx = root.run(
         model=model, tools=bound.tools, predicates=bound.predicates,
         raise_errors=False, episode_id=episode.episode_id or None, **run_inputs(shape, episode),
