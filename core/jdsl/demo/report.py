@@ -97,7 +97,7 @@ def _retail_lines(result: DemoResult) -> list[str]:
         "user simulator)",
         f"  teacher runs: {_pct(teacher_ok, len(result.teacher))} reward 1.0 -> {result.trace_path}",
         f"  compiled: verification {ver.get('status')} (executed {ver.get('executed', 0)} "
-        f"teacher episodes, {ver.get('matched', 0)} matched: same calls, arguments, order and "
+        f"teacher episodes, {ver.get('matched', 0)} matched: same writes, arguments, order and "
         f"outcome; replay coverage {_coverage(ver.get('replay_coverage'))}, "
         f"{ver.get('replay_checks', 0)} checks); "
         f"residual decision burden {result.metrics.get('residual_decision_burden')}; "
