@@ -74,8 +74,10 @@ def test_the_package_behaves_like_the_teacher_on_20_fresh_inputs(two_points) -> 
 @pytest.mark.slow
 def test_a_swapped_outcome_branch_fails_verification(two_points) -> None:
     import copy
+    import dataclasses
 
-    wrong = copy.deepcopy(two_points.compiled)
+    # the compiled program alone (result.ir, without the fallback), edited by hand
+    wrong = dataclasses.replace(two_points.compiled, ir=copy.deepcopy(two_points.ir))
     outcome = wrong.ir["root"]["child"]["children"][-1]["children"]
     outcome[0]["children"][-1], outcome[1]["children"][-1] = (
         outcome[1]["children"][-1], outcome[0]["children"][-1])  # fmt: skip

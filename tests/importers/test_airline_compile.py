@@ -45,15 +45,22 @@ def _dataflow(result: CompileResult) -> list[str]:
 def test_every_family_of_three_or_more_episodes_compiles_and_never_fails_verification(
     compiled: dict[str, CompileResult],
 ) -> None:
-    """Every family passes: families with no flow have no ref to replay, but their package is
-    still executed on every aligned episode (recorded results and decisions served back) and
-    makes the recorded calls."""
+    """Every family passes but two: families with no flow have no ref to replay, but their
+    package is still executed on every successful episode (recorded results and decisions
+    served back): each makes the recorded writes or hands over to the fallback. Tasks 20 and 49
+    mix intents (one run ends without a write, two transfer to a human): the path compiled
+    leaves the transfer out of the other runs, and executing every successful run says so (by
+    intent, each intent is its own family)."""
     assert sorted(compiled) == [f"airline_test_{i}" for i in (18, 20, 24, 36, 38, 42, 48, 49)]
     status = {key: r.verification.status for key, r in compiled.items()}
-    assert set(status.values()) == {"passed"}
-    for key in NO_FLOW_IN_DATA - {"airline_test_18"}:  # 18 replays its run input user_id
+    mixed = {"airline_test_20", "airline_test_49"}
+    assert {k for k, v in status.items() if v != "passed"} == mixed
+    for key in mixed:
+        (first, *_) = compiled[key].verification.divergences
+        assert first.kind == "missing" and first.expected.startswith("transfer_to_human_agents(")
+    for key in NO_FLOW_IN_DATA - mixed - {"airline_test_18"}:  # 18 replays its input user_id
         report = compiled[key].verification
-        assert report.replay_checks == 0 < report.executed == report.matched
+        assert report.replay_checks == 0 < report.executed == report.matched + report.fallbacks
 
 
 def test_families_whose_data_shows_a_flow_compile_exact_dataflow_refs(
