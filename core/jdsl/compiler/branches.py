@@ -26,7 +26,7 @@ from typing import Any, Final
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.store import heads, joined, subset
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import child_slots
 from jdsl.package import ToolEffects, default_effects
 
 __all__ = [

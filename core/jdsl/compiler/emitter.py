@@ -47,7 +47,7 @@ from jdsl.compiler.residualize import (
 )
 from jdsl.compiler.store import SlotSteps, episode_ids, joined
 from jdsl.ir import BEHAVIOR_FORMAT
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import walk_ir
 from jdsl.signature import Signature
 
 if TYPE_CHECKING:
@@ -487,10 +487,8 @@ def _writes(node: dict[str, Any]) -> set[str]:
 
 
 def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
-    found = [node]
-    for child in child_slots(node):
-        found += _walk(child)
-    return found
+    """Every node dict under ``node``, pre-order (:func:`jdsl.ir.walk.walk_ir`)."""
+    return list(walk_ir(node))
 
 
 def _action_id(step: NormStep, tool: str, p: int) -> str:
