@@ -130,7 +130,7 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     assert all(len(row.lineage_refs) == row.dataflow_refs for row in demo.airline)
     # the transfer summary is a residual that reads the conversation; no id is frozen
     transfer = rows["airline.transfer_to_human_agents"]
-    assert transfer.model_output_refs == 1 and "conversation" in transfer.inputs
+    assert transfer.model_output_refs >= 1 and "conversation" in transfer.inputs
     assert not any(row.id_like_constants for row in demo.airline)
 
 
