@@ -1,4 +1,4 @@
-"""Authoring combinators: the tree structure is the call structure (reference jdsl-py §1.2).
+"""Authoring combinators: the tree structure is the call structure (docs/design.md appendix A).
 
 Example:
     >>> from jdsl.testing import ScriptedModel

@@ -1,4 +1,4 @@
-"""The blackboard: a dict of run values with provenance (reference jdsl-py §2.2).
+"""The blackboard: a dict of run values with provenance (docs/design.md appendix A).
 
 Every write is recorded in ``activity`` with the node that made it, the previous value and
 whether it overwrote another writer's value; every ref a node resolved is recorded there too,

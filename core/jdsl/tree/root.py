@@ -1,4 +1,4 @@
-"""Root: a tree's entry point, its bindings, and ``run`` (seed "Run Entry", DESIGN.md §2)."""
+"""Root: a tree's entry point, its bindings, and ``run`` (seed "Run Entry", docs/design.md §2)."""
 
 from __future__ import annotations
 
