@@ -185,3 +185,43 @@ def test_the_readme_shard_command_writes_shards_scale_compiles(
     assert sorted(p.name for p in (tmp_path / "shards").glob("*.jsonl")) == [p.name for p in paths]
     scale.main(["--compile", *map(str, paths)])
     assert json.loads(capsys.readouterr().out)["episodes"] == 16
+
+
+def test_the_default_results_file_is_ignored_by_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``make bench`` writes where git does not look: the committed RESULTS.md files change
+    only when refreshed on purpose (``--output bench/RESULTS.md``)."""
+    import subprocess
+
+    default = bench_run.HERE / "out" / "RESULTS.md"
+    parser_default = [
+        a.default for a in _parser_actions(bench_run) if "--output" in a.option_strings
+    ]
+    assert parser_default == [default]
+    done = subprocess.run(
+        ["git", "check-ignore", "-q", str(default)], cwd=bench_run.HERE, check=False
+    )
+    assert done.returncode == 0, "bench/out/ must be in .gitignore"
+
+
+def _parser_actions(module):  # type: ignore[no-untyped-def]
+    """The argparse actions ``main`` builds (captured by stopping it at parse_args)."""
+    import argparse
+
+    captured = []
+
+    class Stop(Exception):
+        pass
+
+    def parse_args(self, argv=None):  # type: ignore[no-untyped-def]
+        captured.extend(self._actions)
+        raise Stop
+
+    real = argparse.ArgumentParser.parse_args
+    argparse.ArgumentParser.parse_args = parse_args  # type: ignore[method-assign]
+    try:
+        module.main([])
+    except Stop:
+        pass
+    finally:
+        argparse.ArgumentParser.parse_args = real  # type: ignore[method-assign]
+    return captured
