@@ -73,7 +73,11 @@ class ModelChoice:
 
 @dataclass
 class WriteRecord:
-    """One blackboard write and its later consumers."""
+    """One blackboard write and its later consumers.
+
+    ``source`` and ``index``: for a for_each's item, the element it came from
+    (``user.orders[2]``) and the pass (``2``); None for any other write.
+    """
 
     key: str
     value: Any
@@ -84,6 +88,15 @@ class WriteRecord:
     step: int
     sequence: int
     consumers: list[Consumer] = field(default_factory=list)
+    source: str | None = None
+    index: int | None = None
+
+    def pass_text(self) -> str:
+        """``pass 2 of user.orders[2]``-style text for a loop's item write, else ``""``."""
+        if self.source is None:
+            return ""
+        return f"pass {self.index}, from {self.source}" if self.index is not None else (
+            f"from {self.source}")
 
 
 def path_keys(path: str) -> list[str]:
@@ -133,8 +146,11 @@ class _Builder:
         previous = payload.get("previous", last.value if last else None)
         overwrote = payload.get("overwrote", bool(last and last.writer != writer))
         label = str(payload.get("writer_label") or writer)
+        source, index = payload.get("source"), payload.get("index")
         self.records.append(
-            WriteRecord(key, value, writer, label, previous, bool(overwrote), step, seq)
+            WriteRecord(key, value, writer, label, previous, bool(overwrote), step, seq,
+                        source=None if source is None else str(source),
+                        index=index if isinstance(index, int) else None)
         )
         self.current[key] = len(self.records) - 1
 

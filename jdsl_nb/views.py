@@ -71,6 +71,8 @@ def tree_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
 def _writer_cell(record: WriteRecord) -> str:
     label = f"<br><span class='jdsl-note'>{esc(record.writer_label)}</span>"
     shown = label if record.writer_label and record.writer_label != record.writer else ""
+    if record.source is not None:
+        shown += f"<br><span class='jdsl-note jdsl-pass'>{esc(record.pass_text())}</span>"
     return f'<code class="jdsl-writer">{esc(record.writer)}</code>{shown}'
 
 

@@ -10,14 +10,14 @@ import pytest
 PUBLIC_NAMES: dict[str, list[str]] = {
     "jdsl": [
         "Action", "BehaviorCheckError", "BindingError", "Bindings", "Blackboard", "Check",
-        "CheckReport", "ContextWindow", "Decorator", "Failure", "Guard", "GuardCall", "Invert",
-        "JdslError", "ListTraceSink", "Message", "ModelOutputError", "ModelTurn", "Node",
+        "CheckReport", "ContextWindow", "Decorator", "Failure", "ForEach", "Guard", "GuardCall",
+        "Invert", "JdslError", "ListTraceSink", "Message", "ModelOutputError", "ModelTurn", "Node",
         "OneShot", "Optional", "Predict", "Problem", "React", "Ref", "RefError", "Repeat", "Root",
         "RunContext", "Selector", "Sequence", "Signature", "SignatureError", "Status", "Timeout",
         "Tool", "ToolCall", "ToolSpec", "TraceEvent", "Usage", "ValidationError", "Write",
-        "__version__", "act", "assign_runtime_ids", "check", "guard", "guard_call", "invert",
-        "oneshot", "optional", "predict", "react", "ref", "repeat", "root", "sel", "seq", "store",
-        "timeout", "tool", "tool_name", "tool_spec",
+        "__version__", "act", "assign_runtime_ids", "check", "for_each", "guard", "guard_call",
+        "invert", "oneshot", "optional", "predict", "react", "ref", "repeat", "root", "sel", "seq",
+        "store", "timeout", "tool", "tool_name", "tool_spec",
     ],
     "jdsl.commands": [
         "compile_command", "demo_command", "doctor_command", "episode_timeline", "export_app",
@@ -109,7 +109,8 @@ PUBLIC_NAMES: dict[str, list[str]] = {
         "GeminiModel", "GenerationSettings", "LanguageModel", "Message", "ModelTurn",
         "OpenAIModel", "ProviderRegistry", "ProviderSettings", "ReplayDivergence", "ReplayModel",
         "Role", "SDKModel", "StreamingModel", "ToolCall", "ToolSpec", "Unregister", "Usage",
-        "as_messages", "as_turn", "generate_text", "parse_model_id", "read_env", "resolve_model",
+        "as_messages", "as_turn", "generate_text", "model_hint", "parse_model_id", "read_env",
+        "resolve_model",
     ],
     "jdsl.text": [
         "DEFAULT_NAME", "format_behavior", "format_expression", "format_node", "parse_behavior",
@@ -132,10 +133,10 @@ PUBLIC_NAMES: dict[str, list[str]] = {
     ],
     "jdsl.tree": [
         "Abandoned", "Action", "AnyNode", "Bindings", "Blackboard", "Check", "ContextWindow",
-        "Decorator", "Failure", "Guard", "GuardCall", "INPUT_WRITER", "Invert", "NODE_CLASSES",
-        "Node", "OneShot", "Optional", "Predict", "RETURNED_FAILURE", "React", "Read", "Repeat",
-        "Root", "RunContext", "ScopedContext", "Selector", "Sequence", "Status", "Timeout",
-        "Write", "assign_runtime_ids", "lenient_equal", "typed_equal",
+        "Decorator", "Failure", "ForEach", "Guard", "GuardCall", "INPUT_WRITER", "Invert",
+        "NODE_CLASSES", "Node", "OneShot", "Optional", "Predict", "RETURNED_FAILURE", "React",
+        "Read", "Repeat", "Root", "RunContext", "ScopedContext", "Selector", "Sequence", "Status",
+        "Timeout", "Write", "assign_runtime_ids", "lenient_equal", "typed_equal",
     ],
     "jdsl_nb": [
         "CompileView", "RunData", "RunView", "compile_html", "drawing_html", "html_view",

@@ -19,8 +19,10 @@ The tree::
     │   ├── RecordedToolFailure  compiler.replay: the replay of a call that raised when recorded
     │   └── RetailToolError      envs.tau_retail.tree_tools: a call the retail environment refused
     ├── MissingDependencyError   an optional dependency (an extra) is not installed
+    │   └── MissingWeightsError  providers.local_weights: a local: model's pinned weights missing
     ├── MissingDirectoryError    an output path whose directory does not exist (also FileNotFoundError)
     ├── SettingsError            settings: a settings file that is not valid
+    ├── UnsafeSchemaError        interaction.schemas: a JSON Schema outside the safe subset
     ├── ActorError               trace.events: an event actor that is not one of ACTORS
     ├── TraceFormatError         trace.reader: a trace file line that is not a JSON trace event
     ├── TraceNotFoundError       trace.reader: a trace path that does not exist

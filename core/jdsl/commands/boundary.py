@@ -21,6 +21,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from jdsl.errors import InputError, JdslError, MissingDirectoryError
+from jdsl.trace.addresses import redact_addresses
 
 __all__ = [
     "MODEL_FIX",
@@ -83,7 +84,7 @@ def cli_advice(message: str) -> str:
 
 def cli_fail(what: str, fix: str) -> typer.Exit:
     """Print ``error: <what> — <fix>`` to stderr; return the exit (code 1) to raise."""
-    typer.echo(f"error: {what} — {fix}", err=True)
+    typer.echo(f"error: {redact_addresses(f'{what} — {fix}')}", err=True)
     return typer.Exit(code=1)
 
 
@@ -130,7 +131,8 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
             _quiet_stdout()
             raise typer.Exit(code=1) from None
         except (JdslError, OSError, UnicodeDecodeError) as exc:
-            typer.echo(f"error: {_message(exc)}", err=True)
+            addresses = [v for v in kwargs.values() if isinstance(v, str) and "://" in v]
+            typer.echo(f"error: {redact_addresses(_message(exc), addresses)}", err=True)
             raise typer.Exit(code=1) from exc
 
     return run

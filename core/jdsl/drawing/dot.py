@@ -35,6 +35,7 @@ NODE_STYLE: dict[str, dict[str, str]] = {
     "guard": {"shape": "diamond", "fillcolor": "#f5f5f5"},
     "guard_call": {"shape": "diamond", "fillcolor": "#f5f5f5"},
     "repeat": {"shape": "component", "fillcolor": "#eeeeee"},
+    "for_each": {"shape": "component", "fillcolor": "#e3f4ea"},
     "invert": {"shape": "invtriangle", "fillcolor": "#eeeeee"},
     "optional": {"shape": "component", "fillcolor": "#eeeeee", "style": "filled,dashed"},
     "oneshot": {"shape": "component", "fillcolor": "#eeeeee"},

@@ -15,6 +15,7 @@ from jdsl.expr import parse_path, preview, validate_expr
 from jdsl.ir.walk import NODE_FIELDS, child_slots, walk_ir
 from jdsl.signature import Signature
 from jdsl.tree.decorators import MAX_TIMEOUT_SECONDS
+from jdsl.tree.loops import collect_store_problem, item_name_problem, items_path_problem
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -139,6 +140,22 @@ class NodeChecker:
             problems.append("until must be a node")
         return problems
 
+    def _for_each(self, node: dict[str, Any]) -> list[str]:
+        problems = _one_child(node, "for_each")
+        for problem in (
+            items_path_problem(node.get("items")),
+            item_name_problem(node.get("item")),
+            collect_store_problem(node.get("collect"), node.get("store")),
+        ):
+            if problem:
+                problems.append(problem)
+        bound = node.get("max", MAX_REPEAT)
+        if not _is_int(bound) or not 1 <= bound <= MAX_REPEAT:
+            problems.append(
+                f"unbounded or invalid max {preview(bound)}; use a whole number 1..{MAX_REPEAT}"
+            )
+        return problems
+
     def _timeout(self, node: dict[str, Any]) -> list[str]:
         problems = _one_child(node, "timeout")
         seconds = node.get("seconds", 30.0)
@@ -217,6 +234,7 @@ _RULES: dict[str, _Rule] = {
     "guard": NodeChecker._guard,
     "guard_call": NodeChecker._guard_call,
     "repeat": NodeChecker._repeat,
+    "for_each": NodeChecker._for_each,
     "invert": NodeChecker._decorator,
     "optional": NodeChecker._decorator,
     "oneshot": NodeChecker._decorator,

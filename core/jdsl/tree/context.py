@@ -333,10 +333,17 @@ class RunContext:
             record.sequence = self.trace(record.event_kind, record.event_payload())
         return value
 
-    def write(self, key: str, value: Any, node: Node) -> None:
-        """Store ``value`` under ``key`` with ``node`` as its writer."""
+    def write(
+        self, key: str, value: Any, node: Node, *, source: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        """Store ``value`` under ``key`` with ``node`` as its writer (``source`` / ``index``:
+        the path and loop pass a for_each's item came from)."""
         node_id, label = self.names(node)
-        self.blackboard.set(key, value, writer_id=node_id or node.kind, writer_label=label)
+        self.blackboard.set(
+            key, value, writer_id=node_id or node.kind, writer_label=label, source=source,
+            index=index,
+        )  # fmt: skip
 
     # -- bindings ------------------------------------------------------------------------------
     def tool(self, name: str) -> Callable[..., Any]:
