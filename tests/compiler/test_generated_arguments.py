@@ -1,4 +1,4 @@
-"""Generated arguments: what a model wrote that no lineage explains (DESIGN.md §6).
+"""Generated arguments: what a model wrote that no lineage explains (docs/design.md §6).
 
 A constant needs E2 support (the same value in 3 episodes) and is never model-written prose or
 an identifier; a value the user's messages contain is a run input the user states; anything

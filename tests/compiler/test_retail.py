@@ -1,4 +1,4 @@
-"""The retail fixture (reference jdsl-py §5.10, assertions 1-11) on real traced runs, plus the
+"""The retail fixture (docs/design.md appendix B, assertions 1-11) on real traced runs, plus the
 portability runs, the out-of-range residual answer and the issue's "done when"."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Behavior IR document: ``{"format": "jdsl.behavior.v1", "root": <root node dict>}``.
 
-The node classes of :mod:`jdsl.tree` are the IR (DESIGN.md §2): a node's IR is
+The node classes of :mod:`jdsl.tree` are the IR (docs/design.md §2): a node's IR is
 ``node.model_dump(mode="json", exclude_none=True)`` and loading is pydantic validation of the
 discriminated union on ``kind``. This module adds the envelope, its JSON Schema and a digest.
 """

@@ -1,6 +1,6 @@
 """``validate_ir``: every structural problem in a Behavior IR document, in one report.
 
-Rules (reference jdsl-py §4.2, with the node fields of docs/ARCHITECTURE.md): the envelope has
+Rules (docs/design.md §2, with the node fields of docs/ARCHITECTURE.md): the envelope has
 the right format and a root; every kind is known and carries only its fields; ids are unique
 where given; composites have children and decorators a child; repeat ``max`` is a whole
 number in 1..1000; timeouts are finite, positive and at most a year; nodes nest at most

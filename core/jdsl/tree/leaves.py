@@ -217,7 +217,7 @@ def lenient_equal(value: Any, expected: Any) -> bool:
 
     Non-strings compare with ``==`` (so ``2 != "2"``), except that a bool never equals a
     number, at any depth of lists and dicts (``True != 1``, ``[0] != [False]``), as in lineage.
-    Reference jdsl-py §1.2 / Appendix A.
+    Reference docs/design.md appendix A / Appendix A.
     """
     if isinstance(value, str) and isinstance(expected, str):
         return _norm(value) == _norm(expected)

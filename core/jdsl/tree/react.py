@@ -32,7 +32,7 @@ class React(Node):
     otherwise FAILURE naming the missing or invalid field. Tool schemas are derived from the
     callables (:func:`jdsl.interaction.tool_spec`). A tool exception or an unknown tool name is
     a failed observation the model sees (``react_flow(on_undeclared="observe")``, the runtime
-    seed's rule; DESIGN.md §7). ``max_steps`` counts model calls. FAILURE without a valid final
+    seed's rule; docs/design.md §7). ``max_steps`` counts model calls. FAILURE without a valid final
     answer; ``ctx.failure`` (``react stopped: max_steps``...) and the trace's ``react.finished``
     say why. A react ticked while a failure is pending (a selector's later child, e.g. a compiled
     package's fallback) takes over from it: ``react.started`` names it (``after_failure``) and an
