@@ -22,6 +22,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
+from jdsl.trace import Trace
 
 from jdsl_nb import hooks
 from jdsl_nb.hints import magic_hints
@@ -196,7 +197,7 @@ class BehaviorMagics(Magics):
         except Exception as exc:  # noqa: BLE001 - shown in the run view, not as a traceback
             error = exc
         self._ns[f"{name}_run"] = ctx
-        self._ns[f"{name}_trace"] = _as_trace(sink.events)
+        self._ns[f"{name}_trace"] = Trace(sink.events)
         mine = [e for e in sink.events if e.episode_id == episode_id]
         raised = error_text(error if error is not None else getattr(ctx, "error", None))
         shown = magic_hints(raised) if raised is not None else None
@@ -318,17 +319,6 @@ def _bind(root: Any, tools: dict[str, Any], predicates: dict[str, Any]) -> Any:
         return root.bind(tools=tools, predicates=predicates)
     except Exception as exc:  # noqa: BLE001 - e.g. one name bound to two callables
         raise UsageError(f"binding failed: {exc}") from None
-
-
-def _as_trace(events: list[Any]) -> Any:
-    try:
-        from jdsl.trace import Trace
-    except ImportError:
-        return list(events)
-    try:
-        return Trace(events)
-    except Exception:  # noqa: BLE001 - an unexpected Trace constructor: keep the events
-        return list(events)
 
 
 def _show(obj: Any) -> None:
