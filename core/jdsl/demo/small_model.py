@@ -33,7 +33,15 @@ from jdsl.envs.tau_retail import RetailEnv, RetailTask, capability_tools, reward
 from jdsl.settings import Settings
 from jdsl.tree import Root
 
-__all__ = ["FAMILY_TOOLS", "ArmRow", "Counted", "compare_small_model", "react_agent", "table_text"]
+__all__ = [
+    "FAMILY_TOOLS",
+    "ArmRow",
+    "Counted",
+    "compare_small_model",
+    "react_agent",
+    "run_small_model_demo",
+    "table_text",
+]
 
 FAMILY_TOOLS = (
     "find_user_id_by_email",
@@ -127,6 +135,7 @@ def compare_small_model(
     limit: int | None = None,
     react_timeout_s: float = 300.0,
     echo: Callable[[str], None] | None = None,
+    model: Any = None,
 ) -> tuple[ArmRow, ArmRow]:
     """Run arms (a) and (b) task by task on the held-out tasks; see the module docstring.
 
@@ -136,6 +145,7 @@ def compare_small_model(
         limit: run only the first ``limit`` held-out tasks (None: all).
         react_timeout_s: the react agent's wall-time budget per task.
         echo: prints one line per run.
+        model: a model object to use instead of resolving ``model_id`` (tests).
     """
     from jdsl.providers import resolve_model
 
@@ -144,7 +154,7 @@ def compare_small_model(
     trace = out / "retail_teacher.jsonl"
     record_teacher(teacher_tree(), split.compile, trace, _offline, progress=False)
     _, package = compile_retail(trace, out / "retail_cancel.jdsl")
-    model = resolve_model(model_id)
+    model = model if model is not None else resolve_model(model_id)
     agent = react_agent()
     services = SimpleNamespace(
         settings=Settings().merged({"react": {"timeout_s": react_timeout_s}})
@@ -246,3 +256,24 @@ def table_text(model_id: str, rows: Sequence[ArmRow]) -> str:
 def rows_json(rows: Sequence[ArmRow]) -> list[dict[str, Any]]:
     """The rows as plain dicts (for a JSON summary)."""
     return [asdict(row) for row in rows]
+
+
+def run_small_model_demo(
+    model_id: str,
+    out: Path,
+    *,
+    limit: int | None = None,
+    echo: Callable[[str], None] | None = None,
+    per_run: bool = True,
+) -> tuple[ArmRow, ArmRow]:
+    """``jdsl demo --model local:...``: :func:`compare_small_model`, then the table printed
+    and written to ``out/small_model.txt`` (and the rows to ``out/small_model.json``)."""
+    started = time.perf_counter()
+    rows = compare_small_model(model_id, out, limit=limit, echo=echo if per_run else None)
+    text = table_text(model_id, rows)
+    text += f"\ntotal wall time {time.perf_counter() - started:.0f} s"
+    (out / "small_model.txt").write_text(text + "\n", encoding="utf-8")
+    (out / "small_model.json").write_text(json.dumps(rows_json(rows), indent=2), encoding="utf-8")
+    print_ = echo or (lambda _: None)
+    print_(text)
+    return rows
