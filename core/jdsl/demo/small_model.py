@@ -51,6 +51,7 @@ FAMILY_TOOLS = (
     "cancel_pending_order",
 )
 """The tools the compiled package calls (and so the react agent gets)."""
+REACT_INPUTS = ("request", "email", "first_name", "last_name", "zip")
 
 
 class Counted:
@@ -109,7 +110,7 @@ def react_agent() -> Root:
     )
     return dsl.root("retail_cancel_react", system=teacher.system).do(
         dsl.react(
-            "request, email, first_name, last_name, zip -> answer",
+            f"{', '.join(REACT_INPUTS)} -> answer",
             tools=list(FAMILY_TOOLS),
             instructions=instructions,
             max_steps=8,
@@ -199,9 +200,9 @@ def _run_arm(
             note = _note(ctx)
     else:
         tools = [t for t in tree_tools(env) if t.name in FAMILY_TOOLS]
+        given: dict[str, Any] = {k: inputs.get(k) for k in REACT_INPUTS}
         ctx = agent.run(model=counted, tools=tools, services=services, raise_errors=False,
-                        **{k: inputs.get(k) for k in ("request", "email", "first_name",
-                                                       "last_name", "zip")})  # fmt: skip
+                        **given)  # fmt: skip
         note = _note(ctx)
     return {
         "task": task_name(task),
