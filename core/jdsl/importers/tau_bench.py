@@ -55,6 +55,9 @@ __all__ = [
 DOMAINS = ("airline", "retail")
 """The tau-bench domains whose tools and tasks jdsl ships."""
 
+DOMAIN_NAME = r"^[a-z][a-z0-9_]{0,63}$"
+"""What an episode's ``domain`` may be (``retail``): one lower-case name, never a path part."""
+
 
 class ImportSkipWarning(UserWarning):
     """A run of a tau-bench file was skipped because it is malformed (the message names the
@@ -86,7 +89,7 @@ class TauEpisode(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     episode_id: str
-    domain: str
+    domain: str = Field(pattern=DOMAIN_NAME)
     task_split: str = "test"
     task_id: int | str
     trial: int = 0
@@ -357,8 +360,11 @@ def _read_rows(
     for index, row in enumerate(rows):
         try:
             kind, strategy, conversation = _read_row(row, index, path, capture_id, domain)
-        except RunFormatError as exc:
-            bad = SkippedEpisode(str(path), index, _name_of(row, index), exc.field, exc.detail)
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # RunFormatError too
+            # a field's shape found past parse_run is the run's fault too
+            field, detail = (exc.field, exc.detail) if isinstance(exc, RunFormatError) else (
+                f"[{index}]", str(exc))  # fmt: skip
+            bad = SkippedEpisode(str(path), index, _name_of(row, index), field, detail)
             if strict:
                 raise ImportFormatError(
                     f"{bad.field}: {bad.message} (without --strict / strict=True the run is "

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from jdsl.trace.values import jsonable
 
 __all__ = ["INPUT_WRITER", "Blackboard", "Read", "Write"]
 
@@ -29,6 +31,9 @@ class Write:
         previous: the value before (None when the key was absent).
         overwrote: True when the key held a value from a different writer.
         sequence: the trace sequence of the ``blackboard.write`` event (None untraced).
+        source: where the value came from when the writer copied it from the blackboard
+            (a for_each's item: ``user.orders[2]``), else None.
+        index: the pass of the for_each that wrote it (0-based), else None.
     """
 
     key: str
@@ -39,10 +44,30 @@ class Write:
     overwrote: bool = False
     sequence: int | None = None
     kind: Literal["write"] = "write"
+    source: str | None = None
+    index: int | None = None
+
+    event_kind: ClassVar[str] = "blackboard.write"
 
     @property
     def writer(self) -> str:
         return self.writer_id
+
+    def event_payload(self) -> dict[str, Any]:
+        """The payload of the ``blackboard.write`` event recording this write (with ``source``
+        and ``index`` for a for_each's item: the element and pass it came from)."""
+        payload = {
+            "key": self.key,
+            "value": jsonable(self.value),
+            "writer": self.writer_id,
+            "writer_label": self.writer_label,
+            "overwrote": self.overwrote,
+            "previous": jsonable(self.previous),
+        }
+        if self.source is not None:
+            payload["source"] = self.source
+            payload["index"] = self.index
+        return payload
 
 
 @dataclass(slots=True)
@@ -62,9 +87,15 @@ class Read:
     sequence: int | None = None
     kind: Literal["read"] = "read"
 
+    event_kind: ClassVar[str] = "blackboard.read"
+
     @property
     def reader(self) -> str:
         return self.reader_id
+
+    def event_payload(self) -> dict[str, Any]:
+        """The payload of the ``blackboard.read`` event recording this read."""
+        return {"path": self.path, "reader": self.reader_id, "value": jsonable(self.value)}
 
 
 class Blackboard(dict[str, Any]):
@@ -94,8 +125,18 @@ class Blackboard(dict[str, Any]):
         for key, value in items:
             self.set(key, value, writer_id=INPUT_WRITER, writer_label="run input")
 
-    def set(self, key: str, value: Any, *, writer_id: str = "?", writer_label: str = "") -> Any:
-        """Store ``value`` under ``key`` and record who wrote it. Returns ``value``."""
+    def set(
+        self,
+        key: str,
+        value: Any,
+        *,
+        writer_id: str = "?",
+        writer_label: str = "",
+        source: str | None = None,
+        index: int | None = None,
+    ) -> Any:
+        """Store ``value`` under ``key`` and record who wrote it (and, for a loop's item, the
+        ``source`` path it came from and the pass ``index``). Returns ``value``."""
         last = self._writers.get(key)
         present = key in self
         record = Write(
@@ -105,6 +146,8 @@ class Blackboard(dict[str, Any]):
             writer_label=writer_label or writer_id,
             previous=self.get(key) if present else None,
             overwrote=present and last is not None and last != writer_id,
+            source=source,
+            index=index,
         )
         dict.__setitem__(self, key, value)
         self._writers[key] = writer_id

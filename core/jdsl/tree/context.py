@@ -330,16 +330,20 @@ class RunContext:
         value = lookup(path, board, node)
         record = board.record_read(path, value, self.names(node)[0] or node.kind)
         if self.tracing:
-            record.sequence = self.trace(
-                "blackboard.read",
-                {"path": path, "reader": record.reader_id, "value": jsonable(value)},
-            )
+            record.sequence = self.trace(record.event_kind, record.event_payload())
         return value
 
-    def write(self, key: str, value: Any, node: Node) -> None:
-        """Store ``value`` under ``key`` with ``node`` as its writer."""
+    def write(
+        self, key: str, value: Any, node: Node, *, source: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        """Store ``value`` under ``key`` with ``node`` as its writer (``source`` / ``index``:
+        the path and loop pass a for_each's item came from)."""
         node_id, label = self.names(node)
-        self.blackboard.set(key, value, writer_id=node_id or node.kind, writer_label=label)
+        self.blackboard.set(
+            key, value, writer_id=node_id or node.kind, writer_label=label, source=source,
+            index=index,
+        )
 
     # -- bindings ------------------------------------------------------------------------------
     def tool(self, name: str) -> Callable[..., Any]:
@@ -411,17 +415,7 @@ def write_tracer(trace: Callable[..., int | None]) -> Callable[[Write], None]:
     """The blackboard hook tracing each write as ``blackboard.write`` through ``trace``."""
 
     def traced(record: Write) -> None:
-        record.sequence = trace(
-            "blackboard.write",
-            {
-                "key": record.key,
-                "value": jsonable(record.value),
-                "writer": record.writer_id,
-                "writer_label": record.writer_label,
-                "overwrote": record.overwrote,
-                "previous": jsonable(record.previous),
-            },
-        )
+        record.sequence = trace(record.event_kind, record.event_payload())
 
     return traced
 
