@@ -415,3 +415,20 @@ def test_the_traces_path_goes_before_an_endpoint_query() -> None:
 
     assert traces_endpoint("http://h:4318/?k=v") == "http://h:4318/v1/traces?k=v"
     assert traces_endpoint("http://h:4318") == "http://h:4318/v1/traces"
+
+
+def test_run_hides_a_secret_blackboard_value_in_the_error_line(runner, project) -> None:
+    (project / "leaky.behavior").write_text(
+        "root leaky\n  seq\n    act fetch(user=user) -> password\n"
+        "    act login(user=user, pw=password) -> session\n"
+    )
+    (project / "leaky_tools.py").write_text(
+        "def fetch(user: str) -> str:\n    return 'hunter2-correct-horse'\n\n\n"
+        "def login(user: str, pw: str) -> dict:\n    raise RuntimeError(f'bad password {pw}')\n\n\n"
+        "TOOLS = [fetch, login]\n"
+    )
+    sys.modules.pop("leaky_tools", None)
+    result = runner.invoke(app, ["run", "leaky.behavior", "--tools", "leaky_tools:TOOLS",
+                                 "--input", "user=bob"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "hunter2" not in result.output and "bad password «redacted»" in result.output

@@ -280,3 +280,13 @@ def test_the_source_of_each_item_resolves_to_that_element(items: str, board: dic
     for write in writes:
         if write.source != "a.b[0]":
             assert resolve_path(write.source, board) == write.value
+
+
+def test_the_list_and_the_sources_are_those_read_before_the_first_pass():
+    def move(n: int) -> int:
+        return 0  # the child rewrites the index the items path reads
+
+    tree = root("r").do(for_each("e", "rows[$i]", act(move, n=ref("e")) >> "i"))
+    ctx = tree.run(rows=[[9], [7, 8]], i=1)
+    writes = [w for w in ctx.blackboard.writes() if w.key == "e"]
+    assert [(w.value, w.source) for w in writes] == [(7, "rows[1][0]"), (8, "rows[1][1]")]

@@ -192,6 +192,7 @@ def package_summary(pkg: BehaviorPackage) -> str:
     ]
     lines = [
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
+        f"digest        {m.get('manifest_digest')} (compare with the author's; --digest pins it)",
         f"task family   {m.get('task_family') or '-'}",
         f"verification  {verification.get('status')} (replay coverage "
         f"{verification.get('replay_coverage', '-')}; executed "

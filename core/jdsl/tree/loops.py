@@ -82,7 +82,7 @@ class ForEach(Decorator):
     item: str
     collect: str | None = None
     store: str | None = None
-    max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH)
+    max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH, strict=True)
 
     @field_validator("items")
     @classmethod
@@ -131,9 +131,10 @@ class ForEach(Decorator):
                 self, f"items {self.items} has {len(elements)} elements, more than max={self.max}"
             )
         gathered: list[Any] = []
+        board = ctx.blackboard  # the paths as of the read, whatever the child changes later
+        sources = [element_path(self.items, index, board) for index in range(len(elements))]
         for index, element in enumerate(elements):
-            source = element_path(self.items, index, ctx.blackboard)
-            ctx.write(self.item, element, self, source=source, index=index)
+            ctx.write(self.item, element, self, source=sources[index], index=index)
             if not child.tick(ctx):
                 return Status.FAILURE
             if self.collect is not None:
