@@ -31,12 +31,8 @@ Public API (stable):
     :class:`~jdsl.compiler.normalized.NormEpisode`, with its run inputs) and compare; a
     package's fallback is not run, the execution says where it would take over.
 ``execute_all(tree, episodes) -> tuple[Execution, ...]``
-    :func:`execute` over many episodes (the tree is loaded once).
-
-Example:
-    >>> from jdsl.compiler import compile_behavior, execute_all, normalize_all  # doctest: +SKIP
-    >>> runs = execute_all(package.ir, normalize_all(held_out, canonical=names))  # doctest: +SKIP
-    >>> [str(r.divergence) for r in runs if not r.matched]  # doctest: +SKIP
+    :func:`execute` over many episodes (the tree is loaded once), e.g.
+    ``[str(r.divergence) for r in execute_all(package.ir, held_out) if not r.matched]``.
 """
 
 from __future__ import annotations
@@ -49,11 +45,10 @@ from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
 from jdsl.compiler.fallback import Fallback, split_fallback
 from jdsl.compiler.families import is_write
 from jdsl.compiler.normalized import NormEpisode, NormStep
-from jdsl.compiler.reads import UNUSED_READ, empty, unused_reads
+from jdsl.compiler.reads import UNUSED_READ, asking_leaf, empty, predict_prompts, unused_reads
 from jdsl.errors import JdslError, ToolError
 from jdsl.ir import from_ir
 from jdsl.providers.replay import ReplayDivergence
-from jdsl.signature import Signature
 from jdsl.tree import RETURNED_FAILURE, Root, Status, typed_equal
 
 __all__ = [
@@ -425,9 +420,7 @@ class _Serving:
         self.effects = effects
         self.falls_back = falls_back
         self.unused = unused_reads(shape.nodes, effects)
-        self._prompts = [(str(n.get("id") or ""), str(n.get("instructions") or "").strip(),
-                          [f"- {name}:" for name in Signature.parse(str(n["signature"])).input_names])
-                         for n in shape.nodes if n.get("kind") == "predict" and n.get("signature")]  # fmt: skip
+        self._prompts = predict_prompts(shape.nodes)
         self.replay: ReplayTools | None = None
         self.tools = {n: self._forward("tools", n) for n in dict.fromkeys(shape.tools)}
         self.predicates = {
@@ -435,13 +428,8 @@ class _Serving:
         }
 
     def asking(self, messages: Sequence[Mapping[str, Any]]) -> str | None:
-        """The predict leaf a model call comes from, told by its prompt (instructions first,
-        then one ``- input:`` line per input): its recorded decision answers it, never another
-        leaf's (a fork's other arm may hold predicts this run never reaches)."""
-        prompt = str(messages[-1].get("content") or "") if messages else ""
-        found = [node for node, head, lines in self._prompts
-                 if prompt.startswith(head) and all(line in prompt for line in lines)]  # fmt: skip
-        return found[0] if len(set(found)) == 1 else None
+        """The predict leaf a model call comes from (:func:`~jdsl.compiler.reads.asking_leaf`)."""
+        return asking_leaf(self._prompts, messages)
 
     def _forward(self, kind: str, name: str) -> Callable[..., Any]:
         def served(**arguments: Any) -> Any:
