@@ -149,7 +149,7 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
     value: Any = text
     if not all(_allows_string(schema) for _, schema in uses):
         try:
-            value = json.loads(text)
+            value = input_json(text)  # never a RecursionError
         except ValueError:
             pass  # the check below names the type wanted
     for where, schema in uses:

@@ -62,3 +62,12 @@ def test_a_schema_that_refers_to_itself_is_an_input_error(schema: dict) -> None:
 
     with pytest.raises(InputError, match="refers to itself"):
         parse_inputs(["email=x"], types={"email": [("f.email", schema)]})
+
+
+def test_deep_json_for_a_typed_input_is_an_input_error() -> None:
+    """Found by the command-line inputs fuzz target at 10,000 examples (a RecursionError)."""
+    from jdsl.errors import InputError
+    from jdsl.inputs import parse_inputs
+
+    with pytest.raises(InputError):
+        parse_inputs(["n=" + "[" * 2000 + "]" * 2000], types={"n": [("f.n", {"type": "integer"})]})
