@@ -149,7 +149,7 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
     value: Any = text
     if not all(_allows_string(schema) for _, schema in uses):
         try:
-            value = json.loads(text)
+            value = input_json(text)  # never a RecursionError
         except ValueError:
             pass  # the check below names the type wanted
     for where, schema in uses:
@@ -157,7 +157,14 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
 
         from jdsl.interaction.schemas import safe_validator  # fetches nothing, RE2 patterns
 
-        error = best_match(safe_validator(schema).iter_errors(value))
+        try:
+            error = best_match(safe_validator(schema).iter_errors(value))
+        except RecursionError:  # {"$ref": "#"}: a schema that refers to itself without end
+            raise InputError(
+                f"{key}: the schema of {where} refers to itself without end ($ref); fix the "
+                f"package's schema, or pass {key}:=JSON to pass a JSON value unchecked",
+                key=key,
+            ) from None
         if error is not None:
             raise InputError(
                 f"{key}={text!r} does not fit {where} ({error.message}); pass a value of its "
