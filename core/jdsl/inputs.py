@@ -112,12 +112,14 @@ def parse_inputs(
         types: ``{key: [(where, JSON Schema)]}``, e.g. from :func:`jdsl.package.input_types`.
 
     Raises:
-        InputError: an item without ``=``, bad JSON after ``:=``, or a value that does not fit
-            the recorded type.
+        InputError: an item without ``=``, a key given twice, bad JSON after ``:=``, or a value
+            that does not fit the recorded type.
     """
     inputs: dict[str, Any] = {}
     for pair in pairs:
         key, text, as_json = split_pair(pair)
+        if key in inputs:
+            raise InputError(f"{key!r} is given twice; keep one of them", key=key)
         if as_json:
             inputs[key] = _json(key, text)
         else:
