@@ -1,5 +1,7 @@
-"""Run inputs given as text, ``KEY=VALUE``: the one reading of them (``jdsl run``,
-``jdsl package run``, ``jdsl export otel --attribute``, the notebook's ``%behavior --input``).
+"""Run inputs given as text, ``KEY=VALUE``: the reading of the commands (``jdsl run``,
+``jdsl package run``, ``jdsl export otel --attribute``); the notebook's ``%behavior --input``
+(``jdsl_nb/magic_inputs.py``) shares the name check and the JSON reading, but reads an untyped
+value as JSON when it parses.
 
 ``KEY=VALUE`` is the string VALUE, unless the reader records the type of KEY (for a package: a
 tool argument that reads KEY whole, ``tools.json``, or a typed input field of a model leaf's
