@@ -1,4 +1,4 @@
-"""jdsl benchmarks: ``python bench/run.py [--quick]`` prints the table and writes RESULTS.md.
+"""jdsl benchmarks: ``python bench/run.py [--quick]`` prints the table and writes bench/out/RESULTS.md.
 
 One module per measured area (:mod:`bench.interpreter`, :mod:`bench.compiler`,
 :mod:`bench.notebook`, :mod:`bench.imports`); :mod:`bench.timing` holds the timers,

@@ -1,4 +1,4 @@
-"""jdsl_nb: the notebook layer of jdsl (DESIGN.md §8).
+"""jdsl_nb: the notebook layer of jdsl (docs/design.md §8).
 
 ``%load_ext jdsl_nb`` registers the ``%%behavior`` / ``%behavior`` magics and display hooks for
 trees, runs, traces, compile results and packages. The widgets (``RunView``, ``CompileView``),

@@ -1,6 +1,6 @@
 """Static views of compile results and behavior packages, and the rows the CompileView shows.
 
-A compile result is read through its documented parts (reference jdsl-py §5:
+A compile result is read through its documented parts (docs/design.md appendix B:
 ``CompileResult(package, compiled, candidates, verification, normalized)``); every part is
 optional, so a partial result still shows what it has.
 """

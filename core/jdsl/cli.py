@@ -33,17 +33,13 @@ from jdsl.commands import (
     run_command,
     show_command,
 )
+from jdsl.commands.boundary import command_app
 from jdsl.commands.inputs import parse_inputs, read_tools
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
 
-app = typer.Typer(
-    name="jdsl",
-    help="Behavior trees for LLM agents: compile traces into verified, portable packages.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
+app = command_app(
+    "jdsl", "Behavior trees for LLM agents: compile traces into verified, portable packages."
 )
 app.add_typer(package_app, name="package")
 app.add_typer(import_app, name="import")

@@ -1,6 +1,10 @@
-"""Authoring combinators: the tree structure is the call structure (reference jdsl-py §1.2).
+"""Authoring combinators: the tree structure is the call structure (docs/design.md appendix A).
 
 Example:
+    >>> from jdsl.testing import ScriptedModel
+    >>> def lookup(email: str) -> dict: return {"id": "U1"}
+    >>> def list_orders(customer_id: str) -> list: return [{"id": "#W1"}, {"id": "#W2"}]
+    >>> def get_order(order_id: str) -> dict: return {"id": order_id, "status": "pending"}
     >>> tree = root("cancel", system="You are a careful retail agent.").do(seq(
     ...     act(lookup, email=ref("email")) >> "customer",
     ...     act(list_orders, customer_id=ref("customer.id")) >> "orders",
@@ -8,6 +12,8 @@ Example:
     ...     store(act(get_order, order_id=ref("orders[$selected_index].id")), "order"),
     ... ))
     >>> ctx = tree.run(model=ScriptedModel("1"), email="a@x.com", request="cancel it")
+    >>> ctx.blackboard["order"]
+    {'id': '#W2', 'status': 'pending'}
 
 Callables passed to ``act``, ``guard_call`` and ``react`` stay on their nodes until
 ``root(...).do(child)`` collects them into the root's bindings by name. Positional arguments

@@ -14,15 +14,15 @@ The tree::
     ├── ValidationError          Behavior IR that breaks a structural rule
     │   └── BehaviorCheckError   a tree the static check rejects before its run (report)
     ├── PackageError             a behavior package that cannot be exported, loaded or trusted
-    ├── UnsafeSchemaError        interaction.schemas: a schema outside the safe subset
     ├── PermissionDenied         the sandbox refused a file, command, origin, server or skill
     ├── ToolError                a tool call that cannot be made (bad arguments, bad result)
     │   ├── RecordedToolFailure  compiler.replay: the replay of a call that raised when recorded
     │   └── RetailToolError      envs.tau_retail.tree_tools: a call the retail environment refused
     ├── MissingDependencyError   an optional dependency (an extra) is not installed
-    │   └── MissingWeightsError  providers.local_weights: a local model's weights are absent
+    │   └── MissingWeightsError  providers.local_weights: a local: model's pinned weights missing
     ├── MissingDirectoryError    an output path whose directory does not exist (also FileNotFoundError)
     ├── SettingsError            settings: a settings file that is not valid
+    ├── UnsafeSchemaError        interaction.schemas: a JSON Schema outside the safe subset
     ├── ActorError               trace.events: an event actor that is not one of ACTORS
     ├── TraceFormatError         trace.reader: a trace file line that is not a JSON trace event
     ├── TraceNotFoundError       trace.reader: a trace path that does not exist

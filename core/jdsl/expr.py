@@ -1,4 +1,4 @@
-"""Restricted paths and the guard expression language, over a blackboard (reference jdsl-py §4.3).
+"""Restricted paths and the guard expression language, over a blackboard (docs/design.md §2).
 
 Paths name a value on the blackboard without running code::
 

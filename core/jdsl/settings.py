@@ -1,4 +1,4 @@
-"""Behaviour settings (budgets and limits) from a strict YAML file (DESIGN.md §7).
+"""Behaviour settings (budgets and limits) from a strict YAML file (docs/design.md §7).
 
 Precedence: library defaults < YAML file < call arguments. Credentials never live here: they
 stay in the environment / ``.env``. The YAML is strict: unknown keys, duplicate keys, anchors

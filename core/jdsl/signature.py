@@ -1,4 +1,4 @@
-"""DSPy-style typed signatures: ``"request, orders -> selected_index: int"`` (DESIGN.md §4).
+"""DSPy-style typed signatures: ``"request, orders -> selected_index: int"`` (docs/design.md §4).
 
 A signature names the blackboard fields a model leaf reads (inputs) and writes (outputs).
 Output types: ``str`` (default), ``int``, ``float``, ``bool``, ``list[T]``, ``dict``,
@@ -383,7 +383,7 @@ def render_prompt(
 
     Lines: the instructions; ``Examples:`` with ``Input:``/``Output:`` JSON lines; ``Given these
     inputs:`` with one ``- name: value`` line each (strings as is, others as sorted JSON);
-    then the answer format (reference jdsl-py §1.5). A react prompt asks for the final answer
+    then the answer format (docs/design.md appendix A). A react prompt asks for the final answer
     the same way: plain text for one output, one JSON object holding every key for several.
     """
     sig = Signature.parse(signature) if isinstance(signature, str) else signature

@@ -77,7 +77,8 @@ class RunView(StaticFallbackBox):
     Example:
         >>> ctx = root.run(trace_sink=sink, raise_errors=False, email="a@b.c")  # doctest: +SKIP
         >>> view = RunView(ctx)  # doctest: +SKIP
-        >>> view.slider.value = 5  # the tree, timeline cursor and panes show step 5
+        >>> view.slider.value = 5  # doctest: +SKIP
+        (the tree, timeline cursor and panes show step 5)
     """
 
     def __init__(self, source: Any, *, tree: Any = None, error: Any = None,

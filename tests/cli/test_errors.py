@@ -9,7 +9,11 @@ import pytest
 import typer
 from jdsl.cli import app
 from jdsl.commands.boundary import MODEL_FIX, cli_advice, cli_errors, cli_fail
+from jdsl.compiler.fallback import split_fallback
 from jdsl.errors import BindingError
+from jdsl.ir import from_ir
+from jdsl.package import load_package
+from jdsl.text import format_behavior
 from typer.testing import CliRunner
 
 TOOLS = "jdsl.envs.fixtures:retail_fixture_tools"
@@ -83,7 +87,8 @@ def test_run_names_the_model_flags_when_a_model_leaf_has_no_model(runner, traces
     base = ["package", "run", str(package), "-t", TOOLS, "-i", "email=c1@x.com", "-i", "request=x"]
     result = runner.invoke(app, base)
     assert result.exit_code == 1
-    assert "error: model leaves resolve_target have no model — pass --model ID" in result.output
+    assert "error: model leaves resolve_target, fallback have no model — pass --model ID" in (
+        result.output)  # the compiled residual and the package's fallback
     assert "--reply TEXT" in result.output and "model=..." not in result.output
     both = runner.invoke(app, [*base, "--model", "gpt-4o", "--reply", "0"])
     assert both.exit_code == 2 and "give --model or --reply, not both" in both.output
@@ -128,9 +133,17 @@ def test_run_prints_where_and_why_a_failed_run_stopped(runner, traces, tmp_path)
     package = tmp_path / "p.jdsl"
     runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)])
     args = ["package", "run", str(package), "-t", TOOLS, "-i", "email=c1@x.com", "-i", "request=x"]
-    result = runner.invoke(app, [*args, "--reply", "banana"])
+    bare = tmp_path / "bare.behavior"  # the fallback's react would answer: leave it out of the tree
+    package_ir = load_package(package).ir
+    compiled, _ = split_fallback(package_ir)
+    bare.write_text(format_behavior(from_ir(compiled)), encoding="utf-8")
+    result = runner.invoke(app, ["run", str(bare), "-t", TOOLS, "-i", "email=c1@x.com",
+                                 "-i", "request=x", "--reply", "banana"])  # fmt: skip
     assert result.exit_code == 1 and "status: failure" in result.output
     assert "failed at predict(" in result.output and "'banana' is not a valid int" in result.output
+    # the package itself hands the rest of the run to its fallback, which answers
+    handed = runner.invoke(app, [*args, "--reply", "banana"])
+    assert handed.exit_code == 0 and '"answer": "banana"' in handed.output
 
 
 def test_every_wording_of_the_strict_false_advice_names_the_flag() -> None:

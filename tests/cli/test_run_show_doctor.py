@@ -116,9 +116,10 @@ def test_package_run_finds_the_tools_module_in_the_current_directory(runner, pro
     for _ in range(3):
         _run(runner, project, "--reply", "1", "--trace", "runs.jsonl")
     assert runner.invoke(app, ["compile", "runs.jsonl", "-o", "cancel.jdsl"]).exit_code == 0
+    # 3 runs of one user: the reason is no constant (issue 24) but a run input
     result = runner.invoke(app, ["package", "run", "cancel.jdsl", "--tools", _tools(project),
                                  "--input", "email=c7@x.com", "--input", "request=x",
-                                 "--reply", "1"])  # fmt: skip
+                                 "--input", "reason=no longer needed", "--reply", "1"])  # fmt: skip
     assert result.exit_code == 0, result.output
 
 

@@ -1,4 +1,4 @@
-"""The retail fixture of reference jdsl-py §5.10, traced by the real runtime."""
+"""The retail fixture of docs/design.md appendix B, traced by the real runtime."""
 
 from __future__ import annotations
 

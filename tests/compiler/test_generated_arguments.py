@@ -1,4 +1,4 @@
-"""Generated arguments: what a model wrote that no lineage explains (DESIGN.md §6).
+"""Generated arguments: what a model wrote that no lineage explains (docs/design.md §6).
 
 A constant needs E2 support (the same value in 3 episodes) and is never model-written prose or
 an identifier; a value the user's messages contain is a run input the user states; anything
@@ -53,16 +53,16 @@ def test_a_reservation_id_the_user_typed_is_a_stated_input(airline: list[Any]) -
     assert not result.report()["constants"]
 
 
-def _agent(eid: str, said: str, **arguments: Any) -> dict[str, Any]:
-    b = EpisodeBuilder(eid, inputs={"user_id": "u_1"})
+def _agent(eid: str, said: str, user: str = "u_1", **arguments: Any) -> dict[str, Any]:
+    b = EpisodeBuilder(eid, inputs={"user_id": user})
     b.emit("user.message", {"content": said})
     b.call("book", {"ok": True}, node_id="agent", node_type="react", **arguments)
     return b.done()
 
 
 def test_a_constant_needs_e2_and_the_report_lists_its_support() -> None:
-    episodes = [_agent(f"e{i}", "book me a seat", cabin="business", note="Seat booked as asked.")
-                for i in range(3)]  # fmt: skip
+    episodes = [_agent(f"e{i}", "book me a seat", f"u_{i % 2}", cabin="business",
+                       note="Seat booked as asked.") for i in range(3)]  # fmt: skip
     result = compile_behavior(episodes, name="book")
     how = {c.argument: c.how for c in result.compiled.actions[0].choices}
     assert how == {"cabin": "const", "note": "residual"}  # prose is never frozen, even 3 of 3
@@ -70,6 +70,9 @@ def test_a_constant_needs_e2_and_the_report_lists_its_support() -> None:
     assert "constant      book.cabin = 'business': 3 of 3 episodes (E2)" in str(result.report())
     two = compile_behavior(episodes[:2], name="book")
     assert {c.argument: c.how for c in two.compiled.actions[0].choices}["cabin"] == "residual"
+    one_user = [_agent(f"e{i}", "book me a seat", cabin="business") for i in range(3)]
+    how = {c.argument: c.how for c in compile_behavior(one_user, name="b").compiled.actions[0].choices}
+    assert how["cabin"] == "residual"  # 3 of 3 but one user: no constant
 
 
 def test_a_value_the_user_said_is_a_stated_input_and_prose_reads_the_conversation() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from jdsl.compiler import compile_behavior
 from jdsl.dsl import act, guard_call, ref, root, seq
-from jdsl.errors import PackageError
+from jdsl.errors import BindingError, PackageError
+from jdsl.testing import ScriptedModel
 from jdsl.trace import Episode, ListTraceSink, segment_episodes
 from jdsl.tree import Status
 
@@ -63,8 +64,13 @@ def test_the_package_needs_the_predicate_bound() -> None:
     tools = {"lookup": lookup, "refund": refund}
     with pytest.raises(PackageError, match="eligible"):
         package.bind(tools)
-    ctx = package.as_root(tools, {"eligible": eligible}).run(email="z@x.com", amount=500)
-    assert ctx.status is Status.FAILURE and "receipt" not in ctx.blackboard
+    # not eligible: the compiled path fails and hands over to the fallback, which needs a model
+    with pytest.raises(BindingError, match="no model"):
+        package.as_root(tools, {"eligible": eligible}).run(email="z@x.com", amount=500)
+    ctx = package.as_root(tools, {"eligible": eligible}).run(
+        email="z@x.com", amount=500, model=ScriptedModel("I cannot refund that."))
+    assert ctx.status is Status.SUCCESS and "receipt" not in ctx.blackboard
+    assert ctx.blackboard["answer"] == "I cannot refund that."
     ctx = package.as_root(tools, {"eligible": eligible}).run(email="z@x.com", amount=5)
     assert ctx.status is Status.SUCCESS and ctx.blackboard["receipt"] == {"refunded": 5}
 

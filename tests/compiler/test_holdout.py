@@ -17,6 +17,7 @@ from jdsl.compiler import (
     validate_package,
 )
 from jdsl.compiler.errors import CompileError
+from jdsl.compiler.fallback import compiled_program
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 from jdsl.package import export_jdsl
@@ -46,7 +47,16 @@ def test_the_raw_airline_file_with_holdout_1_contradicts_no_constant(airline: di
         held += len(report.rows)
         served, matched = served + report.served, matched + report.matched
         contradicted, diverged = contradicted + report.contradicted, diverged + report.divergences
-    assert held == 20 and served >= 7 and matched == served and contradicted == diverged == 0
+    # by task, a family mixes intents (a run that transfers next to one that does not): those
+    # held-out runs diverge; by intent they do not (test_intent_families_on_the_raw_file)
+    assert held == 20 and served >= 7 and matched >= 9 and contradicted == 0
+
+
+def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [node]
+    for child in [node.get("child"), *(node.get("children") or [])]:
+        found += _nodes(child) if isinstance(child, dict) else []
+    return found
 
 
 class _Edited:
@@ -63,11 +73,14 @@ class _Edited:
 def test_a_frozen_summary_is_contradicted_by_held_out_runs(airline: dict[str, list[Any]]) -> None:
     kept, out = holdout_split(airline["airline_test_42"], 1)
     package = compile_normalized(kept, name="t42").package
-    ir = copy.deepcopy(package.ir)  # what the compiler did before E2: one run's text as a constant
-    flow = ir["root"]["child"]
-    flow["children"] = [n for n in flow["children"] if n["kind"] != "predict"]
+    ir = copy.deepcopy(compiled_program(package.ir))  # before E2: one run's text as a constant
+    nodes = _nodes(ir["root"])
+    for node in nodes:
+        if node.get("children"):
+            node["children"] = [n for n in node["children"] if n["kind"] != "predict"]
     written = kept[0].ok_steps()[-1].arguments["summary"]
-    flow["children"][-1]["args"]["summary"] = {"const": written}
+    transfer = next(n for n in nodes if n.get("tool") == "transfer_to_human_agents")
+    transfer["args"]["summary"] = {"const": written}
     report = validate_package(_Edited(package, ir), out)
     assert report.contradicted == 1 and report.divergences == 1 and not report.ok
     row = report.rows[0]
@@ -82,9 +95,9 @@ def test_unserved_and_failed_runs_are_reported_not_compared(airline: dict[str, l
     other = airline["airline_test_1"]  # one success on another path, three failed runs
     report = validate_package(package, other)
     outcomes = [r.outcome for r in report.rows]
-    assert outcomes.count("failed run") == 3 and outcomes.count("not served") == 1
-    unserved = next(r for r in report.rows if r.outcome == "not served")
-    assert "is not one the package knows" in unserved.reason
+    assert outcomes.count("failed run") == 3 and outcomes.count("fallback") == 1
+    unserved = next(r for r in report.rows if r.outcome == "fallback")
+    assert unserved.fallback is not None and "run inputs missing" in unserved.fallback.reason
     assert report.ok and report.served == 0 and "0 served" in report.summary()
 
 
@@ -98,7 +111,8 @@ def test_a_stated_input_the_user_never_said_is_missing(tmp_path: Path) -> None:
         if message["role"] == "user":
             message["content"] = message["content"].replace(rid["reservation_id"], "my booking")
     report = validate_package(package, normalize_all(import_tau_bench(_write(tmp_path, [quiet])).episodes))
-    assert report.rows[0].outcome == "not served" and "run inputs missing: reservation_id" in report.rows[0].reason
+    row = report.rows[0]
+    assert row.outcome == "fallback" and "run inputs missing: reservation_id" in str(row.fallback)
 
 
 def _write(tmp_path: Path, rows: list[Any], name: str = "runs.json") -> Path:
@@ -108,7 +122,8 @@ def _write(tmp_path: Path, rows: list[Any], name: str = "runs.json") -> Path:
 
 
 def _returns(tmp_path: Path) -> tuple[Path, Path]:
-    """A retail return package (7 runs), a held-out run and that run refunded elsewhere."""
+    """A retail return package (7 runs), a held-out run and that run returning another order
+    than the one it looked up (the payment method is one the user states: not a divergence)."""
     rows = json.loads((FIXTURES / "retail-returns.json").read_text(encoding="utf-8"))
     kept = normalize_all(import_tau_bench(_write(tmp_path, rows[:6] + rows[7:])).episodes)
     package = compile_normalized(kept, name="returns").package
@@ -118,7 +133,7 @@ def _returns(tmp_path: Path) -> tuple[Path, Path]:
         for call in message.get("tool_calls") or ():
             arguments = json.loads(call["function"]["arguments"])
             if "payment_method_id" in arguments:
-                arguments["payment_method_id"] = "gift_card_1000001"
+                arguments["order_id"] = "#W0000001"
                 call["function"]["arguments"] = json.dumps(arguments)
     traces = tmp_path / "held.jsonl"
     import_tau_bench(_write(tmp_path, [rows[6], other], "held.json"), sink=JsonlTraceSink(traces, resume=False))
@@ -130,8 +145,8 @@ def test_the_cli_validates_and_exits_1_on_a_divergence(tmp_path: Path) -> None:
     result = RUNNER.invoke(app, ["package", "validate", str(package), str(traces)])
     assert result.exit_code == 1, result.output
     assert "matched" in result.stdout and "diverged" in result.stdout
-    assert "2 episodes (2 references): 2 served, 1 matched, 1 divergence" in result.stdout
-    assert "payment_method_id" in result.stdout and "1 held-out episode(s) diverged" in result.stderr
+    assert "2 episodes (2 references): 2 served, 1 matched, 0 unreplayable, 0 fallback, 0 refused, 1 divergence" in result.stdout
+    assert "#W0000001" in result.stdout and "1 held-out episode(s) diverged" in result.stderr
 
 
 def test_compile_holdout_compiles_validates_and_writes(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Exact typed lineage (reference jdsl-py §5.2, seeds/compiler-internals.md §2)."""
+"""Exact typed lineage (docs/design.md appendix B, "2. Exact Lineage")."""
 
 from __future__ import annotations
 

@@ -227,12 +227,16 @@ def _agent(eid: str, **inputs: str) -> dict:
 
 
 def test_model_chosen_identifiers_are_never_frozen_into_constants() -> None:
-    result = compile_behavior([_agent(e, user_id="amelia_1297") for e in "abc"], name="t")
+    episodes = [_agent(e, user_id="amelia_1297", request=f"look up {e}") for e in "abc"]
+    result = compile_behavior(episodes, name="t")
     how = {c.argument: (c.how, c.spec) for c in result.compiled.actions[0].choices}
     assert how["user_id"] == ("input", {"ref": "user_id"})  # repeats a run input
     assert how["reservation_id"] == ("residual", {"ref": "reservation_id"})  # an id a model chose
     assert how["cabin"] == ("const", {"const": "economy"})  # E2: 3 of 3, not an identifier
     assert result.verification.ok
+    same = compile_behavior([_agent(e, user_id="amelia_1297") for e in "abc"], name="t")
+    how = {c.argument: c.how for c in same.compiled.actions[0].choices}
+    assert how["cabin"] == "residual"  # 3 runs of one user and task: no constant
 
 
 def test_a_generated_constant_needs_e2_support() -> None:

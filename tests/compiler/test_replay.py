@@ -30,9 +30,9 @@ def _episode(result: Any = "ok", *, error: str | None = None) -> Any:
     b = EpisodeBuilder("e1", inputs={"q": "abc"})
     b.call("find", {"id": "X12"}, store="hit", q="abc")
     if error is None:
-        b.call("use", result, store="out", item="X12")
+        b.call("update", result, store="out", item="X12")
     else:
-        b.call("use", error=error, item="X12")
+        b.call("update", error=error, item="X12")
     return normalize_all([b.done(True)])[0]
 
 
@@ -48,47 +48,69 @@ FIND = {
     "args": {"q": {"ref": "q"}},
     "store": "hit",
 }
-USE = {"kind": "action", "id": "use_1", "tool": "use", "args": {"item": {"ref": "hit.id"}},
+USE = {"kind": "action", "id": "use_1", "tool": "update", "args": {"item": {"ref": "hit.id"}},
        "store": "out"}  # fmt: skip
 
 
 # -- the binding ---------------------------------------------------------------------------
 def test_the_binding_serves_recorded_results_and_records_calls() -> None:
-    replay = ReplayTools(_episode({"done": 1}), tools=["find", "use"])
+    replay = ReplayTools(_episode({"done": 1}), tools=["find", "update"])
     assert replay.tools["find"](q="abc") == {"id": "X12"}
-    assert replay.tools["use"](item="X12") == {"done": 1}
-    assert [str(c) for c in replay.calls] == ["find(q='abc')", "use(item='X12')"]
+    assert replay.tools["update"](item="X12") == {"done": 1}
+    assert [str(c) for c in replay.calls] == ["find(q='abc')", "update(item='X12')"]
     assert replay.divergence is None and replay.remaining == ()
 
 
-def test_a_different_argument_a_different_tool_and_an_extra_call_diverge() -> None:
-    replay = ReplayTools(_episode(), tools=["find", "use"])
-    with pytest.raises(CallDivergence, match="expected find\\(q='abc'\\), the tree called find"):
-        replay.tools["find"](q="abd")
+def test_a_different_write_argument_an_other_write_and_an_extra_write_diverge() -> None:
+    replay = ReplayTools(_episode(), tools=["find", "update", "delete"])
+    with pytest.raises(CallDivergence, match="expected update\\(item='X12'\\), the tree called update"):
+        replay.tools["update"](item="X13")
     assert replay.divergence is not None and replay.divergence.call_index == 0
-    replay = ReplayTools(_episode(), tools=["find", "use"])
-    with pytest.raises(CallDivergence, match="a different tool"):
-        replay.tools["use"](item="X12")
-    replay = ReplayTools(_episode(), tools=["find", "use"])
+    assert replay.divergence.kind == "write"
+    replay = ReplayTools(_episode(), tools=["find", "update", "delete"])
+    with pytest.raises(CallDivergence, match="a different write"):
+        replay.tools["delete"](item="X12")
+    replay = ReplayTools(_episode(), tools=["find", "update"])
     replay.tools["find"](q="abc")
-    replay.tools["use"](item="X12")
-    with pytest.raises(CallDivergence, match="an extra call"):
-        replay.tools["find"](q="abc")
+    replay.tools["update"](item="X12")
+    with pytest.raises(CallDivergence, match="an extra write"):
+        replay.tools["update"](item="X12")
+
+
+def test_reads_may_differ_a_read_is_looked_up_by_its_arguments() -> None:
+    replay = ReplayTools(_episode(), tools=["find", "update"])
+    assert replay.tools["update"](item="X12") == "ok"  # the read before it was skipped
+    assert replay.tools["find"](q="abc") == {"id": "X12"}  # asked again, after the write
+    assert replay.tools["find"](q="abc") == {"id": "X12"}
+    with pytest.raises(CallDivergence, match="a read the episode never made") as raised:
+        replay.tools["find"](q="abd")
+    assert raised.value.divergence.kind == "read"
+
+
+def test_a_read_is_answered_as_it_was_before_the_next_write() -> None:
+    b = EpisodeBuilder("e", inputs={})
+    b.call("get", {"n": 1}, store="a", id="X")
+    b.call("update", "ok", store="u", id="X")
+    b.call("get", {"n": 2}, store="b", id="X")
+    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["get", "update"])
+    assert replay.tools["get"](id="X") == {"n": 1}
+    replay.tools["update"](id="X")
+    assert replay.tools["get"](id="X") == {"n": 2}
 
 
 def test_typed_equality_a_bool_never_matches_a_number() -> None:
     b = EpisodeBuilder("e", inputs={})
-    b.call("flag", None, on=1)
-    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["flag"])
+    b.call("set_flag", None, on=1)
+    replay = ReplayTools(normalize_all([b.done(True)])[0], tools=["set_flag"])
     with pytest.raises(CallDivergence):
-        replay.tools["flag"](on=True)
+        replay.tools["set_flag"](on=True)
 
 
 def test_a_recorded_exception_and_a_recorded_failure_are_served_back() -> None:
-    replay = ReplayTools(_episode(error="boom"), tools=["find", "use"], failing=["use"])
+    replay = ReplayTools(_episode(error="boom"), tools=["find", "update"], failing=["update"])
     replay.tools["find"](q="abc")
     with pytest.raises(RecordedToolFailure, match="boom"):
-        replay.tools["use"](item="X12")
+        replay.tools["update"](item="X12")
     b = EpisodeBuilder("e", inputs={})
     started = b.emit("tool.call.started", {"node_id": "n", "store": None,
                                            "tool": {"host_name": "t"}, "arguments": {}})  # fmt: skip
@@ -101,15 +123,15 @@ def test_a_recorded_exception_and_a_recorded_failure_are_served_back() -> None:
 
 def test_a_failed_call_is_expected_only_where_the_tree_recovers_from_it() -> None:
     episode = _episode(error="boom")
-    assert len(ReplayTools(episode, tools=["find", "use"]).expected) == 1
-    assert len(ReplayTools(episode, tools=["find", "use"], failing=["use"]).expected) == 2
+    assert len(ReplayTools(episode, tools=["find", "update"]).expected) == 0
+    assert len(ReplayTools(episode, tools=["find", "update"], failing=["update"]).expected) == 1
 
 
 # -- execute ---------------------------------------------------------------------------------
 def test_execute_matches_a_tree_that_makes_the_recorded_calls() -> None:
     run = execute(_flow(FIND, USE), _episode())
-    assert run.matched and run.status == "success" and run.expected == 2
-    assert [c.tool for c in run.calls] == ["find", "use"]
+    assert run.matched and run.status == "success" and run.expected == 1  # one write
+    assert [c.tool for c in run.calls] == ["find", "update"]
 
 
 def test_execute_names_the_node_and_the_calls_of_the_first_divergence() -> None:
@@ -118,14 +140,14 @@ def test_execute_names_the_node_and_the_calls_of_the_first_divergence() -> None:
     d = run.divergence
     assert d is not None and not run.matched
     assert (d.episode_id, d.node_id, d.call_index) == ("e1", "use_1", 1)
-    assert (d.expected, d.actual) == ("use(item='X12')", "use(item='X99')")
+    assert (d.expected, d.actual) == ("update(item='X12')", "update(item='X99')")
     assert "different arguments" in d.reason and "episode 'e1', node 'use_1', call 1" in str(d)
 
 
 def test_a_call_left_unmade_and_a_different_outcome_diverge() -> None:
     run = execute(_flow(FIND), _episode())
-    assert run.divergence is not None and run.divergence.expected == "use(item='X12')"
-    assert "without making it" in run.divergence.reason
+    assert run.divergence is not None and run.divergence.expected == "update(item='X12')"
+    assert "without making it" in run.divergence.reason and run.divergence.kind == "missing"
     failing = {"kind": "guard", "id": "never", "expression": {"exists": {"ref": "nothing"}}}
     run = execute(_flow(FIND, USE, failing), _episode())
     assert run.divergence is not None and run.divergence.node_id == "never"
@@ -143,13 +165,13 @@ def test_model_decisions_are_served_by_replay_model_in_tree_order() -> None:
     b = EpisodeBuilder("e", inputs={"request": "the second"})
     b.call("list", [{"id": "A1"}, {"id": "B2"}], store="items")
     b.predict("pick", "request, items -> index: int", index=1)
-    b.call("use", "ok", store="out", item="B2")
+    b.call("update", "ok", store="out", item="B2")
     episode = normalize_all([b.done(True)])[0]
     pick = {"kind": "predict", "id": "pick", "signature": "request, items -> index: int"}
     use = {
         "kind": "action",
         "id": "use",
-        "tool": "use",
+        "tool": "update",
         "args": {"item": {"ref": "items[$index].id"}},
     }
     tree = _flow({"kind": "action", "id": "list", "tool": "list", "store": "items"}, pick, use)
@@ -174,9 +196,16 @@ def test_execute_all_loads_the_tree_once_and_keeps_episode_order(retail_episodes
 
 
 # -- packages made wrong by hand fail verification ---------------------------------------------
+def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [node]
+    for child in [node.get("child"), *(node.get("children") or [])]:
+        found += _nodes(child) if isinstance(child, dict) else []
+    return found
+
+
 def _wrong(result: Any, edit: Any) -> Any:
     compiled = copy.deepcopy(result.compiled)
-    edit(compiled.ir["root"]["child"]["children"])
+    edit(_nodes(compiled.ir["root"]))
     return verify(compiled, result.normalized)
 
 
@@ -190,9 +219,9 @@ def test_a_frozen_argument_fails_verification_at_its_call(retail_episodes) -> No
             "const": result.normalized[0].steps[1].arguments["customer_id"]
         }
 
-    report = _wrong(result, freeze)
+    report = _wrong(result, freeze)  # a read: the record cannot answer the frozen lookup
     assert report.status == "failed" and report.matched == 1
     first = report.divergences[0]
     assert first.episode_id == "ep_1" and first.node_id == "list_orders_1"
-    assert first.expected != first.actual and "different arguments" in first.reason
+    assert first.kind == "read" and "a read the episode never made" in first.reason
     assert report.to_dict()["first_divergence"]["node_id"] == "list_orders_1"

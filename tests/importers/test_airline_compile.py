@@ -16,8 +16,10 @@ from jdsl.importers import import_tau_bench
 # families whose recorded episodes have no value flowing from a tool result into a later call
 # on the compiled skeleton: 36/38/42/48 only call get_reservation_details with the id the user
 # typed (and transfer_to_human_agents with free text); in 49 the only flow is in one episode
-# of three, off the modal skeleton (get_reservation_details alone)
-NO_FLOW_IN_DATA = {"airline_test_36", "airline_test_38", "airline_test_42", "airline_test_48", "airline_test_49"}
+# of three, off the modal skeleton (get_reservation_details alone); in 18 the reservation id
+# the user states is also the user's first reservation, but a position is never a ref (issue 24)
+NO_FLOW_IN_DATA = {"airline_test_18", "airline_test_36", "airline_test_38", "airline_test_42",
+                   "airline_test_48", "airline_test_49"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +45,22 @@ def _dataflow(result: CompileResult) -> list[str]:
 def test_every_family_of_three_or_more_episodes_compiles_and_never_fails_verification(
     compiled: dict[str, CompileResult],
 ) -> None:
-    """Every family passes: families with no flow have no ref to replay, but their package is
-    still executed on every aligned episode (recorded results and decisions served back) and
-    makes the recorded calls."""
+    """Every family passes but two: families with no flow have no ref to replay, but their
+    package is still executed on every successful episode (recorded results and decisions
+    served back): each makes the recorded writes or hands over to the fallback. Tasks 20 and 49
+    mix intents (one run ends without a write, two transfer to a human): the path compiled
+    leaves the transfer out of the other runs, and executing every successful run says so (by
+    intent, each intent is its own family)."""
     assert sorted(compiled) == [f"airline_test_{i}" for i in (18, 20, 24, 36, 38, 42, 48, 49)]
     status = {key: r.verification.status for key, r in compiled.items()}
-    assert set(status.values()) == {"passed"}
-    for key in NO_FLOW_IN_DATA:
+    mixed = {"airline_test_20", "airline_test_49"}
+    assert {k for k, v in status.items() if v != "passed"} == mixed
+    for key in mixed:
+        (first, *_) = compiled[key].verification.divergences
+        assert first.kind == "missing" and first.expected.startswith("transfer_to_human_agents(")
+    for key in NO_FLOW_IN_DATA - mixed - {"airline_test_18"}:  # 18 replays its input user_id
         report = compiled[key].verification
-        assert report.replay_checks == 0 < report.executed == report.matched
+        assert report.replay_checks == 0 < report.executed == report.matched + report.fallbacks
 
 
 def test_families_whose_data_shows_a_flow_compile_exact_dataflow_refs(
@@ -59,14 +68,17 @@ def test_families_whose_data_shows_a_flow_compile_exact_dataflow_refs(
 ) -> None:
     flows = {key: _dataflow(result) for key, result in compiled.items()}
     assert {key for key, found in flows.items() if not found} == NO_FLOW_IN_DATA
-    reservation = "get_reservation_details.reservation_id <- get_user_details_out.reservations[0]"
-    assert reservation in flows["airline_test_18"] and reservation in flows["airline_test_24"]
+    assert not any("[0]" in ref for refs in flows.values() for ref in refs)  # positions are choices
+    for key in ("airline_test_18", "airline_test_24"):
+        (how,) = [(c.how, c.stated) for a in compiled[key].compiled.actions for c in a.choices
+                  if (a.tool, c.argument) == ("get_reservation_details", "reservation_id")]  # fmt: skip
+        assert how == ("input", True)  # the id the user stated
     assert "update_reservation_flights.reservation_id <- get_reservation_details_out.reservation_id" in flows["airline_test_20"]
 
 
 def test_the_exact_dataflow_refs_are_counted_in_the_package_metrics(
     compiled: dict[str, CompileResult],
 ) -> None:
-    for key in ("airline_test_18", "airline_test_20", "airline_test_24"):
+    for key in ("airline_test_20", "airline_test_24"):
         metrics = compiled[key].metrics
         assert metrics.exact_dataflow_refs >= len(_dataflow(compiled[key])) >= 1

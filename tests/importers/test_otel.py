@@ -50,7 +50,8 @@ def test_the_instrumented_agent_compiles_with_dataflow_refs() -> None:
         for a in result.compiled.actions for c in a.choices
     }  # fmt: skip
     assert args[("list_orders", "customer_id")] == ("dataflow", {"ref": "lookup_out.id"})
-    assert args[("cancel", "order_id")][0] == "dataflow"
+    # which order is a choice (a position is never a fixed index): a residual int selects it
+    assert args[("cancel", "order_id")] == ("selection", {"ref": "list_orders_out[$order_index].id"})
     assert args[("lookup", "email")] == ("input", {"ref": "email"})
 
 

@@ -104,14 +104,14 @@ def test_ir_is_json_and_has_no_nones() -> None:
                 "format": BEHAVIOR_FORMAT,
                 "root": {"kind": "root", "name": "x", "child": {"kind": "action"}},
             },
-            "root.child",
+            "root/action.0': needs a tool name",  # validate_ir's words: the two agree
         ),
         (
             {
                 "format": BEHAVIOR_FORMAT,
                 "root": {"kind": "root", "name": "x", "child": {"kind": "teleport"}},
             },
-            "root.child",
+            "unknown node kind 'teleport'",
         ),
     ],
 )

@@ -1,4 +1,4 @@
-"""Import direction (DESIGN.md §1, docs/ARCHITECTURE.md "Layering"), read from every file's AST.
+"""Import direction (docs/design.md §1, docs/ARCHITECTURE.md "Layering"), read from every file's AST.
 
 Core (``core/jdsl``) never imports ``jdsl_nb``. Inside core, each package may import the layers
 to its left and the packages of its own layer, never a layer to its right, and the packages of
@@ -216,7 +216,7 @@ UPWARD = upward_imports(EDGES)
 
 def test_core_never_imports_the_notebook_layer():
     found = notebook_imports(CORE_IMPORTS)
-    assert not found, "core must not import jdsl_nb (DESIGN.md §1):\n" + "\n".join(found)
+    assert not found, "core must not import jdsl_nb (docs/design.md §1):\n" + "\n".join(found)
 
 
 def test_the_notebook_imports_no_command_code():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from jdsl.drawing import NODE_STYLE, drawing_label, node_statuses, structural_ids, tree_dot
 from jdsl.text import parse_behavior
 from jdsl.trace import ListTraceSink
@@ -102,3 +103,20 @@ def test_run_data_builds_from_a_loop_run():
     for source in (ctx, events):
         data = RunData.build(source)
         assert [r.key for r in data.records if r.writer == LOOP] == ["orders"]
+
+
+@pytest.fixture
+def shown(monkeypatch: pytest.MonkeyPatch) -> list:
+    """What the magics display, in order."""
+    items: list = []
+    monkeypatch.setattr("jdsl_nb.magics.display", lambda obj, **kw: items.append(obj))
+    return items
+
+
+def test_a_behavior_cell_with_a_for_each_runs_and_its_view_shows_the_passes(ip, shown):
+    ip.user_ns.update(get_order=get_order, summarize=summarize)
+    ip.run_cell_magic("behavior", 'looped --run --input \'user={"orders": ["#W1", "#W2"]}\'', TEXT)
+    view = shown[-1]
+    assert type(view).__name__ == "RunView" and view.run.status == "success"
+    assert "pass 1, from user.orders[1]" in view.provenance.value
+    assert ip.user_ns["looped_run"].blackboard["orders"] == [get_order("#W1"), get_order("#W2")]

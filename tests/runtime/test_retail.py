@@ -1,4 +1,4 @@
-"""The retail scenario of reference jdsl-py §5.10, end to end from Python."""
+"""The retail scenario of docs/design.md appendix B, end to end from Python."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Behavior text -> IR for every node kind, and canonical text back (DESIGN.md §2-§3)."""
+"""Behavior text -> IR for every node kind, and canonical text back (docs/design.md §2-§3)."""
 
 from __future__ import annotations
 
@@ -208,5 +208,5 @@ root cancel_order model="claude-sonnet-4-5" system="You are a careful retail age
 
 
 def test_the_design_example_is_canonical_text() -> None:
-    """DESIGN.md §3's example parses and prints back unchanged."""
+    """docs/design.md §3's example parses and prints back unchanged."""
     assert canonical(parse_behavior_ir(DESIGN_EXAMPLE)) == DESIGN_EXAMPLE

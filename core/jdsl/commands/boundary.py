@@ -26,6 +26,7 @@ from jdsl.trace.addresses import redact_addresses
 __all__ = [
     "MODEL_FIX",
     "bad_parameter",
+    "command_app",
     "cli_advice",
     "cli_errors",
     "cli_fail",
@@ -146,6 +147,19 @@ def _quiet_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError):  # no real stdout (a test runner's capture): nothing to flush
         pass
+
+
+def command_app(name: str, help: str) -> typer.Typer:
+    """A typer app (``jdsl`` or a group of its commands) as every one is set up: help when
+    called without arguments, no shell completion, plain help text, plain tracebacks."""
+    return typer.Typer(
+        name=name,
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+    )
 
 
 def bad_parameter(exc: InputError, option: str) -> typer.BadParameter:

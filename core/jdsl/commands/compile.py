@@ -2,7 +2,7 @@
 
 ::
 
-    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence] [--holdout N]
+    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by intent|task|sequence] [--holdout N]
                  [--min-support N] [--engine local|dask [--scheduler ADDRESS]]
 
 A failed compile writes no package; ``--holdout`` is :mod:`jdsl.commands.validate`.
@@ -31,7 +31,7 @@ from jdsl.compiler import (
     group_episodes,
 )
 from jdsl.compiler.dask_engine import dask_client, map_reduce
-from jdsl.compiler.families import GroupBy
+from jdsl.compiler.families import GroupBy, recommended_grouping
 from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
@@ -67,7 +67,10 @@ def compile_command(
         "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
     ),
     group_by: GroupBy | None = typer.Option(
-        None, "--group-by", help="Compile each family on its own into the directory -o."
+        None, "--group-by", help="Compile each family on its own into the directory -o: intent "
+        "(what runs change: their ordered write calls), task (the recorded task) or sequence "
+        "(the tool sequence). Default: what the importer recommends (tau-bench runs: intent), "
+        "else one package.",
     ),
     canonical: list[str] = typer.Option(
         [],
@@ -128,6 +131,14 @@ def compile_command(
     else:
         normalized = normalize_stream(iter_episodes(traces, strict=strict), canonical=mapping)
     _require_success(normalized, traces)
+    if group_by is None and (recommended := recommended_grouping(normalized)) is not None:
+        if out.exists() and not out.is_dir():
+            raise cli_fail(f"-o {out} is a file", f"these runs compile by {recommended} (their "
+                           "importer recommends it), one package per family, into a directory; "
+                           "pass a directory, or --group-by")  # fmt: skip
+        typer.echo(f"grouping by {recommended} (the importer's recommendation; --group-by to "
+                   "change)", err=True)  # fmt: skip
+        group_by = recommended
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )

@@ -5,6 +5,8 @@ Mount it with ``app.command("demo")(demo_command)``::
     jdsl demo                       # offline, no key: the offline teacher answers
     jdsl demo --out DIR             # write the files somewhere else
     jdsl demo --model gpt-4o-mini   # a real provider answers the residual decisions
+    jdsl demo --model local:smollm2-135m   # a small local model: package vs the model alone
+                                           # as a react agent (jdsl.demo.small_model)
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ def demo_command(
         "decisions instead of the offline teacher; needs its API key.",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+    tasks: int | None = typer.Option(
+        None, "--tasks", min=1, help="With a local: model, run only the first N held-out tasks."
+    ),
 ) -> None:
     """Run the main job: retail teacher traces -> a verified package -> held-out tasks scored;
     then the real gpt-4o airline trajectories compiled per task family.
@@ -38,6 +43,11 @@ def demo_command(
     require_parent(out, "-o")
     if out.exists() and not out.is_dir():
         raise cli_fail(f"-o {out} is a file", "the demo writes a folder; pass a directory path")
+    if model is not None and model.startswith("local:"):
+        from jdsl.demo.small_model import run_small_model_demo
+
+        run_small_model_demo(model, out, limit=tasks, echo=typer.echo, per_run=not quiet)
+        return
     result = run_demo(out, model_id=model, progress=not quiet, echo=typer.echo)
     if result.verification.get("status") != "passed":
         raise cli_fail(

@@ -15,19 +15,12 @@ from pathlib import Path
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
+from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
 from jdsl.commands.inputs import parse_inputs
 
 __all__ = ["export_app", "otel_command"]
 
-export_app = typer.Typer(
-    name="export",
-    help="Export jdsl traces to other tools (OpenTelemetry).",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
+export_app = command_app("export", "Export jdsl traces to other tools (OpenTelemetry).")
 
 
 @export_app.command("otel")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
+from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
 from jdsl.importers.openai_chat import openai_chat_conversations
@@ -34,14 +34,10 @@ from jdsl.trace.atomic import temp_beside
 
 __all__ = ["import_app"]
 
-import_app = typer.Typer(
-    name="import",
-    help="Import foreign agent traces (tau-bench episodes, OpenAI chat logs, OpenTelemetry "
-    "OTLP JSON) as jdsl traces.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
+import_app = command_app(
+    "import",
+    "Import foreign agent traces (tau-bench episodes, OpenAI chat logs, OpenTelemetry OTLP JSON) "
+    "as jdsl traces.",
 )
 
 _OUT = typer.Option(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.boundary import cli_errors, cli_fail, command_app
 from jdsl.commands.inputs import parse_inputs, read_tools
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
@@ -24,13 +24,7 @@ from jdsl.package import input_types, load_package
 
 __all__ = ["package_app"]
 
-package_app = typer.Typer(
-    name="package",
-    help="Inspect, verify and run behavior packages.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
+package_app = command_app("package", "Inspect, verify and run behavior packages.")
 package_app.command("validate")(validate_command)
 
 

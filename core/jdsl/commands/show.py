@@ -149,10 +149,11 @@ def _show_trace(path: Path, episode_id: str | None, compile_preview: bool) -> No
     for episode in episodes:
         typer.echo("\n" + episode_timeline(episode))
     if compile_preview:
-        from jdsl.compiler import compile_normalized, normalize_all
+        from jdsl.compiler import compile_normalized
+        from jdsl.compiler.stream import normalize_stream
 
         name = next((str(e.skill) for e in episodes if e.skill), path.stem)
-        result = compile_normalized(normalize_all(episodes), name=name)
+        result = compile_normalized(normalize_stream(episodes), name=name)
         typer.echo("\n" + str(result.report()))
 
 

@@ -1,12 +1,13 @@
 """``jdsl package validate PKG TRACES...`` and ``jdsl compile --holdout N``: held-out validation
 from the command line (:mod:`jdsl.compiler.holdout` does the work).
 
-``validate`` prints one row per episode (matched, diverged, not served, failed run) and the
-summary, and exits 1 when a served episode diverged. ``compile --holdout N`` compiles each
-family on all but its last N successful episodes, validates the package on those, writes the
-verified packages and prints one row per family (``too few``: no successful episode is left
-once N are held out); it exits 1 when a family failed verification or a held-out episode
-diverged.
+``validate`` prints one row per episode (matched, diverged, unreplayable, fallback with the step
+where it took over, refused, failed run) and the summary, and exits 1 when an episode diverged.
+``compile --holdout N`` compiles each family on all but its last N successful episodes,
+validates the package on those, writes the verified packages and prints one row per family
+(held, served end to end, matched, fallback, refused, diverged, constants contradicted; ``too
+few``: no successful episode is left once N are held out); it exits 1 when a family failed
+verification or a held-out episode diverged.
 """
 
 from __future__ import annotations
@@ -75,15 +76,23 @@ def validate_command(
         )
 
 
-def _row(family: str, episodes: int, status: str, report: HeldOutReport | None,
+_COLUMNS = ("held", "served", "matched", "fallback", "refused", "diverged", "consts")
+
+
+def _row(family: str, episodes: int, status: str, counts: Sequence[int] | None,
          written: Path | None) -> str:  # fmt: skip
-    held = (
-        f"{len(report.rows):>4} {report.served:>6} {report.matched:>7} {report.divergences:>8}"
-        f" {report.contradicted:>6}"
-        if report is not None
-        else f"{'-':>4} {'-':>6} {'-':>7} {'-':>8} {'-':>6}"
-    )
-    return f"{family[:32]:<32} {episodes:>4} {status:<10} {held}  {written or 'not written'}"
+    cells = [str(c) for c in counts] if counts is not None else ["-"] * len(_COLUMNS)
+    held = " ".join(f"{c:>{len(h)}}" for c, h in zip(cells, _COLUMNS, strict=True))
+    return f"{family[:44]:<44} {episodes:>4} {status:<10} {held}  {written or 'not written'}"
+
+
+def _counts(report: HeldOutReport | None, held: Sequence[NormEpisode]) -> list[int]:
+    """The row's counts; without a report (no verified package) every reference is refused."""
+    if report is None:
+        references = sum(e.success is not False for e in held)
+        return [references, 0, 0, 0, references, 0, 0]
+    return [report.references, report.served, report.matched, report.fallbacks, report.refused,
+            report.divergences, report.contradicted]  # fmt: skip
 
 
 def compile_holdout(
@@ -91,33 +100,34 @@ def compile_holdout(
     out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT,
 ) -> None:  # fmt: skip
     """Compile each family (all episodes when ``by`` is None) without its last ``n``
-    successful episodes, validate on those, write the verified packages into ``out``."""
+    successful episodes, validate on those, write the verified packages into ``out``. A
+    family whose package fails verification writes none: its held-out runs count as refused."""
     families = group_episodes(normalized, by) if by is not None else [(base, list(normalized))]
     families.sort(key=lambda item: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item[0])])
     out.mkdir(parents=True, exist_ok=True)
-    rows, totals, failed = [], [0, 0, 0, 0, 0], False
+    rows, totals, failed = [], [0] * len(_COLUMNS), False
     for family, members in families:
         kept, held = holdout_split(members, n)
         try:
-            result = compile_normalized(kept, name=f"{base}-{family}" if by else base,
+            result = compile_normalized(kept, name=family if by else base,
                                         task_family=task_family or family,
                                         min_support=min_support)  # fmt: skip
         except CompileError:  # nothing successful left to compile from
             rows.append(_row(family, len(members), "too few", None, None))
             continue
-        report = validate_package(result.package, held)
+        report = validate_package(result.package, held) if result.ok else None
         written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
             result.ok) else None  # fmt: skip
-        rows.append(_row(family, len(members), result.verification.status, report, written))
-        counts = [len(report.rows), report.served, report.matched, report.divergences,
-                  report.contradicted]  # fmt: skip
+        counts = _counts(report, held)
+        rows.append(_row(family, len(members), result.verification.status, counts, written))
         totals = [a + b for a, b in zip(totals, counts, strict=True)]
-        failed = failed or not result.ok or not report.ok
-    typer.echo(f"{'family':<32} {'eps':>4} {'verify':<10} {'held':>4} {'served':>6} "
-               f"{'matched':>7} {'diverged':>8} {'consts':>6}  package")  # fmt: skip
+        failed = failed or not result.ok or (report is not None and not report.ok)
+    typer.echo(f"{'family':<44} {'eps':>4} {'verify':<10} {' '.join(_COLUMNS)}  package")
     typer.echo("\n".join(rows))
-    typer.echo(f"held out {totals[0]} episode(s): {totals[1]} served, {totals[2]} matched, "
-               f"{totals[3]} diverged, {totals[4]} constants contradicted")  # fmt: skip
+    total, served, matched, fallback, refused, diverged, consts = totals
+    typer.echo(f"held out {total} episode(s): {served} served end to end ({matched} matched), "
+               f"{fallback} fallback, {refused} refused, {diverged} diverged, {consts} constants "
+               "contradicted")  # fmt: skip
     if failed:
         raise cli_fail(
             "a family failed verification or a held-out episode diverged",

@@ -37,7 +37,7 @@ class Alternatives:
     def alternative(self, lane: Lane, slots: Sequence[Slot]) -> Iterator[None]:
         """Emit one alternative: its nodes go into ``seq(guard, ...)`` under the selector."""
         em = self.em
-        outer = (em.nodes, em.scope)
+        outer = (em.nodes, em.scope, em.lane_reads)
         em.nodes, em.scope, em.lane_reads = [], lane.episodes, set()
         em.available, em.residual_keys = set(self.base[0]), set(self.base[1])
         k = len(self.children) + 1
@@ -66,8 +66,7 @@ class Alternatives:
         )
         self.produced.append(em.available)
         self.residual.append(em.residual_keys)
-        em.nodes, em.scope = outer
-        em.lane_reads = None
+        em.nodes, em.scope, em.lane_reads = outer
 
     def _input_guard(
         self, lane: Lane, slots: Sequence[Slot], k: int, marks: tuple[int, int, int]

@@ -1,28 +1,26 @@
 """How staticize represents one argument of one call slot: a ref, a list path, a run input, a
-constant or a residual decision.
+selection, a constant or a residual decision.
 
 A call slot is ``(position, tool, argument)`` in the skeleton, so two calls of one tool at two
-positions never collapse into one ambiguous input (seeds/compiler-internals.md §5). Order of
-preference over the episodes that follow the skeleton ("aligned" episodes):
+positions never collapse into one ambiguous input. Order of preference over the episodes that
+follow the slot ("aligned" episodes):
 
-1. ``dataflow``: an exact lineage path that explains the value in *every* aligned episode and
-   whose names are available at that point of the compiled tree -> ``{"ref": path}``; for a
-   list argument that was every element of one list in state in every episode, the list path
-   ``order.items[*].item_id``;
+1. ``dataflow``: an exact lineage path that explains the value in *every* aligned episode, whose
+   names are available at that point of the compiled tree and that picks no list element by
+   position -> ``{"ref": path}``; for a list argument that was every element of one list in
+   state in every episode, the list path ``order.items[*].item_id``;
 2. ``selection``: a list argument built from elements of one list in state, different ones per
    episode -> ``{"ref": "order.items[$item_indexes].item_id"}``; a residual decision writes
-   ``item_indexes: list[int]`` (DESIGN.md §6);
-3. ``input``: it varies (or a model chose it, or fewer than :data:`E2_SUPPORT` episodes saw
-   it) and always equals the same run input ->
-   ``{"ref": input}``;
-4. for an argument a model chose (a react call) that nothing above explains ("generated"):
-   ``input`` when the user's messages before the call contain it in every episode (the user
-   stated it: a run input the host passes); ``const`` only with E2 support (the same value in
-   at least :data:`E2_SUPPORT` episodes) and when it is neither model-written free text nor
-   an identifier; else ``residual``: a predict writes it;
-5. for an argument the teacher's tree passed: ``const`` when it never varies
-   (seeds/compiler-internals.md: invariant unlinked arguments become constants), else a
-   synthesized run ``input``.
+   ``item_indexes: list[int]``;
+3. ``input``: the value equals the same run input in every episode (never frozen);
+4. for an argument a model chose that the user stated in every episode: a stated ``input``;
+5. ``selection`` of one element: a value found only at a list position (``user.orders[2]``)
+   -> ``{"ref": "user.orders[$order_index]"}``; a residual decision writes ``order_index: int``
+   (a position is a choice, never a fixed index);
+6. ``const`` only for an invariant value with :data:`E2_SUPPORT` runs of at least two tasks or
+   users, and never an identifier (a string a tool returned or the user stated, or id-like),
+   a list holding strings, or prose (:func:`_may_freeze`); the compile report lists each;
+7. else ``residual`` (a model chose it: a predict writes it) or a synthesized run ``input``.
 
 A varying argument that no lineage explains is never silently compiled to a constant.
 """
@@ -30,7 +28,8 @@ A varying argument that no lineage explains is never silently compiled to a cons
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -122,6 +121,11 @@ class _Seen(NamedTuple):
     input_key: str | None
     stated: bool
 
+    @property
+    def fixed(self) -> tuple[str, ...]:
+        """The sources that pick a list element by position (``orders[2].id``)."""
+        return tuple(p for p in self.sources if _FIXED_INDEX.search(p))
+
 
 def _observe(argument: str, steps: Iterable[NormStep]) -> list[_Seen]:
     """One pass over ``steps`` (each read once: a slot's steps decode their episode on every
@@ -140,8 +144,11 @@ def _observe(argument: str, steps: Iterable[NormStep]) -> list[_Seen]:
 
 
 def _dataflow(seen: Sequence[_Seen], available: set[str] | None) -> str | None:
-    """The best path explaining every step's value (names available, unless None)."""
+    """The best path explaining every step's value (names available, unless None); a path
+    that picks a list element by position is never one (:func:`_element_path`)."""
     for path in seen[0].sources:
+        if _FIXED_INDEX.search(path):
+            continue
         if (available is None or path_names(path) <= available) and all(
             path in s.sources for s in seen[1:]
         ):
@@ -222,6 +229,7 @@ def choose_argument(
     *,
     available: set[str] | None,
     synthesized_input: str,
+    who: Callable[[], Sequence[str]] | None = None,
 ) -> ArgChoice:
     """Choose the representation of ``argument`` over the aligned steps of one slot (the
     order of preference in the module docstring).
@@ -231,6 +239,9 @@ def choose_argument(
         steps: the slot's step in every aligned episode (the representative first).
         available: the blackboard keys produced before this point (None: ignore availability).
         synthesized_input: the name a new run input (or residual output) gets.
+        who: per step, the task or user of its episode (asked only when a constant is
+            possible: a constant needs :data:`E2_SUPPORT` runs of two or more of them); None:
+            not known, no constant.
     """
     seen = (
         steps.memo(("observe", argument), lambda v: _observe(argument, v))
@@ -244,20 +255,76 @@ def choose_argument(
     listed = _list_path(argument, seen, available, index_key(argument))
     if listed is not None:
         return listed
-    chosen = steps[0].model_chosen
-    varies = len({stable_key(v) for v in values}) > 1
-    thin = len(values) < E2_SUPPORT  # too few identical observations to freeze a run input
     key = _common_input(seen)
-    if key is not None and (varies or chosen or thin):
+    if key is not None:  # a value equal to a run input is never frozen
         return ArgChoice(argument, "input", {"ref": key}, key, values)
+    chosen = steps[0].model_chosen
     synth = {"ref": synthesized_input}
     if chosen and all(s.stated for s in seen):
         return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)
-    if chosen and (varies or len(values) < E2_SUPPORT or _generated(values[0])):
-        return ArgChoice(argument, "residual", synth, synthesized_input, values)
-    if not varies:
+    element = _element_path(argument, seen, available, index_key(argument))
+    if element is not None:
+        return element
+    varies = len({stable_key(v) for v in values}) > 1
+    if not varies and _may_freeze(values[0], seen, chosen, who):
         return ArgChoice(argument, "const", {"const": values[0]}, None, values)
+    if chosen:
+        return ArgChoice(argument, "residual", synth, synthesized_input, values)
     return ArgChoice(argument, "input", synth, synthesized_input, values)
+
+
+def _may_freeze(
+    value: Any, seen: Sequence[_Seen], chosen: bool, who: Callable[[], Sequence[str]] | None
+) -> bool:
+    """Whether an invariant value may be a constant: never an identifier (a string a tool
+    returned or the user stated, or one that looks like an id), a list holding strings, or
+    a model's prose; and only with :data:`E2_SUPPORT` runs of
+    at least two different tasks or users."""
+    if len(seen) < E2_SUPPORT or who is None:
+        return False
+    if any(s.sources or s.lists or s.stated for s in seen):
+        return False  # a tool returned it (somewhere in state) or the user said it
+    if looks_like_id(value) or (isinstance(value, list) and any(isinstance(v, str) for v in value)):
+        return False
+    if chosen and is_free_text(value):
+        return False
+    return len(set(who())) >= 2
+
+
+_FIXED_INDEX = re.compile(r"\[\d+\]")
+
+
+def _element_path(
+    argument: str, seen: Sequence[_Seen], available: set[str] | None, key: str
+) -> ArgChoice | None:
+    """An element of one list in state picked by position (``user.orders[2]``): never a fixed
+    index but a selection ``user.orders[$order_index]`` a residual answers (an ``int``)."""
+    for path in seen[0].fixed:
+        template = _FIXED_INDEX.sub("[*]", path, count=1)
+        if "[*]" not in template or _FIXED_INDEX.search(template):
+            continue
+        if available is not None and not path_names(template.split("[*]")[0]) <= available:
+            continue
+        indexes = []
+        for s in seen:
+            found = next((_index_in(p, template) for p in s.fixed
+                          if _index_in(p, template) is not None), None)  # fmt: skip
+            if found is None:
+                break
+            indexes.append((found,))
+        else:
+            ref = template.replace("[*]", f"[${key}]", 1)
+            return ArgChoice(argument, "selection", {"ref": ref}, ref, tuple(s.value for s in seen),
+                             template=template, indexes=tuple(indexes))  # fmt: skip
+    return None
+
+
+def _index_in(path: str, template: str) -> int | None:
+    head, _, tail = template.partition("[*]")
+    if not (path.startswith(head + "[") and path.endswith(tail)):
+        return None
+    middle = path[len(head) + 1 : len(path) - len(tail) - 1]
+    return int(middle) if middle.isdigit() else None
 
 
 def _generated(value: Any) -> bool:

@@ -1,36 +1,20 @@
-"""Branches: successful paths that part ways at one point.
+"""Branches: which successful paths of a family the compiled program follows.
 
-The compiled control skeleton starts from the modal successful tool sequence
-(seeds/compiler-internals.md §5). Another successful sequence becomes an *alternative* of a
-branch, instead of staying a counterexample, when all of these hold (checked in order of
-support, most first; each alternative is checked together with those already accepted):
+The compiled program starts from the modal successful tool sequence. Another successful
+sequence becomes a path of it, instead of staying a counterexample, when (checked in order of
+support, most first):
 
 * it has at least ``min_support`` successful episodes (default :data:`MIN_BRANCH_SUPPORT`,
   the support at which consolidation accepts an uncontested claim, grade E1); thinner paths
   are reported and left out;
-* every accepted sequence is ``shared head + own calls + shared tail`` with non-empty own
-  calls (the tail may be empty: the paths end differently);
-* every argument of the shared tail compiles exactly as it does from the modal path alone
-  (same ref, input or constant), i.e. every alternative writes the store keys the tail reads.
+* it does not part ways with the modal path only after a failed call of the modal path's tool
+  there (that is a recovery, compiled by :mod:`jdsl.compiler.recovery`, not a choice).
 
-How an alternative is selected (:attr:`BranchPlan.selection`):
-
-* ``inputs``: the alternatives' own calls are read-only (trusted effects, else
-  :func:`jdsl.package.default_effects`) and a shared tail follows: each alternative starts with
-  ``exists(...)`` of the run inputs it reads, and trying one that fails is harmless;
-* ``conditions``: some own call is effectful (or no tail is shared) and the guards and checks
-  the teacher evaluated at the branch point tell every pair of paths apart
-  (:mod:`.selection`): each alternative starts with the conditions that held (or failed,
-  negated) in all its episodes;
-* ``route``: as above but the teacher evaluated no condition that separates the paths: a
-  residual decision ``inputs -> route: Literal[...]`` runs before the selector and each
-  alternative starts with ``check route == "..."``.
-
-An effectful alternative is therefore never reachable without a guard or a decision that
-selects it, and selection guards are mutually exclusive, so an alternative that fails after an
-effectful call never falls through into another's effects. The result is a
-:class:`BranchPlan`; :func:`jdsl.compiler.staticize.staticize` emits
-``seq(head..., sel(seq(selection, own calls...), ...), tail...)``.
+Where the accepted paths part ways and meet again, and how each alternative is selected
+(``inputs``, ``conditions``, ``route``), is the program shape
+(:mod:`jdsl.compiler.staticize.shape`). An effectful alternative is never reachable without a
+guard or a decision that selects it, and selection guards are mutually exclusive, so an
+alternative that fails after an effectful call never falls through into another's effects.
 """
 
 from __future__ import annotations
@@ -39,12 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
 from jdsl.compiler.normalized import NormEpisode
-from jdsl.compiler.selection import lane_conditions
-from jdsl.compiler.store import heads, subset
-from jdsl.ir.nodes import child_slots
+from jdsl.compiler.store import heads, joined, subset
+from jdsl.ir.walk import child_slots
 from jdsl.package import ToolEffects, default_effects
 
 __all__ = [
@@ -62,15 +44,25 @@ MIN_BRANCH_SUPPORT: Final = MIN_ACCEPTED_SUPPORT
 """Successful episodes an alternative needs (consolidation's E1 support)."""
 MAX_ALTERNATIVE_CANDIDATES: Final = 16
 """How many of the most supported other sequences are examined (keeps compiling linear)."""
-_UNNAMED = "\0unnamed"
 
 
 @dataclass(frozen=True)
 class Lane:
-    """One successful tool sequence the compiled behavior follows, with its episodes."""
+    """One successful tool sequence the compiled behavior follows, with its episodes.
+
+    ``parts``: when the sequence is compressed (a loop is one token,
+    :mod:`jdsl.compiler.staticize.loops`), per group of its episodes the call positions each
+    token stands for; empty: token ``t`` is call ``t`` in every episode."""
 
     skeleton: tuple[str, ...]
     episodes: Sequence[NormEpisode]
+    parts: tuple[tuple[Sequence[NormEpisode], tuple[tuple[int, ...], ...]], ...] = ()
+
+    def where(self, t: int) -> tuple[tuple[int, Sequence[NormEpisode]], ...]:
+        """``(call position, episodes)`` of token ``t`` (a loop: one per element)."""
+        if not self.parts:
+            return ((t, self.episodes),)
+        return tuple((p, eps) for eps, positions in self.parts for p in positions[t])
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -141,6 +133,8 @@ def plan_branches(
     *,
     read_only: Callable[[str], bool],
     min_support: int = MIN_BRANCH_SUPPORT,
+    tokens: Callable[[NormEpisode], tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
+    | None = None,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -156,18 +150,32 @@ def plan_branches(
         raise ValueError(f"min_support must be at least 1, got {min_support}")
     pool = successful_pool(episodes)
     groups: dict[tuple[str, ...], list[int]] = {}
+    parts: dict[tuple[str, ...], dict[tuple[tuple[int, ...], ...], list[int]]] = {}
     for i, episode in enumerate(pool):
-        groups.setdefault(episode.tool_sequence(), []).append(i)
+        if tokens is None:
+            groups.setdefault(episode.tool_sequence(), []).append(i)
+            continue
+        seq, positions = tokens(episode)
+        groups.setdefault(seq, []).append(i)
+        parts.setdefault(seq, {}).setdefault(positions, []).append(i)
     ranked = sorted(groups, key=lambda s: -len(groups[s]))  # stable: first seen wins ties
     if not ranked:
         return BranchPlan((), 0, 0, ())
-    lanes = [Lane(ranked[0], subset(pool, groups[ranked[0]]))]
+
+    def lane_of(seq: tuple[str, ...]) -> Lane:
+        found = parts.get(seq)
+        if not found or all(len(p) == 1 for ps in found for p in ps):
+            return Lane(seq, subset(pool, groups[seq]))
+        split = tuple((subset(pool, ix), ps) for ps, ix in found.items())
+        return Lane(seq, joined([eps for eps, _ in split]), split)
+
+    lanes = [lane_of(ranked[0])]
     notes: list[str] = []
     for skeleton in ranked[1 : 1 + MAX_ALTERNATIVE_CANDIDATES]:
-        lane = Lane(skeleton, subset(pool, groups[skeleton]))
+        lane = lane_of(skeleton)
         if len(lane.episodes) < min_support:
             break  # ranked by support: every later sequence has too few episodes as well
-        problem = _problem([*lanes, lane])
+        problem = _problem([lanes[0], lane])
         if problem is None:
             lanes.append(lane)
         else:
@@ -183,21 +191,7 @@ def plan_branches(
         )
     head, tail = _shared(lanes)
     aligned = subset(pool, sorted(i for lane in lanes for i in groups[lane.skeleton]))
-    selection, conditions = _selection(lanes, head, tail, read_only)
-    return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes), selection, conditions)
-
-
-def _selection(
-    lanes: Sequence[Lane], head: int, tail: int, read_only: Callable[[str], bool]
-) -> tuple[str, tuple[tuple[dict[str, Any], ...], ...]]:
-    """How the alternatives are selected (module docstring)."""
-    if len(lanes) < 2:
-        return "", ()
-    own = [tool for lane in lanes for tool in lane.skeleton[head : len(lane.skeleton) - tail]]
-    if tail and all(read_only(tool) for tool in own):
-        return "inputs", ()
-    conditions = lane_conditions([lane.episodes for lane in lanes], head)
-    return ("conditions", conditions) if conditions is not None else ("route", ())
+    return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes))
 
 
 def _shared(lanes: Sequence[Lane]) -> tuple[int, int]:
@@ -216,18 +210,20 @@ def _shared(lanes: Sequence[Lane]) -> tuple[int, int]:
 
 
 def _problem(lanes: Sequence[Lane]) -> str | None:
-    """Why ``lanes`` cannot share one branch, or None."""
-    head, tail = _shared(lanes)
-    for lane in lanes:
-        if not lane.skeleton[head : len(lane.skeleton) - tail]:
-            return "one path would have no calls of its own"
+    """Why the second of ``lanes`` (modal, other) cannot be an alternative, or None: it parts
+    ways with the modal path only after a failed call of the modal path's tool there (a
+    recovery, not a choice). Where paths meet again and how they are selected is the program
+    shape's (:mod:`jdsl.compiler.staticize.shape`)."""
+    head, _ = _shared(lanes)
     modal = lanes[0].skeleton
+    if any(lane.parts for lane in lanes):
+        return None  # loops: positions differ per episode (no recovery check)
     if head < len(modal) and _recovers_from(lanes[-1], head, modal[head]):
         return (
             f"every episode takes it after a failed {modal[head]} call (a recovery, not a "
             "choice)"
         )
-    return _tail_problem(lanes, tail)
+    return None
 
 
 def _recovers_from(lane: Lane, position: int, tool: str) -> bool:
@@ -242,26 +238,6 @@ def _recovers_from(lane: Lane, position: int, tool: str) -> bool:
         if not any(s.logical_tool == tool for s in between):
             return False
     return True
-
-
-def _tail_problem(lanes: Sequence[Lane], tail: int) -> str | None:
-    """Whether the shared tail compiles over every lane exactly as over the modal lane."""
-    main = lanes[0]
-    for t in range(tail):
-        p0 = len(main.skeleton) - tail + t
-        alone = [e.ok_steps()[p0] for e in main.episodes]
-        joint = alone + [
-            e.ok_steps()[len(lane.skeleton) - tail + t] for lane in lanes[1:] for e in lane.episodes
-        ]
-        for arg in alone[0].arguments:
-            one = choose_argument(arg, alone, available=None, synthesized_input=_UNNAMED)
-            both = choose_argument(arg, joint, available=None, synthesized_input=_UNNAMED)
-            if (one.how, one.spec) != (both.how, both.spec):
-                return (
-                    f"the shared call {main.skeleton[p0]} would not read {arg} the same way "
-                    f"({one.how} {one.spec} on the modal path, {both.how} {both.spec} on all)"
-                )
-    return None
 
 
 def teacher_selector(teacher_ir: Mapping[str, Any] | None, host_tools: Sequence[str]) -> str | None:

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.lineage import selected_indexes
+from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import walk_ir
 from jdsl.providers.replay import ReplayModel
 from jdsl.signature import Signature
 from jdsl.tree import Root
@@ -25,12 +25,8 @@ __all__ = ["TreeShape", "decision_model", "run_inputs"]
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:
-    if not isinstance(node, dict):
-        return []
-    found = [node]
-    for child in child_slots(node):
-        found += _walk(child)
-    return found
+    """Every node dict under ``node``, pre-order (:func:`jdsl.ir.walk.walk_ir`)."""
+    return list(walk_ir(node)) if isinstance(node, dict) else []
 
 
 @dataclass(frozen=True)
@@ -162,6 +158,7 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
                 if _BARE_KEY.fullmatch(ref):  # a path is never a key a residual writes
                     found.setdefault(ref, steps[k].arguments[arg])
                 found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
+                found.update(element_index(ref, steps[k].arg_sources.get(arg, ())))
     return found
 
 

@@ -8,10 +8,10 @@ them; :meth:`Emitter.branch` opens a selector whose alternatives are emitted one
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jdsl.compiler.alternatives import Alternatives
 from jdsl.compiler.arguments import (
@@ -22,7 +22,7 @@ from jdsl.compiler.arguments import (
     stable_key,
     top_key,
 )
-from jdsl.compiler.branches import BranchPlan, teacher_selector
+from jdsl.compiler.branches import teacher_selector
 from jdsl.compiler.candidates import ACTION, DATAFLOW, GUARD, RECOVERY, SEMANTIC, Fact
 from jdsl.compiler.compiled import (
     GRADES,
@@ -47,8 +47,11 @@ from jdsl.compiler.residualize import (
 )
 from jdsl.compiler.store import SlotSteps, episode_ids, joined
 from jdsl.ir import BEHAVIOR_FORMAT
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import walk_ir
 from jdsl.signature import Signature
+
+if TYPE_CHECKING:
+    from jdsl.compiler.staticize.shape import Fork
 
 __all__ = ["Emitter", "Slot"]
 
@@ -196,10 +199,11 @@ class Emitter:
         names: Names,
         decisions: Sequence[ModelDecision] = (),
         scope: Sequence[NormEpisode] = (),
+        fixed: Mapping[str, ArgChoice] | None = None,
     ) -> None:
         """The model ``decisions`` and the guards mined before ``slot`` in the order the
         teacher evaluated them (a guard before the decision that followed it), then the
-        action."""
+        action (``fixed``: arguments already chosen, e.g. a loop's element)."""
         mined = self.mined_guards(slot)
         for d in decisions:
             while mined and mined[0][0] < d.sequence:
@@ -207,7 +211,7 @@ class Emitter:
             self.decisions([d], scope)
         for _, node, base, found in mined:
             self.add_mined(slot, node, base, found)
-        self.action(slot, names)
+        self.action(slot, names, fixed)
 
     def mined_guards(self, slot: Slot) -> list[tuple[int, dict[str, Any], str, list[Any]]]:
         """``(teacher sequence, node, id base, candidates)`` of each guard mined before
@@ -246,9 +250,10 @@ class Emitter:
         self.guards.append(CompiledGuard(node_id, slot.position, node, origin, slot.positions()))
         self.prove(node_id, node["kind"], found, _WHY[origin])
 
-    def action(self, slot: Slot, names: Names) -> None:
+    def action(self, slot: Slot, names: Names, fixed: Mapping[str, ArgChoice] | None = None) -> None:
         p, tool, rep = slot.position, slot.tool, slot.steps[0]
-        choices = [self.argument(slot, arg, names) for arg in rep.arguments]
+        choices = [(fixed or {}).get(arg) or self.argument(slot, arg, names)
+                   for arg in rep.arguments]  # fmt: skip
         for c in choices:
             for prefix in residual_prefixes(c, self.residual_keys):
                 self.add_guard(slot, {"kind": "guard", "expression": {"exists": {"ref": prefix}}},
@@ -274,7 +279,8 @@ class Emitter:
 
     def argument(self, slot: Slot, arg: str, names: Names) -> ArgChoice:
         synth = names.get((slot.key, arg), arg)
-        choice = choose_argument(arg, slot.steps, available=self.available, synthesized_input=synth)
+        choice = choose_argument(arg, slot.steps, available=self.available,
+                                 synthesized_input=synth, who=lambda: self._who(slot))  # fmt: skip
         if choice.how == "input":
             self.read_input(str(choice.source))
         elif choice.how == "residual":
@@ -282,6 +288,17 @@ class Emitter:
         elif choice.how == "selection":
             choice = self._selection(slot, choice)
         return choice
+
+    @staticmethod
+    def _who(slot: Slot) -> list[str]:
+        """Per episode of ``slot``: its task (``task_id`` / ``task_family``), else its inputs
+        (another user); what a constant's support must span."""
+        found = []
+        for _, episodes in slot.at:
+            for e in episodes:
+                task = e.metadata.get("task_id", e.metadata.get("task_family"))
+                found.append(f"task:{task}" if task is not None else stable_key(e.inputs))
+        return found
 
     def _free_key(self, slot: Slot, base: str) -> str:
         """``base``, or ``<tool>_<position>_<base>`` when an earlier node already wrote it."""
@@ -304,14 +321,19 @@ class Emitter:
 
     def _selection(self, slot: Slot, choice: ArgChoice) -> ArgChoice:
         """A predict that picks which elements of a list in state a list argument takes."""
-        key = self._free_key(slot, index_key(choice.argument))
         template = str(choice.template)
+        one = not isinstance(choice.values[0], list)  # a scalar: one element by position
+        key = self._free_key(slot, index_key(choice.argument) if not one
+                             else f"{slug(choice.argument).removesuffix('_id')}_index")  # fmt: skip
+        what = template.split("[*]")[0]
         residual = residualize_argument(
             node_id=self.unique(f"choose_{key}"), output=key,
-            values=[list(i) for i in choice.indexes],
+            values=[i[0] if one else list(i) for i in choice.indexes],
             inputs=self._reads() + [top_key(template)], model=self.model,
-            note=f"Answer with a JSON list of the 0-based indexes of the elements of "
-                 f"{template.split('[*]')[0]} that {choice.argument} takes.",
+            note=(f"Answer with the 0-based index of the element of {what} that "
+                  f"{choice.argument} takes." if one else
+                  f"Answer with a JSON list of the 0-based indexes of the elements of "
+                  f"{what} that {choice.argument} takes."),
         )  # fmt: skip
         self.add_residual(residual, None)
         self.prove(residual.node["id"], "predict", [],
@@ -358,27 +380,30 @@ class Emitter:
 
     @contextmanager
     def branch(
-        self, plan: BranchPlan, teacher_ir: dict[str, Any] | None, hosts: Sequence[str]
+        self, fork: Fork, teacher_ir: dict[str, Any] | None, hosts: Sequence[str]
     ) -> Iterator[Alternatives]:
-        """Open a selector; emit each alternative inside ``with branch.alternative(...)``."""
+        """Open a selector for ``fork`` (:class:`~jdsl.compiler.staticize.shape.Fork`); emit
+        each alternative inside ``with branch.alternative(...)``."""
         teacher = teacher_selector(teacher_ir, hosts)
-        builder = Alternatives(self, self.unique(teacher or f"branch_{plan.head}"))
+        builder = Alternatives(self, self.unique(teacher or f"branch_{fork.position}"))
         start = len(self.provenance)
         yield builder
         # after the selector: what every alternative produced (each started from the base)
         self.available = builder.base[0] | set.intersection(*builder.produced)
         self.residual_keys = builder.base[1] | set.intersection(*builder.residual)
+        every = set.intersection(*(set(a.reads) for a in builder.alternatives))
+        (self.core_reads if self.lane_reads is None else self.lane_reads).update(every)
         self.nodes.append({"kind": "selector", "id": builder.node_id, "children": builder.children})
-        tail = plan.lanes[0].skeleton[len(plan.lanes[0].skeleton) - plan.tail :]
-        branch = CompiledBranch(builder.node_id, plan.head, tuple(builder.alternatives), tail,
-                                teacher, plan.selection or "inputs")  # fmt: skip
+        branch = CompiledBranch(builder.node_id, fork.position, tuple(builder.alternatives),
+                                fork.tail, teacher, fork.selection)  # fmt: skip
         self.branches.append(branch)
         support = ", ".join(f"{len(a.episodes)}" for a in branch.alternatives)
         why = (
-            f"{len(plan.lanes)} successful paths share the final calls {' -> '.join(tail)}; "
-            f"alternatives by support ({support} episodes)"
+            (f"{len(fork.arms)} successful paths share the final calls {' -> '.join(fork.tail)}; "
+             if fork.tail else f"{len(fork.arms)} successful paths part ways here; ")
+            + f"alternatives by support ({support} episodes)"
             + (f"; the teacher's selector {teacher!r} chose here" if teacher else "")
-        )
+        )  # fmt: skip
         grade = _weakest([support_grade(len(a.episodes)) for a in branch.alternatives])
         ids = tuple(sorted(e for a in branch.alternatives for e in a.episodes))
         self.provenance.insert(
@@ -398,9 +423,7 @@ class Emitter:
         tools = {a.tool for a in self.actions} | {
             n["tool"] for n in _walk(root) if n.get("kind") == "action"
         }
-        required = set(self.core_reads)
-        for branch in self.branches:
-            required |= set.intersection(*(set(a.reads) for a in branch.alternatives))
+        required = set(self.core_reads)  # a branch adds what all its alternatives read
         return CompiledBehavior(
             name=self.name,
             ir={"format": BEHAVIOR_FORMAT, "root": root},
@@ -464,10 +487,8 @@ def _writes(node: dict[str, Any]) -> set[str]:
 
 
 def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:
-    found = [node]
-    for child in child_slots(node):
-        found += _walk(child)
-    return found
+    """Every node dict under ``node``, pre-order (:func:`jdsl.ir.walk.walk_ir`)."""
+    return list(walk_ir(node))
 
 
 def _action_id(step: NormStep, tool: str, p: int) -> str:

@@ -4,14 +4,21 @@ For each episode (DESIGN.md §6; the same check as execution verification, on ep
 package was not compiled from):
 
 1. a failed run (reward 0, status failure) is *not a reference*: it is listed, never compared;
-2. **served**: the package serves the episode when its successful tool path is one the package
-   knows (a path through the compiled tree's selectors) and its run inputs are present: each
-   recorded run input, and each input the user states (``source.stated_inputs``) found in the
-   user's messages of that episode;
-3. **matched**: a served episode is executed (:func:`jdsl.compiler.replay.execute`: recorded
-   results and decisions served back) and must make the same calls, with the same arguments,
-   in the same order, and end with the same outcome; the first divergence is kept;
-4. **contradicted constants**: every constant argument of the package compared with the value
+2. a run input the package needs is missing (each recorded run input, and each input the user
+   states (``source.stated_inputs``) found in the user's messages of that episode, counts as
+   given): the compiled program's guards fail where it is first needed, so the **fallback**
+   takes over (held-out runs are never given a recorded argument as a made-up input);
+3. otherwise the run is executed (:func:`jdsl.compiler.replay.execute`: recorded results and
+   decisions served back) and is either **served** (the compiled program ran end to end) or
+   **fallback** (the compiled program failed at a step, a guard or route that did not hold or a
+   value that was missing, and the package's fallback takes over from there; the step and reason
+   are kept);
+4. **matched** (a served run): the same writes, with the same arguments, in the same order, and
+   the same outcome; reads may differ. **diverged**: a write differs (or, before the fallback
+   took over, a write differed), or the outcome differs; **unreplayable**: the package needed a
+   read or a model decision the run never made, so what it would do next is unknown (served,
+   neither matched nor wrong); the first divergence is kept;
+5. **contradicted constants**: every constant argument of the package compared with the value
    the held-out run passed at that call (the k-th action of a tool <-> its k-th successful call).
 
 :func:`validate_package` returns a :class:`HeldOutReport` (rows, summary, ``text``,
@@ -26,6 +33,7 @@ from itertools import product
 from typing import Any
 
 from jdsl.compiler.errors import CompileError
+from jdsl.compiler.fallback import Fallback, compiled_program
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.replay import Divergence, Execution, execute
@@ -44,9 +52,9 @@ class HeldOutRow:
     Attributes:
         episode_id: the episode.
         reference: False for a failed run (listed, never compared).
-        served: whether the package would serve it.
-        reason: why it is not served / not a reference ("" when served).
-        execution: the execution replay of a served episode.
+        served: whether the compiled program ran it end to end (no fallback, not refused).
+        reason: why it is not a reference ("" otherwise).
+        execution: the execution replay (None when refused or not a reference).
         contradicted: ``tool.arg = constant (held-out run: value)`` per constant it contradicts.
     """
 
@@ -59,21 +67,29 @@ class HeldOutRow:
 
     @property
     def matched(self) -> bool | None:
-        """True / False for a served episode, None when it was not executed."""
-        return None if self.execution is None else self.execution.matched
+        """True / False for a served episode, None otherwise."""
+        return self.execution.matched if self.served and self.execution is not None else None
 
     @property
     def divergence(self) -> Divergence | None:
         return None if self.execution is None else self.execution.divergence
 
     @property
+    def fallback(self) -> Fallback | None:
+        """Where the fallback took over (no write differed before it), else None."""
+        if self.execution is None or self.execution.divergence is not None:
+            return None
+        return self.execution.fallback
+
+    @property
     def outcome(self) -> str:
-        """``matched``, ``diverged``, ``not served`` or ``failed run``."""
+        """``matched``, ``diverged``, ``unreplayable``, ``fallback``, ``refused`` or
+        ``failed run``."""
         if not self.reference:
             return "failed run"
-        if not self.served:
-            return "not served"
-        return "matched" if self.matched else "diverged"
+        if self.execution is None:
+            return "refused"
+        return self.execution.outcome
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +97,8 @@ class HeldOutRow:
             "outcome": self.outcome,
             "reason": self.reason,
             "divergence": self.divergence.to_dict() if self.divergence else None,
+            "fallback": self.fallback.to_dict() if self.fallback else None,
+            "model_calls": self.execution.model_calls if self.execution else None,
             "contradicted": list(self.contradicted),
         }
 
@@ -103,6 +121,7 @@ class HeldOutReport:
 
     @property
     def served(self) -> int:
+        """References the compiled program ran end to end (matched or diverged)."""
         return sum(r.served for r in self.rows)
 
     @property
@@ -110,8 +129,25 @@ class HeldOutReport:
         return sum(r.matched is True for r in self.rows)
 
     @property
+    def fallbacks(self) -> int:
+        """References handed to the fallback with no write differing before."""
+        return sum(r.outcome == "fallback" for r in self.rows)
+
+    @property
+    def refused(self) -> int:
+        """References the package could not take (0 for a package with a fallback; a host
+        without a package for the run's family refuses it: counted by the caller)."""
+        return sum(r.outcome == "refused" for r in self.rows)
+
+    @property
+    def unreplayable(self) -> int:
+        """Served references that needed a read or decision their record does not hold."""
+        return sum(r.outcome == "unreplayable" for r in self.rows)
+
+    @property
     def divergences(self) -> int:
-        return sum(r.matched is False for r in self.rows)
+        """References whose writes or outcome differ (served or before the fallback)."""
+        return sum(r.outcome == "diverged" for r in self.rows)
 
     @property
     def contradicted(self) -> int:
@@ -120,16 +156,17 @@ class HeldOutReport:
 
     @property
     def ok(self) -> bool:
-        """No served episode diverged (an unserved one is reported, not a failure)."""
+        """No reference diverged (a refused or fallback run is reported, not a failure)."""
         return self.divergences == 0
 
     def summary(self) -> str:
-        """``3 episodes (2 references): 2 served, 1 matched, 1 divergence, 0 constants
-        contradicted``."""
+        """``3 episodes (2 references): 1 served, 1 matched, 0 unreplayable, 1 fallback,
+        0 refused, 0 divergences, 0 constants contradicted``."""
         plural = "" if self.divergences == 1 else "s"
         return (
             f"{len(self.rows)} episodes ({self.references} references): {self.served} served, "
-            f"{self.matched} matched, {self.divergences} divergence{plural}, "
+            f"{self.matched} matched, {self.unreplayable} unreplayable, {self.fallbacks} fallback, "
+            f"{self.refused} refused, {self.divergences} divergence{plural}, "
             f"{self.contradicted} constants contradicted"
         )
 
@@ -138,7 +175,7 @@ class HeldOutReport:
         """The per-episode table and the summary."""
         lines = [f"held-out validation of {self.package!r}", f"  {'episode':<36} outcome"]
         for row in self.rows:
-            why = row.reason or (str(row.divergence.reason) if row.divergence else "")
+            why = row.reason or str(row.divergence.reason if row.divergence else row.fallback or "")
             lines.append(f"  {row.episode_id[:36]:<36} {row.outcome:<11}{'  ' + why if why else ''}")
             lines += [f"  {'':<36} constant   {c}" for c in row.contradicted]
         lines.append(f"  summary: {self.summary()}")
@@ -154,6 +191,9 @@ class HeldOutReport:
             "references": self.references,
             "served": self.served,
             "matched": self.matched,
+            "unreplayable": self.unreplayable,
+            "fallback": self.fallbacks,
+            "refused": self.refused,
             "divergences": self.divergences,
             "constants_contradicted": self.contradicted,
             "rows": [r.to_dict() for r in self.rows],
@@ -171,7 +211,7 @@ def ir_paths(ir: Mapping[str, Any]) -> set[tuple[str, ...]]:
     [('a', 'c'), ('b', 'c')]
     """
     node = ir["root"] if "root" in ir and "kind" not in ir else ir
-    return _paths(node)
+    return _paths(compiled_program(node) if node.get("kind") == "root" else node)
 
 
 def _paths(node: Mapping[str, Any]) -> set[tuple[str, ...]]:
@@ -206,12 +246,8 @@ def _stated(episode: NormEpisode, stated: Mapping[str, Mapping[str, str]]) -> se
     }
 
 
-def _serves(package: Any, episode: NormEpisode, paths: set[tuple[str, ...]]) -> str:
-    """Why the package does not serve ``episode`` ("" when it does)."""
-    path = episode.tool_sequence()
-    if path not in paths:
-        known = " | ".join(" -> ".join(p) for p in sorted(paths)[:3]) or "(none)"
-        return f"its path {' -> '.join(path) or '(no calls)'} is not one the package knows ({known})"
+def _refusal(package: Any, episode: NormEpisode) -> str:
+    """The run inputs the package needs that ``episode`` does not give ("" when none)."""
     source = package.manifest.get("source") or {}
     given = set(episode.inputs) | _stated(episode, source.get("stated_inputs") or {})
     missing = package.missing_inputs(given)
@@ -238,17 +274,20 @@ def _contradicted(ir: Mapping[str, Any], episode: NormEpisode) -> tuple[str, ...
     return tuple(found)
 
 
-def _row(package: Any, episode: NormEpisode, paths: set[tuple[str, ...]]) -> HeldOutRow:
+def _row(package: Any, episode: NormEpisode, effects: Mapping[str, Any] | None) -> HeldOutRow:
     eid = episode.episode_id
     if episode.success is False:
         reward = (episode.outcome or {}).get("reward")
         how = f"reward {reward}" if reward is not None else "status failure"
         return HeldOutRow(eid, False, False, f"failed run ({how}): not a reference")
-    why = _serves(package, episode, paths)
-    if why:
-        return HeldOutRow(eid, True, False, why)
+    why = _refusal(package, episode)
+    if why:  # the compiled program's guards fail at the first step that needs it: the fallback
+        taken = Execution(eid, (), 0, "failure", None, Fallback(None, why, 0, 0))
+        return HeldOutRow(eid, True, False, "", taken, ())
     ir = package.ir
-    return HeldOutRow(eid, True, True, "", execute(ir, episode), _contradicted(ir, episode))
+    execution = execute(ir, episode, effects=effects)
+    served = execution.fallback is None
+    return HeldOutRow(eid, True, served, "", execution, _contradicted(ir, episode))
 
 
 def validate_package(
@@ -264,7 +303,7 @@ def validate_package(
         canonical: host tool name -> the package's capability id (as given to the compile).
 
     Returns:
-        A :class:`HeldOutReport`; ``report.ok`` is False when a served episode diverged.
+        A :class:`HeldOutReport`; ``report.ok`` is False when a reference diverged.
 
     Example:
         >>> report = validate_package(load_package("t.jdsl"), read_events("more.jsonl").episodes)  # doctest: +SKIP
@@ -275,9 +314,17 @@ def validate_package(
         for e in episodes
         for norm in ([e] if isinstance(e, NormEpisode) else normalize_all([e], canonical=canonical))
     ]
-    paths = ir_paths(package.ir)
     name = str(getattr(package, "name", None) or package.manifest.get("name") or "package")
-    return HeldOutReport(name, tuple(_row(package, e, paths) for e in normalized))
+    effects = _effects(package)
+    return HeldOutReport(name, tuple(_row(package, e, effects) for e in normalized))
+
+
+def _effects(package: Any) -> dict[str, Any] | None:
+    """The package's capability contracts' effects (which calls write), when it has them."""
+    tools = getattr(package, "tools", None)
+    if not isinstance(tools, Mapping) or not tools:
+        return None
+    return {str(k): t.effects for k, t in tools.items() if hasattr(t, "effects")}
 
 
 def holdout_split(

@@ -45,6 +45,7 @@ __all__ = [
     "StateIndex",
     "find_source",
     "find_sources",
+    "element_index",
     "is_meaningful",
     "mentioned_keys",
     "render_path",
@@ -350,4 +351,22 @@ def selected_indexes(path: str, sources: Sequence[ListSource]) -> dict[str, list
         for source in sources:
             if source.template == template:
                 return {key: list(source.indexes)}
+    return {}
+
+
+def element_index(path: str, sources: Sequence[str]) -> dict[str, int]:
+    """``{k: n}`` when ``path`` selects one element ``xs[$k].id`` and one of ``sources`` (a
+    recorded scalar argument's exact sources) is ``xs[n].id``: what the residual that writes
+    ``k`` answered in that episode.
+
+    >>> element_index("user.orders[$order_index]", ("order.id", "user.orders[2]"))
+    {'order_index': 2}
+    """
+    for key in re.findall(r"\[\$(\w+)\]", path):
+        head, _, tail = path.partition(f"[${key}]")
+        for source in sources:
+            if source.startswith(head + "[") and source.endswith(tail):
+                middle = source[len(head) + 1 : len(source) - len(tail) - 1]
+                if middle.isdigit():
+                    return {key: int(middle)}
     return {}

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from jdsl.compiler.arguments import top_key
+from jdsl.compiler.fallback import compiled_program
 from jdsl.ir.nodes import child_slots
 from jdsl.signature import Signature
 
@@ -97,7 +98,8 @@ class _Counter:
 
 
 def package_metrics(ir: dict[str, Any]) -> PackageMetrics:
-    """Compute :class:`PackageMetrics` from a Behavior IR document (or its root node).
+    """Compute :class:`PackageMetrics` from a Behavior IR document (or its root node): of the
+    compiled program, without the fallback (:func:`jdsl.compiler.fallback.compiled_program`).
 
     Example:
         >>> ir = {"format": "jdsl.behavior.v1", "root": {"kind": "root", "name": "x", "child":
@@ -112,7 +114,8 @@ def package_metrics(ir: dict[str, Any]) -> PackageMetrics:
         (1, 0, 0)
     """
     counter = _Counter()
-    counter.visit(ir.get("root", ir))
+    program = compiled_program(ir)
+    counter.visit(program.get("root", program))
     total = counter.deterministic + counter.model
     rdb = round(counter.model / total, 4) if total else 0.0
     return PackageMetrics(

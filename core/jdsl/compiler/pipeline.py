@@ -14,6 +14,8 @@ from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
+from jdsl.compiler.fallback import attach_fallback, compiled_program
+from jdsl.compiler.families import GroupBy, group_episodes
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
@@ -29,7 +31,14 @@ from jdsl.compiler.stream import (
 from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
 
-__all__ = ["CompileReport", "CompileResult", "compile_behavior", "compile_normalized"]
+__all__ = [
+    "CompileReport",
+    "CompileResult",
+    "CompiledFamilies",
+    "compile_behavior",
+    "compile_families",
+    "compile_normalized",
+]
 
 
 class CompileReport(dict[str, Any]):
@@ -46,7 +55,8 @@ class CompileReport(dict[str, Any]):
             f"  verification  {v['status']} (structure {'ok' if v['structural_ok'] else 'FAILED'},"
             f" replay {v['replay_passed']}/{v['replay_checks']}, coverage"
             f" {'n/a' if v['replay_coverage'] is None else v['replay_coverage']};"
-            f" executed {v['executed']} episode(s), {v['matched']} matched)",
+            f" executed {v['executed']} episode(s), {v['matched']} matched,"
+            f" {v.get('fallback', 0)} fallback)",
             f"  decisions     {m['model_dependent_decisions']} model / {m['meaningful_decisions']}"
             f" (RDB {m['residual_decision_burden']}, coverage {m['deterministic_coverage']})",
             f"  dataflow      {m['exact_dataflow_refs']}/{m['action_arguments']} arguments ref a"
@@ -115,7 +125,9 @@ class CompileResult:
 
     @property
     def ir(self) -> dict[str, Any]:
-        return self.compiled.ir
+        """The compiled program's IR, without the fallback the package wraps it in
+        (``result.package.ir`` / ``result.compiled.ir`` have it)."""
+        return compiled_program(self.compiled.ir)
 
     def report(self) -> CompileReport:
         """A :class:`CompileReport`: dict fields plus ``str()`` / ``.text`` summary."""
@@ -203,8 +215,11 @@ def compile_behavior(
     version: str = "0.1.0",
     allow_broken_chain: bool = False,
     min_support: int = MIN_BRANCH_SUPPORT,
-) -> CompileResult:
-    """Compile recorded episodes into a verified behavior package.
+    group_by: GroupBy | None = None,
+    fallback: bool = True,
+) -> Any:
+    """Compile recorded episodes into a verified behavior package (one per family with
+    ``group_by``).
 
     Args:
         episodes: :class:`jdsl.trace.Episode` s (e.g. ``read_events(path).episodes``),
@@ -226,9 +241,13 @@ def compile_behavior(
         allow_broken_chain: compile episodes whose hash chain
             (:func:`jdsl.trace.verify_chain`) is broken. Events without hashes (hand-built
             dicts) are never chain-checked; traces from a sink or ``jdsl import`` carry them.
+        group_by: ``"intent"`` / ``"task"`` / ``"sequence"`` (:mod:`jdsl.compiler.families`):
+            compile each family on its own; ``name`` prefixes the family names when given.
+        fallback: give the package a fallback (:mod:`jdsl.compiler.fallback`).
 
     Returns:
-        A :class:`CompileResult`; ``result.report()`` summarises it.
+        A :class:`CompileResult` (``result.report()`` summarises it); with ``group_by``, a
+        :class:`CompiledFamilies`.
 
     Raises:
         CompileError: an episode's hash chain is broken (an edited, dropped or reordered
@@ -244,10 +263,13 @@ def compile_behavior(
     normalized = normalize_stream(
         episodes_from(episodes), canonical=canonical, check_chain=not allow_broken_chain
     )
-    return compile_normalized(
-        normalized, name=name, task_family=task_family, contracts=contracts,
-        effects=effects, model=model, version=version, min_support=min_support,
+    options: dict[str, Any] = dict(
+        task_family=task_family, contracts=contracts, effects=effects, model=model,
+        version=version, min_support=min_support, fallback=fallback,
     )  # fmt: skip
+    if group_by is not None:
+        return compile_families(normalized, group_by, prefix=name, **options)
+    return compile_normalized(normalized, name=name, **options)
 
 
 def compile_normalized(
@@ -262,6 +284,7 @@ def compile_normalized(
     min_support: int = MIN_BRANCH_SUPPORT,
     facts: FactTable | None = None,
     replay: ReplayMap | None = None,
+    fallback: bool = True,
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
@@ -269,6 +292,11 @@ def compile_normalized(
     Dask engine's tree reduction); without it the facts are extracted here. ``replay``, when
     given, computes verification's per-episode part elsewhere (:func:`~jdsl.compiler.verify.
     verify`; the Dask engine runs it on the workers holding the shards); the result is the same.
+    With ``fallback`` (the default) the package hands runs its compiled paths do not cover to a
+    react with the family's tools (:mod:`jdsl.compiler.fallback`).
+
+    This is the one place the passes are chained (the CLI, ``show --compile``, held-out
+    validation, the demo and the Dask engine all come here).
 
     Raises:
         CompileError: no episode succeeded (see :func:`require_success`).
@@ -281,7 +309,9 @@ def compile_normalized(
     )
     compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support)  # fmt: skip
-    report = verify(compiled, normalized, replay=replay)
+    if fallback:
+        compiled = attach_fallback(compiled, normalized)
+    report = verify(compiled, normalized, replay=replay, effects=effects)
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,
@@ -327,3 +357,56 @@ def require_success(normalized: Sequence[NormEpisode]) -> None:
         "'success', or an outcome/reward event)",
         episodes=[e.episode_id for e in normalized],
     )
+
+
+@dataclass(frozen=True)
+class CompiledFamilies:
+    """What :func:`compile_families` produced, family by family (sorted by name).
+
+    Attributes:
+        by: the grouping.
+        members: ``{family: its episodes}``.
+        results: ``{family: CompileResult}`` for each family that compiled.
+        refused: ``{family: why}`` for each family that could not (no successful episode...).
+    """
+
+    by: str
+    members: Mapping[str, Sequence[NormEpisode]]
+    results: Mapping[str, CompileResult]
+    refused: Mapping[str, str]
+
+    @property
+    def ok(self) -> bool:
+        """Every family compiled and passed verification."""
+        return not self.refused and all(r.ok for r in self.results.values())
+
+
+def compile_families(
+    normalized: Sequence[NormEpisode], by: GroupBy, *, prefix: str | None = None,
+    task_family: str = "", effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
+    **options: Any,
+) -> CompiledFamilies:  # fmt: skip
+    """:func:`compile_normalized` of each family of :func:`~jdsl.compiler.families.
+    group_episodes` (``by``); a family is named ``<prefix>-<family>`` with a prefix.
+
+    Args:
+        normalized: the normalized episodes.
+        by: ``"intent"``, ``"task"`` or ``"sequence"``.
+        prefix: prepended to each behavior name.
+        task_family: recorded in each manifest (default: the family).
+        effects: capability -> effects (which calls write: intent grouping, verification).
+        **options: the other :func:`compile_normalized` arguments.
+    """
+    members: dict[str, Sequence[NormEpisode]] = {}
+    results: dict[str, CompileResult] = {}
+    refused: dict[str, str] = {}
+    for family, episodes in group_episodes(normalized, by, effects=effects):
+        members[family] = episodes
+        try:
+            results[family] = compile_normalized(
+                episodes, name=f"{prefix}-{family}" if prefix else family,
+                task_family=task_family or family, effects=effects, **options,
+            )  # fmt: skip
+        except CompileError as exc:
+            refused[family] = str(exc)
+    return CompiledFamilies(by, members, results, refused)

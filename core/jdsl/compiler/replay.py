@@ -1,17 +1,20 @@
 """Execution replay: run a tree on a recorded episode and compare the calls it makes.
 
 This is what "verified" means for a compiled package (DESIGN.md §6): the tree runs on every
-aligned episode with the recorded tool results served back by a replaying tool binding and the
-recorded model decisions served back by :class:`jdsl.providers.replay.ReplayModel`; it must make
-the same tool calls, with the same arguments, in the same order, and end with the teacher's
-outcome. Held-out validation is the same check on episodes the package was not compiled from.
+successful training episode with the recorded tool results served back by a replaying tool
+binding and the recorded model decisions served back by :class:`jdsl.providers.replay.ReplayModel`.
+Matched means the same effects: the same write calls (:func:`jdsl.compiler.families.is_write`),
+with the same arguments, in the same order, and the teacher's outcome; reads may differ (the
+benchmark's own reward is computed from the state the writes leave). Held-out validation is the
+same check on episodes the package was not compiled from.
 
 Public API (stable):
 
-``ReplayTools(episode, *, tools=(), predicates=(), failing=())``
+``ReplayTools(episode, *, tools=(), predicates=(), failing=(), effects=None)``
     A tool binding. ``.tools`` / ``.predicates`` map each name to a callable (pass them to
-    ``Root.run(tools=..., predicates=...)``). Each tool call is compared with the next expected
-    recorded call (:func:`expected_calls`): a match returns the recorded result (a recorded
+    ``Root.run(tools=..., predicates=...)``). Each write is compared with the next expected
+    recorded write (:func:`expected_calls`), each read looked up among the recorded calls with
+    the same arguments: a match returns the recorded result (a recorded
     ``Status.FAILURE`` returns ``Status.FAILURE``; a recorded exception raises
     :class:`RecordedToolFailure`, a :class:`~jdsl.errors.ToolError`); anything else raises
     :class:`CallDivergence`, which no recovery catches. ``.calls`` lists the calls made,
@@ -25,24 +28,24 @@ Public API (stable):
     recorded list took).
 ``execute(tree, episode) -> Execution``
     Run ``tree`` (a :class:`~jdsl.tree.Root` or an IR document) once on ``episode`` (a
-    :class:`~jdsl.compiler.normalized.NormEpisode`, with its run inputs) and compare.
+    :class:`~jdsl.compiler.normalized.NormEpisode`, with its run inputs) and compare; a
+    package's fallback is not run, the execution says where it would take over.
 ``execute_all(tree, episodes) -> tuple[Execution, ...]``
-    :func:`execute` over many episodes (the tree is loaded once).
-
-Example:
-    >>> from jdsl.compiler import compile_behavior, execute_all, normalize_all  # doctest: +SKIP
-    >>> runs = execute_all(package.ir, normalize_all(held_out, canonical=names))  # doctest: +SKIP
-    >>> [str(r.divergence) for r in runs if not r.matched]  # doctest: +SKIP
+    :func:`execute` over many episodes (the tree is loaded once), e.g.
+    ``[str(r.divergence) for r in execute_all(package.ir, held_out) if not r.matched]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
+from jdsl.compiler.fallback import Fallback, split_fallback
+from jdsl.compiler.families import is_write
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.reads import UNUSED_READ, asking_leaf, empty, predict_prompts, unused_reads
 from jdsl.errors import JdslError, ToolError
 from jdsl.ir import from_ir
 from jdsl.providers.replay import ReplayDivergence
@@ -50,9 +53,11 @@ from jdsl.tree import RETURNED_FAILURE, Root, Status, typed_equal
 
 __all__ = [
     "RETURNED_FAILURE",
+    "UNREPLAYABLE",
     "CallDivergence",
     "Divergence",
     "Execution",
+    "Fallback",
     "RecordedToolFailure",
     "ReplayTools",
     "TreeShape",
@@ -65,6 +70,10 @@ __all__ = [
     "expected_calls",
     "run_inputs",
 ]
+
+
+UNREPLAYABLE = frozenset({"read", "model"})
+"""Divergence kinds that say the record cannot answer the tree, not that the tree is wrong."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +99,9 @@ class Divergence:
         expected: the recorded call (``tool(arg=value)``), the teacher's outcome, or None.
         actual: the call the tree made, its outcome, or None when it made no call.
         reason: one line saying what differs.
+        kind: ``write`` (a different or extra write), ``missing`` (a recorded write left
+            unmade), ``read`` (a read the episode never made: its result is unknown),
+            ``model`` (a model call with no recorded decision), ``error`` or ``outcome``.
     """
 
     episode_id: str
@@ -98,6 +110,7 @@ class Divergence:
     expected: str | None
     actual: str | None
     reason: str
+    kind: str = "write"
 
     def __str__(self) -> str:
         where = f", node {self.node_id!r}" if self.node_id else ""
@@ -111,6 +124,7 @@ class Divergence:
             "expected": self.expected,
             "actual": self.actual,
             "reason": self.reason,
+            "kind": self.kind,
         }
 
 
@@ -146,7 +160,11 @@ class Execution:
         calls: the calls the tree made, in order.
         expected: how many recorded calls it had to make.
         status: the run's status (``success`` / ``failure`` / ``error``).
-        divergence: the first difference, None when the run matched the episode.
+        divergence: the first difference, None when the run matched the episode (or
+            handed over to the fallback without a difference before).
+        fallback: where the package's fallback would have taken over (the compiled program
+            ended FAILURE), None when it served the run end to end.
+        model_calls: the model calls the tree made (its predict leaves answered).
     """
 
     episode_id: str
@@ -154,10 +172,22 @@ class Execution:
     expected: int
     status: str
     divergence: Divergence | None
+    fallback: Fallback | None = None
+    model_calls: int = 0
 
     @property
     def matched(self) -> bool:
-        return self.divergence is None
+        """Served end to end with the episode's writes and outcome."""
+        return self.divergence is None and self.fallback is None
+
+    @property
+    def outcome(self) -> str:
+        """``matched``, ``fallback``, ``unreplayable`` (the tree needed a read or a model
+        decision the episode does not hold, so what it would do next is unknown: neither
+        matched nor wrong) or ``diverged`` (a write or the outcome differs, or an error)."""
+        if self.divergence is not None:
+            return "unreplayable" if self.divergence.kind in UNREPLAYABLE else "diverged"
+        return "fallback" if self.fallback is not None else "matched"
 
 
 def call_text(tool: str, arguments: Mapping[str, Any]) -> str:
@@ -170,20 +200,33 @@ def call_text(tool: str, arguments: Mapping[str, Any]) -> str:
     return f"{tool}(" + ", ".join(f"{k}={short(v)}" for k, v in arguments.items()) + ")"
 
 
-def expected_calls(episode: NormEpisode, failing: Iterable[str] = ()) -> tuple[NormStep, ...]:
-    """The recorded calls a tree must make: every successful call, and every failed call of a
-    tool in ``failing`` (the tools the tree calls with ``on_error="fail"``, i.e. where it is
-    prepared to see a failure and recover). A failed call the tree would not recover from
-    changed nothing it could depend on: leaving it out (calling the tool once, as it then
-    succeeded) is not a difference."""
+def expected_calls(
+    episode: NormEpisode, failing: Iterable[str] = (), effects: Mapping[str, Any] | None = None
+) -> tuple[NormStep, ...]:
+    """The recorded writes a tree must make, in order (:func:`jdsl.compiler.families.is_write`
+    with ``effects``): every successful write, and every failed write of a tool in ``failing``
+    (the tools the tree calls with ``on_error="fail"``, i.e. where it is prepared to see a
+    failure and recover). A failed call the tree would not recover from changed nothing it could
+    depend on: leaving it out (calling the tool once, as it then succeeded) is not a difference.
+    Reads are not expected: the tree may make other reads, or fewer (:class:`ReplayTools`)."""
     names = set(failing)
     return tuple(
-        s for s in episode.steps if s.ok or s.logical_tool in names or s.host_tool in names
+        s
+        for s in episode.steps
+        if is_write(s.logical_tool, effects)
+        and (s.ok or s.logical_tool in names or s.host_tool in names)
     )
 
 
 class ReplayTools:
     """A replaying tool (and predicate) binding over one recorded episode (module docstring).
+
+    Matched means the same effects: each write the tree makes must be the next recorded write
+    (same tool, same arguments); a read is answered with the recorded result of the same call
+    (same tool and arguments) the episode made, the last one before the next write when it made
+    it more than once, so reads may be added, dropped or reordered. A read of a tool that
+    answered nothing (``None``, ``""``, an empty list or dict) to every call the episode made
+    gets that empty answer whatever its arguments (a scratchpad such as ``think``).
 
     Args:
         episode: the normalized episode whose calls are served back.
@@ -192,11 +235,15 @@ class ReplayTools:
             results of that predicate, in order.
         failing: the tools whose recorded failed calls are expected too
             (:func:`expected_calls`).
+        effects: capability -> effects deciding which tools write (default: by name).
+        unused: read tools whose results the tree never reads: a call the episode never made
+            is answered ``None`` (nothing depends on it, e.g. a ``think`` scratchpad).
 
     Attributes:
         tools / predicates: ``{name: callable}`` for ``Root.run``.
         calls: every call made, in order.
-        expected: the recorded calls to make (:func:`expected_calls`).
+        expected: the recorded writes to make (:func:`expected_calls`).
+        writes_done: how many of them were made.
         divergence: the first :class:`Divergence`, or None.
     """
 
@@ -207,10 +254,16 @@ class ReplayTools:
         tools: Iterable[str] = (),
         predicates: Iterable[str] = (),
         failing: Iterable[str] = (),
+        effects: Mapping[str, Any] | None = None,
+        unused: Iterable[str] = (),
     ) -> None:
         names = tuple(dict.fromkeys(tools))
+        self.unused = frozenset(unused)
         self.episode_id = episode.episode_id
-        self.expected = expected_calls(episode, failing)
+        self.effects = effects
+        self.expected = expected_calls(episode, failing, effects)
+        self.steps = episode.steps
+        self.writes_done = 0
         self.calls: list[ReplayedCall] = []
         self.divergence: Divergence | None = None
         self.tools: dict[str, Callable[..., Any]] = {n: self._tool(n) for n in names}
@@ -222,13 +275,14 @@ class ReplayTools:
 
     @property
     def remaining(self) -> tuple[NormStep, ...]:
-        """The expected calls not made yet."""
-        return self.expected[len(self.calls) :]
+        """The expected writes not made yet."""
+        return self.expected[self.writes_done :]
 
     def diverge(self, node_id: str | None, expected: str | None, actual: str | None,
-                reason: str) -> Divergence:  # fmt: skip
+                reason: str, kind: str = "write") -> Divergence:  # fmt: skip
         """Record (the first) divergence at the current call and return it."""
-        found = Divergence(self.episode_id, node_id, len(self.calls), expected, actual, reason)
+        found = Divergence(self.episode_id, node_id, len(self.calls), expected, actual, reason,
+                           kind)  # fmt: skip
         self.divergence = self.divergence or found
         return found
 
@@ -240,26 +294,50 @@ class ReplayTools:
         return replayed
 
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
-        """Serve one call: the recorded result when it is the next recorded call.
+        """Serve one call: a write when it is the next recorded write, a read when the episode
+        made it (the recorded result either way).
 
         Raises:
-            CallDivergence: a different tool or different arguments, or no call was left.
+            CallDivergence: a different or extra write, or a read the episode never made.
             RecordedToolFailure: the recorded call raised.
         """
+        if not is_write(name, self.effects):
+            return self._serve(name, arguments, self._read(name, arguments))
         actual = call_text(name, arguments)
         left = self.remaining
         if not left:
-            raise CallDivergence(self.diverge(None, None, actual,
-                                              f"an extra call {actual}; the episode made no more"))  # fmt: skip
+            reason = f"an extra write {actual}; the episode made no more"
+            raise CallDivergence(self.diverge(None, None, actual, reason))
         step = left[0]
         expected = call_text(step.logical_tool, step.arguments)
         if name not in (step.logical_tool, step.host_tool) or not typed_equal(
             arguments, step.arguments
         ):
             what = "different arguments" if name in (step.logical_tool, step.host_tool) else (
-                "a different tool")  # fmt: skip
+                "a different write")  # fmt: skip
             reason = f"expected {expected}, the tree called {actual} ({what})"
             raise CallDivergence(self.diverge(None, expected, actual, reason))
+        self.writes_done += 1
+        return self._serve(name, arguments, step)
+
+    def _read(self, name: str, arguments: dict[str, Any]) -> NormStep:
+        """The recorded call a read is answered with (module docstring)."""
+        of_tool = [s for s in self.steps if name in (s.logical_tool, s.host_tool)]
+        same = [s for s in of_tool if typed_equal(arguments, s.arguments)]
+        if not same and of_tool and all(s.ok and empty(s.result) for s in of_tool):
+            return of_tool[-1]  # it answered nothing to any call (a scratchpad like think)
+        if not same and name in self.unused:
+            return UNUSED_READ
+        if not same:
+            actual = call_text(name, arguments)
+            reason = f"a read the episode never made, {actual}: its result is unknown"
+            raise CallDivergence(self.diverge(None, None, actual, reason, "read"))
+        ok = [s for s in same if s.ok] or same
+        before = self.remaining[0].index if self.remaining else len(self.steps)
+        earlier = [s for s in ok if s.index < before]
+        return earlier[-1] if earlier else ok[0]
+
+    def _serve(self, name: str, arguments: dict[str, Any], step: NormStep) -> Any:
         self.calls.append(ReplayedCall(name, dict(arguments)))
         if step.ok:
             return step.result
@@ -273,7 +351,7 @@ class ReplayTools:
             if not answers:
                 actual = call_text(name, arguments)
                 reason = f"predicate {name} was called more often than the episode evaluated it"
-                raise CallDivergence(self.diverge(None, None, actual, reason))
+                raise CallDivergence(self.diverge(None, None, actual, reason, "read"))
             return answers.pop(0)
 
         replayed.__name__ = name
@@ -284,38 +362,49 @@ def _predicate(expression: Any) -> str | None:
     return expression.get("call") if isinstance(expression, dict) else None
 
 
-def execute(tree: Root | Mapping[str, Any], episode: NormEpisode) -> Execution:
+def execute(
+    tree: Root | Mapping[str, Any], episode: NormEpisode, *,
+    effects: Mapping[str, Any] | None = None,
+) -> Execution:  # fmt: skip
     """Run ``tree`` on ``episode`` with replayed tools and decisions; compare (module docstring).
+
+    A package's fallback (:mod:`jdsl.compiler.fallback`) is never run: the compiled program
+    runs alone, and when it ends FAILURE with every write so far matching, the execution says
+    where the fallback would have taken over (:attr:`Execution.fallback`).
 
     Args:
         tree: a :class:`~jdsl.tree.Root` or a Behavior IR document (``{"format", "root"}``).
         episode: the recorded episode (its ``inputs`` are the run inputs).
+        effects: capability -> effects deciding which tools write (default: by name).
 
     Returns:
         An :class:`Execution`; ``.divergence`` names the first difference: a different or
-        extra call, a call left unmade, a model call with no recorded decision, an error, or an
-        outcome other than the teacher's.
+        extra write, a write left unmade, a read the episode never made, a model call with no
+        recorded decision, an error, or an outcome other than the teacher's.
 
     Raises:
         ValidationError: ``tree`` is an IR document that does not load.
     """
-    root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    return _Serving(TreeShape.of(root)).run(root, episode)
+    return next(iter_executions(tree, [episode], effects=effects))
 
 
 def execute_all(
-    tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode]
-) -> tuple[Execution, ...]:
+    tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode], *,
+    effects: Mapping[str, Any] | None = None,
+) -> tuple[Execution, ...]:  # fmt: skip
     """:func:`execute` on each episode, loading the tree once."""
-    return tuple(iter_executions(tree, episodes))
+    return tuple(iter_executions(tree, episodes, effects=effects))
 
 
 def iter_executions(
-    tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode]
-) -> Iterator[Execution]:
+    tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode], *,
+    effects: Mapping[str, Any] | None = None,
+) -> Iterator[Execution]:  # fmt: skip
     """:func:`execute` on each episode as it comes (the tree loaded once), one at a time."""
-    root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    serving = _Serving(TreeShape.of(root))
+    ir = tree.to_ir() if isinstance(tree, Root) else dict(tree)
+    compiled, fallback = split_fallback(ir)
+    root = tree if isinstance(tree, Root) and fallback is None else from_ir(compiled)
+    serving = _Serving(TreeShape.of(root), effects, fallback is not None)
     for episode in episodes:
         yield serving.run(root, episode)
 
@@ -325,13 +414,22 @@ class _Serving:
     :class:`ReplayTools` of the episode being run. The callables stay the same ones, so the
     runs share the tree's run memo (one static check, not one per episode)."""
 
-    def __init__(self, shape: TreeShape) -> None:
+    def __init__(self, shape: TreeShape, effects: Mapping[str, Any] | None = None,
+                 falls_back: bool = False) -> None:  # fmt: skip
         self.shape = shape
+        self.effects = effects
+        self.falls_back = falls_back
+        self.unused = unused_reads(shape.nodes, effects)
+        self._prompts = predict_prompts(shape.nodes)
         self.replay: ReplayTools | None = None
         self.tools = {n: self._forward("tools", n) for n in dict.fromkeys(shape.tools)}
         self.predicates = {
             n: self._forward("predicates", n) for n in dict.fromkeys(shape.predicates)
         }
+
+    def asking(self, messages: Sequence[Mapping[str, Any]]) -> str | None:
+        """The predict leaf a model call comes from (:func:`~jdsl.compiler.reads.asking_leaf`)."""
+        return asking_leaf(self._prompts, messages)
 
     def _forward(self, kind: str, name: str) -> Callable[..., Any]:
         def served(**arguments: Any) -> Any:
@@ -343,8 +441,9 @@ class _Serving:
     def run(self, root: Root, episode: NormEpisode) -> Execution:
         """:func:`execute` of ``episode``."""
         shape = self.shape
-        self.replay = replay = ReplayTools(episode, tools=shape.tools,
-                                           predicates=shape.predicates, failing=shape.failing)  # fmt: skip
+        self.replay = replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
+                                           failing=shape.failing, effects=self.effects,
+                                           unused=self.unused)  # fmt: skip
         try:
             return _run(root, shape, episode, replay, self)
         finally:
@@ -354,15 +453,24 @@ class _Serving:
 def _run(
     root: Root, shape: TreeShape, episode: NormEpisode, replay: ReplayTools, bound: _Serving
 ) -> Execution:
+    model = decision_model(shape, episode)
+    model.node_of = bound.asking
     ctx = root.run(
-        model=decision_model(shape, episode), tools=bound.tools, predicates=bound.predicates,
+        model=model, tools=bound.tools, predicates=bound.predicates,
         raise_errors=False, episode_id=episode.episode_id or None, **run_inputs(shape, episode),
     )  # fmt: skip
-    node = ctx.failure.node_id if ctx.failure is not None else None
+    failure = ctx.failure
+    node = failure.node_id if failure is not None else None
     status = "error" if ctx.error is not None else ctx.status.value
-    divergence = _divergence(replay, ctx.error, node, status, episode)
+    fallback = None
+    if bound.falls_back and ctx.error is None and status == "failure":
+        reason = failure.reason if failure is not None else "the compiled program failed"
+        fallback = Fallback(node, reason, len(replay.calls), replay.writes_done)
+        divergence = None
+    else:
+        divergence = _divergence(replay, ctx.error, node, status, episode)
     return Execution(episode.episode_id, tuple(replay.calls), len(replay.expected), status,
-                     divergence)  # fmt: skip
+                     divergence, fallback, len(model.calls))  # fmt: skip
 
 
 def _divergence(
@@ -376,15 +484,15 @@ def _divergence(
     if isinstance(error, ReplayDivergence):
         detail = getattr(getattr(error, "divergence", None), "reason", str(error))
         reason = f"a model call the episode has no decision for ({detail})"
-        return replay.diverge(node, expected, "a model call", reason)
+        return replay.diverge(node, expected, "a model call", reason, "model")
     if error is not None:
         reason = f"the run raised {type(error).__name__}: {error}"
-        return replay.diverge(node, expected, f"error {type(error).__name__}", reason)
+        return replay.diverge(node, expected, f"error {type(error).__name__}", reason, "error")
     if left:
         reason = f"expected {expected}, the run ended ({status}) without making it"
-        return replay.diverge(node, expected, None, reason)
+        return replay.diverge(node, expected, None, reason, "missing")
     teacher = "failure" if episode.success is False else "success"
     if status != teacher:
         reason = f"the run ended {status}, the teacher's episode {teacher}"
-        return replay.diverge(node, teacher, status, reason)
+        return replay.diverge(node, teacher, status, reason, "outcome")
     return None

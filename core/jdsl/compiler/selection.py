@@ -23,7 +23,7 @@ from jdsl.compiler.arguments import stable_key
 from jdsl.compiler.guards import guard_node
 from jdsl.compiler.normalized import NormEpisode
 
-__all__ = ["lane_conditions", "negated"]
+__all__ = ["arm_conditions", "lane_conditions", "negated"]
 
 _SELECTING = ("guard", "check")
 
@@ -44,10 +44,11 @@ def _observed(episode: NormEpisode, head: int) -> dict[str, tuple[dict[str, Any]
 
 
 def _consistent(
-    episodes: Sequence[NormEpisode], head: int
+    where: Sequence[tuple[int, Sequence[NormEpisode]]],
 ) -> dict[str, tuple[dict[str, Any], bool]]:
-    """The conditions every episode of a path evaluated at ``head`` with one same result."""
-    per = [_observed(e, head) or {} for e in episodes]
+    """The conditions every episode of a path evaluated where it parts ways (``(position,
+    episodes)`` groups) with one same result."""
+    per = [_observed(e, head) or {} for head, episodes in where for e in episodes]
     if not per:
         return {}
     first = per[0]
@@ -71,9 +72,18 @@ def lane_conditions(
 ) -> tuple[tuple[dict[str, Any], ...], ...] | None:
     """Per path (a group of episodes), the guard nodes that select it at call position
     ``head``; None when some pair of paths is not separated by an evaluated condition."""
-    seen = [_consistent(episodes, head) for episodes in lanes]
-    separating: list[dict[str, tuple[dict[str, Any], bool]]] = [{} for _ in lanes]
-    for a, b in combinations(range(len(lanes)), 2):
+    return arm_conditions([((head, episodes),) for episodes in lanes])
+
+
+def arm_conditions(
+    arms: Sequence[Sequence[tuple[int, Sequence[NormEpisode]]]],
+) -> tuple[tuple[dict[str, Any], ...], ...] | None:
+    """:func:`lane_conditions` where each path's episodes part ways at their own call
+    positions (``(position, episodes)`` groups per path: a fork after paths of different
+    lengths met again)."""
+    seen = [_consistent(where) for where in arms]
+    separating: list[dict[str, tuple[dict[str, Any], bool]]] = [{} for _ in arms]
+    for a, b in combinations(range(len(arms)), 2):
         split = [k for k in seen[a] if k in seen[b] and seen[a][k][1] != seen[b][k][1]]
         if not split:
             return None

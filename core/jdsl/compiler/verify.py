@@ -10,10 +10,13 @@ Three layers (seeds/compiler-internals.md §7, plus execution from DESIGN.md §6
   when ``k`` holds the indexes that episode took; a ref to a run input must equal that
   input; each guard and check must hold over the state (run inputs and selections included)
   right before its action;
-* execution: the compiled tree runs on every aligned episode with the recorded tool results
-  and model decisions served back (:mod:`jdsl.compiler.replay`); it must make the same calls,
-  with the same arguments, in the same order, and end with the teacher's outcome. The first
-  difference of each episode is a problem (episode, node, expected call vs actual).
+* execution: the compiled tree runs on every successful episode of the family (aligned with a
+  compiled path or not) with the recorded tool results and model decisions served back
+  (:mod:`jdsl.compiler.replay`); it must make the same writes, with the same arguments, in the
+  same order, and end with the teacher's outcome (reads may differ), or hand the rest of the
+  run to the package's fallback before any write differs. An episode the tree was compiled from
+  must be served end to end. The first difference of each episode is a problem (episode, node,
+  expected call vs actual).
 
 :func:`promote` lifts the provenance of nodes whose checks all passed to E4. Replay proves that
 the deterministic parts reproduce their source evidence, not that they are correct in general.
@@ -22,12 +25,12 @@ the deterministic parts reproduce their source evidence, not that they are corre
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
-from jdsl.compiler.lineage import selected_indexes, value_key
+from jdsl.compiler.lineage import element_index, selected_indexes, value_key
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, Execution, iter_executions
 from jdsl.errors import JdslError
@@ -65,14 +68,16 @@ class VerificationReport:
     Attributes:
         structural_problems: from :func:`jdsl.ir.validate_ir` (empty when structure is ok).
         checks: every replay check, in episode then tree order.
-        executions: every aligned episode executed (:func:`jdsl.compiler.replay.execute`); a
-            matched episode's ``calls`` are dropped (they are its recorded calls), which keeps
+        executions: every successful episode executed (:func:`jdsl.compiler.replay.execute`);
+            a matched episode's ``calls`` are dropped (they are its recorded calls), which keeps
             the report small at 10^5 episodes.
+        aligned: the ids of the episodes the tree was compiled from (each must be served).
     """
 
     structural_problems: tuple[str, ...]
     checks: tuple[ReplayCheck, ...] = field(default=())
     executions: tuple[Execution, ...] = field(default=())
+    aligned: frozenset[str] = field(default=frozenset())
 
     @property
     def executed(self) -> int:
@@ -81,13 +86,33 @@ class VerificationReport:
 
     @property
     def matched(self) -> int:
-        """How many of them it reproduced (same calls, arguments, order and outcome)."""
+        """How many of them it served end to end with the same writes and outcome."""
         return sum(1 for e in self.executions if e.matched)
 
     @property
+    def fallbacks(self) -> int:
+        """How many it handed to the fallback (every write before it matched)."""
+        return sum(1 for e in self.executions if e.fallback is not None and e.divergence is None)
+
+    @property
+    def unreplayable(self) -> int:
+        """How many needed a read or decision their record does not hold (not compiled from
+        them: what the tree would do next is unknown, neither matched nor wrong)."""
+        return sum(1 for e in self.executions if e.outcome == "unreplayable")
+
+    @property
+    def unserved(self) -> tuple[Execution, ...]:
+        """Episodes the tree was compiled from that it did not serve end to end without a
+        divergence (went to the fallback, or the record could not answer it)."""
+        return tuple(e for e in self.executions if e.episode_id in self.aligned
+                     and e.outcome in ("fallback", "unreplayable"))  # fmt: skip
+
+    @property
     def divergences(self) -> tuple[Divergence, ...]:
-        """The first divergence of every episode that did not match, in episode order."""
-        return tuple(e.divergence for e in self.executions if e.divergence is not None)
+        """The first divergence of every episode whose writes or outcome differ (and of every
+        unreplayable episode the tree was compiled from), in episode order."""
+        return tuple(e.divergence for e in self.executions if e.divergence is not None
+                     and (e.outcome == "diverged" or e.episode_id in self.aligned))  # fmt: skip
 
     @property
     def structural_ok(self) -> bool:
@@ -110,16 +135,19 @@ class VerificationReport:
     def problems(self) -> tuple[str, ...]:
         replayed = tuple(c.problem for c in self.checks if not c.passed)
         executed = tuple(f"execution {d}" for d in self.divergences)
-        return self.structural_problems + replayed + executed
+        unserved = tuple(f"execution episode {e.episode_id!r} (compiled from it): {e.fallback}"
+                         for e in self.unserved if e.fallback is not None)  # fmt: skip
+        return self.structural_problems + replayed + executed + unserved
 
     @property
     def status(self) -> str:
-        """``passed`` (structure ok, every replay check held, every executed episode
-        matched), ``failed`` (a structural problem, a failed check or a divergence) or
+        """``passed`` (structure ok, every replay check held, no executed episode diverged and
+        every episode compiled from was served end to end), ``failed`` (a structural problem, a
+        failed check, a divergence, an episode compiled from that went to the fallback) or
         ``unverified`` (structure ok but nothing was replayed or executed)."""
         if not self.structural_ok or self.replay_passed != self.replay_checks:
             return "failed"
-        if self.matched != self.executed:
+        if self.divergences or self.unserved:
             return "failed"
         return "passed" if self.checks or self.executions else "unverified"
 
@@ -138,6 +166,8 @@ class VerificationReport:
             "replay_coverage": self.replay_coverage,
             "executed": self.executed,
             "matched": self.matched,
+            "fallback": self.fallbacks,
+            "unreplayable": self.unreplayable,
             "first_divergence": self.divergences[0].to_dict() if self.divergences else None,
             "problems": list(problems[:max_problems]),
             "problems_omitted": max(0, len(problems) - max_problems),
@@ -167,22 +197,25 @@ def verify(
     *,
     execute: bool = True,
     replay: ReplayMap | None = None,
+    effects: Mapping[str, Any] | None = None,
 ) -> VerificationReport:
-    """Validate the IR, replay its refs and guards, and execute it on the aligned episodes.
+    """Validate the IR, replay its refs and guards, and execute it on every successful episode.
 
     Args:
         compiled: the output of :func:`~jdsl.compiler.staticize.staticize`.
         episodes: the normalized episodes it was compiled from.
-        execute: run the tree on every aligned episode (skipped when the structure is
+        execute: run the tree on every successful episode (skipped when the structure is
             broken: such a tree does not load).
         replay: computes the per-episode part elsewhere (the Dask engine: one
             :func:`replay_part` per shard); None: :func:`replay_part` over ``episodes`` here.
             Either way the report is the same.
+        effects: capability -> effects deciding which calls are writes (default: by name).
     """
     report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
     run = execute and report.ok and compiled.ir["root"].get("child") is not None
     if replay is None:
-        parts: Iterable[ReplayPart] = [replay_part(compiled, episodes, execute=run)]
+        parts: Iterable[ReplayPart] = [replay_part(compiled, episodes, execute=run,
+                                                   effects=effects)]  # fmt: skip
     else:
         parts = replay(compiled, run)
     checks: list[ReplayCheck] = []
@@ -190,15 +223,18 @@ def verify(
     for part in parts:
         checks += part.checks
         executions += part.executions
-    return VerificationReport(report.problems, tuple(checks), tuple(executions))
+    return VerificationReport(report.problems, tuple(checks), tuple(executions),
+                              frozenset(compiled.aligned))  # fmt: skip
 
 
 def replay_part(
-    compiled: CompiledBehavior, episodes: Iterable[NormEpisode], *, execute: bool
-) -> ReplayPart:
+    compiled: CompiledBehavior, episodes: Iterable[NormEpisode], *, execute: bool,
+    effects: Mapping[str, Any] | None = None,
+) -> ReplayPart:  # fmt: skip
     """The per-episode layer of :func:`verify` over ``episodes`` (in order, each read once):
     each aligned episode's ref and guard replay checks and, with ``execute``, the tree's
-    execution on it (a matched execution's ``calls`` dropped; the tree is loaded once)."""
+    execution on every successful episode (a matched execution's ``calls`` dropped; the tree
+    is loaded once)."""
     aligned = set(compiled.aligned)
     checks: list[ReplayCheck] = []
 
@@ -206,13 +242,14 @@ def replay_part(
         for episode in episodes:
             if episode.episode_id in aligned:
                 checks.extend(_replay_episode(compiled, episode))
+            if episode.episode_id in aligned or episode.success is not False:
                 yield episode
 
     if not execute:
         for _ in checked():
             pass
         return ReplayPart(tuple(checks))
-    runs = iter_executions(compiled.ir, checked())
+    runs = iter_executions(compiled.ir, checked(), effects=effects)
     executions = tuple(x if x.divergence else dataclasses.replace(x, calls=()) for x in runs)
     return ReplayPart(tuple(checks), executions)
 
@@ -236,13 +273,15 @@ def selections(
 ) -> dict[str, list[int]]:
     """``{index key: indexes}`` the episode's call at ``position`` took for each selection
     argument of the actions compiled there (what the residual that selects would answer)."""
-    found: dict[str, list[int]] = {}
+    found: dict[str, Any] = {}
     for action in actions:
         if action.at.get(eid) == position:
             sources = ok_steps[position].list_sources
             for choice in action.choices:
                 if choice.how == "selection" and choice.source:
                     found.update(selected_indexes(choice.source, sources.get(choice.argument, ())))
+                    args = ok_steps[position].arg_sources.get(choice.argument, ())
+                    found.update(element_index(choice.source, args))
     return found
 
 
@@ -338,8 +377,8 @@ def _replay_call(
 
 def promote(compiled: CompiledBehavior, report: VerificationReport) -> CompiledBehavior:
     """A copy whose nodes with at least one replay check, all passed, are graded E4 (nothing
-    is promoted when an executed episode diverged)."""
-    if not report.structural_ok or report.matched != report.executed:
+    is promoted when verification failed)."""
+    if report.status == "failed":
         return compiled
     passed: dict[str, bool] = {}
     for check in report.checks:

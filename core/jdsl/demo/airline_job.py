@@ -1,8 +1,10 @@
 """The airline half of the demo: real gpt-4o trajectories imported and compiled per family.
 
 The 54 successful gpt-4o episodes of ``tau_airline/episodes.json`` are imported
-(:func:`jdsl.importers.import_tau_bench`) into a jdsl trace file, grouped by task (the episodes
-of one task form one family) and each family is compiled on its own. Per family the demo
+(:func:`jdsl.importers.import_tau_bench`) into a jdsl trace file, grouped by intent (the runs
+that make the same writes form one family, whatever task they came from:
+:mod:`jdsl.compiler.families`; ``group_families(..., by="task")`` groups per task) and each
+family is compiled on its own. Per family the demo
 reports the episodes, the exact dataflow refs the compiler found (tool arguments taken from an
 earlier tool result; refs straight to a model output are counted apart), verification, the
 residual decision burden, and **id-like constants**: action
@@ -22,7 +24,9 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from jdsl.compiler import top_key
+from jdsl.compiler import group_episodes, top_key
+from jdsl.compiler.families import GroupBy
+from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import labelled_children, walk_ir
@@ -52,7 +56,8 @@ class FamilyRow:
     """One compiled airline family.
 
     Attributes:
-        family: ``airline_<split>_<task id>``.
+        family: the intent (``airline.cancel_reservation``) or the task
+            (``airline_<split>_<task id>``).
         episodes: how many episodes it has.
         tools: the compiled tool sequence (host names).
         lineage_refs: action arguments compiled to refs of earlier tool results
@@ -68,9 +73,9 @@ class FamilyRow:
         id_like_constants: ``tool.arg = "value"`` for id-like literals.
         problems: verification problems (empty when it passed).
         aligned: episodes that follow the compiled path(s).
-        executed / matched: aligned episodes the package was run on with their recorded
-            results served back, and how many it reproduced (same calls, arguments, order,
-            outcome).
+        executed / matched / fallback: successful episodes the package was run on with their
+            recorded results served back, how many it reproduced (same writes, arguments,
+            order, outcome) and how many it handed to its fallback.
     """
 
     family: str
@@ -88,6 +93,7 @@ class FamilyRow:
     aligned: int = 0
     executed: int = 0
     matched: int = 0
+    fallback: int = 0
 
 
 def ir_actions(ir: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -170,8 +176,13 @@ def ir_tool_text(ir: Mapping[str, Any], prefix: str = "") -> str:
     return " -> ".join(_tool_parts(node, prefix))
 
 
-def group_families(episodes: list[Episode]) -> dict[str, list[Episode]]:
-    """Episodes grouped by ``task_family`` (from ``episode.started``), families sorted by name."""
+def group_families(episodes: list[Episode], by: GroupBy = "intent") -> dict[str, list[Episode]]:
+    """Episodes grouped by intent (:func:`jdsl.compiler.group_episodes`) or, ``by="task"``, by
+    ``task_family`` (from ``episode.started``); families sorted by name."""
+    if by == "intent":
+        raw = {e.episode_id: e for e in episodes}
+        return {key: [raw[n.episode_id] for n in members]
+                for key, members in group_episodes(list(normalize_stream(episodes)), by)}  # fmt: skip
     families: dict[str, list[Episode]] = {}
     for episode in episodes:
         family = str(episode.started.get("task_family") or episode.episode_id)
@@ -200,6 +211,7 @@ def _row(family: str, episodes: list[Episode], result: Any) -> FamilyRow:
         aligned=int(report["aligned_episodes"]),
         executed=int(verification["executed"]),
         matched=int(verification["matched"]),
+        fallback=int(verification.get("fallback", 0)),
     )
 
 

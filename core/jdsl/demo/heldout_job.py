@@ -1,12 +1,15 @@
-"""The held-out half of the airline demo: tau-bench's own results file, compiled per family with
-one run held out, and the lineage recall of list elements.
+"""The held-out half of the airline demo: tau-bench's own results file, compiled per intent family
+with one run held out, and the lineage recall of list elements.
 
 The file is ``tau_airline/raw/gpt-4o-airline.dev.json`` (what tau-bench's ``run.py`` wrote: 87
-gpt-4o runs, 54 with reward 1.0), imported with :func:`jdsl.importers.import_tau_bench`. Each
-task family is compiled on all but its last successful run (:func:`jdsl.compiler.holdout_split`)
-and the package is validated on that run (:func:`jdsl.compiler.validate_package`): served,
-matched, divergences, constants and constants a held-out run contradicts (target 0). Families
-with a single successful run have nothing left to compile from and are counted apart.
+gpt-4o runs, 54 with reward 1.0), imported with :func:`jdsl.importers.import_tau_bench` and
+grouped by intent (what the runs change: :mod:`jdsl.compiler.families`). Each family is
+compiled on all but its last successful run (:func:`jdsl.compiler.holdout_split`) and the
+package validated on that run (:func:`jdsl.compiler.validate_package`): served end to end
+(matched: the same writes and outcome), handed to the fallback, or refused; constants and
+constants a held-out run contradicts (target 0); and the model calls each served run made next
+to the recorded agent's assistant turns (each one a model call). A family with a single
+successful run has nothing left to compile from and is counted apart.
 
 List-element recall: over the list arguments of successful runs, the share of elements with an
 exact source in the state before the call (a scalar element: itself; a dict element: every
@@ -23,11 +26,12 @@ from jdsl.compiler import (
     NormEpisode,
     StateIndex,
     compile_normalized,
+    group_episodes,
     holdout_split,
-    normalize_all,
     validate_package,
 )
 from jdsl.compiler.lineage import is_meaningful
+from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 
@@ -50,24 +54,39 @@ class HoldoutFigures:
     held_out: int
     served: int
     matched: int
+    unreplayable: int
+    fallback: int
+    refused: int
     divergences: int
     constants: int
     contradicted: int
+    model_calls: int
+    assistant_turns: int
     scalar_elements: tuple[int, int]
     dict_elements: tuple[int, int]
+    by: str = "intent"
 
     def lines(self) -> list[str]:
         """The report lines."""
         def share(pair: tuple[int, int]) -> str:
             return f"{pair[0]}/{pair[1]}" if pair[1] else "none"
 
+        def pct(a: int, b: int) -> str:
+            return f"{a}/{b} ({100 * a / b:.0f}%)" if b else f"{a}/{b}"
+
+        per_run = (f"{self.model_calls / self.served:.1f}" if self.served else "-")
+        turns = (f"{self.assistant_turns / self.served:.1f}" if self.served else "-")
         return [
             f"Held out (tau-bench's own results file, {self.runs} gpt-4o runs, {self.successful} "
-            f"successful; each family compiled without its last successful run):",
+            f"successful; grouped by {self.by}, each family compiled without its last successful "
+            "run):",
             f"  {self.families} families: {self.compiled} compiled ({self.verified} verified), "
             f"{self.too_few} with one successful run (nothing left to compile from)",
-            f"  held-out runs {self.held_out}: served {self.served}, matched {self.matched}, "
-            f"divergences {self.divergences}",
+            f"  held-out runs {self.held_out}: served end to end {pct(self.served, self.held_out)},"
+            f" fallback {self.fallback}, refused {self.refused}",
+            f"  served: matched (same writes, same outcome) {pct(self.matched, self.served)}, "
+            f"unreplayable {self.unreplayable}, divergences {self.divergences}",
+            f"  model calls per served run {per_run} (the recorded agent: {turns} assistant turns)",
             f"  constants {self.constants}, contradicted by a held-out run {self.contradicted} "
             "(target 0)",
             f"  list elements with an exact source: scalars {share(self.scalar_elements)}, "
@@ -103,33 +122,46 @@ def list_recall(episodes: Sequence[NormEpisode]) -> tuple[tuple[int, int], tuple
     return (counts[0], counts[1]), (counts[2], counts[3])
 
 
-def airline_holdout(n: int = 1) -> HoldoutFigures:
+def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
     """Import the raw results file, compile each family holding out ``n`` runs, validate."""
-    episodes = normalize_all(import_tau_bench(str(data_path(*RAW_RESULTS))).episodes)
-    families: dict[str, list[NormEpisode]] = {}
-    for episode in episodes:
-        families.setdefault(str(episode.metadata.get("task_family")), []).append(episode)
+    raw = import_tau_bench(str(data_path(*RAW_RESULTS))).episodes
+    turns = {e.episode_id: sum(ev.kind == "model.responded" for ev in e.events) for e in raw}
+    episodes = list(normalize_stream(raw))
+    families = group_episodes(episodes, by)
     totals = dict.fromkeys(("compiled", "verified", "too_few", "held", "served", "matched",
-                            "divergences", "constants", "contradicted"), 0)  # fmt: skip
-    for members in families.values():
+                            "unreplayable", "fallback", "refused", "divergences", "constants",
+                            "contradicted", "model_calls", "turns"), 0)  # fmt: skip
+    for family, members in families:
         kept, held = holdout_split(members, n)
         if not any(e.success for e in kept):
-            totals["too_few"] += 1
+            totals["too_few"] += any(e.success for e in held)
             continue
-        result = compile_normalized(kept, name="held_out")
+        result = compile_normalized(kept, name=family)
+        if not result.ok:  # no package is written: its held-out runs are refused
+            totals["held"] += sum(e.success is not False for e in held)
+            totals["refused"] += sum(e.success is not False for e in held)
+            totals["compiled"] += 1
+            continue
         report = validate_package(result.package, held)
-        for key, value in (("compiled", 1), ("verified", result.ok), ("held", len(report.rows)),
+        served = [r for r in report.rows if r.served]
+        for key, value in (("compiled", 1), ("verified", result.ok), ("held", report.references),
                            ("served", report.served), ("matched", report.matched),
-                           ("divergences", report.divergences),
+                           ("unreplayable", report.unreplayable), ("fallback", report.fallbacks),
+                           ("refused", report.refused), ("divergences", report.divergences),
                            ("constants", len(result.report()["constants"])),
-                           ("contradicted", report.contradicted)):  # fmt: skip
+                           ("contradicted", report.contradicted),
+                           ("model_calls", sum(r.execution.model_calls for r in served
+                                               if r.execution is not None)),
+                           ("turns", sum(turns.get(r.episode_id, 0) for r in served))):  # fmt: skip
             totals[key] += int(value)
     scalars, dicts = list_recall(episodes)
     return HoldoutFigures(
         runs=len(episodes), successful=sum(e.success is True for e in episodes),
         families=len(families), compiled=totals["compiled"], verified=totals["verified"],
         too_few=totals["too_few"], held_out=totals["held"], served=totals["served"],
-        matched=totals["matched"], divergences=totals["divergences"],
-        constants=totals["constants"], contradicted=totals["contradicted"],
-        scalar_elements=scalars, dict_elements=dicts,
+        matched=totals["matched"], unreplayable=totals["unreplayable"],
+        fallback=totals["fallback"], refused=totals["refused"],
+        divergences=totals["divergences"], constants=totals["constants"],
+        contradicted=totals["contradicted"], model_calls=totals["model_calls"],
+        assistant_turns=totals["turns"], scalar_elements=scalars, dict_elements=dicts, by=by,
     )  # fmt: skip

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jdsl.compiler.fallback import compiled_program
 from jdsl.demo.airline_job import FamilyRow, compile_airline, ir_tool_text
 from jdsl.demo.family import FamilySplit, split_family
 from jdsl.demo.heldout_job import HoldoutFigures, airline_holdout
@@ -111,8 +112,9 @@ class DemoResult:
     @property
     def package_tool_text(self) -> str:
         """The package's tools in order, alternatives in parentheses, ``retail.`` left off:
-        ``(find_user_id_by_email | find_user_id_by_name_zip) -> get_user_details -> ...``."""
-        return ir_tool_text(self.package.ir, LOGICAL_PREFIX)
+        ``(find_user_id_by_email | find_user_id_by_name_zip) -> get_user_details -> ...``
+        (the compiled program's: the fallback is left out)."""
+        return ir_tool_text(compiled_program(self.package.ir), LOGICAL_PREFIX)
 
     @property
     def branch_lines(self) -> list[str]:

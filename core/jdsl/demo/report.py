@@ -97,7 +97,7 @@ def _retail_lines(result: DemoResult) -> list[str]:
         "user simulator)",
         f"  teacher runs: {_pct(teacher_ok, len(result.teacher))} reward 1.0 -> {result.trace_path}",
         f"  compiled: verification {ver.get('status')} (executed {ver.get('executed', 0)} "
-        f"teacher episodes, {ver.get('matched', 0)} matched: same calls, arguments, order and "
+        f"teacher episodes, {ver.get('matched', 0)} matched: same writes, arguments, order and "
         f"outcome; replay coverage {_coverage(ver.get('replay_coverage'))}, "
         f"{ver.get('replay_checks', 0)} checks); "
         f"residual decision burden {result.metrics.get('residual_decision_burden')}; "
@@ -127,18 +127,20 @@ def _airline_lines(result: DemoResult) -> list[str]:
     unverified = sum(row.verification == "unverified" for row in rows)
     executed = sum(row.executed for row in rows)
     matched = sum(row.matched for row in rows)
+    fallback = sum(row.fallback for row in rows)
+    width = min(56, max([18, *(len(row.family) + 1 for row in rows)]))
     lines = [
         f"Airline: {result.airline_episodes} real gpt-4o episodes imported, "
-        f"{len(rows)} task families compiled ({passed} verified, {unverified} unverified; "
-        f"executed on {executed} aligned episodes, {matched} matched)",
+        f"{len(rows)} intent families compiled ({passed} verified, {unverified} unverified; "
+        f"executed on {executed} successful episodes, {matched} matched, {fallback} fallback)",
         f"  ({RDB_LEGEND}; {REFS_LEGEND})",
-        f"  {'family':<18}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<10}{'exec':>6}"
+        f"  {'family':<{width}}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<10}{'exec':>6}"
         f"{'RDB':>6}  id-like constants",
     ]
     for row in rows:
         consts = "; ".join(row.id_like_constants) or "-"
         lines.append(
-            f"  {row.family:<18}{row.episodes:>4}  {row.dataflow_refs:>4}  "
+            f"  {row.family[:width - 1]:<{width}}{row.episodes:>4}  {row.dataflow_refs:>4}  "
             f"{row.model_output_refs:>5}  {row.verification:<10}"
             f"{f'{row.matched}/{row.executed}':>6}"
             f"{row.residual_decision_burden:>6.2f}  {consts}"
@@ -233,7 +235,7 @@ def html_report(result: DemoResult) -> str:
         f"<pre>{html.escape(result.package_text)}</pre>",
         "<h2>Retail: held-out tasks</h2>",
         _table(["task", "identity", "served", "status", "reward", "note"], held),
-        "<h2>Airline: real gpt-4o trajectories, one package per task family</h2>",
+        "<h2>Airline: real gpt-4o trajectories, one package per intent family</h2>",
         f"<p class='note'>{html.escape(RDB_LEGEND)}.</p>",
         f"<p class='note'>{html.escape(REFS_LEGEND)}.</p>",
         _table(["family", "episodes", "tools (in order)", "refs to tool results",

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jdsl.compiler import compile_normalized, holdout_split, normalize_all, validate_package
+from jdsl.compiler import compile_normalized, holdout_split, validate_package
+from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.tau_retail import RetailEnv, RetailTask, load_tasks, reward
 from jdsl.importers import import_tau_bench
 from jdsl.importers.tau_results import as_action_traj
@@ -114,7 +115,7 @@ def compile_returns(work: Path, count: int = 8) -> ReturnFigures:
     """Write the scripted runs to ``work/retail_returns.json``, import, compile, validate."""
     path = work / "retail_returns.json"
     path.write_text(json.dumps(scripted_return_runs(count)), encoding="utf-8")
-    episodes = normalize_all(import_tau_bench(path).episodes)
+    episodes = list(normalize_stream(import_tau_bench(path).episodes))
     kept, held = holdout_split(episodes, 1)
     result = compile_normalized(kept, name="retail_returns")
     spec = next(c.spec for a in result.compiled.actions for c in a.choices if c.argument == "item_ids")

@@ -1,4 +1,4 @@
-"""The small retail fixture (reference jdsl-py §5.10): a fake world and its four tools.
+"""The small retail fixture (docs/design.md appendix B): a fake world and its four tools.
 
 World ``i`` has customer ``U{i}`` with email ``c{i}@x.com`` and two orders: ``#W{i}0``
 (shipped) and ``#W{i}1`` (pending). Tests, the demo and the notebooks share it.

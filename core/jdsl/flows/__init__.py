@@ -2,7 +2,7 @@
 embedded SQLite FTS5 retriever.
 
 Flows are plain functions over plain callables, registries and a model; they never import the
-tree (docs/ARCHITECTURE.md). See DESIGN.md §7.
+tree (docs/ARCHITECTURE.md). See docs/design.md §7.
 """
 
 from jdsl.flows.actions import ActionTable, ActionTarget, McpTarget, SubtreeTarget, ToolTarget

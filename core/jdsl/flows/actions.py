@@ -4,7 +4,7 @@ Routing comes only from the caller: a model's arguments never choose a server or
 A target is a registered tool (optionally under another name), an MCP server/tool pair, or a
 subtree callable the tree builds (``(arguments) -> ToolResult | value``).
 
-Outcome classes (DESIGN.md §7, where the runtime seed wins over ditto):
+Outcome classes (docs/design.md §7, where the runtime seed wins over ditto):
 
 * ``fed back``: success, a business ``failed`` result, an unknown action name (when the loop
   runs with ``on_undeclared="observe"``; otherwise it stops before acting), invalid arguments,
@@ -163,7 +163,7 @@ def _fed_back(result: ToolResult, call: ToolCall) -> ActionOutcome:
 def _tool_registry(tools: ToolRegistry | Sequence[Any], sandbox: Sandbox | None) -> ToolRegistry:
     if isinstance(tools, ToolRegistry):
         return tools
-    # Tools bound by the author are granted by that binding (DESIGN.md §7).
+    # Tools bound by the author are granted by that binding (docs/design.md §7).
     registry = ToolRegistry(tools, sandbox=sandbox or Sandbox())
     registry.sandbox = registry.sandbox.granting("tool", registry.names())
     return registry

@@ -1,7 +1,7 @@
 """WorkingContext: the explicit set of context items the predefined flows read and update.
 
 Not to be confused with ``ContextWindow`` (the system-prompt stack of a tree) or ``RunContext``
-(one run's state); see DESIGN.md §7. A WorkingContext is immutable: every update returns a new
+(one run's state); see docs/design.md §7. A WorkingContext is immutable: every update returns a new
 one. Each item records the provenance of its source (an observation of a tool call, a skill, a
 document), so a value that reaches a prompt can be traced back to where it came from.
 """

@@ -1,6 +1,6 @@
 """The ReAct loop with budgets: model -> declared actions -> observations -> model.
 
-Budgets (DESIGN.md §7; defaults from :class:`jdsl.settings.ReactSettings`, call arguments win):
+Budgets (docs/design.md §7; defaults from :class:`jdsl.settings.ReactSettings`, call arguments win):
 
 * ``max_steps``: model calls (>= 1). The last allowed model call never starts new actions,
   because no model call would be left to read their observations; its requests stay pending.
@@ -20,7 +20,7 @@ flow"; "Invalid input throws; execution errors return ReactFlowResult"):
 * a repeated or empty action id stops with ``error`` / ``INVALID_MODEL_OUTPUT``;
 * an undeclared action stops with ``error`` / ``UNDECLARED_ACTION`` under
   ``on_undeclared="stop"`` (the default), every request of that turn left in ``pending``;
-  ``on_undeclared="observe"`` (the React leaf: the runtime seed's rule for trees, DESIGN.md §7)
+  ``on_undeclared="observe"`` (the React leaf: the runtime seed's rule for trees, docs/design.md §7)
   feeds it back as a failed ``UNKNOWN_TOOL`` observation instead;
 * any exception from the model (a ``ConnectionError`` as much as a :class:`ProviderError`)
   stops with ``error`` (``INVALID_MODEL_OUTPUT`` for a :class:`ModelOutputError`, else

@@ -1,4 +1,4 @@
-"""Services: what the flows and the tree share for one application (DESIGN.md §7).
+"""Services: what the flows and the tree share for one application (docs/design.md §7).
 
 Holds the model providers, the tool registry, the MCP registry, the sandbox, the output sink and
 a concurrency limit. Each Services is its own instance: nothing is global, so two notebooks (or

@@ -13,7 +13,8 @@ Two file shapes are read, detected per row (both are JSON lists):
 
 Each run becomes one jdsl episode (events: :mod:`jdsl.importers.conversation`): its id is
 ``tau_<family>_<trial>``, its ``task_family`` ``<domain>_<split>_<task id>`` (the runs of one
-task form one family), its run inputs ``{"user_id": ...}``; what the user simulator said is kept
+task form one family), its run inputs ``{"user_id": ...}``, its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by
+what they change unless told otherwise: :mod:`jdsl.compiler.families`); what the user simulator said is kept
 as ``user.message`` events (the compiler reads them as the ``conversation``). A results file
 names neither domain nor split: the domain is the shipped one whose tools the run calls (or its
 system prompt names), the split the one of the shipped task with the same id and instruction.
@@ -182,6 +183,7 @@ def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
     metadata = {
         **extra,
         "task_family": episode.family,
+        "group_by": "intent",
         "source_episode_id": episode.episode_id,
         "reward": episode.reward,
     }
@@ -256,7 +258,7 @@ def _run_conversation(
         "agent_strategy": run.strategy, "user_id": run.user_id, "instruction": run.instruction,
         "gold_actions": run.gold_actions, "gold_outputs": run.gold_outputs,
         "source": {"format": "tau-bench results", "path": path.name, "index": index},
-        "task_family": family, "reward": run.reward,
+        "task_family": family, "reward": run.reward, "group_by": "intent",
     }  # fmt: skip
     return Conversation(
         episode_id=f"tau_{family}_{run.trial}",

@@ -1,6 +1,6 @@
 """The interaction layer: tools, results, sandbox, commands, web search, MCP, output sinks.
 
-See DESIGN.md §7 and docs/ARCHITECTURE.md. The MCP SDK adapter lives in
+See docs/design.md §7 and docs/ARCHITECTURE.md. The MCP SDK adapter lives in
 :mod:`jdsl.interaction.mcp_sdk` (the ``mcp`` extra) and is not imported here.
 """
 

@@ -1,4 +1,4 @@
-"""Cooperative cancellation: a token passed down to flows, tools and executors (DESIGN.md §1)."""
+"""Cooperative cancellation: a token passed down to flows, tools and executors (docs/design.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The sandbox: deny-by-default permissions and workspace-confined files (DESIGN.md §7).
+"""The sandbox: deny-by-default permissions and workspace-confined files (docs/design.md §7).
 
 Categories (the keys of ``grants``): ``file.read``, ``file.write``, ``execute`` (command names),
 ``network`` (URL origins), ``tool``, ``mcp`` (server names) and ``skill``. Nothing is allowed

@@ -1,7 +1,7 @@
 """Behavior IR: the JSON form of a tree, its schema and its structural validation.
 
 A tree's IR is ``{"format": "jdsl.behavior.v1", "root": <root node dict>}`` where each node
-dict is the node's pydantic dump (DESIGN.md §2). :func:`validate_ir` lists every problem of a
+dict is the node's pydantic dump (docs/design.md §2). :func:`validate_ir` lists every problem of a
 document; :func:`from_ir` loads one into node objects.
 """
 

@@ -1,6 +1,6 @@
 """The Behavior IR document: ``{"format": "jdsl.behavior.v1", "root": <root node dict>}``.
 
-The node classes of :mod:`jdsl.tree` are the IR (DESIGN.md §2): a node's IR is
+The node classes of :mod:`jdsl.tree` are the IR (docs/design.md §2): a node's IR is
 ``node.model_dump(mode="json", exclude_none=True)`` and loading is pydantic validation of the
 discriminated union on ``kind``. This module adds the envelope, its JSON Schema and a digest.
 """
@@ -85,9 +85,15 @@ def from_ir(data: dict[str, Any]) -> Root:
         The root node; bind callables with ``Root.bind(tools=..., predicates=...)``.
 
     Raises:
-        ValidationError: a wrong format tag or a node that does not validate; every problem
-            is listed with its location (``root.child.children.1.tool: Field required``).
+        ValidationError: a document :func:`~jdsl.ir.validate.validate_ir` reports problems in
+            (the same rules, so the two agree on every document), or a node the model refuses;
+            every problem is listed with its location.
     """
+    from jdsl.ir.validate import structural_problems  # validate reads this module's tag
+
+    problems = structural_problems(data)[0]
+    if problems:
+        raise ValidationError(problems)
     if not isinstance(data, dict):
         raise ValidationError([f"the IR must be a JSON object, got {type(data).__name__}"])
     if data.get("format") != BEHAVIOR_FORMAT:
@@ -97,12 +103,20 @@ def from_ir(data: dict[str, Any]) -> Root:
     too_deep = nesting_problem(data) or _node_depth_problem(data.get("root"))
     if too_deep:
         raise ValidationError([too_deep])
+    root, problems = load_root(data)
+    if root is None:
+        raise ValidationError(problems)
+    return root
+
+
+def load_root(data: dict[str, Any]) -> tuple[Root | None, list[str]]:
+    """The tree of a structurally valid document, or None and the model's problems."""
     try:
-        return BehaviorDocument.model_validate(data).root
+        return BehaviorDocument.model_validate(data).root, []
     except PydanticValidationError as exc:
-        raise ValidationError(
-            [f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in exc.errors()]
-        ) from None
+        return None, [f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in exc.errors()]
+    except ValidationError as exc:  # a node's own check (a guard nested too deep)
+        return None, list(exc.problems)
 
 
 def _node_depth_problem(root: Any) -> str | None:

@@ -1,6 +1,6 @@
 """``validate_ir``: every structural problem in a Behavior IR document, in one report.
 
-Rules (reference jdsl-py §4.2, with the node fields of docs/ARCHITECTURE.md): the envelope has
+Rules (docs/design.md §2, with the node fields of docs/ARCHITECTURE.md): the envelope has
 the right format and a root; every kind is known and carries only its fields; ids are unique
 where given; composites have children and decorators a child; repeat ``max`` is a whole
 number in 1..1000; timeouts are finite, positive and at most a year; nodes nest at most
@@ -20,7 +20,7 @@ from typing import Any
 
 from jdsl.errors import ValidationError
 from jdsl.expr import preview
-from jdsl.ir.format import BEHAVIOR_FORMAT
+from jdsl.ir.format import BEHAVIOR_FORMAT, load_root
 from jdsl.ir.nodes import MAX_NODE_DEPTH, MAX_REPEAT, NodeChecker, child_slots, nesting_problem
 
 __all__ = ["MAX_REPEAT", "ValidationReport", "validate_ir"]
@@ -67,11 +67,21 @@ def validate_ir(ir: Any, required_capabilities: Iterable[str] | None = None) -> 
         >>> validate_ir({"format": "jdsl.behavior.v1", "root": {"kind": "root", "name": "x"}}).problems
         ("root 'root': root needs a child",)
     """
+    problems, capabilities = structural_problems(ir, required_capabilities)
+    if not problems:  # the rules the node models apply too: from_ir and this agree
+        problems = load_root(ir)[1]
+    return ValidationReport(tuple(problems), capabilities)
+
+
+def structural_problems(
+    ir: Any, required_capabilities: Iterable[str] | None = None
+) -> tuple[list[str], tuple[str, ...]]:
+    """:func:`validate_ir`'s rules short of building the nodes: ``(problems, capabilities)``."""
     if not isinstance(ir, dict):
-        return ValidationReport((f"the IR must be a JSON object, got {type(ir).__name__}",))
+        return [f"the IR must be a JSON object, got {type(ir).__name__}"], ()
     too_deep = nesting_problem(ir)
     if too_deep:
-        return ValidationReport((too_deep,))
+        return [too_deep], ()
     problems: list[str] = []
     if ir.get("format") != BEHAVIOR_FORMAT:
         problems.append(f"format is {preview(ir.get('format'))}; expected {BEHAVIOR_FORMAT!r}")
@@ -91,7 +101,7 @@ def validate_ir(ir: Any, required_capabilities: Iterable[str] | None = None) -> 
             f"tool {name!r} used but not declared in required_capabilities"
             for name in sorted(checker.capabilities - declared)
         ]
-    return ValidationReport(tuple(problems), tuple(sorted(checker.capabilities)))
+    return problems, tuple(sorted(checker.capabilities))
 
 
 def _walk(node: Any, where: str, checker: NodeChecker, depth: int = 1) -> None:

@@ -45,7 +45,7 @@ MAX_COMPRESSION_RATIO: Final = 200
 _SHELL: Final = frozenset({"bash", "sh", "shell", "zsh", "exec", "run_command", "terminal"})
 _MUTATING: Final = re.compile(
     r"(^|[._])(cancel|delete|remove|drop|destroy|purge|update|modify|set|create|add|insert|"
-    r"write|send|post|put|patch|book|exchange|return|transfer|pay|charge|refund|execute)(?=_|$)"
+    r"write|send|post|put|patch|book|exchange|return|transfer|escalate|pay|charge|refund|execute)(?=_|$)"
 )
 _DESTRUCTIVE: Final = re.compile(r"(^|[._])(cancel|delete|remove|drop|destroy|purge)(?=_|$)")
 

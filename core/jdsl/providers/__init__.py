@@ -1,4 +1,4 @@
-"""Model providers behind one neutral message model (DESIGN.md §4, §7).
+"""Model providers behind one neutral message model (docs/design.md §4, §7).
 
 The SDK adapters (:class:`AnthropicModel`, :class:`OpenAIModel`, :class:`GeminiModel`) import
 their SDKs lazily, on first use; :func:`resolve_model` turns a model id into one of them.

@@ -33,7 +33,7 @@ __all__ = ["SDKModel"]
 
 
 class SDKModel:
-    """Base of the SDK-backed models; implements the model protocol of DESIGN.md §4.
+    """Base of the SDK-backed models; implements the model protocol of docs/design.md §4.
 
     Args:
         model_id: the default model id; a per-call ``model_id`` wins.

@@ -1,4 +1,4 @@
-"""SDK exceptions -> the provider errors of :mod:`jdsl.errors` (DESIGN.md §9).
+"""SDK exceptions -> the provider errors of :mod:`jdsl.errors` (docs/design.md §9).
 
 The mapping reads the HTTP status, the ``Retry-After`` header and the vendor's error code, and
 builds a message of its own: it names the provider, the status and the fix, and never contains

@@ -197,11 +197,11 @@ class LocalModel(OpenAIModel):
         generation: GenerationSettings | None = None,
         **kwargs: Any,
     ) -> None:
-        kwargs.pop("api_key", None)
+        api_key = kwargs.pop("api_key", None) or "EMPTY"  # the managed server checks none
         kwargs.pop("base_url", None)
         super().__init__(
             name,
-            api_key="EMPTY",
+            api_key=api_key,
             max_tokens_field="max_tokens",
             provider_name="local",
             tool_call_content="",
@@ -216,7 +216,7 @@ class LocalModel(OpenAIModel):
         self.server.start()
         s = self.settings
         return sdk.OpenAI(
-            api_key="EMPTY", base_url=self.server.base_url, max_retries=s.max_retries,
+            api_key=s.key(), base_url=self.server.base_url, max_retries=s.max_retries,
             timeout=s.timeout_s,
         )  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""The neutral message model every provider adapter speaks (DESIGN.md §4).
+"""The neutral message model every provider adapter speaks (docs/design.md §4).
 
 A conversation is a list of :class:`Message`. An assistant message may carry
 :class:`ToolCall` s; each tool result is a ``role="tool"`` message linked by ``tool_call_id``.

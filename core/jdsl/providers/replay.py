@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -90,6 +90,9 @@ class ReplayModel:
             dicts; only ``model.requested`` / ``model.responded`` events are used.
         strict: raise :class:`ReplayDivergence` on the first divergence (else record it and
             answer with the next recording).
+        node_of: tells from a call's messages which node asks (None: any); when it names one,
+            only that node's recorded calls answer (recordings without messages are otherwise
+            answered in recorded order, whichever node asks).
 
     Attributes:
         divergence: the first :class:`Divergence`, or None while the run follows the trace.
@@ -100,8 +103,15 @@ class ReplayModel:
         >>> root.run(model=replay, **inputs)  # doctest: +SKIP
     """
 
-    def __init__(self, trace_or_events: Any, *, strict: bool = True) -> None:
+    def __init__(
+        self,
+        trace_or_events: Any,
+        *,
+        strict: bool = True,
+        node_of: Callable[[Sequence[dict[str, Any]]], str | None] | None = None,
+    ) -> None:
         self.strict = strict
+        self.node_of = node_of
         self.divergence: Divergence | None = None
         self.calls: list[dict[str, Any]] = []
         self._queues: dict[str, deque[_Call]] = {}
@@ -135,6 +145,9 @@ class ReplayModel:
             }
         )
         heads = sorted((q[0] for q in self._queues.values() if q), key=lambda c: c.order)
+        asking = self.node_of(actual) if self.node_of is not None else None
+        if asking is not None:  # only the asking node's own recorded calls answer it
+            heads = [c for c in heads if c.node_id == asking]
         match = next((c for c in heads if _matches(c, system, actual)), None)
         if match is None:
             divergence = _divergence(

@@ -1,4 +1,4 @@
-"""Behavior text: the line-oriented form people write in ``%%behavior`` cells (DESIGN.md §3).
+"""Behavior text: the line-oriented form people write in ``%%behavior`` cells (docs/design.md §3).
 
 Example:
     >>> tree = parse_behavior('''

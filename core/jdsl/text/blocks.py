@@ -1,6 +1,6 @@
 """Behavior text -> a forest of indented blocks (one per node line).
 
-Indentation makes children (DESIGN.md §3): a line indented deeper than the line above is its
+Indentation makes children (docs/design.md §3): a line indented deeper than the line above is its
 child; siblings share one indentation; a dedent must return to an indentation used by an open
 ancestor. Blank lines and ``#`` comment lines are skipped. A ``| `` line is an instruction line
 of the node it sits under and never opens a block of its own.

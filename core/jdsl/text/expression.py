@@ -1,6 +1,6 @@
 """Guard expressions in text form, one-to-one with the IR expression operators.
 
-Text grammar (DESIGN.md §3), loosest binding first::
+Text grammar (docs/design.md §3), loosest binding first::
 
     expr    := and ("or" and)*
     and     := not ("and" not)*

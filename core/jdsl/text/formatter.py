@@ -1,4 +1,4 @@
-"""Behavior IR -> canonical behavior text (DESIGN.md §3).
+"""Behavior IR -> canonical behavior text (docs/design.md §3).
 
 Canonical means: two spaces per level, short head words (``seq``, ``act``), attributes in the
 order of :data:`jdsl.text.syntax.ATTRIBUTES` then ``id=`` and ``context=``, defaults left out,

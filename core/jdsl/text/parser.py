@@ -1,4 +1,4 @@
-"""Behavior text -> Behavior IR dict (DESIGN.md §3).
+"""Behavior text -> Behavior IR dict (docs/design.md §3).
 
 :func:`parse_behavior_ir` does the whole text grammar and returns plain IR; turning it into node
 objects and binding callables is :func:`jdsl.text.parse_behavior`'s job.

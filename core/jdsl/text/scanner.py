@@ -1,6 +1,6 @@
 """A cursor over one line of behavior text, with the lexical rules every part shares.
 
-The behavior text grammar (DESIGN.md §3) is small enough that a hand-written scanner reads it
+The behavior text grammar (docs/design.md §3) is small enough that a hand-written scanner reads it
 directly: each parser asks for the token it expects next, so every error knows its exact line
 and column. Names, paths, JSON literals and the ``#`` comment rule live here.
 """

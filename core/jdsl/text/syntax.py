@@ -1,7 +1,7 @@
 """What each node kind looks like in behavior text: head words, attributes, child rules.
 
 One table, shared by the parser and the formatter, so the two cannot drift apart
-(DESIGN.md §2 table, "text form" column).
+(docs/design.md §2 table, "text form" column).
 """
 
 from __future__ import annotations

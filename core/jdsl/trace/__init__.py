@@ -1,4 +1,4 @@
-"""Traces: events, sinks, redaction, blobs, episodes. See DESIGN.md §5.
+"""Traces: events, sinks, redaction, blobs, episodes. See docs/design.md §5.
 
 A run emits :class:`TraceEvent` s through a sink (``ctx.emit``, or for the events of every tick
 a per-episode :data:`Recorder` from :func:`recorder_for`); the sink stamps each event with its

@@ -56,7 +56,7 @@ def actor_error(actor: object) -> ActorError:
 
 
 class EventKind:
-    """Event kind names (reference jdsl-py §3.2)."""
+    """Event kind names (docs/design.md §5)."""
 
     CAPTURE_STARTED = "capture.started"
     CAPTURE_FINISHED = "capture.finished"

@@ -1,6 +1,6 @@
 """The behavior tree: node classes (which are the Behavior IR), blackboard, run context.
 
-See DESIGN.md §2 and docs/ARCHITECTURE.md ("Nodes are the IR", "Runs").
+See docs/design.md §2 and docs/ARCHITECTURE.md ("Nodes are the IR", "Runs").
 """
 
 from jdsl.tree.base import Node

@@ -77,7 +77,7 @@ class Node(BaseModel):
 
     @property
     def label(self) -> str:
-        """A short human label, e.g. ``act(lookup) -> customer`` (reference jdsl-py §1.3)."""
+        """A short human label, e.g. ``act(lookup) -> customer`` (docs/design.md appendix A)."""
         return self.kind
 
     # -- running ---------------------------------------------------------------------------

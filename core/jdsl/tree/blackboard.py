@@ -1,4 +1,4 @@
-"""The blackboard: a dict of run values with provenance (reference jdsl-py §2.2).
+"""The blackboard: a dict of run values with provenance (docs/design.md appendix A).
 
 Every write is recorded in ``activity`` with the node that made it, the previous value and
 whether it overwrote another writer's value; every ref a node resolved is recorded there too,
@@ -54,8 +54,8 @@ class Write:
         return self.writer_id
 
     def event_payload(self) -> dict[str, Any]:
-        """The payload of the ``blackboard.write`` event recording this write (with ``source``
-        and ``index`` for a for_each's item: the element and pass it came from)."""
+        """The payload of the ``blackboard.write`` event recording this write (with
+        ``source`` and ``index`` for a for_each's item: the path and pass it came from)."""
         payload = {
             "key": self.key,
             "value": jsonable(self.value),

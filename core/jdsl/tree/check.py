@@ -31,7 +31,7 @@ Example:
       error type-mismatch at root/sequence.0/action.1: act escalate(level=urgency) passes
       urgency to parameter level: integer, but predict "ticket -> urgency"
       [root/sequence.0/predict.0] writes it as string
-        fix: declare the type in the signature ("ticket -> urgency: int") or change the
+        fix: declare the type in the signature ("... -> urgency: int") or change the
         tool's annotation
 """
 

@@ -1,6 +1,6 @@
 """One run's state: :class:`RunContext`, the :class:`ContextWindow` and the :class:`Bindings`.
 
-"Context" means three things in jdsl (DESIGN.md §7); this module holds two of them:
+"Context" means three things in jdsl (docs/design.md §7); this module holds two of them:
 the ContextWindow is the system-prompt stack, the RunContext is one run's state.
 """
 

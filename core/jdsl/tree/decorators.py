@@ -1,4 +1,4 @@
-"""Decorators: Repeat, Invert, Optional, OneShot, Timeout (reference jdsl-py §1.2)."""
+"""Decorators: Repeat, Invert, Optional, OneShot, Timeout (docs/design.md appendix A)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Structural node ids: ``root/sequence.0/action.1`` (reference jdsl-py §1.2).
+"""Structural node ids: ``root/sequence.0/action.1`` (docs/design.md appendix A).
 
 A node's effective id is its author ``id`` when set, else the structural id a run gives it.
 Structural ids are used in traces and provenance but never serialized: they are not a stable

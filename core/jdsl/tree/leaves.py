@@ -217,7 +217,7 @@ def lenient_equal(value: Any, expected: Any) -> bool:
 
     Non-strings compare with ``==`` (so ``2 != "2"``), except that a bool never equals a
     number, at any depth of lists and dicts (``True != 1``, ``[0] != [False]``), as in lineage.
-    Reference jdsl-py §1.2 / Appendix A.
+    Reference docs/design.md appendix A / Appendix A.
     """
     if isinstance(value, str) and isinstance(expected, str):
         return _norm(value) == _norm(expected)
@@ -303,21 +303,27 @@ def _check_nesting(expr: Any) -> None:
     Raises:
         ValidationError: too deep (names the limit).
     """
-    stack: list[tuple[Any, int, int]] = [(expr, 0, 0)]  # (value, and/or/not depth, nesting)
+    # (value, and/or/not depth, nesting, whether it stands where an expression goes)
+    stack: list[tuple[Any, int, int, bool]] = [(expr, 0, 0, True)]
     while stack:
-        node, depth, nesting = stack.pop()
+        node, depth, nesting, is_expr = stack.pop()
         if nesting > MAX_VALUE_NESTING:
             raise ValidationError(
                 [f"the expression nests deeper than {MAX_VALUE_NESTING} lists or objects"]
             )
+        op = next(iter(node)) if isinstance(node, Mapping) and len(node) == 1 else None
+        logical = is_expr and op in ("and", "or", "not")
+        if logical and depth >= MAX_EXPRESSION_DEPTH:
+            limit = MAX_EXPRESSION_DEPTH
+            raise ValidationError([f"the expression nests deeper than {limit} levels of and/or/not"])
         if isinstance(node, Mapping):
-            logical = len(node) == 1 and next(iter(node)) in ("and", "or", "not")
-            if logical and depth >= MAX_EXPRESSION_DEPTH:
-                limit = MAX_EXPRESSION_DEPTH
-                raise ValidationError([f"the expression nests deeper than {limit} levels of and/or/not"])
-            stack.extend((v, depth + logical, nesting + 1) for v in node.values())
+            for value in node.values():
+                if logical and op != "not" and isinstance(value, list):
+                    stack.extend((item, depth + 1, nesting + 2, True) for item in value)
+                else:
+                    stack.append((value, depth + logical, nesting + 1, logical))
         elif isinstance(node, list | tuple):
-            stack.extend((v, depth, nesting + 1) for v in node)
+            stack.extend((v, depth, nesting + 1, False) for v in node)
 
 
 class Guard(Node):

@@ -1,4 +1,4 @@
-"""Predict: one stateless, typed model call (seed "Predict", DESIGN.md §4)."""
+"""Predict: one stateless, typed model call (seed "Predict", docs/design.md §4)."""
 
 from __future__ import annotations
 

@@ -32,9 +32,11 @@ class React(Node):
     otherwise FAILURE naming the missing or invalid field. Tool schemas are derived from the
     callables (:func:`jdsl.interaction.tool_spec`). A tool exception or an unknown tool name is
     a failed observation the model sees (``react_flow(on_undeclared="observe")``, the runtime
-    seed's rule; DESIGN.md §7). ``max_steps`` counts model calls. FAILURE without a valid final
+    seed's rule; docs/design.md §7). ``max_steps`` counts model calls. FAILURE without a valid final
     answer; ``ctx.failure`` (``react stopped: max_steps``...) and the trace's ``react.finished``
-    say why. An exception the model raised (a bad key, a dropped connection, a ``converse``
+    say why. A react ticked while a failure is pending (a selector's later child, e.g. a compiled
+    package's fallback) takes over from it: ``react.started`` names it (``after_failure``) and an
+    input named ``failure`` that the blackboard does not hold gets ``"<node id>: <reason>"``. An exception the model raised (a bad key, a dropped connection, a ``converse``
     returning neither a ModelTurn nor a str) propagates unchanged after ``react.finished``.
 
     Attributes:
@@ -86,10 +88,15 @@ class React(Node):
         sig = self.parsed
         tools = self._bound_tools(ctx)
         inputs = read_inputs(self, sig, {}, ctx)
+        pending = ctx.failure  # a react after a failed sibling takes over from it
+        if pending is not None and "failure" in inputs and inputs["failure"] is None:
+            inputs["failure"] = f"{pending.node_id}: {pending.reason}"
         prompt = render_prompt(sig, inputs, self.instructions, react=True)
         head = {"node_id": self.effective_id}
         if ctx.tracing:
             started = {"signature": str(sig), "inputs": inputs, "outputs": list(sig.output_names)}
+            if pending is not None:
+                started["after_failure"] = {"node_id": pending.node_id, "reason": pending.reason}
             ctx.emit("react.started", {**head, **started, "tools": list(self.tools)})
         result = react_flow(
             model,

@@ -1,4 +1,4 @@
-"""Root: a tree's entry point, its bindings, and ``run`` (seed "Run Entry", DESIGN.md §2)."""
+"""Root: a tree's entry point, its bindings, and ``run`` (seed "Run Entry", docs/design.md §2)."""
 
 from __future__ import annotations
 
@@ -90,7 +90,8 @@ class Root(Node):
 
     _bindings: Bindings = PrivateAttr(default_factory=Bindings)
     _memo: _RunMemo | None = PrivateAttr(default=None)
-    _walked: tuple[list[Node], list[str]] = PrivateAttr(default=([], []))
+    _walked: tuple[list[Node], Any, tuple[Any, ...]] = PrivateAttr(default=([], (), ()))
+    _prepared: tuple[Any, ...] | None = PrivateAttr(default=None)
 
     @property
     def label(self) -> str:
@@ -178,26 +179,23 @@ class Root(Node):
             left on nodes, plus the given ones replacing), every ``(kind, name)`` a node needs,
             and whether any node calls a model.
         """
-        carried = Bindings()
-        needed: list[tuple[str, str]] = []
-        uses_model = False
-        nodes: list[Node] = []
-        paths: list[str] = []
-        for node, path in walk_with_ids(self):
+        private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
+        nodes, key, fields = _fingerprint(self)
+        cached = private.get("_prepared")  # type: ignore[union-attr]
+        if cached is None or cached[0] != key:
+            cached = (key, *_prepared(self), fields)  # fields: keeps the ids in ``key`` theirs
+            private["_prepared"] = cached  # type: ignore[index]
+        _, carried, needed, uses_model, paths, _ = cached
+        for node, path in zip(nodes, paths, strict=True):
             node.__pydantic_private__["_runtime_id"] = path  # type: ignore[index]
-            nodes.append(node)
-            paths.append(path)
-            _collect(node, carried)
-            needed += _needed(node)
-            uses_model = uses_model or node.kind in ("predict", "react")
-        bindings = self._bindings.copy()
+        bindings = private["_bindings"].copy()  # type: ignore[index]
         for name, fn in carried.tools.items():
             bindings.tools.setdefault(name, fn)
         for name, fn in carried.predicates.items():
             bindings.predicates.setdefault(name, fn)
         bindings.update("tool", tools, replace=True)
         bindings.update("predicate", predicates, replace=True)
-        self.__pydantic_private__["_walked"] = (nodes, paths)  # type: ignore[index]  # _run_memo
+        private["_walked"] = (nodes, key, fields)  # type: ignore[index]  # for _run_memo
         return bindings, needed, uses_model
 
     def check(
@@ -315,17 +313,9 @@ class Root(Node):
         replaced, a field set or edited in place (``action.args["q"] = ...``), a callable
         rebound or another input key starts afresh."""
         private = self.__pydantic_private__  # direct: pydantic's __getattr__ is slow
-        nodes, paths = private["_walked"]  # type: ignore[index]
-        # A node edited in place (``node.tool = "other"``) keeps its id(), so the key also
-        # holds the id of every field value (the memo keeps ``fields`` alive so those ids
-        # cannot be reused by other objects while it is held), and the JSON of every
-        # non-empty dict or list that is not a node's children (they can change in place).
-        fields = tuple(v for node in nodes for v in node.__dict__.values())
+        nodes, tree_key, fields = private["_walked"]  # type: ignore[index]
         key = (
-            tuple(map(id, nodes)),
-            tuple(paths),
-            tuple(map(id, fields)),
-            tuple(_contents(v) for v in fields if v and (type(v) is dict or type(v) is list)),
+            tree_key,
             tuple((name, id(fn)) for name, fn in bindings.tools.items()),
             tuple((name, id(fn)) for name, fn in bindings.predicates.items()),
             tuple(inputs),
@@ -427,6 +417,53 @@ class _RunMemo:
             fixed = {"skill": root.name, "model_id": root.model_id, "ir": root.to_ir()}
             self._started = PayloadTemplate(fixed, "inputs")
         return self._started
+
+
+def _fingerprint(root: Root) -> tuple[list[Node], tuple[Any, ...], tuple[Any, ...]]:
+    """``(nodes, key, fields)``: the tree's nodes in pre-order, and a key that changes when
+    the tree does (a node replaced, moved or added; a field set or a dict or list field edited
+    in place: a node edited in place keeps its id(), so the key also holds the id of every
+    field value and the JSON of every non-empty dict or list that is not a node's children).
+    The caller keeps ``fields`` alive while it holds the key, so those ids are not reused."""
+    nodes: list[Node] = []
+    counts: list[int] = []
+    values: list[Any] = []
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        values.extend(node.__dict__.values())
+        children = node.children_nodes()
+        counts.append(len(children))
+        if children:
+            stack.extend(reversed(children))
+    fields = tuple(values)
+    key = (
+        tuple(map(id, nodes)),
+        tuple(counts),  # with the pre-order: the shape, hence every structural id
+        tuple(map(id, fields)),
+        tuple([_contents(v) for v in fields if type(v) in _CONTAINERS and v]),
+    )
+    return nodes, key, fields
+
+
+_CONTAINERS = frozenset({dict, list})
+
+
+def _prepared(root: Root) -> tuple[Bindings, list[tuple[str, str]], bool, list[str]]:
+    """What :meth:`Root.prepare` derives from the tree alone: the callables left on nodes,
+    the ``(kind, name)`` bindings nodes need, whether a node calls a model, the structural
+    ids in pre-order."""
+    carried = Bindings()
+    needed: list[tuple[str, str]] = []
+    uses_model = False
+    paths: list[str] = []
+    for node, path in walk_with_ids(root):
+        paths.append(path)
+        _collect(node, carried)
+        needed += _needed(node)
+        uses_model = uses_model or node.kind in ("predict", "react")
+    return carried, needed, uses_model, paths
 
 
 def _contents(value: dict[str, Any] | list[Any]) -> str | None:

@@ -1,4 +1,4 @@
-"""The two statuses a tick returns (reference jdsl-py §2.4)."""
+"""The two statuses a tick returns (docs/design.md appendix A)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,267 @@
+"""The fallback: what a compiled package does with a run it does not know.
+
+A compiled program knows the paths its family's runs took. A run that leaves them (a guard or
+route that does not hold, a value the program expects that is missing) is not refused: the rest
+of it goes to a ``react`` leaf with the family's tools and the state so far. The package's root
+is ``sel [compiled, react fallback]`` (:func:`with_fallback`):
+
+* **when**: the compiled child ends FAILURE. Every ref an action passes is checked first
+  (``guard exists(path)``, :func:`guard_refs`), so an expected value that is missing is a
+  FAILURE, not an error. An error (a tool raising without ``on_error="fail"``, a denied
+  permission, an unbound tool) still stops the run: the fallback continues known work, it is
+  not a retry of an unknown fault.
+* **what it gets**: the run's conversation and run inputs, and every blackboard key the compiled
+  program writes (a key it did not reach is ``None``), plus ``failure``, the node that failed and
+  why. The trace's ``react.started`` of the fallback names the same failure (``after_failure``).
+* **writes done before the failure stand** (nothing is rolled back). That is safe because the
+  compiled program makes a write only on a path verification reproduced up to that write, and
+  the fallback is told: each write action's result is on the blackboard under its store, and
+  the instructions say a write whose result is given was already made and must not be repeated.
+  A write that did not complete leaves no result, so the fallback may make it.
+
+Replay (:mod:`jdsl.compiler.replay`) never asks a model to stand in for the fallback: it runs
+the compiled child (:func:`split_fallback`) and reports where the fallback would have taken
+over (:class:`Fallback`).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler.normalized import NormEpisode
+from jdsl.ir.nodes import child_slots
+
+__all__ = [
+    "FALLBACK_ID",
+    "Fallback",
+    "attach_fallback",
+    "compiled_program",
+    "family_tools",
+    "guard_refs",
+    "split_fallback",
+    "with_fallback",
+]
+
+FALLBACK_ID = "fallback"
+"""The id of the fallback react leaf."""
+WRAPPER_ID = "compiled_or_fallback"
+"""The id of the selector ``[compiled, fallback]``."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_RESERVED = frozenset({"conversation", "failure", "answer"})
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """Where a run left the compiled program (what :func:`jdsl.compiler.replay.execute`
+    reports instead of running the fallback).
+
+    Attributes:
+        node_id: the node whose FAILURE ended the compiled child.
+        reason: why it failed (``guard exists(user.reservations[2]) was false`` ...).
+        call_index: how many calls the compiled program had made.
+        writes_done: how many of them were writes (all matched the recorded ones).
+    """
+
+    node_id: str | None
+    reason: str
+    call_index: int
+    writes_done: int
+
+    def __str__(self) -> str:
+        where = f"node {self.node_id!r}" if self.node_id else "the root"
+        return f"fallback after {self.writes_done} write(s), at {where}: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node_id": self.node_id, "reason": self.reason, "call_index": self.call_index,
+                "writes_done": self.writes_done}  # fmt: skip
+
+
+def _walk(node: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    yield dict(node)
+    for child in child_slots(dict(node)):
+        yield from _walk(child)
+
+
+def _is_ref_check(node: Mapping[str, Any]) -> bool:
+    children = node.get("children") or []
+    return (node.get("kind") == "sequence" and len(children) == 2
+            and str(node.get("id", "")).startswith("refs_")
+            and children[0].get("kind") == "guard" and str(children[0].get("id", "")).startswith("has_")
+            and children[1].get("kind") == "action")  # fmt: skip
+
+
+def _unguard(node: Mapping[str, Any]) -> dict[str, Any]:
+    if _is_ref_check(node):
+        return dict(node["children"][1])
+    out = dict(node)
+    if isinstance(node.get("child"), dict):
+        out["child"] = _unguard(node["child"])
+    if isinstance(node.get("children"), list):
+        out["children"] = [_unguard(c) for c in node["children"]]
+    return out
+
+
+def compiled_program(ir: Mapping[str, Any]) -> dict[str, Any]:
+    """The IR as staticize emitted it: without the fallback and the ref guards
+    :func:`with_fallback` added (what the package's metrics describe)."""
+    bare, fallback = split_fallback(ir)
+    if fallback is None:
+        return bare
+    root = bare.get("root", bare)
+    unguarded = {**root, "child": _unguard(root["child"])}
+    return {**bare, "root": unguarded} if "root" in bare else unguarded
+
+
+def split_fallback(ir: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``(ir of the compiled program alone, the fallback node)``; ``(ir, None)`` for an IR
+    :func:`with_fallback` did not wrap."""
+    root = ir.get("root", ir)
+    child = root.get("child")
+    children = (child or {}).get("children") or []
+    if (child or {}).get("id") != WRAPPER_ID or len(children) != 2:
+        return dict(ir), None
+    bare = {**root, "child": children[0]}
+    return ({**ir, "root": bare} if "root" in ir else bare), dict(children[1])
+
+
+def family_tools(episodes: Sequence[NormEpisode]) -> list[str]:
+    """The capabilities the family's successful runs called, sorted (the fallback's tools)."""
+    return sorted({s.logical_tool for e in episodes if e.success is not False
+                   for s in e.ok_steps()})  # fmt: skip
+
+
+def _refs(spec: Any) -> list[str]:
+    return [str(spec["ref"])] if isinstance(spec, Mapping) and "ref" in spec else []
+
+
+def guard_refs(
+    node: dict[str, Any], used: set[str], inputs: Sequence[str] = ()
+) -> dict[str, Any]:
+    """A copy of ``node`` in which each action that passes refs runs after a guard that every
+    one of them exists (``seq [guard exists(a) and ..., action]``): a missing value fails the
+    action's branch (FAILURE) instead of raising; a run input the host could not give (one the
+    user never stated) included. Guard ids ``has_<action id>`` (unique in
+    ``used``, which is updated)."""
+    if node.get("kind") == "action":
+        paths = sorted({p for spec in (node.get("args") or {}).values() for p in _refs(spec)
+                        if p not in inputs})  # fmt: skip
+        if not paths:
+            return dict(node)
+        terms = [{"exists": p} for p in paths]
+        expression = terms[0] if len(terms) == 1 else {"and": terms}
+        base = str(node.get("id") or node.get("tool"))
+        guard = {"kind": "guard", "id": _fresh(f"has_{base}", used), "expression": expression}
+        return {"kind": "sequence", "id": _fresh(f"refs_{base}", used),
+                "children": [guard, dict(node)]}  # fmt: skip
+    out = dict(node)
+    if isinstance(node.get("child"), dict):
+        out["child"] = guard_refs(node["child"], used, inputs)
+    if isinstance(node.get("children"), list):
+        out["children"] = [guard_refs(c, used, inputs) for c in node["children"]]
+    return out
+
+
+def _fresh(base: str, used: set[str]) -> str:
+    name, k = re.sub(r"[^A-Za-z0-9_]+", "_", base), 2
+    found = name
+    while found in used:
+        found, k = f"{name}_{k}", k + 1
+    used.add(found)
+    return found
+
+
+def _state_keys(root: Mapping[str, Any], inputs: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(keys the fallback reads, stores of write actions)``: run inputs and every key the
+    compiled program writes (action stores, predict / react outputs), identifiers only."""
+    from jdsl.compiler.families import is_write
+    from jdsl.signature import Signature
+
+    keys, writes = list(inputs), []
+    for node in _walk(root):
+        kind = node.get("kind")
+        if kind == "action" and node.get("store"):
+            keys.append(str(node["store"]))
+            if is_write(str(node["tool"])):
+                writes.append(f"{node['tool']} -> {node['store']}")
+        elif kind in ("predict", "react") and node.get("signature"):
+            keys += Signature.parse(str(node["signature"])).output_names
+    found = [k for k in dict.fromkeys(keys) if _NAME.fullmatch(k) and k not in _RESERVED]
+    return found, writes
+
+
+def _instructions(family: str, tools: Sequence[str], writes: Sequence[str],
+                  episodes: Sequence[NormEpisode]) -> str:  # fmt: skip
+    from jdsl.compiler.families import intent_writes
+
+    seen = sorted({" -> ".join(intent_writes(e)) or "(no write)" for e in episodes
+                   if e.success is not False})  # fmt: skip
+    lines = [
+        f"You continue a run of '{family}' that its compiled program could not finish; "
+        "'failure' says which step failed and why.",
+        "The conversation and what the program found so far are your inputs (an input that is "
+        "None was not reached).",
+        "Recorded runs of this family made these writes: " + "; ".join(seen) + ".",
+        "Use the tools to finish the user's request the way those runs did; make a write only "
+        "when the conversation and the data support it.",
+    ]
+    if writes:
+        lines.append("Writes the program may already have made (result key given = done, never "
+                     "repeat it): " + ", ".join(writes) + ".")  # fmt: skip
+    lines.append("Answer with the final message to the user.")
+    return "\n".join(lines)
+
+
+def with_fallback(
+    ir: Mapping[str, Any],
+    episodes: Sequence[NormEpisode],
+    *,
+    family: str,
+    inputs: Sequence[str] = (),
+    max_steps: int | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """``(ir wrapped as sel [compiled, react fallback], the fallback's tools)``.
+
+    Args:
+        ir: the compiled Behavior IR (``{"format", "root"}``); returned unchanged (a copy) when
+            the root has no child or there is no tool to give the fallback.
+        episodes: the family's episodes (its successful runs give the tools and the writes).
+        family: the family (behavior) name, for the instructions.
+        inputs: the run inputs the compiled program reads (the fallback reads them too).
+        max_steps: the fallback's model calls (default: twice the most calls a successful run
+            made, at least 6, at most 40).
+    """
+    document = copy.deepcopy(dict(ir))
+    root = document["root"]
+    tools = family_tools(episodes)
+    if root.get("child") is None or not tools:
+        return document, []
+    used = {str(n["id"]) for n in _walk(root) if n.get("id")}
+    compiled = guard_refs(root["child"], used)
+    keys, writes = _state_keys(compiled, inputs)
+    calls = max((len(e.ok_steps()) for e in episodes if e.success is not False), default=3)
+    fallback = {
+        "kind": "react",
+        "id": FALLBACK_ID,
+        "signature": ", ".join(["conversation", "failure", *keys]) + " -> answer",
+        "tools": tools,
+        "instructions": _instructions(family, tools, writes, episodes),
+        "max_steps": max_steps or min(40, max(6, 2 * calls)),
+    }
+    root["child"] = {"kind": "selector", "id": WRAPPER_ID, "children": [compiled, fallback]}
+    return document, tools
+
+
+def attach_fallback(compiled: Any, episodes: Sequence[NormEpisode]) -> Any:
+    """A copy of a :class:`~jdsl.compiler.compiled.CompiledBehavior` whose IR is wrapped by
+    :func:`with_fallback` and whose required capabilities include the fallback's tools."""
+    import dataclasses
+
+    ir, tools = with_fallback(compiled.ir, episodes, family=compiled.name, inputs=compiled.inputs)
+    if not tools:
+        return compiled
+    capabilities = tuple(sorted(set(compiled.required_capabilities) | set(tools)))
+    return dataclasses.replace(compiled, ir=ir, required_capabilities=capabilities)

@@ -1,0 +1,57 @@
+"""Emit a loop (:class:`~jdsl.compiler.staticize.loops.LoopSpec`) as a ``for_each`` node.
+
+``for_each <item> in <head>`` with the looped call as its child: the looped argument reads the
+element (``<item><tail>``), every other argument is chosen over every element's call like any
+call slot's (:func:`jdsl.compiler.arguments.choose_argument`); the element name is available
+only inside the loop. A loop over a list of any length replays call by call against each
+episode (one call per element, in order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from jdsl.compiler.arguments import ArgChoice, top_key
+from jdsl.compiler.emitter import Emitter, Names, Slot
+from jdsl.compiler.names import slug
+from jdsl.compiler.normalized import ModelDecision
+from jdsl.compiler.staticize.loops import LoopSpec
+
+__all__ = ["emit_loop"]
+
+
+def _item_name(em: Emitter, spec: LoopSpec) -> str:
+    base = spec.argument if not spec.tail else f"{spec.argument}_item"
+    taken = em.available | em.inputs
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
+
+
+def emit_loop(
+    em: Emitter, slot: Slot, names: Names, decisions: Sequence[ModelDecision], spec: LoopSpec
+) -> None:
+    """Append ``for_each`` over ``spec.head`` whose child makes the looped call."""
+    em.decisions(decisions, em.scope)
+    em.need({top_key(spec.head)})
+    item = _item_name(em, spec)
+    path = f"{item}{spec.tail}"
+    values = tuple(s.arguments.get(spec.argument) for s in slot.steps)
+    element = ArgChoice(spec.argument, "loop", {"ref": path}, path, values)
+    outer = em.nodes
+    em.nodes = []
+    em.available.add(item)
+    em.call(slot, names, (), em.scope, fixed={spec.argument: element})
+    body, em.nodes = em.nodes, outer
+    em.available.discard(item)
+    child: dict[str, Any] = (
+        body[0] if len(body) == 1
+        else {"kind": "sequence", "id": em.unique(f"each_{slug(slot.tool)}_body"), "children": body}
+    )  # fmt: skip
+    node_id = em.unique(f"each_{slug(slot.tool)}_{slot.position}")
+    em.nodes.append({"kind": "for_each", "id": node_id, "items": spec.head, "item": item,
+                     "child": child})  # fmt: skip
+    em.prove(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {spec.head} "
+             f"({spec.argument} = the element{spec.tail})")  # fmt: skip

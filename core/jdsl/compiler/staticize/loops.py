@@ -1,0 +1,109 @@
+"""Loops: repeated calls over the elements of one list in state become one ``for_each``.
+
+A *run* is consecutive successful calls of one tool whose argument ``a`` is, call after call,
+``<head>[0]<tail>``, ``<head>[1]<tail>`` ... of one list in state, every element of it in order
+(the list as it was before the first call): ``get_order_details(order_id=user.orders[k])`` for
+each of ``user.orders``, however many. A :class:`LoopSpec` ``(tool, argument, head, tail)``
+found with two or more elements in some run, and run in two or more episodes, is a loop of
+the family (:func:`family_loops`); then every
+run of it (one element included) is one *token* of the episode's compressed sequence, so runs
+over 1, 2 or 4 orders follow one path. :func:`compress` gives an episode's tokens and, per token,
+the call positions it stands for (a loop: one per element).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.expr import MISSING, resolve_path
+
+__all__ = ["LoopSpec", "compress", "family_loops"]
+
+_FIRST = re.compile(r"\[0\]")
+
+
+@dataclass(frozen=True)
+class LoopSpec:
+    """Calls of ``tool`` whose ``argument`` is ``<head>[k]<tail>`` for every element k."""
+
+    tool: str
+    argument: str
+    head: str
+    tail: str
+
+    @property
+    def token(self) -> str:
+        """How the loop reads in a compressed sequence (and the compile report)."""
+        return f"for_each {self.head}: {self.tool}"
+
+
+def _element(step: NormStep, spec: LoopSpec, k: int) -> bool:
+    return f"{spec.head}[{k}]{spec.tail}" in step.arg_sources.get(spec.argument, ())
+
+
+def _runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
+    """``(length, spec)`` of every run starting at call ``i`` (longest first)."""
+    step = ok[i]
+    found = []
+    for argument, sources in step.arg_sources.items():
+        for path in sources:
+            match = _FIRST.search(path)
+            if match is None or _FIRST.search(path, match.end()) or "[" in path[: match.start()]:
+                continue
+            spec = LoopSpec(step.logical_tool, argument, path[: match.start()], path[match.end() :])
+            items = resolve_path(spec.head, step.state_before)
+            if items is MISSING or not isinstance(items, list) or not items:
+                continue
+            n = len(items)
+            calls = ok[i : i + n]
+            if len(calls) == n and all(
+                c.logical_tool == spec.tool and _element(c, spec, k) for k, c in enumerate(calls)
+            ):
+                found.append((n, spec))
+    return sorted(found, key=lambda f: (-f[0], f[1].head, f[1].argument))
+
+
+def family_loops(episodes: Sequence[NormEpisode], *, min_support: int = 2) -> frozenset[LoopSpec]:
+    """The loops of a family: specs with a run of two or more elements in some episode, run
+    over every element in at least ``min_support`` episodes (one run does not tell a loop
+    over every element from calls that happened to take them all)."""
+    long: set[LoopSpec] = set()
+    support: dict[LoopSpec, int] = {}
+    for episode in episodes:
+        ok = episode.ok_steps()
+        here: set[LoopSpec] = set()
+        for i in range(len(ok)):
+            for n, spec in _runs_at(ok, i):
+                here.add(spec)
+                if n >= 2:
+                    long.add(spec)
+        for spec in here:
+            support[spec] = support.get(spec, 0) + 1
+    return frozenset(spec for spec in long if support[spec] >= min_support)
+
+
+def compress(
+    episode: NormEpisode, loops: Collection[LoopSpec]
+) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...], dict[str, LoopSpec]]:
+    """``(tokens, positions per token, {token: loop})`` of the episode's successful calls."""
+    ok = episode.ok_steps()
+    tokens: list[str] = []
+    positions: list[tuple[int, ...]] = []
+    specs: dict[str, LoopSpec] = {}
+    i = 0
+    while i < len(ok):
+        run = next(((n, s) for n, s in _runs_at(ok, i) if s in loops), None) if loops else None
+        if run is None:
+            tokens.append(ok[i].logical_tool)
+            positions.append((i,))
+            i += 1
+            continue
+        n, spec = run
+        tokens.append(spec.token)
+        positions.append(tuple(range(i, i + n)))
+        specs[spec.token] = spec
+        i += n
+    return tuple(tokens), tuple(positions), specs

@@ -1,0 +1,321 @@
+"""The program shape: every accepted successful path of a family as one tree of calls and forks.
+
+A *strand* is one accepted path (a :class:`~jdsl.compiler.branches.Lane`: a tool sequence and
+its episodes) read from an offset. :func:`plan_shape` walks the strands together:
+
+* a call every strand makes next is a :class:`Call` (a compiled call slot, with each strand's
+  position of it in its episodes);
+* where strands part ways (their next calls differ) a :class:`Fork` opens *at that point*, one
+  :class:`Arm` per next call, most supported first. When the arms meet again (each arm's own
+  calls are followed by the same set of remaining paths) the arms hold only their own calls and
+  the walk continues after the fork over every strand; else each arm holds the rest of its
+  strands, planned the same way (so a later parting is a fork inside the arm, recursively).
+
+How a fork's arms are selected (:attr:`Fork.selection`): ``inputs`` when the arms meet again
+and their own calls are read-only (each arm starts with ``exists(...)`` of the run inputs it
+reads); ``conditions`` when the guards and checks the teacher evaluated at that point tell every
+pair of arms apart (:func:`jdsl.compiler.selection.arm_conditions`); else ``route``: a typed
+route decision asked at that point, reading the state known there. Strands that end where
+others go on are left out (reported), as are arms whose meeting tail would read its arguments
+differently from each arm alone (then the arms do not meet: each keeps its rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import count
+from typing import Any
+
+from jdsl.compiler.arguments import choose_argument
+from jdsl.compiler.branches import Lane
+from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.selection import arm_conditions
+from jdsl.compiler.staticize.loops import LoopSpec
+from jdsl.compiler.store import joined
+
+__all__ = ["Arm", "Call", "Fork", "Item", "Strand", "plan_shape"]
+
+Where = tuple[tuple[int, Sequence[NormEpisode]], ...]
+"""``(call position, episodes)`` per strand: where a point of the program is in the episodes."""
+_UNNAMED = "\0unnamed"
+
+
+@dataclass(frozen=True)
+class Strand:
+    """One accepted path from ``offset`` on."""
+
+    lane: Lane
+    offset: int
+
+    @property
+    def rest(self) -> tuple[str, ...]:
+        return self.lane.skeleton[self.offset :]
+
+    def advanced(self, n: int) -> Strand:
+        return Strand(self.lane, self.offset + n)
+
+    def where(self, n: int = 0) -> Where:
+        """Where its ``n``-th next token is in its episodes (a loop: every element's call)."""
+        return self.lane.where(self.offset + n)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One compiled call slot: ``key`` unique in the program, ``at`` its positions."""
+
+    key: tuple[str, int]
+    tool: str
+    at: Where
+    loop: LoopSpec | None = None
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One alternative of a fork: the strands that take it and what it does.
+
+    Attributes:
+        strands: its strands at the fork.
+        body: its calls and forks.
+        ends: whether the body runs to the end of its strands (the fork's arms never meet).
+    """
+
+    strands: tuple[Strand, ...]
+    body: tuple[Item, ...]
+    ends: bool
+
+    @property
+    def episodes(self) -> Sequence[NormEpisode]:
+        return joined([s.lane.episodes for s in self.strands])
+
+    @property
+    def lane(self) -> Lane:
+        """Its strands as one lane: the tools of its own calls (top level) and its episodes."""
+        tools = tuple(i.tool for i in self.body if isinstance(i, Call))
+        return Lane(tools, self.episodes)
+
+    def calls(self) -> list[Call]:
+        """Every call in the body, forks included (pre-order)."""
+        found: list[Call] = []
+        for item in self.body:
+            if isinstance(item, Call):
+                found.append(item)
+            else:
+                for arm in item.arms:
+                    found += arm.calls()
+        return found
+
+
+@dataclass(frozen=True)
+class Fork:
+    """Where strands part ways.
+
+    Attributes:
+        at: each strand's position there.
+        arms: by support, most first.
+        selection: ``inputs``, ``conditions`` or ``route``.
+        conditions: with ``conditions``, per arm the guard nodes that select it.
+        tail: the calls after the arms meet again (the first strand's; empty when they do not).
+    """
+
+    at: Where
+    arms: tuple[Arm, ...]
+    selection: str
+    conditions: tuple[tuple[dict[str, Any], ...], ...] = ()
+    tail: tuple[str, ...] = ()
+
+    @property
+    def position(self) -> int:
+        return self.at[0][0]
+
+
+Item = Call | Fork
+
+
+def _where(strands: Sequence[Strand], n: int = 0) -> Where:
+    return tuple(w for s in strands for w in s.where(n))
+
+
+def plan_shape(
+    lanes: Sequence[Lane],
+    *,
+    read_only: Callable[[str], bool],
+    notes: list[str],
+    recoveries: Collection[tuple[str, str]] = (),
+    loops: Mapping[str, LoopSpec] | None = None,
+) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
+    """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
+    left out); ``notes`` gets what was left out and why.
+
+    ``recoveries`` are the accepted ``(failed tool, recovering tool)`` pairs: where the only
+    difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
+    failed ``primary`` in the others, there is no fork: the recovering call (compiled
+    ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.recovery`) serves both.
+    """
+    keys = count()
+    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}))
+    items, kept = plan.walk([Strand(lane, 0) for lane in lanes])
+    ids = {id(s.lane) for s in kept}
+    return tuple(items), tuple(lane for lane in lanes if id(lane) in ids)
+
+
+class _Planner:
+    def __init__(
+        self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
+        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec],
+    ) -> None:  # fmt: skip
+        self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
+        self.loops = loops
+
+    def call(self, token: str, at: Where) -> Call:
+        loop = self.loops.get(token)
+        return Call(("call", next(self.keys)), loop.tool if loop else token, at, loop)
+
+    def walk(self, strands: list[Strand]) -> tuple[list[Item], list[Strand]]:
+        return _plan(strands, self)
+
+
+def _recovered(groups: Sequence[Sequence[Strand]], cuts: Sequence[int],
+               recoveries: frozenset[tuple[str, str]]) -> int | None:  # fmt: skip
+    """Which group's one call recovers the other's (``(primary, backup)`` accepted), or None."""
+    if len(groups) != 2 or list(cuts) != [1, 1]:
+        return None
+    a, b = groups[0][0].rest[0], groups[1][0].rest[0]
+    if (a, b) in recoveries:
+        return 1
+    if (b, a) in recoveries:
+        return 0
+    return None
+
+
+def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[Strand]]:
+    """The items over ``strands`` until they end; returns them and the strands kept."""
+    read_only, notes = planner.read_only, planner.notes
+    items: list[Item] = []
+    while True:
+        strands = _drop_ended(strands, notes)
+        if not strands or not strands[0].rest:
+            return items, strands
+        nexts = {s.rest[0] for s in strands}
+        if len(nexts) == 1:
+            items.append(planner.call(strands[0].rest[0], _where(strands)))
+            strands = [s.advanced(1) for s in strands]
+            continue
+        groups = _groups(strands)
+        cuts = _meeting(groups)
+        if cuts is not None and _tail_reads_alike(groups, cuts):
+            backup = _recovered(groups, cuts, planner.recoveries)
+            if backup is not None:
+                items.append(planner.call(groups[backup][0].rest[0], _where(groups[backup])))
+                strands = [s.advanced(1) for s in strands]
+                continue
+            arms = tuple(
+                Arm(tuple(g), tuple(_own_calls(g, c, planner)), ends=False)
+                for g, c in zip(groups, cuts, strict=True)
+            )
+            after = [s.advanced(c) for g, c in zip(groups, cuts, strict=True) for s in g]
+            items.append(_fork(strands, arms, read_only, tail=after[0].rest))
+            strands = _in_order(after, strands)
+            continue
+        arms_list, ends = [], []
+        for g in groups:
+            body, kept = _plan(list(g), planner)
+            lanes = {id(s.lane) for s in kept}
+            arms_list.append(Arm(tuple(s for s in g if id(s.lane) in lanes), tuple(body), True))
+            ends += kept
+        items.append(_fork(strands, tuple(arms_list), read_only, tail=()))
+        return items, ends
+
+
+def _in_order(after: list[Strand], before: list[Strand]) -> list[Strand]:
+    """``after`` in the order of the strands they came from (the modal strand first)."""
+    rank = {id(s.lane): i for i, s in enumerate(before)}
+    return sorted(after, key=lambda s: rank[id(s.lane)])
+
+
+def _drop_ended(strands: list[Strand], notes: list[str]) -> list[Strand]:
+    """Where some strands end and others go on, keep the side with more episodes."""
+    ended = [s for s in strands if not s.rest]
+    going = [s for s in strands if s.rest]
+    if not ended or not going:
+        return strands
+    support = (sum(len(s.lane.episodes) for s in going), sum(len(s.lane.episodes) for s in ended))
+    keep, drop = (going, ended) if support[0] >= support[1] else (ended, going)
+    for s in drop:
+        notes.append(
+            f"path {' -> '.join(s.lane.skeleton)} ({len(s.lane.episodes)} successful episodes) "
+            f"not branched: it {'ends' if not s.rest else 'goes on'} where more episodes "
+            f"{'go on' if not s.rest else 'end'}; its episodes stay counterexamples"
+        )
+    return keep
+
+
+def _groups(strands: Sequence[Strand]) -> list[list[Strand]]:
+    """The strands grouped by their next call, most episodes first (first seen on ties)."""
+    found: dict[str, list[Strand]] = {}
+    for s in strands:
+        found.setdefault(s.rest[0], []).append(s)
+    ranked = sorted(found.values(), key=lambda g: -sum(len(s.lane.episodes) for s in g))
+    return ranked
+
+
+def _common(strands: Sequence[Strand]) -> int:
+    rests = [s.rest for s in strands]
+    n = 0
+    while all(len(r) > n for r in rests) and len({r[n] for r in rests}) == 1:
+        n += 1
+    return n
+
+
+def _meeting(groups: Sequence[Sequence[Strand]]) -> list[int] | None:
+    """Per group, how many own calls it makes before every group goes on with the same set of
+    remaining paths (the earliest such meeting), or None when they never meet."""
+    options: list[dict[frozenset[tuple[str, ...]], int]] = []
+    for g in groups:
+        found: dict[frozenset[tuple[str, ...]], int] = {}
+        for c in range(1, _common(g) + 1):
+            rests = frozenset(s.rest[c:] for s in g)
+            if all(rests) and rests not in found:
+                found[rests] = c
+        options.append(found)
+    shared = set(options[0]).intersection(*options[1:])
+    if not shared:
+        return None
+    best = max(shared, key=lambda r: (sum(len(x) for x in r), sorted(r)))
+    return [o[best] for o in options]
+
+
+def _own_calls(group: Sequence[Strand], cut: int, planner: _Planner) -> list[Call]:
+    return [planner.call(group[0].rest[i], _where(group, i)) for i in range(cut)]
+
+
+def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -> bool:
+    """Whether every argument of the first call after the meeting compiles over all groups as
+    over the first group alone (every arm writes the keys the shared calls read)."""
+    firsts = [[s.advanced(c) for s in g] for g, c in zip(groups, cuts, strict=True)]
+    for n in range(_common([s for g in firsts for s in g])):
+        alone = [e.ok_steps()[p] for p, eps in _where(firsts[0], n) for e in eps]
+        joint = alone + [e.ok_steps()[p] for g in firsts[1:] for p, eps in _where(g, n)
+                         for e in eps]  # fmt: skip
+        for arg in alone[0].arguments:
+            one = choose_argument(arg, alone, available=None, synthesized_input=_UNNAMED)
+            both = choose_argument(arg, joint, available=None, synthesized_input=_UNNAMED)
+            if (one.how, one.spec) != (both.how, both.spec):
+                return False
+    return True
+
+
+def _fork(
+    strands: Sequence[Strand], arms: tuple[Arm, ...], read_only: Callable[[str], bool],
+    *, tail: tuple[str, ...],
+) -> Fork:  # fmt: skip
+    """The fork over ``arms`` with how its arms are selected (module docstring)."""
+    at = _where([s for arm in arms for s in arm.strands])
+    own = [c.tool for arm in arms for c in arm.calls()]
+    if tail and all(read_only(tool) for tool in own):
+        return Fork(at, arms, "inputs", tail=tail)
+    groups = [_where(arm.strands) for arm in arms]
+    conditions = arm_conditions(groups)
+    if conditions is not None:
+        return Fork(at, arms, "conditions", conditions, tail=tail)
+    return Fork(at, arms, "route", tail=tail)
