@@ -154,3 +154,8 @@ def test_an_input_the_tree_never_reads_is_noted_like_jdsl_run_warns(ip, shown):
     header = _view_text(shown[-1])
     assert "--input bogus: the tree never reads it" in header
     assert "--input value:" not in header
+
+
+def test_an_input_given_twice_is_a_usage_error_as_on_the_command_line():
+    with pytest.raises(UsageError, match="'email' is given twice"):
+        typed_inputs(split_pairs([["email=a@b.c", "email=x@y.z"]]), {"kind": "root", "name": "r"}, None)
