@@ -217,8 +217,9 @@ def run_header(run: RunData) -> str:
     error = ""
     if run.error:
         error = (f"<pre class='jdsl-error'>{esc(run.error)}</pre><div class='jdsl-note'>The run "
-                 "raised: <code>ctx.error</code> holds the exception (and "
-                 "<code>ctx.status</code> is FAILURE).</div>")
+                 "ended in error: it raised, and <code>ctx.error</code> holds the exception "
+                 "(an error is the FAILURE of <code>ctx.status</code> with <code>ctx.error</code> "
+                 "set).</div>")
     counts = f"{len(run.events)} events · {len(run.records)} writes"
     notes = "".join(f"<div class='jdsl-note'>{esc(note)}</div>" for note in run.notes)
     return f"<div>run: {badge}{where} · {counts}</div>{notes}{error}"
@@ -278,7 +279,8 @@ def run_text(run: RunData) -> str:
     lines.extend(run.notes)
     if run.error:
         lines.append(f"raised: {run.error}")
-        lines.append("(ctx.error holds the exception; ctx.status is FAILURE)")
+        lines.append("(the run ended in error: ctx.error holds the exception; an error is the "
+                     "FAILURE of ctx.status with ctx.error set)")
     final: dict[str, WriteRecord] = {r.key: r for r in run.records}
     for key, record in sorted(final.items()):
         lines.append(f"  {key} = {preview(record.value, 80)[0]}  (by {record.writer})")

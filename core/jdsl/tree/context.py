@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -448,10 +449,24 @@ def unbound_error(kind: str, name: str, bound: Mapping[str, Any]) -> BindingErro
 def _ref_error(path: str, board: Mapping[str, Any], node: Node) -> RefError:
     reason = missing_step(path, board)
     first = path.split(".")[0].split("[")[0]
+    indexes = re.findall(r"\$(\w+)", path)
+    absent = next((key for key in [first, *indexes] if key not in board), None)
+    if absent is None:  # every key is there; a later step (an index, a field) does not fit
+        values = [f"{var} is {board[var]!r}" for var in indexes]
+        fix = (
+            f"{first} is on the blackboard, but its value has no such step"
+            + (f" ({'; '.join(values)})" if values else "")
+            + ". Check the value the node that wrote it produced, or the path"
+        )
+    else:
+        close = difflib.get_close_matches(absent, [str(k) for k in board], n=3, cutoff=0.75)
+        guess = f"did you mean {' or '.join(close)}? " if close else ""
+        fix = (
+            f"{guess}Seed it as a run() input (run({absent}=...)) or produce it in an earlier "
+            f"node (e.g. store(act(...), {absent!r}))"
+        )
     return RefError(
-        f"ref {path!r} (read by {node.label}) cannot be resolved: {reason}. Seed it as a run() "
-        f"input (run({first}=...)) or produce it in an earlier node "
-        f"(e.g. store(act(...), {first!r}))",
+        f"ref {path!r} (read by {node.label}) cannot be resolved: {reason}. {fix}",
         path=path,
         missing=reason,
     )
