@@ -71,3 +71,62 @@ def test_an_answer_out_of_range_says_what_is_wrong_not_give_an_input(ip, shown, 
     assert "--input student=" not in view.run.error
     text = run_text(view.run)
     assert text.startswith("run: error") and "ended in error" in text
+
+
+@pytest.fixture
+def traced(ip, shown, lesson):
+    from jdsl.testing import ScriptedModel
+
+    for i in range(4):
+        ip.user_ns["pick"] = ScriptedModel(str(i % 2))
+        ip.run_line_magic("behavior", f"run remind --model pick --input student_id=s{i} "
+                                      f"request=r{i} --show none")  # fmt: skip
+    assert shown == [] and len(ip.user_ns["remind_trace"].episodes) == 4
+    return ip.user_ns["remind_trace"]
+
+
+def test_run_show_summary_is_one_line_per_run(ip, shown, lesson):
+    ip.run_line_magic("behavior", "run remind --model model --input student_id=s1 request=x "
+                                  "--show summary")  # fmt: skip
+    assert shown[-1]["text/plain"] == "remind_0: success"
+    ip.run_cell_magic("behavior", "again --run --model model --input student_id=s1 "
+                                  "--show summary", REMIND)  # fmt: skip
+    assert shown[-1]["text/plain"].startswith("again_0: error · BehaviorCheckError")
+
+
+def test_compile_announces_what_it_bound_and_the_result_runs(ip, shown, traced):
+    ip.run_line_magic("behavior", "compile remind_trace -o reminder --show summary")
+    (said,) = shown
+    assert said["text/plain"].startswith("reminder = the compile result of remind_trace (verified")
+    assert "%behavior run reminder" in said["text/plain"]
+    result = ip.user_ns["reminder"]
+    (predict,) = [n for n in result.ir["root"]["child"]["children"] if n["kind"] == "predict"]
+    assert predict["instructions"].startswith("Which loan does the librarian mean?")
+    ip.run_line_magic("behavior", "run reminder --model model --input student_id=s7 request=x")
+    view = shown[-1]
+    assert type(view).__name__ == "RunView" and view.run.status == "success", view.run.error
+    assert ip.user_ns["reminder_run"].blackboard["sent"] == {"sent": True, "book": "Emma"}
+    ip.user_ns["pkg"] = result.package
+    ip.run_line_magic("behavior", "run pkg --model model --input student_id=s7 request=x "
+                                  "--show summary")  # fmt: skip
+    assert shown[-1]["text/plain"] == "pkg_0: success"
+
+
+def test_compile_refuses_to_replace_another_object_unless_forced(ip, shown, traced):
+    from IPython.core.error import UsageError
+
+    with pytest.raises(UsageError, match="'remind' already holds a Root.*--force"):
+        ip.run_line_magic("behavior", "compile remind_trace -o remind")
+    assert type(ip.user_ns["remind"]).__name__ == "Root"
+    ip.run_line_magic("behavior", "compile remind_trace -o remind --force --show none")
+    assert shown == [] and type(ip.user_ns["remind"]).__name__ == "CompileResult"
+    ip.run_line_magic("behavior", "compile remind_trace -o remind --show none")  # its own kind
+
+
+def test_run_of_something_else_is_a_usage_error_not_an_empty_run_view(ip, shown, lesson):
+    from IPython.core.error import UsageError
+
+    ip.user_ns["numbers"] = [1, 2]
+    with pytest.raises(UsageError, match="'numbers' is a list; %behavior run takes a tree"):
+        ip.run_line_magic("behavior", "run numbers")
+    assert shown == []
