@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from jdsl.drawing import as_ir, labelled_children
+from jdsl.ir.walk import as_ir, walk_ir
 
 __all__ = ["UnboundName", "bind_names", "closest_names", "collection_tools", "package_of",
            "package_root", "required_names"]
@@ -35,16 +35,13 @@ def required_names(tree: Any) -> tuple[list[str], list[str]]:
     """The tool names and predicate names a tree uses, each sorted and unique."""
     tools: set[str] = set()
     predicates: set[str] = set()
-    stack = [as_ir(tree)]
-    while stack:
-        node = stack.pop()
+    for node in walk_ir(as_ir(tree)):
         if node.get("kind") == "action" and node.get("tool"):
             tools.add(str(node["tool"]))
         if node.get("kind") == "react":
             tools.update(str(t) for t in node.get("tools") or [])
         if node.get("kind") == "guard_call" and node.get("predicate"):
             predicates.add(str(node["predicate"]))
-        stack.extend(child for _, child in labelled_children(node))
     return sorted(tools), sorted(predicates)
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jdsl.drawing import as_ir, drawing_html, structural_ids
+from jdsl.drawing import drawing_html
+from jdsl.ir.walk import as_ir, ir_nodes_with_ids
 
 from jdsl_nb._coerce import as_events, jsonable
 from jdsl_nb._html import esc, page, preview, table, value_html
@@ -143,18 +144,13 @@ def residual_rows(result: Any) -> list[dict[str, Any]]:
     ir = compiled_ir(result)
     if ir is None:
         return []
-    ids = structural_ids(ir)
     rows: list[dict[str, Any]] = []
-    stack: list[Mapping[str, Any]] = [ir]
-    while stack:
-        node = stack.pop(0)
+    for node_id, node in ir_nodes_with_ids(ir):
         if node.get("kind") in ("predict", "react"):
-            rows.append({"node": ids[id(node)], "kind": node["kind"],
+            rows.append({"node": node_id, "kind": node["kind"],
                          "signature": node.get("signature", ""),
                          "instructions": preview(node.get("instructions") or "", 120)[0],
                          "tools": ", ".join(node.get("tools") or [])})
-        stack.extend(c for c in node.get("children") or [] if isinstance(c, Mapping))
-        stack.extend(node[k] for k in ("child", "until") if isinstance(node.get(k), Mapping))
     return rows
 
 

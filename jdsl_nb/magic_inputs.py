@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from IPython.core.error import UsageError
-from jdsl.drawing import as_ir, labelled_children
+from jdsl.inputs import SCHEMA_TYPES
+from jdsl.ir.walk import as_ir, walk_ir
 
 __all__ = ["TypedInputs", "split_pairs", "typed_inputs"]
 
-_JSON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool,
-               "array": list, "object": dict}
 
 
 @dataclass
@@ -60,10 +59,7 @@ def consumers(tree: Any, bindings: Any) -> dict[str, list[tuple[str, dict[str, A
     from jdsl.tree.schemas import parameter_schema
 
     found: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    stack = [as_ir(tree)]
-    while stack:
-        node = stack.pop()
-        stack.extend(child for _, child in labelled_children(node))
+    for node in walk_ir(as_ir(tree)):
         name = node.get("tool") if node.get("kind") == "action" else node.get("predicate")
         table = getattr(bindings, "tools" if node.get("kind") == "action" else "predicates", {})
         fn = table.get(name) if node.get("kind") in ("action", "guard_call") else None
@@ -71,7 +67,7 @@ def consumers(tree: Any, bindings: Any) -> dict[str, list[tuple[str, dict[str, A
             if fn is None or not isinstance(spec, Mapping) or not isinstance(spec.get("ref"), str):
                 continue
             schema = parameter_schema(fn, arg)
-            if schema and schema.get("type") in _JSON_TYPES:
+            if schema and schema.get("type") in SCHEMA_TYPES:
                 found.setdefault(spec["ref"], []).append((f"{name}({arg})", schema))
     return found
 
@@ -84,7 +80,7 @@ def _as_type(key: str, raw: str, who: str, schema: dict[str, Any]) -> Any:
         value = json.loads(raw)
     except ValueError:
         value = raw
-    if isinstance(value, _JSON_TYPES[want]) and not (want != "boolean" and isinstance(value, bool)):
+    if isinstance(value, SCHEMA_TYPES[want]) and not (want != "boolean" and isinstance(value, bool)):
         return value
     if want == "number" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -128,7 +124,7 @@ def typed_inputs(pairs: list[tuple[str, str]], tree: Any, bindings: Any) -> Type
     from jdsl.tree import Node
 
     if pairs and isinstance(tree, Node):
-        from jdsl.commands.inputs import unread_inputs_note
+        from jdsl.inputs import unread_inputs_note
 
         unread = unread_inputs_note(tree, [key for key, _ in pairs])
         if unread:

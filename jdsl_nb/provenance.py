@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl.drawing import structural_ids
+from jdsl.ir.walk import ir_nodes_with_ids
+from jdsl.trace.values import is_meaningful
 
 from jdsl_nb._coerce import jsonable
 
@@ -73,7 +74,11 @@ class ModelChoice:
 
 @dataclass
 class WriteRecord:
-    """One blackboard write and its later consumers."""
+    """One blackboard write and its later consumers.
+
+    ``source`` and ``index``: for a for_each's item, the element it came from
+    (``user.orders[2]``) and the pass (``2``); None for any other write.
+    """
 
     key: str
     value: Any
@@ -84,6 +89,15 @@ class WriteRecord:
     step: int
     sequence: int
     consumers: list[Consumer] = field(default_factory=list)
+    source: str | None = None
+    index: int | None = None
+
+    def pass_text(self) -> str:
+        """``pass 2 of user.orders[2]``-style text for a loop's item write, else ``""``."""
+        if self.source is None:
+            return ""
+        return f"pass {self.index}, from {self.source}" if self.index is not None else (
+            f"from {self.source}")
 
 
 def path_keys(path: str) -> list[str]:
@@ -91,16 +105,6 @@ def path_keys(path: str) -> list[str]:
     match = _KEY.match(path.strip())
     keys = [match.group(0)] if match else []
     return keys + [k for k in _INDEX_KEY.findall(path) if k not in keys]
-
-
-def _is_meaningful(value: Any) -> bool:
-    if value is None or isinstance(value, bool):
-        return False
-    if isinstance(value, str):
-        return len(value) >= 2
-    if isinstance(value, int | float):
-        return value not in (0, 1, -1)
-    return False
 
 
 def _find_path(target: Any, value: Any, path: str, depth: int = 0) -> str | None:
@@ -132,7 +136,7 @@ class _Builder:
             self.index_ir(ir)
 
     def index_ir(self, ir: Mapping[str, Any]) -> None:
-        for node_id, node in _ir_nodes(ir):
+        for node_id, node in ir_nodes_with_ids(ir):
             if isinstance(node.get("args"), Mapping):
                 self.args_by_node[node_id] = node["args"]
 
@@ -143,8 +147,11 @@ class _Builder:
         previous = payload.get("previous", last.value if last else None)
         overwrote = payload.get("overwrote", bool(last and last.writer != writer))
         label = str(payload.get("writer_label") or writer)
+        source, index = payload.get("source"), payload.get("index")
         self.records.append(
-            WriteRecord(key, value, writer, label, previous, bool(overwrote), step, seq)
+            WriteRecord(key, value, writer, label, previous, bool(overwrote), step, seq,
+                        source=None if source is None else str(source),
+                        index=index if isinstance(index, int) else None)
         )
         self.current[key] = len(self.records) - 1
 
@@ -171,7 +178,7 @@ class _Builder:
 
     def _match_values(self, step: int, node_id: str, tool: str, arguments: Mapping[str, Any]) -> None:
         for arg, value in arguments.items():
-            if not _is_meaningful(value):
+            if not is_meaningful(value):
                 continue
             for key, index in self.current.items():
                 path = _find_path(value, self.records[index].value, key)
@@ -185,16 +192,6 @@ class _Builder:
             self.records[index].consumers.append(Consumer(step, node_id, path))
 
 
-def _ir_nodes(ir: Mapping[str, Any]) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    ids = structural_ids(ir)
-    stack = [ir]
-    while stack:
-        node = stack.pop()
-        yield ids[id(node)], node
-        stack.extend(node[k] for k in ("child", "until") if isinstance(node.get(k), Mapping))
-        stack.extend(c for c in node.get("children") or [] if isinstance(c, Mapping))
-
-
 def _tool_name(payload: Mapping[str, Any]) -> str:
     info = payload.get("tool")
     return str(info.get("host_name") if isinstance(info, Mapping) else info)
@@ -202,7 +199,7 @@ def _tool_name(payload: Mapping[str, Any]) -> str:
 
 def react_nodes(events: Iterable[Mapping[str, Any]], ir: Mapping[str, Any] | None = None) -> set[str]:
     """Ids of the react leaves of a run: from ``node.enter`` types, ``react.started`` and the IR."""
-    found = {node_id for node_id, node in _ir_nodes(ir) if node.get("kind") == "react"} if ir else set()
+    found = {node_id for node_id, node in ir_nodes_with_ids(ir) if node.get("kind") == "react"} if ir else set()
     for event in events:
         kind, payload = event.get("kind"), event.get("payload") or {}
         if kind == "react.started" or (kind == "node.enter" and payload.get("type") == "react"):
@@ -305,5 +302,9 @@ def events_from_activity(activity: Iterable[Any]) -> list[dict[str, Any]]:
             "previous": jsonable(_record_field(record, "previous")),
             "overwrote": bool(_record_field(record, "overwrote")),
         }
+        source = _record_field(record, "source")
+        if source is not None:  # a for_each's item: the element and pass it came from
+            payload["source"] = source
+            payload["index"] = _record_field(record, "index")
         events.append({"kind": "blackboard.write", "payload": payload, "sequence": seq})
     return events

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl.drawing import as_ir, node_statuses
+from jdsl.drawing import node_statuses
+from jdsl.ir.walk import as_ir
 
 from jdsl_nb._coerce import as_events
 from jdsl_nb.provenance import (

@@ -19,8 +19,9 @@ from jdsl.drawing import NOT_RUN_STYLE, STATUS_COLOURS, node_statuses
 
 __all__ = ["JUMP_KINDS", "StepIndex", "css_string", "step_css"]
 
-JUMP_KINDS = ("model call", "tool call", "write", "failure")
-"""What the debugger can jump to (next / previous)."""
+JUMP_KINDS = ("model call", "tool call", "write", "loop pass", "failure")
+"""What the debugger can jump to (next / previous); a ``loop pass`` is a for_each's write of
+its item (a ``blackboard.write`` with a ``source``), also a ``write``."""
 
 _FAILED = frozenset({"failure", "error", "failed", "cancelled"})
 _CURRENT_STROKE = "#1565c0"
@@ -65,6 +66,8 @@ class StepIndex:
             kind = _jump_kind(event)
             if kind is not None:
                 jumps[kind].append(step)
+            if kind == "write" and (event.get("payload") or {}).get("source") is not None:
+                jumps["loop pass"].append(step)
             if event.get("kind") == "node.enter":
                 enters.append(step)
         return cls(events, {k: tuple(v) for k, v in jumps.items()}, tuple(enters))

@@ -112,13 +112,21 @@ def _guard(p: Mapping[str, Any]) -> str:
     return f"{shown} -> {str(p.get('result')).lower()}" + (f" ({seen})" if seen else "")
 
 
+def _write(p: Mapping[str, Any]) -> str:
+    text = f"{p.get('key')} = {preview(p.get('value'), 60)[0]}"
+    if p.get("source") is not None:  # a for_each pass
+        where = f"pass {p['index']}, " if isinstance(p.get("index"), int) else ""
+        text += f" ({where}from {p['source']})"
+    return text
+
+
 def _summaries() -> dict[str, Any]:
     return {
         "episode.started": lambda p: f"start {p.get('skill', '')} inputs={preview(p.get('inputs'), 60)[0]}",
         "episode.finished": _finished,
         "node.enter": lambda p: f"enter {p.get('label') or p.get('type', '')}",
         "node.exit": lambda p: f"exit {p.get('status', '')}",
-        "blackboard.write": lambda p: f"{p.get('key')} = {preview(p.get('value'), 60)[0]}",
+        "blackboard.write": _write,
         "blackboard.read": lambda p: f"read {p.get('path')} -> {preview(p.get('value'), 60)[0]}",
         "tool.call.started": lambda p: f"call {call_text(_tool_name(p), p.get('arguments'))}",
         "tool.call.completed": lambda p: f"{_tool_name(p)} -> {preview(p.get('result'), 60)[0]}",

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from jdsl.drawing import as_ir, drawing_html, labelled_children, node_label, structural_ids
+from jdsl.drawing import drawing_html, node_label
+from jdsl.ir.walk import as_ir, labelled_children, structural_ids
 
 from jdsl_nb._coerce import as_events
 from jdsl_nb._html import STATIC_FULL_CHARS, esc, page, preview, table, value_html
@@ -70,6 +71,8 @@ def tree_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
 def _writer_cell(record: WriteRecord) -> str:
     label = f"<br><span class='jdsl-note'>{esc(record.writer_label)}</span>"
     shown = label if record.writer_label and record.writer_label != record.writer else ""
+    if record.source is not None:
+        shown += f"<br><span class='jdsl-note jdsl-pass'>{esc(record.pass_text())}</span>"
     return f'<code class="jdsl-writer">{esc(record.writer)}</code>{shown}'
 
 

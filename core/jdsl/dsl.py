@@ -35,6 +35,7 @@ from jdsl.signature import Signature
 from jdsl.tree import (
     Action,
     Check,
+    ForEach,
     Guard,
     GuardCall,
     Invert,
@@ -59,6 +60,7 @@ __all__ = [
     "Ref",
     "act",
     "check",
+    "for_each",
     "guard",
     "guard_call",
     "invert",
@@ -303,6 +305,42 @@ def repeat(
     return Repeat(
         child=node_argument(child, "repeat"),
         until=None if until is None else node_argument(until, "repeat", "until"),
+        max=max,
+        context=context,
+        id=id,
+    )
+
+
+@typed_builder
+def for_each(
+    item: str,
+    items: str | Ref,
+    child: Node,
+    *,
+    collect: str | None = None,
+    store: str | None = None,
+    max: int = 1000,
+    context: str | None = None,
+    id: str | None = None,
+) -> ForEach:
+    """Run ``child`` once per element of the list at ``items``, the element written to ``item``.
+
+    ``for_each("order_id", "user.orders", act(get_order, id=ref("order_id")) >> "order",
+    collect="order", store="orders")`` gathers each pass's ``order`` into ``orders``. No
+    element -> SUCCESS; a missing path, a non-list or more than ``max`` elements -> FAILURE.
+
+    Raises:
+        AuthoringError: ``item`` or ``items`` is not a non-empty str, or ``child`` not a node.
+        ValidationError: ``items`` is not a path, ``item`` not a name, ``collect`` without
+            ``store`` (or the reverse), ``max`` outside 1..1000.
+    """
+    path = items.path if isinstance(items, Ref) else items
+    return ForEach(
+        item=name_argument(item, "for_each", "item", "a blackboard name such as 'order_id'"),
+        items=name_argument(path, "for_each", "items", "a list path such as 'user.orders'"),
+        child=node_argument(child, "for_each"),
+        collect=collect,
+        store=store,
         max=max,
         context=context,
         id=id,

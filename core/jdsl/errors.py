@@ -8,6 +8,7 @@ The tree (DESIGN.md §9)::
     ├── BindingError             a tool / predicate / model name with no binding, or bound twice
     ├── RefError                 a ref whose key or path is not on the blackboard
     ├── RunArgumentError         a run argument it cannot take, e.g. episode_id="" (also ValueError)
+    ├── InputError               a KEY=VALUE run input that is malformed or does not fit its type
     ├── SignatureError           a malformed "a, b -> c: int" signature
     ├── ModelOutputError         model output that cannot be parsed or validated
     ├── ValidationError          Behavior IR that breaks a structural rule
@@ -43,6 +44,7 @@ __all__ = [
     "BehaviorSyntaxError",
     "BindingError",
     "ContextWindowExceeded",
+    "InputError",
     "JdslError",
     "MissingDependencyError",
     "MissingDirectoryError",
@@ -158,6 +160,19 @@ class RunArgumentError(JdslError, ValueError):
 
     def __init__(self, message: str, *, argument: str) -> None:
         self.argument = argument
+        super().__init__(message)
+
+
+class InputError(JdslError, ValueError):
+    """A ``KEY=VALUE`` run input (``--input``, the notebook's ``%behavior --input``) that is
+    not ``KEY=VALUE``, holds bad JSON after ``:=``, or does not fit the type its reader records.
+
+    Attributes:
+        key: the input key at fault (empty when the item has none).
+    """
+
+    def __init__(self, message: str, *, key: str = "") -> None:
+        self.key = key
         super().__init__(message)
 
 

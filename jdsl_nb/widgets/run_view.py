@@ -17,7 +17,8 @@ import secrets
 from typing import Any
 
 import ipywidgets as w
-from jdsl.drawing import drawing_html, structural_ids
+from jdsl.drawing import drawing_html
+from jdsl.ir.walk import structural_ids
 
 from jdsl_nb import views
 from jdsl_nb._html import CSS, esc, preview

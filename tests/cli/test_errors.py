@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import typer
 from jdsl.cli import app
+from jdsl.commands.boundary import MODEL_FIX, cli_advice, cli_errors, cli_fail
 from jdsl.errors import BindingError
-from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail
 from typer.testing import CliRunner
 
 TOOLS = "jdsl.envs.fixtures:retail_fixture_tools"

@@ -179,7 +179,7 @@ def _unverified(monkeypatch: pytest.MonkeyPatch, families: set[str]) -> None:
     """Make the named families' verification 'unverified' (nothing replayed or executed)."""
     import dataclasses
 
-    from jdsl import cli
+    from jdsl.commands import compile as cli
     from jdsl.compiler import VerificationReport
 
     real = cli.compile_normalized
@@ -376,3 +376,22 @@ def test_a_package_summary_escapes_its_manifest_fields(runner, traces, tmp_path)
     text = package_summary(pkg)
     assert "\x1b" not in text and "\x07" not in text
     assert text.startswith("cancel\\x1b[2J ") and "task family   fam\\x07" in text
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    ["ftp://user:hunter2pw@127.0.0.1:1", "ftp://127.0.0.1:1/?api_key=hunter2pw",
+     "ftp://user:hunter2 pw@127.0.0.1:1/v1"],
+)
+def test_export_otel_never_echoes_a_credential_in_its_endpoint(runner, project, endpoint) -> None:
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    bad = runner.invoke(app, ["export", "otel", "runs.jsonl", "--endpoint", endpoint])
+    assert bad.exit_code == 1 and "is not an http(s) URL" in bad.output
+    assert "hunter2" not in bad.output, bad.output
+
+
+def test_the_traces_path_goes_before_an_endpoint_query() -> None:
+    from jdsl.trace.otel.export import traces_endpoint
+
+    assert traces_endpoint("http://h:4318/?k=v") == "http://h:4318/v1/traces?k=v"
+    assert traces_endpoint("http://h:4318") == "http://h:4318/v1/traces"

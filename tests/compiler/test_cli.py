@@ -84,7 +84,7 @@ def _with_verification(monkeypatch, report) -> None:
     """Make the CLI's compile see ``report`` as its verification."""
     import dataclasses
 
-    import jdsl.cli as cli
+    import jdsl.commands.compile as cli
 
     real = cli.compile_normalized
 

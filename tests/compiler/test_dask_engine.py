@@ -190,3 +190,15 @@ def test_a_worker_error_is_told_once_not_dumped_by_the_workers(tmp_path) -> None
     assert done.returncode == 1
     assert done.stderr.startswith(f"error: {bad}, line 1: not a trace event"), done.stderr
     assert "Compute Failed" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["tcp://user:hunter2/pw@127.0.0.1:{port}", "tcp://user:hunter2 pw@127.0.0.1:{port}",
+     "tcp://user:hunter2'\"pw@127.0.0.1:{port}", "inproc://user:hunter2pw", "user:hunter2pw@127.0.0.1:{port}"],
+)
+def test_no_credential_in_a_scheduler_address_reaches_the_error(address: str) -> None:
+    with pytest.raises(CompileError) as info:
+        with dask_client(address.format(port=_closed_port())):
+            pass
+    assert "hunter2" not in str(info.value), str(info.value)

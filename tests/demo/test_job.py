@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import typer
+from jdsl.commands.demo import demo_command
 from jdsl.demo.airline_job import id_like_constants, ir_refs, ir_tool_text
-from jdsl.demo.cli import demo_command
 from jdsl.demo.family import identity_form, split_family, task_inputs, task_name
 from jdsl.demo.job import DemoResult, run_demo
 from jdsl.demo.retail_job import compile_retail, inputs_text, package_inputs, serve_held_out

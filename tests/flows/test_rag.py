@@ -273,3 +273,35 @@ def test_a_tree_retrieves_from_the_policy_index_and_a_predict_cites_it(policy) -
     invented = ScriptedModel('{"answer": "Yes.", "citations": ["tau_retail/wiki.md#refunds"]}')
     ctx = tree.run(model=invented, question="Can I cancel an order and get my money back?")
     assert ctx.status.name == "FAILURE" and "cites_retrieved" in ctx.failure.reason
+
+
+def test_from_folder_stays_inside_the_folder(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\nthe launch code is 0000\n")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "faq.md").write_text("# FAQ\nShipping is free.\n")
+    (folder / "passwd.md").symlink_to(outside / "secret.md")
+    (folder / "linked").symlink_to(outside, target_is_directory=True)
+    (folder / "loop").symlink_to(folder, target_is_directory=True)
+    index = SqliteFtsRetriever.from_folder(folder)
+    assert index.ids() == ["faq.md#faq"]
+    assert index.retrieve("launch code", 5) == []
+    for pattern in ("../outside/*.md", "../*/*.md", "/etc/*", "**/../../outside/*.md", ""):
+        with pytest.raises(RetrievalError, match="pattern"):
+            SqliteFtsRetriever.from_folder(folder, pattern=pattern)
+
+
+def test_from_folder_patterns_match_like_glob(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    for name in ("top.md", "a/one.md", "a/b/two.md", "a/b/two.txt"):
+        (tmp_path / name).write_text(f"# {name}\ntext\n")
+
+    def ids(pattern: str) -> list[str]:
+        return SqliteFtsRetriever.from_folder(tmp_path, pattern=pattern, sections=False).ids()
+
+    assert ids("**/*.md") == ["a/b/two.md", "a/one.md", "top.md"]
+    assert ids("*.md") == ["top.md"]
+    assert ids("a/**/*.txt") == ["a/b/two.txt"]
+    assert ids("a/*/two.*") == ["a/b/two.md", "a/b/two.txt"]

@@ -18,12 +18,15 @@ SEED_TEXTS = (
     'timeout seconds=2.5\n  react "q -> a" tools=[t1, t2] max_steps=4\n',
     'optional\n  invert\n    guard not (a.b[0] in [1, 2] or exists(c["k"]))\n',
     "oneshot\n  guard_call ready(x=y)\n",
+    "for_each order_id in user.orders[$i].ids collect=order -> orders max=5 id=loop\n"
+    "  act get_order(id=order_id) -> order\n",
 )
 TOKENS = (
     "seq", "sel", "act", "guard", "check", "repeat", "timeout", "predict", "react", "not",
     "and", "or", "in", "exists", "until:", "root", "|", "(", ")", "[", "]", "{", "}", "$", ".",
     ",", "=", "==", "!=", "<=", "->", '"', "'", "\\", "\n", "  ", "\t", "#", "max=", "seconds=",
     "id=", "tools=[", "9" * 40, "9" * 5000, "1e999", "-Infinity", "NaN", "-0", "\x00", "é", "\r",
+    "for_each", " in ", "collect=", "for_each a in b\n",
 )  # fmt: skip
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from jdsl.commands.imports import import_app
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
-from jdsl.importers.cli import import_app
 from jdsl.trace import read_events
 from typer.testing import CliRunner
 

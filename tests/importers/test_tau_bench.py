@@ -155,3 +155,22 @@ def test_the_trace_episode_views_read_the_imported_episodes(events: Trace) -> No
     assert calls[1].arguments == {"reservation_id": "Z7GOZK"} and calls[1].ok
     assert episode.succeeded() is True and episode.inputs == {"user_id": "olivia_gonzalez_2305"}
     assert len(episode.model_calls()) == sum(e.kind == EventKind.MODEL_RESPONDED for e in episode)
+
+
+@pytest.mark.parametrize("domain", ["../../../../tmp/evil", "airline/../retail", "/etc", "..", "a\\b"])
+def test_an_episode_domain_never_reaches_a_package_data_path(tmp_path: Path, domain: str) -> None:
+    row = load_json("tau_airline", "episodes.json")[0]
+    row["domain"] = domain
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([row]))
+    with pytest.raises(ImportFormatError, match="domain"):
+        import_tau_bench(path, strict=True)
+
+
+@pytest.mark.parametrize("parts", [("..", "pyproject.toml"), ("tau_airline/../tau_retail", "tasks.json"),
+                                   ("/etc", "passwd"), ("", "x"), ("a\x00", "b")])
+def test_package_data_parts_are_plain_names(parts: tuple[str, ...]) -> None:
+    from jdsl.envs.data import DataNotFoundError, data_path
+
+    with pytest.raises(DataNotFoundError):
+        data_path(*parts)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jdsl.commands.imports import import_app
 from jdsl.envs.data import data_path
 from jdsl.importers import (
     ImportFormatError,
@@ -17,7 +18,6 @@ from jdsl.importers import (
     import_tau_bench,
     read_tau_bench,
 )
-from jdsl.importers.cli import import_app
 from jdsl.trace import EventKind, Trace
 from typer.testing import CliRunner
 

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("interaction",),
     ("flows",),
     ("tree",),
-    ("authoring", "dsl", "ir", "text", "drawing", "jdsl"),
+    ("authoring", "dsl", "ir", "text", "drawing", "inputs", "jdsl"),
     ("compiler", "package"),
     ("envs", "importers", "testing", "doctor"),
     ("demo",),
@@ -217,6 +217,16 @@ UPWARD = upward_imports(EDGES)
 def test_core_never_imports_the_notebook_layer():
     found = notebook_imports(CORE_IMPORTS)
     assert not found, "core must not import jdsl_nb (DESIGN.md §1):\n" + "\n".join(found)
+
+
+def test_the_notebook_imports_no_command_code():
+    """``jdsl_nb`` reads inputs through ``jdsl.inputs``, never the command line's modules."""
+    found = [
+        f"{i.where()}: {i.importer} imports {i.imported}"
+        for i in all_imports(REPO, "jdsl_nb")
+        if core_package(i.imported) in ("commands", "cli")
+    ]
+    assert not found, "jdsl_nb must not import command code:\n" + "\n".join(found)
 
 
 def test_every_core_package_has_a_layer():

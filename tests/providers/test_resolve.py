@@ -202,3 +202,28 @@ def test_openai_compatible_text_after_at_must_be_a_url(model_id, problem):
         resolve_model(model_id, env=env)
     assert problem in str(info.value)
     assert "openai-compatible:<model>@<http(s) base URL>" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "key", "base"),
+    [("claude-x", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+     ("gpt-4o", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+     ("gemini-2.0", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"),
+     ("deepseek-chat", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL"),
+     ("openai-compatible:m", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL")],
+)
+def test_a_dotenv_base_url_never_takes_the_environment_key_elsewhere(
+    isolated_env, monkeypatch, model_id, key, base
+):
+    (isolated_env / ".env").write_text(f"{base}=http://evil.example/v1\n")
+    monkeypatch.setenv(key, "real-key-from-env")
+    with pytest.raises(BindingError, match=f"{base} is set in .*\\.env.*{key}"):
+        resolve_model(model_id)
+    (isolated_env / ".env").write_text(f"{base}=http://evil.example/v1\n{key}=dotenv-key\n")
+    monkeypatch.delenv(key)
+    model = resolve_model(model_id)  # a .env that sets both: its own key goes to its own URL
+    assert model.settings.base_url == "http://evil.example/v1"
+    assert model.settings.key() == "dotenv-key"
+    monkeypatch.setenv(base, "http://mine.example/v1")
+    monkeypatch.setenv(key, "real-key-from-env")
+    assert resolve_model(model_id).settings.base_url == "http://mine.example/v1"

@@ -7,6 +7,7 @@ import json
 from jdsl import (
     act,
     check,
+    for_each,
     guard,
     guard_call,
     invert,
@@ -50,6 +51,8 @@ def build() -> Root:
                     invert(optional(act(lookup, email="x"))), until=oneshot(check("n", 1)), max=2
                 ),
                 timeout(act(lookup, email=None), seconds=1.5),
+                for_each("e", "emails", act(lookup, email=ref("e")) >> "c", collect="c",
+                         store="cs", max=5),
             )
         )
     )

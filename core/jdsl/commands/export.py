@@ -15,8 +15,8 @@ from pathlib import Path
 
 import typer
 
+from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
 from jdsl.commands.inputs import parse_inputs
-from jdsl.importers.cli import cli_errors, cli_fail, require_parent
 
 __all__ = ["export_app", "otel_command"]
 

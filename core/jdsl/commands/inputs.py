@@ -1,10 +1,7 @@
 """What every command that runs a behavior shares: ``--input`` pairs and ``--tools`` modules.
 
-Run inputs (``--input``): ``KEY=VALUE`` is the string VALUE, unless the package records the
-type of KEY: a tool argument that reads KEY whole (``tools.json``) or a typed input field of a
-model leaf's signature. Then VALUE is read as that type (``zip=77209`` stays the string
-``"77209"`` for ``find_user(zip: str)``, ``count=3`` is the integer 3 for ``count: int``) and
-checked against it. ``KEY:=JSON`` (as in httpie) always gives the JSON value, unchecked.
+Run inputs (``--input``) are read as :mod:`jdsl.inputs` says; a bad one is typer's usage error
+(exit 2) naming the option.
 
 Host tools (``--tools module:NAME``): the module is imported with the current directory on
 ``sys.path`` (``jdsl`` run from a project finds its ``tools.py``), as ``python -m`` would.
@@ -14,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -22,10 +18,12 @@ from typing import Any
 
 import typer
 
-from jdsl.errors import BindingError
-from jdsl.package import InputUse
+from jdsl import inputs
+from jdsl.commands.boundary import bad_parameter
+from jdsl.errors import BindingError, InputError
+from jdsl.inputs import InputUse
 
-__all__ = ["parse_inputs", "read_tools", "unread_inputs_note"]
+__all__ = ["parse_inputs", "read_tools"]
 
 
 def parse_inputs(
@@ -34,65 +32,16 @@ def parse_inputs(
     option: str = "--input",
     types: Mapping[str, Sequence[InputUse]] | None = None,
 ) -> dict[str, Any]:
-    """``["k=v", "n:=3", ...]`` -> ``{k: "v", n: 3}`` (the rule in the module docstring).
-
-    Args:
-        pairs: ``KEY=VALUE`` (a string, or the type ``types`` records for KEY) or
-            ``KEY:=JSON`` (a JSON value).
-        option: the option the pairs came from, named in errors.
-        types: ``{key: [(where, JSON Schema)]}``, e.g. from :func:`input_types`.
+    """:func:`jdsl.inputs.parse_inputs` at the command line.
 
     Raises:
         typer.BadParameter: an item without ``=``, bad JSON after ``:=``, or a value that does
-            not fit the recorded type.
+            not fit the recorded type (named with ``option``).
     """
-    inputs: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        as_json = key.endswith(":")
-        key = key.removesuffix(":").strip()
-        if not sep or not key:
-            raise typer.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint=option)
-        if as_json:
-            inputs[key] = _json(key, text, option)
-        else:
-            inputs[key] = _typed(key, text, (types or {}).get(key, ()), option)
-    return inputs
-
-
-def _json(key: str, text: str, option: str) -> Any:
     try:
-        return json.loads(text)
-    except ValueError:
-        raise typer.BadParameter(
-            f"{key}:={text} is not JSON; write {key}={text} for a string", param_hint=option
-        ) from None
-
-
-def _allows_string(schema: Mapping[str, Any]) -> bool:
-    kind = schema.get("type")
-    return kind is None or kind == "string" or (isinstance(kind, list) and "string" in kind)
-
-
-def _typed(key: str, text: str, uses: Sequence[InputUse], option: str) -> Any:
-    value: Any = text
-    if not all(_allows_string(schema) for _, schema in uses):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            pass  # the check below names the type wanted
-    for where, schema in uses:
-        from jsonschema.exceptions import best_match  # lazy: jsonschema costs ~1 s to import
-        from jsonschema.validators import validator_for
-
-        error = best_match(validator_for(schema)(schema).iter_errors(value))
-        if error is not None:
-            raise typer.BadParameter(
-                f"{key}={text!r} does not fit {where} ({error.message}); pass a value of its "
-                f"type, or {key}:=JSON to pass a JSON value unchecked",
-                param_hint=option,
-            )
-    return value
+        return inputs.parse_inputs(pairs, types=types)
+    except InputError as exc:
+        raise bad_parameter(exc, option) from None
 
 
 def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callable[..., Any]]:
@@ -149,30 +98,3 @@ def _import_here(module_name: str) -> Any:
     finally:
         if added and here in sys.path:
             sys.path.remove(here)
-
-
-def unread_inputs_note(tree: Any, keys: Sequence[str], option: str = "--input") -> str | None:
-    """The warning for run inputs ``tree`` never reads (None when it reads them all).
-
-    Shared by ``jdsl run`` and the notebook's ``%behavior --input``, so both flag a typo'd or
-    stale key the same way. "Read" is the static check's input set (keys some node reads and
-    no node writes first); ``guard exists(key)`` reads are not counted there, so this warns
-    and never refuses.
-
-    Args:
-        tree: a :class:`jdsl.tree.Root` (or any node :func:`jdsl.tree.check.check_tree` takes).
-        keys: the input keys given.
-        option: the flag named in the text.
-    """
-    from jdsl.tree.check import check_tree
-
-    read = set(check_tree(tree).inputs)
-    unread = [key for key in keys if key not in read]
-    if not unread:
-        return None
-    names = ", ".join(unread)
-    reads = ", ".join(sorted(read)) or "no inputs"
-    return (
-        f"{option} {names}: the tree never reads {'it' if len(unread) == 1 else 'them'} "
-        f"(it reads: {reads}); check the spelling"
-    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from jdsl.importers.cli import cli_fail
+from jdsl.commands.boundary import cli_fail
 
 __all__ = ["refuse_package", "refuse_trace"]
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import typer
 
+from jdsl.commands.boundary import MODEL_FIX, cli_advice, cli_errors, cli_fail, require_parent
 from jdsl.commands.inputs import parse_inputs, read_tools
-from jdsl.importers.cli import MODEL_FIX, cli_advice, cli_errors, cli_fail, require_parent
-from jdsl.ir.nodes import walk_ir
+from jdsl.ir.walk import walk_ir
 from jdsl.trace import FanoutSink, JsonlTraceSink, Redactor, TraceSink, jsonable
 
 __all__ = ["report_run", "run_command", "run_model"]
@@ -113,8 +113,8 @@ def run_command(
 ) -> None:
     """Run behavior text once with host tools; print status and blackboard (exit 1 unless it
     succeeds)."""
-    from jdsl.commands.inputs import unread_inputs_note
     from jdsl.commands.kinds import refuse_package, refuse_trace
+    from jdsl.inputs import unread_inputs_note
     from jdsl.text import parse_behavior
 
     refuse_package(behavior, "jdsl run")

@@ -12,16 +12,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from jdsl.importers.cli import cli_errors, cli_fail
-from jdsl.ir.nodes import walk_ir
+from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.ir.walk import walk_ir
 from jdsl.package import BehaviorPackage, input_types, load_package
 from jdsl.trace import Episode, EventKind, TraceEvent, read_events
+from jdsl.trace.addresses import redact_address
 
 __all__ = ["episode_timeline", "package_summary", "show_command"]
 
@@ -198,8 +199,30 @@ def package_summary(pkg: BehaviorPackage) -> str:
         f"writes        {', '.join(perms['writes']) or '-'}",
         f"destructive   {', '.join(perms['destructive']) or '-'}",
         f"metrics       {json.dumps(m.get('metrics') or {}, sort_keys=True)}",
+        f"model hint    {pkg.model_hint or '-'}{_ignored(pkg.model_addresses())}",
+        f"external refs {', '.join(_external(pkg)) or 'none'}",
     ]
     return "\n".join([*map(_escaped, lines), "", format_behavior(pkg.ir)])
+
+
+def _ignored(addresses: Sequence[str]) -> str:
+    if not addresses:
+        return ""
+    shown = ", ".join(redact_address(a) for a in addresses)
+    return f" (address {shown} in the package ignored: --model and your environment choose)"
+
+
+def _external(pkg: BehaviorPackage) -> list[str]:
+    """Every address the package names outside itself: its model ids' addresses and any
+    schema reference that is not a ``#...`` pointer (loading refuses the latter)."""
+    from jdsl.interaction.schemas import external_references
+
+    schemas = [c.input_schema for c in pkg.tools.values()] + [
+        o.get("schema") for r in pkg.signatures.values() for o in r.get("outputs") or ()
+        if isinstance(o, Mapping)
+    ]  # fmt: skip
+    refs = [ref for schema in schemas for ref in external_references(schema)]
+    return [redact_address(a) for a in [*pkg.model_addresses(), *refs]]
 
 
 @cli_errors

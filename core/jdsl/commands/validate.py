@@ -17,6 +17,7 @@ from pathlib import Path
 
 import typer
 
+from jdsl.commands.boundary import cli_errors, cli_fail
 from jdsl.compiler import (
     MIN_BRANCH_SUPPORT,
     CompileError,
@@ -28,7 +29,6 @@ from jdsl.compiler import (
     validate_package,
 )
 from jdsl.compiler.families import GroupBy
-from jdsl.importers.cli import cli_errors, cli_fail
 from jdsl.package import SUFFIX, export_jdsl, load_package
 from jdsl.trace import read_events
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +33,7 @@ from jdsl.compiler.stream import normalize_stream
 from jdsl.compiler.verify import ReplayMap, ReplayPart, replay_part
 from jdsl.errors import MissingDependencyError
 from jdsl.trace import iter_episodes
+from jdsl.trace.addresses import redact_addresses
 
 __all__ = [
     "compile_on_dask",
@@ -113,10 +113,11 @@ def dask_client(
             _probe(scheduler)
             client = Client(scheduler, timeout=f"{CONNECT_TIMEOUT_S}s")
         except (ValueError, OSError, TimeoutError, TypeError) as exc:  # TypeError: tls, no ssl
-            raise CompileError(_without_credentials(
+            raise CompileError(redact_addresses(
                 f"cannot reach a dask scheduler at {scheduler!r} ({type(exc).__name__}: {exc}); "
                 "start one there (`dask scheduler`), pass its tcp://host:port, or leave out "
-                "--scheduler for a LocalCluster on this machine"
+                "--scheduler for a LocalCluster on this machine",
+                [scheduler],
             )) from None  # fmt: skip
         with client:
             yield client
@@ -273,14 +274,6 @@ def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:
 
 def _episodes(mapped: tuple[NormStore, FactTable]) -> NormStore:
     return mapped[0]
-
-
-_USERINFO = re.compile(r"[^\s/'\"@:]*:[^\s/'\"@]*@")  # user:password@ in an address
-
-
-def _without_credentials(text: str) -> str:
-    """``text`` with the ``user:password@`` of any address in it hidden (an error message)."""
-    return _USERINFO.sub("«redacted»@", text)
 
 
 def _probe(scheduler: str) -> None:

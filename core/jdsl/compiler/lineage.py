@@ -32,11 +32,12 @@ Example:
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+from jdsl.trace.values import is_meaningful
 
 __all__ = [
     "MAX_DEPTH",
@@ -56,27 +57,9 @@ MAX_DEPTH: Final = 6
 
 _MAX_INDEX_VAR: Final = 999
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TRIVIAL_NUMBERS: Final = (0, 1, -1)
 
 PathSteps = tuple[Any, ...]
 """A path as steps: the top-level key (str), then dict keys (str) and list indexes (int)."""
-
-
-def is_meaningful(value: Any) -> bool:
-    """Whether ``value`` may be a lineage target (an identifier-like scalar).
-
-    >>> [is_meaningful(v) for v in ("#W01", "x", 1, 2, True, None, 2.5, float("nan"), [1])]
-    [True, False, False, True, False, False, True, False, False]
-    """
-    if isinstance(value, bool) or value is None:
-        return False
-    if isinstance(value, str):
-        return len(value) >= 2
-    if isinstance(value, int):
-        return value not in _TRIVIAL_NUMBERS
-    if isinstance(value, float):
-        return not math.isnan(value) and value not in _TRIVIAL_NUMBERS
-    return False
 
 
 def value_key(value: Any) -> tuple[str, Any] | None:

@@ -351,7 +351,7 @@ def _find_node(node: Any, node_id: str) -> dict[str, Any] | None:
     """
     if not isinstance(node, dict):
         return None
-    from jdsl.drawing.walk import structural_ids
+    from jdsl.ir.walk import structural_ids
 
     ids = structural_ids(node)
     found: list[dict[str, Any]] = []

@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 from jdsl.compiler import top_key
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
+from jdsl.ir.walk import labelled_children, walk_ir
 from jdsl.trace import Episode, JsonlTraceSink, read_events
 
 __all__ = [
@@ -92,13 +93,7 @@ class FamilyRow:
 def ir_actions(ir: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
     """The action nodes of an IR document or node dict, in pre-order."""
     node = ir["root"] if "root" in ir and "kind" not in ir else ir
-    if node.get("kind") == "action":
-        yield node
-    for key in ("child", "until"):
-        if isinstance(node.get(key), Mapping):
-            yield from ir_actions(node[key])
-    for child in node.get("children") or ():
-        yield from ir_actions(child)
+    return (found for found in walk_ir(node) if found.get("kind") == "action")
 
 
 def id_like_constants(
@@ -148,11 +143,7 @@ def ir_refs(ir: Mapping[str, Any]) -> list[str]:
 def _tool_parts(node: Mapping[str, Any], prefix: str) -> list[str]:
     if node.get("kind") == "action":
         return [str(node["tool"]).removeprefix(prefix)]
-    children = [
-        c
-        for c in (node.get("child"), *(node.get("children") or ()), node.get("until"))
-        if isinstance(c, Mapping)
-    ]
+    children = [child for _, child in labelled_children(node)]
     if node.get("kind") != "selector":
         return [part for child in children for part in _tool_parts(child, prefix)]
     alternatives = [" -> ".join(_tool_parts(child, prefix)) or "-" for child in children]

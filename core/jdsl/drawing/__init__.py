@@ -29,7 +29,7 @@ from jdsl.drawing.dot import (
 from jdsl.drawing.labels import drawing_label, node_label, shorten, unescape_quotes, wrap_label
 from jdsl.drawing.outline import drawing_html, legend_html, outline_html
 from jdsl.drawing.svg import RENDERER_ENV, Rendered, available_renderers, render_svg
-from jdsl.drawing.walk import as_ir, is_ir_node, labelled_children, structural_ids
+from jdsl.ir.walk import as_ir, is_ir_node, labelled_children, structural_ids
 
 __all__ = [
     "LEGEND_TEXT",

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from jdsl.drawing.labels import drawing_label, node_label, unescape_quotes, wrap_label
-from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
 from jdsl.errors import MissingDependencyError
+from jdsl.ir.walk import as_ir, labelled_children, structural_ids
 
 __all__ = [
     "LEGEND_TEXT", "NODE_STYLE", "NOT_RUN_STYLE", "STATUS_COLOURS", "legend_entries", "node_statuses",
@@ -35,6 +35,7 @@ NODE_STYLE: dict[str, dict[str, str]] = {
     "guard": {"shape": "diamond", "fillcolor": "#f5f5f5"},
     "guard_call": {"shape": "diamond", "fillcolor": "#f5f5f5"},
     "repeat": {"shape": "component", "fillcolor": "#eeeeee"},
+    "for_each": {"shape": "component", "fillcolor": "#e3f4ea"},
     "invert": {"shape": "invtriangle", "fillcolor": "#eeeeee"},
     "optional": {"shape": "component", "fillcolor": "#eeeeee", "style": "filled,dashed"},
     "oneshot": {"shape": "component", "fillcolor": "#eeeeee"},

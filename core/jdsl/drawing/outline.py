@@ -13,7 +13,7 @@ from typing import Any
 from jdsl.drawing.dot import legend_entries, tree_dot
 from jdsl.drawing.labels import node_label, unescape_quotes
 from jdsl.drawing.svg import render_svg
-from jdsl.drawing.walk import as_ir, labelled_children, structural_ids
+from jdsl.ir.walk import as_ir, labelled_children, structural_ids
 
 __all__ = ["drawing_html", "legend_html", "outline_html"]
 

@@ -50,14 +50,26 @@ def data_path(*parts: str) -> Traversable:
         ``iterdir()``); on a plain install it is also a :class:`pathlib.Path`.
 
     Raises:
-        DataNotFoundError: when no such file or folder is shipped.
+        DataNotFoundError: when no such file or folder is shipped, or a part is not one plain
+            name (empty, ``.``, ``..``, or holding ``/``, ``\\`` or NUL): data a caller read from
+            a file (a tau-bench ``domain``) can never name a path outside ``jdsl.data``.
     """
+    if not all(_plain(part) for part in parts):
+        raise DataNotFoundError(tuple(parts))
     resource = resources.files(DATA_PACKAGE)
     for part in parts:
         resource = resource.joinpath(part)
     if parts and not (resource.is_file() or resource.is_dir()):
         raise DataNotFoundError(tuple(parts))
     return resource
+
+
+def _plain(part: object) -> bool:
+    return (
+        isinstance(part, str)
+        and part not in ("", ".", "..")
+        and not any(c in part for c in "/\\\x00")
+    )
 
 
 def read_text(*parts: str) -> str:

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import importlib
 import json
@@ -208,7 +209,12 @@ class SqliteFtsRetriever:
         (:func:`markdown_sections`, ids ``"guide.md#install"``).
 
         Raises:
-            RetrievalError: ``folder`` is not a directory, or a file is not UTF-8 text.
+            RetrievalError: ``folder`` is not a directory, a file is not UTF-8 text, or
+                ``pattern`` is not a relative glob inside it (empty, absolute, or with ``..``).
+
+        Only regular files inside ``folder`` are read: a symbolic link (to a file or a
+        folder, inside or outside) is neither read nor followed, so a link to ``/etc/passwd``
+        or to a folder elsewhere is not indexed.
         """
         return cls.from_documents(
             _folder_documents(Path(folder), pattern, sections), path=path, **kw
@@ -336,8 +342,8 @@ def _quote(text: str) -> str:
 def _folder_documents(folder: Path, pattern: str, sections: bool) -> Iterator[Document]:
     if not folder.is_dir():
         raise RetrievalError(f"{folder.name or folder} is not a folder; give the folder to index")
-    for file in sorted(p for p in folder.glob(pattern) if p.is_file()):
-        name = file.relative_to(folder).as_posix()
+    for name in _folder_files(folder, _pattern_parts(pattern)):
+        file = folder / name
         try:
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError:
@@ -348,3 +354,48 @@ def _folder_documents(folder: Path, pattern: str, sections: bool) -> Iterator[Do
             yield from markdown_sections(text, source=name)
         elif text.strip():
             yield Document(id=name, content=text, source=name)
+
+
+def _pattern_parts(pattern: object) -> tuple[str, ...]:
+    """``"**/*.md"`` -> ``("**", "*.md")``; a pattern that could leave the folder is refused."""
+    text = pattern if isinstance(pattern, str) else ""
+    parts = tuple(p for p in text.split("/") if p not in ("", "."))
+    if (
+        not parts
+        or text.startswith(("/", "\\"))
+        or any(p == ".." or "\\" in p or "\x00" in p for p in parts)
+    ):
+        raise RetrievalError(
+            f"pattern {pattern!r} must be a relative glob inside the folder, such as '**/*.md' "
+            "(no leading '/', no '..')"
+        )
+    return parts
+
+
+def _folder_files(folder: Path, parts: tuple[str, ...]) -> list[str]:
+    """The relative POSIX paths of the regular files under ``folder`` that ``parts`` match,
+    sorted; links are neither listed nor followed (``os.walk`` with ``followlinks=False``)."""
+    found = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        base = Path(top).relative_to(folder).parts
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        for file in files:
+            full = os.path.join(top, file)
+            if not os.path.islink(full) and os.path.isfile(full):
+                path = (*base, file)
+                if _glob_match(parts, path):
+                    found.append("/".join(path))
+    return sorted(found)
+
+
+def _glob_match(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    """Whether ``path`` matches glob ``pattern`` part by part, ``**`` standing for any number of
+    parts (a table of pattern x path prefixes: linear in each, whatever the ``**`` count)."""
+    ok = [True] + [False] * len(path)  # pattern[:0] matches path[:j] only for j == 0
+    for part in pattern:
+        if part == "**":
+            for j in range(1, len(path) + 1):
+                ok[j] = ok[j] or ok[j - 1]
+        else:
+            ok = [False] + [ok[j] and fnmatch.fnmatchcase(path[j], part) for j in range(len(path))]
+    return ok[-1]

@@ -12,7 +12,7 @@ leaf's: ``model.requested`` / ``model.responded`` per assistant turn, ``tool.cal
     import_tau_bench(path, sink=JsonlTraceSink("airline.jsonl"))          # or straight to a file
 
 The command line is ``jdsl import tau-bench|openai-chat|otel SOURCE -o TRACES.jsonl``
-(:data:`jdsl.importers.cli.import_app`).
+(:data:`jdsl.commands.imports.import_app`).
 """
 
 from jdsl.importers.common import ImportFormatError

@@ -55,6 +55,9 @@ __all__ = [
 DOMAINS = ("airline", "retail")
 """The tau-bench domains whose tools and tasks jdsl ships."""
 
+DOMAIN_NAME = r"^[a-z][a-z0-9_]{0,63}$"
+"""What an episode's ``domain`` may be (``retail``): one lower-case name, never a path part."""
+
 
 class ImportSkipWarning(UserWarning):
     """A run of a tau-bench file was skipped because it is malformed (the message names the
@@ -86,7 +89,7 @@ class TauEpisode(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     episode_id: str
-    domain: str
+    domain: str = Field(pattern=DOMAIN_NAME)
     task_split: str = "test"
     task_id: int | str
     trial: int = 0

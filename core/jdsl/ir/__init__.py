@@ -10,7 +10,6 @@ from __future__ import annotations
 from jdsl.ir.format import (
     BEHAVIOR_FORMAT,
     BehaviorDocument,
-    canonical_json,
     from_ir,
     ir_digest,
     ir_json_schema,
@@ -18,8 +17,8 @@ from jdsl.ir.format import (
     to_ir,
     write_stored_schema,
 )
-from jdsl.ir.nodes import NODE_FIELDS
 from jdsl.ir.validate import MAX_REPEAT, ValidationReport, validate_ir
+from jdsl.ir.walk import NODE_FIELDS
 
 __all__ = [
     "BEHAVIOR_FORMAT",
@@ -27,7 +26,6 @@ __all__ = [
     "NODE_FIELDS",
     "BehaviorDocument",
     "ValidationReport",
-    "canonical_json",
     "from_ir",
     "ir_digest",
     "ir_json_schema",

@@ -18,14 +18,15 @@ from pydantic import ValidationError as PydanticValidationError
 
 from jdsl.errors import ValidationError
 from jdsl.expr import preview
-from jdsl.ir.nodes import MAX_NODE_DEPTH, child_slots, nesting_problem
+from jdsl.ir.nodes import MAX_NODE_DEPTH, nesting_problem
+from jdsl.ir.walk import child_slots
+from jdsl.trace.canonical import canonical_json
 from jdsl.tree import Root
 
 __all__ = [
     "BEHAVIOR_FORMAT",
     "SCHEMA_FILE",
     "BehaviorDocument",
-    "canonical_json",
     "from_ir",
     "ir_digest",
     "ir_json_schema",
@@ -115,13 +116,9 @@ def _node_depth_problem(root: Any) -> str | None:
     return None
 
 
-def canonical_json(data: Any) -> str:
-    """Canonical JSON text: sorted keys, no insignificant whitespace, UTF-8 kept."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def ir_digest(ir: dict[str, Any]) -> str:
-    """The sha256 hex digest of the IR's canonical JSON (stable across key order)."""
+    """The sha256 hex digest of the IR's canonical JSON (:func:`jdsl.trace.canonical_json`:
+    sorted keys, no insignificant whitespace, UTF-8 kept; stable across key order)."""
     return hashlib.sha256(canonical_json(ir).encode("utf-8")).hexdigest()
 
 

@@ -7,13 +7,15 @@ would reject at the first one (and problems pydantic cannot see, such as duplica
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from jdsl.errors import SignatureError, ValidationError
 from jdsl.expr import parse_path, preview, validate_expr
+from jdsl.ir.walk import NODE_FIELDS, child_slots, walk_ir
 from jdsl.signature import Signature
 from jdsl.tree.decorators import MAX_TIMEOUT_SECONDS
+from jdsl.tree.loops import collect_store_problem, item_name_problem, items_path_problem
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -27,29 +29,6 @@ __all__ = [
     "nesting_problem",
     "walk_ir",
 ]
-
-_COMMON = frozenset({"kind", "id", "context"})
-
-NODE_FIELDS: dict[str, frozenset[str]] = {
-    kind: _COMMON | set(fields)
-    for kind, fields in {
-        "root": ("name", "system", "model_id", "child"),
-        "sequence": ("children",),
-        "selector": ("children",),
-        "action": ("tool", "args", "store", "on_error"),
-        "predict": ("signature", "instructions", "examples", "input_sources"),
-        "react": ("signature", "tools", "instructions", "max_steps"),
-        "check": ("key", "equals"),
-        "guard": ("expression",),
-        "guard_call": ("predicate", "args"),
-        "repeat": ("child", "until", "max"),
-        "invert": ("child",),
-        "optional": ("child",),
-        "oneshot": ("child",),
-        "timeout": ("child", "seconds"),
-    }.items()
-}
-"""Node kind -> the fields its IR may carry (docs/ARCHITECTURE.md, "Nodes are the IR")."""
 
 MAX_REPEAT = 1000
 """The largest ``max`` a repeat may declare: every loop in a behavior is bounded."""
@@ -93,21 +72,6 @@ _INT_LIMIT = 10**MAX_INT_DIGITS  # compared, never printed: no int -> str conver
 def _items(value: dict[Any, Any] | list[Any]) -> list[Any]:
     items = value.values() if isinstance(value, dict) else value
     return [item for item in items if isinstance(item, dict | list | float | int)]
-
-
-def child_slots(node: dict[str, Any]) -> list[Any]:
-    """Traversal children of an IR node dict: ``children``, else ``child`` then ``until``."""
-    children = node.get("children")
-    if isinstance(children, list):
-        return list(children)
-    return [node[slot] for slot in ("child", "until") if node.get(slot) is not None]
-
-
-def walk_ir(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """Every node of an IR node dict, pre-order, children in :func:`child_slots` order."""
-    yield node
-    for child in child_slots(dict(node)):
-        yield from walk_ir(child)
 
 
 class NodeChecker:
@@ -174,6 +138,22 @@ class NodeChecker:
             )
         if "until" in node and not isinstance(node["until"], dict):
             problems.append("until must be a node")
+        return problems
+
+    def _for_each(self, node: dict[str, Any]) -> list[str]:
+        problems = _one_child(node, "for_each")
+        for problem in (
+            items_path_problem(node.get("items")),
+            item_name_problem(node.get("item")),
+            collect_store_problem(node.get("collect"), node.get("store")),
+        ):
+            if problem:
+                problems.append(problem)
+        bound = node.get("max", MAX_REPEAT)
+        if not _is_int(bound) or not 1 <= bound <= MAX_REPEAT:
+            problems.append(
+                f"unbounded or invalid max {preview(bound)}; use a whole number 1..{MAX_REPEAT}"
+            )
         return problems
 
     def _timeout(self, node: dict[str, Any]) -> list[str]:
@@ -254,6 +234,7 @@ _RULES: dict[str, _Rule] = {
     "guard": NodeChecker._guard,
     "guard_call": NodeChecker._guard_call,
     "repeat": NodeChecker._repeat,
+    "for_each": NodeChecker._for_each,
     "invert": NodeChecker._decorator,
     "optional": NodeChecker._decorator,
     "oneshot": NodeChecker._decorator,

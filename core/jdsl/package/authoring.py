@@ -15,7 +15,7 @@ from typing import Any
 from jdsl.errors import PackageError
 from jdsl.interaction.tools import tool_spec
 from jdsl.ir import to_ir, validate_ir
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import walk_ir
 from jdsl.package.bundle import BehaviorPackage
 from jdsl.package.format import SIGNATURE_FORMAT, ToolContract, default_effects
 from jdsl.signature import Signature
@@ -52,7 +52,7 @@ def package_from_root(
     if root.child is None:
         raise PackageError(f"root {root.name!r} has no child; call .do(...) before packaging")
     ir = copy.deepcopy(to_ir(root))
-    nodes = list(_walk(ir["root"]))
+    nodes = list(walk_ir(ir["root"]))
     used = sorted({t for n in nodes for t in _tools(n)})
     contracts = _resolve_contracts(used, tool_contracts, root.bindings.tools)
     for node in nodes:
@@ -78,13 +78,6 @@ def package_from_root(
     }
     tools = [unique[k] for k in sorted(unique)]
     return BehaviorPackage.assemble(manifest, behavior=ir, tools=tools, signatures=signatures)
-
-
-def _walk(node: Any) -> Any:
-    if isinstance(node, dict):
-        yield node
-        for child in child_slots(node):
-            yield from _walk(child)
 
 
 def _tools(node: dict[str, Any]) -> list[str]:

@@ -12,7 +12,7 @@ from jdsl.errors import PackageError
 from jdsl.expr import preview
 from jdsl.interaction.tools import tool_name
 from jdsl.ir import from_ir
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import walk_ir
 from jdsl.package.format import (
     PACKAGE_FORMAT,
     Manifest,
@@ -22,6 +22,7 @@ from jdsl.package.format import (
     dump_json,
     manifest_digest,
 )
+from jdsl.providers import model_hint
 from jdsl.tree import Root
 
 __all__ = ["BehaviorPackage", "LoadedPackage", "Tools"]
@@ -179,15 +180,12 @@ class BehaviorPackage:
     @cached_property
     def required_predicates(self) -> list[str]:
         """The trusted predicates the behavior's ``guard_call`` nodes call (sorted)."""
-        found: set[str] = set()
-        stack: list[Any] = [self.ir.get("root")]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, dict):
-                if node.get("kind") == "guard_call" and isinstance(node.get("predicate"), str):
-                    found.add(node["predicate"])
-                stack.extend(child_slots(node))
-        return sorted(found)
+        root = self.ir.get("root")
+        nodes = walk_ir(root) if isinstance(root, dict) else ()
+        return sorted(
+            {node["predicate"] for node in nodes
+             if node.get("kind") == "guard_call" and isinstance(node.get("predicate"), str)}
+        )  # fmt: skip
 
     def missing_inputs(self, provided: Iterable[str]) -> list[str]:
         """What a run given the run inputs ``provided`` lacks (empty: it can run).
@@ -251,6 +249,7 @@ class BehaviorPackage:
                 path=self.source,
             )
         root = from_ir(self.ir)
+        root.model_id = model_hint(root.model_id)  # a hint: never an address or a key
         return root.bind(
             tools={c: table[c] for c in self.required_capabilities},
             predicates=named or None,
@@ -259,12 +258,33 @@ class BehaviorPackage:
     def as_root(
         self, tools: Tools, predicates: Tools | None = None, *, model_id: str | None = None
     ) -> Root:
-        """:meth:`bind`, with the model id set (``model_id``, else the manifest's)."""
+        """:meth:`bind`, with the model id set: ``model_id`` (the user's own), else the
+        package's :attr:`model_hint`.
+
+        The package's id is only a hint (:func:`jdsl.providers.model_hint`): the address in an
+        ``openai-compatible:<model>@<url>`` id is dropped, so a package never chooses where the
+        prompts go nor which key goes with them; those come from ``model_id``, the settings and
+        the user's environment.
+        """
         root = self.bind(tools, predicates)
-        chosen = model_id or self.manifest.get("model_id")
+        chosen = model_id or self.model_hint
         if chosen:
             root.model_id = str(chosen)
         return root
+
+    @property
+    def model_hint(self) -> str | None:
+        """The manifest's model id (else the IR root's) as a bare provider model name."""
+        return model_hint(self.manifest.get("model_id")) or model_hint(
+            self.ir.get("root", {}).get("model_id")
+        )
+
+    def model_addresses(self) -> list[str]:
+        """Addresses in the package's model ids that :attr:`model_hint` drops (what ``jdsl
+        package inspect`` shows as ignored)."""
+        given = [self.manifest.get("model_id"), self.ir.get("root", {}).get("model_id")]
+        return sorted({str(m)[len(model_hint(m) or ""):].lstrip("@")
+                       for m in given if isinstance(m, str) and model_hint(m) != m})  # fmt: skip
 
 
 def _shaped(value: Any, kind: type, path: str, expected: str) -> Any:

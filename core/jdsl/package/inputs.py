@@ -13,14 +13,13 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from jdsl.ir.nodes import walk_ir
+from jdsl.inputs import InputUse
+from jdsl.ir.walk import walk_ir
 from jdsl.package.bundle import BehaviorPackage
 from jdsl.signature import Signature
 
 __all__ = ["InputUse", "input_types"]
 
-InputUse = tuple[str, dict[str, Any]]
-"""Where a package reads a run input whole and its JSON Schema: ``("lookup.email", {...})``."""
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

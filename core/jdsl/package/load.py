@@ -9,7 +9,9 @@ member at fault):
 2. ``manifest.json`` present, JSON, ``format == "jdsl.package.v1"``;
 3. every file the manifest lists present and matching its sha256;
 4. ``behavior.json`` passes :func:`jdsl.ir.validate_ir` with the declared capabilities and loads
-   as a tree; every required capability has a contract; every signature names a model leaf.
+   as a tree; every required capability has a contract; every signature names a model leaf;
+5. every JSON Schema (``tools.json`` input schemas, signature output schemas) is in the safe
+   subset of :mod:`jdsl.interaction.schemas`: nothing in it is ever fetched.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.errors import JdslError, PackageError
+from jdsl.interaction.schemas import UnsafeSchemaError, check_schema
 from jdsl.ir import from_ir, validate_ir
 from jdsl.package.bundle import BehaviorPackage
 from jdsl.package.format import (
@@ -228,6 +231,24 @@ def verify_package(package: BehaviorPackage) -> None:
                 path=name,
             )
     _verify_ir(package, manifest)
+    _check_schemas(package)
+
+
+def _check_schemas(package: BehaviorPackage) -> None:
+    """Every JSON Schema the package carries is in the safe subset of
+    :mod:`jdsl.interaction.schemas` (no remote ``$ref``, known types, RE2 patterns)."""
+    found = [(f"tools.json {c.logical_id!r} input_schema", "tools.json", c.input_schema)
+             for c in package.tools.values()]  # fmt: skip
+    for sig_id, record in package.signatures.items():
+        for index, output in enumerate(record.get("outputs") or ()):
+            if isinstance(output, Mapping) and "schema" in output:
+                path = f"signatures/{sig_id}.json"
+                found.append((f"{path} outputs[{index}].schema", path, output["schema"]))
+    for where, path, schema in found:
+        try:
+            check_schema(schema, where=where)
+        except UnsafeSchemaError as exc:
+            raise PackageError(str(exc), path=path) from None
 
 
 def _check_manifest_digest(manifest: Mapping[str, Any]) -> None:

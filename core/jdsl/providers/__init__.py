@@ -25,7 +25,7 @@ from jdsl.providers.messages import (
 from jdsl.providers.openai import OpenAIModel
 from jdsl.providers.registry import ProviderRegistry, Unregister
 from jdsl.providers.replay import Divergence, ReplayDivergence, ReplayModel
-from jdsl.providers.resolve import parse_model_id, resolve_model
+from jdsl.providers.resolve import model_hint, parse_model_id, resolve_model
 from jdsl.providers.settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -59,6 +59,7 @@ __all__ = [
     "as_messages",
     "as_turn",
     "generate_text",
+    "model_hint",
     "parse_model_id",
     "read_env",
     "resolve_model",

@@ -11,6 +11,11 @@ Model ids and where they go (never a silent fallback to another vendor):
 | ``openai-compatible:<model>@<base_url>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | the URL in the id |
 | ``openai-compatible:<model>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | ``OPENAI_COMPATIBLE_BASE_URL`` |
 
+A base URL variable read from a ``.env`` file in the current directory is used only when the
+same ``.env`` also holds the key sent with it: a ``.env`` (say, in a cloned repository) that
+sets ``ANTHROPIC_BASE_URL`` while the real key comes from the environment is refused
+(``BindingError``), so it cannot send that key to another host.
+
 An ``openai-compatible`` id needs a base URL (in the id, ``settings`` or the variable), so it
 never goes to OpenAI's own endpoint; the text after the id's last ``@`` must be an http(s) URL
 (a model name may hold ``@`` when the URL follows it).
@@ -32,9 +37,16 @@ from typing import Any
 from jdsl.errors import AuthenticationError, BindingError
 from jdsl.providers.messages import LanguageModel
 from jdsl.providers.registry import ProviderRegistry
-from jdsl.providers.settings import ProviderSettings, read_env
+from jdsl.providers.settings import ProviderSettings, read_env_sources
 
-__all__ = ["COMPATIBLE", "DEEPSEEK_BASE_URL", "key_variables", "parse_model_id", "resolve_model"]
+__all__ = [
+    "COMPATIBLE",
+    "DEEPSEEK_BASE_URL",
+    "key_variables",
+    "model_hint",
+    "parse_model_id",
+    "resolve_model",
+]
 
 COMPATIBLE = "openai-compatible"
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
@@ -90,6 +102,25 @@ def key_variables() -> dict[str, tuple[str, ...]]:
     """``{vendor: (API key variable, ...)}``, e.g. ``{"gemini": ("GEMINI_API_KEY",
     "GOOGLE_API_KEY"), ...}`` (what ``jdsl doctor`` checks, by name only)."""
     return {name: vendor.keys for name, vendor in _VENDORS.items()}
+
+
+def model_hint(model_id: object) -> str | None:
+    """A model id from someone else's file (a package's manifest or IR) as a bare provider
+    model name: the ``@<base_url>`` of an ``openai-compatible`` id is dropped, so where the
+    prompts and the key go comes only from the user's own ``--model``, settings and
+    environment. None for an empty or non-string id.
+
+    >>> model_hint("openai-compatible:llama@http://evil.example/v1")
+    'openai-compatible:llama'
+    """
+    if not isinstance(model_id, str) or not model_id:
+        return None
+    head, sep, rest = model_id.partition(":")
+    if sep and head == COMPATIBLE and "@" in rest:
+        model, _, url = rest.rpartition("@")
+        if url.startswith(("http://", "https://")):
+            return f"{COMPATIBLE}:{model}" if model else None
+    return model_id
 
 
 def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
@@ -179,9 +210,10 @@ def resolve_model(
             return found
     vendor_name, model, id_base = parse_model_id(model_id)
     vendor = _VENDORS[vendor_name]
-    variables = read_env(env)
+    variables, from_dotenv = read_env_sources(env)
     settings = settings or ProviderSettings()
-    key = settings.key() or next((variables[k] for k in vendor.keys if variables.get(k)), None)
+    key_name = next((k for k in vendor.keys if variables.get(k)), None)
+    key = settings.key() or (variables[key_name] if key_name else None)
     if key is None and not vendor.key_optional:
         names = " or ".join(vendor.keys)
         raise AuthenticationError(
@@ -189,7 +221,18 @@ def resolve_model(
             f"file (or pass settings=ProviderSettings(api_key=...))",
             provider=vendor.name,
         )
-    base_url = settings.base_url or id_base or variables.get(vendor.base_env) or vendor.default_base
+    env_base = None if settings.base_url or id_base else variables.get(vendor.base_env)
+    if env_base and vendor.base_env in from_dotenv and key is not None:
+        if settings.key() is not None or key_name not in from_dotenv:
+            raise BindingError(
+                f"{vendor.base_env} is set in ./.env but the key ({key_name or 'api_key'}) "
+                "comes from elsewhere: a .env file may set a base URL only together with its "
+                f"own key. Put {key_name or vendor.keys[0]} in the same .env, set "
+                f"{vendor.base_env} in the environment, or remove it from .env",
+                name=model_id,
+                kind="model",
+            )
+    base_url = settings.base_url or id_base or env_base or vendor.default_base
     if base_url is None and vendor.name == COMPATIBLE:
         raise BindingError(
             f"model {model_id!r} has no base URL, so it would go to OpenAI's own endpoint: "

@@ -26,6 +26,7 @@ __all__ = [
     "ProviderSettings",
     "check_base_url",
     "read_env",
+    "read_env_sources",
 ]
 
 DEFAULT_MAX_RETRIES = 2
@@ -100,13 +101,23 @@ def read_env(
     Returns:
         A new dict; ``os.environ`` is never modified.
     """
+    return read_env_sources(env, dotenv_path=dotenv_path)[0]
+
+
+def read_env_sources(
+    env: Mapping[str, str] | None = None, *, dotenv_path: str | Path | None = None
+) -> tuple[dict[str, str], frozenset[str]]:
+    """:func:`read_env`, and the names whose value came from the ``.env`` file (not overridden
+    by the environment): a caller can refuse a ``.env`` that redirects a key from elsewhere."""
     if env is not None and dotenv_path is None:
-        return dict(env)
+        return dict(env), frozenset()
     from dotenv import dotenv_values
 
     path = Path(dotenv_path) if dotenv_path is not None else Path.cwd() / ".env"
     merged = (
         {k: v for k, v in dotenv_values(path).items() if v is not None} if path.is_file() else {}
     )
-    merged.update(os.environ if env is None else env)
-    return merged
+    real = os.environ if env is None else env
+    from_file = frozenset(k for k in merged if k not in real)
+    merged.update(real)
+    return merged, from_file

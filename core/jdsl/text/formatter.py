@@ -12,7 +12,14 @@ from typing import Any
 
 from jdsl.errors import ValidationError
 from jdsl.text.expression import format_expression
-from jdsl.text.scanner import NAME_TEXT, format_literal, format_path, format_word
+from jdsl.text.scanner import (
+    IDENTIFIER,
+    KEYWORDS,
+    NAME_TEXT,
+    format_literal,
+    format_path,
+    format_word,
+)
 from jdsl.text.syntax import TEXT_WORDS, Attribute, attributes_for
 
 __all__ = ["INDENT", "format_node"]
@@ -84,7 +91,19 @@ _OPERANDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f"{format_path(node.get('key', ''))} == {format_literal(node.get('equals'))}"
     ),
     "guard": lambda node: format_expression(node.get("expression")),
+    "for_each": lambda node: (
+        f"{_item(node.get('item'), 'item')} in {format_path(node.get('items', ''))}"
+    ),
 }
+
+
+def _item(value: Any, what: str) -> str:
+    """An item (never a reserved word, as the parser reads it) or a store name, printed."""
+    reserved = what == "item" and value in KEYWORDS
+    if not isinstance(value, str) or not IDENTIFIER.fullmatch(value) or reserved:
+        raise ValidationError([f"{what} {value!r} has no behavior-text form; use a name such as "
+                               "order_id"])  # fmt: skip
+    return value
 
 
 def _attributes(node: dict[str, Any]) -> str:
@@ -93,11 +112,13 @@ def _attributes(node: dict[str, Any]) -> str:
         value = node.get(attribute.field)
         if value is None or value == attribute.default:
             continue
-        parts.append(f"{attribute.name}={_value(attribute, value)}")
+        parts.append(f"{attribute.name}={_value(attribute, value, node)}")
     return " ".join(parts)
 
 
-def _value(attribute: Attribute, value: Any) -> str:
+def _value(attribute: Attribute, value: Any, node: dict[str, Any]) -> str:
+    if attribute.value == "collect":
+        return f"{format_path(value)} -> {_item(node.get('store'), 'store')}"
     if attribute.value == "word":
         return format_word(value)
     if attribute.value == "names":

@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from jdsl.errors import SignatureError
 from jdsl.signature import Signature
 from jdsl.text.expression import read_expression
-from jdsl.text.scanner import IDENTIFIER, NAME_TEXT, WORD, Scanner
+from jdsl.text.scanner import IDENTIFIER, KEYWORDS, NAME_TEXT, WORD, Scanner
 from jdsl.text.syntax import HEAD_WORDS, TEXT_WORDS, Attribute, attributes_for
 
 __all__ = ["read_head"]
@@ -93,6 +93,38 @@ def _read_check(scanner: Scanner) -> dict[str, Any]:
     return {"key": key, "equals": scanner.literal()}
 
 
+_FOR_EACH_FORM = "write for_each ITEM in PATH, e.g. for_each order_id in user.orders"
+
+
+def _read_for_each(scanner: Scanner) -> dict[str, Any]:
+    """``ITEM in PATH``: the loop variable (an identifier) and the list's path."""
+    item = scanner.name("the loop's item name (a name such as order_id)", _FOR_EACH_FORM,
+                        IDENTIFIER)  # fmt: skip
+    if item in KEYWORDS:
+        scanner.fail(
+            f"{item!r} is a reserved word and cannot name the item",
+            "name the item like a blackboard key, e.g. for_each order_id in user.orders",
+            pos=scanner.pos - len(item),
+        )
+    if not scanner.accept_word("in"):
+        scanner.fail(f"expected 'in' after the item {item!r} but found {scanner.describe_next()}",
+                     _FOR_EACH_FORM)  # fmt: skip
+    if scanner.at_end() or scanner.peek("collect=") or scanner.peek("max="):
+        scanner.fail(f"expected the path of a list after 'in' but found {scanner.describe_next()}",
+                     _FOR_EACH_FORM)  # fmt: skip
+    return {"item": item, "items": scanner.path()}
+
+
+def _read_collect(scanner: Scanner) -> tuple[str, str]:
+    """``KEY -> STORE`` after ``collect=``."""
+    hint = "write collect=KEY -> STORE, e.g. collect=order -> orders"
+    if scanner.at_end():
+        scanner.fail("collect= needs the key each pass writes", hint)
+    collect = scanner.path()
+    scanner.expect("->", hint)
+    return collect, scanner.name("the key to store the collected list under", hint, IDENTIFIER)
+
+
 def _read_guard(scanner: Scanner) -> dict[str, Any]:
     return {"expression": read_expression(scanner)}
 
@@ -105,6 +137,7 @@ _READERS: dict[str, Callable[[Scanner], dict[str, Any]]] = {
     "react": _read_signature,
     "check": _read_check,
     "guard": _read_guard,
+    "for_each": _read_for_each,
 }
 
 
@@ -157,6 +190,9 @@ def _read_attributes(scanner: Scanner, kind: str) -> dict[str, Any]:
         seen.add(name)
         scanner.expect("=")
         attribute = allowed[name]
+        if attribute.value == "collect":
+            fields["collect"], fields["store"] = _read_collect(scanner)
+            continue
         fields[attribute.field] = _read_value(scanner, attribute)
     return fields
 

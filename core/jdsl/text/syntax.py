@@ -37,6 +37,7 @@ HEAD_WORDS: dict[str, str] = {
     "guard": "guard",
     "guard_call": "guard_call",
     "repeat": "repeat",
+    "for_each": "for_each",
     "invert": "invert",
     "optional": "optional",
     "oneshot": "oneshot",
@@ -51,7 +52,7 @@ TEXT_WORDS: dict[str, str] = {
 """Node kind -> the canonical head word that ``format_behavior`` prints."""
 
 COMPOSITES = frozenset({"sequence", "selector"})
-DECORATORS = frozenset({"root", "invert", "optional", "oneshot", "timeout", "repeat"})
+DECORATORS = frozenset({"root", "invert", "optional", "oneshot", "timeout", "repeat", "for_each"})
 LEAVES = frozenset({"action", "predict", "react", "check", "guard", "guard_call"})
 INSTRUCTED = frozenset({"predict", "react"})
 """Kinds that take ``| `` instruction lines."""
@@ -66,7 +67,9 @@ class Attribute:
         field: the node field it sets (``model_id``).
         value: how the value is written: ``word`` (bare name or string), ``text`` (the
             same, printed as a string), ``string``,
-            ``int``, ``number``, ``names`` (``[a, b]``) or ``json`` (any JSON literal).
+            ``int``, ``number``, ``names`` (``[a, b]``), ``json`` (any JSON literal) or
+            ``collect`` (for_each's ``collect=KEY -> STORE``, which sets ``collect`` and
+            ``store``).
         default: a value ``format_behavior`` leaves out (None: always printed when set).
         low: numbers must be greater than this.
         high: numbers must be at most this.
@@ -94,6 +97,10 @@ ATTRIBUTES: dict[str, tuple[Attribute, ...]] = {
         Attribute("max_steps", "max_steps", "int", default=6),
     ),
     "repeat": (Attribute("max", "max", "int", high=MAX_REPEAT),),
+    "for_each": (
+        Attribute("collect", "collect", "collect"),
+        Attribute("max", "max", "int", default=MAX_REPEAT, high=MAX_REPEAT),
+    ),
     "timeout": (Attribute("seconds", "seconds", "number", high=MAX_TIMEOUT_SECONDS),),
 }
 """Kind-specific attributes in canonical print order; every kind also takes id= and context=."""

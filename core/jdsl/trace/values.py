@@ -24,11 +24,32 @@ from pydantic import BaseModel
 from jdsl.trace.events import canonical_json
 from jdsl.trace.shared import Filled, JsonText
 
-__all__ = ["bytes_summary", "jsonable"]
+__all__ = ["bytes_summary", "is_meaningful", "jsonable"]
+
+_TRIVIAL_NUMBERS = (0, 1, -1)
 
 _BYTES_PREVIEW = 64
 _MAX_DEPTH = 64
 _PLAIN = frozenset({str, int, bool, type(None)})  # exact types that are already JSON
+
+
+def is_meaningful(value: Any) -> bool:
+    """Whether a traced ``value`` may name something another value came from (an
+    identifier-like scalar): the values lineage and provenance match, never ``None``, a bool,
+    a one-character string, 0, 1, -1 or NaN.
+
+    >>> [is_meaningful(v) for v in ("#W01", "x", 1, 2, True, None, 2.5, float("nan"), [1])]
+    [True, False, False, True, False, False, True, False, False]
+    """
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, str):
+        return len(value) >= 2
+    if isinstance(value, int):
+        return value not in _TRIVIAL_NUMBERS
+    if isinstance(value, float):
+        return not math.isnan(value) and value not in _TRIVIAL_NUMBERS
+    return False
 
 
 def jsonable(value: Any) -> Any:

@@ -18,6 +18,7 @@ from jdsl.tree.leaves import (
     lenient_equal,
     typed_equal,
 )
+from jdsl.tree.loops import ForEach
 from jdsl.tree.nodes import NODE_CLASSES, AnyNode
 from jdsl.tree.predict import Predict
 from jdsl.tree.react import React
@@ -38,6 +39,7 @@ __all__ = [
     "ContextWindow",
     "Decorator",
     "Failure",
+    "ForEach",
     "Guard",
     "GuardCall",
     "Invert",

@@ -29,6 +29,9 @@ class Write:
         previous: the value before (None when the key was absent).
         overwrote: True when the key held a value from a different writer.
         sequence: the trace sequence of the ``blackboard.write`` event (None untraced).
+        source: where the value came from when the writer copied it from the blackboard
+            (a for_each's item: ``user.orders[2]``), else None.
+        index: the pass of the for_each that wrote it (0-based), else None.
     """
 
     key: str
@@ -39,6 +42,8 @@ class Write:
     overwrote: bool = False
     sequence: int | None = None
     kind: Literal["write"] = "write"
+    source: str | None = None
+    index: int | None = None
 
     @property
     def writer(self) -> str:
@@ -94,8 +99,18 @@ class Blackboard(dict[str, Any]):
         for key, value in items:
             self.set(key, value, writer_id=INPUT_WRITER, writer_label="run input")
 
-    def set(self, key: str, value: Any, *, writer_id: str = "?", writer_label: str = "") -> Any:
-        """Store ``value`` under ``key`` and record who wrote it. Returns ``value``."""
+    def set(
+        self,
+        key: str,
+        value: Any,
+        *,
+        writer_id: str = "?",
+        writer_label: str = "",
+        source: str | None = None,
+        index: int | None = None,
+    ) -> Any:
+        """Store ``value`` under ``key`` and record who wrote it (and, for a loop's item, the
+        ``source`` path it came from and the pass ``index``). Returns ``value``."""
         last = self._writers.get(key)
         present = key in self
         record = Write(
@@ -105,6 +120,8 @@ class Blackboard(dict[str, Any]):
             writer_label=writer_label or writer_id,
             previous=self.get(key) if present else None,
             overwrote=present and last is not None and last != writer_id,
+            source=source,
+            index=index,
         )
         dict.__setitem__(self, key, value)
         self._writers[key] = writer_id

@@ -12,6 +12,8 @@
 - ``unbound`` (error): a tool or predicate name with no callable (only when bindings are given).
 - ``read-before-write`` (warning): a key read before the first node that writes it, and not a
   run input. ``guard exists(key)`` reads are not counted: testing for absence is their job.
+  A ``for_each`` reads its ``items`` path and writes its ``item`` (for its child and after it)
+  and its ``store``.
 - ``missing-input`` (error, only when the run's inputs are known): a key read that no node
   writes, no input gives and no ``guard exists(key)`` tests, e.g. ``predict "request -> x"``
   run with only ``student_id``: the run would read a value nobody provided.
@@ -253,7 +255,7 @@ def _check_unwritten(node: Node, node_id: str, key: str, walk: _Walk, written: s
         if abs(len(name) - len(key)) <= 2
     ]
     guess = f"did you mean {' or '.join(close)}? " if close else ""
-    if walk.inputs is not None and node.kind != "check":
+    if walk.inputs is not None and node.kind not in ("check", "for_each"):  # absent: FAILURE
         given = ", ".join(sorted(walk.inputs)) or "none"
         walk.problems.append(
             Problem(
@@ -371,6 +373,8 @@ def _read_keys(node: Node) -> list[str]:
         sources = getattr(node, "input_sources", None) or {}
         paths = [sources.get(name, name) for name in (sig.input_names if sig else ())]
         paths = [p.removeprefix("blackboard.") for p in paths]
+    elif kind == "for_each":
+        paths = [str(node.items)]  # type: ignore[attr-defined]
     return list(dict.fromkeys(key for path in paths for key in _path_keys(path)))
 
 
@@ -399,6 +403,8 @@ def _signature(node: Node) -> Signature | None:
 
 
 def _written_keys(node: Node) -> list[str]:
+    if node.kind == "for_each":
+        return [key for key in (node.item, node.store) if key]  # type: ignore[attr-defined]
     if node.kind == "action":
         store = getattr(node, "store", None)
         return [store] if store else []
@@ -415,6 +421,8 @@ def _produced(node: Node) -> list[tuple[str, Any]]:
         return [(f.name, f.annotation) for f in (sig.outputs if sig else ())]
     if node.kind == "action" and getattr(node, "store", None):
         return [(str(node.store), inspect.Parameter.empty)]  # type: ignore[attr-defined]
+    if node.kind == "for_each":
+        return [(key, inspect.Parameter.empty) for key in _written_keys(node)]
     return []
 
 

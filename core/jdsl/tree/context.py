@@ -337,10 +337,17 @@ class RunContext:
             )
         return value
 
-    def write(self, key: str, value: Any, node: Node) -> None:
-        """Store ``value`` under ``key`` with ``node`` as its writer."""
+    def write(
+        self, key: str, value: Any, node: Node, *, source: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        """Store ``value`` under ``key`` with ``node`` as its writer (``source`` / ``index``:
+        the path and loop pass a for_each's item came from)."""
         node_id, label = self.names(node)
-        self.blackboard.set(key, value, writer_id=node_id or node.kind, writer_label=label)
+        self.blackboard.set(
+            key, value, writer_id=node_id or node.kind, writer_label=label, source=source,
+            index=index,
+        )  # fmt: skip
 
     # -- bindings ------------------------------------------------------------------------------
     def tool(self, name: str) -> Callable[..., Any]:
@@ -412,17 +419,18 @@ def write_tracer(trace: Callable[..., int | None]) -> Callable[[Write], None]:
     """The blackboard hook tracing each write as ``blackboard.write`` through ``trace``."""
 
     def traced(record: Write) -> None:
-        record.sequence = trace(
-            "blackboard.write",
-            {
-                "key": record.key,
-                "value": jsonable(record.value),
-                "writer": record.writer_id,
-                "writer_label": record.writer_label,
-                "overwrote": record.overwrote,
-                "previous": jsonable(record.previous),
-            },
-        )
+        payload = {
+            "key": record.key,
+            "value": jsonable(record.value),
+            "writer": record.writer_id,
+            "writer_label": record.writer_label,
+            "overwrote": record.overwrote,
+            "previous": jsonable(record.previous),
+        }
+        if record.source is not None:  # a for_each's item: the path and pass it came from
+            payload["source"] = record.source
+            payload["index"] = record.index
+        record.sequence = trace("blackboard.write", payload)
 
     return traced
 

@@ -13,6 +13,7 @@ from jdsl.tree.base import Node
 from jdsl.tree.composites import Selector, Sequence
 from jdsl.tree.decorators import Decorator, Invert, OneShot, Optional, Repeat, Timeout
 from jdsl.tree.leaves import Action, Check, Guard, GuardCall
+from jdsl.tree.loops import ForEach
 from jdsl.tree.predict import Predict
 from jdsl.tree.react import React
 from jdsl.tree.root import Root
@@ -29,6 +30,7 @@ AnyNode = Annotated[
     | Guard
     | GuardCall
     | Repeat
+    | ForEach
     | Invert
     | Optional
     | OneShot
@@ -41,7 +43,7 @@ AnyNode = Annotated[
 NODE_CLASSES: dict[str, type[Node]] = {
     cls.model_fields["kind"].default: cls
     for cls in (Root, Sequence, Selector, Action, Predict, React, Check, Guard, GuardCall,
-                Repeat, Invert, Optional, OneShot, Timeout)
+                Repeat, ForEach, Invert, Optional, OneShot, Timeout)
 }  # fmt: skip
 """Node kind -> node class."""
 

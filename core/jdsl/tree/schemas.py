@@ -18,6 +18,7 @@ from typing import Any
 from jdsl.interaction.tools import Tool
 
 __all__ = [
+    "JSON_TYPES",
     "Schema",
     "annotation_schema",
     "fits",
@@ -71,7 +72,7 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return {}
 
 
-_JSON_TYPES: dict[Any, str] = {
+JSON_TYPES: Mapping[Any, str] = types.MappingProxyType({
     str: "string",
     int: "integer",
     float: "number",
@@ -82,7 +83,8 @@ _JSON_TYPES: dict[Any, str] = {
     frozenset: "array",
     dict: "object",
     type(None): "null",
-}
+})
+"""Python type -> the JSON Schema ``type`` that describes it (the one table of JSON types)."""
 
 
 def annotation_schema(annotation: Any) -> Schema | None:
@@ -91,19 +93,19 @@ def annotation_schema(annotation: Any) -> Schema | None:
     when the type says nothing (``Any``, unannotated) or cannot be described."""
     if annotation is Any or annotation is inspect.Parameter.empty:
         return None
-    if annotation in _JSON_TYPES:
-        return {"type": _JSON_TYPES[annotation]}
+    if annotation in JSON_TYPES:
+        return {"type": JSON_TYPES[annotation]}
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is typing.Literal:
-        kinds = {_JSON_TYPES.get(type(v)) for v in args}
+        kinds = {JSON_TYPES.get(type(v)) for v in args}
         return {"enum": list(args), **({"type": kinds.pop()} if len(kinds) == 1 else {})}
     if origin is typing.Union or origin is types.UnionType:
         options = [annotation_schema(a) for a in args]
         return None if any(o is None for o in options) else {"anyOf": options}
     if origin is typing.Annotated:
         return annotation_schema(args[0])
-    if origin in _JSON_TYPES:
-        return {"type": _JSON_TYPES[origin]}
+    if origin in JSON_TYPES:
+        return {"type": JSON_TYPES[origin]}
     try:
         from pydantic import TypeAdapter
 

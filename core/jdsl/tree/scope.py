@@ -109,11 +109,14 @@ class ScopedContext(RunContext):
                 return lookup(path, self.blackboard, node)
             return self.parent.read(path, node)
 
-    def write(self, key: str, value: Any, node: Node) -> None:
+    def write(
+        self, key: str, value: Any, node: Node, *, source: str | None = None,
+        index: int | None = None,
+    ) -> None:
         """The parent's :meth:`RunContext.write`; dropped once abandoned."""
         with self._gate:
             if not self.abandoned:
-                self.parent.write(key, value, node)
+                self.parent.write(key, value, node, source=source, index=index)
 
     def require_model(self) -> Any:
         """The run's model (raises :class:`Abandoned` once abandoned)."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.errors import JdslError, MissingDependencyError
+from jdsl.trace.addresses import redact_address
 from jdsl.trace.atomic import write_atomic
 from jdsl.trace.events import TraceEvent
 from jdsl.trace.otel.spans import SpanBuilder
@@ -110,16 +111,18 @@ def traces_endpoint(endpoint: str) -> str:
     """The OTLP/HTTP traces URL of ``endpoint``: a bare base URL gets ``/v1/traces``
     (``http://127.0.0.1:6006`` -> ``http://127.0.0.1:6006/v1/traces``); a URL with a path is
     used as given."""
-    from urllib.parse import urlsplit
+    from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(endpoint)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise OtelExportError(
-            f"endpoint {endpoint!r} is not an http(s) URL; pass one such as "
+            f"endpoint {redact_address(endpoint)!r} is not an http(s) URL; pass one such as "
             "http://127.0.0.1:6006 (Phoenix) or http://127.0.0.1:4318 (a collector)",
             endpoint=endpoint,
         )
-    return endpoint.rstrip("/") + "/v1/traces" if parts.path in ("", "/") else endpoint
+    if parts.path not in ("", "/"):
+        return endpoint
+    return urlunsplit(parts._replace(path="/v1/traces"))
 
 
 def otlp_http_exporter(
@@ -184,7 +187,7 @@ def _send(exporter: Any, spans: Sequence[Any], endpoint: str | None) -> None:
     from opentelemetry.sdk.trace.export import SpanExportResult
 
     if exporter.export(spans) is not SpanExportResult.SUCCESS:
-        where = endpoint or "the OTEL_EXPORTER_OTLP_ENDPOINT"
+        where = redact_address(endpoint) if endpoint else "the OTEL_EXPORTER_OTLP_ENDPOINT"
         raise OtelExportError(
             f"{where} did not accept {len(spans)} spans; check that the backend is running "
             "there and speaks OTLP over HTTP (start a local one with `phoenix serve`), or "

@@ -1,4 +1,4 @@
-"""``jdsl demo``: the typer command of the main job (mounted by :mod:`jdsl.cli`).
+"""``jdsl demo``: the typer command of the main job (mounted by :mod:`jdsl.cli`; the job is :mod:`jdsl.demo.job`).
 
 Mount it with ``app.command("demo")(demo_command)``::
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import typer
 
+from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
 from jdsl.demo.job import DEFAULT_OUT, run_demo
-from jdsl.importers.cli import cli_errors, cli_fail, require_parent
 
 __all__ = ["demo_command"]
 

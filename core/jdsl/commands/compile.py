@@ -1,0 +1,270 @@
+"""``jdsl compile TRACES... -o OUT``: traced episodes -> a verified behavior package.
+
+::
+
+    jdsl compile TRACES... -o OUT.jdsl [--name N] [--group-by task|sequence] [--holdout N]
+                 [--min-support N] [--engine local|dask [--scheduler ADDRESS]]
+
+A failed compile writes no package; ``--holdout`` is :mod:`jdsl.commands.validate`.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import typer
+
+from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
+from jdsl.commands.inputs import parse_inputs
+from jdsl.commands.kinds import refuse_package
+from jdsl.commands.validate import HOLDOUT_OPTION, compile_holdout
+from jdsl.compiler import (
+    MIN_BRANCH_SUPPORT,
+    CompileError,
+    CompileResult,
+    NormEpisode,
+    compile_normalized,
+    group_episodes,
+)
+from jdsl.compiler.dask_engine import dask_client, map_reduce
+from jdsl.compiler.families import GroupBy
+from jdsl.compiler.stream import normalize_stream
+from jdsl.errors import PackageError
+from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
+from jdsl.trace import iter_episodes
+
+__all__ = ["compile_command"]
+
+Engine = Literal["local", "dask"]
+
+
+@cli_errors
+def compile_command(
+    traces: list[Path] = typer.Argument(
+        ..., exists=True, dir_okay=False, metavar="TRACES", help="JSONL trace files."
+    ),
+    out: Path = typer.Option(
+        ...,
+        "-o",
+        "--out",
+        metavar="OUT",
+        help="The package file to write (replaced), or a directory to write NAME.jdsl in; with "
+        "--group-by, the directory that gets one package per family.",
+    ),
+    name: str | None = typer.Option(
+        None,
+        "-n",
+        "--name",
+        metavar="NAME",
+        help="Behavior name (default: the episodes' skill, else the first file's name); with "
+        "--group-by, packages are named NAME-FAMILY (default: FAMILY, as the demo names them).",
+    ),
+    task_family: str = typer.Option(
+        "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
+    ),
+    group_by: GroupBy | None = typer.Option(
+        None, "--group-by", help="Compile each family on its own into the directory -o."
+    ),
+    canonical: list[str] = typer.Option(
+        [],
+        "--canonical",
+        metavar="HOST=LOGICAL",
+        help="HOST=LOGICAL tool name mapping (repeatable).",
+    ),
+    skip_bad_lines: bool = typer.Option(
+        False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
+    ),
+    holdout: int | None = HOLDOUT_OPTION,
+    min_support: int = typer.Option(
+        MIN_BRANCH_SUPPORT,
+        "--min-support",
+        min=1,
+        metavar="N",
+        help="Successful episodes a branch alternative needs; thinner paths are reported and "
+        "left out.",
+    ),
+    engine: Engine = typer.Option(
+        "local",
+        "--engine",
+        help="local: stream in this process; dask: map over the trace "
+        "files on a dask.distributed cluster (pip install 'jdsl[dask]').",
+    ),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        metavar="ADDRESS",
+        help="--engine dask: the scheduler "
+        "(tcp://host:8786); default: a 2-worker LocalCluster on 127.0.0.1, closed after.",
+    ),
+) -> None:
+    """Compile traced episodes into a verified behavior package.
+
+    Episodes are streamed: read, checked and normalized one at a time. Exit 1, writing
+    nothing, when a file is given twice, there is no successful episode, the trace's hash chain is
+    broken, verification fails (a ref or guard does not replay, or the package executed on an
+    episode does not make its calls), or it is unverified (nothing to replay or execute). With
+    --group-by: exit 0 when every family that could be packaged was written and the rest are
+    only unverified; exit 1 when a family failed or was refused, or none could be packaged.
+    """
+    for path in traces:
+        refuse_package(path, "jdsl compile")
+    _refuse_repeats(traces)
+    require_parent(out, "-o")
+    mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
+    if (group_by is not None or holdout) and out.exists() and not out.is_dir():
+        fix = (
+            f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
+        )
+        raise cli_fail(f"-o {out} is a file", fix)
+    strict = not skip_bad_lines
+    facts = None
+    if engine == "dask":
+        with dask_client(scheduler) as client:
+            normalized, facts = map_reduce(client, traces, mapping, strict=strict)
+    else:
+        normalized = normalize_stream(iter_episodes(traces, strict=strict), canonical=mapping)
+    _require_success(normalized, traces)
+    base = name or next(
+        (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
+    )
+    if holdout is not None:
+        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support)
+    if group_by is None:
+        result = compile_normalized(
+            normalized, name=base, task_family=task_family, min_support=min_support, facts=facts
+        )
+        typer.echo(str(result.report()))
+        if not result.ok:
+            raise _verification_fail(result.verification.status)
+        target = out / f"{base}{SUFFIX}" if out.is_dir() else out
+        typer.echo(f"package: {_write_package(result.package, target)}")
+        return
+    _compile_families(normalized, group_by, name, task_family, out, min_support)
+
+
+def _refuse_repeats(traces: Sequence[Path]) -> None:
+    """Exit 1 when one file is given twice (by two names, a link, or a shell glob that
+    overlaps another): its episodes would count twice as evidence."""
+    seen: dict[tuple[int, int], Path] = {}
+    for path in traces:
+        stat = path.stat()
+        first = seen.setdefault((stat.st_dev, stat.st_ino), path)
+        if first is not path:
+            again = "" if str(first) == str(path) else f" (as {first} and {path})"
+            raise cli_fail(
+                f"trace file {path} is given twice{again}",
+                "its episodes would count twice as evidence; pass each file once",
+            )
+
+
+def _compile_families(
+    normalized: Sequence[NormEpisode],
+    by: GroupBy,
+    base: str | None,
+    task_family: str,
+    out: Path,
+    min_support: int,
+) -> None:
+    """One package per family. Exit 0 when every family that could be packaged was written
+    and the others are only unverified; 1 when a family failed verification or was refused
+    (no successful episode), or when nothing could be packaged."""
+    rows, failed, written = [], False, 0
+    for family, members in sorted(group_episodes(normalized, by), key=_natural):
+        try:
+            result = compile_normalized(
+                members, name=f"{base}-{family}" if base else family,
+                task_family=task_family or family, min_support=min_support,
+            )  # fmt: skip
+        except CompileError:  # no successful episode in this family
+            rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
+            failed = True
+            continue
+        target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
+        rows.append(_family_row(family, result, target))
+        failed = failed or result.verification.status == "failed"
+        written += target is not None
+    typer.echo(
+        f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
+        f" {'RDB':>6}  package"
+    )
+    typer.echo("\n".join(rows))
+    if failed:
+        raise cli_fail(
+            "some families failed verification or were refused (no successful episode); their "
+            "packages were not written",
+            "'failed' rows: run `jdsl compile` on that family's episodes alone to see its "
+            "problems; 'refused' rows: add traces of successful runs",
+        )
+    if not written:
+        raise cli_fail(
+            "no family could be packaged (every one is unverified: replay had nothing to check)",
+            "nothing in their episodes is deterministic, so there is nothing to package",
+        )
+    typer.echo(f"{written} packages in {out}", err=True)
+
+
+def _natural(item: tuple[str, Any]) -> list[Any]:
+    """Sort key for family names: ``task-2`` before ``task-12``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", item[0])]
+
+
+def _verification_fail(status: str) -> Exception:
+    """Exit 1 for ``failed`` and for ``unverified`` (0 replay checks prove nothing)."""
+    if status == "unverified":
+        return cli_fail(
+            "unverified: nothing to replay or execute (no ref or guard compiled from the "
+            "episodes, no episode executed); no package written",
+            "compile the episodes of one task family (--group-by) so their calls align",
+        )
+    return cli_fail("verification failed; no package written", "see the problems above")
+
+
+def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -> None:
+    """The compiler builds from successful episodes (or ones of unknown outcome)."""
+    files = ", ".join(str(p) for p in paths)
+    if not normalized:
+        raise cli_fail(
+            f"no episodes in {files}",
+            "record runs with a JsonlTraceSink, or convert other logs with `jdsl import`",
+        )
+    if all(e.success is False for e in normalized):
+        raise cli_fail(
+            f"no successful episode in {files} ({len(normalized)} failed or cancelled)",
+            "a package is compiled from runs that succeeded; add traces of successful runs",
+        )
+
+
+def _write_package(package: BehaviorPackage, target: Path) -> Path:
+    """Write the ``.jdsl`` archive at exactly ``target`` (atomic; see ``export_jdsl``); an
+    existing file is replaced only when it is a ``.jdsl`` archive (never ``-o README.md``)."""
+    if target.is_file() and not (target.suffix == SUFFIX and zipfile.is_zipfile(target)):
+        raise cli_fail(
+            f"-o {target} exists and is not a {SUFFIX} package; it would be replaced",
+            f"pass a new path or a {SUFFIX} file (or a directory to write NAME{SUFFIX} in)",
+        )
+    try:
+        return export_jdsl(package, target, add_suffix=False)
+    except PackageError as exc:
+        raise PackageError(f"{exc} — choose a writable path for -o", path=exc.path) from None
+
+
+def _coverage(verification: dict[str, Any]) -> str:
+    """Replay coverage, ``n/a`` when nothing was replayed."""
+    coverage = verification["replay_coverage"]
+    return "n/a" if coverage is None else str(coverage)
+
+
+def _family_row(family: str, result: CompileResult, written: Path | None) -> str:
+    report = result.report()
+    v, m = report["verification"], report["metrics"]
+    executed = f"{v['matched']}/{v['executed']}"
+    return (
+        f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
+        f" {executed:>7}"
+        f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
+        f"{written or 'not written'}"
+    )

@@ -1,0 +1,86 @@
+"""``jdsl package inspect|verify|run|validate PKG``: look into, check and run behavior packages.
+
+::
+
+    jdsl package inspect PKG
+    jdsl package verify PKG
+    jdsl package validate PKG TRACES...   (jdsl.commands.validate)
+    jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.commands.run import report_run, run_model
+from jdsl.commands.show import package_summary
+from jdsl.commands.validate import validate_command
+from jdsl.package import input_types, load_package
+
+__all__ = ["package_app"]
+
+package_app = typer.Typer(
+    name="package",
+    help="Inspect, verify and run behavior packages.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+package_app.command("validate")(validate_command)
+
+
+@package_app.command("inspect")
+@cli_errors
+def inspect_command(
+    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+) -> None:
+    """Show a package: name, verification, inputs, permissions, metrics and the tree."""
+    typer.echo(package_summary(load_package(path)))
+
+
+@package_app.command("verify")
+@cli_errors
+def verify_command(
+    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+) -> None:
+    """Check format, every digest and the IR (exit 1 on any problem)."""
+    pkg = load_package(path)
+    typer.echo(f"ok: {pkg.name} {pkg.version}: {len(pkg.files)} files, digests match, IR valid")
+
+
+@package_app.command("run")
+@cli_errors
+def run_command(
+    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+    tools: str = typer.Option(
+        ..., "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
+    ),
+    inputs: list[str] = typer.Option(
+        [],
+        "--input",
+        "-i",
+        metavar="KEY=VALUE",
+        help="Run input (repeatable). KEY=VALUE is a string, or the type the package records "
+        "for KEY (a tool argument or a typed signature field); KEY:=JSON is a JSON value.",
+    ),
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="ID", help="Provider model id."
+    ),
+    reply: list[str] = typer.Option(
+        [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
+    ),
+) -> None:
+    """Bind host tools to a package and run it once; print status and blackboard."""
+    if model and reply:
+        raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    pkg = load_package(path)
+    seeds = parse_inputs(inputs, types=input_types(pkg))
+    root = pkg.as_root(read_tools(tools), model_id=model)
+    missing = pkg.missing_inputs(seeds)
+    if missing:
+        raise cli_fail(f"missing run inputs: {'; '.join(missing)}", "pass --input KEY=VALUE")
+    report_run(root.run(model=run_model(pkg.ir, root.model_id, reply), raise_errors=False, **seeds))

@@ -1,0 +1,153 @@
+"""ForEach: run a child once per element of a list on the blackboard (docs/ARCHITECTURE.md).
+
+``for_each order_id in user.orders collect=order -> orders`` reads the list at ``items``, and
+for each element, in order, writes it under ``item`` (the writer is the loop; the write's
+``source`` is ``items[i]``) and ticks the child. With ``collect``, the value the child left at
+``collect`` after each pass is appended to a list written under ``store`` at the end.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from jdsl.errors import RefError, ValidationError
+from jdsl.expr import missing_step, parse_path, preview
+from jdsl.tree.decorators import Decorator
+from jdsl.tree.status import Status
+
+if TYPE_CHECKING:
+    from jdsl.tree.context import RunContext
+
+__all__ = ["ITEM_NAME", "MAX_FOR_EACH", "ForEach", "item_name_problem", "items_path_problem"]
+
+MAX_FOR_EACH: Final = 1000
+"""The most elements a for_each may run over (the bound of every loop, as repeat's ``max``)."""
+
+ITEM_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""What an ``item`` (or ``store``) name looks like: an identifier, so refs can read it."""
+
+
+def item_name_problem(value: Any, what: str = "item") -> str | None:
+    """Why ``value`` is not a valid loop variable name, or None."""
+    if isinstance(value, str) and ITEM_NAME.fullmatch(value):
+        return None
+    return (
+        f"{what} must be a name such as order_id (letters, digits, _; not starting with a "
+        f"digit), got {preview(value)}"
+    )
+
+
+def items_path_problem(value: Any) -> str | None:
+    """Why ``value`` is not a valid ``items`` path (as act arguments read), or None."""
+    if not isinstance(value, str) or not value.strip():
+        return f"items must be a path such as user.orders, got {preview(value)}"
+    try:
+        parse_path(value)
+    except ValidationError as exc:
+        return f"items: {'; '.join(exc.problems)}"
+    return None
+
+
+class ForEach(Decorator):
+    """Tick the child once per element of the list at ``items``, the element bound to ``item``.
+
+    No element -> SUCCESS (``store`` = ``[]``). A missing ``items`` path, a value that is not
+    a list, or more than ``max`` elements -> FAILURE with a reason naming the path. A child
+    FAILURE ends the loop with FAILURE. With ``collect`` (and ``store``, which comes with it),
+    the value at ``collect`` after each pass is appended; a pass that leaves none -> FAILURE.
+    ``item`` keeps the last element after the loop.
+
+    Attributes:
+        items: the restricted path of the list (``user.orders``, ``rows[$i].ids``).
+        item: the blackboard key each element is written under (an identifier).
+        collect: the key (or path) the child writes in each pass, gathered in order.
+        store: where the gathered list is written.
+        max: the most elements allowed (1..1000, default 1000).
+    """
+
+    kind: Literal["for_each"] = "for_each"
+    items: str
+    item: str
+    collect: str | None = None
+    store: str | None = None
+    max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH)
+
+    @field_validator("items")
+    @classmethod
+    def _items_path(cls, value: str) -> str:
+        problem = items_path_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("item")
+    @classmethod
+    def _item_name(cls, value: str) -> str:
+        problem = item_name_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _collect_with_store(self) -> ForEach:
+        problem = collect_store_problem(self.collect, self.store)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+    @property
+    def label(self) -> str:
+        text = f"for_each {self.item} in {self.items}"
+        if self.collect is not None:
+            text += f" collect={self.collect} -> {self.store}"
+        return text
+
+    def _tick(self, ctx: RunContext) -> Status:
+        child = self._child()
+        try:
+            elements = ctx.read(self.items, self)
+        except RefError:
+            reason = missing_step(self.items, ctx.blackboard)
+            return ctx.fail(self, f"items {self.items} cannot be read: {reason}")
+        if not isinstance(elements, list | tuple):
+            return ctx.fail(
+                self, f"items {self.items} is {type(elements).__name__} {preview(elements)}, "
+                "not a list"
+            )  # fmt: skip
+        if len(elements) > self.max:
+            return ctx.fail(
+                self, f"items {self.items} has {len(elements)} elements, more than max={self.max}"
+            )
+        gathered: list[Any] = []
+        for index, element in enumerate(elements):
+            ctx.write(self.item, element, self, source=f"{self.items}[{index}]", index=index)
+            if not child.tick(ctx):
+                return Status.FAILURE
+            if self.collect is not None:
+                try:
+                    gathered.append(ctx.read(self.collect, self))
+                except RefError:
+                    return ctx.fail(
+                        self, f"pass {index} left no {self.collect} to collect; the child must "
+                        f"write {self.collect} for every element"
+                    )  # fmt: skip
+        if self.store is not None:
+            ctx.write(self.store, gathered, self)
+        return Status.SUCCESS
+
+
+def collect_store_problem(collect: Any, store: Any) -> str | None:
+    """Why ``collect`` / ``store`` do not go together, or None."""
+    if (collect is None) != (store is None):
+        return (
+            "collect and store come together: write collect=KEY -> STORE (gather each "
+            "pass's KEY into the list STORE), or neither"
+        )
+    if collect is None:
+        return None
+    if not isinstance(collect, str) or items_path_problem(collect):
+        return f"collect must be a key or path the child writes, got {preview(collect)}"
+    return item_name_problem(store, "store")
