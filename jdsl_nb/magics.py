@@ -32,7 +32,8 @@ __all__ = ["HELP", "BehaviorMagics", "behavior_usage_error"]
 _LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] "
                "[--show view|summary|none] | %behavior show NAME | %behavior check NAME "
                "[--input K=V ...] [--tools VAR] | %behavior compile TRACE_VAR_OR_FILE [-o NAME] "
-               "[--force] [--show view|summary|none] | %behavior doctor | %behavior help")
+               "[--force] [--show view|summary|none] | %behavior diff RESULT [TRACE] | "
+               "%behavior doctor | %behavior help")
 _INPUT_HELP = ("run inputs; a value takes the type of the tool parameter it feeds (zip=80279 "
                "stays the string '80279' for zip: str); with no annotated parameter it is JSON "
                "when it parses, else a string, and the run view says which")
@@ -228,7 +229,8 @@ class BehaviorMagics(Magics):
             print(HELP)
             return
         handler = {"run": self._line_run, "show": self._line_show, "check": self._line_check,
-                   "compile": self._line_compile, "doctor": self._line_doctor}.get(command)
+                   "compile": self._line_compile, "doctor": self._line_doctor,
+                   "diff": self._line_diff}.get(command)
         if handler is None:
             raise UsageError(f"unknown %behavior command {command!r}; {_LINE_USAGE}")
         handler(rest)
@@ -306,6 +308,32 @@ class BehaviorMagics(Magics):
             _say(_bound_text(target, result, source_name))
         if show == "view":
             display(CompileView(result, trace=source))
+
+    def _line_diff(self, words: list[str]) -> None:
+        opts = _options(words, {"--episode": False})
+        names = opts.pop("", [])
+        if len(names) not in (1, 2):
+            raise UsageError("usage: %behavior diff RESULT_OR_PACKAGE [TRACE_VAR_OR_FILE] "
+                             "[--episode ID]")
+        from jdsl_nb.binding import package_of
+        from jdsl_nb.diffing import episode_diffs
+        from jdsl_nb.widgets import DiffView
+
+        held = self._lookup(names[0])
+        package = package_of(held)
+        if package is None:
+            raise UsageError(f"{names[0]!r} is a {type(held).__name__}; %behavior diff takes a "
+                             "compile result or a behavior package")
+        trace = self._trace_source(names[1]) if len(names) == 2 else None
+        try:
+            diffs = episode_diffs(held, package, trace, episode=_last(opts.get("--episode")))
+        except LookupError as exc:
+            raise UsageError(str(exc)) from None
+        diverged = [d for d in diffs if not d.matched]
+        _say(f"{len(diffs)} episode(s): {len(diffs) - len(diverged)} matched, {len(diverged)} "
+             "diverged" + ("; showing the diverged ones" if diverged else ""))
+        for diff in (diverged or diffs[:1]):
+            display(DiffView(diff))
 
     def _trace_source(self, name: str) -> Any:
         if name in self._ns:
