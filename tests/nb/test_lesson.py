@@ -130,3 +130,20 @@ def test_run_of_something_else_is_a_usage_error_not_an_empty_run_view(ip, shown,
     with pytest.raises(UsageError, match="'numbers' is a list; %behavior run takes a tree"):
         ip.run_line_magic("behavior", "run numbers")
     assert shown == []
+
+
+def test_a_traced_ctx_shows_the_live_view_and_an_untraced_one_the_static(ip, monkeypatch):
+    from jdsl.testing import ScriptedModel
+    from jdsl.text import parse_behavior
+    from jdsl.trace import ListTraceSink
+
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    tree = parse_behavior(REMIND).bind(tools=[get_student, send_reminder])
+    traced = tree.run(model=ScriptedModel("0"), trace_sink=ListTraceSink(), student_id="s1",
+                      request="x")  # fmt: skip
+    assert ip.display_formatter.ipython_display_formatter(traced)
+    assert type(shown[-1]).__name__ == "RunView" and shown[-1].run.status == "success"
+    untraced = tree.run(model=ScriptedModel("0"), student_id="s1", request="x")
+    assert ip.display_formatter.ipython_display_formatter(untraced)
+    assert "text/html" in shown[-1] and "jdsl-run" in shown[-1]["text/html"]

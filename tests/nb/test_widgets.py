@@ -186,3 +186,14 @@ def test_display_is_a_static_output_then_the_live_widget(run_events, monkeypatch
     assert LIVE_CLASS in view._dom_classes and "display:none" in view.children[0].value
     with pytest.raises(NotImplementedError):
         StaticFallbackBox().static_html()
+
+
+def test_a_reopened_notebook_hides_the_model_not_found_error_next_to_the_static_view(run_events):
+    """Reopened without its kernel, the widget output renders as an empty ``.jupyter-widgets``
+    node with the error text; the static output carries a rule that hides exactly that."""
+    from jdsl_nb.widgets._static import FALLBACK_CLASS, ORPHAN_CSS
+
+    html = RunView(run_events).static_bundle()["text/html"]
+    assert html.startswith(f'<div class="{FALLBACK_CLASS}">{ORPHAN_CSS}')
+    assert ".jupyter-widgets:not(.jdsl-live-view):not(:has(*))" in ORPHAN_CSS
+    assert "{display:none}" in ORPHAN_CSS
