@@ -88,7 +88,7 @@ def drawing_tree(nodes: int = 300) -> Any:
 
 @contextmanager
 def _renderer(name: str) -> Iterator[None]:
-    from jdsl_nb.render import RENDERER_ENV
+    from jdsl.drawing import RENDERER_ENV
 
     old = os.environ.get(RENDERER_ENV)
     os.environ[RENDERER_ENV] = name
@@ -142,8 +142,9 @@ def runview_rows(size: int, *, repeats: int, with_targets: bool) -> list[Row]:
 
 def drawing_rows(*, repeats: int, nodes: int = 300) -> list[Row]:
     """Time to draw a ``nodes``-node tree with each available Graphviz renderer."""
+    from jdsl.drawing import available_renderers
+
     from jdsl_nb import drawing_html
-    from jdsl_nb.render import available_renderers
 
     tree = drawing_tree(nodes)
     title = f"{nodes}-node drawing"

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from IPython.core.error import UsageError
-from jdsl.inputs import SCHEMA_TYPES
+from jdsl.errors import InputError
+from jdsl.inputs import SCHEMA_TYPES, check_input_name, input_json
 from jdsl.ir.walk import as_ir, walk_ir
 
 __all__ = ["TypedInputs", "split_pairs", "typed_inputs"]
@@ -50,8 +51,22 @@ def split_pairs(pairs: list[list[str]] | list[str] | None) -> list[tuple[str, st
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise UsageError(f"--input {item!r} is not KEY=VALUE; write e.g. --input email=a@b.c")
+        try:
+            check_input_name(key)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
         out.append((key, raw))
     return out
+
+
+def _json_or_text(key: str, raw: str) -> Any:
+    """``raw`` as JSON, else the text itself; JSON no run can carry is a UsageError."""
+    try:
+        return input_json(raw)
+    except json.JSONDecodeError:
+        return raw
+    except ValueError as exc:  # too deep, NaN, an int over the digit limit
+        raise UsageError(f"--input {key}: {exc}; pass a smaller value") from None
 
 
 def consumers(tree: Any, bindings: Any) -> dict[str, list[tuple[str, dict[str, Any]]]]:
@@ -76,10 +91,7 @@ def _as_type(key: str, raw: str, who: str, schema: dict[str, Any]) -> Any:
     want = str(schema["type"])
     if want == "string":
         return raw
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        value = raw
+    value = _json_or_text(key, raw)
     if isinstance(value, SCHEMA_TYPES[want]) and not (want != "boolean" and isinstance(value, bool)):
         return value
     if want == "number" and isinstance(value, int) and not isinstance(value, bool):
@@ -111,10 +123,7 @@ def typed_inputs(pairs: list[tuple[str, str]], tree: Any, bindings: Any) -> Type
         if targets:
             result.values[key] = _as_type(key, raw, *targets[0])
             continue
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
+        value = _json_or_text(key, raw)
         result.values[key] = value
         if not isinstance(value, str):
             result.notes.append(

@@ -15,7 +15,6 @@ a full traceback for anything else, subclasses included. ``--input`` values: see
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
+from jdsl.trace import Trace
 
 from jdsl_nb import hooks
 from jdsl_nb.hints import magic_hints
+from jdsl_nb.shellwords import split_words
 
 __all__ = ["HELP", "BehaviorMagics", "behavior_usage_error"]
 
@@ -207,7 +208,7 @@ class BehaviorMagics(Magics):
         except Exception as exc:  # noqa: BLE001 - shown in the run view, not as a traceback
             error = exc
         self._ns[f"{name}_run"] = ctx
-        self._ns[f"{name}_trace"] = _as_trace(sink.events)
+        self._ns[f"{name}_trace"] = Trace(sink.events)
         mine = [e for e in sink.events if e.episode_id == episode_id]
         raised = error_text(error if error is not None else getattr(ctx, "error", None))
         shown = magic_hints(raised) if raised is not None else None
@@ -389,17 +390,6 @@ def _bind(root: Any, tools: dict[str, Any], predicates: dict[str, Any]) -> Any:
         raise UsageError(f"binding failed: {exc}") from None
 
 
-def _as_trace(events: list[Any]) -> Any:
-    try:
-        from jdsl.trace import Trace
-    except ImportError:
-        return list(events)
-    try:
-        return Trace(events)
-    except Exception:  # noqa: BLE001 - an unexpected Trace constructor: keep the events
-        return list(events)
-
-
 def _run_line(episode_id: str, ctx: Any, error: str | None) -> str:
     """One line for a run: ``remind_3: success`` / ``failure at LABEL [ID]: REASON`` / error."""
     if error:
@@ -471,7 +461,7 @@ def _options(words: list[str], spec: dict[str, bool | None]) -> dict[str, list[s
 def _split(line: str) -> list[str]:
     """Shell-like words (quotes removed), e.g. ``--input "request=cancel my order"``."""
     try:
-        return shlex.split(line)
+        return split_words(line)  # shlex.split's words, linear (shlex was quadratic)
     except ValueError as exc:
         raise UsageError(f"cannot split the magic line: {exc}") from None
 

@@ -21,8 +21,7 @@ from typing import Any
 
 from jdsl.ir.walk import ir_nodes_with_ids
 from jdsl.trace.values import is_meaningful
-
-from jdsl_nb._coerce import jsonable
+from jdsl.tree.blackboard import Read, Write
 
 __all__ = [
     "Consumer",
@@ -93,11 +92,12 @@ class WriteRecord:
     index: int | None = None
 
     def pass_text(self) -> str:
-        """``pass 2 of user.orders[2]``-style text for a loop's item write, else ``""``."""
+        """``pass 2, from user.orders[2]``-style text for a loop's item write, else ``""``."""
         if self.source is None:
             return ""
-        return f"pass {self.index}, from {self.source}" if self.index is not None else (
-            f"from {self.source}")
+        if self.index is None:
+            return f"from {self.source}"
+        return f"pass {self.index}, from {self.source}"
 
 
 def path_keys(path: str) -> list[str]:
@@ -149,9 +149,11 @@ class _Builder:
         label = str(payload.get("writer_label") or writer)
         source, index = payload.get("source"), payload.get("index")
         self.records.append(
-            WriteRecord(key, value, writer, label, previous, bool(overwrote), step, seq,
-                        source=None if source is None else str(source),
-                        index=index if isinstance(index, int) else None)
+            WriteRecord(
+                key, value, writer, label, previous, bool(overwrote), step, seq,
+                source=None if source is None else str(source),
+                index=index if isinstance(index, int) else None,
+            )
         )
         self.current[key] = len(self.records) - 1
 
@@ -271,40 +273,10 @@ def provenance(
     return builder.records
 
 
-def _record_field(record: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(record, Mapping) and name in record:
-            return record[name]
-        if hasattr(record, name):
-            return getattr(record, name)
-    return None
-
-
-def events_from_activity(activity: Iterable[Any]) -> list[dict[str, Any]]:
-    """Pseudo-events from ``ctx.blackboard.activity`` (for a run traced without a sink)."""
-    events: list[dict[str, Any]] = []
-    for record in activity:
-        op = str(_record_field(record, "kind", "op", "action") or type(record).__name__).lower()
-        seq = _record_field(record, "sequence", "event_sequence")
-        if "read" in op:
-            payload = {
-                "path": _record_field(record, "path", "key"),
-                "reader": _record_field(record, "reader", "reader_id", "node_id"),
-                "value": jsonable(_record_field(record, "value")),
-            }
-            events.append({"kind": "blackboard.read", "payload": payload, "sequence": seq})
-            continue
-        payload = {
-            "key": _record_field(record, "key"),
-            "value": jsonable(_record_field(record, "value")),
-            "writer": _record_field(record, "writer_id", "writer") or "?",
-            "writer_label": _record_field(record, "writer_label"),
-            "previous": jsonable(_record_field(record, "previous")),
-            "overwrote": bool(_record_field(record, "overwrote")),
-        }
-        source = _record_field(record, "source")
-        if source is not None:  # a for_each's item: the element and pass it came from
-            payload["source"] = source
-            payload["index"] = _record_field(record, "index")
-        events.append({"kind": "blackboard.write", "payload": payload, "sequence": seq})
-    return events
+def events_from_activity(activity: Iterable[Write | Read]) -> list[dict[str, Any]]:
+    """The events a traced run records for ``ctx.blackboard.activity`` (for a run traced
+    without a sink): each record's own ``blackboard.write`` / ``blackboard.read`` payload."""
+    return [
+        {"kind": r.event_kind, "payload": r.event_payload(), "sequence": r.sequence}
+        for r in activity
+    ]

@@ -3,6 +3,11 @@
 ``RunData.build`` accepts what the notebook holds after a run: the ``RunContext`` returned by
 ``Root.run`` (events from its sink, else from ``ctx.blackboard.activity``), a ``Trace`` or an
 episode (the last episode is shown), or a list of event dicts.
+
+What it shows passes the trace's default :class:`~jdsl.trace.Redactor`, as a trace file does,
+and follows every value it hides (a value stored under ``password`` is hidden in the tool
+result, later arguments, the prompt and the error too): a view's HTML and text are kept in the
+saved notebook.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 from jdsl.drawing import node_statuses
 from jdsl.ir.walk import as_ir
+from jdsl.trace import Redactor
 
 from jdsl_nb._coerce import as_events
 from jdsl_nb.provenance import (
@@ -104,12 +110,35 @@ class RunData:
             events = _context_events(source)
         else:
             events = last_episode(as_events(source))
+        redactor = _redactor(events)
+        events = [_redacted(e, redactor) for e in events]
         ir = _find_ir(events, tree)
+        ir = redactor.redact(ir) if ir is not None else None
         status, error_message = _outcome(events, source if is_context else None, error)
+        error_message = redactor.redact_text(error_message) if error_message else error_message
         statuses = node_statuses(events)
         failure = _failure(events, source if is_context else None)
+        if failure is not None:
+            failure = {k: redactor.redact_text(v) for k, v in failure.items()}
+        shown_notes = [redactor.redact_text(n) for n in notes or []]
         return cls(events, ir, status, error_message, provenance(events, ir), statuses,
-                   model_choices(events, ir), failure, list(notes or []))
+                   model_choices(events, ir), failure, shown_notes)
+
+
+def _redactor(events: list[dict[str, Any]]) -> Redactor:
+    """The default trace :class:`~jdsl.trace.Redactor`, having read the whole run once: every
+    value it hides anywhere in the run (by key, named field or store name) is then hidden in
+    every event, error and note the view shows, before or after it (a view shows all steps)."""
+    redactor = Redactor()
+    for event in events:
+        redactor.redact(event.get("payload"))
+    return redactor
+
+
+def _redacted(event: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
+    if not isinstance(event, Mapping) or "payload" not in event:
+        return event
+    return {**event, "payload": redactor.redact(event["payload"])}
 
 
 def _hydrated(source: Any) -> Any:

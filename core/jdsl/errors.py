@@ -1,6 +1,6 @@
 """Every error jdsl raises, rooted at :class:`JdslError`.
 
-The tree (DESIGN.md §9)::
+The tree::
 
     JdslError
     ├── AuthoringError           a Python authoring builder given a bad argument (also TypeError)
@@ -14,17 +14,43 @@ The tree (DESIGN.md §9)::
     ├── ValidationError          Behavior IR that breaks a structural rule
     │   └── BehaviorCheckError   a tree the static check rejects before its run (report)
     ├── PackageError             a behavior package that cannot be exported, loaded or trusted
+    ├── UnsafeSchemaError        interaction.schemas: a schema outside the safe subset
     ├── PermissionDenied         the sandbox refused a file, command, origin, server or skill
     ├── ToolError                a tool call that cannot be made (bad arguments, bad result)
+    │   ├── RecordedToolFailure  compiler.replay: the replay of a call that raised when recorded
+    │   └── RetailToolError      envs.tau_retail.tree_tools: a call the retail environment refused
     ├── MissingDependencyError   an optional dependency (an extra) is not installed
+    │   └── MissingWeightsError  providers.local_weights: a local model's weights are absent
     ├── MissingDirectoryError    an output path whose directory does not exist (also FileNotFoundError)
+    ├── SettingsError            settings: a settings file that is not valid
+    ├── ActorError               trace.events: an event actor that is not one of ACTORS
+    ├── TraceFormatError         trace.reader: a trace file line that is not a JSON trace event
+    ├── TraceNotFoundError       trace.reader: a trace path that does not exist
+    ├── TracePathError           trace.jsonl: a trace file path a JsonlTraceSink cannot write
+    ├── BlobError                trace.blobs: a blob ref the store cannot give back
+    │   ├── CorruptBlobError     a stored blob whose bytes do not hash to its ref
+    │   └── MissingBlobError     a blob ref that is not in the store
+    ├── OtelExportError          trace.otel.export: spans not delivered to an OTLP endpoint
+    ├── RetrievalError           flows.documents: a bad document, query, strategy or index file
+    ├── Fts5Unavailable          flows.fts: SQLite without FTS5, and no pysqlite3
+    ├── ImportFormatError        importers.common: a foreign trace file of the wrong format
+    ├── CompileError             compiler.errors: episodes the compiler refuses
+    │   └── CompileInputError    compiler input of a form it cannot read
+    ├── CallDivergence           compiler.replay: a call that is not the next recorded one
+    ├── DataNotFoundError        envs.data: a package-data file that does not exist
+    ├── TeacherModelError        demo.teacher: a question the offline teacher does not answer
     └── ProviderError            a model provider failed
         ├── AuthenticationError
         ├── RateLimitError       (retry_after_s)
         ├── ProviderTimeout
         ├── ContextWindowExceeded
         ├── BadRequest
-        └── ServerError
+        ├── ServerError
+        └── ReplayDivergence     providers.replay: a model call matching no recorded call
+
+The classes defined here are the ones every layer raises; a class named with a module
+(``trace.reader: ...``) is defined in ``jdsl.<module>``, beside the code that raises it
+(``tests/runtime/test_error_tree.py`` checks this drawing against the classes that exist).
 
 Every error carries structured fields and a message that names the offending thing and the fix.
 No name shadows a built-in (there is no ``TimeoutError`` here).

@@ -473,8 +473,9 @@ def validate_expr(expr: Any, where: str = "expression", *, _depth: int = 0) -> l
 
 
 def expression_paths(expr: Any) -> list[str]:
-    """The paths an expression reads, in order of first appearance, without repeats."""
-    found: list[str] = []
+    """The paths an expression reads, in order of first appearance, without repeats (a dict
+    keeps them: a list's ``in`` made 20,000 ``exists`` terms take 21 s)."""
+    found: dict[str, None] = {}
 
     def visit(node: Any, op: str | None = None) -> None:
         if not isinstance(node, Mapping):
@@ -483,17 +484,15 @@ def expression_paths(expr: Any) -> list[str]:
                     visit(item, op)
             return
         if set(node) == {"ref"} and isinstance(node["ref"], str):
-            if node["ref"] not in found:
-                found.append(node["ref"])
+            found.setdefault(node["ref"])
             return
         if set(node) == {"const"}:
             return
         for key, value in node.items():
             if key == "exists" and isinstance(value, str):
-                if value not in found:
-                    found.append(value)
+                found.setdefault(value)
             else:
                 visit(value, key)
 
     visit(expr)
-    return found
+    return list(found)

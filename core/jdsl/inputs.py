@@ -16,17 +16,23 @@ value, unchecked.
 
 from __future__ import annotations
 
+import inspect
 import json
 import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jdsl.errors import InputError
+from jdsl.ir.nodes import nesting_problem
+from jdsl.tree.root import Root
 from jdsl.tree.schemas import JSON_TYPES
 
 __all__ = [
+    "RUN_PARAMETERS",
     "SCHEMA_TYPES",
     "InputUse",
+    "check_input_name",
+    "input_json",
     "parse_inputs",
     "split_pair",
     "typed_value",
@@ -43,6 +49,43 @@ SCHEMA_TYPES: Mapping[str, type] = types.MappingProxyType(
 :data:`jdsl.tree.schemas.JSON_TYPES` (``"array"`` -> list, the first type it lists)."""
 
 
+RUN_PARAMETERS: frozenset[str] = frozenset(
+    name
+    for name, parameter in inspect.signature(Root.run).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+)
+"""``run()``'s own keyword parameters (``model``, ``trace_sink``, ``tools``, ...): no run input
+can have these names, since inputs are ``run(**inputs)``."""
+
+
+def check_input_name(key: str) -> None:
+    """Raise :class:`InputError` when ``key`` is one of :data:`RUN_PARAMETERS`."""
+    if key in RUN_PARAMETERS:
+        raise InputError(
+            f"{key!r} is a parameter of run() itself, not a blackboard key; "
+            "name the input otherwise (the tree reads it by that name)",
+            key=key,
+        )
+
+
+def input_json(text: str) -> Any:
+    """The JSON value of an input's text.
+
+    Raises:
+        json.JSONDecodeError: not JSON.
+        ValueError: a value no run can carry (nested deeper than an IR may be, NaN or
+            Infinity, an int over the digit limit): never a RecursionError.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    problem = nesting_problem(value)
+    if problem:
+        raise ValueError(problem.replace("the document", "the value"))
+    return value
+
+
 def split_pair(pair: str) -> tuple[str, str, bool]:
     """``"k=v"`` -> ``("k", "v", False)``; ``"n:=3"`` -> ``("n", "3", True)`` (a JSON value).
 
@@ -54,6 +97,7 @@ def split_pair(pair: str) -> tuple[str, str, bool]:
     key = key.removesuffix(":").strip()
     if not sep or not key:
         raise InputError(f"{pair!r} is not KEY=VALUE", key=key)
+    check_input_name(key)
     return key, text, as_json
 
 
@@ -83,9 +127,11 @@ def parse_inputs(
 
 def _json(key: str, text: str) -> Any:
     try:
-        return json.loads(text)
-    except ValueError:
+        return input_json(text)
+    except json.JSONDecodeError:
         raise InputError(f"{key}:={text} is not JSON; write {key}={text} for a string", key=key) from None
+    except ValueError as exc:  # too deep, NaN, an int over the digit limit
+        raise InputError(f"{key}:=...: {str(exc)[:120]}; pass a smaller value", key=key) from None
 
 
 def _allows_string(schema: Mapping[str, Any]) -> bool:

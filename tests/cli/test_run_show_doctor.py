@@ -378,6 +378,33 @@ def test_a_package_summary_escapes_its_manifest_fields(runner, traces, tmp_path)
     assert text.startswith("cancel\\x1b[2J ") and "task family   fam\\x07" in text
 
 
+LOOP = """\
+root each_order
+  seq
+    act lookup(email=email) -> customer
+    act list_orders(customer_id=customer.id) -> orders
+    for_each order in orders collect=detail -> details
+      act get_order(order_id=order.id) -> detail
+"""
+
+
+def test_run_and_show_a_for_each_behavior(runner, project) -> None:
+    (project / "loop.behavior").write_text(LOOP)
+    result = runner.invoke(app, ["run", "loop.behavior", "--tools", _tools(project),
+                                 "--input", "email=c7@x.com", "--trace", "loop.jsonl"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    board = json.loads(result.stdout.split("\n", 1)[1])
+    assert [d["id"] for d in board["details"]] == [o["id"] for o in board["orders"]]
+    shown = runner.invoke(app, ["show", "loop.jsonl"])
+    assert shown.exit_code == 0, shown.output
+    first = board["orders"][0]["id"]
+    assert f'order := orders[0] = {{"id": "{first}"' in shown.output
+    assert "order := orders[1] = " in shown.output
+    assert "for_each order in orders collect=detail -> details  -> success" in shown.output
+    behavior = runner.invoke(app, ["show", "loop.behavior"])
+    assert behavior.exit_code == 0 and "get_order, list_orders, lookup" in behavior.output
+
+
 @pytest.mark.parametrize(
     "endpoint",
     ["ftp://user:hunter2pw@127.0.0.1:1", "ftp://127.0.0.1:1/?api_key=hunter2pw",
@@ -395,3 +422,20 @@ def test_the_traces_path_goes_before_an_endpoint_query() -> None:
 
     assert traces_endpoint("http://h:4318/?k=v") == "http://h:4318/v1/traces?k=v"
     assert traces_endpoint("http://h:4318") == "http://h:4318/v1/traces"
+
+
+def test_run_hides_a_secret_blackboard_value_in_the_error_line(runner, project) -> None:
+    (project / "leaky.behavior").write_text(
+        "root leaky\n  seq\n    act fetch(user=user) -> password\n"
+        "    act login(user=user, pw=password) -> session\n"
+    )
+    (project / "leaky_tools.py").write_text(
+        "def fetch(user: str) -> str:\n    return 'hunter2-correct-horse'\n\n\n"
+        "def login(user: str, pw: str) -> dict:\n    raise RuntimeError(f'bad password {pw}')\n\n\n"
+        "TOOLS = [fetch, login]\n"
+    )
+    sys.modules.pop("leaky_tools", None)
+    result = runner.invoke(app, ["run", "leaky.behavior", "--tools", "leaky_tools:TOOLS",
+                                 "--input", "user=bob"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "hunter2" not in result.output and "bad password «redacted»" in result.output

@@ -172,3 +172,29 @@ def test_register_rules() -> None:
     with pytest.raises(ToolError):
         mcp.register("a", FakeClient())
     assert handle() is True and handle() is False and mcp.servers() == []
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"type": "object", "properties": {"q": {"$ref": "http://127.0.0.1:9/evil.json"}}},
+     {"type": "object", "properties": {"q": {"type": "strng"}}},
+     {"type": "object", "properties": {"q": {"type": "string", "pattern": r"(a)\1"}}}],
+)
+def test_an_unsafe_server_schema_is_refused_at_discovery(schema: Any) -> None:
+    page = McpToolPage(tools=(McpToolInfo(name="bad", input_schema=schema),))
+    with pytest.raises(ToolError) as info:
+        registry(FakeClient([page])).discover("files")
+    assert info.value.code == "MCP_INVALID_SCHEMA"
+
+
+def test_a_server_pattern_is_checked_in_linear_time() -> None:
+    import time
+
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": "^(a+)+$"}}}
+    client = FakeClient([McpToolPage(tools=(McpToolInfo(name="lookup", input_schema=schema),))])
+    mcp = registry(client)
+    mcp.discover("files")
+    started = time.perf_counter()
+    with pytest.raises(ToolError) as info:
+        mcp.invoke("files", "lookup", {"q": "a" * 30 + "b"}, call_id="c1")
+    assert info.value.code == "INVALID_ARGUMENTS" and time.perf_counter() - started < 1.0

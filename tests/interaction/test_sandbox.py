@@ -123,3 +123,62 @@ def test_run_needs_grant_executor_and_no_nul(workspace: Path) -> None:
     with pytest.raises(ToolError, match="NUL"):
         box.run("echo", ["a\0b"])
     assert box.run("echo", ["hi"]).stdout == b"hi\n"
+
+
+def _swapping(box: Sandbox, swap) -> Sandbox:
+    """``box`` whose check is followed at once by ``swap()``: the race of issue 26 item 9,
+    made certain (a link appears between the sandbox's check and the open)."""
+    checked = box.resolve
+
+    def resolve(path: str, category: str = "file.read") -> Path:
+        real = checked(path, category)
+        swap()
+        return real
+
+    box.resolve = resolve  # type: ignore[method-assign]
+    return box
+
+
+@pytest.mark.parametrize("where", ["file", "folder"])
+def test_a_link_swapped_in_after_the_check_is_not_followed(workspace: Path, where: str) -> None:
+    outside = workspace.parent / "outside.txt"
+    box = Sandbox(grants={"file.read": ["*"], "file.write": ["*"]}, workspace=workspace)
+
+    def swap() -> None:
+        if where == "file":
+            (workspace / "docs" / "a.txt").unlink()
+            (workspace / "docs" / "a.txt").symlink_to(outside)
+        else:
+            (workspace / "docs").rename(workspace / "moved")
+            (workspace / "docs").symlink_to(outside.parent, target_is_directory=True)
+            (outside.parent / "a.txt").write_text("secret too", encoding="utf-8")
+
+    with pytest.raises(PermissionDenied, match="link"):
+        _swapping(box, swap).read_text("docs/a.txt")
+
+
+def test_a_link_swapped_in_before_a_write_is_not_written_through(workspace: Path) -> None:
+    outside = workspace.parent / "outside.txt"
+    box = Sandbox(grants={"file.write": ["*"]}, workspace=workspace)
+
+    def swap() -> None:
+        (workspace / "docs" / "a.txt").unlink()
+        (workspace / "docs" / "a.txt").symlink_to(outside)
+
+    with pytest.raises(PermissionDenied, match="link"):
+        _swapping(box, swap).write_text("docs/a.txt", "pwned")
+    assert outside.read_text(encoding="utf-8") == "secret"
+
+
+def test_reads_and_writes_still_work_through_the_descriptor_path(workspace: Path) -> None:
+    box = Sandbox(grants={"file.read": ["*"], "file.write": ["*"]}, workspace=workspace)
+    box.write_text("docs/b.txt", "beta")
+    box.write_text("docs/a.txt", "al")
+    assert box.read_text("docs/b.txt") == "beta" and box.read_text("docs/a.txt") == "al"
+    with pytest.raises(ToolError, match="directory"):
+        box.read_text("docs")
+    os.mkfifo(workspace / "docs" / "pipe")
+    with pytest.raises(PermissionDenied, match="not a regular file"):
+        box.read_text("docs/pipe")
+    with pytest.raises(PermissionDenied, match="not a regular file"):
+        box.write_text("docs/pipe", "x")

@@ -87,7 +87,8 @@ def test_every_problem_of_one_node_is_reported_at_once():
 
 
 def test_from_ir_refuses_what_validate_ir_reports():
-    for fields in ({"items": "a..b"}, {"item": "a b"}, {"collect": "x"}, {"max": 0}):
+    for fields in ({"items": "a..b"}, {"item": "a b"}, {"collect": "x"}, {"max": 0}, {"max": True},
+                   {"max": "3"}, {"max": 2.0}):
         with pytest.raises(ValidationError):
             from_ir(doc(loop(**fields)))
 

@@ -26,17 +26,13 @@ from jdsl.drawing import (
 from jdsl.errors import MissingDependencyError
 
 import jdsl_nb
-from jdsl_nb import drawing as nb_drawing
-from jdsl_nb import render as nb_render
 
 
 def test_jdsl_nb_keeps_its_names_as_the_core_objects():
     for name in ("tree_dot", "node_statuses", "drawing_html", "render_svg"):
         assert getattr(jdsl_nb, name) is getattr(jdsl.drawing, name)
-    assert nb_drawing.tree_dot is tree_dot and nb_drawing.NODE_STYLE is NODE_STYLE
-    assert nb_render.RENDERER_ENV == RENDERER_ENV == "JDSL_NB_GRAPHVIZ"
-    assert nb_render.available_renderers is jdsl.drawing.available_renderers
-    assert set(nb_render.available_renderers()) == {"dot", "wasm"}
+    assert RENDERER_ENV == "JDSL_NB_GRAPHVIZ"
+    assert set(jdsl.drawing.available_renderers()) == {"dot", "wasm"}
 
 
 def test_missing_graphviz_package_names_the_extra(cancel_ir, monkeypatch):

@@ -59,14 +59,42 @@ def test_path_keys():
     assert path_keys("") == []
 
 
-def test_activity_records_become_events():
-    class Write:
-        def __init__(self, **kw):
-            self.__dict__.update(kw)
+def test_activity_records_become_the_events_a_traced_run_records():
+    from jdsl.tree.blackboard import Read, Write
 
     events = events_from_activity([Write(key="k", value=3, writer_id="n1", writer_label="act",
-                                         previous=None, overwrote=False, sequence=4)])
+                                         previous=None, overwrote=False, sequence=4),
+                                   Read(path="k", value=3, reader_id="n2", sequence=5)])
     assert events[0]["kind"] == "blackboard.write" and events[0]["payload"]["writer"] == "n1"
+    assert events[1] == {"kind": "blackboard.read", "sequence": 5,
+                         "payload": {"path": "k", "reader": "n2", "value": 3}}
+
+
+def test_an_untraced_runs_provenance_is_the_traced_runs() -> None:
+    """The same run, read from its sink's events and from ``blackboard.activity``."""
+    from jdsl import act, ref, root, seq, store
+    from jdsl.trace import ListTraceSink
+
+    def lookup(email: str) -> dict:
+        return {"id": "U1", "email": email}
+
+    def greet(customer: dict) -> str:
+        return f"hi {customer['id']}"
+
+    tree = root("p").do(seq(store(act(lookup, email=ref("email")), "customer"),
+                            store(act(greet, customer=ref("customer")), "greeting")))
+    sink = ListTraceSink()
+    traced = tree.run(trace_sink=sink, email="a@b.c")
+    untraced = tree.run(email="a@b.c")
+    events = [e.to_dict() for e in sink.events if e.kind.startswith("blackboard.")]
+    from_sink = [(e["kind"], e["payload"]) for e in events]
+    from_activity = [(e["kind"], e["payload"])  # run inputs are traced in episode.started
+                     for e in events_from_activity(untraced.blackboard.activity)
+                     if e["payload"].get("writer") != "input"]
+    assert from_activity == from_sink
+    recorded = [e.to_dict() for e in sink.events]
+    assert [r.key for r in provenance(events_from_activity(traced.blackboard.activity))] == [
+        r.key for r in provenance(recorded)] == ["email", "customer", "greeting"]
 
 
 def test_blackboard_as_of_a_step(run_events):

@@ -253,3 +253,26 @@ def test_a_renamed_archive_manifest_fails_load(package, tmp_path) -> None:
             archive.writestr(name, data)
     with pytest.raises(PackageError, match="manifest.json"):
         load_package(tampered)
+
+
+def test_a_for_each_tree_packages_exports_loads_and_runs(tmp_path) -> None:
+    from jdsl.dsl import for_each
+
+    world = RetailWorld.numbered(3)
+    tools = {t.name: t for t in world.tools()}
+    tree = root("each_order").do(seq(
+        act(tools["lookup"], email=ref("email")) >> "customer",
+        act(tools["list_orders"], customer_id=ref("customer.id")) >> "orders",
+        for_each("order", "orders", act(tools["get_order"], order_id=ref("order.id")) >> "detail",
+                 collect="detail", store="details"),
+    ))  # fmt: skip
+    contracts = {name: f"retail.{name}" for name in ("lookup", "list_orders", "get_order")}
+    loaded = load_package(export_jdsl(package_from_root(tree, tool_contracts=contracts),
+                                      tmp_path / "each"))  # fmt: skip
+    loop = loaded.ir["root"]["child"]["children"][2]
+    assert loop["kind"] == "for_each" and loop["child"]["tool"] == "retail.get_order"
+    ctx = loaded.as_root(_logical(world)).run(email=world.email)
+    direct = tree.run(email=world.email)
+    assert ctx.status is Status.SUCCESS
+    assert [d["id"] for d in ctx.blackboard["details"]] == [o["id"] for o in ctx.blackboard["orders"]]
+    assert ctx.blackboard["details"] == direct.blackboard["details"]

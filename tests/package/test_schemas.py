@@ -113,3 +113,32 @@ def test_a_remote_ref_is_refused_before_anything_is_fetched(small, resigned, lis
     with pytest.raises(PackageError, match="outside"):
         load_package(export_jdsl(forged, tmp_path / "forged"))
     assert hits == []
+
+
+def test_an_input_typed_through_a_local_ref_is_checked_with_its_definitions(small, resigned) -> None:
+    from jdsl.inputs import InputError, parse_inputs
+    from jdsl.package import input_types
+
+    schema = {"type": "object", "$defs": {"mail": {"type": "string", "pattern": "^[^@]+@[^@]+$"}},
+              "properties": {"email": {"$ref": "#/$defs/mail"}}}
+    forged = resigned(small, {"tools.json": _tools(schema)})
+    verify_package(forged)
+    types = input_types(forged)
+    assert parse_inputs(["email=a@b.c"], types=types) == {"email": "a@b.c"}
+    with pytest.raises(InputError, match="does not match"):
+        parse_inputs(["email=nope"], types=types)
+
+
+def test_a_large_schema_is_refused_at_once_and_deep_refs_are_found() -> None:
+    wide = {"$defs": {f"d{i}": {"type": "string", "$anchor": f"a{i}"} for i in range(3_000)},
+            "properties": {f"p{i}": {"$ref": f"#a{i}"} for i in range(3_000)}}
+    started = time.perf_counter()
+    with pytest.raises(UnsafeSchemaError, match="more than 1000 subschemas"):
+        check_schema(wide)
+    assert time.perf_counter() - started < 2.0
+    check_schema({"$defs": {"a": {"type": "string", "$anchor": "a"}}, "properties": {"p": {"$ref": "#a"}}})
+    deep: dict = {"$ref": "http://127.0.0.1:9/x.json"}
+    for _ in range(200):
+        deep = {"x-note": deep}
+    with pytest.raises(UnsafeSchemaError, match="outside"):
+        check_schema({"type": "object", "x-extra": deep})

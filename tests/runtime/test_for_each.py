@@ -252,3 +252,41 @@ def test_an_unwritten_items_key_is_a_run_input():
 
 def test_the_node_class_is_exported():
     assert isinstance(loop().child, ForEach)
+
+
+@pytest.mark.parametrize(
+    ("items", "board", "sources"),
+    [
+        ("xs", {"xs": [5, 6]}, ["xs[0]", "xs[1]"]),
+        ("u.orders", {"u": {"orders": ["a"]}}, ["u.orders[0]"]),
+        ("users[$u].orders", {"users": [{"orders": []}, {"orders": ["a", "b"]}], "u": 1},
+         ["users[1].orders[0]", "users[1].orders[1]"]),
+        ("rows[*].id", {"rows": [{"id": 1}, {"id": 2}]}, ["rows[0].id", "rows[1].id"]),
+        ("rows[$pick].id", {"rows": [{"id": 1}, {"id": 2}, {"id": 3}], "pick": [2, 0]},
+         ["rows[2].id", "rows[0].id"]),
+        ("by[$k]", {"by": {"a.b": [7]}, "k": "a.b"}, ['by["a.b"][0]']),
+        ("grid[*][*]", {"grid": [[1], [2, 3]]}, ["grid[0][*]", "grid[1][*]"]),
+        ("a.b", {"a.b": [1]}, ["a.b[0]"]),  # the exact key
+    ],
+)
+def test_the_source_of_each_item_resolves_to_that_element(items: str, board: dict, sources: list):
+    from jdsl.expr import resolve_path
+
+    tree = root("r").do(for_each("e", items, act(nothing, n=ref("e"))))
+    ctx = tree.run(**board)
+    assert ctx.status is Status.SUCCESS, ctx.failure
+    writes = [w for w in ctx.blackboard.writes() if w.key == "e"]
+    assert [w.source for w in writes] == sources
+    for write in writes:
+        if write.source != "a.b[0]":
+            assert resolve_path(write.source, board) == write.value
+
+
+def test_the_list_and_the_sources_are_those_read_before_the_first_pass():
+    def move(n: int) -> int:
+        return 0  # the child rewrites the index the items path reads
+
+    tree = root("r").do(for_each("e", "rows[$i]", act(move, n=ref("e")) >> "i"))
+    ctx = tree.run(rows=[[9], [7, 8]], i=1)
+    writes = [w for w in ctx.blackboard.writes() if w.key == "e"]
+    assert [(w.value, w.source) for w in writes] == [(7, "rows[1][0]"), (8, "rows[1][1]")]

@@ -41,3 +41,20 @@ def test_redact_addresses_hides_a_known_address_however_it_is_quoted() -> None:
 )
 def test_redact_addresses_finds_addresses_it_was_not_told_about(text) -> None:
     assert "hunter22" not in redact_addresses(text)
+
+
+def test_the_otlp_exporters_own_log_lines_hide_the_endpoints_credentials(caplog) -> None:
+    import logging
+
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    from jdsl.trace.otel.export import otlp_http_exporter
+
+    otlp_http_exporter("http://bob:hunter2pw@127.0.0.1:1/?api_key=hunter2key")
+    with caplog.at_level(logging.WARNING):
+        for name in ("opentelemetry.exporter.otlp.common.http",
+                     "opentelemetry.exporter.otlp.proto.http.trace_exporter"):
+            logging.getLogger(name).warning(
+                "Transient error %s encountered while exporting to %s",
+                "Max retries exceeded with url: /v1/traces?api_key=hunter2key", "x",
+            )
+    assert caplog.records and "hunter2" not in caplog.text

@@ -279,3 +279,21 @@ def test_predict_spans_without_a_model_id_say_unknown() -> None:
     tree.run(model=ScriptedModel("yes"), trace_sink=sink, q="?")
     chat = next(s for s in trace_spans(sink.events) if s.name.startswith("chat "))
     assert chat.name == "chat unknown" and chat.attributes["gen_ai.provider.name"] == "unknown"
+
+
+def test_a_for_each_pass_is_a_span_event_with_its_index_and_source_only_with_capture() -> None:
+    from jdsl.dsl import for_each
+
+    def get(order_id: str) -> dict:
+        return {"id": order_id}
+
+    sink = ListTraceSink()
+    tree = root("loop").do(for_each("o", "user.orders", act(get, order_id=ref("o")) >> "d"))
+    assert tree.run(trace_sink=sink, user={"orders": ["#W1", "#W2"]}).status.value == "success"
+    for capture in (False, True):
+        spans = trace_spans(sink.events, capture_content=capture)
+        loop = next(s for s in spans if s.name == "for_each o in user.orders")
+        passes = [e.attributes for e in loop.events if e.attributes.get("jdsl.blackboard.key") == "o"]
+        assert [p["jdsl.loop.index"] for p in passes] == [0, 1]
+        sources = [p.get("jdsl.blackboard.source") for p in passes]
+        assert sources == (["user.orders[0]", "user.orders[1]"] if capture else [None, None])

@@ -10,6 +10,8 @@ Mounted by the main CLI as ``app.add_typer(import_app, name="import")``::
 
 from __future__ import annotations
 
+import contextlib
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,7 +29,8 @@ from jdsl.importers.tau_bench import (
     TauImport,
     read_tau_bench,
 )
-from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent
+from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent, blob_dir_for
+from jdsl.trace.atomic import temp_beside
 
 __all__ = ["import_app"]
 
@@ -90,9 +93,28 @@ def _run(
         raise cli_fail(
             f"no episodes in {source}", "check that it is the right file; nothing was written"
         )
-    target.unlink(missing_ok=True)
-    events = emit_conversations(conversations, JsonlTraceSink(target, resume=False))
+    events = _write_atomic(conversations, target)
     typer.echo(f"{source} -> {target}: {_summary(events)}{note}")
+
+
+def _write_atomic(conversations: Sequence[Conversation], target: Path) -> Sequence[TraceEvent]:
+    """Emit the conversations to a temp file beside ``target``, then rename it over ``target``:
+    a failure or Ctrl-C part-way leaves the old file as it was and no partial trace (blobs are
+    content-addressed, so the ones written go straight to ``target``'s blob store)."""
+    temp = temp_beside(target)
+    sink = None
+    try:
+        sink = JsonlTraceSink(temp, resume=False, blob_dir=blob_dir_for(target))
+        events = emit_conversations(conversations, sink)
+        sink.close()
+        os.replace(temp, target)
+    except BaseException:
+        if sink is not None:  # its buffer written now, not by its timer after the unlink
+            with contextlib.suppress(Exception):
+                sink.close()
+        temp.unlink(missing_ok=True)
+        raise
+    return events
 
 
 def _tau_bench(source: Path, strict: bool, domain: str | None) -> TauImport:

@@ -3,9 +3,10 @@
 ::
 
     jdsl package inspect PKG
-    jdsl package verify PKG
+    jdsl package verify PKG [--digest sha256:HEX]
     jdsl package validate PKG TRACES...   (jdsl.commands.validate)
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
+        [--digest sha256:HEX]
 """
 
 from __future__ import annotations
@@ -46,10 +47,18 @@ def inspect_command(
 @cli_errors
 def verify_command(
     path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+    digest: str | None = typer.Option(
+        None, "--digest", metavar="sha256:HEX",
+        help="The package digest its author published: refuse any other package.",
+    ),
 ) -> None:
-    """Check format, every digest and the IR (exit 1 on any problem)."""
-    pkg = load_package(path)
-    typer.echo(f"ok: {pkg.name} {pkg.version}: {len(pkg.files)} files, digests match, IR valid")
+    """Check format, every digest and the IR (exit 1 on any problem); with --digest, also that
+    it is the package its author published (digests alone prove integrity, not authorship)."""
+    pkg = load_package(path, digest=digest)
+    pinned = ", the pinned digest" if digest else ""
+    typer.echo(
+        f"ok: {pkg.name} {pkg.version}: {len(pkg.files)} files, digests match{pinned}, IR valid"
+    )
 
 
 @package_app.command("run")
@@ -73,11 +82,15 @@ def run_command(
     reply: list[str] = typer.Option(
         [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
     ),
+    digest: str | None = typer.Option(
+        None, "--digest", metavar="sha256:HEX",
+        help="The package digest its author published: refuse any other package.",
+    ),
 ) -> None:
     """Bind host tools to a package and run it once; print status and blackboard."""
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
-    pkg = load_package(path)
+    pkg = load_package(path, digest=digest)
     seeds = parse_inputs(inputs, types=input_types(pkg))
     root = pkg.as_root(read_tools(tools), model_id=model)
     missing = pkg.missing_inputs(seeds)

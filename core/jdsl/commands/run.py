@@ -62,15 +62,16 @@ def report_run(ctx: Any) -> None:
 
     What is printed goes through the default :class:`~jdsl.trace.Redactor`, as a trace file's
     payloads do: a value under a key such as ``api_key`` or ``password``, and a substring that
-    looks like a credential (``sk-...``), print as ``«redacted»``.
+    looks like a credential (``sk-...``), print as ``«redacted»``; so does a value hidden on
+    the blackboard wherever the error text repeats it (:meth:`Redactor.follow`).
     """
     redactor = Redactor()
+    board = redactor.redact(jsonable(dict(ctx.blackboard)))  # first: learns what to follow
     typer.echo(f"status: {ctx.status.value}")
     if ctx.error is not None:
         typer.echo(f"error: {cli_advice(redactor.redact_text(str(ctx.error)))}", err=True)
     elif ctx.failure is not None:
         typer.echo(f"failed at {redactor.redact_text(str(ctx.failure))}", err=True)
-    board = redactor.redact(jsonable(dict(ctx.blackboard)))
     typer.echo(json.dumps(board, indent=2, sort_keys=True, default=str))
     raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)
 

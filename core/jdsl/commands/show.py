@@ -90,6 +90,8 @@ def _line(event: TraceEvent) -> str | None:
     if kind == K.GUARD_EVALUATED:
         return f"{p.get('type')} {_short(_expression(p.get('expression')))} -> {p.get('result')}"
     if kind == K.BLACKBOARD_WRITE:
+        if p.get("source") is not None:  # a for_each's item: the element of this pass
+            return f"  {p.get('key')} := {_escaped(str(p['source']))} = {_short(p.get('value'))}"
         return f"  {p.get('key')} := {_short(p.get('value'))}"
     if kind in (K.USER_MESSAGE, K.ASSISTANT_MESSAGE):
         return f"{kind.split('.')[0]}: {_short(p.get('content') or '')}"
@@ -190,6 +192,7 @@ def package_summary(pkg: BehaviorPackage) -> str:
     ]
     lines = [
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
+        f"digest        {m.get('manifest_digest')} (compare with the author's; --digest pins it)",
         f"task family   {m.get('task_family') or '-'}",
         f"verification  {verification.get('status')} (replay coverage "
         f"{verification.get('replay_coverage', '-')}; executed "

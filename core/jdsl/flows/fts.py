@@ -23,8 +23,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
+import heapq
 import importlib
 import json
 import os
@@ -44,6 +46,12 @@ __all__ = ["Fts5Unavailable", "QuerySyntax", "SqliteFtsRetriever", "fts5_module"
 QuerySyntax = Literal["words", "fts5"]
 FORMAT = "jdsl.fts.v1"
 _WORD = re.compile(r"\w+", re.UNICODE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CHUNK = 200
+"""Words per FTS5 query: SQLite's cost for an OR of n words grows faster than n (64,000 words
+took 3.5 s), so a longer words query is run in chunks whose BM25 scores are summed (BM25 is a
+sum over the query's words, so the ranking is the same)."""
+_MAX_K = 2**62  # SQLite's LIMIT is a 64-bit integer
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jdsl_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -104,8 +112,33 @@ def fts5_module() -> ModuleType:
 
 def match_words(query: str) -> str:
     """An FTS5 query matching any word of free text: ``'"refund" OR "card"'`` ("" if none)."""
-    words = dict.fromkeys(_WORD.findall(query.lower()))
-    return " OR ".join(f'"{word}"' for word in words)
+    return " OR ".join(f'"{word}"' for word in _words(query))
+
+
+def _words(query: str) -> list[str]:
+    """The distinct words of ``query``, lower case, in order."""
+    return list(dict.fromkeys(_WORD.findall(query.lower())))
+
+
+def _metadata(text: str, document_id: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise RetrievalError(
+            f"the index's metadata of {document_id!r} is not a JSON object: the index file "
+            "is damaged or not SqliteFtsRetriever's; rebuild it",
+            document_id=document_id,
+        )
+    return value
+
+
+def _text_problem(value: str, what: str) -> str | None:
+    """Why ``value`` cannot go to SQLite (a lone surrogate has no UTF-8), else None."""
+    if value.isascii() or _SURROGATE.search(value) is None:
+        return None
+    return f"{what} holds a lone surrogate (half a UTF-16 pair), which has no UTF-8 form"
 
 
 class SqliteFtsRetriever:
@@ -171,7 +204,12 @@ class SqliteFtsRetriever:
             ) from None
         if meta.get("format") != FORMAT:
             raise RetrievalError(f"{name} is index format {meta.get('format')!r}, not {FORMAT!r}")
-        return meta["tokenizer"]
+        if not isinstance(meta.get("tokenizer"), str):
+            raise RetrievalError(
+                f"{name} names no tokenizer: the index file is damaged or not "
+                "SqliteFtsRetriever's; rebuild it"
+            )
+        return str(meta["tokenizer"])
 
     @classmethod
     def from_documents(
@@ -232,11 +270,28 @@ class SqliteFtsRetriever:
             RetrievalError: an invalid document, or a repeated id under ``reject``.
         """
         docs = [as_document(d, where=f"document {i}") for i, d in enumerate(documents)]
+        for doc in docs:
+            fields = (doc.id, doc.title, doc.content, doc.source or "")
+            problem = next(filter(None, (_text_problem(f, f"document {doc.id!r}") for f in fields)), None)
+            if problem:
+                raise RetrievalError(f"{problem}; fix the text", document_id=doc.id)
         added = 0
-        with self._lock, self._connection as db:
+        with self._lock, self._database(), self._connection as db:
             for doc in docs:
                 added += self._insert(db, doc, duplicates)
         return added
+
+    @contextlib.contextmanager
+    def _database(self) -> Iterator[None]:
+        """SQLite failing under a call (a damaged or foreign index file, a full disk) as a
+        RetrievalError naming the file."""
+        try:
+            yield
+        except self._db.DatabaseError as exc:
+            raise RetrievalError(
+                f"the index {Path(self.path).name} cannot be used ({exc}); rebuild it, or give "
+                "a file SqliteFtsRetriever wrote"
+            ) from None
 
     def _insert(self, db: Any, doc: Document, duplicates: DuplicatePolicy) -> int:
         old = db.execute(
@@ -272,12 +327,23 @@ class SqliteFtsRetriever:
         Documents sharing no word with the query are never returned (``"words"`` syntax).
 
         Raises:
-            ValueError: ``k`` below 1 or a non-string query.
-            RetrievalError: a query that is not valid FTS5 syntax (``"fts5"`` syntax only).
+            RetrievalError: ``k`` below 1 or a non-string query (a ValueError), a query that is
+                not valid FTS5 syntax (``"fts5"`` syntax only) or holds a lone surrogate, or an
+                index file that is damaged.
         """
         if not isinstance(query, str) or not isinstance(k, int) or k < 1:
-            raise ValueError("retrieve needs a string query and a positive integer k")
-        expression = match_words(query) if self.query_syntax == "words" else query
+            raise RetrievalError("retrieve needs a string query and a positive integer k")
+        k = min(k, _MAX_K)  # more than there can be documents
+        if self.query_syntax == "words":
+            words = _words(query)
+            if len(words) > _CHUNK:
+                return self._retrieve_chunked(words, k)
+            expression = " OR ".join(f'"{word}"' for word in words)
+        else:
+            expression = query
+            problem = _text_problem(query, "the query")
+            if problem:
+                raise RetrievalError(f"{problem}; drop it or write the whole character")
         if not expression.strip():
             return []
         sql = (
@@ -293,14 +359,38 @@ class SqliteFtsRetriever:
                 f"the query {query[:80]!r} is not valid FTS5 syntax ({exc}); quote phrases, or "
                 "use query_syntax='words' for free text"
             ) from None
+        except self._db.DatabaseError as exc:
+            raise RetrievalError(f"the index {Path(self.path).name} cannot be used ({exc})") from None
         return [
-            Document(id=i, title=t, content=c, source=s, metadata=json.loads(m), score=-r)
+            Document(id=i, title=t, content=c, source=s, metadata=_metadata(m, i), score=-r)
             for i, t, c, s, m, r in rows
         ]
 
+    def _retrieve_chunked(self, words: list[str], k: int) -> list[Document]:
+        """A words query of many words: each chunk's matches with their BM25 score, summed
+        per document (see :data:`_CHUNK`), the best ``k`` then read."""
+        scores: dict[int, float] = {}
+        sql = "SELECT rowid, bm25(fts, 2.0, 1.0) FROM fts WHERE fts MATCH ?"
+        with self._lock, self._database():
+            for start in range(0, len(words), _CHUNK):
+                expression = " OR ".join(f'"{w}"' for w in words[start : start + _CHUNK])
+                for rowid, rank in self._connection.execute(sql, (expression,)):
+                    scores[rowid] = scores.get(rowid, 0.0) + rank
+            best = heapq.nsmallest(k, scores.items(), key=lambda item: (item[1], item[0]))
+            found = []
+            for rowid, rank in best:
+                i, t, c, s, m = self._connection.execute(
+                    "SELECT id, title, content, source, metadata FROM documents WHERE rowid = ?",
+                    (rowid,),
+                ).fetchone()
+                found.append(Document(id=i, title=t, content=c, source=s, metadata=_metadata(m, i), score=-rank))
+        return found
+
     def get(self, document_id: str) -> Document | None:
         """The indexed document with ``document_id``, or None."""
-        with self._lock:
+        if not isinstance(document_id, str) or _text_problem(document_id, "the id"):
+            return None
+        with self._lock, self._database():
             row = self._connection.execute(
                 "SELECT id, title, content, source, metadata FROM documents WHERE id = ?",
                 (document_id,),
@@ -308,7 +398,7 @@ class SqliteFtsRetriever:
         if row is None:
             return None
         i, t, c, s, m = row
-        return Document(id=i, title=t, content=c, source=s, metadata=json.loads(m))
+        return Document(id=i, title=t, content=c, source=s, metadata=_metadata(m, i))
 
     def ids(self) -> list[str]:
         """Every indexed id, in insertion order."""

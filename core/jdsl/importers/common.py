@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from jdsl.errors import JdslError
+from jdsl.importers import jsondata
 from jdsl.importers.conversation import Conversation, conversation_events
 from jdsl.trace import ListTraceSink, Trace, TraceSink
 
@@ -34,7 +34,7 @@ def read_json(path: str | Path) -> Any:
 
     Raises:
         ImportFormatError: the file is missing, is not UTF-8 text (names the byte offset) or
-            is not JSON (names the line and column).
+            is not strict JSON (names the line and column; :mod:`jdsl.importers.jsondata`).
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -47,12 +47,10 @@ def read_json(path: str | Path) -> Any:
             where=f"byte {exc.start}",
         ) from exc
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return jsondata.loads(text)
+    except jsondata.JsonDataError as exc:
         raise ImportFormatError(
-            f"not JSON ({exc.msg}); pass a JSON file",
-            path=path,
-            where=f"line {exc.lineno} col {exc.colno}",
+            f"not JSON ({exc}); pass a JSON file", path=path, where=exc.where
         ) from exc
 
 

@@ -40,11 +40,12 @@ the input, so importing the same file twice gives identical traces.
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jdsl.importers import jsondata
 from jdsl.providers.messages import Message, ToolCall
 from jdsl.trace import EventKind, EventSource, TraceEvent, TraceSink
 from jdsl.trace.events import Actor
@@ -69,19 +70,16 @@ _ERROR_PREFIXES = ("error:", "unknown action ")
 def parse_result(text: str) -> Any:
     """A tool result as data: the parsed value when ``text`` is JSON text, else ``text`` itself.
 
-    ``NaN`` / ``Infinity`` (not JSON) and text with anything after the JSON value stay text.
+    Text that :func:`jdsl.importers.jsondata.loads` refuses (``NaN``, a lone surrogate, deep
+    nesting, anything after the JSON value) stays text.
     """
     stripped = text.strip()
     if not stripped:
         return text
     try:
-        return json.loads(stripped, parse_constant=_reject_constant)
+        return jsondata.loads(stripped)
     except ValueError:
         return text
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
 
 
 def is_error_text(text: str) -> bool:
@@ -98,6 +96,14 @@ class ToolOutcome:
     arguments: Mapping[str, Any]
     result: str | None = None
 
+    def __post_init__(self) -> None:
+        _require_text(self.call_id, "a tool call's id")
+        _require_text(self.name, f"tool call {self.call_id!r}'s name")
+        if not isinstance(self.arguments, Mapping):
+            raise ValueError(f"tool call {self.call_id!r}'s arguments must be an object")
+        if self.result is not None:
+            _require_text(self.result, f"tool call {self.call_id!r}'s result")
+
     @property
     def failed(self) -> bool:
         return self.result is not None and is_error_text(self.result)
@@ -108,6 +114,9 @@ class UserTurn:
     """What the user said."""
 
     content: str
+
+    def __post_init__(self) -> None:
+        _require_text(self.content, "a user message's content")
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,12 @@ class AssistantTurn:
     calls: tuple[ToolOutcome, ...] = ()
     raw: str | None = None
     thought: str = ""
+
+    def __post_init__(self) -> None:
+        _require_text(self.content, "an assistant message's content")
+        _require_text(self.thought, "an assistant message's thought")
+        if self.raw is not None:
+            _require_text(self.raw, "an assistant message's raw text")
 
 
 @dataclass(frozen=True)
@@ -154,6 +169,36 @@ class Conversation:
     reward: float | None = None
     passed: bool | None = None
     status: str | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse what the events could not carry, so emitting never fails half-way.
+
+        Raises:
+            ValueError: a field of the wrong type (names it), a reward that is not a finite
+                number, a tool schema without a name.
+        """
+        for name in ("episode_id", "capture_id", "skill", "system"):
+            _require_text(getattr(self, name), f"the episode's {name}")
+        for name in ("inputs", "metadata"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise ValueError(f"the episode's {name} must be an object")
+        for tool in self.tools:
+            if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
+                raise ValueError("each tool definition must be an object with a \"name\" string")
+        reward = self.reward
+        if reward is not None and (
+            isinstance(reward, bool) or not isinstance(reward, int | float)
+            or not math.isfinite(reward)
+        ):  # fmt: skip
+            raise ValueError(f"the reward must be a finite number, not {str(reward)[:40]!r}")
+        for turn in self.turns:
+            if not isinstance(turn, UserTurn | AssistantTurn):
+                raise ValueError(f"a turn must be a UserTurn or AssistantTurn, not {turn!r:.40}")
+
+
+def _require_text(value: Any, what: str) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be text, not {type(value).__name__} {str(value)[:40]!r}")
 
 
 class _Emitter:

@@ -21,12 +21,12 @@ The episode id is the line's ``id`` or ``<file stem>_<line number>``; ``metadata
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jdsl.importers import jsondata
 from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.trace import EventSource, Trace, TraceSink
@@ -52,7 +52,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     try:
-        value = json.loads(raw) if raw else {}
+        value = jsondata.loads(raw) if raw else {}
     except (TypeError, ValueError):
         return {"_raw_arguments": raw}
     return value if isinstance(value, dict) else {"_raw_arguments": raw}
@@ -73,6 +73,7 @@ class ChatBuilder:
         self.system: list[str] = []
         self.turns: list[UserTurn | tuple[str, list[_OpenCall]]] = []
         self.calls: dict[str, _OpenCall] = {}
+        self.waiting: dict[str, list[_OpenCall]] = {}  # by name, calls in order (legacy results)
 
     def add(self, message: dict[str, Any]) -> None:
         role = message.get("role")
@@ -89,8 +90,12 @@ class ChatBuilder:
 
     def _call(self, call_id: str | None, function: dict[str, Any]) -> _OpenCall:
         call_id = call_id or f"call_{len(self.calls)}"
+        if not isinstance(function, dict):
+            raise ValueError(f"a tool call's function must be an object, not {type(function).__name__}")
         call = _OpenCall(call_id, function.get("name", ""), _arguments(function.get("arguments")))
         self.calls[call_id] = call
+        if isinstance(call.name, str):
+            self.waiting.setdefault(call.name, []).append(call)
         return call
 
     def _assistant(self, message: dict[str, Any]) -> None:
@@ -105,9 +110,10 @@ class ChatBuilder:
     def _result(self, message: dict[str, Any]) -> None:
         call_id = message.get("tool_call_id")
         if call_id is None:  # legacy function result: the latest unanswered call of that name
-            waiting = [
-                c for c in self.calls.values() if c.name == message.get("name") and c.result is None
-            ]
+            name = message.get("name")
+            waiting = self.waiting.get(name, []) if isinstance(name, str) else []
+            while waiting and waiting[-1].result is not None:  # answered: never again waiting
+                waiting.pop()
             call_id = waiting[-1].call_id if waiting else None
         call = self.calls.get(call_id) if call_id is not None else None
         if call is None:
@@ -176,10 +182,10 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
+            row = jsondata.loads(line)
+        except jsondata.JsonDataError as exc:
             raise ImportFormatError(
-                f"not JSON ({exc.msg})", path=path, where=f"line {number}"
+                f"not JSON ({exc})", path=path, where=f"line {number}"
             ) from exc
         if not isinstance(row, dict) or not isinstance(row.get("messages"), list):
             raise ImportFormatError(
@@ -203,7 +209,7 @@ def openai_chat_conversations(
         episode_id = row["id"] if isinstance(row.get("id"), str) else f"{path.stem}_{number}"
         try:
             conversations.append(_conversation(row, episode_id, capture_id))
-        except ValueError as exc:
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a field's shape
             raise ImportFormatError(str(exc), path=path, where=f"line {number}") from exc
     return conversations
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jdsl.importers import jsondata
 from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation
 from jdsl.importers.openai_chat import chat_turns
@@ -70,7 +71,7 @@ def _json_object(value: Any) -> dict[str, Any] | None:
         return dict(value)
     if isinstance(value, str):
         try:
-            data = json.loads(value)
+            data = jsondata.loads(value)
         except ValueError:
             return None
         return data if isinstance(data, dict) else None
@@ -78,7 +79,12 @@ def _json_object(value: Any) -> dict[str, Any] | None:
 
 
 class _Tree:
-    """The spans of one trace, by id, with their children in start order."""
+    """The spans of one trace, by id, with their children in start order.
+
+    Walks are iterative and visit each span once: a trace of any depth, or with a span id
+    repeated or a parent cycle (a file concatenated twice, a broken exporter), is walked in
+    linear time.
+    """
 
     def __init__(self, spans: Sequence[OtlpSpan]) -> None:
         self.spans = sorted(spans, key=lambda s: (s.start_ns, s.end_ns))
@@ -92,26 +98,33 @@ class _Tree:
 
     def below(self, span: OtlpSpan) -> list[OtlpSpan]:
         """Every descendant of ``span``, in start order."""
-        out, stack = [], list(self.children.get(span.span_id, []))
+        out: list[OtlpSpan] = []
+        seen = {id(span)}
+        expanded = {span.span_id}
+        stack = list(self.children.get(span.span_id, []))
         while stack:
             child = stack.pop()
+            if id(child) in seen:
+                continue
+            seen.add(id(child))
             out.append(child)
-            stack.extend(self.children.get(child.span_id, []))
+            if child.span_id not in expanded:  # a repeated id's children are listed once
+                expanded.add(child.span_id)
+                stack.extend(self.children.get(child.span_id, []))
         return sorted(out, key=lambda s: (s.start_ns, s.end_ns))
 
     def agents(self) -> list[OtlpSpan]:
         """The agent spans no agent span contains, else the roots."""
         found: list[OtlpSpan] = []
-
-        def visit(span: OtlpSpan) -> None:
+        expanded: set[str] = set()
+        stack = list(reversed(self.roots()))
+        while stack:  # depth first, in start order, as a recursive walk would go
+            span = stack.pop()
             if span_role(span) == "agent":
                 found.append(span)
-                return
-            for child in self.children.get(span.span_id, []):
-                visit(child)
-
-        for root in self.roots():
-            visit(root)
+            elif span.span_id not in expanded:
+                expanded.add(span.span_id)
+                stack.extend(reversed(self.children.get(span.span_id, [])))
         return found or self.roots()
 
 
@@ -264,7 +277,7 @@ def otel_conversations(path: str | Path, *, capture_id: str = "otel") -> OtelImp
             episode_id = str(own or f"otel_{trace_id}" + (f"_{n}" if len(agents) > 1 else ""))
             try:
                 conversation = _conversation(tree, agent, episode_id, capture_id)
-            except (ValueError, TypeError, AttributeError) as exc:
+            except (ValueError, TypeError, AttributeError, KeyError, OverflowError) as exc:
                 raise ImportFormatError(str(exc), path=path, where=f"trace {trace_id}") from exc
             if any(isinstance(t, AssistantTurn) for t in conversation.turns):
                 result.conversations.append(conversation)

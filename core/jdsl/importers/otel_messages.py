@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from jdsl.importers import jsondata
+
 __all__ = ["input_messages", "output_messages", "tool_definitions"]
 
 Message = dict[str, Any]
@@ -81,7 +83,7 @@ def _openinference(attributes: Mapping[str, Any], prefix: str) -> list[Message]:
 
 def _genai_parts(raw: Any) -> list[Message]:
     """GenAI ``{role, parts}`` messages (JSON text or data) -> chat messages."""
-    data = json.loads(raw) if isinstance(raw, str) else raw
+    data = jsondata.loads(raw) if isinstance(raw, str) else raw
     messages: list[Message] = []
     for item in data or []:
         role, parts = item.get("role"), item.get("parts") or []
@@ -123,7 +125,7 @@ def input_messages(attributes: Mapping[str, Any]) -> list[Message]:
         system = attributes.get("gen_ai.system_instructions")
         head = []
         if system:
-            parts = json.loads(system) if isinstance(system, str) else system
+            parts = jsondata.loads(system) if isinstance(system, str) else system
             text = "".join(str(p.get("content") or "") for p in parts if isinstance(p, dict))
             head = [{"role": "system", "content": text}]
         return head + _genai_parts(attributes["gen_ai.input.messages"])
@@ -145,10 +147,10 @@ def tool_definitions(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
     schemas = [t.get("tool.json_schema") for t in _indexed(attributes, "llm.tools")]
     raw = attributes.get("gen_ai.tool.definitions")
     if raw:
-        schemas.extend(json.loads(raw) if isinstance(raw, str) else raw)
+        schemas.extend(jsondata.loads(raw) if isinstance(raw, str) else raw)
     tools = []
     for schema in schemas:
-        data = json.loads(schema) if isinstance(schema, str) else schema
+        data = jsondata.loads(schema) if isinstance(schema, str) else schema
         if isinstance(data, dict):
             function = data.get("function", data)
             if function.get("name"):

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jdsl.importers import jsondata
 from jdsl.importers.common import ImportFormatError
 
 __all__ = ["OtlpSpan", "any_value", "read_otlp_json"]
@@ -60,9 +61,12 @@ def any_value(value: Mapping[str, Any]) -> Any:
     if kind == "stringValue":
         return str(raw)
     if kind == "intValue":
-        return int(raw)
+        return int(raw)  # a ValueError for text that is not one
     if kind == "doubleValue":
-        return float(raw)
+        number = float(raw)
+        if not math.isfinite(number):  # OTLP JSON may write "Infinity"; a trace cannot hold it
+            return str(raw)
+        return number
     if kind == "boolValue":
         return bool(raw)
     if kind == "arrayValue":
@@ -100,6 +104,21 @@ def _hex_id(raw: Any, size: int, what: str) -> str:
     return decoded.hex()
 
 
+def _nanos(raw: Any, what: str) -> int:
+    """A Unix-nanosecond time (an int, or its decimal text, as OTLP JSON writes uint64)."""
+    if raw is None or raw == "":
+        return 0
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError(f"{what} must be a number of nanoseconds, not {type(raw).__name__}")
+    try:
+        value = int(raw)
+    except (ValueError, OverflowError):  # "abc", NaN, Infinity
+        raise ValueError(f"{what} {str(raw)[:40]!r} is not a number of nanoseconds") from None
+    if not 0 <= value < 2**64:
+        raise ValueError(f"{what} {value} is outside uint64 nanoseconds")
+    return value
+
+
 def _span(raw: Mapping[str, Any], resource: Mapping[str, Any]) -> OtlpSpan:
     status = raw.get("status") or {}
     code = status.get("code", 0)
@@ -108,15 +127,15 @@ def _span(raw: Mapping[str, Any], resource: Mapping[str, Any]) -> OtlpSpan:
         span_id=_hex_id(raw.get("spanId"), 8, "spanId"),
         parent_id=_hex_id(raw.get("parentSpanId"), 8, "parentSpanId"),
         name=str(raw.get("name", "")),
-        start_ns=int(raw.get("startTimeUnixNano") or 0),
-        end_ns=int(raw.get("endTimeUnixNano") or 0),
+        start_ns=_nanos(raw.get("startTimeUnixNano"), "startTimeUnixNano"),
+        end_ns=_nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano"),
         attributes=_attributes(raw.get("attributes") or []),
         status=_STATUS.get(code, str(code).removeprefix("STATUS_CODE_")),
         status_message=str(status.get("message") or ""),
         events=tuple(
             {
                 "name": str(e.get("name", "")),
-                "time_ns": int(e.get("timeUnixNano") or 0),
+                "time_ns": _nanos(e.get("timeUnixNano"), "timeUnixNano"),
                 "attributes": _attributes(e.get("attributes") or []),
             }
             for e in raw.get("events") or []
@@ -138,8 +157,8 @@ def _document_spans(document: Any) -> Iterator[OtlpSpan]:
 def _documents(path: Path, text: str) -> Iterator[tuple[str, Any]]:
     """``(where, document)`` for a whole-file document or list, else for each line."""
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
+        whole = jsondata.loads(text)
+    except jsondata.JsonDataError:
         whole = None
     if whole is not None:
         for index, document in enumerate(whole if isinstance(whole, list) else [whole]):
@@ -149,10 +168,10 @@ def _documents(path: Path, text: str) -> Iterator[tuple[str, Any]]:
         if not line.strip():
             continue
         try:
-            yield f"line {number}", json.loads(line)
-        except json.JSONDecodeError as exc:
+            yield f"line {number}", jsondata.loads(line)
+        except jsondata.JsonDataError as exc:
             raise ImportFormatError(
-                f"not JSON ({exc.msg}); pass OTLP JSON (one document, or one per line)",
+                f"not JSON ({exc}); pass OTLP JSON (one document, or one per line)",
                 path=path,
                 where=f"line {number}",
             ) from exc
@@ -178,7 +197,7 @@ def read_otlp_json(path: str | Path) -> list[OtlpSpan]:
     for where, document in _documents(path, text):
         try:
             spans.extend(_document_spans(document))
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:
             raise ImportFormatError(
                 f"{exc}; pass OTLP JSON as the OpenTelemetry file exporter writes it",
                 path=path,

@@ -360,8 +360,11 @@ def _read_rows(
     for index, row in enumerate(rows):
         try:
             kind, strategy, conversation = _read_row(row, index, path, capture_id, domain)
-        except RunFormatError as exc:
-            bad = SkippedEpisode(str(path), index, _name_of(row, index), exc.field, exc.detail)
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:  # RunFormatError too
+            # a field's shape found past parse_run is the run's fault too
+            field, detail = (exc.field, exc.detail) if isinstance(exc, RunFormatError) else (
+                f"[{index}]", str(exc))  # fmt: skip
+            bad = SkippedEpisode(str(path), index, _name_of(row, index), field, detail)
             if strict:
                 raise ImportFormatError(
                     f"{bad.field}: {bad.message} (without --strict / strict=True the run is "

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from jdsl.importers import jsondata
 from jdsl.importers.conversation import AssistantTurn, ToolOutcome, UserTurn
 from jdsl.importers.openai_chat import ChatBuilder
 
@@ -153,7 +154,10 @@ def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn
             builder.add(message)
         except (ValueError, AttributeError, TypeError) as exc:
             raise RunFormatError(f"traj.{i}", str(exc)) from exc
-    return builder.build()
+    try:
+        return builder.build()
+    except ValueError as exc:  # a call's name or id that is not text
+        raise RunFormatError("traj", str(exc)) from exc
 
 
 def _message(traj: Sequence[Any], i: int) -> tuple[str, str]:
@@ -177,7 +181,7 @@ def _parse_action(content: str, i: int) -> tuple[str, dict[str, Any]] | None:
     if text is None:
         return None
     try:
-        action = json.loads(text)
+        action = jsondata.loads(text)
     except ValueError:
         return None  # tau-bench's own fallback: the text is what the agent said
     if not isinstance(action, Mapping) or not isinstance(action.get("name"), str):

@@ -31,6 +31,7 @@ from jdsl.interaction.results import (
     validate_result,
 )
 from jdsl.interaction.sandbox import Sandbox
+from jdsl.interaction.schemas import UnsafeSchemaError, safe_validator
 from jdsl.interaction.tools import HOST_NAME
 
 __all__ = [
@@ -120,6 +121,7 @@ class McpRegistry:
         self.max_capabilities = max_capabilities
         self._clients: dict[str, McpClient] = {}
         self._schemas: dict[tuple[str, str], dict[str, Any]] = {}
+        self._validators: dict[tuple[str, str], Any] = {}  # safe_validator of each schema
         for server, client in (clients or {}).items():
             self.register(server, client)
 
@@ -209,6 +211,14 @@ class McpRegistry:
                 code="MCP_INVALID_SCHEMA",
             )
         check_json(schema, where="input_schema", tool=f"{server}:{info.name}")
+        try:
+            self._validators[(server, info.name)] = safe_validator(schema)
+        except UnsafeSchemaError as exc:
+            raise _fail(
+                f"MCP tool {server}:{info.name}: {exc}"[:400],
+                server=server,
+                code="MCP_INVALID_SCHEMA",
+            ) from None
         self._schemas[(server, info.name)] = schema
         return McpCapability(
             server=server, name=info.name, description=info.description, input_schema=schema
@@ -235,13 +245,11 @@ class McpRegistry:
             )
         check_json(arguments, where="arguments", tool=f"{server}:{name}")
         client = self._client(server)
-        schema = self._schemas.get((server, name))
-        if schema is not None:
-            import jsonschema  # lazy, see registry.py
+        validator = self._validators.get((server, name))
+        if validator is not None:
+            from jsonschema.exceptions import best_match  # lazy, see registry.py
 
-            error = jsonschema.exceptions.best_match(
-                jsonschema.validators.validator_for(schema)(schema).iter_errors(arguments)
-            )
+            error = best_match(validator.iter_errors(arguments))
             if error is not None:
                 raise _fail(
                     f"invalid arguments for {server}:{name}: {error.message}"[:400],

@@ -11,6 +11,7 @@ container executor.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -190,14 +191,17 @@ class Sandbox:
         _raise_if_cancelled(cancel, path)
         real = self.resolve(path, "file.read")
         try:
-            mode = real.stat().st_mode
-            if stat.S_ISDIR(mode):
-                raise ToolError(f"{path!r} is a directory, not a file", code="IS_A_DIRECTORY")
+            fd = self._open_checked(real, os.O_RDONLY, "file.read", path)
+            mode = os.fstat(fd).st_mode
             if not stat.S_ISREG(mode):
+                os.close(fd)
+                if stat.S_ISDIR(mode):
+                    raise ToolError(f"{path!r} is a directory, not a file", code="IS_A_DIRECTORY")
                 raise PermissionDenied(
                     "file.read", path, hint="it is not a regular file (a FIFO, socket or device)"
                 )
-            return real.read_text(encoding="utf-8")
+            with os.fdopen(fd, "rb") as file:
+                return file.read().decode("utf-8")
         except FileNotFoundError:
             raise ToolError(f"no file {path!r} in the workspace", code="FILE_NOT_FOUND") from None
         except UnicodeDecodeError as exc:
@@ -225,12 +229,51 @@ class Sandbox:
             raise PermissionDenied("file.write", path, hint="its directory does not exist")
         if real.exists() and not real.is_file():
             raise PermissionDenied("file.write", path, hint="it is not a regular file")
+        data = content.encode("utf-8")
         try:
-            real.write_text(content, encoding="utf-8")
+            fd = self._open_checked(real, os.O_WRONLY | os.O_CREAT, "file.write", path)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise PermissionDenied("file.write", path, hint="it is not a regular file")
+            with os.fdopen(fd, "wb") as file:
+                file.truncate(0)
+                file.write(data)
         except OSError as exc:
             raise ToolError(
                 f"cannot write {path!r}: {exc.strerror}", code="FILE_UNWRITABLE"
             ) from None
+
+    def _open_checked(self, real: Path, flags: int, category: str, path: str) -> int:
+        """Open ``real`` (a link-free path :meth:`resolve` checked) without following a link at
+        any step: from the real workspace, one directory descriptor per part, each opened
+        ``O_NOFOLLOW``. A link swapped in since the check (a race) is refused rather than
+        followed; a FIFO opens without blocking (``O_NONBLOCK``) so the caller can refuse it.
+
+        Raises:
+            PermissionDenied: a part became a link (or stopped being a directory).
+            OSError: the file cannot be opened (missing, unreadable, ...).
+        """
+        if not _DIR_FDS:  # no descriptor-relative opens here: the check is all there is
+            return os.open(real, flags | os.O_NONBLOCK, 0o666)
+        root = os.path.realpath(self.workspace)  # type: ignore[arg-type]
+        parts = real.relative_to(root).parts
+        nofollow = getattr(os, "O_NOFOLLOW", 0)
+        where = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in parts[:-1]:
+                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=where)
+                os.close(where)
+                where = inner
+            name = parts[-1] if parts else "."
+            return os.open(name, flags | nofollow | os.O_NONBLOCK, 0o666, dir_fd=where)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                raise PermissionDenied(
+                    category, path, hint="a link appeared on its path after it was checked"
+                ) from None
+            raise
+        finally:
+            os.close(where)
 
     def run(
         self, command: str, args: Sequence[str] = (), *, cancel: object | None = None
@@ -262,6 +305,10 @@ class Sandbox:
         )
         _raise_if_cancelled(cancel, command)
         return result
+
+
+_DIR_FDS = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+"""Whether this platform opens relative to a directory descriptor (POSIX: yes)."""
 
 
 def _raise_if_cancelled(cancel: object | None, target: str) -> None:

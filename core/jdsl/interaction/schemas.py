@@ -41,7 +41,9 @@ __all__ = [
 
 MAX_PATTERN = 512
 MAX_DEPTH = 64
-MAX_NODES = 10_000
+MAX_NODES = 1_000
+"""At most this many subschemas in one schema (jsonschema's own meta-schema check costs a few
+milliseconds a subschema; a tool's argument schema needs tens)."""
 TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
 DRAFTS = frozenset(
     {
@@ -111,20 +113,16 @@ def external_references(schema: Any) -> list[str]:
     is not a ``#...`` pointer into it, in document order (what ``jdsl package inspect`` shows;
     :func:`check_schema` refuses them)."""
     found: list[str] = []
-
-    def visit(value: Any, depth: int) -> None:
-        if depth > MAX_DEPTH:
-            return
+    stack: list[Any] = [schema]
+    while stack:  # iterative: any depth, each value once
+        value = stack.pop()
         if isinstance(value, Mapping):
             for key, item in value.items():
                 if key in (*_REFS, "$id") and isinstance(item, str) and not item.startswith("#"):
                     found.append(item)
-                visit(item, depth + 1)
+            stack.extend(reversed(list(value.values())))
         elif isinstance(value, list):
-            for item in value:
-                visit(item, depth + 1)
-
-    visit(schema, 0)
+            stack.extend(reversed(value))
     return found
 
 
@@ -159,6 +157,7 @@ def _default() -> Any:
 
 def _nodes(root: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """Every subschema of ``root`` as (JSON pointer, object), each checked (module docstring)."""
+    anchors = set(_anchors(root))
     stack: list[tuple[str, Any, int]] = [("", root, 0)]
     count = 0
     while stack:
@@ -174,7 +173,7 @@ def _nodes(root: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[s
                 "subschemas",
                 where=pointer,
             )
-        _check_node(root, node, pointer, where)
+        _check_node(root, anchors, node, pointer, where)
         yield pointer, node
         for key in _MAPS:
             if isinstance(node.get(key), Mapping):
@@ -187,7 +186,9 @@ def _nodes(root: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[s
                 stack.append((f"{pointer}/{key}", node[key], depth + 1))
 
 
-def _check_node(root: Mapping[str, Any], node: Mapping[str, Any], pointer: str, where: str) -> None:
+def _check_node(
+    root: Mapping[str, Any], anchors: set[str], node: Mapping[str, Any], pointer: str, where: str
+) -> None:
     def refuse(what: str, fix: str) -> UnsafeSchemaError:
         return UnsafeSchemaError(f"{where} at {pointer or '/'}: {what}; {fix}", where=pointer)
 
@@ -199,7 +200,7 @@ def _check_node(root: Mapping[str, Any], node: Mapping[str, Any], pointer: str, 
                     f"{key} {str(ref)[:80]!r} points outside the schema (nothing is fetched)",
                     "inline the schema or put it under $defs and point at '#/$defs/NAME'",
                 )
-            if not _resolves(root, ref):
+            if not _resolves(root, anchors, ref):
                 raise refuse(f"{key} {ref[:80]!r} points at nothing", "fix the pointer")
     if "$id" in node and not (isinstance(node["$id"], str) and node["$id"].startswith("#")):
         raise refuse(f"$id {str(node['$id'])[:80]!r} changes the base address", "remove $id")
@@ -222,14 +223,14 @@ def _check_node(root: Mapping[str, Any], node: Mapping[str, Any], pointer: str, 
             raise refuse(f"pattern {str(pattern)[:80]!r} {problem}", "write a simpler pattern")
 
 
-def _resolves(root: Mapping[str, Any], ref: str) -> bool:
+def _resolves(root: Mapping[str, Any], anchors: set[str], ref: str) -> bool:
     """Whether ``#/a/b`` (or ``#``) points at a part of ``root``; a ``#name`` anchor is
-    accepted when some ``$anchor`` in ``root`` names it."""
+    accepted when some ``$anchor`` in ``root`` names it (``anchors``)."""
     from urllib.parse import unquote
 
     fragment = unquote(ref[1:])
     if fragment and not fragment.startswith("/"):
-        return fragment in _anchors(root)
+        return fragment in anchors
     node: Any = root
     for raw in fragment.split("/")[1:]:
         part = raw.replace("~1", "/").replace("~0", "~")
@@ -242,15 +243,17 @@ def _resolves(root: Mapping[str, Any], ref: str) -> bool:
     return True
 
 
-def _anchors(value: Any, depth: int = 0) -> set[str]:
-    if depth > MAX_DEPTH:
-        return set()
-    if isinstance(value, Mapping):
-        own = {str(value["$anchor"])} if "$anchor" in value else set()
-        return own.union(*(_anchors(v, depth + 1) for v in value.values()))
-    if isinstance(value, list):
-        return set().union(*(_anchors(v, depth + 1) for v in value))
-    return set()
+def _anchors(root: Any) -> Iterator[str]:
+    """Every ``$anchor`` name in ``root``, at any depth (iterative)."""
+    stack = [root]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            if "$anchor" in value:
+                yield str(value["$anchor"])
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def _pattern_problem(pattern: Any) -> str | None:

@@ -247,8 +247,11 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    """A finite int or float (not a bool, not nan or inf)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float (not a bool, not nan or inf; any int, even one too large for a
+    float, which ``math.isfinite`` would raise OverflowError on)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _one_child(node: dict[str, Any], kind: str) -> list[str]:

@@ -45,12 +45,13 @@ def _typed_reads(
     kind = node.get("kind")
     if kind == "action":
         tool = str(node.get("tool"))
-        properties = package.capability(tool).input_schema.get("properties") or {}
+        whole = package.capability(tool).input_schema
+        properties = whole.get("properties") or {}
         for arg, spec in (node.get("args") or {}).items():
             key = spec.get("ref") if isinstance(spec, Mapping) else None
             schema = properties.get(arg)
             if isinstance(key, str) and _KEY.fullmatch(key) and isinstance(schema, dict):
-                yield key, f"{tool}.{arg}", schema
+                yield key, f"{tool}.{arg}", _with_definitions(schema, whole)
     elif kind in ("predict", "react"):
         sources = node.get("input_sources") or {}
         for field in Signature.parse(str(node.get("signature"))).inputs:
@@ -58,3 +59,10 @@ def _typed_reads(
             if field.type != "str" and _KEY.fullmatch(key):
                 where = f"{node.get('id') or kind} input {field.name}"
                 yield key, where, TypeAdapter(field.annotation).json_schema()
+
+
+def _with_definitions(schema: dict[str, Any], whole: Mapping[str, Any]) -> dict[str, Any]:
+    """An argument's schema that keeps the definitions (and draft) of its tool's schema, so a
+    ``$ref`` such as ``#/$defs/mail`` still points at something once the schema stands alone."""
+    carried = {k: whole[k] for k in ("$schema", "$defs", "definitions") if k in whole}
+    return {**carried, **schema} if carried else schema

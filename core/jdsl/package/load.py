@@ -43,11 +43,19 @@ __all__ = ["load_package", "verify_package"]
 _RATIO_FLOOR = 64 * 1024
 
 
-def load_package(path: str | os.PathLike[str]) -> BehaviorPackage:
+def load_package(path: str | os.PathLike[str], *, digest: str | None = None) -> BehaviorPackage:
     """Load and verify a package directory or ``.jdsl`` archive.
 
+    Args:
+        path: the folder or archive.
+        digest: the ``manifest_digest`` the package must have (``sha256:...``), as its author
+            published it over a channel you trust. The digests inside a package prove only
+            that nothing changed since its manifest was written (anyone can recompute them);
+            a pinned digest also proves it is the package the author published.
+
     Raises:
-        PackageError: anything in the module docstring's list, naming the member at fault.
+        PackageError: anything in the module docstring's list, naming the member at fault;
+            a ``digest`` that is not the package's.
     """
     where = Path(path)
     if where.is_dir():
@@ -58,6 +66,13 @@ def load_package(path: str | os.PathLike[str]) -> BehaviorPackage:
         raise PackageError(f"no package at {str(where)!r}", path=str(where))
     package = BehaviorPackage(files, source=str(where))
     verify_package(package)
+    if digest is not None and package.manifest.get("manifest_digest") != digest.strip():
+        raise PackageError(
+            f"{str(where)!r} has digest {package.manifest.get('manifest_digest')}: it is not the "
+            f"package the digest names ({digest.strip()[:80]}); get the package again from its "
+            "author, or check which digest they published",
+            path="manifest.json",
+        )
     return package
 
 

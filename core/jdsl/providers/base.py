@@ -7,7 +7,7 @@ the model id and maps every SDK exception (also those raised while a stream is c
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import SecretStr
@@ -21,6 +21,7 @@ from jdsl.providers.messages import (
     ToolSpec,
     as_messages,
 )
+from jdsl.providers.resolve import wire_model_name
 from jdsl.providers.settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
@@ -48,6 +49,7 @@ class SDKModel:
     """
 
     provider: str = ""
+    structured_outputs: bool = False
     key_env: str = ""
     key_env_fallbacks: tuple[str, ...] = ()
 
@@ -92,15 +94,21 @@ class SDKModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec] = (),
         model_id: str | None = None,
+        *,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> ModelTurn:
         """One model call: the conversation so far in, the model's turn out.
+
+        ``response_schema`` (a JSON schema) asks for output constrained to it; only adapters
+        whose ``structured_outputs`` is true take it (Predict checks), others raise TypeError.
 
         Raises:
             jdsl.errors.ProviderError: a subclass for each failure (see jdsl.providers.errors).
         """
         model = self._model(model_id)
+        extra = {"response_schema": response_schema} if response_schema is not None else {}
         with self._errors():
-            return self._converse(system, as_messages(messages), tuple(tools), model)
+            return self._converse(system, as_messages(messages), tuple(tools), model, **extra)
 
     def stream(
         self,
@@ -161,7 +169,9 @@ class SDKModel:
         )
 
     def _model(self, model_id: str | None) -> str:
-        model = model_id or self.model_id
+        """The wire model name: the per-call id, else the adapter's, as a provider name
+        (a jdsl id such as ``openai-compatible:NAME@URL`` sends ``NAME``)."""
+        model = wire_model_name(model_id) if model_id else self.model_id
         if not model:
             raise BindingError(
                 f"{type(self).__name__} has no model id; pass model_id=... when creating it "

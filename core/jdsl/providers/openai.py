@@ -4,8 +4,11 @@ Also any OpenAI-compatible server (DeepSeek, vLLM, Ollama, LM Studio): pass ``ba
 Wire mapping (reference ditto.md §3):
 
 - the system prompt is a leading ``system`` message; assistant tool calls become
-  ``tool_calls[{id, type: "function", function{name, arguments: JSON text}}]`` with content
-  ``null`` when empty; tool results become ``{role: "tool", tool_call_id, content}``;
+  ``tool_calls[{id, type: "function", function{name, arguments: JSON text}}]``; a tool-call
+  turn without text has content ``null`` on api.openai.com (the API reference's shape) and
+  ``""`` on other servers (llama-cpp-python's server answers HTTP 500 to ``null``; llama.cpp's
+  own server, vLLM and OpenAI accept ``""``); ``tool_call_content=`` overrides; tool results
+  become ``{role: "tool", tool_call_id, content}``;
 - the token limit goes in ``max_completion_tokens`` for api.openai.com and in ``max_tokens``
   for other servers (``max_tokens_field=`` overrides);
 - finish reasons: stop -> stop (tool_call when the message has calls), length -> length,
@@ -64,8 +67,12 @@ class OpenAIModel(SDKModel):
     Args:
         max_tokens_field: which request field carries ``GenerationSettings.max_tokens``.
         stream_usage: send ``stream_options.include_usage`` when streaming.
+        structured_outputs: a Predict asks with ``response_format`` ``json_schema`` (for servers
+            that constrain decoding to a schema: llama.cpp, vLLM, Ollama); default False.
         provider_name: the name used in errors ("openai", "deepseek", "openai-compatible").
         key_env: the env var named in authentication errors.
+        tool_call_content: the ``content`` of an assistant tool-call turn without text:
+            ``None`` (JSON null) or ``""``; default null on api.openai.com, ``""`` elsewhere.
 
     Example:
         >>> local = OpenAIModel("llama3.1", base_url="http://127.0.0.1:11434/v1")  # doctest: +SKIP
@@ -82,6 +89,8 @@ class OpenAIModel(SDKModel):
         stream_usage: bool = True,
         provider_name: str | None = None,
         key_env: str | None = None,
+        tool_call_content: str | None | Literal["default"] = "default",
+        structured_outputs: bool | None = None,
         **kwargs: Any,
     ) -> None:
         if provider_name:
@@ -94,6 +103,11 @@ class OpenAIModel(SDKModel):
             "max_completion_tokens" if official else "max_tokens"
         )
         self.stream_usage = stream_usage
+        if structured_outputs is not None:
+            self.structured_outputs = structured_outputs
+        self.tool_call_content: str | None = (
+            (None if official else "") if tool_call_content == "default" else tool_call_content
+        )
 
     def _default_key(self, base_url: str | None) -> str | None:
         if (
@@ -112,9 +126,16 @@ class OpenAIModel(SDKModel):
         )
 
     def _request(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
+        self,
+        system: str,
+        messages: list[Message],
+        tools: tuple[ToolSpec, ...],
+        model: str,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": model, "messages": to_openai_messages(system, messages)}
+        body: dict[str, Any] = {"model": model, "messages": to_openai_messages(
+            system, messages, tool_call_content=self.tool_call_content
+        )}
         if tools:
             body["tools"] = [
                 {
@@ -127,6 +148,11 @@ class OpenAIModel(SDKModel):
                 }
                 for t in tools
             ]
+        if response_schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "output", "schema": dict(response_schema)},
+            }
         body.update(self._generation(self.settings.generation))
         return body
 
@@ -141,10 +167,15 @@ class OpenAIModel(SDKModel):
         return {k: v for k, v in fields.items() if v is not None}
 
     def _converse(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
+        self,
+        system: str,
+        messages: list[Message],
+        tools: tuple[ToolSpec, ...],
+        model: str,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> ModelTurn:
         response = self.client.chat.completions.create(
-            **self._request(system, messages, tools, model)
+            **self._request(system, messages, tools, model, response_schema)
         )
         with parsing_response(self.provider):
             return self._turn_of(response_data(self.provider, response, required="choices"), model)
@@ -192,8 +223,13 @@ class OpenAIModel(SDKModel):
         yield turn
 
 
-def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """Chat-completions messages: a leading system message, tool calls, tool results."""
+def to_openai_messages(
+    system: str, messages: list[Message], *, tool_call_content: str | None = None
+) -> list[dict[str, Any]]:
+    """Chat-completions messages: a leading system message, tool calls, tool results.
+
+    ``tool_call_content`` is the content of a tool-call turn without text (null or ``""``).
+    """
     wire: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for m in messages:
         if m.role == "tool":
@@ -202,7 +238,7 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
             wire.append(
                 {
                     "role": "assistant",
-                    "content": m.content or None,
+                    "content": m.content or tool_call_content,
                     "tool_calls": [
                         {
                             "id": c.id,

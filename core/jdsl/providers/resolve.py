@@ -10,6 +10,7 @@ Model ids and where they go (never a silent fallback to another vendor):
 | ``deepseek-*`` | OpenAIModel | ``DEEPSEEK_API_KEY`` | ``DEEPSEEK_BASE_URL`` or https://api.deepseek.com |
 | ``openai-compatible:<model>@<base_url>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | the URL in the id |
 | ``openai-compatible:<model>`` | OpenAIModel | ``OPENAI_COMPATIBLE_API_KEY`` (optional) | ``OPENAI_COMPATIBLE_BASE_URL`` |
+| ``local:<name>`` (``smollm2-135m``, ``qwen2.5-coder-0.5b``, a ``.gguf`` path) | LocalModel | none | a managed llama.cpp server on 127.0.0.1 (extra ``jdsl[local]``) |
 
 A base URL variable read from a ``.env`` file in the current directory is used only when the
 same ``.env`` also holds the key sent with it: a ``.env`` (say, in a cloned repository) that
@@ -46,9 +47,11 @@ __all__ = [
     "model_hint",
     "parse_model_id",
     "resolve_model",
+    "wire_model_name",
 ]
 
 COMPATIBLE = "openai-compatible"
+LOCAL = "local"
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 
 
@@ -94,7 +97,7 @@ _PREFIXES = (
 _FORMS = (
     "claude-*, gpt-*, o1*/o3*/o4*, chatgpt-*, gemini-*, deepseek-*, "
     "anthropic:<model>, openai:<model>, gemini:<model>, deepseek:<model>, "
-    "openai-compatible:<model>@<base_url>"
+    "openai-compatible:<model>@<base_url>, local:<name> (jdsl[local])"
 )
 
 
@@ -132,6 +135,8 @@ def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
     """
     _require_text(model_id)
     head, sep, rest = model_id.partition(":")
+    if sep and head == LOCAL and rest:
+        return head, rest, None
     if sep and head in _VENDORS and rest:
         if head == COMPATIBLE and "@" in rest:
             return (head, *_split_compatible(model_id, rest))
@@ -145,6 +150,26 @@ def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
         name=model_id,
         kind="model",
     )
+
+
+def wire_model_name(model_id: str) -> str:
+    """The model name a server receives for a jdsl model id: the id without its vendor
+    qualifier and base URL (``"openai-compatible:llama3.1@http://127.0.0.1:8080/v1"`` ->
+    ``"llama3.1"``, ``"openai:gpt-4o"`` -> ``"gpt-4o"``, ``"local:smollm2-135m"`` ->
+    ``"smollm2-135m"``); any other text is already a name and comes back unchanged
+    (``"gpt-4o"``, an Ollama tag such as ``"llama3.1:8b"``).
+
+    The adapters apply it to every per-call ``model_id``, so a tree that passes its root's id
+    (``root(model=...)``, ``jdsl run --model``) sends the name, not jdsl's id string.
+    """
+    head, sep, rest = model_id.partition(":")
+    if not (sep and rest and (head in _VENDORS or head == LOCAL)):
+        return model_id
+    if head == COMPATIBLE and "@" in rest:
+        model, _, url = rest.rpartition("@")
+        if model and url.startswith(("http://", "https://")):
+            return model
+    return rest
 
 
 def _require_text(model_id: object) -> None:
@@ -209,6 +234,8 @@ def resolve_model(
         if found is not None:
             return found
     vendor_name, model, id_base = parse_model_id(model_id)
+    if vendor_name == LOCAL:
+        return _local(model, settings)
     vendor = _VENDORS[vendor_name]
     variables, from_dotenv = read_env_sources(env)
     settings = settings or ProviderSettings()
@@ -241,6 +268,27 @@ def resolve_model(
             kind="model",
         )
     return _build(vendor, model, key or "EMPTY", base_url, settings)
+
+
+def _local(name: str, settings: ProviderSettings | None) -> LanguageModel:
+    """``local:<name>``: the process's llama.cpp server for those weights (started on first
+    use; see :mod:`jdsl.providers.local`)."""
+    from jdsl.providers.local import LocalModel
+    from jdsl.providers.local_weights import LOCAL_MODELS
+
+    if name not in LOCAL_MODELS and not name.endswith(".gguf"):
+        raise BindingError(
+            f"unknown local model {name!r}: use local:<name> with a name among "
+            f"{', '.join(LOCAL_MODELS)}, or local:<path to a .gguf file>",
+            name=f"{LOCAL}:{name}",
+            kind="model",
+        )
+    if settings is None:
+        return LocalModel(name)
+    options: dict[str, Any] = {"max_retries": settings.max_retries, "timeout_s": settings.timeout_s}
+    if settings.generation != ProviderSettings().generation:
+        options["generation"] = settings.generation
+    return LocalModel(name, **options)
 
 
 def _build(

@@ -374,15 +374,6 @@ class Chainer:
         fields["prev_event_hash"] = chain.tail
         fields["event_hash"] = chain.tail = event.compute_hash()
 
-    def rollback(self, event: TraceEvent) -> None:
-        """Undo :meth:`stamp` of ``event`` if it is still its episode's tail (it was not kept)."""
-        with self._lock:
-            chain = self._chains.get((event.capture_id, event.episode_id))
-            if chain is None or event.event_hash is None or chain.tail != event.event_hash:
-                return
-            chain.tail = event.prev_event_hash
-            chain.restart(event.sequence)
-
     def observe(self, event: TraceEvent) -> None:
         """Continue the chain after an already stamped event (e.g. one read back from a file).
 

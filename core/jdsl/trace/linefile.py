@@ -12,22 +12,46 @@ Lines are kept in memory and written with one ``os.write`` per flush, which happ
 power loss, ``os._exit``) loses the buffered tail; ``fsync=True`` also syncs every write.
 
 A flush runs with Ctrl-C held (on the main thread): a SIGINT during it is delivered when it
-returns, so a line is never written twice or torn. A failed write keeps what it did not write
-for the next flush.
+returns. Any other asynchronous exception (a SIGALRM handler that raises, between any two
+bytecodes, e.g. just after ``os.write`` returned) cannot make a line written twice or lost
+either: the batch being written is one attribute, stored before its lines leave
+:attr:`LineFile.lines`, with the file size it starts at, and the next flush writes only what the
+file does not hold yet (one process writes the file; the sink's lock sees to its threads). A
+failed write keeps what it did not write for the next flush. A Ctrl-C delivered while a
+finalizer writes (a dropped sink) is raised again in the main thread once it has left the
+finalizer, since Python drops a finalizer's exception.
 """
 
 from __future__ import annotations
 
 import _thread
 import os
+import signal
 import sys
+import threading
 import time
+import types
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from jdsl.trace.interrupts import interrupts_held
 
 __all__ = ["LineFile"]
+
+
+class _Batch(NamedTuple):
+    """Lines being written: the list they were taken from and how many were taken, their
+    bytes, whether a newline goes first, and the file size they start at (-1: none written)."""
+
+    lines: list[str]
+    taken: int
+    text: bytes
+    newline: bool
+    start: int
+
+    @property
+    def data(self) -> bytes:
+        return b"\n" + self.text if self.newline else self.text
 
 
 class LineFile:
@@ -62,7 +86,7 @@ class LineFile:
         self.fsync = fsync
         self.lines: list[str] = []
         self.needs_newline = False
-        self._unwritten = b""
+        self._batch: _Batch | None = None  # being written (see flush)
         self._fd: int | None = None
         self._timer: object | None = None  # the pending flush's token (see _start_timer)
 
@@ -81,27 +105,39 @@ class LineFile:
             OSError: the write failed; what was not written stays buffered, written first by
                 the next flush (nothing is dropped, nothing written twice).
         """
-        if not self.lines and not self._unwritten:
+        if not self.lines and self._batch is None:
             return
         with self.lock, interrupts_held():
-            if not self.lines and not self._unwritten:
-                return
+            while self._batch is not None or self.lines:
+                self._write_batch(self._fd if self._fd is not None else self._open())
+
+    def _write_batch(self, fd: int) -> None:
+        """Write the batch being written, or the buffered lines as a new one (see the module
+        doc: an exception between any two bytecodes leaves a state this redoes exactly)."""
+        if self._batch is None:
             data = "".join(self.lines).encode("utf-8")
-            if self.needs_newline:
-                data = b"\n" + data
-            fd = self._fd if self._fd is not None else self._open()
-            view = memoryview(self._unwritten + data)
-            self.lines = []  # taken: from here on the lines are written or kept unwritten
+            # One store makes the lines the batch's; all that follows can be redone.
+            self._batch = _Batch(self.lines, len(self.lines), data, self.needs_newline, -1)
+        batch = self._batch
+        self._settle(batch)
+        if batch.start < 0:  # nothing of it written yet: it starts at the end of the file
+            self._batch = batch = batch._replace(start=os.fstat(fd).st_size)
+            view = memoryview(batch.data)
+        else:  # cut short: what the file does not hold yet
+            view = memoryview(batch.data)[max(os.fstat(fd).st_size - batch.start, 0) :]
+        while view:
+            view = view[os.write(fd, view) :]
+        if self.fsync:
+            os.fsync(fd)
+        self._batch = None
+
+    def _settle(self, batch: _Batch) -> None:
+        """Take ``batch``'s lines out of :attr:`lines` (idempotent: a flush cut short may
+        have done it already, or not; lines appended since stay buffered)."""
+        if self.lines is batch.lines:
+            self.lines = batch.lines[batch.taken :]
+        if batch.newline:
             self.needs_newline = False
-            self._unwritten = b""
-            try:
-                while view:
-                    view = view[os.write(fd, view) :]
-            except BaseException:
-                self._unwritten = bytes(view)  # written first by the next flush
-                raise
-            if self.fsync:
-                os.fsync(fd)
 
     def close(self) -> None:
         """Flush and close the file (a later line opens it again)."""
@@ -119,9 +155,12 @@ class LineFile:
         fails again is one line on stderr, not a traceback from the exit machinery."""
         try:
             self.close()
+        except KeyboardInterrupt:  # Python prints and drops a finalizer's exception
+            _thread.start_new_thread(_interrupt_after, (LineFile.close_finally.__code__,))
         except OSError as exc:
+            unwritten = len(self._batch.data) if self._batch is not None else 0
             sys.stderr.write(
-                f"jdsl: {len(self._unwritten)} bytes of trace events could not be written to "
+                f"jdsl: {unwritten} bytes of trace events could not be written to "
                 f"{self.path} ({exc.strerror or exc})\n"
             )
 
@@ -146,3 +185,18 @@ class LineFile:
                 self.flush()
             except OSError:  # kept unwritten: the next flush (the episode's end) raises it
                 pass
+
+
+def _interrupt_after(code: types.CodeType) -> None:
+    """Give the main thread its Ctrl-C back once it has left every frame running ``code`` (the
+    finalizer that caught it): raised inside the finalizer, Python would drop it again."""
+    main = threading.main_thread().ident or 0
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        frame = sys._current_frames().get(main)
+        while frame is not None and frame.f_code is not code:
+            frame = frame.f_back
+        if frame is None:
+            break
+        time.sleep(0.0005)
+    _thread.interrupt_main(signal.SIGINT)

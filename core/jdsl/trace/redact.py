@@ -5,7 +5,10 @@ A :class:`Redactor` removes two things from JSON data (in values and in dict key
 * values stored under sensitive key names (``password``, ``api_key``, ``authorization``,
   ``access_token``, ...) — but usage counters such as ``input_tokens`` are kept;
 * substrings that look like credentials: OpenAI / Anthropic / GitHub / AWS / Google / Slack keys,
-  JWTs, PEM private keys, ``Bearer ...`` and ``Authorization: Basic ...`` headers.
+  JWTs, PEM private keys, ``Bearer ...`` and ``Authorization: Basic ...`` headers;
+* and, once a value was hidden by its name (a key, a ``{"key": ..., "value": ...}`` or
+  ``{"store": ..., "result": ...}`` field, a path), that value wherever it appears later: in
+  tool arguments, a rendered prompt, an error message (:meth:`Redactor.follow`).
 
 Sinks apply it to the payload *before* the event is stamped, so the hash chain covers the
 redacted payload and stays verifiable.
@@ -65,6 +68,15 @@ DEFAULT_KEEP_KEYS: frozenset[str] = frozenset(
 )  # fmt: skip
 """Key names that are never redacted: usage counters and limits."""
 
+MIN_FOLLOWED = 6
+"""The shortest text :meth:`Redactor.follow` makes secret: a shorter value (a PIN, ``"yes"``)
+is hidden where it is named, but not searched for in every later text."""
+MAX_FOLLOWED = 256
+"""How many followed values a redactor keeps (the newest)."""
+MAX_FOLLOWED_CHARS = 4096
+"""The longest text followed (a longer one, a document under ``secret``, is hidden where it is
+named; a key or token is far shorter, and a PEM key is found by its pattern)."""
+
 _KEEP, _HIDE, _HIDE_UNLESS_NUMBER = 0, 1, 2
 _CACHE_SIZE = 4096  # entries per cache before it is cleared
 _CACHED_TEXT = 256  # strings up to this length are cached once redacted
@@ -120,6 +132,8 @@ class Redactor:
         self._replacement = placeholder.replace("\\", "\\\\")  # literal in re.sub
         self._key_rules: dict[str, int] = {}  # key name -> _KEEP / _HIDE / _HIDE_UNLESS_NUMBER
         self._texts: dict[str, str] = {}  # short strings already redacted
+        self._followed: dict[str, None] = {}  # secret values seen, oldest first
+        self._follow_re: re.Pattern[str] | None = None  # any of them; None: none seen
 
     def with_paths(self, paths: Iterable[str]) -> Redactor:
         """A copy that also redacts the given dotted JSON paths."""
@@ -140,15 +154,48 @@ class Redactor:
         return self._walk(value, ())
 
     def redact_text(self, text: str) -> str:
-        """``text`` with every secret-looking substring replaced."""
+        """``text`` with every secret-looking substring, and every value this redactor has
+        hidden before (:meth:`follow`), replaced."""
         if len(text) > _CACHED_TEXT:
-            return self._regex.sub(self._replacement, text)
+            return self._hide_followed(self._regex.sub(self._replacement, text))
         done = self._texts.get(text)
         if done is None:
             if len(self._texts) >= _CACHE_SIZE:
                 self._texts.clear()
-            done = self._texts[text] = self._regex.sub(self._replacement, text)
+            done = self._hide_followed(self._regex.sub(self._replacement, text))
+            self._texts[text] = done
         return done
+
+    def follow(self, value: Any) -> None:
+        """Treat the text of ``value`` (its strings of :data:`MIN_FOLLOWED` to
+        :data:`MAX_FOLLOWED_CHARS` characters, at any depth) as secret from now on: :meth:`redact` and :meth:`redact_text` hide it
+        wherever it appears later, whole or inside a longer text.
+
+        The redactor calls this itself for every value it hides by key name, by a named field
+        (``{"key": "password", "value": ...}``) or a store name (``{"store": "password",
+        "result": ...}``), or by path, so redaction follows the value into later tool
+        arguments, prompts and error messages. The newest :data:`MAX_FOLLOWED` are kept.
+        """
+        found = [t for t in _texts_in(value)[-MAX_FOLLOWED:] if t not in self._followed]
+        if not found:
+            return
+        for text in found:
+            self._followed[text] = None
+        while len(self._followed) > MAX_FOLLOWED:
+            del self._followed[next(iter(self._followed))]
+        ordered = sorted(self._followed, key=len, reverse=True)  # the longest match wins
+        self._follow_re = re.compile("|".join(map(re.escape, ordered)))
+        self._texts.clear()  # answers cached before may now hide more
+
+    def follows(self, text: str) -> bool:
+        """Whether ``text`` holds a value :meth:`follow` made secret (a quick check that
+        :class:`~jdsl.trace.screen.RedactionScreen` adds to its own)."""
+        found = self._follow_re
+        return found is not None and found.search(text) is not None
+
+    def _hide_followed(self, text: str) -> str:
+        found = self._follow_re
+        return text if found is None else found.sub(self._replacement, text)
 
     def is_sensitive_key(self, key: str, value: Any = None) -> bool:
         """Whether ``value`` under the key name ``key`` is redacted.
@@ -197,6 +244,8 @@ class Redactor:
     def _walk_mapping(self, value: Mapping[Any, Any], path: tuple[str, ...]) -> dict[Any, Any]:
         named = _named_key(value)  # {"key": "password", "value": ...}: blackboard events
         hide_value = named is not None and self.is_sensitive_key(named)
+        store = value.get("store")  # {"store": "password", "result": ...}: tool calls
+        hide_result = type(store) is str and self.is_sensitive_key(store)
         paths = self.json_paths
         out: dict[Any, Any] = {}
         for key, item in value.items():
@@ -205,9 +254,12 @@ class Redactor:
             if (
                 self.is_sensitive_key(name, item)
                 or (hide_value and key in ("value", "previous"))
+                or (hide_result and key == "result")
                 or (paths and self._on_path(sub))
             ):
-                item = self.placeholder if item is not None else None
+                if item is not None:
+                    self.follow(item)
+                    item = self.placeholder
             else:
                 item = self._walk(item, sub)
             out[self._redact_key(key, out)] = item
@@ -254,6 +306,20 @@ def scrub(text: str, secrets: Iterable[str] = (), *, limit: int | None = None) -
             text = text.replace(secret, PLACEHOLDER)
     text = _LOOSE_REGEX.sub(PLACEHOLDER, _DEFAULT_REGEX.sub(PLACEHOLDER, text))
     return text if limit is None else text[:limit]
+
+
+def _texts_in(value: Any, depth: int = 0) -> list[str]:
+    """The strings in ``value`` (at most 64 levels down) long enough to follow."""
+    if isinstance(value, str):
+        keep = MIN_FOLLOWED <= len(value) <= MAX_FOLLOWED_CHARS and value != PLACEHOLDER
+        return [value] if keep else []
+    if depth > 64:
+        return []
+    if isinstance(value, Mapping):
+        return [t for item in value.values() for t in _texts_in(item, depth + 1)]
+    if isinstance(value, list | tuple):
+        return [t for item in value for t in _texts_in(item, depth + 1)]
+    return []
 
 
 def _named_key(value: Mapping[Any, Any]) -> str | None:

@@ -6,7 +6,8 @@ keys and values alike), and the key names (``"name":``) and named fields (``"key
 ``"path"`` values, which hide a blackboard value) checked with the redactor's key rules. Only
 a payload the screen flags is walked; one it passes is exactly what the walk would return, so
 the screen changes the cost of redaction, never its result. Redactors with ``json_paths`` are
-always walked.
+always walked, and a payload holding a value the redactor follows (:meth:`Redactor.follow`,
+checked on every payload, never remembered) is walked too.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ _DEFAULT_HINTS = (
 """A literal every match of a :data:`DEFAULT_SECRET_PATTERNS` pattern contains (besides the
 case-insensitive ``bearer`` and ``authorization: basic``): text with none of them has no
 default secret."""
-_NAMED = ('"key":"', '"path":"')
+_NAMED = ('"key":"', '"path":"', '"store":"')
 
 
 class RedactionScreen:
@@ -70,7 +71,7 @@ class RedactionScreen:
                 if len(self._answers) >= _MEMO_SIZE:
                     self._answers.clear()
                 self._answers[text] = known
-        return known
+        return known or self.redactor.follows(text)
 
     def may_redact_text(self, shared: JsonText) -> bool:
         """:meth:`may_redact` of a shared payload's text, remembered on it (``screened``), so
@@ -81,7 +82,7 @@ class RedactionScreen:
         known = shared.screened.get(fingerprint)
         if known is None:
             known = shared.screened[fingerprint] = self._screen(shared.text)
-        return known
+        return known or self.redactor.follows(shared.text)
 
     def _screen(self, text: str) -> bool:
         if self.redactor.json_paths or "\\" in text or self._secret_in(text):
@@ -96,7 +97,7 @@ class RedactionScreen:
                         return True
                     if len(safe) < 4096:
                         safe.add(key)
-        return ('"key":"' in text or '"path":"' in text) and any(
+        return ('"key":"' in text or '"path":"' in text or '"store":"' in text) and any(
             self._named_sensitive(text, marker) for marker in _NAMED
         )
 
@@ -112,7 +113,8 @@ class RedactionScreen:
         return self._secret.search(text) is not None
 
     def _named_sensitive(self, text: str, marker: str) -> bool:
-        """Whether a ``"key"`` / ``"path"`` field names a sensitive value (it is hidden)."""
+        """Whether a ``"key"`` / ``"path"`` / ``"store"`` field names a sensitive value (it is
+        hidden)."""
         at = text.find(marker)
         while at >= 0:
             start = at + len(marker)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from jdsl.trace.values import jsonable
 
 __all__ = ["INPUT_WRITER", "Blackboard", "Read", "Write"]
 
@@ -45,9 +47,27 @@ class Write:
     source: str | None = None
     index: int | None = None
 
+    event_kind: ClassVar[str] = "blackboard.write"
+
     @property
     def writer(self) -> str:
         return self.writer_id
+
+    def event_payload(self) -> dict[str, Any]:
+        """The payload of the ``blackboard.write`` event recording this write (with ``source``
+        and ``index`` for a for_each's item: the element and pass it came from)."""
+        payload = {
+            "key": self.key,
+            "value": jsonable(self.value),
+            "writer": self.writer_id,
+            "writer_label": self.writer_label,
+            "overwrote": self.overwrote,
+            "previous": jsonable(self.previous),
+        }
+        if self.source is not None:
+            payload["source"] = self.source
+            payload["index"] = self.index
+        return payload
 
 
 @dataclass(slots=True)
@@ -67,9 +87,15 @@ class Read:
     sequence: int | None = None
     kind: Literal["read"] = "read"
 
+    event_kind: ClassVar[str] = "blackboard.read"
+
     @property
     def reader(self) -> str:
         return self.reader_id
+
+    def event_payload(self) -> dict[str, Any]:
+        """The payload of the ``blackboard.read`` event recording this read."""
+        return {"path": self.path, "reader": self.reader_id, "value": jsonable(self.value)}
 
 
 class Blackboard(dict[str, Any]):

@@ -331,10 +331,7 @@ class RunContext:
         value = lookup(path, board, node)
         record = board.record_read(path, value, self.names(node)[0] or node.kind)
         if self.tracing:
-            record.sequence = self.trace(
-                "blackboard.read",
-                {"path": path, "reader": record.reader_id, "value": jsonable(value)},
-            )
+            record.sequence = self.trace(record.event_kind, record.event_payload())
         return value
 
     def write(
@@ -347,7 +344,7 @@ class RunContext:
         self.blackboard.set(
             key, value, writer_id=node_id or node.kind, writer_label=label, source=source,
             index=index,
-        )  # fmt: skip
+        )
 
     # -- bindings ------------------------------------------------------------------------------
     def tool(self, name: str) -> Callable[..., Any]:
@@ -419,18 +416,7 @@ def write_tracer(trace: Callable[..., int | None]) -> Callable[[Write], None]:
     """The blackboard hook tracing each write as ``blackboard.write`` through ``trace``."""
 
     def traced(record: Write) -> None:
-        payload = {
-            "key": record.key,
-            "value": jsonable(record.value),
-            "writer": record.writer_id,
-            "writer_label": record.writer_label,
-            "overwrote": record.overwrote,
-            "previous": jsonable(record.previous),
-        }
-        if record.source is not None:  # a for_each's item: the path and pass it came from
-            payload["source"] = record.source
-            payload["index"] = record.index
-        record.sequence = trace("blackboard.write", payload)
+        record.sequence = trace(record.event_kind, record.event_payload())
 
     return traced
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_validator
 
-from jdsl.errors import JdslError, ToolError
-from jdsl.expr import MISSING, describe, evaluate, preview, resolve_path
+from jdsl.errors import JdslError, ToolError, ValidationError
+from jdsl.expr import (
+    MAX_EXPRESSION_DEPTH,
+    MISSING,
+    describe,
+    evaluate,
+    preview,
+    resolve_path,
+)
 from jdsl.trace.shared import Filled
 from jdsl.trace.values import jsonable
 from jdsl.tree.base import Node, name_argument
@@ -127,19 +134,29 @@ class Action(_Bound):
     def label(self) -> str:
         return f"act({self.tool})" + (f" -> {self.store}" if self.store else "")
 
-    def _tick(self, ctx: RunContext) -> Status:
-        if ctx.tracing:
-            return self._traced_body(ctx, ctx.events_of(self))
+    def _traced_body(self, ctx: RunContext, events: NodeEvents) -> Status:
+        return self._tick(ctx, events)
+
+    def _tick(self, ctx: RunContext, events: NodeEvents | None = None) -> Status:
+        """The one tick body; with ``events`` (traced) it records ``tool.call.started`` and
+        ``.completed`` / ``.failed`` around the call."""
+        if events is None and ctx.tracing:
+            events = ctx.events_of(self)
         fn = self._bound(ctx, "tool", self.tool)
         kwargs = resolve_args(self.args, ctx, self) if self.args else {}
+        started = None if events is None else self._trace_started(ctx, events, kwargs)
         try:
             result = fn(**kwargs)
         except Exception as exc:
             if isinstance(exc, TypeError):
                 self._note_arguments(exc, fn, kwargs)
+            if events is not None:
+                self._trace_raised(ctx, events, exc, started)
             if not self._recovers(exc):
                 raise
             return self._raised(ctx, exc)
+        if events is not None:
+            self._trace_result(ctx, events, result, started)
         return self._outcome(ctx, result)
 
     def _recovers(self, exc: Exception) -> bool:
@@ -160,41 +177,39 @@ class Action(_Bound):
             ctx.write(self.store, result, self)
         return Status.SUCCESS
 
-    def _traced_body(self, ctx: RunContext, events: NodeEvents) -> Status:
-        """The tick with the call's ``tool.call.started`` and ``.completed`` / ``.failed``."""
-        fn = self._bound(ctx, "tool", self.tool)
-        kwargs = resolve_args(self.args, ctx, self) if self.args else {}
-        store, name, node_id = self.store, self.tool, events.node_id
-        calling, completed = events.tool or events.tool_call(name, store)
-        started = ctx.trace(
+    def _trace_started(self, ctx: RunContext, events: NodeEvents, kwargs: dict[str, Any]) -> int | None:
+        calling = (events.tool or events.tool_call(self.tool, self.store))[0]
+        return ctx.trace(
             "tool.call.started", Filled(calling, jsonable(kwargs)) if kwargs else calling.empty
         )
-        try:
-            result = fn(**kwargs)
-        except Exception as exc:
-            if isinstance(exc, TypeError):
-                self._note_arguments(exc, fn, kwargs)
-            ctx.trace("tool.call.failed", {
-                "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
-                "error": str(exc), "error_type": type(exc).__name__,
-            }, started)  # fmt: skip
-            if not self._recovers(exc):
-                raise
-            return self._raised(ctx, exc)
+
+    def _trace_raised(
+        self, ctx: RunContext, events: NodeEvents, exc: Exception, started: int | None
+    ) -> None:
+        ctx.trace("tool.call.failed", {
+            "node_id": events.node_id, "store": self.store,
+            "tool": {"host_name": self.tool, "logical_id": None},
+            "error": str(exc), "error_type": type(exc).__name__,
+        }, started)  # fmt: skip
+
+    def _trace_result(
+        self, ctx: RunContext, events: NodeEvents, result: Any, started: int | None
+    ) -> None:
         if result is Status.FAILURE:
+            node_id, store, name = events.node_id, self.store, self.tool
             returned = events.constant("tool.call.failed", lambda: {
                 "node_id": node_id, "store": store, "tool": {"host_name": name, "logical_id": None},
                 "error": f"{name} returned Status.FAILURE", "error_type": RETURNED_FAILURE,
                 "result": Status.FAILURE.value,
             })  # fmt: skip
             ctx.trace("tool.call.failed", returned, started)
-            return self._outcome(ctx, result)
+            return
+        completed = (events.tool or events.tool_call(self.tool, self.store))[1]
         ctx.trace(
             "tool.call.completed",
             completed.empty if result is None else Filled(completed, jsonable(result)),
             started,
         )
-        return self._outcome(ctx, result)
 
 
 def lenient_equal(value: Any, expected: Any) -> bool:
@@ -275,6 +290,36 @@ class Check(Node):
         return Status.SUCCESS if result else Status.FAILURE
 
 
+MAX_VALUE_NESTING: Final = 256
+"""The deepest nesting of lists and objects in an expression's constants (as in an IR)."""
+
+
+def _check_nesting(expr: Any) -> None:
+    """Refuse an expression nested deeper than :data:`jdsl.expr.MAX_EXPRESSION_DEPTH` levels of
+    and/or/not, or with constants nested deeper than :data:`MAX_VALUE_NESTING`. Iterative, so
+    any depth is reported, not a RecursionError; every recursive pass over an expression
+    (evaluating, describing, tracing it) may run after this check.
+
+    Raises:
+        ValidationError: too deep (names the limit).
+    """
+    stack: list[tuple[Any, int, int]] = [(expr, 0, 0)]  # (value, and/or/not depth, nesting)
+    while stack:
+        node, depth, nesting = stack.pop()
+        if nesting > MAX_VALUE_NESTING:
+            raise ValidationError(
+                [f"the expression nests deeper than {MAX_VALUE_NESTING} lists or objects"]
+            )
+        if isinstance(node, Mapping):
+            logical = len(node) == 1 and next(iter(node)) in ("and", "or", "not")
+            if logical and depth >= MAX_EXPRESSION_DEPTH:
+                limit = MAX_EXPRESSION_DEPTH
+                raise ValidationError([f"the expression nests deeper than {limit} levels of and/or/not"])
+            stack.extend((v, depth + logical, nesting + 1) for v in node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend((v, depth, nesting + 1) for v in node)
+
+
 class Guard(Node):
     """SUCCESS iff the IR expression (:mod:`jdsl.expr`) is true over the blackboard."""
 
@@ -282,6 +327,14 @@ class Guard(Node):
     expression: dict[str, Any]
 
     leaf = True
+
+    @field_validator("expression")
+    @classmethod
+    def _bounded(cls, expression: dict[str, Any]) -> dict[str, Any]:
+        """Too deep an expression is a ValidationError here (raised as is: not a ValueError),
+        not a RecursionError when a run, a check or a trace walks it."""
+        _check_nesting(expression)
+        return expression
 
     @property
     def label(self) -> str:

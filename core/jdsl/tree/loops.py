@@ -2,13 +2,14 @@
 
 ``for_each order_id in user.orders collect=order -> orders`` reads the list at ``items``, and
 for each element, in order, writes it under ``item`` (the writer is the loop; the write's
-``source`` is ``items[i]``) and ticks the child. With ``collect``, the value the child left at
+``source`` is the element's path, ``items[i]``: :func:`element_path`) and ticks the child. With ``collect``, the value the child left at
 ``collect`` after each pass is appended to a list written under ``store`` at the end.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -21,7 +22,15 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["ITEM_NAME", "MAX_FOR_EACH", "ForEach", "item_name_problem", "items_path_problem"]
+__all__ = [
+    "ITEM_NAME",
+    "MAX_FOR_EACH",
+    "ForEach",
+    "collect_store_problem",
+    "element_path",
+    "item_name_problem",
+    "items_path_problem",
+]
 
 MAX_FOR_EACH: Final = 1000
 """The most elements a for_each may run over (the bound of every loop, as repeat's ``max``)."""
@@ -73,7 +82,7 @@ class ForEach(Decorator):
     item: str
     collect: str | None = None
     store: str | None = None
-    max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH)
+    max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH, strict=True)
 
     @field_validator("items")
     @classmethod
@@ -122,8 +131,10 @@ class ForEach(Decorator):
                 self, f"items {self.items} has {len(elements)} elements, more than max={self.max}"
             )
         gathered: list[Any] = []
+        board = ctx.blackboard  # the paths as of the read, whatever the child changes later
+        sources = [element_path(self.items, index, board) for index in range(len(elements))]
         for index, element in enumerate(elements):
-            ctx.write(self.item, element, self, source=f"{self.items}[{index}]", index=index)
+            ctx.write(self.item, element, self, source=sources[index], index=index)
             if not child.tick(ctx):
                 return Status.FAILURE
             if self.collect is not None:
@@ -137,6 +148,45 @@ class ForEach(Decorator):
         if self.store is not None:
             ctx.write(self.store, gathered, self)
         return Status.SUCCESS
+
+
+_TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+|\.")  # as jdsl.expr splits a path
+
+
+def element_path(items: str, index: int, board: Mapping[str, Any]) -> str:
+    """The path of element ``index`` of the list at ``items``, as of now: ``user.orders[2]``.
+
+    ``$name`` indexes are replaced by their values (``users[$u].orders`` -> ``users[1].orders[2]``)
+    and a fan-out (``[*]``, or ``[$k]`` holding a list) is replaced by the element's own index
+    (``orders[*].id`` -> ``orders[2].id``), so the path resolves to the element on this
+    blackboard. An index value with no path text keeps its ``[$name]``.
+    """
+    if items in board:  # the exact key, as ctx.read reads it first
+        return f"{items}[{index}]"
+    parts: list[str] = []
+    fanned = False
+    for token in _TOKEN.findall(items):
+        inner = token[1:-1].strip() if token.startswith("[") else None
+        if inner == "*" and not fanned:
+            token, fanned = f"[{index}]", True
+        elif inner is not None and inner.startswith("$"):
+            value = board.get(inner[1:])
+            if isinstance(value, list) and not fanned and 0 <= index < len(value):
+                value, fanned = value[index], True
+            if not isinstance(value, list):
+                token = _bracket(value) or token
+        parts.append(token)
+    text = "".join(parts)
+    return text if fanned else f"{text}[{index}]"
+
+
+def _bracket(value: Any) -> str | None:
+    """``value`` as a path bracket (``[2]``, ``["k"]``), or None when it has no text form."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**18:
+        return f"[{value}]"
+    if isinstance(value, str) and value and not set(value) & set("[]\"'"):
+        return f'["{value}"]'
+    return None
 
 
 def collect_store_problem(collect: Any, store: Any) -> str | None:

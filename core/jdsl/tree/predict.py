@@ -16,7 +16,21 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["Predict", "read_inputs"]
+__all__ = ["Predict", "read_inputs", "response_schema"]
+
+
+def response_schema(sig: Signature) -> dict[str, Any]:
+    """The JSON schema a Predict asks a ``structured_outputs`` model for: one object holding
+    every output (which :meth:`Signature.parse_output` unwraps), or for a single ``dict``
+    output, that output's own schema."""
+    if len(sig.outputs) == 1 and sig.outputs[0].type == "dict":
+        return sig.output_schema(sig.outputs[0].name)
+    return {
+        "type": "object",
+        "properties": {f.name: sig.output_schema(f.name) for f in sig.outputs},
+        "required": list(sig.output_names),
+        "additionalProperties": False,
+    }
 
 
 def read_inputs(
@@ -51,8 +65,10 @@ class Predict(Node):
 
     Stateless: one user message per call, holding the rendered prompt; the system prompt is the
     ContextWindow. One output: the stripped reply is the value. Several: one JSON object.
-    Outputs are validated and coerced (:meth:`Signature.parse_output`) and written only when all
-    validate; otherwise FAILURE with the reason in ``ctx.failure`` and ``model.responded``.
+    A model whose ``structured_outputs`` is true (a ``local:`` model, an OpenAI-compatible
+    server asked so) is given :func:`response_schema`, so its decoding is held to the output
+    types. Outputs are validated and coerced (:meth:`Signature.parse_output`) and written only
+    when all validate; otherwise FAILURE with the reason in ``ctx.failure`` and ``model.responded``.
     A model whose ``converse`` returns neither a ModelTurn nor a str raises
     :class:`~jdsl.errors.ModelOutputError`.
 
@@ -100,7 +116,12 @@ class Predict(Node):
             )
         started = time.perf_counter()
         try:
-            turn = model.converse(system, messages, (), ctx.model_id)
+            if getattr(model, "structured_outputs", False) is True:
+                turn = model.converse(
+                    system, messages, (), ctx.model_id, response_schema=response_schema(sig)
+                )
+            else:
+                turn = model.converse(system, messages, (), ctx.model_id)
         except Exception as exc:
             self._respond(
                 ctx, request, started, None, status="error", error=f"{type(exc).__name__}: {exc}"

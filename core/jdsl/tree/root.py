@@ -10,7 +10,6 @@ from pydantic import PrivateAttr
 from jdsl.errors import (
     AuthoringError,
     BehaviorCheckError,
-    BindingError,
     ValidationError,
     preview,
 )
@@ -445,13 +444,6 @@ def _check_needed(needed: list[tuple[str, str]], bindings: Bindings) -> None:
 
 
 def _resolve_model(model_id: str) -> Any:
-    try:
-        from jdsl.providers import resolve_model  # type: ignore[attr-defined]
-    except ImportError:
-        raise BindingError(
-            f"root has model id {model_id!r} but no provider resolver is available; pass "
-            "model=... to run() (e.g. ScriptedModel from jdsl.testing)",
-            name=model_id,
-            kind="model",
-        ) from None
+    from jdsl.providers import resolve_model  # lazy: the provider registry is not needed offline
+
     return resolve_model(model_id)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from jdsl.errors import JdslError, MissingDependencyError
-from jdsl.trace.addresses import redact_address
+from jdsl.trace.addresses import redact_address, redact_addresses
 from jdsl.trace.atomic import write_atomic
 from jdsl.trace.events import TraceEvent
 from jdsl.trace.otel.spans import SpanBuilder
@@ -113,7 +114,15 @@ def traces_endpoint(endpoint: str) -> str:
     used as given."""
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(endpoint)
+    try:
+        parts = urlsplit(endpoint)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError as exc:  # "http://[::1" (an IPv6 host not closed), port 99999999
+        raise OtelExportError(
+            f"endpoint {redact_address(endpoint)!r} is not a URL ({exc}); pass one such as "
+            "http://127.0.0.1:6006 or http://[::1]:4318",
+            endpoint=endpoint,
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise OtelExportError(
             f"endpoint {redact_address(endpoint)!r} is not an http(s) URL; pass one such as "
@@ -139,7 +148,40 @@ def otlp_http_exporter(
     except ImportError:
         raise MissingDependencyError("opentelemetry-exporter-otlp-proto-http", "otel") from None
     url = traces_endpoint(endpoint) if endpoint else None
+    if url is not None and redact_address(url) != url:
+        _hide_in_sdk_logs(url)
     return OTLPSpanExporter(endpoint=url, headers=headers, timeout=timeout_s)
+
+
+_SDK_LOGGERS = (
+    "opentelemetry.exporter.otlp.common.http",
+    "opentelemetry.exporter.otlp.proto.http._common",
+    "opentelemetry.exporter.otlp.proto.http.trace_exporter",
+)
+"""The loggers whose lines (retries, failures) may quote the endpoint's path and query."""
+
+
+class _AddressFilter(logging.Filter):
+    """Rewrites a log line so it never shows the credentials of one endpoint."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__()
+        self.address = address
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        clean = redact_addresses(text, [self.address])
+        if clean != text:
+            record.msg, record.args = clean, ()
+        return True
+
+
+def _hide_in_sdk_logs(url: str) -> None:
+    """Make the OTLP exporter's own log lines hide ``url``'s credentials (once per URL)."""
+    for name in _SDK_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _AddressFilter) and f.address == url for f in logger.filters):
+            logger.addFilter(_AddressFilter(url))
 
 
 def export_otel(

@@ -10,7 +10,8 @@ span when an episode, node, model call or tool call starts and ends it when it f
   by ``node_id`` (else the innermost node, else the agent); the event that answers them
   (``parent_event_id``) ends it;
 * ``guard.evaluated`` sets ``jdsl.guard.result`` on its node's span; ``blackboard.write`` adds a
-  span event (the value only with content capture); ``environment.reward`` sets
+  span event (the value only with content capture; a for_each's item write adds
+  ``jdsl.loop.index`` and, with capture, ``jdsl.blackboard.source``); ``environment.reward`` sets
   ``jdsl.reward`` on the agent span;
 * ``episode.finished`` ends whatever is still open, then the agent span (status ERROR when the
   episode ended in an error, with ``error.type``).
@@ -201,9 +202,13 @@ class SpanBuilder:
                 "jdsl.guard.result", bool(payload.get("result"))
             )
         elif event.kind == K.BLACKBOARD_WRITE:
-            values = {"jdsl.blackboard.key": str(payload.get("key"))}
+            values: dict[str, Any] = {"jdsl.blackboard.key": str(payload.get("key"))}
+            if isinstance(payload.get("index"), int):  # a for_each's item: the pass
+                values["jdsl.loop.index"] = payload["index"]
             if self.capture:
                 values["jdsl.blackboard.value"] = attrs.json_text(payload.get("value"))
+                if payload.get("source") is not None:  # the element's path (may hold values)
+                    values["jdsl.blackboard.source"] = str(payload["source"])
             span = episode.node_span(payload.get("writer"))
             span.add_event("blackboard.write", attributes=values, timestamp=at)
         elif event.kind == K.ENVIRONMENT_REWARD and payload.get("reward") is not None:

@@ -1,0 +1,354 @@
+"""``local:`` models: a managed llama.cpp server on 127.0.0.1 behind the OpenAI adapter.
+
+``resolve_model("local:smollm2-135m")`` returns a :class:`LocalModel`: an
+:class:`~jdsl.providers.openai.OpenAIModel` whose server is llama.cpp's own HTTP server, run
+in this process by ``xllamacpp`` (extra ``jdsl[local]``) on the GGUF weights of
+:mod:`jdsl.providers.local_weights`. The server starts on first use, is health-checked
+(``GET /health``), is shared by every model of the same weights in the process (one server per
+weights file), and stops at exit, or at the end of ``with model:`` / ``with LocalServer(...)``.
+
+What a small model can satisfy:
+
+- typed outputs: a Predict asks with ``response_format`` ``json_schema`` (llama.cpp turns the
+  schema into a grammar), so ``-> order_index: int`` or ``Literal[...]`` outputs parse;
+- tool calls (``tool_mode="json"``, the default): llama.cpp parses no tool call from small
+  models' text (SmolLM2 has no tool format; Qwen2.5-Coder-0.5B writes bare JSON), and takes no
+  named ``tool_choice``. So a turn with tools is asked for one JSON object under a grammar,
+  ``{"name": TOOL, "arguments": {...}}`` or ``{"answer": TEXT}``, and parsed into a
+  :class:`~jdsl.providers.messages.ToolCall` or the final text; the history goes back as that
+  JSON and as ``tool`` results rendered as user text. ``tool_mode="native"`` sends ``tools``
+  as any OpenAI-compatible server gets them.
+
+Any other running server (llama.cpp's ``llama-server``, vLLM, Ollama) is reached with
+``openai-compatible:NAME@http://127.0.0.1:PORT/v1`` and needs none of this.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import gc
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+
+from jdsl.errors import ModelOutputError, ProviderError
+from jdsl.providers.errors import require_sdk
+from jdsl.providers.local_weights import DEFAULT_LOCAL_MODEL, weights_path
+from jdsl.providers.messages import GenerationSettings, Message, ModelTurn, ToolCall, ToolSpec
+from jdsl.providers.openai import OpenAIModel
+
+__all__ = ["LocalModel", "LocalServer", "shared_server", "tool_schema"]
+
+ToolMode = Literal["json", "native"]
+DEFAULT_GENERATION = GenerationSettings(temperature=0.0, seed=0, max_tokens=256)
+"""Greedy decoding and a bounded answer unless ``generation=`` says otherwise."""
+
+
+class LocalServer:
+    """llama.cpp's HTTP server on 127.0.0.1, in this process (``xllamacpp``).
+
+    Args:
+        weights: a ``local:`` name (see :mod:`jdsl.providers.local_weights`) or a GGUF path.
+        threads: CPU threads for generation and prompt processing (default
+            ``$JDSL_LOCAL_THREADS`` or 1).
+        ctx_size: the context window in tokens.
+        port: 0 picks a free port.
+        startup_timeout_s: how long :meth:`start` waits for ``/health``.
+
+    Raises:
+        MissingDependencyError: on :meth:`start`, ``xllamacpp`` is not installed (extra
+            ``jdsl[local]``), or the weights package is not (the message has the pip command).
+    """
+
+    def __init__(
+        self,
+        weights: str | Path = DEFAULT_LOCAL_MODEL,
+        *,
+        threads: int | None = None,
+        ctx_size: int = 8192,
+        port: int = 0,
+        startup_timeout_s: float = 120.0,
+    ) -> None:
+        self.weights = str(weights)
+        self.threads = threads or int(os.environ.get("JDSL_LOCAL_THREADS") or 1)
+        self.ctx_size = ctx_size
+        self.port = port
+        self.startup_timeout_s = startup_timeout_s
+        self._server: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        state = self.base_url if self.running else "stopped"
+        return f"LocalServer({self.weights!r}, {state})"
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1`` (after :meth:`start`)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> LocalServer:
+        """Start the server unless it runs; wait until ``/health`` answers 200."""
+        with self._lock:
+            if self._server is not None:
+                return self
+            xllamacpp = require_sdk("xllamacpp", "local")
+            path = weights_path(self.weights)
+            params = xllamacpp.CommonParams()
+            params.model.path = str(path)
+            params.n_ctx = self.ctx_size
+            params.n_parallel = 1  # one slot: its prompt cache keeps a shared prefix
+            params.cpuparams.n_threads = self.threads
+            params.cpuparams_batch.n_threads = self.threads
+            params.hostnames = ["127.0.0.1"]
+            params.port = self.port or _free_port()
+            params.use_jinja = True
+            params.verbosity = -1
+            self.port = params.port
+            self._server = xllamacpp.Server(params)
+            atexit.register(self.stop)
+        self._wait_healthy()
+        return self
+
+    def health(self) -> bool:
+        """Whether ``GET /health`` answers 200 now."""
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self) -> None:
+        """Stop the server (its memory is freed); a later :meth:`start` starts it again."""
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            del server
+            gc.collect()
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        while not self.health():
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ProviderError(
+                    f"the local llama.cpp server for {self.weights!r} did not answer /health "
+                    f"within {self.startup_timeout_s:g}s; pass startup_timeout_s=... or check "
+                    "that the GGUF file loads",
+                    provider="local",
+                )
+            time.sleep(0.1)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@functools.cache
+def shared_server(weights: str, threads: int | None = None) -> LocalServer:
+    """The process's one server for ``weights`` (created, not started; models start it)."""
+    return LocalServer(weights, threads=threads)
+
+
+class LocalModel(OpenAIModel):
+    """A ``local:`` model: llama.cpp on 127.0.0.1, started on first use.
+
+    Args:
+        name: a ``local:`` name or a GGUF path (default ``smollm2-135m``).
+        server: the server to use (default the process's shared one for ``name``).
+        tool_mode: ``"json"`` (grammar-constrained JSON tool calls, see the module
+            docstring) or ``"native"`` (OpenAI ``tools``).
+        generation: sampling settings (default greedy, seed 0, at most 256 tokens).
+        **kwargs: as :class:`OpenAIModel` (``max_retries``, ``timeout_s``).
+
+    Example:
+        >>> with LocalModel("smollm2-135m") as model:  # doctest: +SKIP
+        ...     model.generate("", [Message.user("Say hi")])
+    """
+
+    provider = "local"
+    structured_outputs = True
+    """Predict passes ``response_schema`` to :meth:`converse` (see :meth:`OpenAIModel.converse`)."""
+
+    def __init__(
+        self,
+        name: str = DEFAULT_LOCAL_MODEL,
+        *,
+        server: LocalServer | None = None,
+        tool_mode: ToolMode = "json",
+        generation: GenerationSettings | None = None,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.pop("api_key", None)
+        kwargs.pop("base_url", None)
+        super().__init__(
+            name,
+            api_key="EMPTY",
+            max_tokens_field="max_tokens",
+            provider_name="local",
+            tool_call_content="",
+            generation=generation or DEFAULT_GENERATION,
+            **kwargs,
+        )
+        self.server = server or shared_server(name)
+        self.tool_mode: ToolMode = tool_mode
+
+    def _make_client(self) -> Any:
+        sdk = require_sdk("openai", "openai")
+        self.server.start()
+        s = self.settings
+        return sdk.OpenAI(
+            api_key="EMPTY", base_url=self.server.base_url, max_retries=s.max_retries,
+            timeout=s.timeout_s,
+        )  # fmt: skip
+
+    def __enter__(self) -> LocalModel:
+        _ = self.client
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client = None
+        self.server.stop()
+
+    def _request(
+        self,
+        system: str,
+        messages: list[Message],
+        tools: tuple[ToolSpec, ...],
+        model: str,
+        response_schema: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        if not tools or self.tool_mode == "native":
+            return super()._request(system, messages, tools, model, response_schema)
+        body = super()._request(
+            _with_tool_instructions(system, tools), _as_text_turns(messages), (), model,
+            tool_schema(tools),
+        )  # fmt: skip
+        return body
+
+    def _converse(
+        self,
+        system: str,
+        messages: list[Message],
+        tools: tuple[ToolSpec, ...],
+        model: str,
+        response_schema: Mapping[str, Any] | None = None,
+    ) -> ModelTurn:
+        turn = super()._converse(system, messages, tools, model, response_schema)
+        if not tools or self.tool_mode == "native":
+            return turn
+        return _parsed_json_turn(turn, count=sum(m.role == "assistant" for m in messages))
+
+    def _stream(
+        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
+    ) -> Iterator[str | ModelTurn]:
+        if not tools or self.tool_mode == "native":
+            yield from super()._stream(system, messages, tools, model)
+            return
+        turn = self._converse(system, messages, tools, model)
+        if turn.text:
+            yield turn.text
+        yield turn
+
+
+def tool_schema(tools: tuple[ToolSpec, ...]) -> dict[str, Any]:
+    """The JSON schema of one turn in ``tool_mode="json"``: a call of one of ``tools``
+    (``{"name": ..., "arguments": {...}}``) or the final ``{"answer": "..."}``."""
+    calls = [
+        {
+            "type": "object",
+            "properties": {
+                "name": {"const": t.name},
+                "arguments": t.parameters or {"type": "object"},
+            },
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        }
+        for t in tools
+    ]
+    answer = {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+        "additionalProperties": False,
+    }
+    return {"anyOf": [*calls, answer]}
+
+
+def _with_tool_instructions(system: str, tools: tuple[ToolSpec, ...]) -> str:
+    lines = [
+        "You can call tools. Reply with exactly one JSON object: "
+        '{"name": "<tool>", "arguments": {...}} to call a tool, or {"answer": "<text>"} '
+        "when you have the final answer.",
+        "Tools:",
+        *(f"- {t.name}: {t.description} Arguments: {json.dumps(t.parameters)}" for t in tools),
+    ]
+    return (system + "\n\n" if system else "") + "\n".join(lines)
+
+
+def _as_text_turns(messages: list[Message]) -> list[Message]:
+    """The history in the JSON format: calls as the JSON the model wrote, results as text."""
+    out: list[Message] = []
+    for m in messages:
+        if m.role == "assistant" and m.tool_calls:
+            text = "\n".join(
+                json.dumps({"name": c.name, "arguments": c.arguments}) for c in m.tool_calls
+            )
+            out.append(Message(role="assistant", content=text))
+        elif m.role == "tool":
+            label = "error" if m.is_error else "result"
+            out.append(Message.user(f"Tool {m.name or ''} {label}: {m.content}"))
+        else:
+            out.append(m)
+    return out
+
+
+def _parsed_json_turn(turn: ModelTurn, *, count: int) -> ModelTurn:
+    """The grammar-constrained reply as a tool call or the final text.
+
+    A reply cut short (``finish_reason="length"``) is returned as it came, as for any provider.
+
+    Raises:
+        ModelOutputError: a complete reply that is not one JSON object of the schema.
+    """
+    if turn.finish_reason == "length":
+        return turn
+    try:
+        value = json.loads(turn.text)
+    except json.JSONDecodeError:
+        raise ModelOutputError(
+            "the local model's reply is not the JSON object its grammar asks for", raw=turn.text
+        ) from None
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        arguments = value.get("arguments")
+        call = ToolCall(
+            id=f"call_{count}",
+            name=value["name"],
+            arguments=arguments if isinstance(arguments, dict) else {},
+        )
+        return turn.model_copy(update={"text": "", "tool_calls": (call,), "finish_reason": "tool_call"})
+    if isinstance(value, dict) and "answer" in value:
+        answer = value["answer"]
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+        return turn.model_copy(update={"text": text, "finish_reason": "stop"})
+    raise ModelOutputError(
+        "the local model's reply is neither a tool call nor an answer", raw=turn.text
+    )
