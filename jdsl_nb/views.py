@@ -155,16 +155,24 @@ def gantt_html(
     mark = '<i class="jdsl-cursor"></i>' if cursor else ""
     spans = node_spans(events)
     total = max(len(events), 1)
+    labels = {str((e.get("payload") or {}).get("node_id")): str((e.get("payload") or {}).get("label") or "")
+              for e in events if e.get("kind") == "node.enter"}  # fmt: skip
     rows = []
     for node_id, node_spans_ in list(spans.items())[:limit]:
         more = len(node_spans_) - MAX_BARS
         extra = f" <span class='jdsl-note'>+{more}</span>" if more > 0 else ""
-        statuses = sorted({s.status for s in node_spans_})
+        statuses = esc(", ".join(sorted({s.status for s in node_spans_})))
+        label = labels.get(node_id) or node_id  # what the node does, its id under it
+        name = (f"{esc(label)}<br><small><code>{esc(node_id)}</code></small>"
+                if label != node_id else f"<code>{esc(node_id)}</code>")
+        status = (f"<span class='jdsl-tl-final'>{statuses}</span>"
+                  f"<span class='jdsl-tl-now' data-node='{esc(node_id)}'></span>"
+                  if cursor else statuses)  # fmt: skip
         rows.append(
             [
-                f"<code>{esc(node_id)}</code>{extra}",
+                f"{name}{extra}",
                 str(len(node_spans_)),
-                esc(", ".join(statuses)),
+                status,
                 f'<div class="jdsl-gantt">{_bars(node_spans_, total)}{mark}</div>',
             ]
         )
