@@ -457,8 +457,10 @@ def _ref_fix(path: str, first: str, board: Mapping[str, Any]) -> str:
     names = list(dict.fromkeys(re.findall(r"\$([A-Za-z_]\w*)", path)))
     absent = next((key for key in (first, *names) if key not in board), None)
     if absent is not None:
+        close = difflib.get_close_matches(absent, [str(k) for k in board], n=3, cutoff=0.75)
+        guess = f"did you mean {' or '.join(close)}? " if close else ""
         return (
-            f"Seed it as a run() input (run({absent}=...)) or produce it in an earlier node "
+            f"{guess}Seed it as a run() input (run({absent}=...)) or produce it in an earlier node "
             f"(e.g. store(act(...), {absent!r}))"
         )
     indexes = [f"${name} = {preview(board.get(name, None))}" for name in names]
