@@ -15,7 +15,8 @@
   A ``for_each`` reads its ``items`` path and writes its ``item`` (for its child and after it)
   and its ``store``.
 - ``missing-input`` (error, only when the run's inputs are known): a key read that no node
-  writes, no input gives and no ``guard exists(key)`` tests, e.g. ``predict "request -> x"``
+  writes, no input gives and no ``guard exists(key)`` tests, outside any selector or optional
+  (there a missing value fails one alternative, not the run), e.g. ``predict "request -> x"``
   run with only ``student_id``: the run would read a value nobody provided.
 - ``unknown-key`` (warning, when the inputs are not known): a key read that no node writes
   but that is close to one a node does (``studnet`` for ``student``). Both say "did you mean".
@@ -160,6 +161,7 @@ class _Walk:
     problems: list[Problem] = field(default_factory=list)
     unwritten: list[str] = field(default_factory=list)
     tested: frozenset[str] = frozenset()  # keys some ``guard exists(key)`` tests
+    fallible: frozenset[int] = frozenset()  # nodes inside a selector's or optional's child
     schemas: dict[tuple[int, str], Schema | None] = field(default_factory=dict)
 
     def schema_of(self, fn: Callable[..., Any], arg: str) -> Schema | None:
@@ -203,12 +205,26 @@ def check_tree(
         for path in _exists_paths(node.expression)  # type: ignore[attr-defined]
         for key in _path_keys(path)
     )
+    walk.fallible = _fallible(node for node, _ in nodes)
     for node, _ in nodes:
         _check_node(node, walk, written)
     walk.problems += _unreachable(tree, walk.ids)
     order = {node_id: i for i, node_id in enumerate(walk.ids.values())}
     problems = sorted(walk.problems, key=lambda p: (order.get(p.node_id, 0), p.code))
     return CheckReport(tuple(problems), tuple(dict.fromkeys(walk.unwritten)))
+
+
+def _fallible(nodes: Iterable[Node]) -> frozenset[int]:
+    """The nodes under a selector or an optional: a value missing there fails one alternative
+    (the selector tries the next, a compiled package's fallback takes over), not the run."""
+    found: set[int] = set()
+    stack = [c for n in nodes if n.kind in ("selector", "optional") for c in n.children_nodes()]
+    while stack:
+        node = stack.pop()
+        if id(node) not in found:
+            found.add(id(node))
+            stack.extend(node.children_nodes())
+    return frozenset(found)
 
 
 def _check_node(node: Node, walk: _Walk, written: set[str]) -> None:
@@ -255,7 +271,11 @@ def _check_unwritten(node: Node, node_id: str, key: str, walk: _Walk, written: s
         if abs(len(name) - len(key)) <= 2
     ]
     guess = f"did you mean {' or '.join(close)}? " if close else ""
-    if walk.inputs is not None and node.kind not in ("check", "for_each"):  # absent: FAILURE
+    if (
+        walk.inputs is not None
+        and node.kind not in ("check", "for_each")  # absent: FAILURE
+        and id(node) not in walk.fallible
+    ):
         given = ", ".join(sorted(walk.inputs)) or "none"
         walk.problems.append(
             Problem(
