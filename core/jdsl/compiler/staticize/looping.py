@@ -43,6 +43,7 @@ def emit_loop(
     outer = em.nodes
     em.nodes = []
     em.available.add(item)
+    em.loop_items.add(item)
     em.call(slot, names, (), em.scope, fixed={spec.argument: element})
     body, em.nodes = em.nodes, outer
     em.available.discard(item)
