@@ -13,7 +13,8 @@ from typing import Any
 
 from jdsl.ir.walk import as_ir, walk_ir
 
-__all__ = ["UnboundName", "bind_names", "closest_names", "collection_tools", "required_names"]
+__all__ = ["UnboundName", "bind_names", "closest_names", "collection_tools", "package_of",
+           "package_root", "required_names"]
 
 
 class UnboundName(LookupError):
@@ -92,3 +93,41 @@ def bind_names(
             elif strict:
                 raise UnboundName(name, kind, closest_names(name, {**namespace, **(extra or {})}))
     return bound
+
+
+def package_of(value: Any) -> Any:
+    """The behavior package ``value`` is or holds (a compile result's ``.package``), else None."""
+    if type(value).__name__ == "BehaviorPackage":
+        return value
+    package = getattr(value, "package", None)
+    if type(package).__name__ == "BehaviorPackage":
+        return package
+    return None
+
+
+def package_root(
+    package: Any, namespace: Mapping[str, Any], extra: Mapping[str, Callable[..., Any]] | None = None
+) -> Any:
+    """A runnable tree of ``package``: each required capability (and guard predicate) bound to
+    the notebook callable of its name, or of its last dotted part (``retail.get_order`` ->
+    ``get_order``); ``extra`` (``--tools``) wins.
+
+    Raises:
+        UnboundName: a capability or predicate with no callable of either name.
+        jdsl.errors.PackageError: the package refuses the binding.
+    """
+    lookup = {**{k: v for k, v in namespace.items() if callable(v)}, **(extra or {})}
+
+    def bound(names: list[str], kind: str) -> dict[str, Callable[..., Any]]:
+        out: dict[str, Callable[..., Any]] = {}
+        for name in names:
+            short = name.rsplit(".", 1)[-1]
+            found = lookup.get(name) or lookup.get(short)
+            if found is None:
+                raise UnboundName(short, kind, closest_names(short, lookup))
+            out[name] = found
+        return out
+
+    tools = bound(list(package.required_capabilities), "tool")
+    predicates = bound(list(package.required_predicates), "predicate")
+    return package.as_root(tools, predicates or None)

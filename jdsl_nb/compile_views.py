@@ -15,6 +15,7 @@ from jdsl.ir.walk import as_ir, ir_nodes_with_ids
 
 from jdsl_nb._coerce import as_events, jsonable
 from jdsl_nb._html import esc, page, preview, table, value_html
+from jdsl_nb.glossary import abbr, grade_legend, metrics_html
 
 __all__ = [
     "candidate_rows",
@@ -220,23 +221,51 @@ def execution_text(verification: Mapping[str, Any]) -> str:
     return text
 
 
+def _fold(title: str, body: str, *, open: bool = False) -> str:
+    """A section that folds (``<details>``, no script), its body scrolling past one pane."""
+    return (f"<details class='jdsl-section'{' open' if open else ''}><summary><b>{esc(title)}</b>"
+            f"</summary><div class='jdsl-pane'>{body}</div></details>")
+
+
+def _candidates_table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<div class='jdsl-note'>(none)</div>"
+    cells = ([abbr(str(r.get(c, ""))) if c == "grade" else esc(r.get(c, ""))
+              for c in CANDIDATE_COLUMNS] for r in rows)  # fmt: skip
+    return table(CANDIDATE_COLUMNS, cells, cls="jdsl-candidates")
+
+
+def compile_summary_html(result: Any) -> str:
+    """The compile in a few lines: verification, candidates by grade, RDB and coverage."""
+    grades: dict[str, int] = {}
+    for row in candidate_rows(result):
+        grades[str(row["grade"])] = grades.get(str(row["grade"]), 0) + 1
+    counts = ", ".join(f"{abbr(g)} {n}" for g, n in sorted(grades.items())) or "none"
+    residuals = len(residual_rows(result))
+    return ("<div class='jdsl-summary'>" + verification_html(verification_dict(result))
+            + f"<div>{sum(grades.values())} candidates ({counts}) · {residuals} model leaf"
+            f"{'s' * (residuals != 1)} left</div>"
+            + metrics_html(getattr(result, "metrics", None)) + grade_legend() + "</div>")
+
+
 def compile_html(result: Any, trace: Any = None) -> str:
-    """A compile report: teacher vs compiled tree, candidates, lineage, verification, residuals."""
+    """A compile report: the summary first (verification, grades, metrics explained), then
+    folded: the compiled tree (open), the teacher tree, candidates, lineage, residuals."""
     teacher, compiled = teacher_ir(trace), compiled_ir(result)
     right = drawing_html(compiled) if compiled else "<div class='jdsl-note'>(no IR)</div>"
-    trees = f"<h4>compiled tree</h4>{right}"
+    body = [compile_summary_html(result), _fold("compiled tree", right, open=True)]
     if teacher:
-        trees = f"<h4>teacher tree</h4>{drawing_html(teacher)}" + trees
+        body.append(_fold("teacher tree", drawing_html(teacher)))
     else:
-        trees += ("<div class='jdsl-note'>To see the teacher tree above it, display "
-                  "<code>CompileView(result, trace=TRACE)</code> with the compiled trace.</div>")
-    body = [
-        trees,
-        "<h4>verification</h4>" + verification_html(verification_dict(result)),
-        "<h4>candidates</h4>" + _rows_table(candidate_rows(result)[:200], "jdsl-candidates",
-                                            CANDIDATE_COLUMNS),
-        "<h4>lineage flows</h4>" + _rows_table(lineage_rows(result)[:200], "jdsl-lineage"),
-        "<h4>residual signatures</h4>" + _rows_table(residual_rows(result), "jdsl-residuals"),
+        body.append("<div class='jdsl-note'>To see the teacher tree too, display "
+                    "<code>CompileView(result, trace=TRACE)</code> with the compiled trace.</div>")
+    candidates = candidate_rows(result)
+    lineage = lineage_rows(result)
+    residuals = residual_rows(result)
+    body += [
+        _fold(f"candidates ({len(candidates)})", _candidates_table(candidates[:200])),
+        _fold(f"lineage flows ({len(lineage)})", _rows_table(lineage[:200], "jdsl-lineage")),
+        _fold(f"residual signatures ({len(residuals)})", _rows_table(residuals, "jdsl-residuals")),
     ]
     return page("compile result", "".join(body), cls="jdsl-compile")
 
@@ -260,7 +289,7 @@ def _manifest(package: Any) -> dict[str, Any]:
 
 
 def package_html(package: Any) -> str:
-    """A behavior package: manifest facts, the tree, the file digests."""
+    """A behavior package: a summary line first, the tree, then folded: manifest, files."""
     manifest = _manifest(package)
     facts = [[esc(k), value_html(manifest.get(k), 300)]
              for k in ("name", "version", "task_family", "required_capabilities", "verification",
@@ -271,8 +300,11 @@ def package_html(package: Any) -> str:
         drawing = drawing_html(as_ir(package))
     except TypeError:
         drawing = "<div class='jdsl-note'>(no tree)</div>"
-    body = (table(["field", "value"], facts, cls="jdsl-manifest") + "<h4>tree</h4>" + drawing
-            + "<h4>files</h4>" + table(["file", "digest"], file_rows, cls="jdsl-files"))
+    summary = f"<div class='jdsl-summary'>{esc(package_text(package))}</div>"
+    body = (summary + _fold("tree", drawing, open=True)
+            + _fold("manifest", table(["field", "value"], facts, cls="jdsl-manifest"))
+            + _fold(f"files ({len(file_rows)})", table(["file", "digest"], file_rows,
+                                                        cls="jdsl-files")))
     return page(f"package {manifest.get('name', '')} {manifest.get('version', '')}", body)
 
 

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["HOOKED", "html_view", "register", "text_view", "unregister"]
+__all__ = ["HOOKED", "display_live", "html_view", "register", "text_view", "unregister"]
 
 View = Callable[[Any], str]
 
@@ -115,6 +115,29 @@ def _find_class(module: str, name: str) -> type | None:
     return found if isinstance(found, type) else None
 
 
+_LIVE = ("jdsl.tree.context", "RunContext")
+"""Shown live (a RunView with the step slider) when traced: ``ctx`` alone in a cell, in Lab or
+Notebook 7, steps like ``%%behavior --run`` does; untraced, the static view."""
+
+
+def display_live(obj: Any) -> None:
+    """IPython's ``_ipython_display_`` hook for a RunContext: the live RunView for a traced
+    run (its static form is in the same output for nbconvert), else the static view."""
+    from IPython.display import display
+
+    if getattr(obj, "tracing", False):
+        try:
+            from jdsl_nb.widgets import RunView
+
+            view = RunView(obj)
+        except Exception:  # noqa: BLE001 - no ipywidgets, or a view that fails: static below
+            view = None
+        if view is not None:
+            display(view)
+            return
+    display({"text/html": html_view(obj), "text/plain": text_view(obj)}, raw=True)
+
+
 def register(ip: Any) -> list[str]:
     """Add the display hooks to an IPython shell, by class name (nothing is imported).
 
@@ -127,6 +150,7 @@ def register(ip: Any) -> list[str]:
         formatters["text/html"].for_type_by_name(module, name, _safe_html(make_html))
         formatters["text/plain"].for_type_by_name(module, name, _safe_text(make_text))
         hooked.append(f"{module}.{name}")
+    ip.display_formatter.ipython_display_formatter.for_type_by_name(*_LIVE, display_live)
     return hooked
 
 
@@ -137,3 +161,6 @@ def unregister(ip: Any) -> None:
         for mime in ("text/html", "text/plain"):  # deferred by name, and once used by type
             while formatters[mime].pop(f"{module}.{name}", None) is not None:
                 pass
+    live = ip.display_formatter.ipython_display_formatter
+    while live.pop(".".join(_LIVE), None) is not None:
+        pass

@@ -110,12 +110,14 @@ def typed_inputs(pairs: list[tuple[str, str]], tree: Any, bindings: Any) -> Type
     """Read each ``(key, raw)`` as its consumers' type (module docstring).
 
     Raises:
-        UsageError: a value that is not the type an annotated parameter expects, or a key two
-            parameters read with different types.
+        UsageError: a value that is not the type an annotated parameter expects, a key two
+            parameters read with different types, or a key given twice.
     """
     wanted = consumers(tree, bindings) if pairs else {}
     result = TypedInputs()
     for key, raw in pairs:
+        if key in result.values:
+            raise UsageError(f"--input {key!r} is given twice; keep one of them")
         targets = wanted.get(key, [])
         if len({str(s["type"]) for _, s in targets}) > 1:
             listing = ", ".join(f"{who}: {s['type']}" for who, s in targets)

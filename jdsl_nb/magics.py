@@ -30,14 +30,15 @@ from jdsl_nb.shellwords import split_words
 
 __all__ = ["HELP", "BehaviorMagics", "behavior_usage_error"]
 
-_LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] | "
-               "%behavior show NAME | %behavior check NAME [--input K=V ...] [--tools VAR] | "
-               "%behavior compile TRACE_VAR_OR_FILE [-o NAME] | %behavior doctor | "
-               "%behavior help")
+_LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] "
+               "[--show view|summary|none] | %behavior show NAME | %behavior check NAME "
+               "[--input K=V ...] [--tools VAR] | %behavior compile TRACE_VAR_OR_FILE [-o NAME] "
+               "[--force] [--show view|summary|none] | %behavior diff RESULT [TRACE] | "
+               "%behavior doctor | %behavior help")
 _INPUT_HELP = ("run inputs; a value takes the type of the tool parameter it feeds (zip=80279 "
                "stays the string '80279' for zip: str); with no annotated parameter it is JSON "
                "when it parses, else a string, and the run view says which")
-HELP = f"""%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|none]
+HELP = f"""%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|summary|none]
     The cell body is behavior text (one node per line, indentation makes children). The tree
     is assigned to NAME and drawn; tool and predicate names bind to functions of that name in
     the notebook, or in the dict/list of tools named by --tools VAR.
@@ -46,16 +47,22 @@ HELP = f"""%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools 
                        else a model id such as claude-sonnet-4-5
     --input KEY=VALUE  {_INPUT_HELP}; repeat it or list several after one --input
     --tools VAR        a dict or list of tools in the notebook
-    --show tree|none   draw the tree (default) or not
+    --show tree|summary|none
+                       draw the tree, or the run view with --run (default); one line
+                       (summary); or nothing (none) - the quiet forms for loops
 
-%behavior run NAME [--input KEY=VALUE ...] [--model M] [--tools VAR]
-    run a tree again; every run of NAME adds an episode to NAME_trace
+%behavior run NAME [--input KEY=VALUE ...] [--model M] [--tools VAR] [--show view|summary|none]
+    run a tree, a behavior package or a compile result (it runs its package; tools bind by
+    capability name); every run of NAME adds an episode to NAME_trace
 %behavior show NAME        draw a tree, an IR dict, a package or a compile result
 %behavior check NAME [--input KEY=VALUE ...] [--tools VAR]
-    the static check a run does first: types across the blackboard, unbound names, reads
-    before any writer, unreachable children
-%behavior compile TRACE_VAR_OR_FILE [-o NAME]
-    compile a trace (a variable or a JSONL file) into a package; the result goes to NAME
+    the static check a run does first: types across the blackboard, unbound names, run
+    inputs the tree reads but is not given, misspelt keys, reads before any writer,
+    unreachable children
+%behavior compile TRACE_VAR_OR_FILE [-o NAME] [--force] [--show view|summary|none]
+    compile a trace (a variable or a JSONL file) into a compile result bound to NAME
+    (default: compiled) and say so; NAME already holding something else is refused unless
+    --force; run the result with %behavior run NAME
 %behavior doctor           versions, Graphviz renderers, widget front ends
 %behavior help             this text (also %behavior --help)
 """
@@ -80,7 +87,8 @@ def _cell_args(func: Any) -> Any:
         argument("--input", nargs="+", action="append", metavar="KEY=VALUE",
                  help=_INPUT_HELP),
         argument("--tools", metavar="VAR", help="a dict or list of tools in the namespace"),
-        argument("--show", choices=("tree", "none"), default="tree", help="draw the tree"),
+        argument("--show", choices=("tree", "summary", "none"), default="tree",
+                 help="draw the tree (with --run: the run view), one line, or nothing"),
     ]):
         func = decorator(func)
     return magic_arguments()(func)
@@ -146,9 +154,12 @@ class BehaviorMagics(Magics):
         self._ns[args.name] = root
         self._sinks.pop(args.name, None)
         if args.run:
-            self._run(args.name, root, split_pairs(args.input), args.model)
+            self._run(args.name, root, split_pairs(args.input), args.model,
+                      show="view" if args.show == "tree" else args.show)
         elif args.show == "tree":
             _show(root)
+        elif args.show == "summary":
+            _say(f"{args.name}: a tree of {sum(1 for _ in _nodes(root))} nodes")
 
     def _collection(self, var: str | None) -> dict[str, Any] | None:
         if not var:
@@ -177,7 +188,7 @@ class BehaviorMagics(Magics):
 
     # -- run -------------------------------------------------------------------------------
     def _run(self, name: str, root: Any, pairs: list[tuple[str, str]], model_arg: str | None,
-             **bindings: Any) -> None:
+             show: str = "view", **bindings: Any) -> None:
         from jdsl.trace import ListTraceSink
 
         from jdsl_nb.rundata import error_text
@@ -201,6 +212,11 @@ class BehaviorMagics(Magics):
         mine = [e for e in sink.events if e.episode_id == episode_id]
         raised = error_text(error if error is not None else getattr(ctx, "error", None))
         shown = magic_hints(raised) if raised is not None else None
+        if show == "none":
+            return
+        if show == "summary":
+            _say(_run_line(episode_id, ctx, shown))
+            return
         display(RunView(ctx if ctx is not None else mine, tree=root, error=shown,
                         notes=inputs.notes))
 
@@ -214,22 +230,38 @@ class BehaviorMagics(Magics):
             print(HELP)
             return
         handler = {"run": self._line_run, "show": self._line_show, "check": self._line_check,
-                   "compile": self._line_compile, "doctor": self._line_doctor}.get(command)
+                   "compile": self._line_compile, "doctor": self._line_doctor,
+                   "diff": self._line_diff}.get(command)
         if handler is None:
             raise UsageError(f"unknown %behavior command {command!r}; {_LINE_USAGE}")
         handler(rest)
 
     def _line_run(self, words: list[str]) -> None:
-        opts = _options(words, {"--input": True, "--model": False, "--tools": False})
+        opts = _options(words, {"--input": True, "--model": False, "--tools": False,
+                                "--show": False})
         name = _one(opts.pop("", []), "%behavior run NAME")
-        root = self._lookup(name)
+        show = _choice(opts.get("--show"), ("view", "summary", "none"), "view")
+        target = self._lookup(name)
         extra = self._collection(_last(opts.get("--tools")))
-        from jdsl_nb.binding import bind_names
-
-        tools, predicates = bind_names(root, self._ns, extra, strict=False)
+        from jdsl_nb.binding import bind_names, package_of, package_root
         from jdsl_nb.magic_inputs import split_pairs
-        self._run(name, root, split_pairs(opts.get("--input")), _last(opts.get("--model")),
-                  tools=tools or None, predicates=predicates or None)
+
+        package = package_of(target)
+        if package is not None:
+            try:
+                root = package_root(package, self._ns, extra)
+            except LookupError as exc:
+                raise UsageError(f"%behavior run {name}: {exc}") from None
+            self._run(name, root, split_pairs(opts.get("--input")), _last(opts.get("--model")),
+                      show)
+            return
+        if not hasattr(target, "run") or not hasattr(target, "walk"):
+            raise UsageError(f"{name!r} is a {type(target).__name__}; %behavior run takes a tree "
+                             f"(from %%behavior), a behavior package or a compile result (from "
+                             f"%behavior compile)")
+        tools, predicates = bind_names(target, self._ns, extra, strict=False)
+        self._run(name, target, split_pairs(opts.get("--input")), _last(opts.get("--model")),
+                  show, tools=tools or None, predicates=predicates or None)
 
     def _line_check(self, words: list[str]) -> None:
         opts = _options(words, {"--input": True, "--tools": False})
@@ -253,9 +285,17 @@ class BehaviorMagics(Magics):
         _show(self._lookup(_one(words, "%behavior show NAME")))
 
     def _line_compile(self, words: list[str]) -> None:
-        opts = _options(words, {"-o": False, "--name": False})
-        source_name = _one(opts.pop("", []), "%behavior compile TRACE_VAR_OR_FILE [-o NAME]")
+        opts = _options(words, {"-o": False, "--name": False, "--force": None, "--show": False})
+        source_name = _one(opts.pop("", []), "%behavior compile TRACE_VAR_OR_FILE [-o NAME] "
+                           "[--force] [--show view|summary|none]")
         target = _last(opts.get("-o")) or "compiled"
+        show = _choice(opts.get("--show"), ("view", "summary", "none"), "view")
+        held = self._ns.get(target)
+        if (held is not None and "--force" not in opts and source_name != target
+                and type(held).__name__ != "CompileResult"):
+            raise UsageError(
+                f"-o {target}: {target!r} already holds a {type(held).__name__} in the notebook; "
+                f"choose another name (-o {target}_compiled) or add --force to replace it")
         source = self._trace_source(source_name)
         from jdsl_nb.compiling import compile_trace
         from jdsl_nb.widgets import CompileView
@@ -265,7 +305,36 @@ class BehaviorMagics(Magics):
         except Exception as exc:  # noqa: BLE001 - reported without a traceback
             raise UsageError(f"compile failed: {type(exc).__name__}: {exc}") from None
         self._ns[target] = result
-        display(CompileView(result, trace=source))
+        if show != "none":
+            _say(_bound_text(target, result, source_name))
+        if show == "view":
+            display(CompileView(result, trace=source))
+
+    def _line_diff(self, words: list[str]) -> None:
+        opts = _options(words, {"--episode": False})
+        names = opts.pop("", [])
+        if len(names) not in (1, 2):
+            raise UsageError("usage: %behavior diff RESULT_OR_PACKAGE [TRACE_VAR_OR_FILE] "
+                             "[--episode ID]")
+        from jdsl_nb.binding import package_of
+        from jdsl_nb.diffing import episode_diffs
+        from jdsl_nb.widgets import DiffView
+
+        held = self._lookup(names[0])
+        package = package_of(held)
+        if package is None:
+            raise UsageError(f"{names[0]!r} is a {type(held).__name__}; %behavior diff takes a "
+                             "compile result or a behavior package")
+        trace = self._trace_source(names[1]) if len(names) == 2 else None
+        try:
+            diffs = episode_diffs(held, package, trace, episode=_last(opts.get("--episode")))
+        except LookupError as exc:
+            raise UsageError(str(exc)) from None
+        diverged = [d for d in diffs if not d.matched]
+        _say(f"{len(diffs)} episode(s): {len(diffs) - len(diverged)} matched, {len(diverged)} "
+             "diverged" + ("; showing the diverged ones" if diverged else ""))
+        for diff in (diverged or diffs[:1]):
+            display(DiffView(diff))
 
     def _trace_source(self, name: str) -> Any:
         if name in self._ns:
@@ -321,19 +390,66 @@ def _bind(root: Any, tools: dict[str, Any], predicates: dict[str, Any]) -> Any:
         raise UsageError(f"binding failed: {exc}") from None
 
 
+def _run_line(episode_id: str, ctx: Any, error: str | None) -> str:
+    """One line for a run: ``remind_3: success`` / ``failure at LABEL [ID]: REASON`` / error."""
+    if error:
+        return f"{episode_id}: error · {error.splitlines()[0]}"
+    status = getattr(getattr(ctx, "status", None), "value", "?")
+    failure = getattr(ctx, "failure", None)
+    if failure is not None and status != "success":
+        return f"{episode_id}: {status} at {failure.label} [{failure.node_id}]: {failure.reason}"
+    return f"{episode_id}: {status}"
+
+
+def _bound_text(target: str, result: Any, source: str) -> str:
+    """What ``%behavior compile`` bound: the name, what it holds and what to do next."""
+    verified = "verified" if getattr(result, "ok", False) else "NOT verified"
+    package = getattr(result, "package", None)
+    needs = ", ".join(getattr(package, "required_capabilities", None) or []) or "none"
+    inputs = ", ".join(((getattr(package, "manifest", None) or {}).get("source") or {})
+                       .get("inputs") or []) or "none"
+    return (f"{target} = the compile result of {source} ({verified}; {target}.package is the "
+            f"package, {target}.ir its tree). Tools it needs: {needs}; run inputs: {inputs}. "
+            f"Run it with %behavior run {target} --input KEY=VALUE ...")
+
+
+def _say(text: str) -> None:
+    display({"text/plain": text, "text/html": f"<div class='jdsl-note'>{_esc(text)}</div>"},
+            raw=True)
+
+
+def _esc(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+def _nodes(root: Any) -> Any:
+    walk = getattr(root, "walk", None)
+    return walk() if callable(walk) else iter(())
+
+
+def _choice(values: list[str] | None, allowed: tuple[str, ...], default: str) -> str:
+    value = _last(values) or default
+    if value not in allowed:
+        raise UsageError(f"--show {value}: choose one of {', '.join(allowed)}")
+    return value
+
+
 def _show(obj: Any) -> None:
     display({"text/plain": hooks.text_view(obj), "text/html": hooks.html_view(obj)}, raw=True)
 
 
-def _options(words: list[str], spec: dict[str, bool]) -> dict[str, list[str]]:
-    """Split words into positionals (key ``""``) and options; ``spec[opt]`` = takes many values."""
+def _options(words: list[str], spec: dict[str, bool | None]) -> dict[str, list[str]]:
+    """Split words into positionals (key ``""``) and options; ``spec[opt]``: True takes many
+    values, False one, None none (a flag)."""
     out: dict[str, list[str]] = {"": []}
     current = ""
     for word in words:
         if word.startswith("-") and word not in spec:
             raise UsageError(f"unknown option {word!r}; {_LINE_USAGE}")
         if word in spec:
-            current = word
+            current = word if spec[word] is not None else ""
             out.setdefault(word, [])
             continue
         out.setdefault(current, []).append(word)

@@ -112,6 +112,22 @@ def _node_rule(scope: str, node_ids: Iterable[str], body: str, target: str = _SH
     return f".{scope} :is({groups}) {target}{{{body}}}" if groups else ""
 
 
+_STATUS_NODES = 60
+"""Trees up to this many nodes get a timeline status column that follows the step."""
+
+
+def _timeline_status_rules(scope: str, groups: Mapping[str, list[str]]) -> list[str]:
+    """The timeline's status column as of the step: its final statuses hidden, each node's
+    status at the step written in (``not run`` before the node is entered)."""
+    rules = [f".{scope} .jdsl-tl-final{{display:none}}"]
+    for status, ids in sorted(groups.items()):
+        selectors = ",".join(f".{scope} .jdsl-tl-now[data-node={css_string(i)}]::after"
+                             for i in ids)  # fmt: skip
+        word = "not run" if status == "not_run" else status
+        rules.append(f'{selectors}{{content:"{word}"}}')
+    return rules
+
+
 def step_css(
     scope: str, node_ids: Sequence[str], statuses: Mapping[str, str], current: str,
     step: int, total: int,
@@ -146,4 +162,6 @@ def step_css(
         rules.append(_node_rule(scope, [current], f"stroke:{_CURRENT_STROKE};stroke-width:4px"))
     left = 100.0 * (step + 0.5) / max(total, 1)
     rules.append(f".{scope} .jdsl-cursor{{display:block;left:{left:.3f}%}}")
+    if len(node_ids) <= _STATUS_NODES:  # a bigger tree keeps the final statuses (CSS budget)
+        rules += _timeline_status_rules(scope, groups)
     return "<style>" + "".join(rules) + "</style>"

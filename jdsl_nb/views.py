@@ -155,16 +155,24 @@ def gantt_html(
     mark = '<i class="jdsl-cursor"></i>' if cursor else ""
     spans = node_spans(events)
     total = max(len(events), 1)
+    labels = {str((e.get("payload") or {}).get("node_id")): str((e.get("payload") or {}).get("label") or "")
+              for e in events if e.get("kind") == "node.enter"}  # fmt: skip
     rows = []
     for node_id, node_spans_ in list(spans.items())[:limit]:
         more = len(node_spans_) - MAX_BARS
         extra = f" <span class='jdsl-note'>+{more}</span>" if more > 0 else ""
-        statuses = sorted({s.status for s in node_spans_})
+        statuses = esc(", ".join(sorted({s.status for s in node_spans_})))
+        label = labels.get(node_id) or node_id  # what the node does, its id under it
+        name = (f"{esc(label)}<br><small><code>{esc(node_id)}</code></small>"
+                if label != node_id else f"<code>{esc(node_id)}</code>")
+        status = (f"<span class='jdsl-tl-final'>{statuses}</span>"
+                  f"<span class='jdsl-tl-now' data-node='{esc(node_id)}'></span>"
+                  if cursor else statuses)  # fmt: skip
         rows.append(
             [
-                f"<code>{esc(node_id)}</code>{extra}",
+                f"{name}{extra}",
                 str(len(node_spans_)),
-                esc(", ".join(statuses)),
+                status,
                 f'<div class="jdsl-gantt">{_bars(node_spans_, total)}{mark}</div>',
             ]
         )
@@ -220,8 +228,9 @@ def run_header(run: RunData) -> str:
     error = ""
     if run.error:
         error = (f"<pre class='jdsl-error'>{esc(run.error)}</pre><div class='jdsl-note'>The run "
-                 "raised: <code>ctx.error</code> holds the exception (and "
-                 "<code>ctx.status</code> is FAILURE).</div>")
+                 "ended in error: it raised, and <code>ctx.error</code> holds the exception "
+                 "(an error is the FAILURE of <code>ctx.status</code> with <code>ctx.error</code> "
+                 "set).</div>")
     counts = f"{len(run.events)} events · {len(run.records)} writes"
     notes = "".join(f"<div class='jdsl-note'>{esc(note)}</div>" for note in run.notes)
     return f"<div>run: {badge}{where} · {counts}</div>{notes}{error}"
@@ -281,7 +290,8 @@ def run_text(run: RunData) -> str:
     lines.extend(run.notes)
     if run.error:
         lines.append(f"raised: {run.error}")
-        lines.append("(ctx.error holds the exception; ctx.status is FAILURE)")
+        lines.append("(the run ended in error: ctx.error holds the exception; an error is the "
+                     "FAILURE of ctx.status with ctx.error set)")
     final: dict[str, WriteRecord] = {r.key: r for r in run.records}
     for key, record in sorted(final.items()):
         lines.append(f"  {key} = {preview(record.value, 80)[0]}  (by {record.writer})")

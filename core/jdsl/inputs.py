@@ -1,5 +1,7 @@
-"""Run inputs given as text, ``KEY=VALUE``: the one reading of them (``jdsl run``,
-``jdsl package run``, ``jdsl export otel --attribute``, the notebook's ``%behavior --input``).
+"""Run inputs given as text, ``KEY=VALUE``: the reading of the commands (``jdsl run``,
+``jdsl package run``, ``jdsl export otel --attribute``); the notebook's ``%behavior --input``
+(``jdsl_nb/magic_inputs.py``) shares the name check and the JSON reading, but reads an untyped
+value as JSON when it parses.
 
 ``KEY=VALUE`` is the string VALUE, unless the reader records the type of KEY (for a package: a
 tool argument that reads KEY whole, ``tools.json``, or a typed input field of a model leaf's
@@ -112,12 +114,14 @@ def parse_inputs(
         types: ``{key: [(where, JSON Schema)]}``, e.g. from :func:`jdsl.package.input_types`.
 
     Raises:
-        InputError: an item without ``=``, bad JSON after ``:=``, or a value that does not fit
-            the recorded type.
+        InputError: an item without ``=``, a key given twice, bad JSON after ``:=``, or a value
+            that does not fit the recorded type.
     """
     inputs: dict[str, Any] = {}
     for pair in pairs:
         key, text, as_json = split_pair(pair)
+        if key in inputs:
+            raise InputError(f"{key!r} is given twice; keep one of them", key=key)
         if as_json:
             inputs[key] = _json(key, text)
         else:
@@ -149,7 +153,7 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
     value: Any = text
     if not all(_allows_string(schema) for _, schema in uses):
         try:
-            value = json.loads(text)
+            value = input_json(text)  # never a RecursionError
         except ValueError:
             pass  # the check below names the type wanted
     for where, schema in uses:
@@ -157,7 +161,14 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
 
         from jdsl.interaction.schemas import safe_validator  # fetches nothing, RE2 patterns
 
-        error = best_match(safe_validator(schema).iter_errors(value))
+        try:
+            error = best_match(safe_validator(schema).iter_errors(value))
+        except RecursionError:  # {"$ref": "#"}: a schema that refers to itself without end
+            raise InputError(
+                f"{key}: the schema of {where} refers to itself without end ($ref); fix the "
+                f"package's schema, or pass {key}:=JSON to pass a JSON value unchecked",
+                key=key,
+            ) from None
         if error is not None:
             raise InputError(
                 f"{key}={text!r} does not fit {where} ({error.message}); pass a value of its "

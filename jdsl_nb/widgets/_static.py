@@ -17,7 +17,8 @@ from typing import Any
 
 import ipywidgets as w
 
-__all__ = ["FALLBACK_CLASS", "LIVE_CLASS", "LIVE_CSS", "WIDGET_VIEW", "StaticFallbackBox"]
+__all__ = ["FALLBACK_CLASS", "LIVE_CLASS", "LIVE_CSS", "ORPHAN_CSS", "WIDGET_VIEW",
+           "StaticFallbackBox"]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 FALLBACK_CLASS = "jdsl-widget-fallback"
@@ -29,6 +30,19 @@ LIVE_CSS = (
     "</style>"
 )
 """Put in the live widget's HTML: hides the static output of the same cell once it renders."""
+
+ORPHAN_CSS = (
+    "<style>"
+    f".jp-OutputArea:has(.{FALLBACK_CLASS}) .jupyter-widgets:not(.{LIVE_CLASS}):not(:has(*)),"
+    f".output:has(.{FALLBACK_CLASS}) .jupyter-widgets:not(.{LIVE_CLASS}):not(:has(*))"
+    "{display:none}"
+    "</style>"
+)
+"""Put in the static output: a notebook reopened without its kernel has no widget models, and
+JupyterLab / Notebook 7 write "Error displaying widget: model not found" as the text of an
+empty ``.jupyter-widgets`` node in the widget's output. In a cell with a static view that node
+is hidden: the reader sees the static view alone. A live widget renders children into the
+node, so it is never hidden."""
 
 
 class StaticFallbackBox(w.VBox):
@@ -51,7 +65,7 @@ class StaticFallbackBox(w.VBox):
 
     def static_bundle(self) -> dict[str, str]:
         """The static output: ``text/plain`` and ``text/html`` (marked as the fallback)."""
-        html = f'<div class="{FALLBACK_CLASS}">{self.static_html()}</div>'
+        html = f'<div class="{FALLBACK_CLASS}">{ORPHAN_CSS}{self.static_html()}</div>'
         return {"text/plain": self.static_text(), "text/html": html}
 
     def live_bundle(self) -> dict[str, Any]:

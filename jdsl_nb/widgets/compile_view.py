@@ -15,6 +15,7 @@ from jdsl.drawing import drawing_html
 from jdsl_nb import compile_views as cv
 from jdsl_nb._html import CSS, esc
 from jdsl_nb.widgets._static import LIVE_CSS, StaticFallbackBox
+from jdsl_nb.widgets.run_view import Section
 
 __all__ = ["CompileView", "candidates_frame"]
 
@@ -62,10 +63,10 @@ class CompileView(StaticFallbackBox):
         self.candidates = candidates_frame(result)
         teacher, compiled = cv.teacher_ir(trace), cv.compiled_ir(result)
         right = drawing_html(compiled) if compiled else "<i>(no compiled IR)</i>"
-        trees = [_view(f"<b>compiled tree</b>{right}", "jdsl-compiled-tree")]
+        trees = [Section("compiled tree", [_view(right, "jdsl-compiled-tree")])]
         if teacher:  # stacked, each at the output's width: side by side they overflowed
-            trees.insert(0, _view(f"<b>teacher tree</b>{drawing_html(teacher)}",
-                                  "jdsl-teacher-tree"))
+            trees.append(Section("teacher tree", [_view(drawing_html(teacher),
+                                                        "jdsl-teacher-tree")], open=False))
         grades = sorted({str(g) for g in self.candidates.get("grade", [])})
         self.grade_picker = w.Dropdown(options=[_ALL, *grades], value=_ALL, description="grade")
         self.table = _view("", "jdsl-candidates")
@@ -74,13 +75,16 @@ class CompileView(StaticFallbackBox):
         lineage = pd.DataFrame(cv.lineage_rows(result))
         residuals = pd.DataFrame(cv.residual_rows(result))
         super().__init__(children=[
-            w.HTML(CSS + LIVE_CSS + "<b>compile result</b>"), *trees,
-            _view("<b>verification</b>" + cv.verification_html(cv.verification_dict(result)),
-                  "jdsl-verification"),
-            w.HTML("<b>candidates</b>"), self.grade_picker, self.table,
-            _view("<b>lineage flows</b>" + _frame_html(lineage, "jdsl-lineage"), "jdsl-lineage-view"),
-            _view("<b>residual signatures</b>" + _frame_html(residuals, "jdsl-residuals"),
-                  "jdsl-residual-view"),
+            w.HTML(CSS + LIVE_CSS + "<b>compile result</b>"),
+            _view(cv.compile_summary_html(result), "jdsl-verification"),
+            *trees,
+            Section(f"candidates ({len(self.candidates)})",
+                    [self.grade_picker, self.table], open=False),
+            Section(f"lineage flows ({len(lineage)})",
+                    [_view(_frame_html(lineage, "jdsl-lineage"), "jdsl-lineage-view")], open=False),
+            Section(f"residual signatures ({len(residuals)})",
+                    [_view(_frame_html(residuals, "jdsl-residuals"), "jdsl-residual-view")],
+                    open=False),
         ])
         self.add_class("jdsl-compile-view")
 

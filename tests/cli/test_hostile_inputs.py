@@ -48,3 +48,26 @@ def test_an_endpoint_that_is_not_a_url_is_an_error_line(endpoint: str, tmp_path:
     assert result.exit_code == 1, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "is not a URL" in result.output or "is not an http(s) URL" in result.output
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"$ref": "#"}, {"allOf": [{"$ref": "#/definitions/x"}], "definitions": {"x": {"$ref": "#/definitions/x"}}}],
+    ids=["#", "a definition that is itself"],
+)
+def test_a_schema_that_refers_to_itself_is_an_input_error(schema: dict) -> None:
+    """Found by the package-schema fuzz target at 10,000 examples (a RecursionError)."""
+    from jdsl.errors import InputError
+    from jdsl.inputs import parse_inputs
+
+    with pytest.raises(InputError, match="refers to itself"):
+        parse_inputs(["email=x"], types={"email": [("f.email", schema)]})
+
+
+def test_deep_json_for_a_typed_input_is_an_input_error() -> None:
+    """Found by the command-line inputs fuzz target at 10,000 examples (a RecursionError)."""
+    from jdsl.errors import InputError
+    from jdsl.inputs import parse_inputs
+
+    with pytest.raises(InputError):
+        parse_inputs(["n=" + "[" * 2000 + "]" * 2000], types={"n": [("f.n", {"type": "integer"})]})

@@ -127,3 +127,8 @@ def test_inspect_shows_input_types_and_alternatives(runner, shop, tmp_path) -> N
     missing = runner.invoke(app, ["package", "run", str(path), "-t", shop[1], "-i", "count=1"])
     assert missing.exit_code == 1
     assert "missing run inputs: one of: zip | first_name, nickname" in missing.output
+
+
+def test_an_input_given_twice_is_an_error_not_a_silent_last_wins() -> None:
+    with pytest.raises(typer.BadParameter, match="'email' is given twice"):
+        parse_inputs(["email=a@b.c", "email=x@y.z"])

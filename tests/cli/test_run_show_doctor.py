@@ -79,9 +79,17 @@ def test_run_without_tools_names_the_flag(runner, project) -> None:
 
 def test_run_reports_a_failing_tree_and_exits_1(runner, project) -> None:
     result = runner.invoke(app, ["run", "cancel.behavior", "--tools", _tools(project),
-                                 "--input", "email=nobody@x.com", "--reply", "1"])  # fmt: skip
+                                 "--input", "email=nobody@x.com", "--input", "request=cancel it",
+                                 "--reply", "1"])  # fmt: skip
     assert result.exit_code == 1 and result.stdout.startswith("status: failure")
     assert "no customer with email" in result.output
+
+
+def test_run_without_an_input_the_tree_reads_names_it_and_the_flag(runner, project) -> None:
+    result = runner.invoke(app, ["run", "cancel.behavior", "--tools", _tools(project),
+                                 "--input", "email=nobody@x.com", "--reply", "1"])  # fmt: skip
+    assert result.exit_code == 1 and "missing-input" in result.output
+    assert "reads request" in result.output and "--input request=VALUE" in result.output
 
 
 def test_run_rejects_model_and_reply_together_and_a_bad_tools_spec(runner, project) -> None:

@@ -108,10 +108,10 @@ def test_on_error_fail_turns_an_exception_into_failure_the_selector_recovers() -
 def test_on_error_fail_never_swallows_jdsl_errors() -> None:
     """A missing ref is a bug in the tree, not a tool failure: it propagates."""
     tools = _tools([], primary="ok")
-    primary = act(tools["lookup"], q=ref("missing"), id="p")
+    primary = act(tools["lookup"], q=ref("cfg.missing"), id="p")
     primary.on_error = "fail"
     with pytest.raises(RefError):
-        root("x").do(sel(primary, act(tools["backup"], q=ref("missing")))).run()
+        root("x").do(sel(primary, act(tools["backup"], q=ref("cfg.missing")))).run(cfg={})
 
 
 def test_on_error_in_ir_text_and_drawing_round_trips() -> None:

@@ -79,3 +79,35 @@ def test_a_multi_output_react_becomes_one_typed_residual_predict() -> None:
     assert record["recorded_outputs"][0] == {"output": {"category": "outage", "urgency": "high"}}
     assert record["instructions"] == "Classify the category and the urgency from ticket."
     assert result.verification.ok
+
+
+def test_authored_instructions_survive_compile_without_an_id() -> None:
+    """Keyed by the node (its effective id: author id, else structural), not by ``id=``."""
+    from jdsl.text import parse_behavior
+
+    def lookup(student_id: str) -> dict:
+        return {"id": student_id, "loans": [{"book": "Dune"}, {"book": "Emma"}]}
+
+    def remind(book: str) -> str:
+        return f"reminded {book}"
+
+    tree = parse_behavior(
+        "seq\n  act lookup(student_id=student_id) -> student\n"
+        '  predict "request, student -> loan_index: int"\n'
+        "    | Which loan does the librarian mean? Answer with its 0-based index.\n"
+        "  act remind(book=student.loans[$loan_index].book) -> sent\n"
+    ).bind(tools=[lookup, remind])
+    sink = ListTraceSink()
+    for i in range(3):
+        tree.run(model=ScriptedModel(str(i % 2)), trace_sink=sink, student_id=f"s{i}",
+                 request="the second one" if i % 2 else "the first")  # fmt: skip
+    result = compile_behavior(segment_episodes(sink.events), name="remind")
+    (predict,) = [n for n in _nodes(result.ir["root"]) if n["kind"] == "predict"]
+    assert predict["instructions"] == (
+        "Which loan does the librarian mean? Answer with its 0-based index.")  # fmt: skip
+
+
+def _nodes(node: dict) -> list[dict]:
+    from jdsl.ir.nodes import child_slots
+
+    return [node] + [n for child in child_slots(node) for n in _nodes(child)]

@@ -85,6 +85,9 @@ def test_report_spells_out_rdb_and_scales_drawings(demo_out: Path) -> None:
 
 
 def test_report_drawings_have_short_roots_plain_quotes_and_a_legend(demo_out: Path) -> None:
+    from tests.system import require_program
+
+    require_program("dot", "apt-get install graphviz")  # the legend is Graphviz dot's layout
     teacher = (demo_out / "teacher.svg").read_text()
     if not teacher:
         pytest.skip("no Graphviz renderer")
@@ -99,8 +102,9 @@ def test_report_drawings_have_short_roots_plain_quotes_and_a_legend(demo_out: Pa
 
 def test_nothing_in_the_report_is_cut_off_in_a_browser(demo_out: Path) -> None:
     """Headless chromium at 1400 and 900 px: no horizontal overflow, every SVG inside the page."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed")
+    from tests.system import require_program
+
+    require_program(CHROMIUM, "apt-get install chromium")
     sync_api = pytest.importorskip("playwright.sync_api")
     probe = ("() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
              " svgs: [...document.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right),"

@@ -180,8 +180,9 @@ def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_e
     """Tutorial 03's drawings (the shipped teacher, a wide compiled tree) in the static run and
     compile views, in headless chromium at 900 px: no horizontal scroll, every SVG inside, no
     blank band above the tree."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed")
+    from tests.system import require_program
+
+    require_program(CHROMIUM, "apt-get install chromium")
     from jdsl.demo import teacher_tree
     from jdsl.drawing import drawing_html
     from playwright.sync_api import sync_playwright

@@ -229,3 +229,11 @@ def test_a_run_drawing_has_a_status_legend_and_greys_nodes_not_run(cancel_ir, ru
         assert ">cancel_order</text>" not in html, renderer  # no stray graph-name label
     outline = outline_html(cancel_ir, statuses)
     assert 'jdsl-status-not_run">not run</span>' in outline
+
+
+def test_long_ids_wrap_at_separators_not_mid_word():
+    from jdsl.drawing.labels import wrap_label
+
+    lines = wrap_label("#guard_retail_find_user_id_by_email_0", 26, 2)
+    assert lines == ["#guard_retail_find_user_", "id_by_email_0"]
+    assert all(line.endswith("_") for line in lines[:-1])

@@ -74,11 +74,12 @@ def test_hints_in_a_run_view_name_the_magic_flags(ip, shown):
                       "act find_user(first_name=first_name, zip=zip) -> user")
     header = _view_text(shown[-1])
     assert "--input first_name=VALUE" in header and "run(first_name=...)" not in header
-    ip.run_cell_magic("behavior", "nomodel --run", 'predict "q -> a"')
+    ip.run_cell_magic("behavior", "nomodel --run --input q=hi", 'predict "q -> a"')
     header = _view_text(shown[-1])
     assert "--model VAR" in header and ".model(&#x27;model-id&#x27;)" not in header
     assert "run: <span class='jdsl-badge jdsl-status-error'>error</span>" in header
     assert "ctx.status" in header  # one word, explained
+    assert "ended in error" in header  # the header's word, not another one (issue 27)
 
 
 def test_every_python_api_hint_in_core_errors_is_rewritten():
@@ -154,3 +155,8 @@ def test_an_input_the_tree_never_reads_is_noted_like_jdsl_run_warns(ip, shown):
     header = _view_text(shown[-1])
     assert "--input bogus: the tree never reads it" in header
     assert "--input value:" not in header
+
+
+def test_an_input_given_twice_is_a_usage_error_as_on_the_command_line():
+    with pytest.raises(UsageError, match="'email' is given twice"):
+        typed_inputs(split_pairs([["email=a@b.c", "email=x@y.z"]]), {"kind": "root", "name": "r"}, None)

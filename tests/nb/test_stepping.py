@@ -133,3 +133,28 @@ def test_a_failed_run_header_names_the_failing_node_and_the_reason():
         assert "count" in header and "banana" in header
     assert "stopped at predict(q -> n) [count]:" in run_text(RunData.build(ctx))
     assert "the live view steps through the run" in run_html(RunData.build(ctx))
+
+
+def test_timeline_rows_are_named_for_people_and_the_status_follows_the_step(run_events):
+    from jdsl_nb.widgets import RunView
+
+    view = RunView(run_events)
+    html = "".join(_values(view))
+    assert "<small><code>root/sequence.0/action.0</code></small>" in html  # id under the label
+    assert "jdsl-tl-now" in html
+    view.slider.value = 0
+    css = "".join(v for v in _values(view) if "<style>" in v)
+    assert ".jdsl-tl-final{display:none}" in css and 'content:"not run"' in css
+    view.slider.value = view.slider.max
+    css = "".join(v for v in _values(view) if "<style>" in v)
+    assert 'content:"success"' in css
+
+
+def _widgets(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _widgets(child)
+
+
+def _values(widget):
+    return [w.value for w in _widgets(widget) if isinstance(getattr(w, "value", None), str)]

@@ -103,8 +103,10 @@ def test_compile_view_stacks_the_trees_and_formats_verification(run_events):
     view = CompileView(_Result(), trace=run_events)
     frame = candidates_frame(_Result())
     assert list(frame["grade"]) == ["E1", "E2", "E2"]
-    teacher, compiled, verification = (c.value for c in view.children[1:4])
-    assert "teacher tree" in teacher and "compiled tree" in compiled
+    summary, compiled, teacher = view.children[1:4]  # the summary first, then the trees
+    assert compiled.title == "compiled tree" and compiled.toggle.value  # open
+    assert teacher.title == "teacher tree" and not teacher.toggle.value  # folded
+    verification = summary.value
     assert "jdsl-status-success'>passed</span>" in verification and "{" not in verification
     view.grade_picker.value = "E1"
     assert "cand_0" in view.table.value and "cand_1" not in view.table.value
@@ -112,8 +114,8 @@ def test_compile_view_stacks_the_trees_and_formats_verification(run_events):
 
 def test_compile_view_without_trace():
     view = CompileView(object())
-    assert "compiled tree" in view.children[1].value
-    assert not any("teacher tree" in getattr(c, "value", "") for c in view.children)
+    assert view.children[2].title == "compiled tree"
+    assert not any(getattr(c, "title", "") == "teacher tree" for c in view.children)
     static = view.static_html()
     assert "no trace given" not in static and "CompileView(result, trace=TRACE)" in static
 
@@ -184,3 +186,14 @@ def test_display_is_a_static_output_then_the_live_widget(run_events, monkeypatch
     assert LIVE_CLASS in view._dom_classes and "display:none" in view.children[0].value
     with pytest.raises(NotImplementedError):
         StaticFallbackBox().static_html()
+
+
+def test_a_reopened_notebook_hides_the_model_not_found_error_next_to_the_static_view(run_events):
+    """Reopened without its kernel, the widget output renders as an empty ``.jupyter-widgets``
+    node with the error text; the static output carries a rule that hides exactly that."""
+    from jdsl_nb.widgets._static import FALLBACK_CLASS, ORPHAN_CSS
+
+    html = RunView(run_events).static_bundle()["text/html"]
+    assert html.startswith(f'<div class="{FALLBACK_CLASS}">{ORPHAN_CSS}')
+    assert ".jupyter-widgets:not(.jdsl-live-view):not(:has(*))" in ORPHAN_CSS
+    assert "{display:none}" in ORPHAN_CSS

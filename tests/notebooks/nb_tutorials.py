@@ -48,6 +48,18 @@ CLAIMS: dict[str, list[tuple[str, str]]] = {
          "BehaviorCheckError: the tree does not pass its static check"),
         ("stops with a reason, reports the actions it left pending",
          "('partial', 'max_steps', ['get_order_details'])"),
+        ("The run view's slider walks the same events one by one",  # the last cell: a live view
+         "RunView(status='success', events=17) (live view; the static view is the output above)"),
+    ],
+    "03_compile_retail.ipynb": [
+        ("The `verification` line says how many episodes were executed and matched.",
+         "verification passed - executed 24 teacher episodes, 24 matched"),
+        ("The package prints back as editable behavior text:",  # and the next cell prints it
+         "act retail.cancel_pending_order(order_id=user.orders[$order_index], reason=reason) "
+         "-> cancelled id=retail_cancel"),
+        ("ordered by support (15 and 9 episodes)", "15 episodes, when exists(email)"),
+        ("`dev/6` states a name and four candidate emails",
+         "dev/6 none no identity the package can use"),
     ],
     "04_real_traces.ipynb": [
         ("(a *lineage* path such as `get_user_details_out.reservations[0]`)",
@@ -55,6 +67,12 @@ CLAIMS: dict[str, list[tuple[str, str]]] = {
         ("They verify all the same, because verification *executes* the compiled tree",
          "airline_test_36 3 0 0 passed"),
         ("Here there are none:", "[]"),
+    ],
+    "05_providers_and_tools.ipynb": [
+        ("A missing key is a clear error that names the variable to set",
+         "ANTHROPIC_API_KEY in the environment or a .env file"),
+        ("A tool is callable only with a `tool` grant for its name",
+         "Denied: tool permission denied for 'cancel_pending_order'"),
     ],
 }
 

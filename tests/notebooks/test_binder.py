@@ -74,8 +74,13 @@ def test_binder_files_are_what_binder_reads() -> None:
 def test_apt_packages_are_installed() -> None:
     if shutil.which("dpkg") is None:
         pytest.skip("dpkg is not available on this machine")
+    from tests.system import in_ci
+
     for package in apt_packages():
         done = subprocess.run(["dpkg", "-s", package], capture_output=True, text=True)
+        if done.returncode != 0 and not in_ci():  # a fresh machine: CI installs binder/apt.txt
+            pytest.skip(f"apt package {package!r} from binder/apt.txt is not installed "
+                        f"(apt-get install {package}); CI runs this test")
         assert done.returncode == 0, f"apt package {package!r} from binder/apt.txt is not installed"
         assert "Status: install ok installed" in done.stdout
 

@@ -194,3 +194,18 @@ def test_an_error_event_mid_stream_is_a_server_error(server, make_model, vendor_
         list(make_model(vendor_name).stream("s", ASK))
     assert "mid-stream" in str(info.value) and "Overloaded" not in str(info.value)
     assert_clean(info.value, server.api_key)
+
+
+@pytest.mark.parametrize("vendor_class", sorted(CLASSES))
+def test_nothing_listening_names_the_base_url(vendor_class):
+    """A refused connection says which address was tried, so a typo in
+    ``openai-compatible:NAME@URL`` is visible in the one-line error."""
+    model = CLASSES[vendor_class](
+        "m", api_key="k-SECRET-1234", base_url="http://127.0.0.1:9/v1", max_retries=0
+    )
+    with pytest.raises(ProviderError) as info:
+        model.converse("s", ASK)
+    message = str(info.value)
+    assert "could not connect" in message
+    assert "127.0.0.1:9/v1" in message
+    assert_clean(info.value, "k-SECRET-1234")

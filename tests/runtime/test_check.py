@@ -238,3 +238,57 @@ def test_a_check_of_an_int_too_long_to_print_runs_traced_and_untraced(tmp_path) 
     failing = root("no").do(check("n", equals=huge))
     ctx = failing.run(n=1)
     assert ctx.failure is not None and "<int>" in ctx.failure.reason
+
+
+# -- run inputs known from the call site, misspelt keys (issue 27) ------------------------------
+REMIND = """
+seq
+  act get_student(student_id=student_id) -> student
+  predict "request, student -> loan_index: int"
+  act send_reminder(book=student.loans[$loan_index].book) -> sent
+"""
+
+
+def _remind(body: str = REMIND):
+    def get_student(student_id: str) -> dict:
+        return {"id": student_id, "loans": [{"book": "Dune"}]}
+
+    def send_reminder(book: str) -> str:
+        return book
+
+    return parse_behavior(body).bind(tools=[get_student, send_reminder])
+
+
+def test_a_missing_run_input_is_an_error_naming_it_and_the_fix() -> None:
+    report = _remind().check(inputs=["student_id"])
+    (problem,) = report.errors
+    assert problem.code == "missing-input" and problem.node_id == "root/sequence.0/predict.1"
+    assert "reads request" in problem.message and "(student_id)" in problem.message
+    assert "give request as a run input" in problem.hint
+    model = ScriptedModel("0")
+    with pytest.raises(BehaviorCheckError, match="reads request"):
+        _remind().run(model=model, student_id="s1")
+    assert model.calls == []  # no prompt with "request: null"
+    assert _remind().run(model=model, student_id="s1", request="Dune").status.value == "success"
+
+
+def test_an_input_tested_with_exists_is_optional() -> None:
+    tree = parse_behavior('sel\n  seq\n    guard exists(email)\n    act f(x=email)\n  act g()')
+    assert not [p for p in tree.check(inputs=[]).problems if p.code == "missing-input"]
+
+
+def test_a_misspelt_key_says_did_you_mean() -> None:
+    body = REMIND.replace("student.loans[$loan_index]", "studnet.loans[0]")
+    unknown = _remind(body).check()
+    (warning,) = [p for p in unknown.warnings if p.code == "unknown-key"]
+    assert "reads studnet" in warning.message and "did you mean student?" in warning.hint
+    (error,) = _remind(body).check(inputs=["student_id", "request"]).errors
+    assert error.code == "missing-input" and "did you mean student?" in error.hint
+
+
+def test_an_index_out_of_range_does_not_ask_for_the_key_as_an_input() -> None:
+    ctx = _remind().run(model=ScriptedModel("5"), student_id="s1", request="x",
+                        raise_errors=False)  # fmt: skip
+    text = str(ctx.error)
+    assert "student.loans has no [5]" in text and "loan_index is 5" in text
+    assert "run(student=" not in text and "Seed it" not in text

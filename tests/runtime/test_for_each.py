@@ -290,3 +290,16 @@ def test_the_list_and_the_sources_are_those_read_before_the_first_pass():
     ctx = tree.run(rows=[[9], [7, 8]], i=1)
     writes = [w for w in ctx.blackboard.writes() if w.key == "e"]
     assert [(w.value, w.source) for w in writes] == [(7, "rows[1][0]"), (8, "rows[1][1]")]
+
+
+@pytest.mark.parametrize(
+    ("user", "fix"),
+    [
+        ({}, "seed user.orders as a list"),
+        ({"orders": "#W1"}, "make user.orders a list"),
+        ({"orders": ids(4)}, "raise max="),
+    ],
+)
+def test_a_bad_items_reason_also_says_how_to_fix_it(user: dict, fix: str):
+    ctx = loop(max=3).run(user=user)
+    assert ctx.failure is not None and fix in ctx.failure.reason, ctx.failure

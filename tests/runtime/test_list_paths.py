@@ -80,3 +80,20 @@ def test_the_runtime_passes_the_selected_elements() -> None:
                    conversation=["?"], **ORDER)  # fmt: skip
     assert bad.status.value == "failure" and bad.failure is not None and bad.failure.node_id == "check"
     assert RefError  # a missing list path in an action is a RefError like any path
+
+
+def test_an_index_out_of_range_says_to_check_the_index_not_to_seed_the_list():
+    """``user`` is on the blackboard, so "seed it as a run() input" would not help: the error
+    names the index and its value (here a model's answer) instead."""
+    from jdsl.testing import ScriptedModel
+
+    tree = parse_behavior(
+        'root r\n  seq\n    predict "user -> order_index: int"\n'
+        "    act get(order_id=user.orders[$order_index]) -> order\n"
+    )
+    ctx = tree.run(model=ScriptedModel("1"), tools={"get": lambda order_id: order_id},
+                   raise_errors=False, user={"orders": ["#W1"]})  # fmt: skip
+    message = str(ctx.error)
+    assert isinstance(ctx.error, RefError), message
+    assert "$order_index = 1" in message
+    assert "Seed it as a run() input" not in message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from jdsl import ListTraceSink, ModelTurn, Status, Usage, predict, root, seq
-from jdsl.errors import BindingError, SignatureError
+from jdsl.errors import BehaviorCheckError, BindingError, RefError, SignatureError
 from jdsl.testing import FunctionModel, ScriptedModel
 
 
@@ -75,9 +75,21 @@ def test_input_sources_and_missing_inputs():
     tree = root("r").do(
         predict("who, gone -> a", input_sources={"who": "blackboard.customer.name"})
     )
-    tree.run(model=model, customer={"name": "Ada"})
+    with pytest.raises(BehaviorCheckError, match="reads gone, which no node writes") as info:
+        tree.run(model=model, customer={"name": "Ada"})
+    assert "give gone as a run input" in str(info.value) and model.calls == []
+    tree.run(model=model, customer={"name": "Ada"}, gone=None)  # given, even as None: sent
     prompt = model.calls[0]["messages"][0].content
     assert "- who: Ada" in prompt and "- gone: null" in prompt
+
+
+def test_a_value_nobody_provided_is_never_sent_as_null():
+    """A path the static check cannot see through (a field of a given key) raises at the read."""
+    model = ScriptedModel("x")
+    tree = root("r").do(predict("who -> a", input_sources={"who": "customer.name"}))
+    with pytest.raises(RefError, match="customer.name"):
+        tree.run(model=model, customer={"id": 7})
+    assert model.calls == []
 
 
 def test_instructions_and_examples_in_prompt():

@@ -52,6 +52,14 @@ CASES = {
     "timeout seconds 0": ("timeout seconds=0\n  act a()\n", 1, 17, "a number > 0"),
     "max_steps 0": ('react "q -> a" tools=[t] max_steps=0\n', 1, 36, "whole number > 0"),
     "examples not a list": ('predict "a -> b" examples={}\n', 1, 27, "a JSON list"),
+    # a stray word after the head names that word, not "the end of the line"
+    "stray word after act": ("act f(a=b) -> x junk\n", 1, 17, "unexpected 'junk'"),
+    "stray word after for_each": (
+        "for_each x in user.orders junk\n  act f()\n",
+        1,
+        27,
+        "unexpected 'junk'",
+    ),
 }
 
 

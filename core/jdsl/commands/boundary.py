@@ -76,10 +76,21 @@ _BIND_ADVICE = re.compile(
 )
 
 
+_INPUT_ADVICE = (
+    (re.compile(r"give (\w+) as a run input"), r"give it with --input \1=VALUE"),
+    (
+        re.compile(r"Seed it as a run\(\) input \(run\((\w+)=\.\.\.\)\)"),
+        r"Give it with --input \1=VALUE",
+    ),
+)
+
+
 def cli_advice(message: str) -> str:
     """``message`` with Python-only advice replaced by the command-line flag that does it."""
     for python, flag in _ADVICE:
         message = message.replace(python, flag)
+    for pattern, replacement in _INPUT_ADVICE:
+        message = pattern.sub(replacement, message)
     return _BIND_ADVICE.sub(r"Pass --tools module:NAME holding a tool named '\1'", message)
 
 

@@ -35,8 +35,8 @@ def parse_inputs(
     """:func:`jdsl.inputs.parse_inputs` at the command line.
 
     Raises:
-        typer.BadParameter: an item without ``=``, bad JSON after ``:=``, or a value that does
-            not fit the recorded type (named with ``option``).
+        typer.BadParameter: an item without ``=``, a key given twice, bad JSON after ``:=``, or a
+            value that does not fit the recorded type (named with ``option``).
     """
     try:
         return inputs.parse_inputs(pairs, types=types)

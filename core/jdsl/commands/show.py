@@ -7,6 +7,7 @@
     jdsl show runs.jsonl --compile       # and what compiling them would give (nothing written)
     jdsl show cancel.jdsl                # the package summary (as `jdsl package inspect`)
     jdsl show cancel.behavior            # the canonical tree text and what it needs
+    jdsl show --diff cancel.jdsl runs.jsonl  # each episode against the package's replay
 """
 
 from __future__ import annotations
@@ -238,8 +239,25 @@ def show_command(
     compile_preview: bool = typer.Option(
         False, "--compile", help="Also show what compiling the episodes gives (writes nothing)."
     ),
+    traces: list[Path] = typer.Argument(
+        None, exists=True, dir_okay=False, metavar="[TRACES.jsonl...]", help="With --diff."
+    ),
+    diff: bool = typer.Option(
+        False, "--diff", help="PKG TRACES...: each episode side by side with the package's "
+        "replay, step by step (exit 1 on a divergence)."
+    ),
+    html: Path | None = typer.Option(
+        None, "--html", metavar="OUT.html", help="With --diff: also write the static HTML view."
+    ),
 ) -> None:
     """Show a trace (episodes and timelines), a package (its summary) or behavior text."""
+    if diff:
+        from jdsl.commands.diff import show_diff
+
+        show_diff(path, traces or [], html, episode)
+        return
+    if traces:
+        raise cli_fail("more than one path without --diff", "give one path, or --diff PKG TRACES")
     if path.suffix == ".behavior":
         _show_behavior(path)
     elif path.is_dir() or path.suffix == ".jdsl":

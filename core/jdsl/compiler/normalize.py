@@ -343,16 +343,29 @@ def _decision(raw: dict[str, Any], teacher: dict[str, Any] | None) -> ModelDecis
 
 
 def _find_node(node: Any, node_id: str) -> dict[str, Any] | None:
-    """The teacher IR node with author id ``node_id`` (pre-order), or None."""
+    """The teacher IR node whose effective id is ``node_id``: its author id, else its
+    structural id (``root/sequence.0/predict.1``, as a run numbers the nodes), or None.
+
+    A node is found by what the run's events call it, so a predict written without ``id=``
+    keeps its authored instructions through compile.
+    """
     if not isinstance(node, dict):
         return None
-    if node.get("id") == node_id:
-        return node
-    for child in child_slots(node):
-        found = _find_node(child, node_id)
-        if found is not None:
-            return found
-    return None
+    from jdsl.ir.walk import structural_ids
+
+    ids = structural_ids(node)
+    found: list[dict[str, Any]] = []
+
+    def visit(each: Any) -> None:
+        if isinstance(each, dict) and not found:
+            if ids.get(id(each)) == node_id:
+                found.append(each)
+                return
+            for child in child_slots(each):
+                visit(child)
+
+    visit(node)
+    return found[0] if found else None
 
 
 def _label_signature(label: Any) -> str:

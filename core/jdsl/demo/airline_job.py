@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 from jdsl.compiler import group_episodes, top_key
 from jdsl.compiler.families import GroupBy
 from jdsl.compiler.stream import normalize_stream
+from jdsl.demo.retail_job import stderr_is_terminal
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import labelled_children, walk_ir
@@ -237,7 +238,8 @@ def compile_airline(
     rows = []
     chosen = {f: eps for f, eps in families.items() if len(eps) >= min_episodes}
     for family, episodes in tqdm(
-        chosen.items(), desc="airline families", unit="family", disable=not progress, leave=False
+        chosen.items(), desc="airline families", unit="family", disable=not progress,
+        leave=not stderr_is_terminal(),  # in a log, end the bar's line (see retail_job._bar)
     ):
         result = compile_behavior(episodes, name=family, task_family=family)
         rows.append(_row(family, episodes, result))

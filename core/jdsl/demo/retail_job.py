@@ -279,4 +279,13 @@ def serve_held_out(
 
 
 def _bar(items: Sequence[Any], label: str, enabled: bool) -> Any:
-    return tqdm(items, desc=label, unit="task", disable=not enabled, leave=False)
+    """A progress bar on stderr; in a log (stderr not a terminal) it ends its line, so the
+    report's headings that follow on stdout start on a line of their own."""
+    return tqdm(items, desc=label, unit="task", disable=not enabled, leave=not stderr_is_terminal())
+
+
+def stderr_is_terminal() -> bool:
+    import sys
+
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())

@@ -19,7 +19,7 @@ __all__ = ["drawing_label", "node_label", "shorten", "unescape_quotes", "wrap_la
 
 _LEFT_OUT = ("id", "children", "child", "until", "instructions")
 _ESCAPED = re.compile(r'\\(["\\])')
-_BREAK_AFTER = re.compile(r"[(,=]|(?=[.\[])")
+_BREAK_AFTER = re.compile(r"[(,=_/]|(?=[.\[])")
 
 
 def shorten(text: str, limit: int = 48) -> str:
@@ -31,8 +31,9 @@ def shorten(text: str, limit: int = 48) -> str:
 def wrap_label(text: str, width: int = 36, max_lines: int = 3) -> list[str]:
     """``text`` wrapped at word boundaries into at most ``max_lines`` lines of ``width`` chars.
 
-    Lines break at spaces, after ``(`` ``,`` ``=`` and before ``.`` ``[`` (so a long call
-    such as ``get_order_details(order_id=user.orders[0])`` breaks between its parts); a piece
+    Lines break at spaces, after ``(`` ``,`` ``=`` ``_`` ``/`` and before ``.`` ``[`` (so a
+    long call such as ``get_order_details(order_id=user.orders[0])`` breaks between its parts,
+    and an id such as ``guard_retail_find_user_id_by_email_0`` between its words); a piece
     longer than ``width`` breaks at ``width``. Text beyond the last line ends in an ellipsis
     (drawings keep the full text in the node's tooltip).
     """

@@ -183,4 +183,6 @@ class SDKModel:
 
     def _errors(self) -> Any:
         secrets = tuple(s for s in (self.settings.key(),) if s)
-        return mapped_errors(self.provider, key_env=self.key_env, secrets=secrets)
+        return mapped_errors(
+            self.provider, key_env=self.key_env, secrets=secrets, base_url=self.settings.base_url
+        )

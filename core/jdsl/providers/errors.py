@@ -41,6 +41,7 @@ from jdsl.errors import (
     RateLimitError,
     ServerError,
 )
+from jdsl.trace.addresses import redact_address
 from jdsl.trace.redact import scrub
 
 __all__ = [
@@ -158,21 +159,30 @@ def incomplete_stream(provider: str, missing: str) -> ProviderTimeout:
 
 
 @contextmanager
-def mapped_errors(provider: str, *, key_env: str, secrets: tuple[str, ...] = ()) -> Iterator[None]:
+def mapped_errors(
+    provider: str, *, key_env: str, secrets: tuple[str, ...] = (), base_url: str | None = None
+) -> Iterator[None]:
     """Run SDK calls, turning their exceptions into jdsl provider errors (raised ``from None``)."""
     try:
         yield
     except ProviderError:
         raise
     except Exception as exc:
-        mapped = map_sdk_error(exc, provider=provider, key_env=key_env, secrets=secrets)
+        mapped = map_sdk_error(
+            exc, provider=provider, key_env=key_env, secrets=secrets, base_url=base_url
+        )
         if mapped is None:
             raise
         raise mapped from None
 
 
 def map_sdk_error(
-    exc: BaseException, *, provider: str, key_env: str = "", secrets: tuple[str, ...] = ()
+    exc: BaseException,
+    *,
+    provider: str,
+    key_env: str = "",
+    secrets: tuple[str, ...] = (),
+    base_url: str | None = None,
 ) -> ProviderError | None:
     """The jdsl error for an SDK / transport exception, or None when it is not a provider error.
 
@@ -181,6 +191,7 @@ def map_sdk_error(
         provider: the provider name used in the message.
         key_env: the env var that holds the key (named in authentication errors).
         secrets: strings (API keys) to scrub from the kept ``detail``.
+        base_url: the address called, named (redacted) when nothing answers there.
     """
     name = type(exc).__name__
     cause = exc.__cause__ or exc.__context__
@@ -193,8 +204,10 @@ def map_sdk_error(
     if name in _TRUNCATION or (cause is not None and type(cause).__name__ in _TRUNCATION):
         return incomplete_stream(provider, "the connection closed")
     if "Connect" in name:
+        where = f" at {redact_address(base_url)}" if base_url else ""
         return ProviderError(
-            f"could not connect to {provider}; check the base URL and the network.",
+            f"could not connect to {provider}{where}; check the base URL (is a server "
+            "listening there?) and the network.",
             provider=provider,
             retryable=True,
         )

@@ -176,6 +176,7 @@ def _read_attributes(scanner: Scanner, kind: str) -> dict[str, Any]:
         start = scanner.pos
         name = scanner.match(IDENTIFIER)
         if name is None or not scanner.peek("=") or scanner.peek("=="):
+            scanner.pos = start  # describe the stray word itself, not what follows it
             scanner.fail(
                 f"unexpected {scanner.describe_next()}", _attribute_hint(kind, allowed), pos=start
             )

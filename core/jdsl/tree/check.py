@@ -14,6 +14,11 @@
   run input. ``guard exists(key)`` reads are not counted: testing for absence is their job.
   A ``for_each`` reads its ``items`` path and writes its ``item`` (for its child and after it)
   and its ``store``.
+- ``missing-input`` (error, only when the run's inputs are known): a key read that no node
+  writes, no input gives and no ``guard exists(key)`` tests, e.g. ``predict "request -> x"``
+  run with only ``student_id``: the run would read a value nobody provided.
+- ``unknown-key`` (warning, when the inputs are not known): a key read that no node writes
+  but that is close to one a node does (``studnet`` for ``student``). Both say "did you mean".
 - ``unreachable`` (warning): a child no tick can reach: after a selector child that always
   succeeds (``optional``), or after a sequence child that always fails.
 
@@ -37,6 +42,7 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping
@@ -68,7 +74,8 @@ class Problem:
 
     Attributes:
         severity: ``error`` (a run stops before its first tick) or ``warning``.
-        code: ``type-mismatch``, ``unbound``, ``read-before-write`` or ``unreachable``.
+        code: ``type-mismatch``, ``unbound``, ``read-before-write``, ``missing-input``,
+            ``unknown-key`` or ``unreachable``.
         node_id: the effective id of the node the finding is about (the consumer for a
             mismatch, the unreachable child, the reader).
         message: what is wrong, naming the nodes involved.
@@ -152,6 +159,7 @@ class _Walk:
     writers: dict[str, list[_Writer]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     unwritten: list[str] = field(default_factory=list)
+    tested: frozenset[str] = frozenset()  # keys some ``guard exists(key)`` tests
     schemas: dict[tuple[int, str], Schema | None] = field(default_factory=dict)
 
     def schema_of(self, fn: Callable[..., Any], arg: str) -> Schema | None:
@@ -188,6 +196,13 @@ def check_tree(
         None if inputs is None else frozenset(inputs),
     )
     written = {key for node, _ in nodes for key in _written_keys(node)}
+    walk.tested = frozenset(
+        key
+        for node, _ in nodes
+        if node.kind == "guard"
+        for path in _exists_paths(node.expression)  # type: ignore[attr-defined]
+        for key in _path_keys(path)
+    )
     for node, _ in nodes:
         _check_node(node, walk, written)
     walk.problems += _unreachable(tree, walk.ids)
@@ -215,6 +230,7 @@ def _check_read(node: Node, node_id: str, key: str, walk: _Walk, written: set[st
         return
     if key not in written:
         walk.unwritten.append(key)
+        _check_unwritten(node, node_id, key, walk, written)
         return
     walk.problems.append(
         Problem(
@@ -225,6 +241,42 @@ def _check_read(node: Node, node_id: str, key: str, walk: _Walk, written: set[st
             f"give {key} as a run input, or move its writer before this node",
         )
     )
+
+
+def _check_unwritten(node: Node, node_id: str, key: str, walk: _Walk, written: set[str]) -> None:
+    """A key no node writes: an error when the inputs are known and do not give it (unless a
+    guard tests it with ``exists``); else a warning when it looks like a misspelt written key."""
+    if key in walk.tested:
+        return
+    known = sorted(written | (walk.inputs or frozenset()))
+    close = [  # a typo, not a longer name (``student_id`` is not a misspelt ``student``)
+        name
+        for name in difflib.get_close_matches(key, known, n=3, cutoff=0.75)
+        if abs(len(name) - len(key)) <= 2
+    ]
+    guess = f"did you mean {' or '.join(close)}? " if close else ""
+    if walk.inputs is not None and node.kind not in ("check", "for_each"):  # absent: FAILURE
+        given = ", ".join(sorted(walk.inputs)) or "none"
+        walk.problems.append(
+            Problem(
+                "error",
+                "missing-input",
+                node_id,
+                f"{_label(node)} reads {key}, which no node writes and the run's inputs "
+                f"({given}) do not give",
+                f"{guess}give {key} as a run input, or write it in an earlier node",
+            )
+        )
+    elif close:
+        walk.problems.append(
+            Problem(
+                "warning",
+                "unknown-key",
+                node_id,
+                f"{_label(node)} reads {key}, which no node writes",
+                f"{guess}(or give {key} as a run input)",
+            )
+        )
 
 
 def _check_type(

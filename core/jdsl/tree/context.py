@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -443,9 +444,29 @@ def _ref_error(path: str, board: Mapping[str, Any], node: Node) -> RefError:
     reason = missing_step(path, board)
     first = path.split(".")[0].split("[")[0]
     return RefError(
-        f"ref {path!r} (read by {node.label}) cannot be resolved: {reason}. Seed it as a run() "
-        f"input (run({first}=...)) or produce it in an earlier node "
-        f"(e.g. store(act(...), {first!r}))",
+        f"ref {path!r} (read by {node.label}) cannot be resolved: {reason}. "
+        + _ref_fix(path, first, board),
         path=path,
         missing=reason,
     )
+
+
+def _ref_fix(path: str, first: str, board: Mapping[str, Any]) -> str:
+    """How to fix an unresolvable ref: seed its root key when it is missing; when the key is
+    there, the path or an index (``$name``, often a model's answer) is what to check."""
+    names = list(dict.fromkeys(re.findall(r"\$([A-Za-z_]\w*)", path)))
+    absent = next((key for key in (first, *names) if key not in board), None)
+    if absent is not None:
+        close = difflib.get_close_matches(absent, [str(k) for k in board], n=3, cutoff=0.75)
+        guess = f"did you mean {' or '.join(close)}? " if close else ""
+        return (
+            f"{guess}Seed it as a run() input (run({absent}=...)) or produce it in an earlier node "
+            f"(e.g. store(act(...), {absent!r}))"
+        )
+    indexes = [f"${name} = {preview(board.get(name, None))}" for name in names]
+    if indexes:
+        return (
+            f"{first} is on the blackboard; check the index ({', '.join(indexes)}) and the "
+            "node that wrote it (blackboard.who_wrote), or the path"
+        )
+    return f"{first} is on the blackboard; check the path against the value it holds"

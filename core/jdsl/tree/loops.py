@@ -120,16 +120,20 @@ class ForEach(Decorator):
             elements = ctx.read(self.items, self)
         except RefError:
             reason = missing_step(self.items, ctx.blackboard)
-            return ctx.fail(self, f"items {self.items} cannot be read: {reason}")
+            return ctx.fail(
+                self, f"items {self.items} cannot be read: {reason}; seed {self.items} as a "
+                "list (a run input) or write it in an earlier node"
+            )  # fmt: skip
         if not isinstance(elements, list | tuple):
             return ctx.fail(
                 self, f"items {self.items} is {type(elements).__name__} {preview(elements)}, "
-                "not a list"
+                f"not a list; make {self.items} a list, or loop over a path that is one"
             )  # fmt: skip
         if len(elements) > self.max:
             return ctx.fail(
-                self, f"items {self.items} has {len(elements)} elements, more than max={self.max}"
-            )
+                self, f"items {self.items} has {len(elements)} elements, more than "
+                f"max={self.max}; raise max= (at most 1000) or loop over a shorter list"
+            )  # fmt: skip
         gathered: list[Any] = []
         board = ctx.blackboard  # the paths as of the read, whatever the child changes later
         sources = [element_path(self.items, index, board) for index in range(len(elements))]

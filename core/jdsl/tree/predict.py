@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import field_validator
 
 from jdsl.errors import ModelOutputError
-from jdsl.expr import MISSING, resolve_path
 from jdsl.providers.messages import Message, ModelTurn, as_turn
 from jdsl.signature import Signature, render_prompt
 from jdsl.tree.base import Node
@@ -37,18 +36,27 @@ def response_schema(sig: Signature) -> dict[str, Any]:
 def read_inputs(
     node: Node, sig: Signature, sources: dict[str, str], ctx: RunContext
 ) -> dict[str, Any]:
-    """Each input field's value: from ``sources[field]`` (default the field name), else None.
+    """Each input field's value: from ``sources[field]`` (default the field name).
 
-    A leading ``blackboard.`` is dropped from a source path. Present values are recorded as
-    reads of ``node``.
+    A leading ``blackboard.`` is dropped from a source path. Values are recorded as reads of
+    ``node``. A key that is not on the blackboard at all reads as None: the static check
+    (:func:`jdsl.tree.check.check_tree`) has stopped a run where no node writes it, no input
+    gives it and no ``guard exists`` tests it, so it is one a branch not taken would have
+    written. A key that is there but a path into it that does not resolve (``customer.name``
+    of a customer without a name) raises: nobody provided that value, and it is never sent as
+    ``null``.
+
+    Raises:
+        RefError: a path into a key on the blackboard does not resolve.
     """
     values: dict[str, Any] = {}
     board = ctx.blackboard
     for name in sig.input_names:
         path = sources.get(name, name)
         path = path[len("blackboard.") :] if path.startswith("blackboard.") else path
-        present = path in board or resolve_path(path, board) is not MISSING
-        values[name] = ctx.read(path, node) if present else None
+        first = path.split(".")[0].split("[")[0]
+        absent = path not in board and first not in board
+        values[name] = None if absent else ctx.read(path, node)
     return values
 
 

@@ -1,0 +1,50 @@
+"""``jdsl show --diff PKG TRACES...``: each recorded episode against its replay by a package.
+
+One step-aligned diff per episode (:mod:`jdsl.compiler.stepdiff`): the teacher's calls and the
+package's side by side, reads and writes marked, the first divergence flagged ``>>``, a
+fallback's hand-over shown. ``--html OUT`` also writes the static HTML view. Exits 1 when an
+episode diverged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import typer
+
+from jdsl.commands.boundary import cli_fail
+from jdsl.compiler import normalize_all
+from jdsl.compiler.stepdiff import diff_html, diff_text, step_diff
+from jdsl.package import load_package
+from jdsl.trace import read_events
+
+__all__ = ["show_diff"]
+
+
+def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
+              episode: str | None = None) -> None:  # fmt: skip
+    """Print (and with ``html`` write) the step-aligned diff of every episode in ``traces``."""
+    if not traces:
+        raise cli_fail("jdsl show --diff needs a package and traces", "jdsl show --diff PKG "
+                       "TRACES.jsonl...")  # fmt: skip
+    if not (package.is_dir() or package.suffix == ".jdsl"):
+        raise cli_fail(f"{package} is not a package", "give the .jdsl package first, then the "
+                       "traces: jdsl show --diff PKG TRACES.jsonl")  # fmt: skip
+    pkg = load_package(package)
+    mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
+    episodes = [e for trace in traces for e in read_events(trace).episodes
+                if episode is None or e.episode_id == episode]  # fmt: skip
+    if not episodes:
+        raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
+    diffs = [step_diff(pkg.ir, norm) for norm in normalize_all(episodes, canonical=mapping)]
+    typer.echo("\n\n".join(diff_text(d) for d in diffs))
+    diverged = sum(not d.matched for d in diffs)
+    typer.echo(f"\n{len(diffs)} episode(s): {len(diffs) - diverged} matched, {diverged} diverged")
+    if html is not None:
+        body = "".join(f"<section>{diff_html(d)}</section>" for d in diffs)
+        html.write_text(f"<!doctype html><meta charset='utf-8'><title>jdsl diff {pkg.name}</title>"
+                        f"<body>{body}</body>", encoding="utf-8")  # fmt: skip
+        typer.echo(f"html: {html}", err=True)
+    if diverged:
+        raise typer.Exit(code=1)

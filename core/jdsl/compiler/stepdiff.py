@@ -1,0 +1,258 @@
+"""A step-aligned diff of a recorded episode against its replay by a package.
+
+Verification, held-out validation and the generalizing compiler's fallback all ask one
+question: did the package do, call by call, what the teacher did? :func:`step_diff` answers it
+side by side. It replays the episode through the package as :func:`jdsl.compiler.replay.execute`
+does (recorded tool results and model decisions served back), with a trace, and lines up step
+``k`` of each side: the teacher's ``k``-th expected call (:func:`~jdsl.compiler.replay.expected_calls`)
+and the package's ``k``-th call. Each side lists the blackboard paths the call read and the key
+it wrote; the first divergence (:class:`~jdsl.compiler.replay.Divergence`) is marked; a
+fallback node taking over (a node whose id, label or kind says ``fallback``, or a ``react``
+leaf standing in for a compiled part) is shown where it happens.
+
+:func:`diff_text` prints it (``jdsl show --diff PKG TRACES``); :func:`diff_html` is the static
+HTML the notebook's :class:`jdsl_nb.widgets.DiffView` also shows.
+
+Example:
+    >>> diff = step_diff(result.package.ir, result.normalized[0])  # doctest: +SKIP
+    >>> print(diff_text(diff))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
+from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.replay import Divergence, ReplayTools, call_text, execute
+from jdsl.ir import from_ir
+from jdsl.trace import ListTraceSink
+from jdsl.tree import Root, typed_equal
+
+__all__ = ["DiffSide", "DiffStep", "StepDiff", "diff_html", "diff_text", "step_diff"]
+
+
+@dataclass(frozen=True)
+class DiffSide:
+    """One call on one side: its text, the node that made it, what it read and wrote."""
+
+    tool: str
+    arguments: dict[str, Any]
+    node_id: str | None
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    fallback: bool = False
+
+    @property
+    def text(self) -> str:
+        return call_text(self.tool, self.arguments)
+
+
+@dataclass(frozen=True)
+class DiffStep:
+    """Step ``index``: the teacher's call and the package's (None where a side made none).
+
+    ``state``: ``same``, ``differs``, ``missing`` (the package made no such call) or ``extra``
+    (the episode made no more calls)."""
+
+    index: int
+    teacher: DiffSide | None
+    package: DiffSide | None
+    state: str
+
+
+@dataclass(frozen=True)
+class StepDiff:
+    """A recorded episode against its replay (module docstring).
+
+    Attributes:
+        episode_id: the episode.
+        steps: the aligned steps.
+        divergence: the first divergence (:func:`jdsl.compiler.replay.execute`), or None.
+        first: the index of the first step that is not ``same`` (None: all the same).
+        teacher_outcome / package_outcome: how each ended (``success``, ``failure``, ``error``).
+        fallback: ``(step index, node id)`` where a fallback node took over, else None.
+    """
+
+    episode_id: str
+    steps: tuple[DiffStep, ...]
+    divergence: Divergence | None
+    first: int | None
+    teacher_outcome: str
+    package_outcome: str
+    fallback: tuple[int, str] | None = None
+
+    @property
+    def matched(self) -> bool:
+        return self.divergence is None
+
+
+def step_diff(tree: Root | Mapping[str, Any], episode: NormEpisode) -> StepDiff:
+    """Replay ``episode`` through ``tree`` (a Root or a Behavior IR document) and align.
+
+    Raises:
+        ValidationError: ``tree`` is an IR document that does not load.
+    """
+    root = tree if isinstance(tree, Root) else from_ir(dict(tree))
+    execution = execute(root, episode)
+    shape = TreeShape.of(root)
+    replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
+                         failing=shape.failing)  # fmt: skip
+    sink = ListTraceSink()
+    root.run(model=decision_model(shape, episode), tools=replay.tools,
+             predicates=replay.predicates, raise_errors=False, trace_sink=sink,
+             episode_id=episode.episode_id or None, **run_inputs(shape, episode))  # fmt: skip
+    package, fallback_node = _package_calls([e.to_dict() for e in sink.events])
+    teacher = [_teacher_side(s) for s in replay.expected]
+    steps = []
+    for index in range(max(len(teacher), len(package))):
+        mine = teacher[index] if index < len(teacher) else None
+        theirs = package[index] if index < len(package) else None
+        steps.append(DiffStep(index, mine, theirs, _state(mine, theirs)))
+    first = next((s.index for s in steps if s.state != "same"), None)
+    if first is None and execution.divergence is not None:
+        first = min(execution.divergence.call_index, max(len(steps) - 1, 0)) if steps else None
+    fallback = None
+    if fallback_node is not None:  # from the first call the fallback made (else after the last)
+        at = next((i for i, call in enumerate(package) if call.fallback), len(package))
+        fallback = (at, fallback_node)
+    teacher_outcome = "failure" if episode.success is False else "success"
+    return StepDiff(episode.episode_id, tuple(steps), execution.divergence, first,
+                    teacher_outcome, execution.status, fallback)  # fmt: skip
+
+
+def _teacher_side(step: NormStep) -> DiffSide:
+    unread = [key for arg, key in step.input_args.items() if arg not in step.arg_lineage]
+    reads = tuple(dict.fromkeys([*step.arg_lineage.values(), *unread]))
+    return DiffSide(step.logical_tool, dict(step.arguments), step.node_id, reads,
+                    (step.store,) if step.store else ())  # fmt: skip
+
+
+def _is_fallback(payload: Mapping[str, Any]) -> bool:
+    words = " ".join(str(payload.get(k) or "") for k in ("node_id", "label", "type")).lower()
+    return "fallback" in words or payload.get("type") == "react"
+
+
+def _package_calls(events: list[dict[str, Any]]) -> tuple[list[DiffSide], str | None]:
+    """The package's calls from its trace, each with the reads and writes of its node."""
+    calls: list[DiffSide] = []
+    reads: dict[str, list[str]] = {}
+    open_calls: dict[str, int] = {}
+    taking_over: str | None = None
+    for event in events:
+        kind, payload = event.get("kind"), event.get("payload") or {}
+        if kind == "node.enter" and taking_over is None and _is_fallback(payload):
+            taking_over = str(payload.get("node_id") or "")
+        elif kind == "blackboard.read":
+            reads.setdefault(str(payload.get("reader")), []).append(str(payload.get("path")))
+        elif kind == "tool.call.started":
+            node = str(payload.get("node_id") or "")
+            tool = payload.get("tool") or {}
+            name = tool.get("logical_id") or tool.get("host_name") if isinstance(tool, dict) else tool
+            open_calls[node] = len(calls)
+            calls.append(DiffSide(str(name), dict(payload.get("arguments") or {}), node,
+                                  tuple(dict.fromkeys(reads.pop(node, []))), (),
+                                  taking_over is not None))  # fmt: skip
+        elif kind == "blackboard.write" and str(payload.get("writer")) in open_calls:
+            at = open_calls.pop(str(payload.get("writer")))
+            side = calls[at]
+            calls[at] = DiffSide(side.tool, side.arguments, side.node_id, side.reads,
+                                 (*side.writes, str(payload.get("key"))), side.fallback)  # fmt: skip
+    return calls, taking_over
+
+
+def _state(teacher: DiffSide | None, package: DiffSide | None) -> str:
+    if package is None:
+        return "missing"
+    if teacher is None:
+        return "extra"
+    same = package.tool in (teacher.tool, teacher.tool.rsplit(".", 1)[-1]) and typed_equal(
+        package.arguments, teacher.arguments)
+    return "same" if same else "differs"
+
+
+# -- rendering ----------------------------------------------------------------------------------
+_MARK = {"same": "=", "differs": "≠", "missing": "−", "extra": "+"}
+
+
+def _side_text(side: DiffSide | None) -> str:
+    if side is None:
+        return "(no call)"
+    marks = "".join([f" reads {', '.join(side.reads)}" if side.reads else "",
+                     f" writes {', '.join(side.writes)}" if side.writes else ""])  # fmt: skip
+    return side.text + (f"  [{marks.strip()}]" if marks else "")
+
+
+def diff_text(diff: StepDiff) -> str:
+    """The diff as text: a header, one line per step (teacher | package), the outcome."""
+    head = (f"episode {diff.episode_id}: "
+            + ("matched" if diff.matched else f"DIVERGED at step {diff.first}"))  # fmt: skip
+    lines = [head]
+    for step in diff.steps:
+        flag = ">>" if step.index == diff.first else "  "
+        lines.append(f"{flag} {step.index:>3} {_MARK[step.state]} teacher: {_side_text(step.teacher)}")
+        lines.append(f"{'':>8}package: {_side_text(step.package)}")
+        if diff.fallback is not None and diff.fallback[0] == step.index:
+            lines.append(f"{'':>8}-> fallback {diff.fallback[1]} takes over from here")
+    if diff.fallback is not None and diff.fallback[0] >= len(diff.steps):
+        lines.append(f"   -> fallback {diff.fallback[1]} took over after the last call")
+    lines.append(f"   outcome: teacher {diff.teacher_outcome}, package {diff.package_outcome}")
+    if diff.divergence is not None:
+        lines.append(f"   first divergence: {diff.divergence.reason}")
+    return "\n".join(lines)
+
+
+DIFF_CSS = """
+.jdsl-diff table{border-collapse:collapse;font-size:13px}
+.jdsl-diff td,.jdsl-diff th{border-bottom:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}
+.jdsl-diff tr.jdsl-diff-differs td,.jdsl-diff tr.jdsl-diff-missing td,.jdsl-diff tr.jdsl-diff-extra td{background:#fdecea}
+.jdsl-diff tr.jdsl-diff-first td{background:#f4a3a3;font-weight:bold}
+.jdsl-diff tr.jdsl-diff-fallback td{background:#fff3cd}
+.jdsl-diff .jdsl-read{color:#1a5fb4}.jdsl-diff .jdsl-write{color:#26a269}
+"""
+
+
+def _side_html(side: DiffSide | None) -> str:
+    if side is None:
+        return "<i>(no call)</i>"
+    esc = html.escape
+    reads = "".join(f"<div class='jdsl-read' title='read from the blackboard'>read {esc(r)}</div>"
+                    for r in side.reads)  # fmt: skip
+    writes = "".join(f"<div class='jdsl-write' title='written to the blackboard'>write {esc(w)}"
+                     "</div>" for w in side.writes)  # fmt: skip
+    node = f"<div><small>{esc(side.node_id or '')}</small></div>"
+    return f"<code>{esc(side.text)}</code>{node}{reads}{writes}"
+
+
+def diff_html(diff: StepDiff) -> str:
+    """The diff as static HTML (no script): a summary line, then the side-by-side table."""
+    esc = html.escape
+    rows = []
+    for step in diff.steps:
+        cls = [f"jdsl-diff-{step.state}"]
+        if step.index == diff.first:
+            cls.append("jdsl-diff-first")
+        if step.package is not None and step.package.fallback:
+            cls.append("jdsl-diff-fallback")
+        rows.append(f"<tr class='{' '.join(cls)}' data-step='{step.index}'><td>{step.index}</td>"
+                    f"<td title='{esc(step.state)}'>{esc(_MARK[step.state])}</td>"
+                    f"<td>{_side_html(step.teacher)}</td><td>{_side_html(step.package)}</td></tr>")
+        if diff.fallback is not None and diff.fallback[0] == step.index:
+            rows.append(f"<tr class='jdsl-diff-fallback'><td></td><td>↪</td><td colspan='2'>"
+                        f"fallback <code>{esc(diff.fallback[1])}</code> takes over here</td></tr>")
+    if diff.fallback is not None and diff.fallback[0] >= len(diff.steps):
+        rows.append(f"<tr class='jdsl-diff-fallback'><td></td><td>↪</td><td colspan='2'>fallback "
+                    f"<code>{esc(diff.fallback[1])}</code> took over after the last call</td></tr>")
+    verdict = "matched" if diff.matched else f"diverged at step {diff.first}"
+    reason = f" — {esc(diff.divergence.reason)}" if diff.divergence is not None else ""
+    summary = (f"<div><b>episode {esc(diff.episode_id)}</b>: {esc(verdict)}{reason} · outcome: "
+               f"teacher {esc(diff.teacher_outcome)}, package {esc(diff.package_outcome)}</div>")
+    legend = ("<div><small>= same call · ≠ different call · − the package made no such call · + "
+              "an extra call · <span class='jdsl-read'>read</span>/<span class='jdsl-write'>write"
+              "</span>: blackboard paths the call read and the key it wrote</small></div>")
+    table = ("<table><tr><th>step</th><th></th><th>teacher (recorded)</th><th>package (replay)"
+             "</th></tr>" + "".join(rows) + "</table>")
+    return f"<style>{DIFF_CSS}</style><div class='jdsl-diff'>{summary}{legend}{table}</div>"

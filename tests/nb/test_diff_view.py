@@ -1,0 +1,86 @@
+"""The step-aligned diff of a recorded episode against its replay: data, text, HTML, live view,
+``%behavior diff`` (issue 27)."""
+
+from __future__ import annotations
+
+import pytest
+from jdsl.compiler.stepdiff import diff_html, diff_text, step_diff
+
+from tests.nb.lesson_diff import compiled, held_out, held_out_normalized
+
+
+@pytest.fixture(scope="module")
+def result():
+    return compiled()
+
+
+def test_a_held_out_divergence_is_aligned_by_step_with_reads_and_writes(result):
+    diff = step_diff(result.package.ir, held_out_normalized()[0])
+    assert not diff.matched and diff.first == 1
+    assert [s.state for s in diff.steps] == ["same", "differs", "missing"]
+    teacher, package = diff.steps[1].teacher, diff.steps[1].package
+    assert teacher.tool == "note" and teacher.writes == ("noted",)
+    assert package.tool == "send_reminder" and "student.loans[$loan_index].book" in package.reads
+    assert diff.steps[0].package.writes == ("student",)
+    text = diff_text(diff)
+    assert ">>   1 ≠ teacher: note(student_id='s9')" in text
+    assert "first divergence: expected note(student_id='s9')" in text
+    page = diff_html(diff)
+    assert "jdsl-diff-first" in page and "<script" not in page and "read student.id" in page
+
+
+def test_a_compiled_episode_matches_step_for_step(result):
+    diff = step_diff(result.package.ir, result.normalized[0])
+    assert diff.matched and diff.first is None and {s.state for s in diff.steps} == {"same"}
+
+
+def test_a_fallback_node_taking_over_is_shown(result):
+    from jdsl.compiler import normalize_all
+    from jdsl.text import parse_behavior
+    from jdsl.trace import ListTraceSink, segment_episodes
+
+    from tests.nb.lesson_diff import get_student, send_reminder
+
+    ir = result.package.ir
+    children = ir["root"]["child"]["children"]
+    fallback = {"kind": "sequence", "id": "fallback_react", "children": children[1:]}
+    patched = {**ir, "root": {**ir["root"], "child": {**ir["root"]["child"],
+                                                      "children": [children[0], fallback]}}}
+    tree = parse_behavior(
+        "seq\n  act get_student(student_id=student_id) -> student\n"
+        '  predict "request, student -> loan_index: int"\n'
+        "  act send_reminder(student_id=student.id, book=student.loans[$loan_index].book) -> sent\n"
+    ).bind(tools=[get_student, send_reminder])
+    sink = ListTraceSink()
+    from jdsl.testing import ScriptedModel
+
+    tree.run(model=ScriptedModel("0"), trace_sink=sink, student_id="s1", request="r")
+    diff = step_diff(patched, normalize_all(segment_episodes(sink.events))[0])
+    assert diff.fallback == (1, "fallback_react")
+    assert "fallback" in diff_text(diff) and "takes over" in diff_html(diff)
+
+
+def test_the_live_view_steps_and_jumps_to_the_first_divergence(result):
+    from jdsl_nb.widgets import DiffView
+
+    view = DiffView(step_diff(result.package.ir, held_out_normalized()[0]))
+    assert view.slider.value == 1 and "differs" in view.detail.value
+    view.slider.value = 0
+    assert "data-step='0'" in view.cursor.value and "same" in view.detail.value
+    view.to_first.click()
+    assert view.slider.value == 1
+    assert "jdsl-widget-fallback" in view.static_bundle()["text/html"]
+
+
+def test_the_magic_shows_the_diverged_episodes(ip, monkeypatch, result):
+    shown: list = []
+    monkeypatch.setattr("jdsl_nb.magics.display", lambda obj, **kw: shown.append(obj))
+    from jdsl.trace import Trace
+
+    ip.user_ns["remind_pkg"] = result
+    ip.user_ns["held_trace"] = Trace(held_out())
+    ip.run_line_magic("behavior", "diff remind_pkg held_trace")
+    assert shown[0]["text/plain"] == "1 episode(s): 0 matched, 1 diverged; showing the diverged ones"
+    assert type(shown[1]).__name__ == "DiffView" and shown[1].diff.first == 1
+    ip.run_line_magic("behavior", "diff remind_pkg")
+    assert shown[-2]["text/plain"].startswith("4 episode(s): 4 matched")
