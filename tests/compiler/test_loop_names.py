@@ -14,10 +14,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from events import EpisodeBuilder  # noqa: E402
 
 
-def _run(i: int, pick: int, count: int) -> dict[str, Any]:
+def _run(i: int, pick: int, count: int, *, said: bool = True) -> dict[str, Any]:
     ids = [f"R{i}X{k}Q" for k in range(count)]
     b = EpisodeBuilder(f"ep{i}", inputs={"user_id": f"u{i}"})
-    b.emit("user.message", {"content": f"please cancel my reservation {ids[pick]}"})
+    if said:
+        b.emit("user.message", {"content": f"please cancel my reservation {ids[pick]}"})
     b.call("get_user", {"reservations": ids}, store="user", node_id="agent", node_type="react",
            user_id=f"u{i}")  # fmt: skip
     for rid in ids:
@@ -37,3 +38,12 @@ def test_the_write_after_a_loop_reads_its_own_input_not_the_last_element() -> No
     cancel = next(a for a in result.compiled.actions if a.tool == "cancel_reservation")
     (choice,) = cancel.choices
     assert choice.stated and choice.spec["ref"] != "reservation_id"
+
+
+def test_a_write_after_a_loop_does_not_read_the_loops_store() -> None:
+    # the first reservation looked up is cancelled: after the loop, its store holds the last one
+    result = compile_behavior([_run(0, 0, 3, said=False), _run(1, 0, 2, said=False)], name="c")
+    cancel = next(a for a in result.compiled.actions if a.tool == "cancel_reservation")
+    (choice,) = cancel.choices
+    assert not str(choice.spec.get("ref", "")).startswith("get_reservation_out")
+    assert "different arguments" not in result.report().text

@@ -282,9 +282,9 @@ class Emitter:
         synth = names.get((slot.key, arg), arg)
         choice = choose_argument(arg, slot.steps, available=self.available,
                                  synthesized_input=synth, who=lambda: self._who(slot))  # fmt: skip
-        if choice.stated and choice.source in self.loop_items:  # not the loop's last element
-            key = f"{slug(slot.tool)}_{slot.position}_{arg}"
-            choice = dataclasses.replace(choice, spec={"ref": key}, source=key)
+        if choice.source == synth and synth in self.loop_items:  # not the loop's last element
+            synth = f"{slug(slot.tool)}_{slot.position}_{arg}"
+            choice = dataclasses.replace(choice, spec={"ref": synth}, source=synth)
         if choice.how == "input":
             self.read_input(str(choice.source))
         elif choice.how == "residual":
