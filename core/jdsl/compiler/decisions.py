@@ -16,7 +16,7 @@ from typing import Any
 
 from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
-from jdsl.ir.walk import walk_ir
+from jdsl.ir.walk import child_slots, walk_ir
 from jdsl.providers.replay import ReplayModel
 from jdsl.signature import Signature
 from jdsl.tree import Root
@@ -139,18 +139,14 @@ def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
 
 def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
     """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
-    tool (pre-order) had in the k-th successful call of that tool; for a selection
+    tool (:func:`_numbered`) had in the k-th successful call of that tool; for a selection
     ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took."""
     found: dict[str, Any] = {}
-    seen: dict[str, int] = {}
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    for node in nodes:
-        if node.get("kind") != "action":
-            continue
+    for node, k in _numbered(nodes[0] if nodes else {}, {}):
         tool = str(node.get("tool"))
-        k = seen[tool] = seen.get(tool, -1) + 1
         steps = calls.get(tool) or []
         for arg, spec in (node.get("args") or {}).items():
             if k < len(steps) and isinstance(spec, dict) and arg in steps[k].arguments:
@@ -159,6 +155,25 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
                     found.setdefault(ref, steps[k].arguments[arg])
                 found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
                 found.update(element_index(ref, steps[k].arg_sources.get(arg, ())))
+    return found
+
+
+def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[str, Any], int]]:
+    """Each action under ``node`` (pre-order) with how many actions of its tool a run reaching
+    it made before (``seen``, updated): the alternatives of a selector each count from where
+    the selector starts (a run takes one of them), and after it the most any of them made."""
+    if node.get("kind") == "action":
+        k = seen[str(node.get("tool"))] = seen.get(str(node.get("tool")), -1) + 1
+        return [(dict(node), k)]
+    children = [c for c in child_slots(node) if isinstance(c, dict)]
+    if node.get("kind") != "selector":
+        return [pair for child in children for pair in _numbered(child, seen)]
+    found, start, after = [], dict(seen), dict(seen)
+    for child in children:
+        arm = dict(start)
+        found += _numbered(child, arm)
+        after.update({tool: max(k, after.get(tool, -1)) for tool, k in arm.items()})
+    seen.update(after)
     return found
 
 

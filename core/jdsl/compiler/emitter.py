@@ -118,6 +118,7 @@ class Emitter:
         self.ids: set[str] = set()
         self.available: set[str] = set()
         self.inputs: set[str] = set()
+        self.loop_items: set[str] = set()  # for_each element names (they outlive the loop)
         self.core_reads: set[str] = set()
         self.lane_reads: set[str] | None = None
         self.residual_keys: set[str] = set()
@@ -281,6 +282,9 @@ class Emitter:
         synth = names.get((slot.key, arg), arg)
         choice = choose_argument(arg, slot.steps, available=self.available,
                                  synthesized_input=synth, who=lambda: self._who(slot))  # fmt: skip
+        if choice.source == synth and synth in self.loop_items:  # not the loop's last element
+            synth = f"{slug(slot.tool)}_{slot.position}_{arg}"
+            choice = dataclasses.replace(choice, spec={"ref": synth}, source=synth)
         if choice.how == "input":
             self.read_input(str(choice.source))
         elif choice.how == "residual":

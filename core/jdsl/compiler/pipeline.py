@@ -6,6 +6,7 @@ byte-identical package files. The optional compiler model only words residual in
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import attach_fallback, compiled_program
 from jdsl.compiler.families import GroupBy, group_episodes
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
+from jdsl.compiler.noops import drop_noops
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
@@ -302,6 +304,9 @@ def compile_normalized(
         CompileError: no episode succeeded (see :func:`require_success`).
     """
     require_success(normalized)
+    normalized, noops = drop_noops(normalized, effects)
+    if noops:  # the shards' facts and replay hold the dropped calls: derive them here
+        facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
         if facts is None
@@ -309,6 +314,10 @@ def compile_normalized(
     )
     compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support)  # fmt: skip
+    if noops:
+        compiled = dataclasses.replace(compiled, notes=(*compiled.notes, *(
+            f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
+            for tool in noops)))  # fmt: skip
     if fallback:
         compiled = attach_fallback(compiled, normalized)
     report = verify(compiled, normalized, replay=replay, effects=effects)

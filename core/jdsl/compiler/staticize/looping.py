@@ -42,10 +42,12 @@ def emit_loop(
     element = ArgChoice(spec.argument, "loop", {"ref": path}, path, values)
     outer = em.nodes
     em.nodes = []
+    before = set(em.available)
     em.available.add(item)
+    em.loop_items.add(item)
     em.call(slot, names, (), em.scope, fixed={spec.argument: element})
     body, em.nodes = em.nodes, outer
-    em.available.discard(item)
+    em.available = before  # after the loop its stores hold only the last element's result
     child: dict[str, Any] = (
         body[0] if len(body) == 1
         else {"kind": "sequence", "id": em.unique(f"each_{slug(slot.tool)}_body"), "children": body}
