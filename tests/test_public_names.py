@@ -144,7 +144,7 @@ PUBLIC_NAMES: dict[str, list[str]] = {
         "text_view", "tree_dot", "tree_html", "unload_ipython_extension",
     ],
     "jdsl_nb.widgets": [
-        "CompileView", "RunView", "candidates_frame",
+        "CompileView", "DiffView", "RunView", "candidates_frame",
     ],
 }
 """Package -> its ``__all__``, sorted (``jdsl.compiler``: the names it exports today)."""

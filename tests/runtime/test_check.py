@@ -290,5 +290,5 @@ def test_an_index_out_of_range_does_not_ask_for_the_key_as_an_input() -> None:
     ctx = _remind().run(model=ScriptedModel("5"), student_id="s1", request="x",
                         raise_errors=False)  # fmt: skip
     text = str(ctx.error)
-    assert "student.loans has no [5]" in text and "loan_index is 5" in text
+    assert "student.loans has no [5]" in text and "$loan_index = 5" in text
     assert "run(student=" not in text and "Seed it" not in text

@@ -47,7 +47,7 @@ from jdsl.compiler.families import is_write
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.reads import UNUSED_READ, asking_leaf, empty, predict_prompts, unused_reads
 from jdsl.errors import JdslError, ToolError
-from jdsl.ir import from_ir
+from jdsl.ir import from_ir, to_ir
 from jdsl.providers.replay import ReplayDivergence
 from jdsl.tree import RETURNED_FAILURE, Root, Status, typed_equal
 
@@ -401,7 +401,7 @@ def iter_executions(
     effects: Mapping[str, Any] | None = None,
 ) -> Iterator[Execution]:  # fmt: skip
     """:func:`execute` on each episode as it comes (the tree loaded once), one at a time."""
-    ir = tree.to_ir() if isinstance(tree, Root) else dict(tree)
+    ir = to_ir(tree) if isinstance(tree, Root) else dict(tree)
     compiled, fallback = split_fallback(ir)
     root = tree if isinstance(tree, Root) and fallback is None else from_ir(compiled)
     serving = _Serving(TreeShape.of(root), effects, fallback is not None)

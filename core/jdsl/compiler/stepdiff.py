@@ -7,7 +7,7 @@ does (recorded tool results and model decisions served back), with a trace, and 
 ``k`` of each side: the teacher's ``k``-th expected call (:func:`~jdsl.compiler.replay.expected_calls`)
 and the package's ``k``-th call. Each side lists the blackboard paths the call read and the key
 it wrote; the first divergence (:class:`~jdsl.compiler.replay.Divergence`) is marked; a
-fallback node taking over (a node whose id, label or kind says ``fallback``, or a ``react``
+fallback node taking over (a node whose id starts with ``fallback``, or a ``react``
 leaf standing in for a compiled part) is shown where it happens.
 
 :func:`diff_text` prints it (``jdsl show --diff PKG TRACES``); :func:`diff_html` is the static
@@ -106,7 +106,7 @@ def step_diff(tree: Root | Mapping[str, Any], episode: NormEpisode) -> StepDiff:
              predicates=replay.predicates, raise_errors=False, trace_sink=sink,
              episode_id=episode.episode_id or None, **run_inputs(shape, episode))  # fmt: skip
     package, fallback_node = _package_calls([e.to_dict() for e in sink.events])
-    teacher = [_teacher_side(s) for s in replay.expected]
+    teacher = [_teacher_side(s) for s in episode.steps]  # every recorded call, reads too
     steps = []
     for index in range(max(len(teacher), len(package))):
         mine = teacher[index] if index < len(teacher) else None
@@ -132,8 +132,10 @@ def _teacher_side(step: NormStep) -> DiffSide:
 
 
 def _is_fallback(payload: Mapping[str, Any]) -> bool:
-    words = " ".join(str(payload.get(k) or "") for k in ("node_id", "label", "type")).lower()
-    return "fallback" in words or payload.get("type") == "react"
+    """A react leaf, or a node whose own id starts with ``fallback`` (the compiler's wrapper,
+    ``compiled_or_fallback``, holds the compiled program too and is not one)."""
+    name = str(payload.get("node_id") or "").rsplit("/", 1)[-1].lower()
+    return name.startswith("fallback") or payload.get("type") == "react"
 
 
 def _package_calls(events: list[dict[str, Any]]) -> tuple[list[DiffSide], str | None]:
