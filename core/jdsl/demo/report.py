@@ -160,7 +160,7 @@ def text_report(result: DemoResult) -> str:
 
 _CSS = """
 body{font-family:system-ui,sans-serif;max-width:80rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;margin:.5rem 0;max-width:100%}td,th{border:1px solid #ccc;
+.wide{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:.5rem 0;max-width:100%}td,th{border:1px solid #ccc;
 padding:.2rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
 th{background:#f0f0f0}pre{background:#f7f7f7;padding:.6rem;white-space:pre-wrap;
 overflow-wrap:anywhere}.ok{color:#176117}.bad{color:#9b1c1c}.note{color:#555}
@@ -182,7 +182,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
         ) + "</tr>"
         for row in rows
     )
-    return f"<table><tr>{head}</tr>{body}</table>"
+    return f"<div class='wide'><table><tr>{head}</tr>{body}</table></div>"
 
 
 def _breakable(text: str) -> str:
