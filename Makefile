@@ -21,6 +21,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check core jdsl_nb tests bench
+	$(BIN)/ruff format --check core jdsl_nb tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -188,13 +188,26 @@ def _jsonl_row(shape: Shape, per: dict[str, float], t: dict[str, float], events:
     figure is what tracing adds per event (traced minus untraced run, over its events)."""
     note = "a fresh temp file per sample; default redaction and blobs; buffered writes"
     if shape.key == "sel":
-        return Row(SECTION, f"{shape.title}: traced to JsonlTraceSink, per node tick",
-                   per["jsonl"], "s", per["untraced"], "jdsl untraced", "<= 5x untraced",
-                   per["jsonl"] <= 5 * per["untraced"], note)
+        return Row(
+            SECTION,
+            f"{shape.title}: traced to JsonlTraceSink, per node tick",
+            per["jsonl"],
+            "s",
+            per["untraced"],
+            "jdsl untraced",
+            "<= 5x untraced",
+            per["jsonl"] <= 5 * per["untraced"],
+            note,
+        )
     added = (t["jsonl"] - t["untraced"]) / events
-    return Row(SECTION, f"{shape.title}: traced to JsonlTraceSink, added per event", added, "s",
-               note=f"{events} events per run; no-op tools, so the cost of an event itself; "
-               f"{per['jsonl'] / per['untraced']:.1f}x untraced; {note}")
+    return Row(
+        SECTION,
+        f"{shape.title}: traced to JsonlTraceSink, added per event",
+        added,
+        "s",
+        note=f"{events} events per run; no-op tools, so the cost of an event itself; "
+        f"{per['jsonl'] / per['untraced']:.1f}x untraced; {note}",
+    )
 
 
 def measure(*, quick: bool) -> list[Row]:

@@ -213,10 +213,24 @@ def step_rows(*, repeats: int, nodes: int = 300) -> list[Row]:
     sent = sum(len(p.value.encode()) for p in parts)
     label = f"debugger step, {nodes}-node tree ({last + 1:,} events)"
     return [
-        Row(SECTION, f"{label}: time", seconds, "s", target="< 0.1 s", met=seconds < 0.1,
-            note="slider moved: style sheet, now line, panes; the drawing is not redrawn"),
-        Row(SECTION, f"{label}: bytes sent", float(sent), "B", target="<= 100 kB",
-            met=sent <= 100_000, note="the changed HTML values (the drawing is not resent)"),
+        Row(
+            SECTION,
+            f"{label}: time",
+            seconds,
+            "s",
+            target="< 0.1 s",
+            met=seconds < 0.1,
+            note="slider moved: style sheet, now line, panes; the drawing is not redrawn",
+        ),
+        Row(
+            SECTION,
+            f"{label}: bytes sent",
+            float(sent),
+            "B",
+            target="<= 100 kB",
+            met=sent <= 100_000,
+            note="the changed HTML values (the drawing is not resent)",
+        ),
     ]
 
 

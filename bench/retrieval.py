@@ -26,7 +26,9 @@ def corpus() -> list[Document]:
         docs += markdown_sections(read_text(domain, "wiki.md"), source=f"{domain}/wiki.md")
     for task in load_json("tau_retail", "tasks.json"):
         task_id = f"tau_retail/tasks.json#{task['split']}-{task['task_id']}"
-        docs.append(Document(id=task_id, content=task["instruction"], source="tau_retail/tasks.json"))
+        docs.append(
+            Document(id=task_id, content=task["instruction"], source="tau_retail/tasks.json")
+        )
     return docs
 
 

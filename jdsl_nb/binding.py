@@ -13,8 +13,15 @@ from typing import Any
 
 from jdsl.ir.walk import as_ir, walk_ir
 
-__all__ = ["UnboundName", "bind_names", "closest_names", "collection_tools", "package_of",
-           "package_root", "required_names"]
+__all__ = [
+    "UnboundName",
+    "bind_names",
+    "closest_names",
+    "collection_tools",
+    "package_of",
+    "package_root",
+    "required_names",
+]
 
 
 class UnboundName(LookupError):
@@ -69,8 +76,11 @@ def closest_names(name: str, namespace: Mapping[str, Any], limit: int = 5) -> li
 
 
 def bind_names(
-    tree: Any, namespace: Mapping[str, Any], extra: Mapping[str, Callable[..., Any]] | None = None,
-    *, strict: bool = True,
+    tree: Any,
+    namespace: Mapping[str, Any],
+    extra: Mapping[str, Callable[..., Any]] | None = None,
+    *,
+    strict: bool = True,
 ) -> tuple[dict[str, Callable[..., Any]], dict[str, Callable[..., Any]]]:
     """The callables for every tool and predicate name of ``tree``.
 
@@ -86,7 +96,10 @@ def bind_names(
     lookup = {**{k: v for k, v in namespace.items() if callable(v)}, **(extra or {})}
     tool_names, predicate_names = required_names(tree)
     bound: tuple[dict[str, Callable[..., Any]], dict[str, Callable[..., Any]]] = ({}, {})
-    for names, kind, into in ((tool_names, "tool", bound[0]), (predicate_names, "predicate", bound[1])):
+    for names, kind, into in (
+        (tool_names, "tool", bound[0]),
+        (predicate_names, "predicate", bound[1]),
+    ):
         for name in names:
             if name in lookup:
                 into[name] = lookup[name]
@@ -106,7 +119,9 @@ def package_of(value: Any) -> Any:
 
 
 def package_root(
-    package: Any, namespace: Mapping[str, Any], extra: Mapping[str, Callable[..., Any]] | None = None
+    package: Any,
+    namespace: Mapping[str, Any],
+    extra: Mapping[str, Callable[..., Any]] | None = None,
 ) -> Any:
     """A runnable tree of ``package``: each required capability (and guard predicate) bound to
     the notebook callable of its name, or of its last dotted part (``retail.get_order`` ->

@@ -33,8 +33,16 @@ __all__ = [
     "verification_line",
 ]
 
-CANDIDATE_COLUMNS = ["candidate_id", "type", "grade", "status", "support", "applicable",
-                     "counterexamples", "claim"]
+CANDIDATE_COLUMNS = [
+    "candidate_id",
+    "type",
+    "grade",
+    "status",
+    "support",
+    "applicable",
+    "counterexamples",
+    "claim",
+]
 
 
 def teacher_ir(trace: Any) -> dict[str, Any] | None:
@@ -72,16 +80,20 @@ def candidate_rows(result: Any) -> list[dict[str, Any]]:
         if not isinstance(data, Mapping):
             continue
         evidence = data.get("evidence") or {}
-        rows.append({
-            "candidate_id": data.get("candidate_id", data.get("id", "")),
-            "type": data.get("type", ""),
-            "grade": data.get("grade", ""),
-            "status": data.get("status", ""),
-            "support": _count(evidence.get("support", data.get("support"))),
-            "applicable": _count(evidence.get("applicable", data.get("applicable"))),
-            "counterexamples": _count(evidence.get("counterexamples", data.get("counterexamples"))),
-            "claim": preview(data.get("claim"), 100)[0],
-        })
+        rows.append(
+            {
+                "candidate_id": data.get("candidate_id", data.get("id", "")),
+                "type": data.get("type", ""),
+                "grade": data.get("grade", ""),
+                "status": data.get("status", ""),
+                "support": _count(evidence.get("support", data.get("support"))),
+                "applicable": _count(evidence.get("applicable", data.get("applicable"))),
+                "counterexamples": _count(
+                    evidence.get("counterexamples", data.get("counterexamples"))
+                ),
+                "claim": preview(data.get("claim"), 100)[0],
+            }
+        )
     return rows
 
 
@@ -132,11 +144,20 @@ def lineage_rows(result: Any) -> list[dict[str, Any]]:
     for candidate in getattr(result, "candidates", None) or []:
         data = jsonable(candidate)
         claim = data.get("claim") if isinstance(data, Mapping) else None
-        if isinstance(data, Mapping) and data.get("type") == "DATAFLOW" and isinstance(claim, Mapping):
+        if (
+            isinstance(data, Mapping)
+            and data.get("type") == "DATAFLOW"
+            and isinstance(claim, Mapping)
+        ):
             target = claim.get("target") or {}
-            rows.append({"episode": ", ".join((data.get("evidence") or {}).get("episodes", [])),
-                         "step": target.get("index", ""), "from": str(claim.get("source")),
-                         "to": f"{target.get('tool')}.{target.get('argument')}"})
+            rows.append(
+                {
+                    "episode": ", ".join((data.get("evidence") or {}).get("episodes", [])),
+                    "step": target.get("index", ""),
+                    "from": str(claim.get("source")),
+                    "to": f"{target.get('tool')}.{target.get('argument')}",
+                }
+            )
     return rows
 
 
@@ -148,10 +169,15 @@ def residual_rows(result: Any) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for node_id, node in ir_nodes_with_ids(ir):
         if node.get("kind") in ("predict", "react"):
-            rows.append({"node": node_id, "kind": node["kind"],
-                         "signature": node.get("signature", ""),
-                         "instructions": preview(node.get("instructions") or "", 120)[0],
-                         "tools": ", ".join(node.get("tools") or [])})
+            rows.append(
+                {
+                    "node": node_id,
+                    "kind": node["kind"],
+                    "signature": node.get("signature", ""),
+                    "instructions": preview(node.get("instructions") or "", 120)[0],
+                    "tools": ", ".join(node.get("tools") or []),
+                }
+            )
     return rows
 
 
@@ -165,9 +191,18 @@ def verification_dict(result: Any) -> dict[str, Any]:
     return dict(data) if isinstance(data, Mapping) else {"report": data}
 
 
-_VERIFICATION_KEYS = ("status", "structural_ok", "replay_checks", "replay_passed",
-                      "replay_coverage", "problems", "problems_omitted", "executed", "matched",
-                      "first_divergence")
+_VERIFICATION_KEYS = (
+    "status",
+    "structural_ok",
+    "replay_checks",
+    "replay_passed",
+    "replay_coverage",
+    "problems",
+    "problems_omitted",
+    "executed",
+    "matched",
+    "first_divergence",
+)
 
 
 def verification_line(data: Mapping[str, Any]) -> str:
@@ -182,8 +217,9 @@ def verification_line(data: Mapping[str, Any]) -> str:
     if "replay_checks" in data:
         coverage = data.get("replay_coverage")
         shown = f" (coverage {coverage:.2f})" if isinstance(coverage, int | float) else ""
-        parts.append(f"{data.get('replay_passed', 0)}/{data['replay_checks']} replay checks "
-                     f"passed{shown}")
+        parts.append(
+            f"{data.get('replay_passed', 0)}/{data['replay_checks']} replay checks passed{shown}"
+        )
     if "executed" in data:
         parts.append(execution_text(data))
     parts += [f"{k} {preview(v, 60)[0]}" for k, v in data.items() if k not in _VERIFICATION_KEYS]
@@ -199,8 +235,10 @@ def verification_html(data: Mapping[str, Any]) -> str:
     if data.get("problems_omitted"):
         problems.append(f"… {esc(data['problems_omitted'])} more")
     listing = "".join(f"<li>{p}</li>" for p in problems)
-    return (f"<div class='jdsl-verification'><span class='jdsl-badge jdsl-status-{badge}'>"
-            f"{esc(status)}</span> {line}{f'<ul>{listing}</ul>' if listing else ''}</div>")
+    return (
+        f"<div class='jdsl-verification'><span class='jdsl-badge jdsl-status-{badge}'>"
+        f"{esc(status)}</span> {line}{f'<ul>{listing}</ul>' if listing else ''}</div>"
+    )
 
 
 def _rows_table(rows: list[dict[str, Any]], cls: str, columns: list[str] | None = None) -> str:
@@ -212,19 +250,25 @@ def _rows_table(rows: list[dict[str, Any]], cls: str, columns: list[str] | None 
 
 def execution_text(verification: Mapping[str, Any]) -> str:
     """``executed 24 episodes, 24 matched`` (and the first divergence when one did not)."""
-    text = (f"executed {verification.get('executed', 0)} episodes, "
-            f"{verification.get('matched', 0)} matched")
+    text = (
+        f"executed {verification.get('executed', 0)} episodes, "
+        f"{verification.get('matched', 0)} matched"
+    )
     first = verification.get("first_divergence")
     if isinstance(first, Mapping):
-        text += (f"; first divergence: episode {first.get('episode_id')!r}, node "
-                 f"{first.get('node_id')!r}: {first.get('reason')}")
+        text += (
+            f"; first divergence: episode {first.get('episode_id')!r}, node "
+            f"{first.get('node_id')!r}: {first.get('reason')}"
+        )
     return text
 
 
 def _fold(title: str, body: str, *, open: bool = False) -> str:
     """A section that folds (``<details>``, no script), its body scrolling past one pane."""
-    return (f"<details class='jdsl-section'{' open' if open else ''}><summary><b>{esc(title)}</b>"
-            f"</summary><div class='jdsl-pane'>{body}</div></details>")
+    return (
+        f"<details class='jdsl-section'{' open' if open else ''}><summary><b>{esc(title)}</b>"
+        f"</summary><div class='jdsl-pane'>{body}</div></details>"
+    )
 
 
 def _candidates_table(rows: list[dict[str, Any]]) -> str:
@@ -242,10 +286,15 @@ def compile_summary_html(result: Any) -> str:
         grades[str(row["grade"])] = grades.get(str(row["grade"]), 0) + 1
     counts = ", ".join(f"{abbr(g)} {n}" for g, n in sorted(grades.items())) or "none"
     residuals = len(residual_rows(result))
-    return ("<div class='jdsl-summary'>" + verification_html(verification_dict(result))
-            + f"<div>{sum(grades.values())} candidates ({counts}) · {residuals} model leaf"
-            f"{'s' * (residuals != 1)} left</div>"
-            + metrics_html(getattr(result, "metrics", None)) + grade_legend() + "</div>")
+    return (
+        "<div class='jdsl-summary'>"
+        + verification_html(verification_dict(result))
+        + f"<div>{sum(grades.values())} candidates ({counts}) · {residuals} model leaf"
+        f"{'s' * (residuals != 1)} left</div>"
+        + metrics_html(getattr(result, "metrics", None))
+        + grade_legend()
+        + "</div>"
+    )
 
 
 def compile_html(result: Any, trace: Any = None) -> str:
@@ -257,8 +306,10 @@ def compile_html(result: Any, trace: Any = None) -> str:
     if teacher:
         body.append(_fold("teacher tree", drawing_html(teacher)))
     else:
-        body.append("<div class='jdsl-note'>To see the teacher tree too, display "
-                    "<code>CompileView(result, trace=TRACE)</code> with the compiled trace.</div>")
+        body.append(
+            "<div class='jdsl-note'>To see the teacher tree too, display "
+            "<code>CompileView(result, trace=TRACE)</code> with the compiled trace.</div>"
+        )
     candidates = candidate_rows(result)
     lineage = lineage_rows(result)
     residuals = residual_rows(result)
@@ -276,10 +327,14 @@ def compile_text(result: Any) -> str:
     grades: dict[str, int] = {}
     for row in candidate_rows(result):
         grades[str(row["grade"])] = grades.get(str(row["grade"]), 0) + 1
-    lines = [f"compile result: verification {verification.get('status', '?')} "
-             f"({execution_text(verification)}), "
-             f"{sum(grades.values())} candidates {dict(sorted(grades.items()))}"]
-    lines += [f"  residual {r['node']}: {r['kind']} {r['signature']!r}" for r in residual_rows(result)]
+    lines = [
+        f"compile result: verification {verification.get('status', '?')} "
+        f"({execution_text(verification)}), "
+        f"{sum(grades.values())} candidates {dict(sorted(grades.items()))}"
+    ]
+    lines += [
+        f"  residual {r['node']}: {r['kind']} {r['signature']!r}" for r in residual_rows(result)
+    ]
     return "\n".join(lines)
 
 
@@ -291,20 +346,33 @@ def _manifest(package: Any) -> dict[str, Any]:
 def package_html(package: Any) -> str:
     """A behavior package: a summary line first, the tree, then folded: manifest, files."""
     manifest = _manifest(package)
-    facts = [[esc(k), value_html(manifest.get(k), 300)]
-             for k in ("name", "version", "task_family", "required_capabilities", "verification",
-                       "source") if k in manifest]
+    facts = [
+        [esc(k), value_html(manifest.get(k), 300)]
+        for k in (
+            "name",
+            "version",
+            "task_family",
+            "required_capabilities",
+            "verification",
+            "source",
+        )
+        if k in manifest
+    ]
     files = manifest.get("files") or {}
-    file_rows = [[f"<code>{esc(k)}</code>", f"<code>{esc(v)}</code>"] for k, v in sorted(files.items())]
+    file_rows = [
+        [f"<code>{esc(k)}</code>", f"<code>{esc(v)}</code>"] for k, v in sorted(files.items())
+    ]
     try:
         drawing = drawing_html(as_ir(package))
     except TypeError:
         drawing = "<div class='jdsl-note'>(no tree)</div>"
     summary = f"<div class='jdsl-summary'>{esc(package_text(package))}</div>"
-    body = (summary + _fold("tree", drawing, open=True)
-            + _fold("manifest", table(["field", "value"], facts, cls="jdsl-manifest"))
-            + _fold(f"files ({len(file_rows)})", table(["file", "digest"], file_rows,
-                                                        cls="jdsl-files")))
+    body = (
+        summary
+        + _fold("tree", drawing, open=True)
+        + _fold("manifest", table(["field", "value"], facts, cls="jdsl-manifest"))
+        + _fold(f"files ({len(file_rows)})", table(["file", "digest"], file_rows, cls="jdsl-files"))
+    )
     return page(f"package {manifest.get('name', '')} {manifest.get('version', '')}", body)
 
 
@@ -316,5 +384,7 @@ def package_text(package: Any) -> str:
     if isinstance(verification, Mapping) and "executed" in verification:
         status = f"{status} ({execution_text(verification)})"
     caps = ", ".join(manifest.get("required_capabilities") or [])
-    return (f"package {manifest.get('name', '?')} {manifest.get('version', '')}: "
-            f"verification {status}; requires [{caps}]")
+    return (
+        f"package {manifest.get('name', '?')} {manifest.get('version', '')}: "
+        f"verification {status}; requires [{caps}]"
+    )

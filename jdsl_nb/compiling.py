@@ -32,8 +32,12 @@ def episodes_of(source: Any) -> list[Any]:
         episodes = episodes()
     if episodes is not None:
         return list(episodes)
-    if isinstance(source, list | tuple) and source and hasattr(source[0], "episode_id") \
-            and hasattr(source[0], "events"):
+    if (
+        isinstance(source, list | tuple)
+        and source
+        and hasattr(source[0], "episode_id")
+        and hasattr(source[0], "events")
+    ):
         return list(source)
     from jdsl.trace import TraceEvent, segment_episodes
 

@@ -31,6 +31,9 @@ def episode_diffs(held: Any, package: Any, trace: Any = None, *,
     if episode is not None:
         normalized = [n for n in normalized if n.episode_id == episode]
     if not normalized:
-        raise LookupError("no episodes to compare" + (f" with id {episode!r}" if episode else "")
-                          + "; give a trace: %behavior diff RESULT TRACE_VAR_OR_FILE")
+        raise LookupError(
+            "no episodes to compare"
+            + (f" with id {episode!r}" if episode else "")
+            + "; give a trace: %behavior diff RESULT TRACE_VAR_OR_FILE"
+        )
     return [step_diff(package.ir, n) for n in normalized]

@@ -17,9 +17,9 @@ GRADES: dict[str, str] = {
 }
 METRICS: dict[str, str] = {
     "RDB": "residual decision burden: the package's model decisions / all its decisions "
-           "(actions, guards, checks, predicts, reacts); lower means less left to a model",
+    "(actions, guards, checks, predicts, reacts); lower means less left to a model",
     "coverage": "deterministic coverage = 1 - RDB: the share of decisions made by code, "
-                "not by a model",
+    "not by a model",
     "replay coverage": "the share of recorded calls the verification replay checked",
 }
 TERMS: dict[str, str] = {**GRADES, **METRICS}
@@ -44,6 +44,8 @@ def metrics_html(metrics: object) -> str:
     coverage = getattr(metrics, "deterministic_coverage", None)
     if not isinstance(rdb, int | float) or not isinstance(coverage, int | float):
         return ""
-    return (f"<div class='jdsl-metrics'>{abbr('RDB')} {rdb:.2f} "
-            f"<span class='jdsl-note'>({esc(METRICS['RDB'])})</span> · {abbr('coverage')} "
-            f"{coverage:.2f} <span class='jdsl-note'>({esc(METRICS['coverage'])})</span></div>")
+    return (
+        f"<div class='jdsl-metrics'>{abbr('RDB')} {rdb:.2f} "
+        f"<span class='jdsl-note'>({esc(METRICS['RDB'])})</span> · {abbr('coverage')} "
+        f"{coverage:.2f} <span class='jdsl-note'>({esc(METRICS['coverage'])})</span></div>"
+    )

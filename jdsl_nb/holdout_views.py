@@ -9,7 +9,10 @@ from jdsl_nb._html import esc, page, table
 
 __all__ = ["holdout_html", "holdout_text"]
 
-_CLASSES = {"matched": "jdsl-badge jdsl-status-success", "diverged": "jdsl-badge jdsl-status-failure"}
+_CLASSES = {
+    "matched": "jdsl-badge jdsl-status-success",
+    "diverged": "jdsl-badge jdsl-status-failure",
+}
 
 
 def holdout_text(report: Any) -> str:
@@ -24,7 +27,9 @@ def holdout_html(report: Any) -> str:
         divergence = row.divergence
         why = row.reason or (divergence.reason if divergence else "")
         where = f"node {divergence.node_id}, call {divergence.call_index}: " if divergence else ""
-        outcome = f"<span class='{_CLASSES.get(row.outcome, 'jdsl-note')}'>{esc(row.outcome)}</span>"
+        outcome = (
+            f"<span class='{_CLASSES.get(row.outcome, 'jdsl-note')}'>{esc(row.outcome)}</span>"
+        )
         rows.append([esc(row.episode_id), outcome, esc(where + why),
                      esc("; ".join(row.contradicted) or "-")])  # fmt: skip
     body = (f"<p>{esc(report.summary())}</p>"

@@ -23,7 +23,6 @@ from jdsl.ir.walk import as_ir, walk_ir
 __all__ = ["TypedInputs", "split_pairs", "typed_inputs"]
 
 
-
 @dataclass
 class TypedInputs:
     """The run inputs and one note per value whose type was guessed.
@@ -92,7 +91,9 @@ def _as_type(key: str, raw: str, who: str, schema: dict[str, Any]) -> Any:
     if want == "string":
         return raw
     value = _json_or_text(key, raw)
-    if isinstance(value, SCHEMA_TYPES[want]) and not (want != "boolean" and isinstance(value, bool)):
+    if isinstance(value, SCHEMA_TYPES[want]) and not (
+        want != "boolean" and isinstance(value, bool)
+    ):
         return value
     if want == "number" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -102,8 +103,13 @@ def _as_type(key: str, raw: str, who: str, schema: dict[str, Any]) -> Any:
     )
 
 
-_EXAMPLES = {"integer": "3", "number": "2.5", "boolean": "true", "array": "'[1, 2]'",
-             "object": "'{\"a\": 1}'"}
+_EXAMPLES = {
+    "integer": "3",
+    "number": "2.5",
+    "boolean": "true",
+    "array": "'[1, 2]'",
+    "object": "'{\"a\": 1}'",
+}
 
 
 def typed_inputs(pairs: list[tuple[str, str]], tree: Any, bindings: Any) -> TypedInputs:
@@ -131,7 +137,8 @@ def typed_inputs(pairs: list[tuple[str, str]], tree: Any, bindings: Any) -> Type
             result.notes.append(
                 f"--input {key}={raw} was read as JSON: {type(value).__name__} {value!r} (no "
                 f"annotated parameter takes {key}); quote it as JSON for a string: "
-                f"--input {key}='\"{raw}\"'")
+                f"--input {key}='\"{raw}\"'"
+            )
     from jdsl.tree import Node
 
     if pairs and isinstance(tree, Node):

@@ -30,14 +30,18 @@ from jdsl_nb.shellwords import split_words
 
 __all__ = ["HELP", "BehaviorMagics", "behavior_usage_error"]
 
-_LINE_USAGE = ("usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] "
-               "[--show view|summary|none] | %behavior show NAME | %behavior check NAME "
-               "[--input K=V ...] [--tools VAR] | %behavior compile TRACE_VAR_OR_FILE [-o NAME] "
-               "[--force] [--show view|summary|none] | %behavior diff RESULT [TRACE] | "
-               "%behavior doctor | %behavior help")
-_INPUT_HELP = ("run inputs; a value takes the type of the tool parameter it feeds (zip=80279 "
-               "stays the string '80279' for zip: str); with no annotated parameter it is JSON "
-               "when it parses, else a string, and the run view says which")
+_LINE_USAGE = (
+    "usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] "
+    "[--show view|summary|none] | %behavior show NAME | %behavior check NAME "
+    "[--input K=V ...] [--tools VAR] | %behavior compile TRACE_VAR_OR_FILE [-o NAME] "
+    "[--force] [--show view|summary|none] | %behavior diff RESULT [TRACE] | "
+    "%behavior doctor | %behavior help"
+)
+_INPUT_HELP = (
+    "run inputs; a value takes the type of the tool parameter it feeds (zip=80279 "
+    "stays the string '80279' for zip: str); with no annotated parameter it is JSON "
+    "when it parses, else a string, and the run view says which"
+)
 HELP = f"""%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|summary|none]
     The cell body is behavior text (one node per line, indentation makes children). The tree
     is assigned to NAME and drawn; tool and predicate names bind to functions of that name in
@@ -80,16 +84,21 @@ def behavior_usage_error(message: str, *, line: int, col: int) -> UsageError:
 
 
 def _cell_args(func: Any) -> Any:
-    for decorator in reversed([
-        argument("name", help="the variable the tree is assigned to (and the root's name)"),
-        argument("--run", action="store_true", help="run the tree and show the run view"),
-        argument("--model", help="a model object in the namespace, else a model id"),
-        argument("--input", nargs="+", action="append", metavar="KEY=VALUE",
-                 help=_INPUT_HELP),
-        argument("--tools", metavar="VAR", help="a dict or list of tools in the namespace"),
-        argument("--show", choices=("tree", "summary", "none"), default="tree",
-                 help="draw the tree (with --run: the run view), one line, or nothing"),
-    ]):
+    for decorator in reversed(
+        [
+            argument("name", help="the variable the tree is assigned to (and the root's name)"),
+            argument("--run", action="store_true", help="run the tree and show the run view"),
+            argument("--model", help="a model object in the namespace, else a model id"),
+            argument("--input", nargs="+", action="append", metavar="KEY=VALUE", help=_INPUT_HELP),
+            argument("--tools", metavar="VAR", help="a dict or list of tools in the namespace"),
+            argument(
+                "--show",
+                choices=("tree", "summary", "none"),
+                default="tree",
+                help="draw the tree (with --run: the run view), one line, or nothing",
+            ),
+        ]
+    ):
         func = decorator(func)
     return magic_arguments()(func)
 
@@ -154,8 +163,13 @@ class BehaviorMagics(Magics):
         self._ns[args.name] = root
         self._sinks.pop(args.name, None)
         if args.run:
-            self._run(args.name, root, split_pairs(args.input), args.model,
-                      show="view" if args.show == "tree" else args.show)
+            self._run(
+                args.name,
+                root,
+                split_pairs(args.input),
+                args.model,
+                show="view" if args.show == "tree" else args.show,
+            )
         elif args.show == "tree":
             _show(root)
         elif args.show == "summary":
@@ -187,8 +201,15 @@ class BehaviorMagics(Magics):
         return None, model
 
     # -- run -------------------------------------------------------------------------------
-    def _run(self, name: str, root: Any, pairs: list[tuple[str, str]], model_arg: str | None,
-             show: str = "view", **bindings: Any) -> None:
+    def _run(
+        self,
+        name: str,
+        root: Any,
+        pairs: list[tuple[str, str]],
+        model_arg: str | None,
+        show: str = "view",
+        **bindings: Any,
+    ) -> None:
         from jdsl.trace import ListTraceSink
 
         from jdsl_nb.rundata import error_text
@@ -198,13 +219,21 @@ class BehaviorMagics(Magics):
         if model_id and hasattr(root, "model_copy"):
             root = root.model_copy(update={"model_id": model_id})
         from jdsl_nb.magic_inputs import typed_inputs
+
         inputs = typed_inputs(pairs, root, _bindings_of(root, bindings))
         sink = self._sinks.setdefault(name, ListTraceSink())
         episode_id = f"{name}_{sum(1 for e in sink.events if e.kind == 'episode.started')}"
         ctx, error = None, None
         try:
-            ctx = root.run(model=model, trace_sink=sink, raise_errors=False, capture_id="notebook",
-                           episode_id=episode_id, **bindings, **inputs.values)
+            ctx = root.run(
+                model=model,
+                trace_sink=sink,
+                raise_errors=False,
+                capture_id="notebook",
+                episode_id=episode_id,
+                **bindings,
+                **inputs.values,
+            )
         except Exception as exc:  # noqa: BLE001 - shown in the run view, not as a traceback
             error = exc
         self._ns[f"{name}_run"] = ctx
@@ -217,8 +246,9 @@ class BehaviorMagics(Magics):
         if show == "summary":
             _say(_run_line(episode_id, ctx, shown))
             return
-        display(RunView(ctx if ctx is not None else mine, tree=root, error=shown,
-                        notes=inputs.notes))
+        display(
+            RunView(ctx if ctx is not None else mine, tree=root, error=shown, notes=inputs.notes)
+        )
 
     # -- line ------------------------------------------------------------------------------
     def _line(self, line: str) -> None:
@@ -229,16 +259,22 @@ class BehaviorMagics(Magics):
         if command in ("help", "--help", "-h"):
             print(HELP)
             return
-        handler = {"run": self._line_run, "show": self._line_show, "check": self._line_check,
-                   "compile": self._line_compile, "doctor": self._line_doctor,
-                   "diff": self._line_diff}.get(command)
+        handler = {
+            "run": self._line_run,
+            "show": self._line_show,
+            "check": self._line_check,
+            "compile": self._line_compile,
+            "doctor": self._line_doctor,
+            "diff": self._line_diff,
+        }.get(command)
         if handler is None:
             raise UsageError(f"unknown %behavior command {command!r}; {_LINE_USAGE}")
         handler(rest)
 
     def _line_run(self, words: list[str]) -> None:
-        opts = _options(words, {"--input": True, "--model": False, "--tools": False,
-                                "--show": False})
+        opts = _options(
+            words, {"--input": True, "--model": False, "--tools": False, "--show": False}
+        )
         name = _one(opts.pop("", []), "%behavior run NAME")
         show = _choice(opts.get("--show"), ("view", "summary", "none"), "view")
         target = self._lookup(name)
@@ -252,27 +288,40 @@ class BehaviorMagics(Magics):
                 root = package_root(package, self._ns, extra)
             except LookupError as exc:
                 raise UsageError(f"%behavior run {name}: {exc}") from None
-            self._run(name, root, split_pairs(opts.get("--input")), _last(opts.get("--model")),
-                      show)
+            self._run(
+                name, root, split_pairs(opts.get("--input")), _last(opts.get("--model")), show
+            )
             return
         if not hasattr(target, "run") or not hasattr(target, "walk"):
-            raise UsageError(f"{name!r} is a {type(target).__name__}; %behavior run takes a tree "
-                             f"(from %%behavior), a behavior package or a compile result (from "
-                             f"%behavior compile)")
+            raise UsageError(
+                f"{name!r} is a {type(target).__name__}; %behavior run takes a tree "
+                f"(from %%behavior), a behavior package or a compile result (from "
+                f"%behavior compile)"
+            )
         tools, predicates = bind_names(target, self._ns, extra, strict=False)
-        self._run(name, target, split_pairs(opts.get("--input")), _last(opts.get("--model")),
-                  show, tools=tools or None, predicates=predicates or None)
+        self._run(
+            name,
+            target,
+            split_pairs(opts.get("--input")),
+            _last(opts.get("--model")),
+            show,
+            tools=tools or None,
+            predicates=predicates or None,
+        )
 
     def _line_check(self, words: list[str]) -> None:
         opts = _options(words, {"--input": True, "--tools": False})
         name = _one(opts.pop("", []), "%behavior check NAME [--input K=V ...] [--tools VAR]")
         root = self._lookup(name)
         if not hasattr(root, "check"):
-            raise UsageError(f"{name!r} is a {type(root).__name__}, not a tree; "
-                             f"%behavior check takes a tree made by %%behavior")
+            raise UsageError(
+                f"{name!r} is a {type(root).__name__}, not a tree; "
+                f"%behavior check takes a tree made by %%behavior"
+            )
         extra = self._collection(_last(opts.get("--tools")))
         from jdsl_nb.binding import bind_names
         from jdsl_nb.magic_inputs import split_pairs
+
         tools, predicates = bind_names(root, self._ns, extra, strict=False)
         inputs = [key for key, _ in split_pairs(opts.get("--input"))] or None
         report = root.check(tools=tools or None, predicates=predicates or None, inputs=inputs)
@@ -286,16 +335,23 @@ class BehaviorMagics(Magics):
 
     def _line_compile(self, words: list[str]) -> None:
         opts = _options(words, {"-o": False, "--name": False, "--force": None, "--show": False})
-        source_name = _one(opts.pop("", []), "%behavior compile TRACE_VAR_OR_FILE [-o NAME] "
-                           "[--force] [--show view|summary|none]")
+        source_name = _one(
+            opts.pop("", []),
+            "%behavior compile TRACE_VAR_OR_FILE [-o NAME] [--force] [--show view|summary|none]",
+        )
         target = _last(opts.get("-o")) or "compiled"
         show = _choice(opts.get("--show"), ("view", "summary", "none"), "view")
         held = self._ns.get(target)
-        if (held is not None and "--force" not in opts and source_name != target
-                and type(held).__name__ != "CompileResult"):
+        if (
+            held is not None
+            and "--force" not in opts
+            and source_name != target
+            and type(held).__name__ != "CompileResult"
+        ):
             raise UsageError(
                 f"-o {target}: {target!r} already holds a {type(held).__name__} in the notebook; "
-                f"choose another name (-o {target}_compiled) or add --force to replace it")
+                f"choose another name (-o {target}_compiled) or add --force to replace it"
+            )
         source = self._trace_source(source_name)
         from jdsl_nb.compiling import compile_trace
         from jdsl_nb.widgets import CompileView
@@ -314,8 +370,9 @@ class BehaviorMagics(Magics):
         opts = _options(words, {"--episode": False})
         names = opts.pop("", [])
         if len(names) not in (1, 2):
-            raise UsageError("usage: %behavior diff RESULT_OR_PACKAGE [TRACE_VAR_OR_FILE] "
-                             "[--episode ID]")
+            raise UsageError(
+                "usage: %behavior diff RESULT_OR_PACKAGE [TRACE_VAR_OR_FILE] [--episode ID]"
+            )
         from jdsl_nb.binding import package_of
         from jdsl_nb.diffing import episode_diffs
         from jdsl_nb.widgets import DiffView
@@ -323,17 +380,21 @@ class BehaviorMagics(Magics):
         held = self._lookup(names[0])
         package = package_of(held)
         if package is None:
-            raise UsageError(f"{names[0]!r} is a {type(held).__name__}; %behavior diff takes a "
-                             "compile result or a behavior package")
+            raise UsageError(
+                f"{names[0]!r} is a {type(held).__name__}; %behavior diff takes a "
+                "compile result or a behavior package"
+            )
         trace = self._trace_source(names[1]) if len(names) == 2 else None
         try:
             diffs = episode_diffs(held, package, trace, episode=_last(opts.get("--episode")))
         except LookupError as exc:
             raise UsageError(str(exc)) from None
         diverged = [d for d in diffs if not d.matched]
-        _say(f"{len(diffs)} episode(s): {len(diffs) - len(diverged)} matched, {len(diverged)} "
-             "diverged" + ("; showing the diverged ones" if diverged else ""))
-        for diff in (diverged or diffs[:1]):
+        _say(
+            f"{len(diffs)} episode(s): {len(diffs) - len(diverged)} matched, {len(diverged)} "
+            "diverged" + ("; showing the diverged ones" if diverged else "")
+        )
+        for diff in diverged or diffs[:1]:
             display(DiffView(diff))
 
     def _trace_source(self, name: str) -> Any:
@@ -344,8 +405,10 @@ class BehaviorMagics(Magics):
             from jdsl_nb.compiling import read_trace
 
             return read_trace(path)
-        raise UsageError(f"{name!r} is neither a variable in the notebook nor a trace file"
-                         f"{difflib_hint(name, self._ns)}")
+        raise UsageError(
+            f"{name!r} is neither a variable in the notebook nor a trace file"
+            f"{difflib_hint(name, self._ns)}"
+        )
 
     def _line_doctor(self, words: list[str]) -> None:
         from jdsl_nb.doctor import doctor_html, doctor_report, doctor_text
@@ -406,16 +469,23 @@ def _bound_text(target: str, result: Any, source: str) -> str:
     verified = "verified" if getattr(result, "ok", False) else "NOT verified"
     package = getattr(result, "package", None)
     needs = ", ".join(getattr(package, "required_capabilities", None) or []) or "none"
-    inputs = ", ".join(((getattr(package, "manifest", None) or {}).get("source") or {})
-                       .get("inputs") or []) or "none"
-    return (f"{target} = the compile result of {source} ({verified}; {target}.package is the "
-            f"package, {target}.ir its tree). Tools it needs: {needs}; run inputs: {inputs}. "
-            f"Run it with %behavior run {target} --input KEY=VALUE ...")
+    inputs = (
+        ", ".join(
+            ((getattr(package, "manifest", None) or {}).get("source") or {}).get("inputs") or []
+        )
+        or "none"
+    )
+    return (
+        f"{target} = the compile result of {source} ({verified}; {target}.package is the "
+        f"package, {target}.ir its tree). Tools it needs: {needs}; run inputs: {inputs}. "
+        f"Run it with %behavior run {target} --input KEY=VALUE ..."
+    )
 
 
 def _say(text: str) -> None:
-    display({"text/plain": text, "text/html": f"<div class='jdsl-note'>{_esc(text)}</div>"},
-            raw=True)
+    display(
+        {"text/plain": text, "text/html": f"<div class='jdsl-note'>{_esc(text)}</div>"}, raw=True
+    )
 
 
 def _esc(text: str) -> str:

@@ -150,7 +150,14 @@ class _Builder:
         source, index = payload.get("source"), payload.get("index")
         self.records.append(
             WriteRecord(
-                key, value, writer, label, previous, bool(overwrote), step, seq,
+                key,
+                value,
+                writer,
+                label,
+                previous,
+                bool(overwrote),
+                step,
+                seq,
                 source=None if source is None else str(source),
                 index=index if isinstance(index, int) else None,
             )
@@ -173,12 +180,19 @@ class _Builder:
             return
         refs = self.args_by_node.get(node_id, {})
         for index, path, _ in self.pending.pop(node_id, []):
-            arg = next((a for a, s in refs.items() if isinstance(s, Mapping) and s.get("ref") == path), None)
+            arg = next(
+                (a for a, s in refs.items() if isinstance(s, Mapping) and s.get("ref") == path),
+                None,
+            )
             if arg is None:
-                arg = next((a for a, v in arguments.items() if v == self.records[index].value), None)
+                arg = next(
+                    (a for a, v in arguments.items() if v == self.records[index].value), None
+                )
             self.records[index].consumers.append(Consumer(step, node_id, path, tool, arg))
 
-    def _match_values(self, step: int, node_id: str, tool: str, arguments: Mapping[str, Any]) -> None:
+    def _match_values(
+        self, step: int, node_id: str, tool: str, arguments: Mapping[str, Any]
+    ) -> None:
         for arg, value in arguments.items():
             if not is_meaningful(value):
                 continue
@@ -199,9 +213,15 @@ def _tool_name(payload: Mapping[str, Any]) -> str:
     return str(info.get("host_name") if isinstance(info, Mapping) else info)
 
 
-def react_nodes(events: Iterable[Mapping[str, Any]], ir: Mapping[str, Any] | None = None) -> set[str]:
+def react_nodes(
+    events: Iterable[Mapping[str, Any]], ir: Mapping[str, Any] | None = None
+) -> set[str]:
     """Ids of the react leaves of a run: from ``node.enter`` types, ``react.started`` and the IR."""
-    found = {node_id for node_id, node in ir_nodes_with_ids(ir) if node.get("kind") == "react"} if ir else set()
+    found = (
+        {node_id for node_id, node in ir_nodes_with_ids(ir) if node.get("kind") == "react"}
+        if ir
+        else set()
+    )
     for event in events:
         kind, payload = event.get("kind"), event.get("payload") or {}
         if kind == "react.started" or (kind == "node.enter" and payload.get("type") == "react"):
@@ -257,11 +277,17 @@ def provenance(
                 builder.index_ir(payload["ir"])
             for key, value in (payload.get("inputs") or {}).items():
                 builder.seeded[key] = value
-                builder.write(step, seq, {"key": key, "value": value, "writer_label": "run input"}, "input")
+                builder.write(
+                    step, seq, {"key": key, "value": value, "writer_label": "run input"}, "input"
+                )
         elif kind == "blackboard.write":
             writer = str(payload.get("writer", "?"))
             key = payload.get("key")
-            if writer == "input" and key in builder.seeded and builder.seeded.pop(key) == payload.get("value"):
+            if (
+                writer == "input"
+                and key in builder.seeded
+                and builder.seeded.pop(key) == payload.get("value")
+            ):
                 continue
             builder.write(step, seq, payload, writer)
         elif kind == "blackboard.read":

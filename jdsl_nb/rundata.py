@@ -121,8 +121,17 @@ class RunData:
         if failure is not None:
             failure = {k: redactor.redact_text(v) for k, v in failure.items()}
         shown_notes = [redactor.redact_text(n) for n in notes or []]
-        return cls(events, ir, status, error_message, provenance(events, ir), statuses,
-                   model_choices(events, ir), failure, shown_notes)
+        return cls(
+            events,
+            ir,
+            status,
+            error_message,
+            provenance(events, ir),
+            statuses,
+            model_choices(events, ir),
+            failure,
+            shown_notes,
+        )
 
 
 def _redactor(events: list[dict[str, Any]]) -> Redactor:
@@ -143,7 +152,9 @@ def _redacted(event: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
 
 def _hydrated(source: Any) -> Any:
     """A trace loaded from a file with its blob markers replaced by the stored values."""
-    if getattr(source, "blob_store", None) is None or not callable(getattr(source, "hydrated", None)):
+    if getattr(source, "blob_store", None) is None or not callable(
+        getattr(source, "hydrated", None)
+    ):
         return source
     try:
         return source.hydrated()

@@ -129,8 +129,12 @@ def _timeline_status_rules(scope: str, groups: Mapping[str, list[str]]) -> list[
 
 
 def step_css(
-    scope: str, node_ids: Sequence[str], statuses: Mapping[str, str], current: str,
-    step: int, total: int,
+    scope: str,
+    node_ids: Sequence[str],
+    statuses: Mapping[str, str],
+    current: str,
+    step: int,
+    total: int,
 ) -> str:
     """The style sheet that shows step ``step`` of ``total`` in the view with class ``scope``.
 
@@ -151,12 +155,16 @@ def step_css(
     rules = []
     for status, ids in sorted(groups.items()):
         if status == "not_run":
-            body = (f"fill:{NOT_RUN_STYLE['fillcolor']};stroke:{NOT_RUN_STYLE['color']};"
-                    "stroke-width:1px;stroke-dasharray:5,2")
+            body = (
+                f"fill:{NOT_RUN_STYLE['fillcolor']};stroke:{NOT_RUN_STYLE['color']};"
+                "stroke-width:1px;stroke-dasharray:5,2"
+            )
             rules.append(_node_rule(scope, ids, f"fill:{NOT_RUN_STYLE['fontcolor']}", "text"))
         else:
-            body = f"fill:{STATUS_COLOURS.get(status, '#ffffff')};stroke:#000;stroke-width:2px;" \
-                   "stroke-dasharray:none"
+            body = (
+                f"fill:{STATUS_COLOURS.get(status, '#ffffff')};stroke:#000;stroke-width:2px;"
+                "stroke-dasharray:none"
+            )
         rules.append(_node_rule(scope, ids, body))
     if current:
         rules.append(_node_rule(scope, [current], f"stroke:{_CURRENT_STROKE};stroke-width:4px"))

@@ -79,8 +79,11 @@ def _answer(p: Mapping[str, Any]) -> str:
     calls = [c for c in p.get("tool_calls") or [] if isinstance(c, Mapping)]
     if calls:
         said = f"{preview(p.get('raw_output'), 40)[0]}; " if p.get("raw_output") else ""
-        return said + "requests " + ", ".join(
-            call_text(str(c.get("name", "?")), c.get("arguments")) for c in calls)
+        return (
+            said
+            + "requests "
+            + ", ".join(call_text(str(c.get("name", "?")), c.get("arguments")) for c in calls)
+        )
     text = f"answer {preview(p.get('raw_output'), 60)[0]}"
     if p.get("error"):
         return f"{text} rejected: {preview(p.get('error'), 100)[0]}"
@@ -122,7 +125,9 @@ def _write(p: Mapping[str, Any]) -> str:
 
 def _summaries() -> dict[str, Any]:
     return {
-        "episode.started": lambda p: f"start {p.get('skill', '')} inputs={preview(p.get('inputs'), 60)[0]}",
+        "episode.started": lambda p: (
+            f"start {p.get('skill', '')} inputs={preview(p.get('inputs'), 60)[0]}"
+        ),
         "episode.finished": _finished,
         "node.enter": lambda p: f"enter {p.get('label') or p.get('type', '')}",
         "node.exit": lambda p: f"exit {p.get('status', '')}",

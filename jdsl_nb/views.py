@@ -37,10 +37,12 @@ __all__ = [
     "tree_text",
 ]
 
-STEP_NOTE = ("This is the final state. In JupyterLab or Notebook 7 the live view steps "
-             "through the run: the slider (or the ←/→ keys) recolours the tree and moves the "
-             "timeline's cursor, and the jump buttons go to the next model call, tool call, "
-             "write or failure.")
+STEP_NOTE = (
+    "This is the final state. In JupyterLab or Notebook 7 the live view steps "
+    "through the run: the slider (or the ←/→ keys) recolours the tree and moves the "
+    "timeline's cursor, and the jump buttons go to the next model call, tool call, "
+    "write or failure."
+)
 MAX_ROWS = 200
 MAX_BARS = 120
 TABLE_FULL_CHARS = 2000
@@ -85,7 +87,11 @@ def provenance_html(
         consumers = "<br>".join(esc(c.describe()) for c in record.consumers[:20])
         more = len(record.consumers) - 20
         consumers += f"<br><span class='jdsl-note'>+{more} more</span>" if more > 0 else ""
-        previous = value_html(record.previous, full_limit=full_limit) if record.previous is not None else ""
+        previous = (
+            value_html(record.previous, full_limit=full_limit)
+            if record.previous is not None
+            else ""
+        )
         clobber = " <span class='jdsl-badge jdsl-status-failure'>overwrote</span>"
         rows.append(
             [
@@ -109,8 +115,13 @@ def choices_html(
 ) -> str:
     """Tool calls whose arguments the model chose (react leaves): no blackboard key fed them."""
     rows = [
-        [str(c.step), f"<code>{esc(c.node_id)}</code>", f"<code>{esc(c.tool)}</code>",
-         value_html(dict(c.arguments), full_limit=full_limit), "chosen by the model"]
+        [
+            str(c.step),
+            f"<code>{esc(c.node_id)}</code>",
+            f"<code>{esc(c.tool)}</code>",
+            value_html(dict(c.arguments), full_limit=full_limit),
+            "chosen by the model",
+        ]
         for c in choices[:limit]
     ]
     more = len(choices) - limit
@@ -122,8 +133,12 @@ def choices_html(
 def blackboard_html(state: Mapping[str, WriteRecord], *, full_limit: int = TABLE_FULL_CHARS) -> str:
     """The blackboard at one moment: key, value and who wrote it."""
     rows = [
-        [f"<code>{esc(k)}</code>", value_html(r.value, full_limit=full_limit), _writer_cell(r),
-         str(r.step)]
+        [
+            f"<code>{esc(k)}</code>",
+            value_html(r.value, full_limit=full_limit),
+            _writer_cell(r),
+            str(r.step),
+        ]
         for k, r in sorted(state.items())
     ]
     if not rows:
@@ -163,8 +178,11 @@ def gantt_html(
         extra = f" <span class='jdsl-note'>+{more}</span>" if more > 0 else ""
         statuses = esc(", ".join(sorted({s.status for s in node_spans_})))
         label = labels.get(node_id) or node_id  # what the node does, its id under it
-        name = (f"{esc(label)}<br><small><code>{esc(node_id)}</code></small>"
-                if label != node_id else f"<code>{esc(node_id)}</code>")
+        name = (
+            f"{esc(label)}<br><small><code>{esc(node_id)}</code></small>"
+            if label != node_id
+            else f"<code>{esc(node_id)}</code>"
+        )
         status = (f"<span class='jdsl-tl-final'>{statuses}</span>"
                   f"<span class='jdsl-tl-now' data-node='{esc(node_id)}'></span>"
                   if cursor else statuses)  # fmt: skip
@@ -180,7 +198,9 @@ def gantt_html(
 
 
 def events_html(
-    events: Sequence[Mapping[str, Any]], start: int = 0, stop: int | None = None,
+    events: Sequence[Mapping[str, Any]],
+    start: int = 0,
+    stop: int | None = None,
     current: int | None = None,
 ) -> str:
     """Events ``start:stop`` as rows: step, sequence, kind, node and a one-line summary."""
@@ -211,26 +231,35 @@ def payload_html(event: Mapping[str, Any], *, full_limit: int = STATIC_FULL_CHAR
         f"<div><code>{esc(event.get('kind', ''))}</code> seq {esc(event.get('sequence', ''))}"
         f" actor {esc(event.get('actor', ''))} node <code>{esc(event_node(event))}</code></div>"
     )
-    rows = [[f"<code>{esc(k)}</code>", value_html(v, 300, full_limit)] for k, v in sorted(payload.items())]
+    rows = [
+        [f"<code>{esc(k)}</code>", value_html(v, 300, full_limit)]
+        for k, v in sorted(payload.items())
+    ]
     return head + table(["field", "value"], rows, cls="jdsl-payload")
 
 
 def run_header(run: RunData) -> str:
     """One line: how the run ended (one word, as ``episode.finished`` says it), where and why
     a failed run stopped, the exception of a run that raised, and the event and write counts."""
-    badge = f"<span class='jdsl-badge jdsl-status-{esc(run.status)}'>{esc(run.status or '?')}</span>"
+    badge = (
+        f"<span class='jdsl-badge jdsl-status-{esc(run.status)}'>{esc(run.status or '?')}</span>"
+    )
     where = ""
     if run.failure and run.status != "success":
         failure = run.failure
         reason = "" if run.error else f": {esc(failure.get('reason', ''))}"  # raised: see below
-        where = (f" · stopped at <code>{esc(failure.get('label', ''))}</code> "
-                 f"[<code>{esc(failure.get('node_id', ''))}</code>]{reason}")
+        where = (
+            f" · stopped at <code>{esc(failure.get('label', ''))}</code> "
+            f"[<code>{esc(failure.get('node_id', ''))}</code>]{reason}"
+        )
     error = ""
     if run.error:
-        error = (f"<pre class='jdsl-error'>{esc(run.error)}</pre><div class='jdsl-note'>The run "
-                 "ended in error: it raised, and <code>ctx.error</code> holds the exception "
-                 "(an error is the FAILURE of <code>ctx.status</code> with <code>ctx.error</code> "
-                 "set).</div>")
+        error = (
+            f"<pre class='jdsl-error'>{esc(run.error)}</pre><div class='jdsl-note'>The run "
+            "ended in error: it raised, and <code>ctx.error</code> holds the exception "
+            "(an error is the FAILURE of <code>ctx.status</code> with <code>ctx.error</code> "
+            "set).</div>"
+        )
     counts = f"{len(run.events)} events · {len(run.records)} writes"
     notes = "".join(f"<div class='jdsl-note'>{esc(note)}</div>" for note in run.notes)
     return f"<div>run: {badge}{where} · {counts}</div>{notes}{error}"
@@ -250,20 +279,31 @@ def check_html(report: Any, rewrite: Callable[[str], str] | None = None) -> str:
     tree reads, and one row per finding (severity, check, node, finding, fix). ``rewrite``
     rewords each finding and fix (the magics put their flags in the fixes)."""
     say = rewrite or (lambda text: text)
-    rows = [[f"<span class='jdsl-badge jdsl-status-{'failure' if p.severity == 'error' else 'running'}'>"
-             f"{esc(p.severity)}</span>", f"<code>{esc(p.code)}</code>",
-             f"<code>{esc(p.node_id)}</code>", esc(say(p.message)), esc(say(p.hint))]
-            for p in report.problems]
+    rows = [
+        [
+            f"<span class='jdsl-badge jdsl-status-{'failure' if p.severity == 'error' else 'running'}'>"
+            f"{esc(p.severity)}</span>",
+            f"<code>{esc(p.code)}</code>",
+            f"<code>{esc(p.node_id)}</code>",
+            esc(say(p.message)),
+            esc(say(p.hint)),
+        ]
+        for p in report.problems
+    ]
     inputs = ", ".join(report.inputs) or "none"
-    body = (f"<div>{esc(report.summary())} · run inputs the tree reads: <code>{esc(inputs)}</code>"
-            f"</div>" + (table(["", "check", "node", "finding", "fix"], rows) if rows else ""))
+    body = (
+        f"<div>{esc(report.summary())} · run inputs the tree reads: <code>{esc(inputs)}</code>"
+        f"</div>" + (table(["", "check", "node", "finding", "fix"], rows) if rows else "")
+    )
     return page("static check", body)
 
 
 def _fold(title: str, body: str, *, open: bool = False, pane: str = "jdsl-pane") -> str:
     """A section that folds (``<details>``: no script), its body scrolling past one pane."""
-    return (f"<details class='jdsl-section'{' open' if open else ''}><summary><b>{esc(title)}</b>"
-            f"</summary><div class='{pane}'>{body}</div></details>")
+    return (
+        f"<details class='jdsl-section'{' open' if open else ''}><summary><b>{esc(title)}</b>"
+        f"</summary><div class='{pane}'>{body}</div></details>"
+    )
 
 
 def run_html(run: RunData) -> str:
@@ -271,9 +311,14 @@ def run_html(run: RunData) -> str:
     tool calls, the events. About one screen tall until a section is opened."""
     parts = [run_header(run)]
     if run.ir is not None:
-        parts.append(_fold("tree (the run's final state)", drawing_html(run.ir, run.statuses)
-                           + f"<div class='jdsl-note'>{STEP_NOTE}</div>", open=True,
-                           pane="jdsl-pane-tall"))
+        parts.append(
+            _fold(
+                "tree (the run's final state)",
+                drawing_html(run.ir, run.statuses) + f"<div class='jdsl-note'>{STEP_NOTE}</div>",
+                open=True,
+                pane="jdsl-pane-tall",
+            )
+        )
     parts.append(_fold("timeline by node", gantt_html(run.events), open=True))
     parts.append(_fold("blackboard provenance", provenance_html(run.records, limit=100)))
     if run.choices:
@@ -290,8 +335,10 @@ def run_text(run: RunData) -> str:
     lines.extend(run.notes)
     if run.error:
         lines.append(f"raised: {run.error}")
-        lines.append("(the run ended in error: ctx.error holds the exception; an error is the "
-                     "FAILURE of ctx.status with ctx.error set)")
+        lines.append(
+            "(the run ended in error: ctx.error holds the exception; an error is the "
+            "FAILURE of ctx.status with ctx.error set)"
+        )
     final: dict[str, WriteRecord] = {r.key: r for r in run.records}
     for key, record in sorted(final.items()):
         lines.append(f"  {key} = {preview(record.value, 80)[0]}  (by {record.writer})")
@@ -309,10 +356,15 @@ def _episode_rows(events: list[dict[str, Any]]) -> list[list[str]]:
         started = next((e for e in evs if e.get("kind") == "episode.started"), {})
         finished = next((e for e in evs if e.get("kind") == "episode.finished"), {})
         calls = sum(1 for e in evs if e.get("kind") == "tool.call.started")
-        rows.append([
-            episode_id, str((started.get("payload") or {}).get("skill", "")),
-            str((finished.get("payload") or {}).get("status", "")), str(len(evs)), str(calls),
-        ])
+        rows.append(
+            [
+                episode_id,
+                str((started.get("payload") or {}).get("skill", "")),
+                str((finished.get("payload") or {}).get("status", "")),
+                str(len(evs)),
+                str(calls),
+            ]
+        )
     return rows
 
 
@@ -328,5 +380,7 @@ def trace_text(trace: Any) -> str:
     """A trace as text: one line per episode."""
     events = as_events(trace)
     lines = [f"trace: {len(events)} events"]
-    lines += [f"  {r[0]}: {r[1]} {r[2]} ({r[3]} events, {r[4]} tool calls)" for r in _episode_rows(events)]
+    lines += [
+        f"  {r[0]}: {r[1]} {r[2]} ({r[3]} events, {r[4]} tool calls)" for r in _episode_rows(events)
+    ]
     return "\n".join(lines)

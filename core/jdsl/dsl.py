@@ -170,7 +170,9 @@ def predict(
         signature=signature_text(signature),
         instructions=instructions,
         examples=None if examples is None else examples_argument(examples),
-        input_sources=None if input_sources is None else mapping_argument(input_sources, "input_sources"),
+        input_sources=None
+        if input_sources is None
+        else mapping_argument(input_sources, "input_sources"),
         context=context,
         id=id,
     )
@@ -221,14 +223,24 @@ def check(key: str, equals: Any, *, context: str | None = None, id: str | None =
 
 @overload
 def check(
-    key: Node, equals: Any = ..., *, tools: Any = None, predicates: Any = None,
+    key: Node,
+    equals: Any = ...,
+    *,
+    tools: Any = None,
+    predicates: Any = None,
     inputs: Any = None,
 ) -> CheckReport: ...
 
 
 def check(
-    key: str | Node, equals: Any = _NOTHING, *, context: str | None = None, id: str | None = None,
-    tools: Any = None, predicates: Any = None, inputs: Any = None,
+    key: str | Node,
+    equals: Any = _NOTHING,
+    *,
+    context: str | None = None,
+    id: str | None = None,
+    tools: Any = None,
+    predicates: Any = None,
+    inputs: Any = None,
 ) -> Check | CheckReport:
     """Two uses, told apart by the first argument.
 

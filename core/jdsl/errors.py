@@ -252,8 +252,10 @@ class BehaviorCheckError(ValidationError):
     def __init__(self, report: Any) -> None:
         self.report = report
         super().__init__([str(p) for p in report.errors])
-        self.args = (f"the tree does not pass its static check ({report.summary()}):\n"
-                     + "\n".join(f"  - {p}" for p in report.errors),)
+        self.args = (
+            f"the tree does not pass its static check ({report.summary()}):\n"
+            + "\n".join(f"  - {p}" for p in report.errors),
+        )
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -283,7 +285,9 @@ class PermissionDenied(JdslError):
         self.category = category
         self.target = target
         message = f"{category} permission denied for {target!r}"
-        message += f"; {hint}" if hint else f"; grant it with Sandbox(grants={{'{category}': [...]}})"
+        message += (
+            f"; {hint}" if hint else f"; grant it with Sandbox(grants={{'{category}': [...]}})"
+        )
         super().__init__(message)
 
 

@@ -133,7 +133,9 @@ def _json(key: str, text: str) -> Any:
     try:
         return input_json(text)
     except json.JSONDecodeError:
-        raise InputError(f"{key}:={text} is not JSON; write {key}={text} for a string", key=key) from None
+        raise InputError(
+            f"{key}:={text} is not JSON; write {key}={text} for a string", key=key
+        ) from None
     except ValueError as exc:  # too deep, NaN, an int over the digit limit
         raise InputError(f"{key}:=...: {str(exc)[:120]}; pass a smaller value", key=key) from None
 

@@ -17,8 +17,14 @@ from typing import Any
 
 import ipywidgets as w
 
-__all__ = ["FALLBACK_CLASS", "LIVE_CLASS", "LIVE_CSS", "ORPHAN_CSS", "WIDGET_VIEW",
-           "StaticFallbackBox"]
+__all__ = [
+    "FALLBACK_CLASS",
+    "LIVE_CLASS",
+    "LIVE_CSS",
+    "ORPHAN_CSS",
+    "WIDGET_VIEW",
+    "StaticFallbackBox",
+]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 FALLBACK_CLASS = "jdsl-widget-fallback"
@@ -72,7 +78,9 @@ class StaticFallbackBox(w.VBox):
         """The widget output: the widget view and a one-line ``text/plain``, no ``text/html``."""
         bundle = dict(super()._repr_mimebundle_() or {})
         note = f"{self!r} (live view; the static view is the output above)"
-        return {key: value for key, value in bundle.items() if key == WIDGET_VIEW} | {"text/plain": note}
+        return {key: value for key, value in bundle.items() if key == WIDGET_VIEW} | {
+            "text/plain": note
+        }
 
     def _ipython_display_(self) -> None:
         """IPython's display protocol: the static output, then the live widget."""

@@ -24,9 +24,13 @@ class ValueInspector(w.VBox):
 
     def __init__(self) -> None:
         self._values: list[Any] = []
-        self.picker = w.Dropdown(options=[(_NONE, -1)], value=-1, description="show full value",
-                                 style={"description_width": "initial"},
-                                 layout=w.Layout(width="60%"))
+        self.picker = w.Dropdown(
+            options=[(_NONE, -1)],
+            value=-1,
+            description="show full value",
+            style={"description_width": "initial"},
+            layout=w.Layout(width="60%"),
+        )
         self.full = w.HTML(value="")
         self.full.add_class("jdsl-full-value")
         self.picker.observe(self._show, names="value")
@@ -50,6 +54,8 @@ class ValueInspector(w.VBox):
         self.full.value = f"<pre style='white-space:pre-wrap'>{esc(text)}</pre>"
 
 
-def truncated_entries(prefix: str, values: dict[str, Any], limit: int = 120) -> list[tuple[str, Any]]:
+def truncated_entries(
+    prefix: str, values: dict[str, Any], limit: int = 120
+) -> list[tuple[str, Any]]:
     """``(label, value)`` for the values in ``values`` whose preview is cut at ``limit``."""
     return [(f"{prefix}{key}", value) for key, value in values.items() if preview(value, limit)[1]]

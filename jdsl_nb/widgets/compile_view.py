@@ -44,7 +44,9 @@ def _frame_html(frame: Any, cls: str, limit: int = 300) -> str:
         return "<div class='jdsl-note'>(none)</div>"
     more = len(frame) - limit
     note = f"<div class='jdsl-note'>{more} more rows</div>" if more > 0 else ""
-    return str(frame.head(limit).to_html(index=False, classes=f"jdsl-table {cls}", escape=True)) + note
+    return (
+        str(frame.head(limit).to_html(index=False, classes=f"jdsl-table {cls}", escape=True)) + note
+    )
 
 
 class CompileView(StaticFallbackBox):
@@ -65,8 +67,11 @@ class CompileView(StaticFallbackBox):
         right = drawing_html(compiled) if compiled else "<i>(no compiled IR)</i>"
         trees = [Section("compiled tree", [_view(right, "jdsl-compiled-tree")])]
         if teacher:  # stacked, each at the output's width: side by side they overflowed
-            trees.append(Section("teacher tree", [_view(drawing_html(teacher),
-                                                        "jdsl-teacher-tree")], open=False))
+            trees.append(
+                Section(
+                    "teacher tree", [_view(drawing_html(teacher), "jdsl-teacher-tree")], open=False
+                )
+            )
         grades = sorted({str(g) for g in self.candidates.get("grade", [])})
         self.grade_picker = w.Dropdown(options=[_ALL, *grades], value=_ALL, description="grade")
         self.table = _view("", "jdsl-candidates")
@@ -74,23 +79,35 @@ class CompileView(StaticFallbackBox):
         self._show_candidates()
         lineage = pd.DataFrame(cv.lineage_rows(result))
         residuals = pd.DataFrame(cv.residual_rows(result))
-        super().__init__(children=[
-            w.HTML(CSS + LIVE_CSS + "<b>compile result</b>"),
-            _view(cv.compile_summary_html(result), "jdsl-verification"),
-            *trees,
-            Section(f"candidates ({len(self.candidates)})",
-                    [self.grade_picker, self.table], open=False),
-            Section(f"lineage flows ({len(lineage)})",
-                    [_view(_frame_html(lineage, "jdsl-lineage"), "jdsl-lineage-view")], open=False),
-            Section(f"residual signatures ({len(residuals)})",
+        super().__init__(
+            children=[
+                w.HTML(CSS + LIVE_CSS + "<b>compile result</b>"),
+                _view(cv.compile_summary_html(result), "jdsl-verification"),
+                *trees,
+                Section(
+                    f"candidates ({len(self.candidates)})",
+                    [self.grade_picker, self.table],
+                    open=False,
+                ),
+                Section(
+                    f"lineage flows ({len(lineage)})",
+                    [_view(_frame_html(lineage, "jdsl-lineage"), "jdsl-lineage-view")],
+                    open=False,
+                ),
+                Section(
+                    f"residual signatures ({len(residuals)})",
                     [_view(_frame_html(residuals, "jdsl-residuals"), "jdsl-residual-view")],
-                    open=False),
-        ])
+                    open=False,
+                ),
+            ]
+        )
         self.add_class("jdsl-compile-view")
 
     def _show_candidates(self) -> None:
         grade = self.grade_picker.value
-        frame = self.candidates if grade == _ALL else self.candidates[self.candidates["grade"] == grade]
+        frame = (
+            self.candidates if grade == _ALL else self.candidates[self.candidates["grade"] == grade]
+        )
         self.table.value = f"<div class='jdsl-view'>{_frame_html(frame, 'jdsl-candidates')}</div>"
 
     def static_text(self) -> str:

@@ -70,10 +70,13 @@ class DiffView(StaticFallbackBox):
                     f"<b>{html.escape(side.tool)}</b> at <code>{html.escape(side.node_id or '')}"
                     f"</code><pre>{html.escape(json.dumps(side.arguments, indent=1, default=str))}"
                     "</pre>")  # fmt: skip
-            sides.append(f"<td style='vertical-align:top;padding-right:16px'><div>{title}</div>"
-                         f"{body}</td>")
-        self.detail.value = (f"<div>step {step}: <b>{html.escape(row.state)}</b></div>"
-                             f"<table><tr>{''.join(sides)}</tr></table>")
+            sides.append(
+                f"<td style='vertical-align:top;padding-right:16px'><div>{title}</div>{body}</td>"
+            )
+        self.detail.value = (
+            f"<div>step {step}: <b>{html.escape(row.state)}</b></div>"
+            f"<table><tr>{''.join(sides)}</tr></table>"
+        )
 
     def static_text(self) -> str:
         return diff_text(self.diff)
@@ -83,4 +86,3 @@ class DiffView(StaticFallbackBox):
 
     def __repr__(self) -> str:
         return f"DiffView(episode={self.diff.episode_id!r}, steps={len(self.diff.steps)})"
-

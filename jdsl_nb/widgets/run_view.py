@@ -81,15 +81,22 @@ class RunView(StaticFallbackBox):
         (the tree, timeline cursor and panes show step 5)
     """
 
-    def __init__(self, source: Any, *, tree: Any = None, error: Any = None,
-                 notes: list[str] | None = None) -> None:
+    def __init__(
+        self, source: Any, *, tree: Any = None, error: Any = None, notes: list[str] | None = None
+    ) -> None:
         self.run = RunData.build(source, tree=tree, error=error, notes=notes)
         self.index = StepIndex.build(self.run.events)
         self.scope = f"jdsl-run-{secrets.token_hex(4)}"
         self._node_ids = list(structural_ids(self.run.ir).values()) if self.run.ir else []
         last = max(len(self.run.events) - 1, 0)
-        self.slider = w.IntSlider(value=last, min=0, max=last, description="step",
-                                  continuous_update=True, layout=w.Layout(width="60%"))
+        self.slider = w.IntSlider(
+            value=last,
+            min=0,
+            max=last,
+            description="step",
+            continuous_update=True,
+            layout=w.Layout(width="60%"),
+        )
         self.slider.add_class("jdsl-step-slider")
         self.style = _html("", "jdsl-step-style")
         self.now = _html("", "jdsl-step-now")
@@ -98,11 +105,11 @@ class RunView(StaticFallbackBox):
         self.blackboard = _html("", "jdsl-step-blackboard")
         self.inspector = ValueInspector()
         self.tree = _html(_view(self._drawing()), "jdsl-run-tree")
-        self.timeline = _html(_view(views.gantt_html(self.run.events, cursor=True)),
-                              "jdsl-run-timeline")
+        self.timeline = _html(
+            _view(views.gantt_html(self.run.events, cursor=True)), "jdsl-run-timeline"
+        )
         self.slider.observe(lambda _: self._show_step(), names="value")
-        super().__init__(children=[self._header(), self.style, self._controls(),
-                                   *self._sections()])
+        super().__init__(children=[self._header(), self.style, self._controls(), *self._sections()])
         self.add_class("jdsl-run-view")
         self.add_class(self.scope)
         self._show_provenance()
@@ -118,20 +125,34 @@ class RunView(StaticFallbackBox):
         return drawing_html(self.run.ir, self.run.statuses)
 
     def _controls(self) -> w.VBox:
-        moves = [self._button(label, lambda step, d=delta: step + d, tip) for label, delta, tip in (
-            ("«", -(10**9), "first step"), ("‹", -1, "previous step (←)"),
-            ("›", 1, "next step (→)"), ("»", 10**9, "last step"))]
-        self.jump_kind = w.Dropdown(options=list(JUMP_KINDS), value="model call",
-                                    description="jump to", layout=w.Layout(width="220px"))
-        jumps = [self._button(label, lambda step, d=direction: self._jump(step, d), tip)
-                 for label, direction, tip in (("◀ previous", -1, "previous of the kind"),
-                                               ("next ▶", 1, "next of the kind"))]
-        return w.VBox([w.HBox([self.slider, *moves]), w.HBox([self.jump_kind, *jumps]),
-                       self.now])
+        moves = [
+            self._button(label, lambda step, d=delta: step + d, tip)
+            for label, delta, tip in (
+                ("«", -(10**9), "first step"),
+                ("‹", -1, "previous step (←)"),
+                ("›", 1, "next step (→)"),
+                ("»", 10**9, "last step"),
+            )
+        ]
+        self.jump_kind = w.Dropdown(
+            options=list(JUMP_KINDS),
+            value="model call",
+            description="jump to",
+            layout=w.Layout(width="220px"),
+        )
+        jumps = [
+            self._button(label, lambda step, d=direction: self._jump(step, d), tip)
+            for label, direction, tip in (
+                ("◀ previous", -1, "previous of the kind"),
+                ("next ▶", 1, "next of the kind"),
+            )
+        ]
+        return w.VBox([w.HBox([self.slider, *moves]), w.HBox([self.jump_kind, *jumps]), self.now])
 
     def _button(self, label: str, target: Any, tooltip: str) -> w.Button:
-        button = w.Button(description=label, tooltip=tooltip,
-                          layout=w.Layout(width="auto", min_width="36px"))
+        button = w.Button(
+            description=label, tooltip=tooltip, layout=w.Layout(width="auto", min_width="36px")
+        )
         button.add_class("jdsl-step-button")
 
         def move(_: Any) -> None:
@@ -146,14 +167,14 @@ class RunView(StaticFallbackBox):
         found = self.index.jump(str(self.jump_kind.value), step, direction)
         if found is None:
             where = "after" if direction > 0 else "before"
-            self.now.value = _view(f"<span class='jdsl-note'>no {esc(self.jump_kind.value)} "
-                                   f"{where} step {step}</span>")
+            self.now.value = _view(
+                f"<span class='jdsl-note'>no {esc(self.jump_kind.value)} {where} step {step}</span>"
+            )
         return found
 
     def _sections(self) -> list[w.Widget]:
         keys = sorted({r.key for r in self.run.records})
-        self.key_picker = w.Dropdown(options=[_ALL_KEYS, *keys], value=_ALL_KEYS,
-                                     description="key")
+        self.key_picker = w.Dropdown(options=[_ALL_KEYS, *keys], value=_ALL_KEYS, description="key")
         self.provenance = _html("", "jdsl-run-provenance")
         self.key_picker.observe(lambda _: self._show_provenance(), names="value")
         self.tree.add_class("jdsl-pane-tall")
@@ -169,40 +190,53 @@ class RunView(StaticFallbackBox):
         ]
         if self.run.choices:
             table = views.choices_html(self.run.choices, full_limit=0)
-            sections.append(Section("tool calls chosen by the model",
-                                    [_html(_view(table), "jdsl-run-choices")], open=False))
+            sections.append(
+                Section(
+                    "tool calls chosen by the model",
+                    [_html(_view(table), "jdsl-run-choices")],
+                    open=False,
+                )
+            )
         return sections
 
     # -- showing ---------------------------------------------------------------------------
     def _show_provenance(self) -> None:
         key = self.key_picker.value
-        records = self.run.records if key == _ALL_KEYS else [r for r in self.run.records if r.key == key]
+        records = (
+            self.run.records if key == _ALL_KEYS else [r for r in self.run.records if r.key == key]
+        )
         limit = views.MAX_ROWS if key == _ALL_KEYS else 1000
         self.provenance.value = _view(views.provenance_html(records, limit=limit, full_limit=0))
         if key != _ALL_KEYS:
-            self.inspector.offer(truncated_entries(f"{key}@", {
-                f"step {r.step}": r.value for r in records[-50:]}))
+            self.inspector.offer(
+                truncated_entries(f"{key}@", {f"step {r.step}": r.value for r in records[-50:]})
+            )
 
     def _show_step(self) -> None:
         step = int(self.slider.value)
         events = self.run.events
         statuses, current = self.index.state(step) if events else ({}, "")
-        self.style.value = step_css(self.scope, self._node_ids, statuses, current, step,
-                                    len(events))
+        self.style.value = step_css(
+            self.scope, self._node_ids, statuses, current, step, len(events)
+        )
         event = events[step] if events else {}
         node = event_node(event) or current
         self.now.value = _view(
             f"<b>step {step} of {max(len(events) - 1, 0)}</b> · <code>{esc(event.get('kind', ''))}"
             f"</code> · node <code>{esc(node)}</code> · "
-            f"{esc(preview(event_summary(event), 160)[0]) if event else ''}")
+            f"{esc(preview(event_summary(event), 160)[0]) if event else ''}"
+        )
         start = max(step - _WINDOW, 0)
-        self.events.value = _view(views.events_html(events, start, step + _WINDOW + 1,
-                                                    current=step))
-        self.payload.value = _view(f"<b>event at step {step}</b>"
-                                   f"{views.payload_html(event, full_limit=0) if event else ''}")
+        self.events.value = _view(
+            views.events_html(events, start, step + _WINDOW + 1, current=step)
+        )
+        self.payload.value = _view(
+            f"<b>event at step {step}</b>{views.payload_html(event, full_limit=0) if event else ''}"
+        )
         state = blackboard_at(self.run.records, step)
-        self.blackboard.value = _view(f"<b>blackboard as of step {step}</b>"
-                                      f"{views.blackboard_html(state, full_limit=0)}")
+        self.blackboard.value = _view(
+            f"<b>blackboard as of step {step}</b>{views.blackboard_html(state, full_limit=0)}"
+        )
         offered = truncated_entries("event.", dict(event.get("payload") or {}))
         offered += truncated_entries("blackboard.", {k: r.value for k, r in sorted(state.items())})
         self.inspector.offer(offered)

@@ -10,7 +10,10 @@ from jdsl.trace import JsonlTraceSink
 from tests.nb.lesson_diff import compiled, held_out
 
 
-@pytest.mark.xfail(strict=False, reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)")
+@pytest.mark.xfail(
+    strict=False,
+    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
+)
 def test_show_diff_prints_the_steps_and_writes_html(runner, tmp_path) -> None:
     package = export_jdsl(compiled().package, tmp_path / "remind.jdsl")
     sink = JsonlTraceSink(tmp_path / "held.jsonl")

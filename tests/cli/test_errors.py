@@ -88,7 +88,8 @@ def test_run_names_the_model_flags_when_a_model_leaf_has_no_model(runner, traces
     result = runner.invoke(app, base)
     assert result.exit_code == 1
     assert "error: model leaves resolve_target, fallback have no model — pass --model ID" in (
-        result.output)  # the compiled residual and the package's fallback
+        result.output
+    )  # the compiled residual and the package's fallback
     assert "--reply TEXT" in result.output and "model=..." not in result.output
     both = runner.invoke(app, [*base, "--model", "gpt-4o", "--reply", "0"])
     assert both.exit_code == 2 and "give --model or --reply, not both" in both.output

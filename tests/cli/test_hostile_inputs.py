@@ -17,7 +17,9 @@ RUNNER = CliRunner()
 
 
 def test_run_parameters_are_every_keyword_parameter_of_run() -> None:
-    keyword = {n for n, p in inspect.signature(Root.run).parameters.items() if p.kind is p.KEYWORD_ONLY}
+    keyword = {
+        n for n, p in inspect.signature(Root.run).parameters.items() if p.kind is p.KEYWORD_ONLY
+    }
     assert RUN_PARAMETERS == keyword and {"trace_sink", "model", "tools"} <= RUN_PARAMETERS
 
 
@@ -43,7 +45,9 @@ def test_json_no_run_can_carry_is_a_usage_error(value: str) -> None:
 @pytest.mark.parametrize("endpoint", ["http://[::1", "http://h:99999999", "http://[zz]:1/x"])
 def test_an_endpoint_that_is_not_a_url_is_an_error_line(endpoint: str, tmp_path: Path) -> None:
     trace = tmp_path / "t.jsonl"
-    assert RUNNER.invoke(app, ["run", BEHAVIOR, "--reply", "x", "--trace", str(trace)]).exit_code in (0, 1)
+    assert RUNNER.invoke(
+        app, ["run", BEHAVIOR, "--reply", "x", "--trace", str(trace)]
+    ).exit_code in (0, 1)
     result = RUNNER.invoke(app, ["export", "otel", str(trace), "--endpoint", endpoint])
     assert result.exit_code == 1, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
@@ -52,7 +56,10 @@ def test_an_endpoint_that_is_not_a_url_is_an_error_line(endpoint: str, tmp_path:
 
 @pytest.mark.parametrize(
     "schema",
-    [{"$ref": "#"}, {"allOf": [{"$ref": "#/definitions/x"}], "definitions": {"x": {"$ref": "#/definitions/x"}}}],
+    [
+        {"$ref": "#"},
+        {"allOf": [{"$ref": "#/definitions/x"}], "definitions": {"x": {"$ref": "#/definitions/x"}}},
+    ],
     ids=["#", "a definition that is itself"],
 )
 def test_a_schema_that_refers_to_itself_is_an_input_error(schema: dict) -> None:

@@ -408,8 +408,11 @@ def test_run_and_show_a_for_each_behavior(runner, project) -> None:
 
 @pytest.mark.parametrize(
     "endpoint",
-    ["ftp://user:hunter2pw@127.0.0.1:1", "ftp://127.0.0.1:1/?api_key=hunter2pw",
-     "ftp://user:hunter2 pw@127.0.0.1:1/v1"],
+    [
+        "ftp://user:hunter2pw@127.0.0.1:1",
+        "ftp://127.0.0.1:1/?api_key=hunter2pw",
+        "ftp://user:hunter2 pw@127.0.0.1:1/v1",
+    ],
 )
 def test_export_otel_never_echoes_a_credential_in_its_endpoint(runner, project, endpoint) -> None:
     assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0

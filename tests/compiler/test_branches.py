@@ -246,7 +246,9 @@ def test_branched_packages_are_byte_identical_under_other_hash_seeds() -> None:
                               env=env, capture_output=True, text=True, check=True)  # fmt: skip
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] and "behavior.json" in outputs[0]
-    assert bytes.fromhex(outputs[0].split("behavior.json ")[1].split()[0]).count(b"selector") == 2  # the branch, the fallback
+    assert (
+        bytes.fromhex(outputs[0].split("behavior.json ")[1].split()[0]).count(b"selector") == 2
+    )  # the branch, the fallback
 
 
 def _walk(node: dict[str, Any]) -> list[dict[str, Any]]:

@@ -43,7 +43,9 @@ def test_package_run_binds_host_tools(retail_trace, tmp_path) -> None:
     board = json.loads(result.output.split("\n", 1)[1])
     assert board["order"]["id"] == "#W10" and board["note"] == [1, 2]
     fallback = runner.invoke(app, args[:-1] + ["7"])  # out of range: the fallback answers
-    assert fallback.exit_code == 0 and json.loads(fallback.output.split("\n", 1)[1])["answer"] == "7"
+    assert (
+        fallback.exit_code == 0 and json.loads(fallback.output.split("\n", 1)[1])["answer"] == "7"
+    )
     missing = runner.invoke(app, ["package", "run", str(out), "--tools", "jdsl.envs:nothing"])
     assert missing.exit_code != 0
 

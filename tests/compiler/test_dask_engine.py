@@ -194,8 +194,13 @@ def test_a_worker_error_is_told_once_not_dumped_by_the_workers(tmp_path) -> None
 
 @pytest.mark.parametrize(
     "address",
-    ["tcp://user:hunter2/pw@127.0.0.1:{port}", "tcp://user:hunter2 pw@127.0.0.1:{port}",
-     "tcp://user:hunter2'\"pw@127.0.0.1:{port}", "inproc://user:hunter2pw", "user:hunter2pw@127.0.0.1:{port}"],
+    [
+        "tcp://user:hunter2/pw@127.0.0.1:{port}",
+        "tcp://user:hunter2 pw@127.0.0.1:{port}",
+        "tcp://user:hunter2'\"pw@127.0.0.1:{port}",
+        "inproc://user:hunter2pw",
+        "user:hunter2pw@127.0.0.1:{port}",
+    ],
 )
 def test_no_credential_in_a_scheduler_address_reaches_the_error(address: str) -> None:
     with pytest.raises(CompileError) as info:

@@ -83,7 +83,9 @@ def compiled() -> Any:
 def test_both_effectful_paths_compile_selected_by_the_teachers_condition(compiled) -> None:
     assert compiled.ok, compiled.report().text
     v = compiled.verification
-    assert v.executed == v.matched == 6 and compiled.compiled.aligned == tuple(f"ep{n}" for n in range(6))
+    assert v.executed == v.matched == 6 and compiled.compiled.aligned == tuple(
+        f"ep{n}" for n in range(6)
+    )
     (branch,) = compiled.compiled.branches
     assert branch.selection == "conditions" and branch.tail == ()
     cancel, escalate = branch.alternatives

@@ -144,7 +144,9 @@ def test_the_package_carries_a_react_fallback_with_the_family_tools(family: Any)
     assert fallback["kind"] == "react" and fallback["id"] == FALLBACK_ID
     assert fallback["tools"] == ["cancel_order", "get_order", "get_user", "update_address"]
     inputs = fallback["signature"].split(" -> ")[0].split(", ")
-    assert inputs[:2] == ["conversation", "failure"] and {"user", "order", "cancelled"} <= set(inputs)
+    assert inputs[:2] == ["conversation", "failure"] and {"user", "order", "cancelled"} <= set(
+        inputs
+    )
     assert "update_address -> updated" in fallback["instructions"]
     assert set(fallback["tools"]) <= set(family.package.required_capabilities)
     bare, found = split_fallback(family.package.ir)

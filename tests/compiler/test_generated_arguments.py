@@ -35,12 +35,17 @@ def _choices(result: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("family", ["airline_test_38", "airline_test_42", "airline_test_48"])
-def test_a_transfer_summary_is_a_residual_reading_the_conversation(airline: list[Any], family: str) -> None:
+def test_a_transfer_summary_is_a_residual_reading_the_conversation(
+    airline: list[Any], family: str
+) -> None:
     result = compile_normalized(_family(airline, family), name=family)
     summary = _choices(result)["transfer_to_human_agents.summary"]
     assert summary.how == "residual" and "const" not in summary.spec
     residual = next(r for r in result.compiled.residuals if summary.source in r.outputs)
-    assert residual.node["signature"] == f"conversation, get_reservation_details_out -> {summary.source}"
+    assert (
+        residual.node["signature"]
+        == f"conversation, get_reservation_details_out -> {summary.source}"
+    )
     assert result.ok and "conversation" in result.compiled.required_inputs
 
 
@@ -71,7 +76,9 @@ def test_a_constant_needs_e2_and_the_report_lists_its_support() -> None:
     two = compile_behavior(episodes[:2], name="book")
     assert {c.argument: c.how for c in two.compiled.actions[0].choices}["cabin"] == "residual"
     one_user = [_agent(f"e{i}", "book me a seat", cabin="business") for i in range(3)]
-    how = {c.argument: c.how for c in compile_behavior(one_user, name="b").compiled.actions[0].choices}
+    how = {
+        c.argument: c.how for c in compile_behavior(one_user, name="b").compiled.actions[0].choices
+    }
     assert how["cabin"] == "residual"  # 3 of 3 but one user: no constant
 
 

@@ -68,7 +68,8 @@ def test_the_package_needs_the_predicate_bound() -> None:
     with pytest.raises(BindingError, match="no model"):
         package.as_root(tools, {"eligible": eligible}).run(email="z@x.com", amount=500)
     ctx = package.as_root(tools, {"eligible": eligible}).run(
-        email="z@x.com", amount=500, model=ScriptedModel("I cannot refund that."))
+        email="z@x.com", amount=500, model=ScriptedModel("I cannot refund that.")
+    )
     assert ctx.status is Status.SUCCESS and "receipt" not in ctx.blackboard
     assert ctx.blackboard["answer"] == "I cannot refund that."
     ctx = package.as_root(tools, {"eligible": eligible}).run(email="z@x.com", amount=5)

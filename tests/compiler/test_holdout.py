@@ -37,7 +37,9 @@ def airline() -> dict[str, list[Any]]:
     return families
 
 
-def test_the_raw_airline_file_with_holdout_1_contradicts_no_constant(airline: dict[str, list[Any]]) -> None:
+def test_the_raw_airline_file_with_holdout_1_contradicts_no_constant(
+    airline: dict[str, list[Any]],
+) -> None:
     held = served = matched = contradicted = diverged = 0
     for episodes in airline.values():
         kept, out = holdout_split(episodes, 1)
@@ -102,15 +104,27 @@ def test_unserved_and_failed_runs_are_reported_not_compared(airline: dict[str, l
 
 
 def test_a_stated_input_the_user_never_said_is_missing(tmp_path: Path) -> None:
-    rows = [r for r in json.loads((FIXTURES / "gpt-4o-airline.slice.json").read_text()) if r["task_id"] == 48]
+    rows = [
+        r
+        for r in json.loads((FIXTURES / "gpt-4o-airline.slice.json").read_text())
+        if r["task_id"] == 48
+    ]
     rows = [r for r in rows if r["reward"] == 1.0]
-    package = compile_normalized(normalize_all(import_tau_bench(_write(tmp_path, rows[:2])).episodes), name="t").package
+    package = compile_normalized(
+        normalize_all(import_tau_bench(_write(tmp_path, rows[:2])).episodes), name="t"
+    ).package
     quiet = copy.deepcopy(rows[2])
-    rid = json.loads(next(m for m in quiet["traj"] if m.get("tool_calls"))["tool_calls"][0]["function"]["arguments"])
+    rid = json.loads(
+        next(m for m in quiet["traj"] if m.get("tool_calls"))["tool_calls"][0]["function"][
+            "arguments"
+        ]
+    )
     for message in quiet["traj"]:
         if message["role"] == "user":
             message["content"] = message["content"].replace(rid["reservation_id"], "my booking")
-    report = validate_package(package, normalize_all(import_tau_bench(_write(tmp_path, [quiet])).episodes))
+    report = validate_package(
+        package, normalize_all(import_tau_bench(_write(tmp_path, [quiet])).episodes)
+    )
     row = report.rows[0]
     assert row.outcome == "fallback" and "run inputs missing: reservation_id" in str(row.fallback)
 
@@ -136,7 +150,9 @@ def _returns(tmp_path: Path) -> tuple[Path, Path]:
                 arguments["order_id"] = "#W0000001"
                 call["function"]["arguments"] = json.dumps(arguments)
     traces = tmp_path / "held.jsonl"
-    import_tau_bench(_write(tmp_path, [rows[6], other], "held.json"), sink=JsonlTraceSink(traces, resume=False))
+    import_tau_bench(
+        _write(tmp_path, [rows[6], other], "held.json"), sink=JsonlTraceSink(traces, resume=False)
+    )
     return target, traces
 
 
@@ -145,15 +161,22 @@ def test_the_cli_validates_and_exits_1_on_a_divergence(tmp_path: Path) -> None:
     result = RUNNER.invoke(app, ["package", "validate", str(package), str(traces)])
     assert result.exit_code == 1, result.output
     assert "matched" in result.stdout and "diverged" in result.stdout
-    assert "2 episodes (2 references): 2 served, 1 matched, 0 unreplayable, 0 fallback, 0 refused, 1 divergence" in result.stdout
+    assert (
+        "2 episodes (2 references): 2 served, 1 matched, 0 unreplayable, 0 fallback, 0 refused, 1 divergence"
+        in result.stdout
+    )
     assert "#W0000001" in result.stdout and "1 held-out episode(s) diverged" in result.stderr
 
 
 def test_compile_holdout_compiles_validates_and_writes(tmp_path: Path) -> None:
     traces = tmp_path / "slice.jsonl"
-    import_tau_bench(FIXTURES / "gpt-4o-airline.slice.json", sink=JsonlTraceSink(traces, resume=False))
+    import_tau_bench(
+        FIXTURES / "gpt-4o-airline.slice.json", sink=JsonlTraceSink(traces, resume=False)
+    )
     out = tmp_path / "pk"
-    result = RUNNER.invoke(app, ["compile", str(traces), "--group-by", "task", "--holdout", "1", "-o", str(out)])
+    result = RUNNER.invoke(
+        app, ["compile", str(traces), "--group-by", "task", "--holdout", "1", "-o", str(out)]
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].split()[:6] == ["family", "eps", "verify", "held", "served", "matched"]
@@ -177,7 +200,9 @@ def test_the_notebook_view_shows_each_episode(airline: dict[str, list[Any]]) -> 
 
     assert ("jdsl.compiler.holdout", "HeldOutReport") in {(m, c) for m, c, *_ in HOOKED}
     kept, out = holdout_split(airline["airline_test_42"], 1)
-    report = validate_package(compile_normalized(kept, name="t42").package, out + airline["airline_test_1"][:1])
+    report = validate_package(
+        compile_normalized(kept, name="t42").package, out + airline["airline_test_1"][:1]
+    )
     page = holdout_html(report)
     assert "<script" not in page and "jdsl-status-success" in page and "failed run" in page
     assert report.summary() in holdout_text(report) and "matched" in holdout_text(report)
@@ -186,11 +211,16 @@ def test_the_notebook_view_shows_each_episode(airline: dict[str, list[Any]]) -> 
 def test_rows_keep_the_input_order_when_raw_and_normalized_episodes_mix() -> None:
     raw = import_tau_bench(RAW).episodes
     norm = normalize_all(raw[:6])
-    package = compile_normalized([e for e in normalize_all(raw) if e.success][:3], name="any").package
+    package = compile_normalized(
+        [e for e in normalize_all(raw) if e.success][:3], name="any"
+    ).package
     mixed = [raw[5], norm[1], raw[4], norm[0]]
     report = validate_package(package, mixed)
     assert [r.episode_id for r in report.rows] == [
-        raw[5].episode_id, norm[1].episode_id, raw[4].episode_id, norm[0].episode_id
+        raw[5].episode_id,
+        norm[1].episode_id,
+        raw[4].episode_id,
+        norm[0].episode_id,
     ]
 
 
@@ -201,7 +231,9 @@ def test_validate_canonicalizes_host_names_as_compile_did(tmp_path: Path) -> Non
     episodes = import_tau_bench(_write(tmp_path, rows)).episodes
     names = {c.host_name for e in episodes for c in e.tool_calls()}
     canonical = {name: f"retail.{name}" for name in names}
-    package = compile_normalized(normalize_all(episodes, canonical=canonical), name="returns").package
+    package = compile_normalized(
+        normalize_all(episodes, canonical=canonical), name="returns"
+    ).package
     target = export_jdsl(package, tmp_path / "returns.jdsl", add_suffix=False)
     traces = tmp_path / "all.jsonl"
     import_tau_bench(_write(tmp_path, rows, "all.json"), sink=JsonlTraceSink(traces, resume=False))

@@ -48,12 +48,18 @@ def test_reads_do_not_split_a_family_and_repeats_of_one_write_collapse() -> None
     assert intent_writes(runs[3]) == ("cancel_order", "update_address")
 
 
-def test_the_domain_comes_from_the_capabilities_namespace_else_the_metadata_else_the_skill() -> None:
+def test_the_domain_comes_from_the_capabilities_namespace_else_the_metadata_else_the_skill() -> (
+    None
+):
     b = EpisodeBuilder("n", inputs={})
     b.call("cancel_pending_order", {"ok": 1}, order_id="#1")
-    spaced = normalize_all([b.done(True)], canonical={"cancel_pending_order": "retail.cancel_pending_order"})
+    spaced = normalize_all(
+        [b.done(True)], canonical={"cancel_pending_order": "retail.cancel_pending_order"}
+    )
     assert [k for k, _ in group_episodes(spaced, "intent")] == ["retail.cancel_pending_order"]
-    assert [k for k, _ in group_episodes([_episode("s", "book_trip")], "intent")] == ["hand.book_trip"]
+    assert [k for k, _ in group_episodes([_episode("s", "book_trip")], "intent")] == [
+        "hand.book_trip"
+    ]
 
 
 def test_a_contract_decides_what_writes() -> None:
@@ -104,7 +110,9 @@ def test_compile_behavior_groups_by_intent() -> None:
 
 def test_jdsl_compile_groups_tau_bench_runs_by_intent_unless_told(tmp_path: Path) -> None:
     traces = tmp_path / "slice.jsonl"
-    import_tau_bench(FIXTURES / "gpt-4o-airline.slice.json", sink=JsonlTraceSink(traces, resume=False))
+    import_tau_bench(
+        FIXTURES / "gpt-4o-airline.slice.json", sink=JsonlTraceSink(traces, resume=False)
+    )
     runner = CliRunner()
     out = tmp_path / "pk"
     result = runner.invoke(app, ["compile", str(traces), "-o", str(out)])

@@ -41,7 +41,10 @@ def test_every_list_element_gets_its_own_exact_source(returns: list[Any]) -> Non
     ids = step.arguments["item_ids"]
     assert len(step.element_sources["item_ids"]) == len(ids) >= 2
     for value, sources in zip(ids, step.element_sources["item_ids"], strict=True):
-        assert any(p.startswith("get_order_details_out.items[") and p.endswith("].item_id") for p in sources)
+        assert any(
+            p.startswith("get_order_details_out.items[") and p.endswith("].item_id")
+            for p in sources
+        )
         assert all(resolve_path(p, step.state_before) == value for p in sources)  # exact
     best = step.list_sources["item_ids"][0]
     assert best.template == "get_order_details_out.items[*].item_id" and not best.every
@@ -52,13 +55,22 @@ def test_every_list_element_gets_its_own_exact_source(returns: list[Any]) -> Non
 def test_a_return_family_compiles_item_ids_to_a_residual_selection(returns: list[Any]) -> None:
     result = compile_normalized(returns, name="returns")
     action = _action(result.ir, RETURN)
-    assert action["args"]["item_ids"] == {"ref": "get_order_details_out.items[$item_indexes].item_id"}
+    assert action["args"]["item_ids"] == {
+        "ref": "get_order_details_out.items[$item_indexes].item_id"
+    }
     residual = next(r for r in result.compiled.residuals if "item_indexes" in r.outputs)
-    assert residual.node["signature"] == "conversation, get_order_details_out -> item_indexes: list[int]"
+    assert (
+        residual.node["signature"]
+        == "conversation, get_order_details_out -> item_indexes: list[int]"
+    )
     guards = [n for n in result.ir["root"]["child"]["children"] if n["kind"] == "guard"]
-    assert guards[-1]["expression"] == {"exists": {"ref": "get_order_details_out.items[$item_indexes]"}}
+    assert guards[-1]["expression"] == {
+        "exists": {"ref": "get_order_details_out.items[$item_indexes]"}
+    }
     assert result.ok and result.verification.executed == 8 and result.verification.matched == 8
-    assert "item_ids = ref get_order_details_out.items[$item_indexes].item_id (selection)" in str(result.report())
+    assert "item_ids = ref get_order_details_out.items[$item_indexes].item_id (selection)" in str(
+        result.report()
+    )
     text = format_behavior(parse_behavior(format_behavior(result.ir)))
     assert "item_ids=get_order_details_out.items[$item_indexes].item_id" in text
 
@@ -72,7 +84,9 @@ def test_a_wrong_list_path_is_caught_by_execution_replay(returns: list[Any]) -> 
     assert [r.matched for r in runs] == every and every.count(False) >= 4
     assert all("different arguments" in r.divergence.reason for r in runs if r.divergence)
     frozen = _without_selection(result.ir)  # one run's items frozen into a constant
-    _action(frozen, RETURN)["args"]["item_ids"] = {"const": returns[0].ok_steps()[2].arguments["item_ids"]}
+    _action(frozen, RETURN)["args"]["item_ids"] = {
+        "const": returns[0].ok_steps()[2].arguments["item_ids"]
+    }
     assert [r.matched for r in execute_all(frozen, returns)] == [True] + [False] * 7
 
 
@@ -87,7 +101,14 @@ def _all_items(eid: str, items: list[str]) -> dict[str, Any]:
     order = {"id": f"#{eid}", "items": [{"item_id": i, "price": 10} for i in items]}
     b = EpisodeBuilder(eid, inputs={"order_id": f"#{eid}"})
     b.call("get_order", order, store="order", order_id=f"#{eid}")
-    b.call("refund_all", {"ok": True}, node_id="agent", node_type="react", order_id=f"#{eid}", item_ids=items)
+    b.call(
+        "refund_all",
+        {"ok": True},
+        node_id="agent",
+        node_type="react",
+        order_id=f"#{eid}",
+        item_ids=items,
+    )
     return b.done()
 
 

@@ -60,7 +60,9 @@ def test_no_name_id_or_list_position_is_frozen(two_points) -> None:
     constants = {(a.tool, c.argument): c.spec["const"] for a in two_points.compiled.actions
                  for c in a.choices if c.how == "const"}  # fmt: skip
     assert constants == {("cancel_pending_order", "reason"): "no longer needed"}
-    refs = [c.spec["ref"] for a in two_points.compiled.actions for c in a.choices if "ref" in c.spec]
+    refs = [
+        c.spec["ref"] for a in two_points.compiled.actions for c in a.choices if "ref" in c.spec
+    ]
     assert not any("[0]" in r or "[1]" in r for r in refs)
     assert ("get_order_details", "order_id") in {(a.tool, c.argument) for a in
                                                  two_points.compiled.actions for c in a.choices

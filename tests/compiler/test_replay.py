@@ -63,7 +63,9 @@ def test_the_binding_serves_recorded_results_and_records_calls() -> None:
 
 def test_a_different_write_argument_an_other_write_and_an_extra_write_diverge() -> None:
     replay = ReplayTools(_episode(), tools=["find", "update", "delete"])
-    with pytest.raises(CallDivergence, match="expected update\\(item='X12'\\), the tree called update"):
+    with pytest.raises(
+        CallDivergence, match="expected update\\(item='X12'\\), the tree called update"
+    ):
         replay.tools["update"](item="X13")
     assert replay.divergence is not None and replay.divergence.call_index == 0
     assert replay.divergence.kind == "write"

@@ -62,9 +62,18 @@ def test_a_build_of_the_package_ships_the_data(tmp_path: Path) -> None:
     (source / "jdsl_nb" / "__init__.py").write_text("")
     build = tmp_path / "build"
     subprocess.run(
-        [sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py",
-         "--build-lib", str(build)],
-        cwd=source, check=True, capture_output=True,
+        [
+            sys.executable,
+            "-c",
+            "from setuptools import setup; setup()",
+            "-q",
+            "build_py",
+            "--build-lib",
+            str(build),
+        ],
+        cwd=source,
+        check=True,
+        capture_output=True,
     )
     assert _files(build / "jdsl" / "data") == _files(PACKAGE_DATA)
 

@@ -143,9 +143,14 @@ def test_held_out_figures_on_the_raw_results_file(demo: DemoResult) -> None:
     assert held.model_calls < held.assistant_turns
     assert held.contradicted == 0 and held.dict_elements[0] == held.dict_elements[1] > 0
     returns = demo.returns
-    assert returns is not None and returns.item_ids == "ref get_order_details_out.items[$item_indexes].item_id"
+    assert (
+        returns is not None
+        and returns.item_ids == "ref get_order_details_out.items[$item_indexes].item_id"
+    )
     assert returns.selection == "conversation, get_order_details_out -> item_indexes: list[int]"
-    assert returns.matched == returns.executed == 7 and returns.elements[0] == returns.elements[1] > 0
+    assert (
+        returns.matched == returns.executed == 7 and returns.elements[0] == returns.elements[1] > 0
+    )
     report = (demo.out / "report.txt").read_text()
     assert "contradicted by a held-out run 0 (target 0)" in report and "item_indexes" in report
     assert "grouped by intent" in report and "model calls per served run" in report

@@ -14,8 +14,14 @@ from jdsl.demo.teacher import teacher_tree
 from jdsl.drawing import RENDERER_ENV, STATUS_COLOURS
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 
 
 def test_draw_writes_svg_with_node_ids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,13 +55,15 @@ def test_the_demo_draws_without_loading_the_notebook_layer(tmp_path: Path) -> No
         f"draw(teacher_tree(), Path({str(tmp_path)!r}) / 't.svg')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'jdsl_nb'))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
 
 # -- the HTML report ---------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def demo_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -106,9 +114,11 @@ def test_nothing_in_the_report_is_cut_off_in_a_browser(demo_out: Path) -> None:
 
     require_program(CHROMIUM, "apt-get install chromium")
     sync_api = pytest.importorskip("playwright.sync_api")
-    probe = ("() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
-             " svgs: [...document.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right),"
-             " body: document.body.getBoundingClientRect().right})")
+    probe = (
+        "() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
+        " svgs: [...document.querySelectorAll('svg')].map(s => s.getBoundingClientRect().right),"
+        " body: document.body.getBoundingClientRect().right})"
+    )
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:

@@ -40,4 +40,6 @@ def test_counted_forwards_structured_outputs() -> None:
     class Typed:
         structured_outputs = True
 
-    assert Counted(Typed()).structured_outputs and not Counted(ScriptedModel("x")).structured_outputs
+    assert (
+        Counted(Typed()).structured_outputs and not Counted(ScriptedModel("x")).structured_outputs
+    )

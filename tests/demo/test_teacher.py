@@ -54,7 +54,7 @@ def test_inputs_come_from_the_instruction() -> None:
 def test_teacher_behavior_is_canonical_text() -> None:
     tree = teacher_tree()
     assert parse_behavior(format_behavior(tree)).model_dump() == tree.model_dump()
-    assert "predict \"request, user -> order_index: int\"" in teacher_text()
+    assert 'predict "request, user -> order_index: int"' in teacher_text()
 
 
 @pytest.mark.parametrize("name", ["train/4", "train/40"])
@@ -91,8 +91,11 @@ def test_offline_teacher_answers_only_residual_signatures() -> None:
 
 
 def test_gold_choice_refuses_tasks_outside_the_family() -> None:
-    other = next(t for t in load_tasks("train") if not any(
-        a.name == "cancel_pending_order" for a in t.actions))
+    other = next(
+        t
+        for t in load_tasks("train")
+        if not any(a.name == "cancel_pending_order" for a in t.actions)
+    )
     with pytest.raises(JdslError, match="cancels no order"):
         GoldChoice.of(other)
 

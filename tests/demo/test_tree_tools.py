@@ -25,7 +25,9 @@ def test_results_are_data_and_schemas_are_the_benchmarks() -> None:
     assert user_id == "noah_brown_6181"  # a bare id stays text
     assert tools["calculate"](expression="2 + 3") == 5.0
     assert [step.name for step in env.history] == [
-        "get_user_details", "find_user_id_by_email", "calculate"
+        "get_user_details",
+        "find_user_id_by_email",
+        "calculate",
     ]
 
 

@@ -7,7 +7,9 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("module", ["jdsl.envs", "jdsl.envs.tau_retail", "jdsl.importers", "jdsl.data"])
+@pytest.mark.parametrize(
+    "module", ["jdsl.envs", "jdsl.envs.tau_retail", "jdsl.importers", "jdsl.data"]
+)
 def test_all_names_resolve(module: str) -> None:
     mod = importlib.import_module(module)
     names = getattr(mod, "__all__", [])

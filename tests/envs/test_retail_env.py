@@ -19,7 +19,9 @@ USERS = load_json("tau_retail", "db", "users.json")
 
 def test_records_are_returned_as_json_dumps_of_the_record() -> None:
     env = RetailEnv()
-    assert env.step("get_user_details", {"user_id": "noah_brown_6181"}) == json.dumps(USERS["noah_brown_6181"])
+    assert env.step("get_user_details", {"user_id": "noah_brown_6181"}) == json.dumps(
+        USERS["noah_brown_6181"]
+    )
     order = json.loads(env.step("get_order_details", {"order_id": "#W6067464"}))
     assert order["order_id"] == "#W6067464"
     product = json.loads(env.step("get_product_details", {"product_id": "6819683148"}))
@@ -28,15 +30,27 @@ def test_records_are_returned_as_json_dumps_of_the_record() -> None:
 
 def test_find_user_by_email_ignores_case_and_by_name_zip_needs_the_exact_zip() -> None:
     env = RetailEnv()
-    assert env.step("find_user_id_by_email", {"email": "Noah.Brown7922@EXAMPLE.com"}) == "noah_brown_6181"
+    assert (
+        env.step("find_user_id_by_email", {"email": "Noah.Brown7922@EXAMPLE.com"})
+        == "noah_brown_6181"
+    )
     args = {"first_name": "NOAH", "last_name": "brown", "zip": "80279"}
     assert env.step("find_user_id_by_name_zip", args) == "noah_brown_6181"
-    assert env.step("find_user_id_by_name_zip", {**args, "zip": "80279 "}) == "Error: user not found"
+    assert (
+        env.step("find_user_id_by_name_zip", {**args, "zip": "80279 "}) == "Error: user not found"
+    )
 
 
 def test_look_ups_see_this_episodes_changes() -> None:
     env = RetailEnv()
-    address = {"address1": "1 A St", "address2": "", "city": "Reno", "state": "NV", "country": "USA", "zip": "89501"}
+    address = {
+        "address1": "1 A St",
+        "address2": "",
+        "city": "Reno",
+        "state": "NV",
+        "country": "USA",
+        "zip": "89501",
+    }
     env.step("modify_user_address", {"user_id": "noah_brown_6181", **address})
     by_new_zip = {"first_name": "Noah", "last_name": "Brown", "zip": "89501"}
     assert env.step("find_user_id_by_name_zip", by_new_zip) == "noah_brown_6181"
@@ -51,10 +65,18 @@ def test_list_all_product_types_is_sorted_by_name() -> None:
 
 @pytest.mark.parametrize(
     ("expression", "result"),
-    [("2 + 2", "4.0"), ("(1027.76 + 96) * 1", "1123.76"), ("10 / 3", "3.33"), ("-3.5 * 2", "-7.0"),
-     ("2 ** 10", "1024.0"), ("7 // 2", "3.0")],
+    [
+        ("2 + 2", "4.0"),
+        ("(1027.76 + 96) * 1", "1123.76"),
+        ("10 / 3", "3.33"),
+        ("-3.5 * 2", "-7.0"),
+        ("2 ** 10", "1024.0"),
+        ("7 // 2", "3.0"),
+    ],
 )
-def test_calculate_evaluates_arithmetic_and_rounds_to_two_places(expression: str, result: str) -> None:
+def test_calculate_evaluates_arithmetic_and_rounds_to_two_places(
+    expression: str, result: str
+) -> None:
     assert RetailEnv().step("calculate", {"expression": expression}) == result
 
 
@@ -74,7 +96,9 @@ def test_think_and_transfer() -> None:
     env = RetailEnv()
     assert env.step("think", {"thought": "the order is pending"}) == ""
     assert not env.done
-    assert env.step("transfer_to_human_agents", {"summary": "wants a refund"}) == "Transfer successful"
+    assert (
+        env.step("transfer_to_human_agents", {"summary": "wants a refund"}) == "Transfer successful"
+    )
     assert env.done
     assert [s.name for s in env.history] == ["think", "transfer_to_human_agents"]
 
@@ -125,8 +149,16 @@ def test_env_tools_register_in_a_tool_registry_and_answer_with_the_env_strings()
     env = RetailEnv()
     registry = ToolRegistry(env.tools(), sandbox=Sandbox(grants={"tool": ["*"]}))  # schemas checked
     assert len(registry) == 16
-    result = registry.call(ToolCall(id="c1", name="get_order_details", arguments={"order_id": "#W6067464"}))
+    result = registry.call(
+        ToolCall(id="c1", name="get_order_details", arguments={"order_id": "#W6067464"})
+    )
     assert result.ok and json.loads(result.content)["status"] == "delivered"
-    refused = registry.call(ToolCall(id="c2", name="cancel_pending_order", arguments={"order_id": "#W6067464", "reason": "no longer needed"}))
+    refused = registry.call(
+        ToolCall(
+            id="c2",
+            name="cancel_pending_order",
+            arguments={"order_id": "#W6067464", "reason": "no longer needed"},
+        )
+    )
     assert refused.content == "Error: non-pending order cannot be cancelled"
     assert [s.result for s in env.history] == [result.content, refused.content]

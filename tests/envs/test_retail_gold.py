@@ -85,7 +85,10 @@ def test_every_gold_action_of_every_task_runs_as_the_benchmark_runs_it() -> None
 
 
 def test_the_expected_gold_errors_are_true_of_the_shipped_data() -> None:
-    users, orders = load_json("tau_retail", "db", "users.json"), load_json("tau_retail", "db", "orders.json")
+    users, orders = (
+        load_json("tau_retail", "db", "users.json"),
+        load_json("tau_retail", "db", "orders.json"),
+    )
     products = load_json("tau_retail", "db", "products.json")
     tasks = {(t.split, t.task_id): t for t in load_tasks()}
     for (split, task_id, index), message in EXPECTED_GOLD_ERRORS.items():
@@ -144,11 +147,19 @@ def test_reward_is_zero_when_a_required_output_is_not_said() -> None:
 
 
 def test_reward_matches_outputs_ignoring_case_and_commas_in_the_reply() -> None:
-    task = next(t for t in load_tasks() if any(o.replace(".", "").isdigit() and float(o) >= 1000 for o in t.outputs))
+    task = next(
+        t
+        for t in load_tasks()
+        if any(o.replace(".", "").isdigit() and float(o) >= 1000 for o in t.outputs)
+    )
     env = gold_replay(task)
     big = next(o for o in task.outputs if o.replace(".", "").isdigit() and float(o) >= 1000)
     whole, _, cents = big.partition(".")
-    env.respond(" ".join(task.outputs).upper().replace(big, f"{int(whole):,}" + (f".{cents}" if cents else "")))
+    env.respond(
+        " ".join(task.outputs)
+        .upper()
+        .replace(big, f"{int(whole):,}" + (f".{cents}" if cents else ""))
+    )
     assert reward(env, task) == 1.0
 
 
@@ -156,7 +167,14 @@ def test_reward_is_zero_when_the_database_differs() -> None:
     task = load_tasks("train")[0]  # a return of #W6067464
     env = RetailEnv()
     assert reward(env, task) == 0.0  # nothing done
-    env.step("return_delivered_order_items", {"order_id": "#W6067464", "item_ids": ["9624127908"], "payment_method_id": "credit_card_4190576"})
+    env.step(
+        "return_delivered_order_items",
+        {
+            "order_id": "#W6067464",
+            "item_ids": ["9624127908"],
+            "payment_method_id": "credit_card_4190576",
+        },
+    )
     assert reward_info(env, task).database_matches is False  # one item instead of two
     env.step("get_user_details", {"user_id": task.user_id})
     assert reward(gold_replay(task, env), task) == 1.0

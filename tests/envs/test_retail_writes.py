@@ -33,7 +33,11 @@ def test_cancel_refunds_a_gift_card_payment_at_once() -> None:  # train 13, firs
     env = RetailEnv()
     env.step("cancel_pending_order", {"order_id": "#W7109609", "reason": "ordered by mistake"})
     _only_changed(env, orders=["#W7109609"], users=["emma_kovacs_5477"])
-    refund = {"transaction_type": "refund", "amount": 1027.76, "payment_method_id": "gift_card_9246707"}
+    refund = {
+        "transaction_type": "refund",
+        "amount": 1027.76,
+        "payment_method_id": "gift_card_9246707",
+    }
     assert _changes(env, "orders", "#W7109609") == {
         "status": "cancelled",
         "cancel_reason": "ordered by mistake",
@@ -48,8 +52,12 @@ def test_modify_pending_order_address_replaces_the_address_in_field_order() -> N
     env = RetailEnv()
     env.step(**_gold_call("train", 26, 0))
     address = {
-        "address1": "411 Park Avenue", "address2": "Suite 987", "city": "Phoenix",
-        "state": "AZ", "country": "USA", "zip": "85060",
+        "address1": "411 Park Avenue",
+        "address2": "Suite 987",
+        "city": "Phoenix",
+        "state": "AZ",
+        "country": "USA",
+        "zip": "85060",
     }
     assert _changes(env, "orders", "#W3386832") == {"address": address}
     assert list(env.db.read("orders", "#W3386832")["address"]) == list(address)
@@ -61,8 +69,12 @@ def test_modify_user_address_replaces_the_users_address() -> None:  # test 33, l
     env.step(**_gold_call("test", 33, 5))
     assert _changes(env, "users", "noah_patel_6952") == {
         "address": {
-            "address1": "517 Lakeview Drive", "address2": "Suite 183", "city": "Seattle",
-            "state": "WA", "country": "USA", "zip": "98195",
+            "address1": "517 Lakeview Drive",
+            "address2": "Suite 183",
+            "city": "Seattle",
+            "state": "WA",
+            "country": "USA",
+            "zip": "98195",
         }
     }
     _only_changed(env, users=["noah_patel_6952"])
@@ -70,16 +82,33 @@ def test_modify_user_address_replaces_the_users_address() -> None:  # test 33, l
 
 def test_modify_payment_away_from_a_gift_card_refunds_it() -> None:  # train 7, first action
     env = RetailEnv()
-    env.step("modify_pending_order_payment", {"order_id": "#W9318778", "payment_method_id": "credit_card_7862034"})
+    env.step(
+        "modify_pending_order_payment",
+        {"order_id": "#W9318778", "payment_method_id": "credit_card_7862034"},
+    )
     assert _changes(env, "orders", "#W9318778") == {
         "payment_history": [
-            {"transaction_type": "payment", "amount": 3585.54, "payment_method_id": "gift_card_7728021"},
-            {"transaction_type": "payment", "amount": 3585.54, "payment_method_id": "credit_card_7862034"},
-            {"transaction_type": "refund", "amount": 3585.54, "payment_method_id": "gift_card_7728021"},
+            {
+                "transaction_type": "payment",
+                "amount": 3585.54,
+                "payment_method_id": "gift_card_7728021",
+            },
+            {
+                "transaction_type": "payment",
+                "amount": 3585.54,
+                "payment_method_id": "credit_card_7862034",
+            },
+            {
+                "transaction_type": "refund",
+                "amount": 3585.54,
+                "payment_method_id": "gift_card_7728021",
+            },
         ]
     }
     user_id = env.db.read("orders", "#W9318778")["user_id"]
-    assert env.db.read("users", user_id)["payment_methods"]["gift_card_7728021"]["balance"] == 3653.54
+    assert (
+        env.db.read("users", user_id)["payment_methods"]["gift_card_7728021"]["balance"] == 3653.54
+    )
     _only_changed(env, orders=["#W9318778"], users=[user_id])
 
 
@@ -88,11 +117,19 @@ def test_modify_items_charges_the_difference_to_a_gift_card() -> None:  # train 
     changes = _changes(env, "orders", "#W7147989")
     assert changes["status"] == "pending (item modified)"
     payment = changes["payment_history"][-1]
-    assert payment["transaction_type"] == "payment" and payment["payment_method_id"] == "gift_card_5917510"
+    assert (
+        payment["transaction_type"] == "payment"
+        and payment["payment_method_id"] == "gift_card_5917510"
+    )
     assert payment["amount"] == pytest.approx(33.26)  # 986.65 - 953.39, not rounded
-    grill = next(i for i in env.db.read("orders", "#W7147989")["items"] if i["product_id"] == "6819683148")
+    grill = next(
+        i for i in env.db.read("orders", "#W7147989")["items"] if i["product_id"] == "6819683148"
+    )
     assert grill == {
-        "name": "Grill", "product_id": "6819683148", "item_id": "5745575001", "price": 986.65,
+        "name": "Grill",
+        "product_id": "6819683148",
+        "item_id": "5745575001",
+        "price": 986.65,
         "options": {"type": "electric", "size": "portable", "features": "rotisserie"},
     }
     card = env.db.read("users", "ethan_sanchez_7289")["payment_methods"]["gift_card_5917510"]
@@ -124,9 +161,18 @@ def test_return_records_sorted_items_and_the_method() -> None:  # train 0, only 
 
 def test_a_write_returns_the_changed_record_as_json_text() -> None:
     env = RetailEnv()
-    text = env.step("return_delivered_order_items", {"order_id": "#W6067464", "item_ids": ["9624127908"], "payment_method_id": "credit_card_4190576"})
+    text = env.step(
+        "return_delivered_order_items",
+        {
+            "order_id": "#W6067464",
+            "item_ids": ["9624127908"],
+            "payment_method_id": "credit_card_4190576",
+        },
+    )
     assert text == env.step("get_order_details", {"order_id": "#W6067464"})
-    assert text.endswith('"return_items": ["9624127908"], "return_payment_method_id": "credit_card_4190576"}')
+    assert text.endswith(
+        '"return_items": ["9624127908"], "return_payment_method_id": "credit_card_4190576"}'
+    )
 
 
 def _gold_call(split: str, task_id: int, index: int) -> dict[str, Any]:

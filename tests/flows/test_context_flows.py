@@ -90,8 +90,10 @@ def test_mcp_flow_discover_keeps_context_invoke_updates() -> None:
     with pytest.raises(ToolError, match="needs a server and a call"):
         mcp_flow(services, {"operation": "invoke", "server": "files"})
     with pytest.raises(ToolError, match="'arguments'") as info:  # the seed: not read as {}
-        mcp_flow(services, {"operation": "invoke", "server": "files", "call": {"id": "m2",
-                                                                              "name": "lookup"}})
+        mcp_flow(
+            services,
+            {"operation": "invoke", "server": "files", "call": {"id": "m2", "name": "lookup"}},
+        )
     assert info.value.code == "INVALID_MCP_REQUEST"
     with pytest.raises(BindingError):
         mcp_flow(Services(), {"operation": "discover"})

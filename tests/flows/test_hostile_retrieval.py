@@ -24,12 +24,20 @@ def _index(**kw: Any) -> SqliteFtsRetriever:
 @pytest.mark.parametrize(
     "call",
     [
-        pytest.param(lambda: _index(query_syntax="fts5").retrieve("a\ud800b", 3), id="a lone surrogate, fts5 syntax"),
+        pytest.param(
+            lambda: _index(query_syntax="fts5").retrieve("a\ud800b", 3),
+            id="a lone surrogate, fts5 syntax",
+        ),
         pytest.param(lambda: _index().retrieve("refund", 2**64), id="k = 2**64"),
         pytest.param(lambda: _index().retrieve("refund", -(2**64)), id="k = -2**64"),
         pytest.param(lambda: _index().retrieve(b"refund", 3), id="a bytes query"),
-        pytest.param(lambda: _index().add([{"id": "s", "content": "x\udc80"}]), id="a lone surrogate in a document"),
-        pytest.param(lambda: markdown_sections("# x", source="s.md", max_level="3"), id="max_level text"),  # type: ignore[arg-type]
+        pytest.param(
+            lambda: _index().add([{"id": "s", "content": "x\udc80"}]),
+            id="a lone surrogate in a document",
+        ),
+        pytest.param(
+            lambda: markdown_sections("# x", source="s.md", max_level="3"), id="max_level text"
+        ),  # type: ignore[arg-type]
     ],
 )
 def test_hostile_calls_are_retrieval_errors(call: Callable[[], Any]) -> None:
@@ -66,7 +74,9 @@ def _garbage(path: Path) -> None:
 
 
 @pytest.mark.parametrize("make", [_foreign, _damaged_metadata, _garbage], ids=lambda f: f.__name__)
-def test_a_foreign_or_damaged_index_file_is_a_retrieval_error(make: Callable[[Path], None], tmp_path: Path) -> None:
+def test_a_foreign_or_damaged_index_file_is_a_retrieval_error(
+    make: Callable[[Path], None], tmp_path: Path
+) -> None:
     path = tmp_path / "index.db"
     make(path)
     with pytest.raises(RetrievalError):
@@ -83,7 +93,9 @@ def test_a_bad_folder_pattern_is_a_retrieval_error(pattern: Any, tmp_path: Path)
 
 
 @pytest.mark.parametrize("pattern", ["**x", "a/**b", "[", "**/**/**/*.md"])
-def test_an_odd_folder_pattern_matches_or_is_a_retrieval_error(pattern: str, tmp_path: Path) -> None:
+def test_an_odd_folder_pattern_matches_or_is_a_retrieval_error(
+    pattern: str, tmp_path: Path
+) -> None:
     (tmp_path / "a.md").write_text("# A\ntext\n")
     try:
         SqliteFtsRetriever.from_folder(tmp_path, pattern=pattern).close()
@@ -108,7 +120,9 @@ def test_a_words_query_grows_linearly(growth: Callable[..., float]) -> None:
     def query(n: int) -> None:
         index.retrieve(texts.setdefault(n, " ".join(f"w{i}" for i in range(n)) + " refund"), 5)
 
-    assert growth(query, 8_000) < 10  # 16 when quadratic: 4,000 words 85 ms, 16,000 560 ms, 64,000 4 s
+    assert (
+        growth(query, 8_000) < 10
+    )  # 16 when quadratic: 4,000 words 85 ms, 16,000 560 ms, 64,000 4 s
 
 
 def test_a_long_heading_is_split_in_linear_time(growth: Callable[..., float]) -> None:

@@ -17,10 +17,15 @@ from jdsl.tree import Action, Root
 from jdsl_nb.magic_inputs import split_pairs, typed_inputs
 from jdsl_nb.shellwords import split_words
 
-keys = st.one_of(st.sampled_from(["a", "email", "n", "", " ", "a:", *sorted(RUN_PARAMETERS)]), st.text(max_size=6))
+keys = st.one_of(
+    st.sampled_from(["a", "email", "n", "", " ", "a:", *sorted(RUN_PARAMETERS)]),
+    st.text(max_size=6),
+)
 values = st.one_of(
     st.text(max_size=20),
-    st.sampled_from(["NaN", "Infinity", "-1e400", "1e400", "true", "null", '"\ud800"', "[" * 2000, "9" * 5000]),
+    st.sampled_from(
+        ["NaN", "Infinity", "-1e400", "1e400", "true", "null", '"\ud800"', "[" * 2000, "9" * 5000]
+    ),
     st.integers(0, 5000).map(lambda n: "[" * n + "]" * n),
     st.integers(0, 500).map(lambda n: '{"a":' * n + "1" + "}" * n),
 )
@@ -29,7 +34,11 @@ schemas = st.sampled_from(
     [{"type": t} for t in ("string", "integer", "number", "boolean", "array", "object", "null")]
     + [{"type": ["string", "null"]}, {"enum": [1, "a"]}, {"type": "string", "maxLength": 3}]
 )
-types = st.dictionaries(st.sampled_from(["a", "email", "n"]), st.lists(st.tuples(st.just("f.x"), schemas), max_size=2), max_size=3)
+types = st.dictionaries(
+    st.sampled_from(["a", "email", "n"]),
+    st.lists(st.tuples(st.just("f.x"), schemas), max_size=2),
+    max_size=3,
+)
 TREE = Root(name="r", child=Action(tool="t", args={"a": {"ref": "a"}, "n": {"ref": "n"}}))
 
 

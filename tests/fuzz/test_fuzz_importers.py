@@ -71,7 +71,9 @@ edits = st.lists(st.tuples(st.integers(0, 10**4), hostile), max_size=4)
 splices = st.lists(st.tuples(st.integers(0, 10**5), st.text(max_size=6)), max_size=2)
 
 
-def _text(document: Any, edit: list[tuple[int, Any]], splice: list[tuple[int, str]], lines: bool) -> str | None:
+def _text(
+    document: Any, edit: list[tuple[int, Any]], splice: list[tuple[int, str]], lines: bool
+) -> str | None:
     forged = _forge({"d": document}, edit)["d"]
     try:
         text = "\n".join(json.dumps(row) for row in forged) if lines else json.dumps(forged)
@@ -108,8 +110,13 @@ def test_otel_import_gives_only_import_format_errors(edit: list, splice: list) -
 
 @FUZZ
 @given(edits, splices, st.sampled_from([None, "airline", "retail"]), st.booleans())
-def test_tau_bench_import_gives_only_import_format_errors(edit: list, splice: list, domain: str | None, strict: bool) -> None:
-    _check(lambda p: import_tau_bench(p, domain=domain, strict=strict), _text(TAU, edit, splice, lines=False))
+def test_tau_bench_import_gives_only_import_format_errors(
+    edit: list, splice: list, domain: str | None, strict: bool
+) -> None:
+    _check(
+        lambda p: import_tau_bench(p, domain=domain, strict=strict),
+        _text(TAU, edit, splice, lines=False),
+    )
 
 
 @FUZZ

@@ -24,10 +24,12 @@ def lookup(email: str) -> dict:
 
 
 PACKAGE = package_from_root(
-    root("small", model="m").do(seq(
-        act(lookup, email=ref("email")) >> "customer",
-        predict("request, customer -> answer", id="answer_it"),
-    )),  # fmt: skip
+    root("small", model="m").do(
+        seq(
+            act(lookup, email=ref("email")) >> "customer",
+            predict("request, customer -> answer", id="answer_it"),
+        )
+    ),  # fmt: skip
     tool_contracts={"lookup": "demo.lookup"},
 )
 ARCHIVE = zip_bytes(PACKAGE)

@@ -42,7 +42,9 @@ hostile_schemas = st.one_of(
         {"patternProperties": {"(": {}}}, {"$schema": "http://example.com/custom"},
     ]),
 )  # fmt: skip
-values = st.one_of(st.text(max_size=30), st.sampled_from(["a" * 28 + "!", "3", "-1", "1e400", "null"]))
+values = st.one_of(
+    st.text(max_size=30), st.sampled_from(["a" * 28 + "!", "3", "-1", "1e400", "null"])
+)
 
 
 def _resign(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -53,8 +55,13 @@ def _resign(files: dict[str, bytes]) -> dict[str, bytes]:
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(["email", "count"]), hostile_schemas, max_size=2), st.lists(values, max_size=2))
-def test_hostile_argument_schemas_give_only_typed_errors(properties: dict, given_values: list) -> None:
+@given(
+    st.dictionaries(st.sampled_from(["email", "count"]), hostile_schemas, max_size=2),
+    st.lists(values, max_size=2),
+)
+def test_hostile_argument_schemas_give_only_typed_errors(
+    properties: dict, given_values: list
+) -> None:
     tools = json.loads(PACKAGE.files["tools.json"])
     tools["tools"][0]["input_schema"] = {"type": "object", "properties": properties}
     try:

@@ -30,8 +30,9 @@ IDS = {"anthropic": "claude-test", "openai": "gpt-test", "gemini": "gemini-test"
 def models() -> Iterator[tuple[LoopbackServer, dict]]:
     with LoopbackServer(api_key=KEY) as server:
         made = {
-            vendor: cls(IDS[vendor], api_key=KEY, base_url=server.url(vendor), max_retries=0,
-                        timeout_s=10)  # fmt: skip
+            vendor: cls(
+                IDS[vendor], api_key=KEY, base_url=server.url(vendor), max_retries=0, timeout_s=10
+            )  # fmt: skip
             for vendor, cls in CLASSES.items()
         }
         yield server, made
@@ -39,8 +40,16 @@ def models() -> Iterator[tuple[LoopbackServer, dict]]:
 
 texts = st.one_of(
     st.text(max_size=30),
-    st.sampled_from([KEY, f"bad key {KEY}", "rate_limit_exceeded", "context_length_exceeded",
-                     "RESOURCE_EXHAUSTED", "x" * 5000]),  # fmt: skip
+    st.sampled_from(
+        [
+            KEY,
+            f"bad key {KEY}",
+            "rate_limit_exceeded",
+            "context_length_exceeded",
+            "RESOURCE_EXHAUSTED",
+            "x" * 5000,
+        ]
+    ),  # fmt: skip
 )
 error_bodies = st.one_of(
     st.builds(

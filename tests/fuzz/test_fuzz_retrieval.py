@@ -15,10 +15,14 @@ from jdsl.flows.documents import RetrievalError
 from jdsl.flows.fts import SqliteFtsRetriever
 
 INDEX = SqliteFtsRetriever.from_documents(
-    [{"id": f"d{i}", "content": f"refund card {i} gift exchange", "title": "T" * i} for i in range(20)]
+    [
+        {"id": f"d{i}", "content": f"refund card {i} gift exchange", "title": "T" * i}
+        for i in range(20)
+    ]
 )
 FTS5 = SqliteFtsRetriever.from_documents(
-    [{"id": "a", "content": "refund card"}, {"id": "b", "content": "gift exchange"}], query_syntax="fts5"
+    [{"id": "a", "content": "refund card"}, {"id": "b", "content": "gift exchange"}],
+    query_syntax="fts5",
 )
 queries = st.one_of(
     st.text(max_size=40),
@@ -50,17 +54,42 @@ def test_fts5_queries_give_only_retrieval_errors(query: str, k: int) -> None:
     _only_retrieval_errors(FTS5, query, k)
 
 
-names = st.sampled_from(["a.md", "b.txt", "sub/c.md", "sub/deep/d.md", ".hidden.md", "x y.md", "é.md"])
-contents = st.one_of(st.text(max_size=60), st.binary(max_size=20), st.sampled_from(["# " + "a #" * 300, "```\n# x\n", "#" * 7 + " x"]))
+names = st.sampled_from(
+    ["a.md", "b.txt", "sub/c.md", "sub/deep/d.md", ".hidden.md", "x y.md", "é.md"]
+)
+contents = st.one_of(
+    st.text(max_size=60),
+    st.binary(max_size=20),
+    st.sampled_from(["# " + "a #" * 300, "```\n# x\n", "#" * 7 + " x"]),
+)
 patterns = st.one_of(
-    st.sampled_from(["**/*.md", "*.md", "**", "**/**", "", "/", "/etc/*", "../*", "sub/../*", "[", "**x", "a/**b", "\\", "\x00"]),
+    st.sampled_from(
+        [
+            "**/*.md",
+            "*.md",
+            "**",
+            "**/**",
+            "",
+            "/",
+            "/etc/*",
+            "../*",
+            "sub/../*",
+            "[",
+            "**x",
+            "a/**b",
+            "\\",
+            "\x00",
+        ]
+    ),
     st.text(alphabet="*?[]/.a\\", max_size=8),
 )
 
 
 @FUZZ
 @given(st.dictionaries(names, contents, max_size=5), patterns, st.booleans(), st.booleans())
-def test_folders_give_only_retrieval_errors(files: dict, pattern: str, sections: bool, link: bool) -> None:
+def test_folders_give_only_retrieval_errors(
+    files: dict, pattern: str, sections: bool, link: bool
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
         folder.mkdir()
@@ -69,7 +98,9 @@ def test_folders_give_only_retrieval_errors(files: dict, pattern: str, sections:
         for name, data in files.items():
             path = folder / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass"))
+            path.write_bytes(
+                data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+            )
         if link:
             os.symlink(outside, folder / "link.md")
         try:

@@ -67,7 +67,7 @@ def damaged(draw: st.DrawFn) -> bytes:
         at = draw(st.integers(0, len(data)))
         action = draw(st.sampled_from(["cut", "flip", "insert"]))
         if action == "cut":
-            del data[at:at + draw(st.integers(1, 200))]
+            del data[at : at + draw(st.integers(1, 200))]
         elif action == "flip" and at < len(data):
             data[at] ^= draw(st.integers(1, 255))
         else:

@@ -73,7 +73,10 @@ def test_families_whose_data_shows_a_flow_compile_exact_dataflow_refs(
         (how,) = [(c.how, c.stated) for a in compiled[key].compiled.actions for c in a.choices
                   if (a.tool, c.argument) == ("get_reservation_details", "reservation_id")]  # fmt: skip
         assert how == ("input", True)  # the id the user stated
-    assert "update_reservation_flights.reservation_id <- get_reservation_details_out.reservation_id" in flows["airline_test_20"]
+    assert (
+        "update_reservation_flights.reservation_id <- get_reservation_details_out.reservation_id"
+        in flows["airline_test_20"]
+    )
 
 
 def test_the_exact_dataflow_refs_are_counted_in_the_package_metrics(

@@ -56,7 +56,13 @@ def test_which_airline_families_show_exact_dataflow() -> None:
     # 36, 38, 42, 48: the only calls are get_reservation_details with the id the user typed and
     # transfer_to_human_agents with a free-text summary: no value flows between calls
     assert sorted(set(big) - set(with_flow)) == [
-        "airline_test_36", "airline_test_38", "airline_test_42", "airline_test_48"
+        "airline_test_36",
+        "airline_test_38",
+        "airline_test_42",
+        "airline_test_48",
     ]
-    assert "get_reservation_details.reservation_id <- get_user_details.reservations[0]" in big["airline_test_18"][0]
+    assert (
+        "get_reservation_details.reservation_id <- get_user_details.reservations[0]"
+        in big["airline_test_18"][0]
+    )
     assert "get_user_details.user_id <- inputs.user_id" in big["airline_test_18"][0]

@@ -17,7 +17,9 @@ RUNNER = CliRunner()
 def test_import_tau_bench_writes_a_jsonl_trace(tmp_path: Path) -> None:
     out = tmp_path / "traces" / "airline.jsonl"
     out.parent.mkdir()  # the command line creates no directory on the way (a typo writes nothing)
-    result = RUNNER.invoke(import_app, ["tau-bench", str(data_path("tau_airline", "episodes.json")), "-o", str(out)])
+    result = RUNNER.invoke(
+        import_app, ["tau-bench", str(data_path("tau_airline", "episodes.json")), "-o", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert "54 episodes, 250 tool calls (9 failed), 547 model turns" in result.output
     trace = read_events(out)
@@ -38,7 +40,17 @@ def test_an_existing_output_is_replaced(tmp_path: Path) -> None:
 
 def test_import_openai_chat_writes_a_jsonl_trace(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    log.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}) + "\n")
+    log.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": "hello"},
+                ]
+            }
+        )
+        + "\n"
+    )
     out = tmp_path / "out.jsonl"
     result = RUNNER.invoke(import_app, ["openai-chat", str(log), "--out", str(out)])
     assert result.exit_code == 0, result.output

@@ -32,7 +32,10 @@ def _otlp(spans: list[dict[str, Any]]) -> str:
 
 
 AGENT = {"gen_ai.operation.name": {"stringValue": "invoke_agent"}}
-TOOL = {"gen_ai.operation.name": {"stringValue": "execute_tool"}, "gen_ai.tool.name": {"stringValue": "t"}}
+TOOL = {
+    "gen_ai.operation.name": {"stringValue": "execute_tool"},
+    "gen_ai.tool.name": {"stringValue": "t"},
+}
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
@@ -45,33 +48,135 @@ def _tau(run: dict[str, Any]) -> str:
 
 
 CASES: dict[str, tuple[str, str]] = {
-    "otel: Infinity as a time": ("otel", _otlp([_span("b" * 16)]).replace('"name": "s"', '"name": "s", "startTimeUnixNano": Infinity')),
-    "otel: 1e400 as a time": ("otel", _otlp([_span("b" * 16)]).replace('"name": "s"', '"name": "s", "endTimeUnixNano": 1e400')),
+    "otel: Infinity as a time": (
+        "otel",
+        _otlp([_span("b" * 16)]).replace(
+            '"name": "s"', '"name": "s", "startTimeUnixNano": Infinity'
+        ),
+    ),
+    "otel: 1e400 as a time": (
+        "otel",
+        _otlp([_span("b" * 16)]).replace('"name": "s"', '"name": "s", "endTimeUnixNano": 1e400'),
+    ),
     "otel: a time as text": ("otel", _otlp([{**_span("b" * 16), "startTimeUnixNano": "soon"}])),
     "otel: a list as a time": ("otel", _otlp([{**_span("b" * 16), "startTimeUnixNano": [1]}])),
     "otel: a double over a float": ("otel", _otlp([_span("b" * 16, x={"doubleValue": 10**400})])),
     "otel: deep nesting": ("otel", '{"resourceSpans": ' + DEEP + "}"),
-    "otel: deep JSON in an attribute": ("otel", _otlp([_span("b" * 16, **AGENT, **{"input.value": {"stringValue": DEEP}}), _span("c" * 16, "b" * 16, **TOOL)])),
-    "otel: a text reward": ("otel", _otlp([_span("b" * 16, **AGENT, **{"jdsl.reward": {"stringValue": "abc"}}), _span("c" * 16, "b" * 16, **TOOL)])),
-    "otel: a list reward": ("otel", _otlp([_span("b" * 16, **AGENT, **{"jdsl.reward": {"arrayValue": {"values": []}}}), _span("c" * 16, "b" * 16, **TOOL)])),
-    "otel: a lone surrogate": ("otel", _otlp([_span("b" * 16, **AGENT)]).replace('"s"', '"\\ud800"')),
-    "tau: a lone surrogate": ("tau", _tau({"traj": [{"role": "user", "content": "\\udc80"}]}).replace("\\\\", "\\")),
-    "tau: a number tool name": ("tau", _tau({"traj": [{"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": 5, "arguments": "{}"}}]}]})),
-    "tau: a number call id": ("tau", _tau({"traj": [{"role": "assistant", "content": None, "tool_calls": [{"id": 7, "function": {"name": "t", "arguments": "{}"}}]}]})),
-    "tau: a 5,000-digit task id": ("tau", '[{"task_id": ' + "9" * 5000 + ', "reward": 1, "traj": []}]'),
+    "otel: deep JSON in an attribute": (
+        "otel",
+        _otlp(
+            [
+                _span("b" * 16, **AGENT, **{"input.value": {"stringValue": DEEP}}),
+                _span("c" * 16, "b" * 16, **TOOL),
+            ]
+        ),
+    ),
+    "otel: a text reward": (
+        "otel",
+        _otlp(
+            [
+                _span("b" * 16, **AGENT, **{"jdsl.reward": {"stringValue": "abc"}}),
+                _span("c" * 16, "b" * 16, **TOOL),
+            ]
+        ),
+    ),
+    "otel: a list reward": (
+        "otel",
+        _otlp(
+            [
+                _span("b" * 16, **AGENT, **{"jdsl.reward": {"arrayValue": {"values": []}}}),
+                _span("c" * 16, "b" * 16, **TOOL),
+            ]
+        ),
+    ),
+    "otel: a lone surrogate": (
+        "otel",
+        _otlp([_span("b" * 16, **AGENT)]).replace('"s"', '"\\ud800"'),
+    ),
+    "tau: a lone surrogate": (
+        "tau",
+        _tau({"traj": [{"role": "user", "content": "\\udc80"}]}).replace("\\\\", "\\"),
+    ),
+    "tau: a number tool name": (
+        "tau",
+        _tau(
+            {
+                "traj": [
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [{"id": "c", "function": {"name": 5, "arguments": "{}"}}],
+                    }
+                ]
+            }
+        ),
+    ),
+    "tau: a number call id": (
+        "tau",
+        _tau(
+            {
+                "traj": [
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [{"id": 7, "function": {"name": "t", "arguments": "{}"}}],
+                    }
+                ]
+            }
+        ),
+    ),
+    "tau: a 5,000-digit task id": (
+        "tau",
+        '[{"task_id": ' + "9" * 5000 + ', "reward": 1, "traj": []}]',
+    ),
     "tau: a 1e400 reward": ("tau", '[{"task_id": 1, "reward": 1e400, "traj": []}]'),
     "tau: NaN reward": ("tau", '[{"task_id": 1, "reward": NaN, "traj": []}]'),
     "tau: deep nesting": ("tau", DEEP),
-    "tau: deep Action JSON": ("tau", _tau({"traj": [{"role": "assistant", "content": "Action:\n" + '{"name": "t", "arguments": {"a": ' + DEEP + "}}"}]})),
+    "tau: deep Action JSON": (
+        "tau",
+        _tau(
+            {
+                "traj": [
+                    {
+                        "role": "assistant",
+                        "content": "Action:\n" + '{"name": "t", "arguments": {"a": ' + DEEP + "}}",
+                    }
+                ]
+            }
+        ),
+    ),
     "chat: a lone surrogate": ("chat", _chat().replace('"x"', '"\\udc80"')),
     "chat: deep nesting": ("chat", '{"messages": [], "x": ' + DEEP + "}"),
     "chat: a text reward": ("chat", _chat(metadata={"reward": "abc"})),
     "chat: inputs not an object": ("chat", _chat(metadata={"inputs": 5})),
     "chat: metadata a list": ("chat", _chat(metadata=[1])),
     "chat: tools not objects": ("chat", _chat(tools=[1])),
-    "chat: a number call id": ("chat", json.dumps({"messages": [{"role": "assistant", "tool_calls": [{"id": 3, "function": {"name": "t"}}]}]})),
-    "chat: a number tool name": ("chat", json.dumps({"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": 5}}]}]})),
-    "chat: function not an object": ("chat", json.dumps({"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "function": 5}]}]})),
+    "chat: a number call id": (
+        "chat",
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "assistant", "tool_calls": [{"id": 3, "function": {"name": "t"}}]}
+                ]
+            }
+        ),
+    ),
+    "chat: a number tool name": (
+        "chat",
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": 5}}]}
+                ]
+            }
+        ),
+    ),
+    "chat: function not an object": (
+        "chat",
+        json.dumps(
+            {"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "function": 5}]}]}
+        ),
+    ),
     "chat: a message not an object": ("chat", json.dumps({"messages": [5]})),
     "chat: a 5,000-digit number": ("chat", '{"messages": [], "n": ' + "9" * 5000 + "}"),
 }
@@ -126,11 +231,16 @@ def _chain(count: int, repeat_last: bool = False) -> list[dict[str, Any]]:
     "spans",
     [
         pytest.param(_chain(3, repeat_last=True), id="a repeated span id that is its own child"),
-        pytest.param(_chain(3) + [_span("f" * 16, "e" * 16, **TOOL), _span("e" * 16, "f" * 16, **TOOL)], id="a parent cycle"),
+        pytest.param(
+            _chain(3) + [_span("f" * 16, "e" * 16, **TOOL), _span("e" * 16, "f" * 16, **TOOL)],
+            id="a parent cycle",
+        ),
         pytest.param(_chain(5_000), id="5,000 spans deep"),
     ],
 )
-def test_odd_span_trees_import_without_hanging_or_recursing(spans: list[dict[str, Any]], tmp_path: Path) -> None:
+def test_odd_span_trees_import_without_hanging_or_recursing(
+    spans: list[dict[str, Any]], tmp_path: Path
+) -> None:
     path = tmp_path / "spans.json"
     path.write_text(_otlp(spans))
     with _no_hang():
@@ -167,14 +277,22 @@ def test_a_failure_part_way_keeps_the_old_output_and_leaves_no_partial_file(
 
 
 @pytest.mark.slow
-def test_legacy_function_results_pair_in_linear_time(tmp_path: Path, growth: Callable[..., float]) -> None:
+def test_legacy_function_results_pair_in_linear_time(
+    tmp_path: Path, growth: Callable[..., float]
+) -> None:
     """Each legacy ``role: function`` result scanned every call made so far: 8,000 took 41 s."""
     from jdsl.importers import openai_chat_conversations
 
     files: dict[int, Path] = {}
 
     def log(n: int) -> Path:
-        calls = [{"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}}] * n
+        calls = [
+            {
+                "role": "assistant",
+                "content": None,
+                "function_call": {"name": "f", "arguments": "{}"},
+            }
+        ] * n
         results = [{"role": "function", "name": "f", "content": str(i)} for i in range(n)]
         path = tmp_path / f"{n}.jsonl"
         path.write_text(json.dumps({"messages": calls + results}) + "\n")

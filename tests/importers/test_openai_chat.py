@@ -20,17 +20,38 @@ CONVERSATION = {
     "id": "conv-1",
     "model": "gpt-4o-mini",
     "metadata": {"task_id": 7, "reward": 1.0, "inputs": {"email": "ann@example.com"}},
-    "tools": [{"type": "function", "function": {"name": "find_user", "description": "Find.", "parameters": {"type": "object"}}}],
+    "tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "find_user",
+                "description": "Find.",
+                "parameters": {"type": "object"},
+            },
+        }
+    ],
     "messages": [
         {"role": "system", "content": "You are a retail agent."},
         {"role": "user", "content": [{"type": "text", "text": "I am ann@example.com"}]},
-        {"role": "assistant", "content": None, "tool_calls": [
-            _call("c1", "find_user", {"email": "ann@example.com"}),
-            _call("c2", "get_order", {"order_id": "#W1"}),
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                _call("c1", "find_user", {"email": "ann@example.com"}),
+                _call("c2", "get_order", {"order_id": "#W1"}),
+            ],
+        },
         {"role": "tool", "tool_call_id": "c2", "content": "Error: order not found"},
-        {"role": "tool", "tool_call_id": "c1", "content": '{"user_id": "ann_1", "orders": ["#W2"]}'},
-        {"role": "assistant", "content": "Checking.", "tool_calls": [_call("c3", "get_order", {"order_id": "#W2"})]},
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": '{"user_id": "ann_1", "orders": ["#W2"]}',
+        },
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [_call("c3", "get_order", {"order_id": "#W2"})],
+        },
         {"role": "tool", "tool_call_id": "c3", "content": "pending"},
         {"role": "assistant", "content": "Your order #W2 is pending."},
     ],
@@ -51,22 +72,41 @@ def test_a_conversation_becomes_one_episode_of_decisions_and_calls(tmp_path: Pat
     events = import_openai_chat(_write(tmp_path, CONVERSATION))
     assert {e.episode_id for e in events} == {"conv-1"}
     assert _kinds(events) == [
-        EventKind.EPISODE_STARTED, EventKind.REACT_STARTED, EventKind.TOOLSET_EXPOSED, EventKind.USER_MESSAGE,
-        EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED,
-        EventKind.TOOL_CALL_STARTED, EventKind.TOOL_CALL_COMPLETED,
-        EventKind.TOOL_CALL_STARTED, EventKind.TOOL_CALL_FAILED,
-        EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED, EventKind.ASSISTANT_MESSAGE,
-        EventKind.TOOL_CALL_STARTED, EventKind.TOOL_CALL_COMPLETED,
-        EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED, EventKind.ASSISTANT_MESSAGE,
-        EventKind.REACT_FINISHED, EventKind.ENVIRONMENT_REWARD, EventKind.EPISODE_FINISHED,
+        EventKind.EPISODE_STARTED,
+        EventKind.REACT_STARTED,
+        EventKind.TOOLSET_EXPOSED,
+        EventKind.USER_MESSAGE,
+        EventKind.MODEL_REQUESTED,
+        EventKind.MODEL_RESPONDED,
+        EventKind.TOOL_CALL_STARTED,
+        EventKind.TOOL_CALL_COMPLETED,
+        EventKind.TOOL_CALL_STARTED,
+        EventKind.TOOL_CALL_FAILED,
+        EventKind.MODEL_REQUESTED,
+        EventKind.MODEL_RESPONDED,
+        EventKind.ASSISTANT_MESSAGE,
+        EventKind.TOOL_CALL_STARTED,
+        EventKind.TOOL_CALL_COMPLETED,
+        EventKind.MODEL_REQUESTED,
+        EventKind.MODEL_RESPONDED,
+        EventKind.ASSISTANT_MESSAGE,
+        EventKind.REACT_FINISHED,
+        EventKind.ENVIRONMENT_REWARD,
+        EventKind.EPISODE_FINISHED,
     ]
     started = events[0].payload
     assert started["task_id"] == 7 and started["task_family"] == "7"
-    assert started["inputs"] == {"email": "ann@example.com"} and started["model_id"] == "gpt-4o-mini"
+    assert (
+        started["inputs"] == {"email": "ann@example.com"} and started["model_id"] == "gpt-4o-mini"
+    )
     assert events[3].payload == {"content": "I am ann@example.com"}
     assert events[2].payload["tools"][0]["host_name"] == "find_user"
     assert events[1].payload == {
-        "node_id": "agent", "signature": None, "inputs": {"email": "ann@example.com"}, "outputs": [], "tools": ["find_user"],
+        "node_id": "agent",
+        "signature": None,
+        "inputs": {"email": "ann@example.com"},
+        "outputs": [],
+        "tools": ["find_user"],
     }
     finished = events[-3].payload
     assert finished["answer"] == "Your order #W2 is pending." and finished["steps"] == 3
@@ -76,7 +116,10 @@ def test_results_are_matched_by_call_id_and_parsed(tmp_path: Path) -> None:
     events = import_openai_chat(_write(tmp_path, CONVERSATION))
     assert events[7].payload["result"] == {"user_id": "ann_1", "orders": ["#W2"]}
     assert events[7].payload["call_id"] == "c1"
-    assert events[9].payload["error"] == "Error: order not found" and events[9].payload["call_id"] == "c2"
+    assert (
+        events[9].payload["error"] == "Error: order not found"
+        and events[9].payload["call_id"] == "c2"
+    )
     assert events[14].payload["result"] == "pending"  # not JSON text: kept as text
 
 
@@ -85,26 +128,45 @@ def test_requests_carry_the_system_prompt_and_history(tmp_path: Path) -> None:
     second = events[10].payload
     assert second["system"] == "You are a retail agent." and second["tools"] == ["find_user"]
     roles = [(m["role"], m["tool_call_id"], m["is_error"]) for m in second["messages"]]
-    assert roles == [("user", None, False), ("assistant", None, False), ("tool", "c1", False), ("tool", "c2", True)]
+    assert roles == [
+        ("user", None, False),
+        ("assistant", None, False),
+        ("tool", "c1", False),
+        ("tool", "c2", True),
+    ]
     responded = events[11].payload
     assert responded["raw_output"] == "Checking." and responded["finish_reason"] == "tool_calls"
-    assert responded["tool_calls"] == [{"id": "c3", "name": "get_order", "arguments": {"order_id": "#W2"}}]
+    assert responded["tool_calls"] == [
+        {"id": "c3", "name": "get_order", "arguments": {"order_id": "#W2"}}
+    ]
 
 
 def test_lines_without_ids_and_legacy_function_calls(tmp_path: Path) -> None:
-    legacy = {"messages": [
-        {"role": "user", "content": "2+2?"},
-        {"role": "assistant", "content": None, "function_call": {"name": "calc", "arguments": "{\"e\": \"2+2\"}"}},
-        {"role": "function", "name": "calc", "content": "4"},
-        {"role": "assistant", "tool_calls": [_call("", "calc", "not json"), _call("", "calc", "[1]")]},
-    ]}
+    legacy = {
+        "messages": [
+            {"role": "user", "content": "2+2?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "function_call": {"name": "calc", "arguments": '{"e": "2+2"}'},
+            },
+            {"role": "function", "name": "calc", "content": "4"},
+            {
+                "role": "assistant",
+                "tool_calls": [_call("", "calc", "not json"), _call("", "calc", "[1]")],
+            },
+        ]
+    }
     events = import_openai_chat(_write(tmp_path, "", legacy, {"messages": []}))
     assert sorted({e.episode_id for e in events}) == ["log_2", "log_3"]
     completed = next(e for e in events if e.kind == EventKind.TOOL_CALL_COMPLETED)
     started = [e for e in events if e.kind == EventKind.TOOL_CALL_STARTED]
     assert completed.payload["result"] == 4 and started[0].payload["arguments"] == {"e": "2+2"}
     unanswered = started[1:]
-    assert [e.payload["arguments"] for e in unanswered] == [{"_raw_arguments": "not json"}, {"_raw_arguments": "[1]"}]
+    assert [e.payload["arguments"] for e in unanswered] == [
+        {"_raw_arguments": "not json"},
+        {"_raw_arguments": "[1]"},
+    ]
     assert len({e.payload["call_id"] for e in unanswered}) == 2
     last = [e for e in events if e.episode_id == "log_2"][-1]
     assert last.kind == EventKind.EPISODE_FINISHED and last.payload["status"] == "success"
@@ -115,8 +177,14 @@ def test_lines_without_ids_and_legacy_function_calls(tmp_path: Path) -> None:
     [
         ("{oops", r"log\.jsonl, line 1: not JSON"),
         ({"conversation": []}, r'line 1: expected an object with a "messages" list'),
-        ({"messages": [{"role": "robot", "content": "hi"}]}, r"line 1: message 0: unknown role 'robot'"),
-        ({"messages": [{"role": "tool", "tool_call_id": "x", "content": "1"}]}, r"message 0: tool message answers no earlier tool call"),
+        (
+            {"messages": [{"role": "robot", "content": "hi"}]},
+            r"line 1: message 0: unknown role 'robot'",
+        ),
+        (
+            {"messages": [{"role": "tool", "tool_call_id": "x", "content": "1"}]},
+            r"message 0: tool message answers no earlier tool call",
+        ),
         ({"messages": [{"role": "user", "content": 5}]}, r"message 0: content must be a string"),
     ],
 )
@@ -127,8 +195,15 @@ def test_a_malformed_line_names_the_line_and_message(tmp_path: Path, row: Any, m
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [('{"a": 1}', {"a": 1}), ("[1, 2]", [1, 2]), ("4.0", 4.0), ("noah_1", "noah_1"), ("", ""),
-     ("NaN", "NaN"), ('{"a": 1} trailing', '{"a": 1} trailing')],
+    [
+        ('{"a": 1}', {"a": 1}),
+        ("[1, 2]", [1, 2]),
+        ("4.0", 4.0),
+        ("noah_1", "noah_1"),
+        ("", ""),
+        ("NaN", "NaN"),
+        ('{"a": 1} trailing', '{"a": 1} trailing'),
+    ],
 )
 def test_parse_result_parses_only_json_text(text: str, value: Any) -> None:
     assert parse_result(text) == value

@@ -51,7 +51,10 @@ def test_the_instrumented_agent_compiles_with_dataflow_refs() -> None:
     }  # fmt: skip
     assert args[("list_orders", "customer_id")] == ("dataflow", {"ref": "lookup_out.id"})
     # which order is a choice (a position is never a fixed index): a residual int selects it
-    assert args[("cancel", "order_id")] == ("selection", {"ref": "list_orders_out[$order_index].id"})
+    assert args[("cancel", "order_id")] == (
+        "selection",
+        {"ref": "list_orders_out[$order_index].id"},
+    )
     assert args[("lookup", "email")] == ("input", {"ref": "email"})
 
 
@@ -185,7 +188,9 @@ def read_events_of(sink: ListTraceSink) -> list[Any]:
             {"key": "k", "value": {"weirdValue": 1}}]})), "", "weirdValue"),
     ],
 )  # fmt: skip
-def test_malformed_files_are_typed_errors(tmp_path: Path, text: str, where: str, message: str) -> None:
+def test_malformed_files_are_typed_errors(
+    tmp_path: Path, text: str, where: str, message: str
+) -> None:
     path = tmp_path / "bad.json"
     path.write_text(text)
     with pytest.raises(ImportFormatError, match=message) as info:

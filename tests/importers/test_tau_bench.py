@@ -52,7 +52,11 @@ def test_every_call_and_result_of_the_source_is_kept(events: list[TraceEvent]) -
         (c["name"], c["arguments"]) for c in calls
     ]
     kinds = Counter(e.kind for e in events)
-    assert kinds[EventKind.TOOL_CALL_COMPLETED] + kinds[EventKind.TOOL_CALL_FAILED] == len(calls) == 250
+    assert (
+        kinds[EventKind.TOOL_CALL_COMPLETED] + kinds[EventKind.TOOL_CALL_FAILED]
+        == len(calls)
+        == 250
+    )
     assert kinds[EventKind.USER_MESSAGE] == 351
     assert kinds[EventKind.MODEL_REQUESTED] == kinds[EventKind.MODEL_RESPONDED] == 547
 
@@ -61,7 +65,9 @@ def test_json_results_are_parsed_and_text_results_kept(events: list[TraceEvent])
     completed = [e for e in events if e.kind == EventKind.TOOL_CALL_COMPLETED]
     details = next(e for e in completed if e.payload["tool"]["host_name"] == "get_user_details")
     assert details.payload["result"]["reservations"] == ["Z7GOZK", "K67C4W", "THY2DG"]
-    transfer = next(e for e in completed if e.payload["tool"]["host_name"] == "transfer_to_human_agents")
+    transfer = next(
+        e for e in completed if e.payload["tool"]["host_name"] == "transfer_to_human_agents"
+    )
     assert transfer.payload["result"] == "Transfer successful"
 
 
@@ -92,8 +98,15 @@ def test_model_requests_carry_the_conversation_so_far(events: list[TraceEvent]) 
     episode = _episodes(events)["tau_airline_test_1_1"]
     requests = [e for e in episode if e.kind == EventKind.MODEL_REQUESTED]
     assert requests[0].payload["messages"] == [
-        {"role": "user", "content": "Hi! I need to change my return flight from Texas to Newark.",
-         "tool_calls": [], "tool_call_id": None, "name": None, "is_error": False, "metadata": {}}
+        {
+            "role": "user",
+            "content": "Hi! I need to change my return flight from Texas to Newark.",
+            "tool_calls": [],
+            "tool_call_id": None,
+            "name": None,
+            "is_error": False,
+            "metadata": {},
+        }
     ]
     later = requests[3].payload["messages"]
     assert [m["role"] for m in later][:5] == ["user", "assistant", "user", "assistant", "tool"]
@@ -104,8 +117,14 @@ def test_model_requests_carry_the_conversation_so_far(events: list[TraceEvent]) 
 def test_episodes_end_with_the_reward_and_a_hash_chain(events: list[TraceEvent]) -> None:
     for episode in _episodes(events).values():
         assert [e.sequence for e in episode] == list(range(len(episode)))
-        assert episode[-2].kind == EventKind.ENVIRONMENT_REWARD and episode[-2].payload == {"reward": 1.0, "passed": True}
-        assert episode[-1].kind == EventKind.EPISODE_FINISHED and episode[-1].payload["status"] == "success"
+        assert episode[-2].kind == EventKind.ENVIRONMENT_REWARD and episode[-2].payload == {
+            "reward": 1.0,
+            "passed": True,
+        }
+        assert (
+            episode[-1].kind == EventKind.EPISODE_FINISHED
+            and episode[-1].payload["status"] == "success"
+        )
         previous = None
         for event in episode:
             assert event.verify_hash() and event.prev_event_hash == previous
@@ -131,12 +150,19 @@ def test_a_failed_reward_marks_the_episode_failed(tmp_path: Path) -> None:
     [
         ("{not json", r"bad\.json, line 1 col 2: not JSON"),
         ('{"episodes": []}', "expected a JSON list of runs"),
-        ('[{"episode_id": "x", "domain": "airline", "task_id": 1}]', r"run 0 \(x\): steps: Field required"),
-        ('[{"episode_id": "x", "domain": "airline", "task_id": 1, "steps": [{"role": "robot"}]}]',
-         r"run 0 \(x\): steps\.0\.role"),
+        (
+            '[{"episode_id": "x", "domain": "airline", "task_id": 1}]',
+            r"run 0 \(x\): steps: Field required",
+        ),
+        (
+            '[{"episode_id": "x", "domain": "airline", "task_id": 1, "steps": [{"role": "robot"}]}]',
+            r"run 0 \(x\): steps\.0\.role",
+        ),
     ],
 )
-def test_a_malformed_file_names_the_place_at_fault(tmp_path: Path, content: str, match: str) -> None:
+def test_a_malformed_file_names_the_place_at_fault(
+    tmp_path: Path, content: str, match: str
+) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
     with pytest.raises(ImportFormatError, match=match):
@@ -157,7 +183,9 @@ def test_the_trace_episode_views_read_the_imported_episodes(events: Trace) -> No
     assert len(episode.model_calls()) == sum(e.kind == EventKind.MODEL_RESPONDED for e in episode)
 
 
-@pytest.mark.parametrize("domain", ["../../../../tmp/evil", "airline/../retail", "/etc", "..", "a\\b"])
+@pytest.mark.parametrize(
+    "domain", ["../../../../tmp/evil", "airline/../retail", "/etc", "..", "a\\b"]
+)
 def test_an_episode_domain_never_reaches_a_package_data_path(tmp_path: Path, domain: str) -> None:
     row = load_json("tau_airline", "episodes.json")[0]
     row["domain"] = domain
@@ -167,8 +195,16 @@ def test_an_episode_domain_never_reaches_a_package_data_path(tmp_path: Path, dom
         import_tau_bench(path, strict=True)
 
 
-@pytest.mark.parametrize("parts", [("..", "pyproject.toml"), ("tau_airline/../tau_retail", "tasks.json"),
-                                   ("/etc", "passwd"), ("", "x"), ("a\x00", "b")])
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ("..", "pyproject.toml"),
+        ("tau_airline/../tau_retail", "tasks.json"),
+        ("/etc", "passwd"),
+        ("", "x"),
+        ("a\x00", "b"),
+    ],
+)
 def test_package_data_parts_are_plain_names(parts: tuple[str, ...]) -> None:
     from jdsl.envs.data import DataNotFoundError, data_path
 

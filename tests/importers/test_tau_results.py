@@ -33,7 +33,11 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 
 def _calls(trace: Trace) -> list[tuple[str, str, dict[str, Any], str]]:
     """(episode, tool, arguments, how it ended) of every call."""
-    ended = {e.parent_event_id: e.kind for e in trace if e.kind.startswith("tool.call.") and e.parent_event_id}
+    ended = {
+        e.parent_event_id: e.kind
+        for e in trace
+        if e.kind.startswith("tool.call.") and e.parent_event_id
+    }
     return [
         (e.episode_id, e.payload["tool"]["host_name"], e.payload["arguments"], ended[e.event_id])
         for e in trace
@@ -46,10 +50,15 @@ def test_the_real_results_file_imports_every_run_with_its_reward() -> None:
     assert len(found.conversations) == 87 and found.succeeded == 54 and not found.skipped
     assert found.formats == {"results": 87} and found.strategies == {"tool-calling": 87}
     assert found.summary() == "87 runs (54 succeeded, 33 failed; tool-calling 87), 0 skipped"
-    ours = {c.episode_id for c in read_tau_bench(data_path("tau_airline", "episodes.json")).conversations}
+    ours = {
+        c.episode_id
+        for c in read_tau_bench(data_path("tau_airline", "episodes.json")).conversations
+    }
     assert {c.episode_id for c in found.conversations if c.reward == 1.0} == ours
     first = found.conversations[0]
-    assert first.metadata["task_family"] == "airline_test_1" and first.metadata["task_split"] == "test"
+    assert (
+        first.metadata["task_family"] == "airline_test_1" and first.metadata["task_split"] == "test"
+    )
     assert first.metadata["agent_strategy"] == "tool-calling" and first.reward == 0.0
     assert first.system.startswith("# Airline Agent Policy")
 
@@ -70,7 +79,9 @@ def test_act_and_react_runs_import_the_same_calls_as_tool_calling(strategy: str)
     converted, original = import_tau_bench(path), import_tau_bench(SLICE)
     assert _calls(converted) == _calls(original)
     kinds = Counter(e.kind for e in converted)
-    assert kinds[EventKind.USER_MESSAGE] == Counter(e.kind for e in original)[EventKind.USER_MESSAGE]
+    assert (
+        kinds[EventKind.USER_MESSAGE] == Counter(e.kind for e in original)[EventKind.USER_MESSAGE]
+    )
     started = [e for e in converted if e.kind == EventKind.TOOL_CALL_STARTED]
     assert all(e.payload["call_id"].startswith("call_") for e in started)
     assert len({(e.episode_id, e.payload["call_id"]) for e in started}) == len(started)
@@ -82,7 +93,11 @@ def test_react_keeps_the_raw_action_text_and_respond_is_speech() -> None:
     acting = next(p for p in responses if p["tool_calls"])
     assert acting["raw_output"].startswith("Thought:\n") and "\nAction:\n{" in acting["raw_output"]
     said = [e.payload["content"] for e in trace if e.kind == EventKind.ASSISTANT_MESSAGE]
-    original = [e.payload["content"] for e in import_tau_bench(SLICE) if e.kind == EventKind.ASSISTANT_MESSAGE]
+    original = [
+        e.payload["content"]
+        for e in import_tau_bench(SLICE)
+        if e.kind == EventKind.ASSISTANT_MESSAGE
+    ]
     # a tool-calling message with text and calls says that text as the react Thought
     assert said and set(said) <= set(original)
     assert not any(s.startswith(("Action:", "Thought:")) for s in said)
@@ -104,17 +119,24 @@ def _bad_act_rows() -> list[dict[str, Any]]:
 
 def test_a_bad_run_is_skipped_with_a_warning_and_counted(tmp_path: Path) -> None:
     path = _write(tmp_path, _bad_act_rows())
-    with pytest.warns(ImportSkipWarning, match=r"results\.json: run 1 \(task \d+ trial \d\): traj\.\d+\.content"):
+    with pytest.warns(
+        ImportSkipWarning, match=r"results\.json: run 1 \(task \d+ trial \d\): traj\.\d+\.content"
+    ):
         found = read_tau_bench(path)
     assert len(found.conversations) == 2 and len(found.skipped) == 1
     skipped = found.skipped[0]
-    assert skipped.index == 1 and skipped.field.startswith("traj.") and "API output" in skipped.message
+    assert (
+        skipped.index == 1 and skipped.field.startswith("traj.") and "API output" in skipped.message
+    )
     assert found.summary().endswith("1 skipped")
 
 
 def test_strict_makes_a_bad_run_an_error(tmp_path: Path) -> None:
     path = _write(tmp_path, _bad_act_rows())
-    with pytest.raises(ImportFormatError, match=r"run 1 \(task .*\): traj\.\d+\.content: expected the 'API output: '"):
+    with pytest.raises(
+        ImportFormatError,
+        match=r"run 1 \(task .*\): traj\.\d+\.content: expected the 'API output: '",
+    ):
         read_tau_bench(path, strict=True)
 
 
@@ -125,7 +147,10 @@ def test_strict_makes_a_bad_run_an_error(tmp_path: Path) -> None:
         (lambda r: r.update(task_id=None), "task_id"),
         (lambda r: r.update(reward="high"), "reward"),
         (lambda r: r["traj"].append({"role": "robot", "content": "x"}), "traj"),
-        (lambda r: r["traj"].append({"role": "tool", "tool_call_id": "nope", "content": "x"}), "traj"),
+        (
+            lambda r: r["traj"].append({"role": "tool", "tool_call_id": "nope", "content": "x"}),
+            "traj",
+        ),
     ],
 )
 def test_each_malformed_field_is_named(tmp_path: Path, change: Any, field: str) -> None:
@@ -139,14 +164,21 @@ def test_each_malformed_field_is_named(tmp_path: Path, change: Any, field: str) 
 
 
 def test_a_file_with_no_readable_run_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(ImportFormatError, match="none of its 1 runs could be read"), warnings.catch_warnings():
+    with (
+        pytest.raises(ImportFormatError, match="none of its 1 runs could be read"),
+        warnings.catch_warnings(),
+    ):
         warnings.simplefilter("ignore", ImportSkipWarning)
         read_tau_bench(_write(tmp_path, [{"task_id": 1}]))
 
 
 def test_the_domain_is_told_by_the_tools_or_given(tmp_path: Path) -> None:
     row = _rows(SLICE)[0]
-    row["traj"] = [m for m in row["traj"] if m["role"] != "system" and not m.get("tool_calls") and m["role"] != "tool"]
+    row["traj"] = [
+        m
+        for m in row["traj"]
+        if m["role"] != "system" and not m.get("tool_calls") and m["role"] != "tool"
+    ]
     path = _write(tmp_path, [row])
     with pytest.raises(ImportFormatError, match="cannot tell the domain.*--domain"):
         read_tau_bench(path, strict=True)
@@ -155,7 +187,9 @@ def test_the_domain_is_told_by_the_tools_or_given(tmp_path: Path) -> None:
 
 
 def test_null_call_ids_in_the_extraction_format_get_synthetic_ids(tmp_path: Path) -> None:
-    rows = json.loads(Path(str(data_path("tau_airline", "episodes.json"))).read_text(encoding="utf-8"))[:2]
+    rows = json.loads(
+        Path(str(data_path("tau_airline", "episodes.json"))).read_text(encoding="utf-8")
+    )[:2]
     original = import_tau_bench(_write(tmp_path, rows))
     for step in rows[0]["steps"]:
         for item in step["tool_calls"] + step["tool_results"]:
@@ -176,8 +210,12 @@ def test_the_cli_warns_counts_and_strict_fails(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "warning: skipped" in result.stderr and "run 1" in result.stderr
     assert "2 runs (" in result.stdout and "1 skipped" in result.stdout
-    strict = RUNNER.invoke(import_app, ["tau-bench", str(path), "-o", str(tmp_path / "s.jsonl"), "--strict"])
-    assert strict.exit_code == 1 and "error:" in strict.stderr and not (tmp_path / "s.jsonl").exists()
+    strict = RUNNER.invoke(
+        import_app, ["tau-bench", str(path), "-o", str(tmp_path / "s.jsonl"), "--strict"]
+    )
+    assert (
+        strict.exit_code == 1 and "error:" in strict.stderr and not (tmp_path / "s.jsonl").exists()
+    )
 
 
 def test_a_partial_reward_is_a_failed_run(tmp_path: Path) -> None:
@@ -196,7 +234,9 @@ def test_act_and_react_runs_compile_like_tool_calling(strategy: str) -> None:
 
     def family(path: Path) -> Any:
         episodes = normalize_all(import_tau_bench(path).episodes)
-        return compile_normalized([e for e in episodes if e.metadata["task_family"] == "airline_test_42"], name="t42")
+        return compile_normalized(
+            [e for e in episodes if e.metadata["task_family"] == "airline_test_42"], name="t42"
+        )
 
     converted, original = family(FIXTURES / f"{strategy}-airline.json"), family(SLICE)
     assert converted.ok and converted.verification.matched == converted.verification.executed == 3

@@ -176,9 +176,11 @@ def test_register_rules() -> None:
 
 @pytest.mark.parametrize(
     "schema",
-    [{"type": "object", "properties": {"q": {"$ref": "http://127.0.0.1:9/evil.json"}}},
-     {"type": "object", "properties": {"q": {"type": "strng"}}},
-     {"type": "object", "properties": {"q": {"type": "string", "pattern": r"(a)\1"}}}],
+    [
+        {"type": "object", "properties": {"q": {"$ref": "http://127.0.0.1:9/evil.json"}}},
+        {"type": "object", "properties": {"q": {"type": "strng"}}},
+        {"type": "object", "properties": {"q": {"type": "string", "pattern": r"(a)\1"}}},
+    ],
 )
 def test_an_unsafe_server_schema_is_refused_at_discovery(schema: Any) -> None:
     page = McpToolPage(tools=(McpToolInfo(name="bad", input_schema=schema),))

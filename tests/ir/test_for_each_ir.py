@@ -78,7 +78,9 @@ def test_each_bad_field_is_reported(fields: dict[str, Any], expected: str):
 def test_a_for_each_without_child_is_reported():
     node = loop()
     del node["child"]
-    assert validate_ir(doc(node)).problems == ("for_each 'root/for_each.0': for_each needs a child",)
+    assert validate_ir(doc(node)).problems == (
+        "for_each 'root/for_each.0': for_each needs a child",
+    )
 
 
 def test_every_problem_of_one_node_is_reported_at_once():
@@ -87,8 +89,15 @@ def test_every_problem_of_one_node_is_reported_at_once():
 
 
 def test_from_ir_refuses_what_validate_ir_reports():
-    for fields in ({"items": "a..b"}, {"item": "a b"}, {"collect": "x"}, {"max": 0}, {"max": True},
-                   {"max": "3"}, {"max": 2.0}):
+    for fields in (
+        {"items": "a..b"},
+        {"item": "a b"},
+        {"collect": "x"},
+        {"max": 0},
+        {"max": True},
+        {"max": "3"},
+        {"max": 2.0},
+    ):
         with pytest.raises(ValidationError):
             from_ir(doc(loop(**fields)))
 

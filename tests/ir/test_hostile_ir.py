@@ -51,7 +51,9 @@ def test_the_static_check_of_many_exists_terms_grows_linearly(growth: Callable[.
 
     def tree(n: int) -> Root:
         guard = Guard(expression={"and": [{"exists": f"x{i}"} for i in range(n)]})
-        return Root(name="r", child=Sequence(children=[guard, Action(tool="t")])).bind(tools={"t": lambda: 1})
+        return Root(name="r", child=Sequence(children=[guard, Action(tool="t")])).bind(
+            tools={"t": lambda: 1}
+        )
 
     def check(n: int) -> None:
         check_tree(trees.setdefault(n, tree(n)))

@@ -117,7 +117,9 @@ def notebook_imports(found: list[Import]) -> list[str]:
     hits: dict[tuple[str, int], str] = {}
     for i in found:  # ``from jdsl_nb import x`` is reported once, as an import of jdsl_nb
         if i.imported == "jdsl_nb" or i.imported.startswith("jdsl_nb."):
-            hits.setdefault((str(i.path), i.line), f"{i.where()}: {i.importer} imports {i.imported}")
+            hits.setdefault(
+                (str(i.path), i.line), f"{i.where()}: {i.importer} imports {i.imported}"
+            )
     return [hits[key] for key in sorted(hits)]
 
 
@@ -164,8 +166,9 @@ def unknown_packages(root: Path = CORE) -> list[str]:
     return sorted(name for name in names if layer_of(name) is None)
 
 
-def upward_imports(edges: dict[tuple[str, str], list[Import]],
-                   layers: tuple[tuple[str, ...], ...] = LAYERS) -> dict[tuple[str, str], str]:
+def upward_imports(
+    edges: dict[tuple[str, str], list[Import]], layers: tuple[tuple[str, ...], ...] = LAYERS
+) -> dict[tuple[str, str], str]:
     """(importer, imported) -> one ``file:line: ...`` line per import of a layer to the right."""
     bad: dict[tuple[str, str], str] = {}
     for (source, target), places in sorted(edges.items()):
@@ -179,8 +182,9 @@ def upward_imports(edges: dict[tuple[str, str], list[Import]],
     return bad
 
 
-def same_layer_cycles(edges: dict[tuple[str, str], list[Import]],
-                      layers: tuple[tuple[str, ...], ...] = LAYERS) -> list[str]:
+def same_layer_cycles(
+    edges: dict[tuple[str, str], list[Import]], layers: tuple[tuple[str, ...], ...] = LAYERS
+) -> list[str]:
     """A cycle among the packages of one layer, as ``a -> b -> a`` with where each edge is."""
     cycles = []
     for names in layers:
@@ -263,9 +267,9 @@ def fake_core(tmp_path: Path) -> Path:
         "jdsl/dsl.py": "from jdsl.text import parse\n",
         "jdsl/text/__init__.py": "from . import parser\n",
         "jdsl/text/parser.py": "from ..dsl import seq\nimport importlib\n"
-                               "importlib.import_module('jdsl_nb.views')\n",
+        "importlib.import_module('jdsl_nb.views')\n",
         "jdsl/tree/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                                 "    from jdsl_nb import drawing\n",
+        "    from jdsl_nb import drawing\n",
         "jdsl/demo/report.py": "from jdsl.drawing import tree_dot\nimport jdsl_nb.render\n",
     }
     for name, text in files.items():
@@ -277,8 +281,10 @@ def fake_core(tmp_path: Path) -> Path:
 def test_checker_reports_notebook_imports_with_file_and_line(fake_core: Path):
     found = notebook_imports(all_imports(fake_core))
     assert [line.split(": ")[0].rsplit("/", 3)[-3:] for line in found] == [
-        ["jdsl", "demo", "report.py:2"], ["jdsl", "text", "parser.py:3"],
-        ["jdsl", "tree", "__init__.py:3"]]
+        ["jdsl", "demo", "report.py:2"],
+        ["jdsl", "text", "parser.py:3"],
+        ["jdsl", "tree", "__init__.py:3"],
+    ]
 
 
 def test_checker_reports_upward_and_cyclic_imports(fake_core: Path):
@@ -288,7 +294,8 @@ def test_checker_reports_upward_and_cyclic_imports(fake_core: Path):
     lines = upward[("errors", "tree")].replace(str(fake_core) + "/jdsl/", "").splitlines()
     assert [line.split(";")[0] for line in lines] == [
         "errors.py:2: errors (layer 0) imports jdsl.tree (tree, layer 4)",
-        "errors.py:3: errors (layer 0) imports jdsl.tree.base (tree, layer 4)"]
+        "errors.py:3: errors (layer 0) imports jdsl.tree.base (tree, layer 4)",
+    ]
     cycles = same_layer_cycles(edges)
     assert len(cycles) == 1 and cycles[0].startswith("dsl -> text -> dsl (")
     assert "parser.py:1" in cycles[0]

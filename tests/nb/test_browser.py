@@ -25,8 +25,14 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+]
 NOTEBOOK = Path(__file__).with_name("retail_smoke.ipynb")
 TUTORIAL = Path(__file__).parents[2] / "notebooks" / "01_quickstart.ipynb"
 WRITER_ID = "root/sequence.0/action.0"
@@ -62,16 +68,31 @@ def lab(request, tmp_path):
     news.mkdir(parents=True)
     (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
     port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"), JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"))
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-               f"--port={port}", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"),
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"),
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={tmp_path}",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     server = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=(tmp_path / "lab.log").open("wb"),
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "lab.log").open("wb"),
     )
     try:
         _wait_for(f"http://127.0.0.1:{port}/api/status?token={token}", 60)
@@ -152,7 +173,8 @@ def _check_stepping(page, screenshot: Path) -> None:
     page.wait_for_function(
         "() => getComputedStyle(document.querySelector('.jdsl-run-view .jdsl-run-tree svg "
         "g[id=\"root/sequence.0/action.2\"] polygon')).fill === 'rgb(255, 255, 255)'",
-        timeout=30_000)  # not run yet at step 0
+        timeout=30_000,
+    )  # not run yet at step 0
     assert cursor.bounding_box()["x"] < final_x - 50  # the cursor moved left
     for _ in range(6):
         page.keyboard.press("ArrowRight")  # the slider's keys step through the run
@@ -191,21 +213,33 @@ def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_e
     from jdsl_nb.rundata import RunData
     from jdsl_nb.views import run_html
 
-    wide = {"kind": "root", "name": "wide", "child": {"kind": "sequence", "children": [
-        {"kind": "sequence", "children": [cancel_ir["child"]] * 3}] * 4}}
+    wide = {
+        "kind": "root",
+        "name": "wide",
+        "child": {
+            "kind": "sequence",
+            "children": [{"kind": "sequence", "children": [cancel_ir["child"]] * 3}] * 4,
+        },
+    }
 
     class Result:
         compiled = wide
         verification = {"status": "passed", "structural_ok": True}
 
-    page_html = ("<div class='jdsl-view' style='width:860px'>" + drawing_html(teacher_tree())
-                 + run_html(RunData.build(run_events)) + compile_html(Result(), run_events)
-                 + "</div>")
+    page_html = (
+        "<div class='jdsl-view' style='width:860px'>"
+        + drawing_html(teacher_tree())
+        + run_html(RunData.build(run_events))
+        + compile_html(Result(), run_events)
+        + "</div>"
+    )
     path = tmp_path / "views.html"
     path.write_text(page_html, encoding="utf-8")
-    probe = ("() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
-             " svgs: [...document.querySelectorAll('svg')].map(s => {const r = s.getBoundingClientRect();"
-             " return [r.left, r.right, r.top, s.parentElement.getBoundingClientRect().top]})})")
+    probe = (
+        "() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
+        " svgs: [...document.querySelectorAll('svg')].map(s => {const r = s.getBoundingClientRect();"
+        " return [r.left, r.right, r.top, s.parentElement.getBoundingClientRect().top]})})"
+    )
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:

@@ -14,7 +14,10 @@ def result():
     return compiled()
 
 
-@pytest.mark.xfail(strict=False, reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)")
+@pytest.mark.xfail(
+    strict=False,
+    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
+)
 def test_a_held_out_divergence_is_aligned_by_step_with_reads_and_writes(result):
     diff = step_diff(result.package.ir, held_out_normalized()[0])
     assert not diff.matched and diff.first == 1
@@ -35,7 +38,10 @@ def test_a_compiled_episode_matches_step_for_step(result):
     assert diff.matched and diff.first is None and {s.state for s in diff.steps} == {"same"}
 
 
-@pytest.mark.xfail(strict=False, reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)")
+@pytest.mark.xfail(
+    strict=False,
+    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
+)
 def test_a_fallback_node_taking_over_is_shown(result):
     from jdsl.compiler import normalize_all
     from jdsl.text import parse_behavior
@@ -46,8 +52,13 @@ def test_a_fallback_node_taking_over_is_shown(result):
     ir = result.package.ir
     children = ir["root"]["child"]["children"]
     fallback = {"kind": "sequence", "id": "fallback_react", "children": children[1:]}
-    patched = {**ir, "root": {**ir["root"], "child": {**ir["root"]["child"],
-                                                      "children": [children[0], fallback]}}}
+    patched = {
+        **ir,
+        "root": {
+            **ir["root"],
+            "child": {**ir["root"]["child"], "children": [children[0], fallback]},
+        },
+    }
     tree = parse_behavior(
         "seq\n  act get_student(student_id=student_id) -> student\n"
         '  predict "request, student -> loan_index: int"\n'
@@ -62,7 +73,10 @@ def test_a_fallback_node_taking_over_is_shown(result):
     assert "fallback" in diff_text(diff) and "takes over" in diff_html(diff)
 
 
-@pytest.mark.xfail(strict=False, reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)")
+@pytest.mark.xfail(
+    strict=False,
+    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
+)
 def test_the_live_view_steps_and_jumps_to_the_first_divergence(result):
     from jdsl_nb.widgets import DiffView
 
@@ -75,7 +89,10 @@ def test_the_live_view_steps_and_jumps_to_the_first_divergence(result):
     assert "jdsl-widget-fallback" in view.static_bundle()["text/html"]
 
 
-@pytest.mark.xfail(strict=False, reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)")
+@pytest.mark.xfail(
+    strict=False,
+    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
+)
 def test_the_magic_shows_the_diverged_episodes(ip, monkeypatch, result):
     shown: list = []
     monkeypatch.setattr("jdsl_nb.magics.display", lambda obj, **kw: shown.append(obj))
@@ -84,7 +101,9 @@ def test_the_magic_shows_the_diverged_episodes(ip, monkeypatch, result):
     ip.user_ns["remind_pkg"] = result
     ip.user_ns["held_trace"] = Trace(held_out())
     ip.run_line_magic("behavior", "diff remind_pkg held_trace")
-    assert shown[0]["text/plain"] == "1 episode(s): 0 matched, 1 diverged; showing the diverged ones"
+    assert (
+        shown[0]["text/plain"] == "1 episode(s): 0 matched, 1 diverged; showing the diverged ones"
+    )
     assert type(shown[1]).__name__ == "DiffView" and shown[1].diff.first == 1
     ip.run_line_magic("behavior", "diff remind_pkg")
     assert shown[-2]["text/plain"].startswith("4 episode(s): 4 matched")

@@ -52,19 +52,27 @@ def test_missing_graphviz_package_names_the_extra(cancel_ir, monkeypatch):
 
 
 def test_repeat_children_are_labelled_and_non_nodes_left_out():
-    repeat = {"kind": "repeat", "child": {"kind": "action", "tool": "t"},
-              "until": {"kind": "check", "key": "done", "equals": True}}
+    repeat = {
+        "kind": "repeat",
+        "child": {"kind": "action", "tool": "t"},
+        "until": {"kind": "check", "key": "done", "equals": True},
+    }
     assert [edge for edge, _ in labelled_children(repeat)] == ["", "until"]
     assert labelled_children({"kind": "sequence", "children": [{"kind": "guard"}, 3]}) == [
-        ("", {"kind": "guard"})]
+        ("", {"kind": "guard"})
+    ]
     assert "label=until" in tree_dot({"kind": "root", "name": "r", "child": repeat})
 
 
 def test_every_node_gets_its_effective_id_in_preorder(cancel_ir):
     dot = tree_dot(cancel_ir)
     ids = re.findall(r'\bid="?([^" \]]+)', dot)
-    assert ids[:4] == ["root", "root/sequence.0", "root/sequence.0/action.0",
-                       "root/sequence.0/action.1"]
+    assert ids[:4] == [
+        "root",
+        "root/sequence.0",
+        "root/sequence.0/action.0",
+        "root/sequence.0/action.1",
+    ]
     assert "resolve_target" in ids  # an author id wins over the structural id
 
 
@@ -82,8 +90,12 @@ def test_style_comes_from_the_kind_table(cancel_ir):
 
 
 def test_labels_are_escaped_and_wrapped_with_full_text_in_tooltip():
-    node = {"kind": "action", "tool": "say", "store": "out",
-            "args": {"text": {"const": 'a "quoted" \\ <b>bold</b> ' + "z" * 180}}}
+    node = {
+        "kind": "action",
+        "tool": "say",
+        "store": "out",
+        "args": {"text": {"const": 'a "quoted" \\ <b>bold</b> ' + "z" * 180}},
+    }
     dot = tree_dot({"kind": "root", "name": "r", "child": node})
     label = re.search(r'n1 \[label="((?:[^"\\]|\\.)*)"', dot).group(1)
     lines = label.split("\\n")
@@ -96,12 +108,19 @@ def test_labels_are_escaped_and_wrapped_with_full_text_in_tooltip():
 
 
 def test_long_labels_wrap_at_word_boundaries_instead_of_being_cut():
-    node = {"kind": "action", "tool": "find_user_id_by_email",
-            "args": {"email": {"ref": "email"}}, "store": "user_id"}
-    guard = {"kind": "guard", "expression": {"and": [{"exists": "first_name"},
-                                                      {"exists": "last_name"}]}}
-    dot = tree_dot({"kind": "root", "name": "r", "child": {"kind": "sequence",
-                                                           "children": [node, guard]}})
+    node = {
+        "kind": "action",
+        "tool": "find_user_id_by_email",
+        "args": {"email": {"ref": "email"}},
+        "store": "user_id",
+    }
+    guard = {
+        "kind": "guard",
+        "expression": {"and": [{"exists": "first_name"}, {"exists": "last_name"}]},
+    }
+    dot = tree_dot(
+        {"kind": "root", "name": "r", "child": {"kind": "sequence", "children": [node, guard]}}
+    )
     assert 'label="act find_user_id_by_email(email=email)\\n-> user_id"' in dot
     assert 'label="guard exists(first_name) and\\nexists(last_name)"' in dot
     assert "…" not in dot
@@ -120,8 +139,11 @@ def test_a_failure_an_ancestor_recovered_from_is_not_taken(cancel_ir, run_events
     statuses = node_statuses(events)
     assert statuses[guard] == statuses[branch] == "not_taken"
     assert statuses[sel] == "success"
-    before_selector_exit = next(i for i, e in enumerate(events)
-                                if e["kind"] == "node.exit" and e["payload"]["node_id"] == sel)
+    before_selector_exit = next(
+        i
+        for i, e in enumerate(events)
+        if e["kind"] == "node.exit" and e["payload"]["node_id"] == sel
+    )
     stepped = node_statuses(events, upto=before_selector_exit - 1)
     assert stepped[guard] == "failure" and stepped[sel] == "running"
     assert "jdsl-status-not_taken" in tree_dot(cancel_ir, statuses)
@@ -137,8 +159,10 @@ def test_status_colours_after_a_run(cancel_ir, run_events):
 
 
 def test_unfinished_nodes_are_marked_error_when_the_episode_errored():
-    events = [{"kind": "node.enter", "payload": {"node_id": "root"}},
-              {"kind": "episode.finished", "payload": {"status": "error"}}]
+    events = [
+        {"kind": "node.enter", "payload": {"node_id": "root"}},
+        {"kind": "episode.finished", "payload": {"status": "error"}},
+    ]
     assert node_statuses(events) == {"root": "error"}
 
 
@@ -189,8 +213,12 @@ def _label(dot: str, node: str) -> str:
 
 
 def test_root_label_is_its_name_with_the_system_prompt_in_the_tooltip():
-    root = {"kind": "root", "name": "retail_cancel", "system": "You are a careful agent. " * 5,
-            "child": {"kind": "sequence"}}
+    root = {
+        "kind": "root",
+        "name": "retail_cancel",
+        "system": "You are a careful agent. " * 5,
+        "child": {"kind": "sequence"},
+    }
     dot = tree_dot(root)
     assert _label(dot, "n0") == "root retail_cancel"
     tooltip = re.search(r'n0 \[.*tooltip="((?:[^"\\]|\\.)*)"', dot).group(1)
@@ -198,8 +226,10 @@ def test_root_label_is_its_name_with_the_system_prompt_in_the_tooltip():
 
 
 def test_quotes_inside_strings_show_plain_and_dot_escaping_stays_correct():
-    predict = {"kind": "predict",
-               "signature": 'request -> reason: Literal["no longer needed", "by mistake"]'}
+    predict = {
+        "kind": "predict",
+        "signature": 'request -> reason: Literal["no longer needed", "by mistake"]',
+    }
     dot = tree_dot({"kind": "root", "name": "r", "child": predict})
     label = _label(dot, "n1")
     assert label.startswith('predict \\"request -> reason:\\nLiteral[\\"no')  # DOT-quoted once
@@ -209,8 +239,9 @@ def test_quotes_inside_strings_show_plain_and_dot_escaping_stays_correct():
         assert "Literal[&quot;no" in svg and "\\&quot;" not in svg
 
 
-def test_a_run_drawing_has_a_status_legend_and_greys_nodes_not_run(cancel_ir, run_events,
-                                                                    monkeypatch):
+def test_a_run_drawing_has_a_status_legend_and_greys_nodes_not_run(
+    cancel_ir, run_events, monkeypatch
+):
     from jdsl.drawing import NOT_RUN_STYLE
 
     statuses = node_statuses(run_events)

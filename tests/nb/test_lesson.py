@@ -58,8 +58,11 @@ def test_a_run_without_the_input_stops_before_the_model(ip, shown, lesson):
 
 
 def test_a_misspelt_key_says_did_you_mean(ip, shown, lesson):
-    ip.run_cell_magic("behavior", "typo --show none",
-                      REMIND.replace("student.loans[$loan_index]", "studnet.loans[0]"))
+    ip.run_cell_magic(
+        "behavior",
+        "typo --show none",
+        REMIND.replace("student.loans[$loan_index]", "studnet.loans[0]"),
+    )
     ip.run_line_magic("behavior", "check typo")
     assert "did you mean student?" in shown[-1]["text/plain"]
 

@@ -34,8 +34,15 @@ def repeat_word(word: str, times: int) -> str:
 def test_help_prints_every_form_and_flag(ip, capsys, line):
     ip.run_line_magic("behavior", line)
     out = capsys.readouterr().out
-    for text in ("%%behavior NAME", "--input KEY=VALUE", "--model M", "--tools VAR",
-                 "%behavior check NAME", "%behavior compile", "%behavior doctor"):
+    for text in (
+        "%%behavior NAME",
+        "--input KEY=VALUE",
+        "--model M",
+        "--tools VAR",
+        "%behavior check NAME",
+        "%behavior compile",
+        "%behavior doctor",
+    ):
         assert text in out
     with pytest.raises(UsageError, match="%behavior help explains each"):
         ip.run_line_magic("behavior", "")
@@ -43,9 +50,12 @@ def test_help_prints_every_form_and_flag(ip, capsys, line):
 
 def test_input_values_take_the_type_of_the_parameter_they_feed(ip, shown):
     ip.user_ns.update(find_user=find_user, repeat_word=repeat_word)
-    ip.run_cell_magic("behavior", "zipped --run --input first_name=ann zip=80279 n=3",
-                      "seq\n  act find_user(first_name=first_name, zip=zip) -> user\n"
-                      "  act repeat_word(word=user, times=n) -> shout\n")
+    ip.run_cell_magic(
+        "behavior",
+        "zipped --run --input first_name=ann zip=80279 n=3",
+        "seq\n  act find_user(first_name=first_name, zip=zip) -> user\n"
+        "  act repeat_word(word=user, times=n) -> shout\n",
+    )
     ctx = ip.user_ns["zipped_run"]
     assert ctx.status.value == "success", _view_text(shown[-1])
     assert ctx.blackboard["user"] == "ann_80279" and ctx.blackboard["shout"] == "ann_80279" * 3
@@ -57,7 +67,9 @@ def test_input_values_take_the_type_of_the_parameter_they_feed(ip, shown):
 def test_a_guessed_type_is_said_plainly(ip, shown):
     ip.user_ns["echo"] = lambda value: value
     ip.user_ns["echo"].__name__ = "echo"
-    ip.run_cell_magic("behavior", "echoed --run --input value=80279", "act echo(value=value) -> out")
+    ip.run_cell_magic(
+        "behavior", "echoed --run --input value=80279", "act echo(value=value) -> out"
+    )
     header = _view_text(shown[-1])
     assert "--input value=80279 was read as JSON: int 80279" in header
     assert "--input value=&#x27;&quot;80279&quot;&#x27;" in header
@@ -70,8 +82,11 @@ def test_typed_inputs_without_a_tree_consumer_fall_back_to_json():
 
 def test_hints_in_a_run_view_name_the_magic_flags(ip, shown):
     ip.user_ns["find_user"] = find_user
-    ip.run_cell_magic("behavior", "nofirst --run --input zip=80279",
-                      "act find_user(first_name=first_name, zip=zip) -> user")
+    ip.run_cell_magic(
+        "behavior",
+        "nofirst --run --input zip=80279",
+        "act find_user(first_name=first_name, zip=zip) -> user",
+    )
     header = _view_text(shown[-1])
     assert "--input first_name=VALUE" in header and "run(first_name=...)" not in header
     ip.run_cell_magic("behavior", "nomodel --run --input q=hi", 'predict "q -> a"')
@@ -106,7 +121,9 @@ def test_check_reports_a_type_mismatch_before_the_run_with_both_nodes(ip, shown)
         return "escalated"
 
     ip.user_ns["escalate"] = escalate
-    ip.user_ns["model"] = __import__("jdsl.testing", fromlist=["ScriptedModel"]).ScriptedModel("high")
+    ip.user_ns["model"] = __import__("jdsl.testing", fromlist=["ScriptedModel"]).ScriptedModel(
+        "high"
+    )
     body = 'seq\n  predict "ticket -> urgency" id=rate\n  act escalate(level=urgency)\n'
     ip.run_cell_magic("behavior", "ticket --show none", body)
     ip.run_line_magic("behavior", "check ticket")
@@ -151,7 +168,9 @@ def test_a_check_report_displays_as_a_table(ip):
 def test_an_input_the_tree_never_reads_is_noted_like_jdsl_run_warns(ip, shown):
     ip.user_ns["echo"] = lambda value: value
     ip.user_ns["echo"].__name__ = "echo"
-    ip.run_cell_magic("behavior", "echo2 --run --input value=x bogus=1", "act echo(value=value) -> out")
+    ip.run_cell_magic(
+        "behavior", "echo2 --run --input value=x bogus=1", "act echo(value=value) -> out"
+    )
     header = _view_text(shown[-1])
     assert "--input bogus: the tree never reads it" in header
     assert "--input value:" not in header
@@ -159,4 +178,6 @@ def test_an_input_the_tree_never_reads_is_noted_like_jdsl_run_warns(ip, shown):
 
 def test_an_input_given_twice_is_a_usage_error_as_on_the_command_line():
     with pytest.raises(UsageError, match="'email' is given twice"):
-        typed_inputs(split_pairs([["email=a@b.c", "email=x@y.z"]]), {"kind": "root", "name": "r"}, None)
+        typed_inputs(
+            split_pairs([["email=a@b.c", "email=x@y.z"]]), {"kind": "root", "name": "r"}, None
+        )

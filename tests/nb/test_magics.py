@@ -17,8 +17,11 @@ def shown(monkeypatch):
 
 
 def test_an_input_without_a_value_is_a_usage_error():
-    assert split_pairs([["n=3", "email=a@b.c"], ["obj={\"a\": 1}"]]) == [
-        ("n", "3"), ("email", "a@b.c"), ("obj", '{"a": 1}')]
+    assert split_pairs([["n=3", "email=a@b.c"], ['obj={"a": 1}']]) == [
+        ("n", "3"),
+        ("email", "a@b.c"),
+        ("obj", '{"a": 1}'),
+    ]
     with pytest.raises(UsageError, match="KEY=VALUE"):
         split_pairs(["novalue"])
 
@@ -44,10 +47,13 @@ def test_show_of_a_missing_name_lists_close_names(ip):
 
 
 def test_show_draws_an_ir_dict(ip, shown):
-    ip.user_ns["my_ir"] = {"kind": "root", "name": "demo",
-                           "child": {"kind": "action", "tool": "lookup", "id": "look"}}
+    ip.user_ns["my_ir"] = {
+        "kind": "root",
+        "name": "demo",
+        "child": {"kind": "action", "tool": "lookup", "id": "look"},
+    }
     ip.run_line_magic("behavior", "show my_ir")
-    assert 'look' in shown[-1]["text/html"] and "act lookup()" in shown[-1]["text/plain"]
+    assert "look" in shown[-1]["text/html"] and "act lookup()" in shown[-1]["text/plain"]
 
 
 def test_compile_of_a_missing_source_is_a_usage_error(ip):
@@ -56,6 +62,7 @@ def test_compile_of_a_missing_source_is_a_usage_error(ip):
 
 
 # -- with the runtime -------------------------------------------------------------------------
+
 
 def _runtime_ready() -> bool:
     try:
@@ -90,8 +97,10 @@ def test_cell_assigns_and_draws_the_tree(ip, shown):
     ip.run_cell_magic("behavior", "orders_flow", BODY)
     root = ip.user_ns["orders_flow"]
     assert root.name == "orders_flow"
-    assert 'id="root/sequence.0/action.0"' in shown[-1]["text/html"] or \
-        'data-node-id="root/sequence.0/action.0"' in shown[-1]["text/html"]
+    assert (
+        'id="root/sequence.0/action.0"' in shown[-1]["text/html"]
+        or 'data-node-id="root/sequence.0/action.0"' in shown[-1]["text/html"]
+    )
 
 
 @needs_runtime
@@ -105,8 +114,9 @@ def test_show_none_draws_nothing(ip, shown):
 def test_body_is_taken_verbatim(ip, shown):
     _tools(ip.user_ns)
     ip.user_ns["email"] = "SHOULD-NOT-APPEAR"
-    ip.run_cell_magic("behavior", "verbatim --show none",
-                      'act lookup(email="{email} $email") -> customer\n')
+    ip.run_cell_magic(
+        "behavior", "verbatim --show none", 'act lookup(email="{email} $email") -> customer\n'
+    )
     assert "SHOULD-NOT-APPEAR" not in str(ip.user_ns["verbatim"].model_dump())
 
 

@@ -33,14 +33,23 @@ def _compiler_ready() -> bool:
     return True
 
 
-def _execute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> nbformat.NotebookNode:
+def _execute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]
+) -> nbformat.NotebookNode:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     nb = nbformat.read(NOTEBOOK, as_version=4)
     if not _compiler_ready():  # the compile cells need jdsl.compiler
-        nb.cells = [c for c in nb.cells if "compile" not in c.source and not c.source.startswith("compiled")]
-    client = NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True,
-                            resources={"metadata": {"path": str(tmp_path)}})
+        nb.cells = [
+            c for c in nb.cells if "compile" not in c.source and not c.source.startswith("compiled")
+        ]
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        store_widget_state=True,
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
     client.execute()
     nbformat.write(nb, tmp_path / "executed.ipynb")
     return nb

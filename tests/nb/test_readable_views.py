@@ -31,16 +31,24 @@ def test_the_compile_view_starts_with_a_summary_and_folds_the_details(result):
     first_fold = page.index("<details")
     summary = page[:first_fold]
     assert "jdsl-summary" in summary and "candidates (" in summary
-    assert "<abbr title='residual decision burden" in summary and "deterministic coverage" in summary
+    assert (
+        "<abbr title='residual decision burden" in summary and "deterministic coverage" in summary
+    )
     assert "grades: <abbr title='evidence grade E0" in summary
     folds = re.findall(r"<details class='jdsl-section'( open)?><summary><b>([^<]*)</b>", page)
     assert folds[0] == (" open", "compiled tree")
     assert [title.split(" (")[0] for opened, title in folds[1:] if not opened] == [
-        "candidates", "lineage flows", "residual signatures"]
+        "candidates",
+        "lineage flows",
+        "residual signatures",
+    ]
     assert re.search(r"<td><abbr title='evidence grade E\d", page)  # each grade hovers
 
 
 def test_the_package_view_starts_with_one_line(result):
     page = package_html(result.package)
     assert page.index("jdsl-summary") < page.index("<details")
-    assert "<summary><b>files (" in page and "<details class='jdsl-section'><summary><b>manifest" in page
+    assert (
+        "<summary><b>files (" in page
+        and "<details class='jdsl-section'><summary><b>manifest" in page
+    )

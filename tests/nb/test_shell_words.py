@@ -45,7 +45,9 @@ def test_a_magic_input_named_like_a_run_parameter_is_a_usage_error(pair: str) ->
         split_pairs([pair])
 
 
-@pytest.mark.parametrize("raw", ["[" * 100_000 + "]" * 100_000, "9" * 5_000], ids=["deep", "digits"])
+@pytest.mark.parametrize(
+    "raw", ["[" * 100_000 + "]" * 100_000, "9" * 5_000], ids=["deep", "digits"]
+)
 def test_deep_or_huge_json_in_a_magic_input_is_a_usage_error(raw: str) -> None:
     tree = Root(name="r", child=Action(tool="t", args={"x": {"ref": "x"}}))
     with pytest.raises(UsageError):

@@ -24,8 +24,11 @@ LOOKUP = "root/sequence.0/action.0"
 def _rule_for(css: str, node_id: str) -> str:
     """The declarations of the rule whose selector list names ``node_id``'s shapes."""
     for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", css):
-        if f'g[id="{node_id}"]' in selectors and selectors.endswith(":is(polygon,ellipse,path)") \
-                and "stroke:#1565c0" not in body:
+        if (
+            f'g[id="{node_id}"]' in selectors
+            and selectors.endswith(":is(polygon,ellipse,path)")
+            and "stroke:#1565c0" not in body
+        ):
             return body
     raise AssertionError(f"no rule for {node_id}")
 
@@ -38,8 +41,11 @@ def test_the_slider_recolours_the_tree_without_drawing_it_again(run_events):
     view.slider.value = 0
     assert view.style.value != final
     assert "stroke-dasharray:5,2" in _rule_for(view.style.value, LOOKUP)  # not entered yet
-    enter = next(i for i, e in enumerate(run_events)
-                 if e["kind"] == "node.enter" and e["payload"]["node_id"] == LOOKUP)
+    enter = next(
+        i
+        for i, e in enumerate(run_events)
+        if e["kind"] == "node.enter" and e["payload"]["node_id"] == LOOKUP
+    )
     view.slider.value = enter
     assert "#fff59d" in _rule_for(view.style.value, LOOKUP)  # running
     assert f':is(g[id="{LOOKUP}"]) :is(polygon,ellipse,path){{stroke:#1565c0' in view.style.value
@@ -61,8 +67,9 @@ def test_jump_buttons_go_to_the_next_and_previous_of_a_kind(run_events):
     view = RunView(run_events)
     asked = next(i for i, e in enumerate(run_events) if e["kind"] == "model.requested")
     calls = [i for i, e in enumerate(run_events) if e["kind"] == "tool.call.started"]
-    previous, following = [b for b in view.children[2].children[1].children
-                           if hasattr(b, "on_click")]
+    previous, following = [
+        b for b in view.children[2].children[1].children if hasattr(b, "on_click")
+    ]
     view.slider.value = 0
     view.jump_kind.value = "model call"
     following.click()
@@ -107,18 +114,30 @@ def test_css_strings_escape_quotes_and_backslashes():
 
 
 def test_a_model_turn_that_requests_a_tool_says_which_tool_and_arguments():
-    event = {"kind": "model.responded", "payload": {
-        "raw_output": "", "tool_calls": [{"id": "c1", "name": "get_order_details",
-                                          "arguments": {"order_id": "#W2"}}]}}
+    event = {
+        "kind": "model.responded",
+        "payload": {
+            "raw_output": "",
+            "tool_calls": [
+                {"id": "c1", "name": "get_order_details", "arguments": {"order_id": "#W2"}}
+            ],
+        },
+    }
     assert event_summary(event) == 'requests get_order_details(order_id="#W2")'
-    answer = {"kind": "model.responded", "payload": {
-        "raw_output": "1", "parsed_output": {"selected_index": 1}}}
+    answer = {
+        "kind": "model.responded",
+        "payload": {"raw_output": "1", "parsed_output": {"selected_index": 1}},
+    }
     assert event_summary(answer) == "answer 1 -> selected_index=1"
-    rejected = {"kind": "model.responded", "payload": {
-        "raw_output": "banana", "error": "output n: 'banana' is not a valid int"}}
+    rejected = {
+        "kind": "model.responded",
+        "payload": {"raw_output": "banana", "error": "output n: 'banana' is not a valid int"},
+    }
     assert "rejected: output n" in event_summary(rejected)
-    call = {"kind": "tool.call.started", "payload": {"tool": {"host_name": "cancel"},
-                                                     "arguments": {"order_id": "#W2", "n": 2}}}
+    call = {
+        "kind": "tool.call.started",
+        "payload": {"tool": {"host_name": "cancel"}, "arguments": {"order_id": "#W2", "n": 2}},
+    }
     assert event_summary(call) == 'call cancel(order_id="#W2", n=2)'
 
 

@@ -37,7 +37,9 @@ def _run() -> Any:
         predict("user, password, config -> note", id="think"),
         act(login, user=ref("user"), pw=ref("password")) >> "session",
     ))  # fmt: skip
-    return tree.run(model=ScriptedModel("ok"), trace_sink=ListTraceSink(), raise_errors=False, user="bob")
+    return tree.run(
+        model=ScriptedModel("ok"), trace_sink=ListTraceSink(), raise_errors=False, user="bob"
+    )
 
 
 def _shown(view: RunView) -> str:
@@ -56,8 +58,12 @@ def test_a_run_view_hides_keys_and_followed_secrets() -> None:
 
 
 def test_a_run_view_of_a_context_without_a_sink_hides_them_too() -> None:
-    tree = root("t").do(seq(act(get_password, user=ref("user")) >> "password",
-                            act(login, user=ref("user"), pw=ref("password")) >> "session"))
+    tree = root("t").do(
+        seq(
+            act(get_password, user=ref("user")) >> "password",
+            act(login, user=ref("user"), pw=ref("password")) >> "session",
+        )
+    )
     ctx = tree.run(raise_errors=False, user="bob")
     shown = _shown(RunView(ctx))
     assert SECRET not in shown

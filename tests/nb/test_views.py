@@ -25,7 +25,7 @@ def test_run_html_shows_tree_provenance_and_timeline(run_events):
 def test_run_text_is_readable(run_events):
     text = views.run_text(RunData.build(run_events))
     assert text.startswith("run: success")
-    assert "customer = {\"id\": \"C7\"}  (by root/sequence.0/action.0)" in text
+    assert 'customer = {"id": "C7"}  (by root/sequence.0/action.0)' in text
 
 
 def test_error_runs_show_the_error(run_events):
@@ -54,26 +54,60 @@ def test_tree_text_outline(cancel_ir):
 
 
 def test_repeat_until_is_drawn_as_a_labelled_child():
-    ir = {"kind": "root", "name": "r", "child": {"kind": "repeat", "max": 2,
-          "child": {"kind": "action", "tool": "poll"},
-          "until": {"kind": "check", "key": "done", "equals": True}}}
+    ir = {
+        "kind": "root",
+        "name": "r",
+        "child": {
+            "kind": "repeat",
+            "max": 2,
+            "child": {"kind": "action", "tool": "poll"},
+            "until": {"kind": "check", "key": "done", "equals": True},
+        },
+    }
     text = views.tree_text(ir)
     assert "until: check done == true  [root/repeat.0/check.1]" in text
 
 
 class _Result:
-    candidates = [{"candidate_id": "cand_dataflow_000", "type": "DATAFLOW", "grade": "E2",
-                   "status": "accepted", "claim": {"source": "customer.id",
-                   "target": {"tool": "list_orders", "argument": "customer_id", "index": 1}},
-                   "evidence": {"support": 3, "applicable": 3, "counterexamples": 0,
-                                "episodes": ["a", "b", "c"]}}]
-    verification = {"status": "passed", "replay_checks": 3, "replay_passed": 3, "executed": 2,
-                    "matched": 2, "first_divergence": None}
+    candidates = [
+        {
+            "candidate_id": "cand_dataflow_000",
+            "type": "DATAFLOW",
+            "grade": "E2",
+            "status": "accepted",
+            "claim": {
+                "source": "customer.id",
+                "target": {"tool": "list_orders", "argument": "customer_id", "index": 1},
+            },
+            "evidence": {
+                "support": 3,
+                "applicable": 3,
+                "counterexamples": 0,
+                "episodes": ["a", "b", "c"],
+            },
+        }
+    ]
+    verification = {
+        "status": "passed",
+        "replay_checks": 3,
+        "replay_passed": 3,
+        "executed": 2,
+        "matched": 2,
+        "first_divergence": None,
+    }
 
     class compiled:  # noqa: N801 - mimics CompileResult.compiled
-        ir = {"kind": "sequence", "id": "flow", "children": [
-            {"kind": "predict", "signature": "request, orders -> selected_index: int",
-             "id": "resolve_target"}]}
+        ir = {
+            "kind": "sequence",
+            "id": "flow",
+            "children": [
+                {
+                    "kind": "predict",
+                    "signature": "request, orders -> selected_index: int",
+                    "id": "resolve_target",
+                }
+            ],
+        }
 
 
 def test_compile_views_read_a_result(run_events):
@@ -94,19 +128,36 @@ def test_compile_views_tolerate_an_empty_result():
 
 def test_package_views():
     class Package:
-        manifest = {"name": "cancel", "version": "0.1.0", "required_capabilities": ["retail.x"],
-                    "verification": {"status": "passed"}, "files": {"behavior.json": "sha256:ab"}}
+        manifest = {
+            "name": "cancel",
+            "version": "0.1.0",
+            "required_capabilities": ["retail.x"],
+            "verification": {"status": "passed"},
+            "files": {"behavior.json": "sha256:ab"},
+        }
         ir = {"kind": "root", "name": "cancel", "child": {"kind": "action", "tool": "x"}}
 
     assert compile_views.package_text(Package()) == (
-        "package cancel 0.1.0: verification passed; requires [retail.x]")
+        "package cancel 0.1.0: verification passed; requires [retail.x]"
+    )
     assert "sha256:ab" in compile_views.package_html(Package())
-    Package.manifest = {**Package.manifest, "verification": {
-        "status": "failed", "executed": 3, "matched": 2, "first_divergence": {
-            "episode_id": "e2", "node_id": "cancel_3", "reason": "expected cancel(...)"}}}
+    Package.manifest = {
+        **Package.manifest,
+        "verification": {
+            "status": "failed",
+            "executed": 3,
+            "matched": 2,
+            "first_divergence": {
+                "episode_id": "e2",
+                "node_id": "cancel_3",
+                "reason": "expected cancel(...)",
+            },
+        },
+    }
     assert compile_views.package_text(Package()) == (
         "package cancel 0.1.0: verification failed (executed 3 episodes, 2 matched; first "
-        "divergence: episode 'e2', node 'cancel_3': expected cancel(...)); requires [retail.x]")
+        "divergence: episode 'e2', node 'cancel_3': expected cancel(...)); requires [retail.x]"
+    )
 
 
 def test_display_hook_wrappers_never_raise():
@@ -132,8 +183,11 @@ def test_a_trace_file_with_blobs_is_shown_whole(tmp_path, run_events):
     path = tmp_path / "run.jsonl"
     sink = trace_mod.JsonlTraceSink(path, blob_threshold_bytes=100)
     for event in run_events:
-        sink.emit(trace_mod.TraceEvent.from_dict({k: v for k, v in event.items()
-                                                  if k not in ("sequence", "event_id")}))
+        sink.emit(
+            trace_mod.TraceEvent.from_dict(
+                {k: v for k, v in event.items() if k not in ("sequence", "event_id")}
+            )
+        )
     loaded = trace_mod.read_events(path)
     assert any(e.blob_refs for e in loaded)
     run = RunData.build(loaded)

@@ -31,8 +31,10 @@ def widget_state_bytes(root: w.Widget) -> int:
 
 def test_run_view_shows_tree_provenance_and_timeline(run_events):
     view = RunView(run_events)
-    assert '<g id="root/sequence.0/action.0"' in view.tree.value or \
-        'data-node-id="root/sequence.0/action.0"' in view.tree.value
+    assert (
+        '<g id="root/sequence.0/action.0"' in view.tree.value
+        or 'data-node-id="root/sequence.0/action.0"' in view.tree.value
+    )
     assert "root/sequence.0/action.0" in view.provenance.value
     assert "list_orders.customer_id" in view.provenance.value
     assert view.slider.max == len(run_events) - 1 == view.slider.value
@@ -91,10 +93,16 @@ def test_static_form_in_the_mime_bundle(run_events):
 
 class _Result:
     candidates = [
-        {"candidate_id": f"cand_{i}", "type": "DATAFLOW", "grade": grade, "status": "accepted",
-         "claim": {"source": "customer.id"}, "evidence": {"support": 2, "applicable": 2,
-                                                          "counterexamples": 0}}
-        for i, grade in enumerate(["E1", "E2", "E2"])]
+        {
+            "candidate_id": f"cand_{i}",
+            "type": "DATAFLOW",
+            "grade": grade,
+            "status": "accepted",
+            "claim": {"source": "customer.id"},
+            "evidence": {"support": 2, "applicable": 2, "counterexamples": 0},
+        }
+        for i, grade in enumerate(["E1", "E2", "E2"])
+    ]
     verification = {"status": "passed"}
     compiled = {"kind": "sequence", "id": "flow", "children": [{"kind": "action", "tool": "x"}]}
 
@@ -123,20 +131,33 @@ def test_compile_view_without_trace():
 def test_verification_reads_as_one_line():
     from jdsl_nb.compile_views import verification_html, verification_line
 
-    report = {"status": "failed", "structural_ok": True, "replay_checks": 40,
-              "replay_passed": 38, "replay_coverage": 0.95, "problems": ["guard g: false"],
-              "problems_omitted": 0, "executed": 12, "matched": 11, "recheck": "later"}
-    assert verification_line(report) == ("failed: structure ok, 38/40 replay checks passed "
-                                         "(coverage 0.95), executed 12 episodes, 11 matched, "
-                                         "recheck later")
+    report = {
+        "status": "failed",
+        "structural_ok": True,
+        "replay_checks": 40,
+        "replay_passed": 38,
+        "replay_coverage": 0.95,
+        "problems": ["guard g: false"],
+        "problems_omitted": 0,
+        "executed": 12,
+        "matched": 11,
+        "recheck": "later",
+    }
+    assert verification_line(report) == (
+        "failed: structure ok, 38/40 replay checks passed "
+        "(coverage 0.95), executed 12 episodes, 11 matched, "
+        "recheck later"
+    )
     assert "<li>guard g: false</li>" in verification_html(report)
     assert verification_line({}) == "no verification report"
 
 
 def test_import_is_lazy_and_fast():
-    code = ("import sys, time; t = time.perf_counter(); import jdsl_nb; "
-            "d = time.perf_counter() - t; "
-            "print(d, [m for m in ('ipywidgets', 'graphviz', 'pandas', 'IPython') if m in sys.modules])")
+    code = (
+        "import sys, time; t = time.perf_counter(); import jdsl_nb; "
+        "d = time.perf_counter() - t; "
+        "print(d, [m for m in ('ipywidgets', 'graphviz', 'pandas', 'IPython') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     seconds, loaded = out.stdout.split(" ", 1)
     assert loaded.strip() == "[]"
@@ -159,16 +180,23 @@ def test_run_view_lists_react_tool_calls_as_chosen_by_the_model():
         {"kind": "episode.started", "payload": {"inputs": {"question": "pending?"}}},
         {"kind": "node.enter", "payload": {"node_id": react, "type": "react"}},
         {"kind": "blackboard.read", "payload": {"path": "question", "reader": react}},
-        {"kind": "tool.call.started", "payload": {"node_id": react, "tool": {"host_name": "get_order"},
-                                                  "arguments": {"order_id": "#W1"}}},
+        {
+            "kind": "tool.call.started",
+            "payload": {
+                "node_id": react,
+                "tool": {"host_name": "get_order"},
+                "arguments": {"order_id": "#W1"},
+            },
+        },
         {"kind": "node.exit", "payload": {"node_id": react, "type": "react", "status": "success"}},
     ]
     view = RunView(events)
     (section,) = [s for s in view.children if "chosen by the model" in getattr(s, "title", "")]
     assert "get_order" in section.body.children[0].value
     assert "get_order" not in view.provenance.value
-    assert not any("chosen by the model" in getattr(s, "title", "")
-                   for s in RunView(events[:3]).children)
+    assert not any(
+        "chosen by the model" in getattr(s, "title", "") for s in RunView(events[:3]).children
+    )
 
 
 def test_display_is_a_static_output_then_the_live_widget(run_events, monkeypatch):

@@ -44,9 +44,14 @@ def listener() -> Iterator[tuple[str, list[str]]]:
 
 @pytest.mark.parametrize(
     ("given", "hint"),
-    [("openai-compatible:x@http://evil.example/v1", "openai-compatible:x"),
-     ("openai-compatible:org/m@v2@https://h.example/v1", "openai-compatible:org/m@v2"),
-     ("claude-sonnet-4-5", "claude-sonnet-4-5"), ("gpt-4o", "gpt-4o"), ("", None), (5, None)],
+    [
+        ("openai-compatible:x@http://evil.example/v1", "openai-compatible:x"),
+        ("openai-compatible:org/m@v2@https://h.example/v1", "openai-compatible:org/m@v2"),
+        ("claude-sonnet-4-5", "claude-sonnet-4-5"),
+        ("gpt-4o", "gpt-4o"),
+        ("", None),
+        (5, None),
+    ],
 )
 def test_model_hint_keeps_only_the_bare_model_name(given, hint) -> None:
     assert model_hint(given) == hint
@@ -55,7 +60,9 @@ def test_model_hint_keeps_only_the_bare_model_name(given, hint) -> None:
 def _forged(small, resigned, url: str):
     ir = json.loads(small.files["behavior.json"])
     ir["root"]["model_id"] = f"openai-compatible:x@{url}"
-    return resigned(small, {"behavior.json": ir, "manifest": {"model_id": f"openai-compatible:x@{url}"}})
+    return resigned(
+        small, {"behavior.json": ir, "manifest": {"model_id": f"openai-compatible:x@{url}"}}
+    )
 
 
 def test_a_package_model_id_never_picks_the_endpoint(small, resigned, listener) -> None:

@@ -274,5 +274,7 @@ def test_a_for_each_tree_packages_exports_loads_and_runs(tmp_path) -> None:
     ctx = loaded.as_root(_logical(world)).run(email=world.email)
     direct = tree.run(email=world.email)
     assert ctx.status is Status.SUCCESS
-    assert [d["id"] for d in ctx.blackboard["details"]] == [o["id"] for o in ctx.blackboard["orders"]]
+    assert [d["id"] for d in ctx.blackboard["details"]] == [
+        o["id"] for o in ctx.blackboard["orders"]
+    ]
     assert ctx.blackboard["details"] == direct.blackboard["details"]

@@ -22,7 +22,10 @@ def _tools(schema: object) -> dict:
 @pytest.mark.parametrize(
     ("schema", "says"),
     [
-        ({"type": "object", "properties": {"email": {"$ref": "http://127.0.0.1:9/x.json"}}}, "outside"),
+        (
+            {"type": "object", "properties": {"email": {"$ref": "http://127.0.0.1:9/x.json"}}},
+            "outside",
+        ),
         ({"$ref": "other.json#/a"}, "outside"),
         ({"$id": "http://evil.example/root", "type": "object"}, "outside"),
         ({"$ref": "#/$defs/missing"}, "points at nothing"),
@@ -72,8 +75,9 @@ def test_an_exponential_pattern_is_linear_under_the_safe_validator() -> None:
     validator = safe_validator({"type": "string", "pattern": "^(a+)+$"})
     started = time.perf_counter()
     assert not validator.is_valid("a" * 28 + "b")
-    assert not safe_validator({"patternProperties": {"^(a+)+$": {"type": "integer"}},
-                               "additionalProperties": False}).is_valid({"a" * 28 + "b": 1})
+    assert not safe_validator(
+        {"patternProperties": {"^(a+)+$": {"type": "integer"}}, "additionalProperties": False}
+    ).is_valid({"a" * 28 + "b": 1})
     assert time.perf_counter() - started < 0.5
 
 
@@ -104,7 +108,9 @@ def listener() -> Iterator[tuple[str, list[str]]]:
     server.server_close()
 
 
-def test_a_remote_ref_is_refused_before_anything_is_fetched(small, resigned, listener, tmp_path) -> None:
+def test_a_remote_ref_is_refused_before_anything_is_fetched(
+    small, resigned, listener, tmp_path
+) -> None:
     from jdsl.package import export_jdsl
 
     url, hits = listener
@@ -115,12 +121,17 @@ def test_a_remote_ref_is_refused_before_anything_is_fetched(small, resigned, lis
     assert hits == []
 
 
-def test_an_input_typed_through_a_local_ref_is_checked_with_its_definitions(small, resigned) -> None:
+def test_an_input_typed_through_a_local_ref_is_checked_with_its_definitions(
+    small, resigned
+) -> None:
     from jdsl.inputs import InputError, parse_inputs
     from jdsl.package import input_types
 
-    schema = {"type": "object", "$defs": {"mail": {"type": "string", "pattern": "^[^@]+@[^@]+$"}},
-              "properties": {"email": {"$ref": "#/$defs/mail"}}}
+    schema = {
+        "type": "object",
+        "$defs": {"mail": {"type": "string", "pattern": "^[^@]+@[^@]+$"}},
+        "properties": {"email": {"$ref": "#/$defs/mail"}},
+    }
     forged = resigned(small, {"tools.json": _tools(schema)})
     verify_package(forged)
     types = input_types(forged)
@@ -130,13 +141,17 @@ def test_an_input_typed_through_a_local_ref_is_checked_with_its_definitions(smal
 
 
 def test_a_large_schema_is_refused_at_once_and_deep_refs_are_found() -> None:
-    wide = {"$defs": {f"d{i}": {"type": "string", "$anchor": f"a{i}"} for i in range(3_000)},
-            "properties": {f"p{i}": {"$ref": f"#a{i}"} for i in range(3_000)}}
+    wide = {
+        "$defs": {f"d{i}": {"type": "string", "$anchor": f"a{i}"} for i in range(3_000)},
+        "properties": {f"p{i}": {"$ref": f"#a{i}"} for i in range(3_000)},
+    }
     started = time.perf_counter()
     with pytest.raises(UnsafeSchemaError, match="more than 1000 subschemas"):
         check_schema(wide)
     assert time.perf_counter() - started < 2.0
-    check_schema({"$defs": {"a": {"type": "string", "$anchor": "a"}}, "properties": {"p": {"$ref": "#a"}}})
+    check_schema(
+        {"$defs": {"a": {"type": "string", "$anchor": "a"}}, "properties": {"p": {"$ref": "#a"}}}
+    )
     deep: dict = {"$ref": "http://127.0.0.1:9/x.json"}
     for _ in range(200):
         deep = {"x-note": deep}

@@ -134,8 +134,9 @@ def test_react_with_json_tool_calls_over_the_wire(server, local) -> None:
 def test_a_reply_outside_the_grammar_is_an_error_with_the_raw_text(server, local) -> None:
     server.script(Reply(text="I will look it up"))
     tree = dsl.root("find").do(dsl.react("request, email -> order_id", tools=["lookup"]))
-    ctx = tree.run(model=local(), tools=retail_fixture_tools(1), raise_errors=False,
-                   services=ROOMY, **INPUTS)
+    ctx = tree.run(
+        model=local(), tools=retail_fixture_tools(1), raise_errors=False, services=ROOMY, **INPUTS
+    )
     assert ctx.status.value != "success"
     assert "not the JSON object its grammar asks for" in str(ctx.error or ctx.failure)
 
@@ -143,8 +144,9 @@ def test_a_reply_outside_the_grammar_is_an_error_with_the_raw_text(server, local
 def test_native_tool_mode_sends_openai_tools(server, local) -> None:
     server.script(Reply(tool_calls=[("c1", "lookup", {"email": "c1@x.com"})]), Reply(text="U1"))
     tree = dsl.root("find").do(dsl.react("request, email -> customer_id", tools=["lookup"]))
-    ctx = tree.run(model=local(tool_mode="native"), tools=retail_fixture_tools(1), services=ROOMY,
-                   **INPUTS)
+    ctx = tree.run(
+        model=local(tool_mode="native"), tools=retail_fixture_tools(1), services=ROOMY, **INPUTS
+    )
     assert ctx.blackboard["customer_id"] == "U1"
     assert server.requests[0].body["tools"][0]["function"]["name"] == "lookup"
     assert server.requests[1].body["messages"][-2]["content"] == ""

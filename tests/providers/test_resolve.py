@@ -206,11 +206,13 @@ def test_openai_compatible_text_after_at_must_be_a_url(model_id, problem):
 
 @pytest.mark.parametrize(
     ("model_id", "key", "base"),
-    [("claude-x", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-     ("gpt-4o", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
-     ("gemini-2.0", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"),
-     ("deepseek-chat", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL"),
-     ("openai-compatible:m", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL")],
+    [
+        ("claude-x", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+        ("gpt-4o", "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+        ("gemini-2.0", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"),
+        ("deepseek-chat", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL"),
+        ("openai-compatible:m", "OPENAI_COMPATIBLE_API_KEY", "OPENAI_COMPATIBLE_BASE_URL"),
+    ],
 )
 def test_a_dotenv_base_url_never_takes_the_environment_key_elsewhere(
     isolated_env, monkeypatch, model_id, key, base

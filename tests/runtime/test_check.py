@@ -273,7 +273,7 @@ def test_a_missing_run_input_is_an_error_naming_it_and_the_fix() -> None:
 
 
 def test_an_input_tested_with_exists_is_optional() -> None:
-    tree = parse_behavior('sel\n  seq\n    guard exists(email)\n    act f(x=email)\n  act g()')
+    tree = parse_behavior("sel\n  seq\n    guard exists(email)\n    act f(x=email)\n  act g()")
     assert not [p for p in tree.check(inputs=[]).problems if p.code == "missing-input"]
 
 

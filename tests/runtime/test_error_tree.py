@@ -52,5 +52,7 @@ def test_the_drawing_is_the_classes_that_exist() -> None:
     extra = sorted(set(drawn) - set(defined))
     assert not missing, f"draw these in jdsl/errors.py: {missing}"
     assert not extra, f"these drawn errors do not exist: {extra}"
-    moved = {name: (drawn[name], parent) for name, parent in defined.items() if drawn[name] != parent}
+    moved = {
+        name: (drawn[name], parent) for name, parent in defined.items() if drawn[name] != parent
+    }
     assert not moved, f"drawn under the wrong parent (drawn, actual): {moved}"

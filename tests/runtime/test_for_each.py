@@ -97,8 +97,9 @@ def test_the_child_runs_once_per_element_in_order(count: int):
         return order_id.lower()
 
     tree = root("r").do(
-        for_each("o", "user.orders", act(get, order_id=ref("o")) >> "got", collect="got",
-                 store="all")  # fmt: skip
+        for_each(
+            "o", "user.orders", act(get, order_id=ref("o")) >> "got", collect="got", store="all"
+        )  # fmt: skip
     )
     ctx = tree.run(user={"orders": ids(count)})
     assert ctx.status is Status.SUCCESS and ctx.failure is None
@@ -130,9 +131,7 @@ def test_a_child_failure_stops_the_loop_with_that_failure():
 
 
 def test_an_optional_child_lets_the_loop_go_on():
-    tree = root("r").do(
-        for_each("n", "ns", optional(act(fail_on_two, n=ref("n"))))
-    )
+    tree = root("r").do(for_each("n", "ns", optional(act(fail_on_two, n=ref("n")))))
     assert tree.run(ns=[1, 2, 3]).status is Status.SUCCESS
 
 
@@ -145,8 +144,13 @@ def test_a_pass_that_leaves_nothing_to_collect_fails():
 
 def test_collect_may_read_a_path():
     tree = root("r").do(
-        for_each("o", "orders", act(get_order, order_id=ref("o")) >> "order",
-                 collect="order.status", store="statuses")  # fmt: skip
+        for_each(
+            "o",
+            "orders",
+            act(get_order, order_id=ref("o")) >> "order",
+            collect="order.status",
+            store="statuses",
+        )  # fmt: skip
     )
     ctx = tree.run(orders=["#W1", "#W2"])
     assert ctx.blackboard["statuses"] == ["pending", "delivered"]
@@ -228,8 +232,9 @@ def test_the_item_and_the_store_count_as_written_by_the_loop():
     tree = root("r").do(
         seq(
             act("lookup", name=ref("name")) >> "user",
-            for_each("o", "user.orders", act("get", order_id=ref("o")) >> "d", collect="d",
-                     store="ds"),  # fmt: skip
+            for_each(
+                "o", "user.orders", act("get", order_id=ref("o")) >> "d", collect="d", store="ds"
+            ),  # fmt: skip
             act("summarize", all=ref("ds"), last=ref("o")),
         )
     )
@@ -242,7 +247,10 @@ def test_an_items_path_read_before_its_writer_is_reported():
     tree = root("r").do(seq(for_each("o", "later.xs", act("f", a=ref("o"))), act("w") >> "later"))
     found = [p for p in tree.check().problems if p.code == "read-before-write"]
     assert [(p.node_id, p.message) for p in found] == [
-        ("root/sequence.0/for_each.0", "for_each o in later.xs reads later before any node writes it")
+        (
+            "root/sequence.0/for_each.0",
+            "for_each o in later.xs reads later before any node writes it",
+        )
     ]
 
 
@@ -259,11 +267,17 @@ def test_the_node_class_is_exported():
     [
         ("xs", {"xs": [5, 6]}, ["xs[0]", "xs[1]"]),
         ("u.orders", {"u": {"orders": ["a"]}}, ["u.orders[0]"]),
-        ("users[$u].orders", {"users": [{"orders": []}, {"orders": ["a", "b"]}], "u": 1},
-         ["users[1].orders[0]", "users[1].orders[1]"]),
+        (
+            "users[$u].orders",
+            {"users": [{"orders": []}, {"orders": ["a", "b"]}], "u": 1},
+            ["users[1].orders[0]", "users[1].orders[1]"],
+        ),
         ("rows[*].id", {"rows": [{"id": 1}, {"id": 2}]}, ["rows[0].id", "rows[1].id"]),
-        ("rows[$pick].id", {"rows": [{"id": 1}, {"id": 2}, {"id": 3}], "pick": [2, 0]},
-         ["rows[2].id", "rows[0].id"]),
+        (
+            "rows[$pick].id",
+            {"rows": [{"id": 1}, {"id": 2}, {"id": 3}], "pick": [2, 0]},
+            ["rows[2].id", "rows[0].id"],
+        ),
         ("by[$k]", {"by": {"a.b": [7]}, "k": "a.b"}, ['by["a.b"][0]']),
         ("grid[*][*]", {"grid": [[1], [2, 3]]}, ["grid[0][*]", "grid[1][*]"]),
         ("a.b", {"a.b": [1]}, ["a.b[0]"]),  # the exact key

@@ -51,8 +51,14 @@ def build() -> Root:
                     invert(optional(act(lookup, email="x"))), until=oneshot(check("n", 1)), max=2
                 ),
                 timeout(act(lookup, email=None), seconds=1.5),
-                for_each("e", "emails", act(lookup, email=ref("e")) >> "c", collect="c",
-                         store="cs", max=5),
+                for_each(
+                    "e",
+                    "emails",
+                    act(lookup, email=ref("e")) >> "c",
+                    collect="c",
+                    store="cs",
+                    max=5,
+                ),
             )
         )
     )

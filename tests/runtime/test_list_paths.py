@@ -78,7 +78,9 @@ def test_the_runtime_passes_the_selected_elements() -> None:
     assert got == {"item_ids": ["i2", "i1"], "every": ["i0", "i1", "i2"]}
     bad = tree.run(model=ScriptedModel("[5]"), tools={"refund": refund}, raise_errors=False,
                    conversation=["?"], **ORDER)  # fmt: skip
-    assert bad.status.value == "failure" and bad.failure is not None and bad.failure.node_id == "check"
+    assert (
+        bad.status.value == "failure" and bad.failure is not None and bad.failure.node_id == "check"
+    )
     assert RefError  # a missing list path in an action is a RefError like any path
 
 

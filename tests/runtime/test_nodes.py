@@ -102,7 +102,9 @@ def test_repeat_child_failure_aborts(tick, counter):
 
 
 def test_repeat_max_bounds():
-    with pytest.raises(ValidationError, match=r"repeat\(\): max: .*greater than or equal to 1 \(got 0\)"):
+    with pytest.raises(
+        ValidationError, match=r"repeat\(\): max: .*greater than or equal to 1 \(got 0\)"
+    ):
         repeat(act(ok), max=0)
 
 

@@ -64,8 +64,13 @@ def test_the_default_max_is_not_printed():
 
 def test_a_combinator_tree_prints_and_parses_back():
     tree = root("loop").do(
-        for_each("order_id", ref("user.orders"), act("get", order_id=ref("order_id")) >> "order",
-                 collect="order", store="orders")  # fmt: skip
+        for_each(
+            "order_id",
+            ref("user.orders"),
+            act("get", order_id=ref("order_id")) >> "order",
+            collect="order",
+            store="orders",
+        )  # fmt: skip
     )
     assert parse_behavior(format_behavior(tree)).to_ir() == tree.to_ir()
 

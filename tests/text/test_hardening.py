@@ -101,7 +101,7 @@ def test_signature_parse_is_linear_and_bounded():
     with pytest.raises(SignatureError, match="nests deeper"):
         Signature.parse("a -> b: " + "list[" * 400 + "str" + "]" * 400)
     with pytest.raises(SignatureError):
-        Signature.parse('a -> b: Literal[' + "9" * 5000 + "]")
+        Signature.parse("a -> b: Literal[" + "9" * 5000 + "]")
     with pytest.raises(SignatureError):
         Signature.parse(["not", "text"])  # type: ignore[arg-type]
 

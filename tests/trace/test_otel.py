@@ -103,8 +103,10 @@ def test_usage_provider_and_react_call_ids_follow_the_conventions() -> None:
                   usage=usage, finish_reason="tool_call"),
         ModelTurn(text='{"answer": "U3"}', usage=usage, finish_reason="stop"),
     ])  # fmt: skip
-    tree = root("find").model("gpt-4o-mini").do(
-        react("email -> answer", tools=[tools["lookup"]], id="agent")
+    tree = (
+        root("find")
+        .model("gpt-4o-mini")
+        .do(react("email -> answer", tools=[tools["lookup"]], id="agent"))
     )
     sink = ListTraceSink()
     tree.run(model=model, trace_sink=sink, email=world.email)
@@ -143,8 +145,11 @@ def test_the_live_sink_maps_a_run_and_redacts_content() -> None:
     tools = {t.name: t for t in world.tools()}
     tree = root("lookup").do(seq(act(tools["lookup"], email=ref("email")) >> "customer"))
     with OtelSink(exporter=exporter, batch=False, capture_content=True) as sink:
-        tree.run(trace_sink=FanoutSink(ListTraceSink(), sink), raise_errors=False,
-                 email=f"{world.email} {secret}")
+        tree.run(
+            trace_sink=FanoutSink(ListTraceSink(), sink),
+            raise_errors=False,
+            email=f"{world.email} {secret}",
+        )
     spans = exporter.get_finished_spans()
     assert {s.name for s in spans} >= {"invoke_agent lookup", "execute_tool lookup"}
     text = repr([(dict(s.attributes), s.status.description) for s in spans])
@@ -229,7 +234,7 @@ def collector() -> Iterator[_Collector]:
 
 def test_export_sends_otlp_protobuf_over_http(retail_events, collector) -> None:
     count = export_otel(retail_events, endpoint=collector.url, headers={"api_key": "k-123"})
-    (path, request), = collector.requests
+    ((path, request),) = collector.requests
     assert path == "/v1/traces" and collector.headers[0]["api_key"] == "k-123"
     spans = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
     assert len(spans) == count == len(trace_spans(retail_events))
@@ -293,7 +298,9 @@ def test_a_for_each_pass_is_a_span_event_with_its_index_and_source_only_with_cap
     for capture in (False, True):
         spans = trace_spans(sink.events, capture_content=capture)
         loop = next(s for s in spans if s.name == "for_each o in user.orders")
-        passes = [e.attributes for e in loop.events if e.attributes.get("jdsl.blackboard.key") == "o"]
+        passes = [
+            e.attributes for e in loop.events if e.attributes.get("jdsl.blackboard.key") == "o"
+        ]
         assert [p["jdsl.loop.index"] for p in passes] == [0, 1]
         sources = [p.get("jdsl.blackboard.source") for p in passes]
         assert sources == (["user.orders[0]", "user.orders[1]"] if capture else [None, None])

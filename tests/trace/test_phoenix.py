@@ -22,8 +22,13 @@ import httpx
 import pytest
 
 if importlib.util.find_spec("phoenix") is None:  # not importorskip: importing phoenix takes s
-    pytest.skip("arize-phoenix is not installed (pip install 'jdsl[phoenix]')", allow_module_level=True)
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]  # Phoenix's own
+    pytest.skip(
+        "arize-phoenix is not installed (pip install 'jdsl[phoenix]')", allow_module_level=True
+    )
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+]  # Phoenix's own
 
 from jdsl.demo.family import cancel_tasks, task_inputs  # noqa: E402
 from jdsl.demo.teacher import GoldChoice, offline_teacher, teacher_tree  # noqa: E402
@@ -42,7 +47,11 @@ def _free_port() -> int:
 
 def _command() -> list[str]:
     exe = Path(sys.executable).parent / "phoenix"
-    return [str(exe), "serve"] if exe.exists() else [sys.executable, "-m", "phoenix.server.main", "serve"]
+    return (
+        [str(exe), "serve"]
+        if exe.exists()
+        else [sys.executable, "-m", "phoenix.server.main", "serve"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +156,10 @@ def _check_retail_tree(spans: list[dict[str, Any]]) -> None:
     assert attributes["gen_ai.operation.name"] == "execute_tool"
     chats = [s for s in spans if s["name"].startswith("chat ")]
     assert len(chats) == 2
-    assert {_attributes(parent(s))["jdsl.node.id"] for s in chats} == {"choose_order", "choose_reason"}
+    assert {_attributes(parent(s))["jdsl.node.id"] for s in chats} == {
+        "choose_order",
+        "choose_reason",
+    }
     assert all(_attributes(s)["gen_ai.operation.name"] == "chat" for s in chats)
     assert {s["span_kind"] for s in chats} == {"LLM"}  # Phoenix reads openinference.span.kind
 

@@ -50,8 +50,11 @@ def test_a_value_stored_under_a_secret_name_is_hidden_in_every_later_event(tmp_p
 
 @pytest.mark.parametrize(
     "first",
-    [{"api_key": "plain-key-0001"}, {"key": "db.password", "value": "plain-key-0001"},
-     {"store": "token", "result": {"value": "plain-key-0001"}}],
+    [
+        {"api_key": "plain-key-0001"},
+        {"key": "db.password", "value": "plain-key-0001"},
+        {"store": "token", "result": {"value": "plain-key-0001"}},
+    ],
 )
 def test_the_redactor_follows_values_it_hid(first) -> None:
     redactor = Redactor()
@@ -65,7 +68,11 @@ def test_the_redactor_follows_values_it_hid(first) -> None:
 def test_short_values_and_counters_are_not_followed() -> None:
     redactor = Redactor()
     redactor.redact({"password": "1234", "token_count": 123456, "secret": None})
-    assert redactor.redact({"n": "1234", "m": 123456, "s": "abc"}) == {"n": "1234", "m": 123456, "s": "abc"}
+    assert redactor.redact({"n": "1234", "m": 123456, "s": "abc"}) == {
+        "n": "1234",
+        "m": 123456,
+        "s": "abc",
+    }
 
 
 def test_the_live_otel_sink_follows_secret_values_too() -> None:
@@ -93,7 +100,9 @@ def test_following_is_bounded() -> None:
     import time
 
     redactor = Redactor()
-    redactor.redact({"secret": [f"v{i:05d}-secret" for i in range(5000)], "password": "x" * 100_000})
+    redactor.redact(
+        {"secret": [f"v{i:05d}-secret" for i in range(5000)], "password": "x" * 100_000}
+    )
     started = time.perf_counter()
     text = "y" * 200_000 + " v04999-secret"
     assert redactor.redact_text(text).endswith("«redacted»")

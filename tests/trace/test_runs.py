@@ -108,8 +108,11 @@ def test_a_tool_exception_still_writes_episode_finished(tmp_path: Path, raise_er
         "status": "error",
         "error_type": "ValueError",
         "error_message": "inventory service is down",
-        "failure": {"node_id": "root/sequence.0/action.1", "label": "act(boom)",
-                    "reason": "raised ValueError: inventory service is down"},
+        "failure": {
+            "node_id": "root/sequence.0/action.1",
+            "label": "act(boom)",
+            "reason": "raised ValueError: inventory service is down",
+        },
     }
     (episode,) = trace.episodes
     first, failed = episode.tool_calls()

@@ -154,5 +154,7 @@ def test_a_redactor_subclass_is_not_answered_from_the_default_redactors_screen(t
     text = (tmp_path / "strict.jsonl").read_text()
     # the value hidden under its "store" field is followed (issue 26): the blackboard
     # write's key, later in the run, is hidden too
-    assert "acct_4711" not in text and '"store":"«redacted»"' in text.replace("\\u00ab", "«").replace("\\u00bb", "»")
+    assert "acct_4711" not in text and '"store":"«redacted»"' in text.replace(
+        "\\u00ab", "«"
+    ).replace("\\u00bb", "»")
     assert verify_chain(read_events(tmp_path / "strict.jsonl")) == []

@@ -90,9 +90,7 @@ def test_list_and_jsonl_record_the_same_payloads(tmp_path) -> None:
     with JsonlTraceSink(path, redactor=Redactor(enabled=False)) as sink:
         tree.run(trace_sink=sink, raise_errors=False, user="ann", password="p")
     written = read_events(path)
-    assert [(e.kind, e.payload) for e in listed.events] == [
-        (e.kind, e.payload) for e in written
-    ]
+    assert [(e.kind, e.payload) for e in listed.events] == [(e.kind, e.payload) for e in written]
 
 
 def test_json_text_is_immutable_and_thaws_to_a_copy() -> None:
@@ -104,7 +102,11 @@ def test_json_text_is_immutable_and_thaws_to_a_copy() -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
     max_leaves=10,
 )

@@ -67,7 +67,9 @@ def compile_command(
         "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
     ),
     group_by: GroupBy | None = typer.Option(
-        None, "--group-by", help="Compile each family on its own into the directory -o: intent "
+        None,
+        "--group-by",
+        help="Compile each family on its own into the directory -o: intent "
         "(what runs change: their ordered write calls), task (the recorded task) or sequence "
         "(the tool sequence). Default: what the importer recommends (tau-bench runs: intent), "
         "else one package.",

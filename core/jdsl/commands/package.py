@@ -42,7 +42,9 @@ def inspect_command(
 def verify_command(
     path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
     digest: str | None = typer.Option(
-        None, "--digest", metavar="sha256:HEX",
+        None,
+        "--digest",
+        metavar="sha256:HEX",
         help="The package digest its author published: refuse any other package.",
     ),
 ) -> None:
@@ -77,7 +79,9 @@ def run_command(
         [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
     ),
     digest: str | None = typer.Option(
-        None, "--digest", metavar="sha256:HEX",
+        None,
+        "--digest",
+        metavar="sha256:HEX",
         help="The package digest its author published: refuse any other package.",
     ),
 ) -> None:

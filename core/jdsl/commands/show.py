@@ -243,8 +243,10 @@ def show_command(
         None, exists=True, dir_okay=False, metavar="[TRACES.jsonl...]", help="With --diff."
     ),
     diff: bool = typer.Option(
-        False, "--diff", help="PKG TRACES...: each episode side by side with the package's "
-        "replay, step by step (exit 1 on a divergence)."
+        False,
+        "--diff",
+        help="PKG TRACES...: each episode side by side with the package's "
+        "replay, step by step (exit 1 on a divergence).",
     ),
     html: Path | None = typer.Option(
         None, "--html", metavar="OUT.html", help="With --diff: also write the static HTML view."

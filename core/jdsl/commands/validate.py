@@ -36,7 +36,11 @@ from jdsl.trace import read_events
 __all__ = ["HOLDOUT_OPTION", "compile_holdout", "validate_command"]
 
 HOLDOUT_OPTION = typer.Option(
-    None, "--holdout", min=1, metavar="N", help="Compile each family without its last N "
+    None,
+    "--holdout",
+    min=1,
+    metavar="N",
+    help="Compile each family without its last N "
     "successful episodes and validate the package on those; -o is a directory.",
 )
 """``jdsl compile --holdout N`` (the option, declared here with the code it runs)."""
@@ -103,7 +107,9 @@ def compile_holdout(
     successful episodes, validate on those, write the verified packages into ``out``. A
     family whose package fails verification writes none: its held-out runs count as refused."""
     families = group_episodes(normalized, by) if by is not None else [(base, list(normalized))]
-    families.sort(key=lambda item: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item[0])])
+    families.sort(
+        key=lambda item: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item[0])]
+    )
     out.mkdir(parents=True, exist_ok=True)
     rows, totals, failed = [], [0] * len(_COLUMNS), False
     for family, members in families:

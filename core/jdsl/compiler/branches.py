@@ -220,8 +220,7 @@ def _problem(lanes: Sequence[Lane]) -> str | None:
         return None  # loops: positions differ per episode (no recovery check)
     if head < len(modal) and _recovers_from(lanes[-1], head, modal[head]):
         return (
-            f"every episode takes it after a failed {modal[head]} call (a recovery, not a "
-            "choice)"
+            f"every episode takes it after a failed {modal[head]} call (a recovery, not a choice)"
         )
     return None
 

@@ -251,7 +251,9 @@ class Emitter:
         self.guards.append(CompiledGuard(node_id, slot.position, node, origin, slot.positions()))
         self.prove(node_id, node["kind"], found, _WHY[origin])
 
-    def action(self, slot: Slot, names: Names, fixed: Mapping[str, ArgChoice] | None = None) -> None:
+    def action(
+        self, slot: Slot, names: Names, fixed: Mapping[str, ArgChoice] | None = None
+    ) -> None:
         p, tool, rep = slot.position, slot.tool, slot.steps[0]
         choices = [(fixed or {}).get(arg) or self.argument(slot, arg, names)
                    for arg in rep.arguments]  # fmt: skip
@@ -369,7 +371,9 @@ class Emitter:
         """``check key == value`` selecting an alternative (verified by execution)."""
         node_id = self.unique(base)
         self.nodes.append({"kind": "check", "id": node_id, "key": key, "equals": value})
-        self.prove(node_id, "check", [], f"selects the alternative the route decision names {value!r}")
+        self.prove(
+            node_id, "check", [], f"selects the alternative the route decision names {value!r}"
+        )
 
     def _episode_inputs(self) -> set[str]:
         """The run inputs every episode in scope had (what a residual may read)."""

@@ -138,9 +138,7 @@ def _refs(spec: Any) -> list[str]:
     return [str(spec["ref"])] if isinstance(spec, Mapping) and "ref" in spec else []
 
 
-def guard_refs(
-    node: dict[str, Any], used: set[str], inputs: Sequence[str] = ()
-) -> dict[str, Any]:
+def guard_refs(node: dict[str, Any], used: set[str], inputs: Sequence[str] = ()) -> dict[str, Any]:
     """A copy of ``node`` in which each action that passes refs runs after a guard that every
     one of them exists (``seq [guard exists(a) and ..., action]``): a missing value fails the
     action's branch (FAILURE) instead of raising; a run input the host could not give (one the

@@ -176,7 +176,9 @@ class HeldOutReport:
         lines = [f"held-out validation of {self.package!r}", f"  {'episode':<36} outcome"]
         for row in self.rows:
             why = row.reason or str(row.divergence.reason if row.divergence else row.fallback or "")
-            lines.append(f"  {row.episode_id[:36]:<36} {row.outcome:<11}{'  ' + why if why else ''}")
+            lines.append(
+                f"  {row.episode_id[:36]:<36} {row.outcome:<11}{'  ' + why if why else ''}"
+            )
             lines += [f"  {'':<36} constant   {c}" for c in row.contradicted]
         lines.append(f"  summary: {self.summary()}")
         return "\n".join(lines)
@@ -241,8 +243,10 @@ def _stated(episode: NormEpisode, stated: Mapping[str, Mapping[str, str]]) -> se
     return {
         name
         for name, where in stated.items()
-        if any(s.logical_tool == where.get("tool") and where.get("argument") in s.stated_args
-               for s in episode.ok_steps())  # fmt: skip
+        if any(
+            s.logical_tool == where.get("tool") and where.get("argument") in s.stated_args
+            for s in episode.ok_steps()
+        )  # fmt: skip
     }
 
 

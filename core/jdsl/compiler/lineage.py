@@ -191,7 +191,9 @@ class StateIndex:
             indexes = _indexes_for(head, tail, per_value)
             container = _lookup(self.state, head)
             if indexes is not None and isinstance(container, list):
-                found.append(ListSource(render_path(head), _tail_text(tail), indexes, len(container)))
+                found.append(
+                    ListSource(render_path(head), _tail_text(tail), indexes, len(container))
+                )
         found.sort(key=lambda s: (len(s.template), s.template))
         return tuple(found[:limit])
 
@@ -283,7 +285,9 @@ def _indexes_for(
     taken: list[int] = []
     for paths in per_value:
         found = sorted(
-            p[n] for p in paths if len(p) == n + 1 + len(tail) and p[:n] == head and p[n + 1 :] == tail
+            p[n]
+            for p in paths
+            if len(p) == n + 1 + len(tail) and p[:n] == head and p[n + 1 :] == tail
         )
         if not found:
             return None
@@ -332,7 +336,9 @@ def mentioned_keys(values: Sequence[Any], steps: Sequence[Any], available: set[s
     text = json.dumps(values[0], ensure_ascii=False) if values and steps else ""
     found = []
     for key in sorted(available & set(steps[0].state_before) if text else ()):
-        strings = (v for (kind, v), _ in _walk(steps[0].state_before[key], (key,), 0) if kind == "s")
+        strings = (
+            v for (kind, v), _ in _walk(steps[0].state_before[key], (key,), 0) if kind == "s"
+        )
         if any(len(v) >= 4 and v in text for v in strings):
             found.append(key)
     return found[:3]

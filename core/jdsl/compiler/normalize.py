@@ -180,7 +180,9 @@ class _Walker:
             "node_id": node_id,
             "node_type": self.node_types.get(node_id) if isinstance(node_id, str) else None,
             "finished": False,
-            "element_sources": {a: tuple(self.index.sources(x) for x in v) for a, v in lists.items()},
+            "element_sources": {
+                a: tuple(self.index.sources(x) for x in v) for a, v in lists.items()
+            },
             "list_sources": {a: self.index.list_sources(v) for a, v in lists.items()},
             "stated_args": frozenset(a for a, v in arguments.items() if stated_in(v, self.said)),
         }

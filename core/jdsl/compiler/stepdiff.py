@@ -153,7 +153,9 @@ def _package_calls(events: list[dict[str, Any]]) -> tuple[list[DiffSide], str | 
         elif kind == "tool.call.started":
             node = str(payload.get("node_id") or "")
             tool = payload.get("tool") or {}
-            name = tool.get("logical_id") or tool.get("host_name") if isinstance(tool, dict) else tool
+            name = (
+                tool.get("logical_id") or tool.get("host_name") if isinstance(tool, dict) else tool
+            )
             open_calls[node] = len(calls)
             calls.append(DiffSide(str(name), dict(payload.get("arguments") or {}), node,
                                   tuple(dict.fromkeys(reads.pop(node, []))), (),
@@ -172,7 +174,8 @@ def _state(teacher: DiffSide | None, package: DiffSide | None) -> str:
     if teacher is None:
         return "extra"
     same = package.tool in (teacher.tool, teacher.tool.rsplit(".", 1)[-1]) and typed_equal(
-        package.arguments, teacher.arguments)
+        package.arguments, teacher.arguments
+    )
     return "same" if same else "differs"
 
 
@@ -195,7 +198,9 @@ def diff_text(diff: StepDiff) -> str:
     lines = [head]
     for step in diff.steps:
         flag = ">>" if step.index == diff.first else "  "
-        lines.append(f"{flag} {step.index:>3} {_MARK[step.state]} teacher: {_side_text(step.teacher)}")
+        lines.append(
+            f"{flag} {step.index:>3} {_MARK[step.state]} teacher: {_side_text(step.teacher)}"
+        )
         lines.append(f"{'':>8}package: {_side_text(step.package)}")
         if diff.fallback is not None and diff.fallback[0] == step.index:
             lines.append(f"{'':>8}-> fallback {diff.fallback[1]} takes over from here")
@@ -239,22 +244,34 @@ def diff_html(diff: StepDiff) -> str:
             cls.append("jdsl-diff-first")
         if step.package is not None and step.package.fallback:
             cls.append("jdsl-diff-fallback")
-        rows.append(f"<tr class='{' '.join(cls)}' data-step='{step.index}'><td>{step.index}</td>"
-                    f"<td title='{esc(step.state)}'>{esc(_MARK[step.state])}</td>"
-                    f"<td>{_side_html(step.teacher)}</td><td>{_side_html(step.package)}</td></tr>")
+        rows.append(
+            f"<tr class='{' '.join(cls)}' data-step='{step.index}'><td>{step.index}</td>"
+            f"<td title='{esc(step.state)}'>{esc(_MARK[step.state])}</td>"
+            f"<td>{_side_html(step.teacher)}</td><td>{_side_html(step.package)}</td></tr>"
+        )
         if diff.fallback is not None and diff.fallback[0] == step.index:
-            rows.append(f"<tr class='jdsl-diff-fallback'><td></td><td>↪</td><td colspan='2'>"
-                        f"fallback <code>{esc(diff.fallback[1])}</code> takes over here</td></tr>")
+            rows.append(
+                f"<tr class='jdsl-diff-fallback'><td></td><td>↪</td><td colspan='2'>"
+                f"fallback <code>{esc(diff.fallback[1])}</code> takes over here</td></tr>"
+            )
     if diff.fallback is not None and diff.fallback[0] >= len(diff.steps):
-        rows.append(f"<tr class='jdsl-diff-fallback'><td></td><td>↪</td><td colspan='2'>fallback "
-                    f"<code>{esc(diff.fallback[1])}</code> took over after the last call</td></tr>")
+        rows.append(
+            f"<tr class='jdsl-diff-fallback'><td></td><td>↪</td><td colspan='2'>fallback "
+            f"<code>{esc(diff.fallback[1])}</code> took over after the last call</td></tr>"
+        )
     verdict = "matched" if diff.matched else f"diverged at step {diff.first}"
     reason = f" — {esc(diff.divergence.reason)}" if diff.divergence is not None else ""
-    summary = (f"<div><b>episode {esc(diff.episode_id)}</b>: {esc(verdict)}{reason} · outcome: "
-               f"teacher {esc(diff.teacher_outcome)}, package {esc(diff.package_outcome)}</div>")
-    legend = ("<div><small>= same call · ≠ different call · − the package made no such call · + "
-              "an extra call · <span class='jdsl-read'>read</span>/<span class='jdsl-write'>write"
-              "</span>: blackboard paths the call read and the key it wrote</small></div>")
-    table = ("<table><tr><th>step</th><th></th><th>teacher (recorded)</th><th>package (replay)"
-             "</th></tr>" + "".join(rows) + "</table>")
+    summary = (
+        f"<div><b>episode {esc(diff.episode_id)}</b>: {esc(verdict)}{reason} · outcome: "
+        f"teacher {esc(diff.teacher_outcome)}, package {esc(diff.package_outcome)}</div>"
+    )
+    legend = (
+        "<div><small>= same call · ≠ different call · − the package made no such call · + "
+        "an extra call · <span class='jdsl-read'>read</span>/<span class='jdsl-write'>write"
+        "</span>: blackboard paths the call read and the key it wrote</small></div>"
+    )
+    table = (
+        "<table><tr><th>step</th><th></th><th>teacher (recorded)</th><th>package (replay)"
+        "</th></tr>" + "".join(rows) + "</table>"
+    )
     return f"<style>{DIFF_CSS}</style><div class='jdsl-diff'>{summary}{legend}{table}</div>"

@@ -67,8 +67,10 @@ def episodes_from(source: EpisodeSource, *, strict: bool = True) -> Iterable[Any
     """
     if isinstance(source, str | os.PathLike):
         return iter_episodes(source, strict=strict)
-    if source is None or isinstance(source, bytes | Mapping | Episode) or not isinstance(
-        source, Iterable
+    if (
+        source is None
+        or isinstance(source, bytes | Mapping | Episode)
+        or not isinstance(source, Iterable)
     ):
         alone = " (put one episode in a list)" if isinstance(source, Mapping | Episode) else ""
         raise CompileInputError(

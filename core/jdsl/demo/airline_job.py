@@ -238,7 +238,10 @@ def compile_airline(
     rows = []
     chosen = {f: eps for f, eps in families.items() if len(eps) >= min_episodes}
     for family, episodes in tqdm(
-        chosen.items(), desc="airline families", unit="family", disable=not progress,
+        chosen.items(),
+        desc="airline families",
+        unit="family",
+        disable=not progress,
         leave=not stderr_is_terminal(),  # in a log, end the bar's line (see retail_job._bar)
     ):
         result = compile_behavior(episodes, name=family, task_family=family)

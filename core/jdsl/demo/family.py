@@ -60,7 +60,9 @@ class FamilySplit:
     held_out: tuple[RetailTask, ...]
 
 
-def split_family(tasks: Sequence[RetailTask] | None = None, size: int = COMPILE_SIZE) -> FamilySplit:
+def split_family(
+    tasks: Sequence[RetailTask] | None = None, size: int = COMPILE_SIZE
+) -> FamilySplit:
     """The first ``size`` train tasks by task id compile; all others are held out.
 
     Held-out tasks are ordered train (by id), then dev, then test.

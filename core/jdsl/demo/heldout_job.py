@@ -68,14 +68,15 @@ class HoldoutFigures:
 
     def lines(self) -> list[str]:
         """The report lines."""
+
         def share(pair: tuple[int, int]) -> str:
             return f"{pair[0]}/{pair[1]}" if pair[1] else "none"
 
         def pct(a: int, b: int) -> str:
             return f"{a}/{b} ({100 * a / b:.0f}%)" if b else f"{a}/{b}"
 
-        per_run = (f"{self.model_calls / self.served:.1f}" if self.served else "-")
-        turns = (f"{self.assistant_turns / self.served:.1f}" if self.served else "-")
+        per_run = f"{self.model_calls / self.served:.1f}" if self.served else "-"
+        turns = f"{self.assistant_turns / self.served:.1f}" if self.served else "-"
         return [
             f"Held out (tau-bench's own results file, {self.runs} gpt-4o runs, {self.successful} "
             f"successful; grouped by {self.by}, each family compiled without its last successful "

@@ -207,16 +207,27 @@ def run_demo(
     model_for, label = model_chooser(model_id)
     split = split_family()
     trace_path = out / "retail_teacher.jsonl"
-    teacher = record_teacher(teacher_tree(), split.compile, trace_path, model_for, progress=progress)
+    teacher = record_teacher(
+        teacher_tree(), split.compile, trace_path, model_for, progress=progress
+    )
     compiled, package = compile_retail(trace_path, out / "retail_cancel.jdsl")
     held_out = serve_held_out(package, split.held_out, model_for, progress=progress)
     airline_path = out / "airline_traces.jsonl"
     airline = compile_airline(airline_path, progress=progress)
     result = DemoResult(
-        out=out, model_label=label, split=split, teacher=teacher, trace_path=trace_path,
-        compile_result=compiled, package_path=out / "retail_cancel.jdsl", package=package,
-        held_out=held_out, airline=airline, airline_episodes=sum(r.episodes for r in airline),
-        holdout=airline_holdout(), returns=compile_returns(out),
+        out=out,
+        model_label=label,
+        split=split,
+        teacher=teacher,
+        trace_path=trace_path,
+        compile_result=compiled,
+        package_path=out / "retail_cancel.jdsl",
+        package=package,
+        held_out=held_out,
+        airline=airline,
+        airline_episodes=sum(r.episodes for r in airline),
+        holdout=airline_holdout(),
+        returns=compile_returns(out),
     )
     _drawings(result)
     (out / "report.txt").write_text(text_report(result), encoding="utf-8")

@@ -19,12 +19,24 @@ from jdsl.errors import MissingDependencyError
 if TYPE_CHECKING:
     from jdsl.demo.job import DemoResult
 
-__all__ = ["RDB_LEGEND", "REFS_LEGEND", "draw", "group_notes", "html_report", "tool_chain", "text_report"]
+__all__ = [
+    "RDB_LEGEND",
+    "REFS_LEGEND",
+    "draw",
+    "group_notes",
+    "html_report",
+    "tool_chain",
+    "text_report",
+]
 
-RDB_LEGEND = ("RDB = residual decision burden: the package's model decisions / all its "
-              "decisions (0 = every decision compiled away, 1 = all left to a model)")
-REFS_LEGEND = ("refs = action arguments read from an earlier tool result (exact dataflow); "
-               "model = arguments that are a model output")
+RDB_LEGEND = (
+    "RDB = residual decision burden: the package's model decisions / all its "
+    "decisions (0 = every decision compiled away, 1 = all left to a model)"
+)
+REFS_LEGEND = (
+    "refs = action arguments read from an earlier tool result (exact dataflow); "
+    "model = arguments that are a model output"
+)
 _DETAILS_AFTER = 3
 
 
@@ -140,7 +152,7 @@ def _airline_lines(result: DemoResult) -> list[str]:
     for row in rows:
         consts = "; ".join(row.id_like_constants) or "-"
         lines.append(
-            f"  {row.family[:width - 1]:<{width}}{row.episodes:>4}  {row.dataflow_refs:>4}  "
+            f"  {row.family[: width - 1]:<{width}}{row.episodes:>4}  {row.dataflow_refs:>4}  "
             f"{row.model_output_refs:>5}  {row.verification:<10}"
             f"{f'{row.matched}/{row.executed}':>6}"
             f"{row.residual_decision_burden:>6.2f}  {consts}"
@@ -177,9 +189,12 @@ class Markup(str):
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(
-        "<tr>" + "".join(
-            f"<td>{cell if isinstance(cell, Markup) else html.escape(str(cell))}</td>" for cell in row
-        ) + "</tr>"
+        "<tr>"
+        + "".join(
+            f"<td>{cell if isinstance(cell, Markup) else html.escape(str(cell))}</td>"
+            for cell in row
+        )
+        + "</tr>"
         for row in rows
     )
     return f"<div class='wide'><table><tr>{head}</tr>{body}</table></div>"
@@ -198,16 +213,20 @@ def _list_cell(items: Sequence[str], noun: str) -> Markup | str:
     if len(items) <= _DETAILS_AFTER:
         return Markup(f"<ul class='cell'>{lines}</ul>")
     first = _breakable(items[0])
-    return Markup(f"<details><summary>{len(items)} {noun}: {first}, …</summary>"
-                  f"<ul class='cell'>{lines}</ul></details>")
+    return Markup(
+        f"<details><summary>{len(items)} {noun}: {first}, …</summary>"
+        f"<ul class='cell'>{lines}</ul></details>"
+    )
 
 
 def _svg(result: DemoResult, name: str, caption: str) -> str:
     path = result.out / name
     if not path.exists():
         return '<p class="note">(drawing skipped; see the notes)</p>'
-    return (f"<figure>{path.read_text(encoding='utf-8')}<figcaption>{html.escape(caption)} "
-            f"(<a href='{name}'>{name}</a>, full size)</figcaption></figure>")
+    return (
+        f"<figure>{path.read_text(encoding='utf-8')}<figcaption>{html.escape(caption)} "
+        f"(<a href='{name}'>{name}</a>, full size)</figcaption></figure>"
+    )
 
 
 def html_report(result: DemoResult) -> str:
@@ -217,10 +236,16 @@ def html_report(result: DemoResult) -> str:
         for o in result.held_out
     ]
     airline = [
-        (r.family, r.episodes, _list_cell(_tool_runs(r.tools), "calls"),
-         _list_cell(list(r.lineage_refs), "refs"), r.model_output_refs,
-         f"{r.verification} ({r.matched}/{r.executed} executed matched)",
-         f"{r.residual_decision_burden:.2f}", _list_cell(list(r.id_like_constants), "constants"))
+        (
+            r.family,
+            r.episodes,
+            _list_cell(_tool_runs(r.tools), "calls"),
+            _list_cell(list(r.lineage_refs), "refs"),
+            r.model_output_refs,
+            f"{r.verification} ({r.matched}/{r.executed} executed matched)",
+            f"{r.residual_decision_burden:.2f}",
+            _list_cell(list(r.id_like_constants), "constants"),
+        )
         for r in result.airline
     ]
     parts = [
@@ -238,9 +263,19 @@ def html_report(result: DemoResult) -> str:
         "<h2>Airline: real gpt-4o trajectories, one package per intent family</h2>",
         f"<p class='note'>{html.escape(RDB_LEGEND)}.</p>",
         f"<p class='note'>{html.escape(REFS_LEGEND)}.</p>",
-        _table(["family", "episodes", "tools (in order)", "refs to tool results",
-                "refs to model outputs", "verification",
-                "residual decision burden (RDB)", "id-like constants"], airline),
+        _table(
+            [
+                "family",
+                "episodes",
+                "tools (in order)",
+                "refs to tool results",
+                "refs to model outputs",
+                "verification",
+                "residual decision burden (RDB)",
+                "id-like constants",
+            ],
+            airline,
+        ),
         "</body></html>",
     ]
     return "\n".join(parts)

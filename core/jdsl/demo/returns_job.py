@@ -104,7 +104,7 @@ class ReturnFigures:
             f"Retail returns ({self.runs} runs of a scripted agent on real tau-bench return tasks "
             "and the real retail environment; last run held out):",
             f"  item_ids = {self.item_ids}",
-            f"  selected by: predict \"{self.selection}\"",
+            f'  selected by: predict "{self.selection}"',
             f"  verification {self.verification} (executed {self.executed}, matched "
             f"{self.matched}); held out: {self.held_out}",
             f"  item_ids elements with an exact source: {self.elements[0]}/{self.elements[1]}",
@@ -118,7 +118,9 @@ def compile_returns(work: Path, count: int = 8) -> ReturnFigures:
     episodes = list(normalize_stream(import_tau_bench(path).episodes))
     kept, held = holdout_split(episodes, 1)
     result = compile_normalized(kept, name="retail_returns")
-    spec = next(c.spec for a in result.compiled.actions for c in a.choices if c.argument == "item_ids")
+    spec = next(
+        c.spec for a in result.compiled.actions for c in a.choices if c.argument == "item_ids"
+    )
     selection = next((str(r.node["signature"]) for r in result.compiled.residuals
                       if any(o.endswith("indexes") for o in r.outputs)), "-")  # fmt: skip
     steps = [s for e in episodes for s in e.ok_steps() if "item_ids" in s.element_sources]

@@ -151,4 +151,3 @@ def offline_teacher(choice: GoldChoice) -> FunctionModel:
         return _answer(choice, str(messages[0].content or ""))
 
     return FunctionModel(answer)
-

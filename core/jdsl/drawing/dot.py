@@ -20,7 +20,12 @@ from jdsl.errors import MissingDependencyError
 from jdsl.ir.walk import as_ir, labelled_children, structural_ids
 
 __all__ = [
-    "LEGEND_TEXT", "NODE_STYLE", "NOT_RUN_STYLE", "STATUS_COLOURS", "legend_entries", "node_statuses",
+    "LEGEND_TEXT",
+    "NODE_STYLE",
+    "NOT_RUN_STYLE",
+    "STATUS_COLOURS",
+    "legend_entries",
+    "node_statuses",
     "tree_dot",
 ]
 
@@ -66,9 +71,7 @@ LEGEND_TEXT: dict[str, str] = {"not_taken": "failed, recovered", "not_run": "not
 """Legend wording where a status key is not plain English."""
 
 
-def node_statuses(
-    events: Iterable[Mapping[str, Any]], upto: int | None = None
-) -> dict[str, str]:
+def node_statuses(events: Iterable[Mapping[str, Any]], upto: int | None = None) -> dict[str, str]:
     """The status of every node in a run, by node id, from ``node.enter``/``node.exit``.
 
     Args:
@@ -165,10 +168,12 @@ def legend_entries(statuses: Mapping[str, str]) -> list[tuple[str, str, str, str
     """``(status, fill, ink, text)`` per legend swatch: the usual statuses, any other status
     the run has, and "not run". Every renderer (SVG label, HTML outline) draws these."""
     shown = list(_LEGEND_ALWAYS) + sorted(set(statuses.values()) - set(_LEGEND_ALWAYS))
-    entries = [(s, STATUS_COLOURS.get(s, "#ffffff"), "#000000", LEGEND_TEXT.get(s, s))
-               for s in shown]
-    entries.append(("not_run", NOT_RUN_STYLE["fillcolor"], NOT_RUN_STYLE["fontcolor"],
-                    LEGEND_TEXT["not_run"]))
+    entries = [
+        (s, STATUS_COLOURS.get(s, "#ffffff"), "#000000", LEGEND_TEXT.get(s, s)) for s in shown
+    ]
+    entries.append(
+        ("not_run", NOT_RUN_STYLE["fillcolor"], NOT_RUN_STYLE["fontcolor"], LEGEND_TEXT["not_run"])
+    )
     return entries
 
 
@@ -216,8 +221,13 @@ def tree_dot(
 
     draw(ir)
     if statuses and legend:
-        graph.attr(label=_legend(statuses), labelloc="b", labeljust="l", fontsize="10",
-                   fontname="Helvetica")
+        graph.attr(
+            label=_legend(statuses),
+            labelloc="b",
+            labeljust="l",
+            fontsize="10",
+            fontname="Helvetica",
+        )
     return str(graph.source)
 
 

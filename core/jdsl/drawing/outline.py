@@ -49,7 +49,7 @@ def legend_html(statuses: Mapping[str, str]) -> str:
     """The status legend as HTML (a swatch per :func:`jdsl.drawing.legend_entries` entry)."""
     swatches = "".join(
         f'<span class="jdsl-legend-{status}" style="background:{fill};color:{ink};'
-        f'border:1px {"dashed" if status == "not_run" else "solid"} #777;padding:0 4px;'
+        f"border:1px {'dashed' if status == 'not_run' else 'solid'} #777;padding:0 4px;"
         f'margin-left:4px;border-radius:2px">{html.escape(text)}</span>'
         for status, fill, ink, text in legend_entries(statuses)
     )
@@ -74,8 +74,7 @@ def drawing_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
     rendered = render_svg(source)
     if rendered.svg is not None:
         svg = rendered.svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
-        return (f'<div class="jdsl-drawing" data-renderer="{rendered.renderer}">{svg}'
-                f"{legend}</div>")
+        return f'<div class="jdsl-drawing" data-renderer="{rendered.renderer}">{svg}{legend}</div>'
     return _fallback(tree, statuses, source, list(rendered.problems), legend)
 
 

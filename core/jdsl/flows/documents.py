@@ -145,9 +145,7 @@ def markdown_sections(text: str, *, source: str, max_level: int = 3) -> list[Doc
     if not (isinstance(text, str) and isinstance(source, str) and source) or max_level not in range(
         1, 7
     ):
-        raise RetrievalError(
-            "markdown_sections needs text, a nonempty source and max_level in 1-6"
-        )
+        raise RetrievalError("markdown_sections needs text, a nonempty source and max_level in 1-6")
     sections: list[tuple[list[str], list[str]]] = [([], [])]  # (heading path, lines)
     path: list[str] = []
     fenced = False

@@ -272,7 +272,9 @@ class SqliteFtsRetriever:
         docs = [as_document(d, where=f"document {i}") for i, d in enumerate(documents)]
         for doc in docs:
             fields = (doc.id, doc.title, doc.content, doc.source or "")
-            problem = next(filter(None, (_text_problem(f, f"document {doc.id!r}") for f in fields)), None)
+            problem = next(
+                filter(None, (_text_problem(f, f"document {doc.id!r}") for f in fields)), None
+            )
             if problem:
                 raise RetrievalError(f"{problem}; fix the text", document_id=doc.id)
         added = 0
@@ -360,7 +362,9 @@ class SqliteFtsRetriever:
                 "use query_syntax='words' for free text"
             ) from None
         except self._db.DatabaseError as exc:
-            raise RetrievalError(f"the index {Path(self.path).name} cannot be used ({exc})") from None
+            raise RetrievalError(
+                f"the index {Path(self.path).name} cannot be used ({exc})"
+            ) from None
         return [
             Document(id=i, title=t, content=c, source=s, metadata=_metadata(m, i), score=-r)
             for i, t, c, s, m, r in rows
@@ -383,7 +387,11 @@ class SqliteFtsRetriever:
                     "SELECT id, title, content, source, metadata FROM documents WHERE rowid = ?",
                     (rowid,),
                 ).fetchone()
-                found.append(Document(id=i, title=t, content=c, source=s, metadata=_metadata(m, i), score=-rank))
+                found.append(
+                    Document(
+                        id=i, title=t, content=c, source=s, metadata=_metadata(m, i), score=-rank
+                    )
+                )
         return found
 
     def get(self, document_id: str) -> Document | None:

@@ -184,7 +184,7 @@ class Conversation:
                 raise ValueError(f"the episode's {name} must be an object")
         for tool in self.tools:
             if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
-                raise ValueError("each tool definition must be an object with a \"name\" string")
+                raise ValueError('each tool definition must be an object with a "name" string')
         reward = self.reward
         if reward is not None and (
             isinstance(reward, bool) or not isinstance(reward, int | float)
@@ -291,7 +291,10 @@ def conversation_events(conversation: Conversation, sink: TraceSink) -> list[Tra
         },
     )
     if conv.reward is not None:
-        outcome = {"reward": conv.reward, **({} if conv.passed is None else {"passed": conv.passed})}
+        outcome = {
+            "reward": conv.reward,
+            **({} if conv.passed is None else {"passed": conv.passed}),
+        }
         out.emit(EventKind.ENVIRONMENT_REWARD, outcome, actor="environment")
     passed = conv.passed if conv.passed is not None else conv.reward is None or conv.reward > 0
     status = conv.status or ("success" if passed else "failure")

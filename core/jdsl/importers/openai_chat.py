@@ -91,7 +91,9 @@ class ChatBuilder:
     def _call(self, call_id: str | None, function: dict[str, Any]) -> _OpenCall:
         call_id = call_id or f"call_{len(self.calls)}"
         if not isinstance(function, dict):
-            raise ValueError(f"a tool call's function must be an object, not {type(function).__name__}")
+            raise ValueError(
+                f"a tool call's function must be an object, not {type(function).__name__}"
+            )
         call = _OpenCall(call_id, function.get("name", ""), _arguments(function.get("arguments")))
         self.calls[call_id] = call
         if isinstance(call.name, str):
@@ -184,9 +186,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             row = jsondata.loads(line)
         except jsondata.JsonDataError as exc:
-            raise ImportFormatError(
-                f"not JSON ({exc})", path=path, where=f"line {number}"
-            ) from exc
+            raise ImportFormatError(f"not JSON ({exc})", path=path, where=f"line {number}") from exc
         if not isinstance(row, dict) or not isinstance(row.get("messages"), list):
             raise ImportFormatError(
                 'expected an object with a "messages" list', path=path, where=f"line {number}"

@@ -179,7 +179,9 @@ def _messages(llm: Sequence[OtlpSpan], tools: Sequence[OtlpSpan]) -> list[dict[s
     and the other tool spans as calls of their own, all in start order."""
     segments = _segments(llm)
     calls = [c for _, seg in segments for m in seg for c in m.get("tool_calls") or []]
-    answered = {m.get("tool_call_id") for _, seg in segments for m in seg if m.get("role") == "tool"}
+    answered = {
+        m.get("tool_call_id") for _, seg in segments for m in seg if m.get("role") == "tool"
+    }
     results: dict[str, str] = {}
     for span in tools:
         call, result = _tool_call(span)
@@ -209,7 +211,9 @@ def _with_results(messages: list[dict[str, Any]], results: dict[str, str]) -> li
         out.append(message)
         for call in message.get("tool_calls") or []:
             if call["id"] in results and not _answered_later(messages, call["id"]):
-                out.append({"role": "tool", "tool_call_id": call["id"], "content": results.pop(call["id"])})
+                out.append(
+                    {"role": "tool", "tool_call_id": call["id"], "content": results.pop(call["id"])}
+                )
     return out
 
 
@@ -250,7 +254,9 @@ def _conversation(tree: _Tree, agent: OtlpSpan, episode_id: str, capture_id: str
             "trace_id": agent.trace_id,
         },
         system=system,
-        tools=next((tool_definitions(s.attributes) for s in llm if tool_definitions(s.attributes)), []),
+        tools=next(
+            (tool_definitions(s.attributes) for s in llm if tool_definitions(s.attributes)), []
+        ),
         turns=turns,
         reward=meta.get("reward"),
         status=attrs.get("jdsl.status") or ("error" if agent.status == "ERROR" else None),

@@ -65,9 +65,7 @@ def _openinference(attributes: Mapping[str, Any], prefix: str) -> list[Message]:
     for fields in _indexed(attributes, prefix):
         content = fields.get("message.content")
         if content is None:
-            texts = _indexed(
-                {k.removeprefix("message."): v for k, v in fields.items()}, "contents"
-            )
+            texts = _indexed({k.removeprefix("message."): v for k, v in fields.items()}, "contents")
             content = "".join(str(t.get("message_content.text") or "") for t in texts)
         calls = [
             _call(c.get("tool_call.id"), c.get("tool_call.function.name"),

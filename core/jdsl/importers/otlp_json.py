@@ -100,7 +100,9 @@ def _hex_id(raw: Any, size: int, what: str) -> str:
     except (binascii.Error, ValueError):
         decoded = b""
     if len(decoded) != size:
-        raise ValueError(f"{what} {text!r} is neither {2 * size} hex digits nor base64 of {size} bytes")
+        raise ValueError(
+            f"{what} {text!r} is neither {2 * size} hex digits nor base64 of {size} bytes"
+        )
     return decoded.hex()
 
 

@@ -82,7 +82,9 @@ class ParsedRun:
 def _require(row: Mapping[str, Any], key: str, kinds: type | tuple[type, ...], where: str) -> Any:
     value = row.get(key)
     if not isinstance(value, kinds) or isinstance(value, bool):
-        names = kinds.__name__ if isinstance(kinds, type) else " or ".join(k.__name__ for k in kinds)
+        names = (
+            kinds.__name__ if isinstance(kinds, type) else " or ".join(k.__name__ for k in kinds)
+        )
         raise RunFormatError(f"{where}{key}", f"expected {names}, got {type(value).__name__}")
     return value
 
@@ -163,7 +165,9 @@ def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn
 def _message(traj: Sequence[Any], i: int) -> tuple[str, str]:
     message = traj[i]
     if not isinstance(message, Mapping):
-        raise RunFormatError(f"traj.{i}", f"expected a message object, got {type(message).__name__}")
+        raise RunFormatError(
+            f"traj.{i}", f"expected a message object, got {type(message).__name__}"
+        )
     role, content = message.get("role"), message.get("content")
     if role not in ("system", "user", "assistant"):
         raise RunFormatError(
@@ -236,7 +240,9 @@ def _assistant_action(
     return i
 
 
-def as_action_traj(traj: Sequence[Mapping[str, Any]], *, react: bool = False) -> list[dict[str, Any]]:
+def as_action_traj(
+    traj: Sequence[Mapping[str, Any]], *, react: bool = False
+) -> list[dict[str, Any]]:
     """A ``tool-calling`` traj in the shape tau-bench's ``act`` (or ``react``) agent writes.
 
     Each tool call becomes an assistant message ``Action:\n{"name", "arguments"}`` (``react``:

@@ -83,7 +83,9 @@ def check_schema(schema: Any, *, where: str = "schema") -> None:
     if isinstance(schema, bool):
         return
     if not isinstance(schema, Mapping):
-        raise UnsafeSchemaError(f"{where} must be a JSON Schema object, not {type(schema).__name__}")
+        raise UnsafeSchemaError(
+            f"{where} must be a JSON Schema object, not {type(schema).__name__}"
+        )
     outside = external_references(schema)
     if outside:
         raise UnsafeSchemaError(
@@ -137,7 +139,11 @@ def safe_validator(schema: Mapping[str, Any] | bool) -> Any:
     from jsonschema import validators
     from referencing import Registry
 
-    base = validators.validator_for(schema, default=_default()) if isinstance(schema, Mapping) else _default()
+    base = (
+        validators.validator_for(schema, default=_default())
+        if isinstance(schema, Mapping)
+        else _default()
+    )
     cls = validators.extend(
         base,
         {
@@ -169,8 +175,7 @@ def _nodes(root: Mapping[str, Any], where: str) -> Iterator[tuple[str, Mapping[s
         count += 1
         if depth > MAX_DEPTH or count > MAX_NODES:
             raise UnsafeSchemaError(
-                f"{where} nests deeper than {MAX_DEPTH} or holds more than {MAX_NODES} "
-                "subschemas",
+                f"{where} nests deeper than {MAX_DEPTH} or holds more than {MAX_NODES} subschemas",
                 where=pointer,
             )
         _check_node(root, anchors, node, pointer, where)

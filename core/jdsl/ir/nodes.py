@@ -89,7 +89,9 @@ class NodeChecker:
         label = f"{shown} {preview(node.get('id') or where, 200)}"
         if not isinstance(kind, str) or kind not in NODE_FIELDS:
             known = ", ".join(sorted(NODE_FIELDS))
-            self.problems.append(f"{where}: unknown node kind {preview(kind)}; known kinds: {known}")
+            self.problems.append(
+                f"{where}: unknown node kind {preview(kind)}; known kinds: {known}"
+            )
             return
         problems: list[str] = []
         unknown = sorted(set(node) - NODE_FIELDS[kind])
@@ -284,7 +286,9 @@ def _args_problems(args: Any) -> list[str]:
         if isinstance(spec, dict) and set(spec) == {"ref"}:
             problems += _path_problems(spec["ref"], f"argument {preview(name)}")
         elif not (isinstance(spec, dict) and set(spec) == {"const"}):
-            problems.append(f'argument {preview(name)} must be {{"ref": path}} or {{"const": value}}')
+            problems.append(
+                f'argument {preview(name)} must be {{"ref": path}} or {{"const": value}}'
+            )
     return problems
 
 

@@ -67,7 +67,9 @@ NODE_FIELDS: Mapping[str, frozenset[str]] = types.MappingProxyType(
 )
 """Node kind -> the fields its IR may carry (docs/ARCHITECTURE.md, "Nodes are the IR")."""
 
-_ANY_SLOTS: tuple[str, ...] = tuple(dict.fromkeys(s for slots in CHILD_SLOTS.values() for s in slots))
+_ANY_SLOTS: tuple[str, ...] = tuple(
+    dict.fromkeys(s for slots in CHILD_SLOTS.values() for s in slots)
+)
 """Every slot name some kind has: how a dict of unknown kind is walked (e.g. while validating)."""
 
 

@@ -344,7 +344,9 @@ def _parsed_json_turn(turn: ModelTurn, *, count: int) -> ModelTurn:
             name=value["name"],
             arguments=arguments if isinstance(arguments, dict) else {},
         )
-        return turn.model_copy(update={"text": "", "tool_calls": (call,), "finish_reason": "tool_call"})
+        return turn.model_copy(
+            update={"text": "", "tool_calls": (call,), "finish_reason": "tool_call"}
+        )
     if isinstance(value, dict) and "answer" in value:
         answer = value["answer"]
         text = answer if isinstance(answer, str) else json.dumps(answer)

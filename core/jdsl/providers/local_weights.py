@@ -189,8 +189,7 @@ def _joined(weights: LocalWeights, files: list[Path]) -> Path:
         raise MissingWeightsError(
             weights.parts[0][0],
             weights.install,
-            f"and its parts join to sha256 {digest.hexdigest()}, not the pinned "
-            f"{weights.sha256}",
+            f"and its parts join to sha256 {digest.hexdigest()}, not the pinned {weights.sha256}",
         )
     partial.replace(target)
     return target

@@ -133,9 +133,12 @@ class OpenAIModel(SDKModel):
         model: str,
         response_schema: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": model, "messages": to_openai_messages(
-            system, messages, tool_call_content=self.tool_call_content
-        )}
+        body: dict[str, Any] = {
+            "model": model,
+            "messages": to_openai_messages(
+                system, messages, tool_call_content=self.tool_call_content
+            ),
+        }
         if tools:
             body["tools"] = [
                 {

@@ -70,7 +70,7 @@ def _split(address: str, *, ports: bool = True) -> tuple[str, list[str]]:
         host, colon, port = authority.partition(":")
         if ports and colon and port and not port.isdigit() and not authority.startswith("["):
             secrets.append(port)
-            rest = f"{host}:{PLACEHOLDER}{rest[len(authority):]}"
+            rest = f"{host}:{PLACEHOLDER}{rest[len(authority) :]}"
     cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=-1)
     if cut >= 0:
         tail = rest[cut:]

@@ -335,14 +335,23 @@ class RunContext:
         return value
 
     def write(
-        self, key: str, value: Any, node: Node, *, source: str | None = None,
+        self,
+        key: str,
+        value: Any,
+        node: Node,
+        *,
+        source: str | None = None,
         index: int | None = None,
     ) -> None:
         """Store ``value`` under ``key`` with ``node`` as its writer (``source`` / ``index``:
         the path and loop pass a for_each's item came from)."""
         node_id, label = self.names(node)
         self.blackboard.set(
-            key, value, writer_id=node_id or node.kind, writer_label=label, source=source,
+            key,
+            value,
+            writer_id=node_id or node.kind,
+            writer_label=label,
+            source=source,
             index=index,
         )
 

@@ -177,7 +177,9 @@ class Action(_Bound):
             ctx.write(self.store, result, self)
         return Status.SUCCESS
 
-    def _trace_started(self, ctx: RunContext, events: NodeEvents, kwargs: dict[str, Any]) -> int | None:
+    def _trace_started(
+        self, ctx: RunContext, events: NodeEvents, kwargs: dict[str, Any]
+    ) -> int | None:
         calling = (events.tool or events.tool_call(self.tool, self.store))[0]
         return ctx.trace(
             "tool.call.started", Filled(calling, jsonable(kwargs)) if kwargs else calling.empty
@@ -315,7 +317,9 @@ def _check_nesting(expr: Any) -> None:
         logical = is_expr and op in ("and", "or", "not")
         if logical and depth >= MAX_EXPRESSION_DEPTH:
             limit = MAX_EXPRESSION_DEPTH
-            raise ValidationError([f"the expression nests deeper than {limit} levels of and/or/not"])
+            raise ValidationError(
+                [f"the expression nests deeper than {limit} levels of and/or/not"]
+            )
         if isinstance(node, Mapping):
             for value in node.values():
                 if logical and op != "not" and isinstance(value, list):

@@ -72,18 +72,20 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return {}
 
 
-JSON_TYPES: Mapping[Any, str] = types.MappingProxyType({
-    str: "string",
-    int: "integer",
-    float: "number",
-    bool: "boolean",
-    list: "array",
-    tuple: "array",
-    set: "array",
-    frozenset: "array",
-    dict: "object",
-    type(None): "null",
-})
+JSON_TYPES: Mapping[Any, str] = types.MappingProxyType(
+    {
+        str: "string",
+        int: "integer",
+        float: "number",
+        bool: "boolean",
+        list: "array",
+        tuple: "array",
+        set: "array",
+        frozenset: "array",
+        dict: "object",
+        type(None): "null",
+    }
+)
 """Python type -> the JSON Schema ``type`` that describes it (the one table of JSON types)."""
 
 

@@ -110,7 +110,12 @@ class ScopedContext(RunContext):
             return self.parent.read(path, node)
 
     def write(
-        self, key: str, value: Any, node: Node, *, source: str | None = None,
+        self,
+        key: str,
+        value: Any,
+        node: Node,
+        *,
+        source: str | None = None,
         index: int | None = None,
     ) -> None:
         """The parent's :meth:`RunContext.write`; dropped once abandoned."""

@@ -166,9 +166,7 @@ class _Walk:
     def fork(self, fork: Fork, skip: frozenset[str]) -> None:
         em = self.em
         firsts = [arm.strands[0] for arm in fork.arms]
-        per_arm = [
-            {d.node_id: d for d in _decisions_at(s.where())} for s in firsts
-        ]
+        per_arm = [{d.node_id: d for d in _decisions_at(s.where())} for s in firsts]
         shared = [d for k, d in per_arm[0].items()
                   if k not in skip and all(k in p for p in per_arm[1:])]  # fmt: skip
         em.decisions(shared, em.scope)

@@ -31,7 +31,13 @@ from jdsl.envs.tau_retail.env import RetailEnv
 from jdsl.errors import ToolError
 from jdsl.interaction.tools import Tool, tool
 
-__all__ = ["CAPABILITY_PREFIX", "RetailToolError", "capability_tools", "structured_result", "tree_tools"]
+__all__ = [
+    "CAPABILITY_PREFIX",
+    "RetailToolError",
+    "capability_tools",
+    "structured_result",
+    "tree_tools",
+]
 
 CAPABILITY_PREFIX = "retail."
 """Logical capability ids of the retail tools: ``retail.<tool name>``."""
