@@ -39,8 +39,10 @@ LIVE_CSS = (
 
 ORPHAN_CSS = (
     "<style>"
-    f".jp-OutputArea:has(.{FALLBACK_CLASS}) .jupyter-widgets:not(.{LIVE_CLASS}):not(:has(*)),"
+    f".jp-OutputArea:has(.{FALLBACK_CLASS}) .jupyter-widgets:not(.{LIVE_CLASS}):not(:has(*))"
+    f":not(.{LIVE_CLASS} *):not(button),"
     f".output:has(.{FALLBACK_CLASS}) .jupyter-widgets:not(.{LIVE_CLASS}):not(:has(*))"
+    f":not(.{LIVE_CLASS} *):not(button)"
     "{display:none}"
     "</style>"
 )
@@ -48,7 +50,7 @@ ORPHAN_CSS = (
 JupyterLab / Notebook 7 write "Error displaying widget: model not found" as the text of an
 empty ``.jupyter-widgets`` node in the widget's output. In a cell with a static view that node
 is hidden: the reader sees the static view alone. A live widget renders children into the
-node, so it is never hidden."""
+node, and nothing inside a live widget (a step button has no child element either) is hidden."""
 
 
 class StaticFallbackBox(w.VBox):
