@@ -15,6 +15,7 @@ import secrets
 import ipywidgets as w
 from jdsl.compiler.stepdiff import StepDiff, diff_html, diff_text
 
+from jdsl_nb.widgets._keys import StepKeys
 from jdsl_nb.widgets._static import LIVE_CSS, StaticFallbackBox
 
 __all__ = ["DiffView"]
@@ -48,8 +49,9 @@ class DiffView(StaticFallbackBox):
         self.to_fallback.on_click(lambda _: self._go(diff.fallback[0] if diff.fallback else None))
         self.slider.observe(lambda _: self._refresh(), names="value")
         self._refresh()
+        self.step_keys = StepKeys(self.slider)
         super().__init__(children=[self.cursor, w.HBox([self.slider, self.to_first,
-                                                        self.to_fallback]),
+                                                        self.to_fallback, self.step_keys]),
                                    self.table, self.detail])  # fmt: skip
 
     def _go(self, index: int | None) -> None:

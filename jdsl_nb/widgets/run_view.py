@@ -1,6 +1,6 @@
 """RunView: one run, live in the notebook (ipywidgets 8), with a step-through debugger.
 
-The step slider (and its ←/→ keys once focused) drives the whole view: the tree drawing
+The step slider (and the ←/→ keys anywhere in the view, :mod:`jdsl_nb.widgets._keys`) drives the whole view: the tree drawing
 coloured as of step N (entered, running, success, failure so far; the current node outlined in
 blue), a cursor on the timeline by node, the events around N, the event at N in full (prompt,
 raw model output, tool arguments and result) and the blackboard as of N. Buttons jump to the
@@ -25,6 +25,7 @@ from jdsl_nb._html import CSS, esc, preview
 from jdsl_nb.rundata import RunData
 from jdsl_nb.stepping import JUMP_KINDS, StepIndex, step_css
 from jdsl_nb.timeline import blackboard_at, event_node, event_summary
+from jdsl_nb.widgets._keys import StepKeys
 from jdsl_nb.widgets._static import LIVE_CSS, StaticFallbackBox
 from jdsl_nb.widgets._values import ValueInspector, truncated_entries
 
@@ -147,7 +148,14 @@ class RunView(StaticFallbackBox):
                 ("next ▶", 1, "next of the kind"),
             )
         ]
-        return w.VBox([w.HBox([self.slider, *moves]), w.HBox([self.jump_kind, *jumps]), self.now])
+        self.step_keys = StepKeys(self.slider)
+        return w.VBox(
+            [
+                w.HBox([self.slider, *moves, self.step_keys]),
+                w.HBox([self.jump_kind, *jumps]),
+                self.now,
+            ]
+        )
 
     def _button(self, label: str, target: Any, tooltip: str) -> w.Button:
         button = w.Button(

@@ -225,3 +225,50 @@ def test_a_reopened_notebook_hides_the_model_not_found_error_next_to_the_static_
     assert html.startswith(f'<div class="{FALLBACK_CLASS}">{ORPHAN_CSS}')
     assert ".jupyter-widgets:not(.jdsl-live-view):not(:has(*))" in ORPHAN_CSS
     assert "{display:none}" in ORPHAN_CSS
+
+
+def _step_keys(view: w.Widget) -> list[w.Widget]:
+    from jdsl_nb.widgets._keys import StepKeys
+
+    found, stack = [], [view]
+    while stack:
+        widget = stack.pop()
+        if isinstance(widget, StepKeys):
+            found.append(widget)
+        stack.extend(getattr(widget, "children", ()))
+    return found
+
+
+def test_the_arrow_keys_belong_to_the_run_view_in_every_front_end(run_events):
+    """Notebook 7's command-mode ← moved focus to another cell: the view carries a key widget
+    that puts lumino's suppress attribute on the view and steps the slider on ←/→."""
+    from jdsl_nb.widgets._keys import SUPPRESS_ATTRIBUTE
+    from jdsl_nb.widgets._static import LIVE_CLASS
+
+    view = RunView(run_events)
+    (keys,) = _step_keys(view)
+    assert keys.slider is view.slider
+    assert SUPPRESS_ATTRIBUTE in keys._esm and f"closest('.{LIVE_CLASS}')" in keys._esm
+    view.slider.value = 3
+    keys._on_message(keys, {"step": 1}, [])
+    keys._on_message(keys, {"step": 1}, [])
+    assert view.slider.value == 5 and "step 5 of" in view.now.value
+    keys._on_message(keys, {"step": -1}, [])
+    keys._on_message(keys, {"step": 40}, [])  # not a key press: ignored
+    assert view.slider.value == 4
+    view.slider.value = view.slider.max
+    keys.press(1)
+    assert view.slider.value == view.slider.max
+
+
+def test_the_diff_view_steps_on_the_arrow_keys_too():
+    from jdsl.compiler.stepdiff import step_diff
+
+    from jdsl_nb.widgets import DiffView
+    from tests.nb.lesson_diff import compiled, held_out_normalized
+
+    view = DiffView(step_diff(compiled().package.ir, held_out_normalized()[0]))
+    (keys,) = _step_keys(view)
+    view.slider.value = 0
+    keys._on_message(keys, {"step": 1}, [])
+    assert view.slider.value == min(1, view.slider.max)
