@@ -10,6 +10,7 @@ browser is a failure).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,16 +58,15 @@ def _wait_for(url: str, deadline_s: float) -> None:
     raise TimeoutError(f"JupyterLab did not answer at {url}")
 
 
-@pytest.fixture(params=[NOTEBOOK, TUTORIAL], ids=["smoke", "tutorial01"])
-def lab(request, tmp_path):
-    """A JupyterLab server on 127.0.0.1 with a token, serving a copy of the notebook."""
+@contextlib.contextmanager
+def _server(tmp_path: Path, app: str) -> Iterator[str]:
+    """``jupyterlab`` or ``notebook`` (Notebook 7) on 127.0.0.1 with a token over ``tmp_path``:
+    yields the page URL prefix for a notebook name (``{base}/NAME?token=...``)."""
     if not Path(CHROMIUM).exists() and os.environ.get("CI") != "true":
         pytest.skip("chromium is not installed (apt-get install chromium)")
     pytest.importorskip("playwright.sync_api")
-    notebook = request.param
-    shutil.copy(notebook, tmp_path / notebook.name)
     news = tmp_path / "cfg" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
-    news.mkdir(parents=True)
+    news.mkdir(parents=True, exist_ok=True)
     (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
     port, token = _free_port(), secrets.token_hex(16)
     env = dict(
@@ -77,32 +78,45 @@ def lab(request, tmp_path):
     command = [
         sys.executable,
         "-m",
-        "jupyterlab",
+        app,
         "--no-browser",
         "--ip=127.0.0.1",
         f"--port={port}",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={tmp_path}",
-        "--LabApp.news_url=",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
+    if app == "jupyterlab":
+        command += [
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     server = subprocess.Popen(
         command,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=(tmp_path / "lab.log").open("wb"),
+        stderr=(tmp_path / f"{app}.log").open("wb"),
     )
     try:
         _wait_for(f"http://127.0.0.1:{port}/api/status?token={token}", 60)
-        yield notebook, f"http://127.0.0.1:{port}/lab/tree/{notebook.name}?token={token}"
+        path = "lab/tree" if app == "jupyterlab" else "notebooks"
+        yield f"http://127.0.0.1:{port}/{path}/{{name}}?token={token}"
     finally:
         server.terminate()
         try:
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.fixture(params=[NOTEBOOK, TUTORIAL], ids=["smoke", "tutorial01"])
+def lab(request, tmp_path):
+    """A JupyterLab server on 127.0.0.1 with a token, serving a copy of the notebook."""
+    notebook = request.param
+    shutil.copy(notebook, tmp_path / notebook.name)
+    with _server(tmp_path, "jupyterlab") as url:
+        yield notebook, url.format(name=notebook.name)
 
 
 def _run_all(page) -> None:
@@ -253,3 +267,122 @@ def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_e
     for left, right, top, parent_top in seen["svgs"]:
         assert left >= 0 and right <= 870, seen
         assert top - parent_top < 5, seen  # the drawing starts at the top of its box
+
+
+def _open(pw, url: str):
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url, timeout=60_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    return browser, page
+
+
+def _kernel_ready(page, url: str) -> None:
+    """Wait until the server's kernel is idle and the page is connected to it (Notebook 7 shows
+    no "Idle" text: a Run All sent before the kernel connects is lost)."""
+    import json
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(url)
+    token = parse_qs(parts.query)["token"][0]
+    api = f"{parts.scheme}://{parts.netloc}/api/kernels?token={token}"
+    end = time.monotonic() + 90
+    while time.monotonic() < end:
+        with urllib.request.urlopen(api, timeout=5) as answer:  # noqa: S310 - loopback only
+            if any(k.get("execution_state") == "idle" for k in json.load(answer)):
+                break
+        time.sleep(0.5)
+    page.wait_for_function(
+        "() => { const s = document.querySelector('.jp-NotebookKernelStatus');"
+        " return s && !/Initializing|Connecting|Starting/.test(s.innerText) }",
+        timeout=60_000,
+    )
+    page.wait_for_timeout(1_000)
+
+
+def _is_focused(locator) -> bool:
+    return bool(locator.evaluate("el => el === document.activeElement"))
+
+
+def test_arrow_keys_step_the_run_view_in_notebook_7(tmp_path):
+    """Notebook 7 handles keys before the page does and binds ← / → in command mode to moving
+    between cells: pressed on the step slider they took the focus to another cell. Now → twice
+    on the slider moves the step twice and the focus stays; ← on a step button steps back."""
+    from playwright.sync_api import expect, sync_playwright
+
+    shutil.copy(TUTORIAL, tmp_path / TUTORIAL.name)
+    with _server(tmp_path, "notebook") as url, sync_playwright() as pw:
+        browser, page = _open(pw, url.format(name=TUTORIAL.name))
+        try:
+            _kernel_ready(page, url)
+            page.get_by_role("menuitem", name="Run", exact=True).click()
+            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+            view = page.locator(".jdsl-run-view").first
+            now = view.locator(".jdsl-step-now")
+            expect(view).to_have_attribute("data-lm-suppress-shortcuts", "true", timeout=120_000)
+            handle = view.locator(".jdsl-step-slider .noUi-handle").first
+            handle.focus()
+            page.keyboard.press("Home")
+            expect(now).to_contain_text("step 0 of", timeout=30_000)
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowRight")
+            expect(now).to_contain_text("step 2 of", timeout=30_000)
+            assert _is_focused(handle), page.evaluate("document.activeElement.className")
+            button = view.locator(".jdsl-step-button:has-text('›')").first
+            button.click()
+            expect(now).to_contain_text("step 3 of", timeout=30_000)
+            page.keyboard.press("ArrowLeft")
+            expect(now).to_contain_text("step 2 of", timeout=30_000)
+            assert _is_focused(button), page.evaluate("document.activeElement.className")
+            assert page.locator(".jp-MarkdownHeadingCollapsed").count() == 0
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def executed_tutorial(tmp_path_factory) -> Path:
+    """Tutorial 01 run by nbclient and saved with its widget state, as a teacher saves it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    folder = tmp_path_factory.mktemp("saved")
+    nb = nbformat.read(TUTORIAL, as_version=4)
+    NotebookClient(
+        nb,
+        timeout=180,
+        kernel_name="python3",
+        store_widget_state=True,
+        resources={"metadata": {"path": str(TUTORIAL.parent)}},
+    ).execute()
+    path = folder / TUTORIAL.name
+    nbformat.write(nb, path)
+    return path
+
+
+_ERROR_SHOWN = (
+    "() => [...document.querySelectorAll('.jp-OutputArea-output')].filter(el =>"
+    " el.innerText.includes('Error displaying widget') && el.checkVisibility()).length"
+)
+
+
+@pytest.mark.parametrize("app", ["jupyterlab", "notebook"])
+def test_a_reopened_saved_notebook_shows_the_static_view_without_an_error(
+    app, executed_tutorial, tmp_path
+):
+    """The executed, saved tutorial opened again without running it: no "Error displaying
+    widget: model not found" is visible and the static run view is shown."""
+    from playwright.sync_api import expect, sync_playwright
+
+    shutil.copy(executed_tutorial, tmp_path / TUTORIAL.name)
+    with _server(tmp_path, app) as url, sync_playwright() as pw:
+        browser, page = _open(pw, url.format(name=TUTORIAL.name))
+        try:
+            static = page.locator(".jdsl-widget-fallback svg").first
+            static.scroll_into_view_if_needed(timeout=60_000)
+            expect(static).to_be_visible(timeout=60_000)
+            widget_outputs = page.locator(".jp-OutputArea-output:has-text('Error displaying')")
+            expect(widget_outputs.first).to_be_attached(timeout=60_000)  # the error was written
+            page.wait_for_timeout(2_000)  # every output rendered
+            assert page.evaluate(_ERROR_SHOWN) == 0
+        finally:
+            browser.close()
