@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from jdsl.cli import app
 from jdsl.package import export_jdsl
 from jdsl.trace import JsonlTraceSink
@@ -10,10 +9,6 @@ from jdsl.trace import JsonlTraceSink
 from tests.nb.lesson_diff import compiled, held_out
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
-)
 def test_show_diff_prints_the_steps_and_writes_html(runner, tmp_path) -> None:
     package = export_jdsl(compiled().package, tmp_path / "remind.jdsl")
     sink = JsonlTraceSink(tmp_path / "held.jsonl")
@@ -24,7 +19,7 @@ def test_show_diff_prints_the_steps_and_writes_html(runner, tmp_path) -> None:
                                  "--html", str(page)])  # fmt: skip
     assert result.exit_code == 1, result.output
     assert "episode held: DIVERGED at step 1" in result.stdout
-    assert ">>   1 ≠ teacher: note(student_id='s9')" in result.stdout
+    assert ">>   1 ≠ teacher: add_note(student_id='s9')" in result.stdout
     assert "1 episode(s): 0 matched, 1 diverged" in result.stdout
     assert "jdsl-diff-first" in page.read_text(encoding="utf-8")
 

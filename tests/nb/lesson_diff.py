@@ -1,4 +1,4 @@
-"""A compiled reminder package and a held-out run that takes another path (shared by the
+"""A compiled reminder package and a held-out run that takes another path (one more write) (shared by the
 diff tests of tests/nb and tests/cli)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ TEACHER = """seq
     | Which loan?
   act send_reminder(student_id=student.id, book=student.loans[$loan_index].book) -> sent
 """
-HELD_OUT = TEACHER.replace("  predict", "  act note(student_id=student.id) -> noted\n  predict")
+HELD_OUT = TEACHER.replace("  predict", "  act add_note(student_id=student.id) -> noted\n  predict")
 
 
 def get_student(student_id: str) -> dict:
@@ -25,7 +25,9 @@ def send_reminder(student_id: str, book: str) -> dict:
     return {"sent": True, "book": book}
 
 
-def note(student_id: str) -> str:
+def add_note(student_id: str) -> str:
+    """A write (a mutating verb, :func:`jdsl.package.default_effects`): the held-out run
+    differs from the compiled package in a write, so the replay diverges."""
     return "noted"
 
 
@@ -40,7 +42,7 @@ def compiled() -> CompileResult:
 
 def held_out(sink=None) -> list:
     """The held-out run's events (into ``sink`` when given)."""
-    tree = parse_behavior(HELD_OUT).bind(tools=[get_student, send_reminder, note])
+    tree = parse_behavior(HELD_OUT).bind(tools=[get_student, send_reminder, add_note])
     into = sink if sink is not None else ListTraceSink()
     tree.run(model=ScriptedModel("1"), trace_sink=into, student_id="s9", request="r",
              episode_id="held")  # fmt: skip

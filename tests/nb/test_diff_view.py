@@ -14,21 +14,17 @@ def result():
     return compiled()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
-)
 def test_a_held_out_divergence_is_aligned_by_step_with_reads_and_writes(result):
     diff = step_diff(result.package.ir, held_out_normalized()[0])
     assert not diff.matched and diff.first == 1
     assert [s.state for s in diff.steps] == ["same", "differs", "missing"]
     teacher, package = diff.steps[1].teacher, diff.steps[1].package
-    assert teacher.tool == "note" and teacher.writes == ("noted",)
+    assert teacher.tool == "add_note" and teacher.writes == ("noted",)
     assert package.tool == "send_reminder" and "student.loans[$loan_index].book" in package.reads
     assert diff.steps[0].package.writes == ("student",)
     text = diff_text(diff)
-    assert ">>   1 ≠ teacher: note(student_id='s9')" in text
-    assert "first divergence: expected note(student_id='s9')" in text
+    assert ">>   1 ≠ teacher: add_note(student_id='s9')" in text
+    assert "first divergence: expected add_note(student_id='s9')" in text
     page = diff_html(diff)
     assert "jdsl-diff-first" in page and "<script" not in page and "read student.id" in page
 
@@ -38,10 +34,6 @@ def test_a_compiled_episode_matches_step_for_step(result):
     assert diff.matched and diff.first is None and {s.state for s in diff.steps} == {"same"}
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
-)
 def test_a_fallback_node_taking_over_is_shown(result):
     from jdsl.compiler import normalize_all
     from jdsl.text import parse_behavior
@@ -50,15 +42,12 @@ def test_a_fallback_node_taking_over_is_shown(result):
     from tests.nb.lesson_diff import get_student, send_reminder
 
     ir = result.package.ir
-    children = ir["root"]["child"]["children"]
+    selector = ir["root"]["child"]  # compiled_or_fallback: the compiled flow, then the react
+    flow, *rest = selector["children"]
+    children = flow["children"]
     fallback = {"kind": "sequence", "id": "fallback_react", "children": children[1:]}
-    patched = {
-        **ir,
-        "root": {
-            **ir["root"],
-            "child": {**ir["root"]["child"], "children": [children[0], fallback]},
-        },
-    }
+    flow = {**flow, "children": [children[0], fallback]}
+    patched = {**ir, "root": {**ir["root"], "child": {**selector, "children": [flow, *rest]}}}
     tree = parse_behavior(
         "seq\n  act get_student(student_id=student_id) -> student\n"
         '  predict "request, student -> loan_index: int"\n'
@@ -73,10 +62,6 @@ def test_a_fallback_node_taking_over_is_shown(result):
     assert "fallback" in diff_text(diff) and "takes over" in diff_html(diff)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
-)
 def test_the_live_view_steps_and_jumps_to_the_first_divergence(result):
     from jdsl_nb.widgets import DiffView
 
@@ -89,10 +74,6 @@ def test_the_live_view_steps_and_jumps_to_the_first_divergence(result):
     assert "jdsl-widget-fallback" in view.static_bundle()["text/html"]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="built on path matching: since matched means the same writes (issue 24) the lesson's held-out run, which differs by a read-only note call, matches, and the compiled tree is wrapped in its fallback selector; the fixture needs a run that differs in a write (open in issue 27)",
-)
 def test_the_magic_shows_the_diverged_episodes(ip, monkeypatch, result):
     shown: list = []
     monkeypatch.setattr("jdsl_nb.magics.display", lambda obj, **kw: shown.append(obj))
