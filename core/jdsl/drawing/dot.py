@@ -205,7 +205,7 @@ def tree_dot(
         name=_escape(name or str(ir.get("name") or "behavior")),
         graph_attr={"rankdir": "LR", "nodesep": "0.15", "ranksep": "0.3", "ordering": "out"},
         node_attr={"fontname": "Helvetica", "fontsize": "11", "margin": "0.08,0.04"},
-        edge_attr={"arrowsize": "0.6", "fontsize": "9", "fontname": "Helvetica"},
+        edge_attr={"arrowsize": "0.6", "fontsize": "11", "fontname": "Helvetica"},
     )
     counter = iter(range(1 << 30))
 
@@ -225,7 +225,7 @@ def tree_dot(
             label=_legend(statuses),
             labelloc="b",
             labeljust="l",
-            fontsize="10",
+            fontsize="11",
             fontname="Helvetica",
         )
     return str(graph.source)

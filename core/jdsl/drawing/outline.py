@@ -7,6 +7,8 @@ readable offline. :func:`drawing_html` never raises, so a display hook can alway
 from __future__ import annotations
 
 import html
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +17,7 @@ from jdsl.drawing.labels import node_label, unescape_quotes
 from jdsl.drawing.svg import render_svg
 from jdsl.ir.walk import as_ir, labelled_children, structural_ids
 
-__all__ = ["drawing_html", "legend_html", "outline_html"]
+__all__ = ["MIN_LABEL_PX", "drawing_html", "legend_html", "legible_width", "outline_html"]
 
 _NO_RENDERER = "no Graphviz renderer available (install graphviz's dot or jdsl[notebook])"
 
@@ -56,11 +58,32 @@ def legend_html(statuses: Mapping[str, str]) -> str:
     return f'<div class="jdsl-legend" style="font-size:11px;margin:2px 0">status:{swatches}</div>'
 
 
+MIN_LABEL_PX = 11
+"""The smallest rendered text of a drawing, in CSS pixels."""
+
+
+def legible_width(svg: str) -> int:
+    """The CSS width (px) at which the smallest ``font-size`` of ``svg`` renders as
+    :data:`MIN_LABEL_PX` pixels: the viewBox width scaled by ``MIN_LABEL_PX / font-size`` (0 when
+    the SVG has no viewBox or no text).
+
+    >>> legible_width('<svg viewBox="0 0 1000 300"><text font-size="11.00">a</text></svg>')
+    1000
+    """
+    box = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"', svg)
+    sizes = [float(size) for size in re.findall(r'font-size="([\d.]+)"', svg)]
+    if not box or not sizes or min(sizes) <= 0:
+        return 0
+    return math.ceil(float(box.group(1)) * MIN_LABEL_PX / min(sizes))
+
+
 def drawing_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
     """Inline SVG of a tree, or its outline plus DOT source when no renderer works. Never raises.
 
-    The SVG scales down to the width of the page (``max-width:100%``); with ``statuses`` a
-    legend follows the drawing, whichever renderer drew it.
+    The SVG scales down to the width of the page (``max-width:100%``), but never so far that
+    its smallest text is under :data:`MIN_LABEL_PX` pixels (``min-width``, :func:`legible_width`):
+    a wider tree scrolls sideways inside its own box. With ``statuses`` a legend follows the
+    drawing, whichever renderer drew it.
 
     Returns:
         ``<div class="jdsl-drawing" data-renderer="dot|wasm|outline">...</div>``; the outline
@@ -73,8 +96,12 @@ def drawing_html(tree: Any, statuses: Mapping[str, str] | None = None) -> str:
         return _fallback(tree, statuses, "", [f"{type(exc).__name__}: {exc}"], legend)
     rendered = render_svg(source)
     if rendered.svg is not None:
-        svg = rendered.svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
-        return f'<div class="jdsl-drawing" data-renderer="{rendered.renderer}">{svg}{legend}</div>'
+        style = f"max-width:100%;min-width:{legible_width(rendered.svg)}px;height:auto"
+        svg = rendered.svg.replace("<svg ", f'<svg style="{style}" ', 1)
+        return (
+            f'<div class="jdsl-drawing" data-renderer="{rendered.renderer}" '
+            f'style="overflow-x:auto">{svg}{legend}</div>'
+        )
     return _fallback(tree, statuses, source, list(rendered.problems), legend)
 
 
