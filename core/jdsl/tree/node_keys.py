@@ -47,13 +47,14 @@ def _arg_text(spec: Any) -> str:
 
 
 def path_keys(path: str) -> list[str]:
-    """The blackboard keys a path reads: its first key and every ``$var`` index."""
+    """The blackboard keys a path reads: its first key and every ``$var`` index, each once
+    (the static check and the notebook's provenance both read paths so)."""
     try:
         steps = parse_path(path)
     except Exception:  # noqa: BLE001 - a malformed path is the IR validator's business
         return []
     keys = [str(steps[0][1])] if steps else []
-    return keys + [str(value) for kind, value in steps if kind == "var"]
+    return list(dict.fromkeys(keys + [str(value) for kind, value in steps if kind == "var"]))
 
 
 def read_keys(node: Node) -> list[str]:
