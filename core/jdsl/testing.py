@@ -48,13 +48,14 @@ class _Recording:
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
 
-    def _record(
+    def converse(
         self,
         system: str,
         messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        model_id: str | None,
-    ) -> None:
+        tools: Sequence[ToolSpec] = (),
+        model_id: str | None = None,
+    ) -> ModelTurn:
+        """Record the call in :attr:`calls`, then answer it."""
         self.calls.append(
             {
                 "system": system,
@@ -63,12 +64,22 @@ class _Recording:
                 "model_id": model_id,
             }
         )
+        return self._answer(system, messages, tools, model_id)
+
+    def _answer(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        model_id: str | None,
+    ) -> ModelTurn:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def generate(
         self, system: str, messages: Sequence[Message], model_id: str | None = None
     ) -> str:
         """The text of a ``converse`` without tools."""
-        return self.converse(system, messages, (), model_id).text  # type: ignore[attr-defined,no-any-return]
+        return self.converse(system, messages, (), model_id).text
 
 
 class ScriptedModel(_Recording):
@@ -87,16 +98,8 @@ class ScriptedModel(_Recording):
         script = [*replies, *(turns or ())]
         self.script: list[ModelTurn] = [_turn(r) for r in script] or [_turn("")]
 
-    def converse(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        model_id: str | None = None,
-    ) -> ModelTurn:
-        index = min(len(self.calls), len(self.script) - 1)
-        self._record(system, messages, tools, model_id)
-        return self.script[index]
+    def _answer(self, *call: Any) -> ModelTurn:
+        return self.script[min(len(self.calls) - 1, len(self.script) - 1)]
 
 
 class FunctionModel(_Recording):
@@ -112,12 +115,11 @@ class FunctionModel(_Recording):
         super().__init__()
         self.fn = fn
 
-    def converse(
+    def _answer(
         self,
         system: str,
         messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        model_id: str | None = None,
+        tools: Sequence[ToolSpec],
+        model_id: str | None,
     ) -> ModelTurn:
-        self._record(system, messages, tools, model_id)
         return _turn(self.fn(system, list(messages), list(tools), model_id))
