@@ -56,23 +56,17 @@ class _Recording:
         model_id: str | None = None,
     ) -> ModelTurn:
         """Record the call in :attr:`calls`, then answer it."""
-        self.calls.append(
-            {
-                "system": system,
-                "messages": list(messages),
-                "tools": list(tools),
-                "model_id": model_id,
-            }
-        )
-        return self._answer(system, messages, tools, model_id)
+        call = {
+            "system": system,
+            "messages": list(messages),
+            "tools": list(tools),
+            "model_id": model_id,
+        }
+        self.calls.append(call)
+        return self._answer(call)
 
-    def _answer(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        model_id: str | None,
-    ) -> ModelTurn:  # pragma: no cover - abstract
+    def _answer(self, call: dict[str, Any]) -> ModelTurn:  # pragma: no cover - abstract
+        """The turn for ``call`` (just recorded, the last of :attr:`calls`)."""
         raise NotImplementedError
 
     def generate(
@@ -98,7 +92,7 @@ class ScriptedModel(_Recording):
         script = [*replies, *(turns or ())]
         self.script: list[ModelTurn] = [_turn(r) for r in script] or [_turn("")]
 
-    def _answer(self, *call: Any) -> ModelTurn:
+    def _answer(self, call: dict[str, Any]) -> ModelTurn:
         return self.script[min(len(self.calls) - 1, len(self.script) - 1)]
 
 
@@ -115,11 +109,6 @@ class FunctionModel(_Recording):
         super().__init__()
         self.fn = fn
 
-    def _answer(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        model_id: str | None,
-    ) -> ModelTurn:
-        return _turn(self.fn(system, list(messages), list(tools), model_id))
+    def _answer(self, call: dict[str, Any]) -> ModelTurn:
+        messages, tools = list(call["messages"]), list(call["tools"])  # the fn's own lists
+        return _turn(self.fn(call["system"], messages, tools, call["model_id"]))
