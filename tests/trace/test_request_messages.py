@@ -20,6 +20,7 @@ from jdsl.trace import (
     EventKind,
     JsonlTraceSink,
     ListTraceSink,
+    Redactor,
     RequestMessages,
     RequestMessagesError,
     is_blob_marker,
@@ -206,3 +207,15 @@ def test_a_reader_fed_in_order_rebuilds_each_request_from_the_last() -> None:
         assert len(requests.messages(event)) == int(event["event_id"][1:]) + 1
     assert requests.messages(events[-1]) == list(range(500))
     assert request_messages(events[250], events) == list(range(251))  # any, in any order
+
+
+def test_a_long_text_is_scanned_once_and_still_hides_values_followed_later() -> None:
+    redactor = Redactor()
+    key = "sk-proj-" + "a" * 40
+    prompt = "Policy. " * 100 + "Escalate with code hunter2-correct-horse. " + f"Key {key}. "
+    first = redactor.redact({"system": prompt})["system"]
+    assert key not in first and "hunter2-correct-horse" in first
+    assert redactor.redact_text(prompt) is first  # remembered, not scanned again
+    redactor.redact({"password": "hunter2-correct-horse"})  # now a followed secret
+    hidden = redactor.redact({"system": prompt})["system"]
+    assert "hunter2" not in hidden and "code «redacted»." in hidden and key not in hidden

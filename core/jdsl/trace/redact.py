@@ -80,6 +80,7 @@ named; a key or token is far shorter, and a PEM key is found by its pattern)."""
 _KEEP, _HIDE, _HIDE_UNLESS_NUMBER = 0, 1, 2
 _CACHE_SIZE = 4096  # entries per cache before it is cleared
 _CACHED_TEXT = 256  # strings up to this length are cached once redacted
+_LONG_CHARS = 1 << 20  # longer ones are remembered up to this many characters in all
 
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
@@ -132,6 +133,8 @@ class Redactor:
         self._replacement = placeholder.replace("\\", "\\\\")  # literal in re.sub
         self._key_rules: dict[str, int] = {}  # key name -> _KEEP / _HIDE / _HIDE_UNLESS_NUMBER
         self._texts: dict[str, str] = {}  # short strings already redacted
+        self._long: dict[str, str] = {}  # long strings already redacted (_long_text)
+        self._long_chars = 0  # their total length
         self._followed: dict[str, None] = {}  # secret values seen, oldest first
         self._follow_re: re.Pattern[str] | None = None  # any of them; None: none seen
 
@@ -157,13 +160,28 @@ class Redactor:
         """``text`` with every secret-looking substring, and every value this redactor has
         hidden before (:meth:`follow`), replaced."""
         if len(text) > _CACHED_TEXT:
-            return self._hide_followed(self._regex.sub(self._replacement, text))
+            return self._long_text(text)
         done = self._texts.get(text)
         if done is None:
             if len(self._texts) >= _CACHE_SIZE:
                 self._texts.clear()
             done = self._hide_followed(self._regex.sub(self._replacement, text))
             self._texts[text] = done
+        return done
+
+    def _long_text(self, text: str) -> str:
+        """:meth:`redact_text` of a long text, remembered while the remembered texts total at
+        most :data:`_LONG_CHARS` characters: a system prompt sent with every model request is
+        scanned once, not once per request."""
+        done = self._long.get(text)
+        if done is None:
+            done = self._hide_followed(self._regex.sub(self._replacement, text))
+            if len(text) <= _LONG_CHARS:
+                self._long_chars += len(text)
+                if self._long_chars > _LONG_CHARS:
+                    self._long.clear()
+                    self._long_chars = len(text)
+                self._long[text] = done
         return done
 
     def follow(self, value: Any) -> None:
@@ -186,6 +204,8 @@ class Redactor:
         ordered = sorted(self._followed, key=len, reverse=True)  # the longest match wins
         self._follow_re = re.compile("|".join(map(re.escape, ordered)))
         self._texts.clear()  # answers cached before may now hide more
+        self._long.clear()
+        self._long_chars = 0
 
     def follows(self, text: str) -> bool:
         """Whether ``text`` holds a value :meth:`follow` made secret (a quick check that
