@@ -219,3 +219,24 @@ def test_a_long_text_is_scanned_once_and_still_hides_values_followed_later() -> 
     redactor.redact({"password": "hunter2-correct-horse"})  # now a followed secret
     hidden = redactor.redact({"system": prompt})["system"]
     assert "hunter2" not in hidden and "code «redacted»." in hidden and key not in hidden
+
+
+def test_otel_model_spans_carry_each_request_s_whole_list() -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from jdsl.trace.otel import trace_spans
+
+    tree, model = _adder()
+    sink = ListTraceSink()
+    tree.run(model=model, trace_sink=sink, q="2+3+4")
+    spans = [s for s in trace_spans(sink.events, capture_content=True) if s.name.startswith("chat")]
+    sent = [json.loads(s.attributes["gen_ai.input.messages"]) for s in spans]
+    assert [len(m) for m in sent] == [1, 3, 5]
+    assert [m["role"] for m in sent[-1]] == ["user", "assistant", "tool", "assistant", "tool"]
+    assert json.loads(spans[-1].attributes["input.value"]) == request_messages(
+        _requests(sink.events)[-1], sink
+    )
+    assert not any("jdsl.input.messages.partial" in s.attributes for s in spans)
+    first = _requests(sink.events)[0]
+    torn = [e for e in sink.events if e is not first]  # the first request was dropped
+    chats = [s for s in trace_spans(torn, capture_content=True) if s.name.startswith("chat")]
+    assert [s.attributes.get("jdsl.input.messages.partial") for s in chats] == [True, True]
