@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from jdsl import ModelTurn, ToolCall, react, root
+from jdsl.dsl import act, ref, seq
 from jdsl.errors import JdslError
 from jdsl.providers.replay import ReplayDivergence, ReplayModel
 from jdsl.testing import ScriptedModel
@@ -240,3 +241,32 @@ def test_otel_model_spans_carry_each_request_s_whole_list() -> None:
     torn = [e for e in sink.events if e is not first]  # the first request was dropped
     chats = [s for s in trace_spans(torn, capture_content=True) if s.name.startswith("chat")]
     assert [s.attributes.get("jdsl.input.messages.partial") for s in chats] == [True, True]
+
+
+def test_a_followed_secret_inside_an_event_id_does_not_break_the_reference(
+    tmp_path: Path,
+) -> None:
+    def pin(user: str) -> str:
+        """The user's PIN."""
+        return "000000"  # followed once stored under "password": event ids hold 000000 too
+
+    tree = root("t").do(
+        seq(act(pin, user=ref("user")) >> "password", react("user -> answer", tools=[add]))
+    )
+    model = ScriptedModel(_turn(0, "add", a=1, b=2), _turn(1, "add", a=3, b=4), "done")
+    path = tmp_path / "t.jsonl"
+    sink = JsonlTraceSink(path)
+    tree.run(model=model, trace_sink=sink, user="bob")
+    sink.close()
+    trace = read_events(path)
+    requests = _requests(trace)
+    assert "000000" in requests[-1].payload[MESSAGES_FROM]["event_id"]
+    assert len(request_messages(requests[-1], trace)) == 5
+    redactor = Redactor()
+    redactor.redact({"password": "000000"})
+    reference = {"event_id": "ab000000", "kept": 2}
+    assert redactor.redact({MESSAGES_FROM: reference, "x": "000000"}) == {
+        MESSAGES_FROM: reference,
+        "x": "«redacted»",
+    }
+    assert redactor.redact({MESSAGES_FROM: "000000"}) == {MESSAGES_FROM: "«redacted»"}

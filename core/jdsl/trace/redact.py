@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from jdsl.trace.messages import MESSAGES_FROM
+
 __all__ = [
     "DEFAULT_KEEP_KEYS",
     "DEFAULT_SECRET_PATTERNS",
@@ -83,6 +85,7 @@ _CACHED_TEXT = 256  # strings up to this length are cached once redacted
 _LONG_CHARS = 1 << 20  # longer ones are remembered up to this many characters in all
 
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_EVENT_ID = re.compile(r"[0-9a-f]{1,128}")  # a kept reference's event id (jdsl's are hex)
 
 
 class Redactor:
@@ -151,9 +154,18 @@ class Redactor:
         )
 
     def redact(self, value: Any) -> Any:
-        """A copy of ``value`` with secrets replaced; the input is never mutated."""
+        """A copy of ``value`` with secrets replaced; the input is never mutated.
+
+        A payload's ``messages_from`` reference (``{"event_id": str, "kept": int}``, see
+        :mod:`jdsl.trace.messages`) is kept as it is: an event id is not content, and a followed
+        value inside it (a PIN ``000000`` in ``...000000000c``) must not break the reference.
+        """
         if not self.enabled:
             return value
+        reference = value.get(MESSAGES_FROM) if type(value) is dict else None
+        if _is_reference(reference):
+            rest = self._walk({k: v for k, v in value.items() if k != MESSAGES_FROM}, ())
+            return {**rest, MESSAGES_FROM: reference}
         return self._walk(value, ())
 
     def redact_text(self, text: str) -> str:
@@ -326,6 +338,15 @@ def scrub(text: str, secrets: Iterable[str] = (), *, limit: int | None = None) -
             text = text.replace(secret, PLACEHOLDER)
     text = _LOOSE_REGEX.sub(PLACEHOLDER, _DEFAULT_REGEX.sub(PLACEHOLDER, text))
     return text if limit is None else text[:limit]
+
+
+def _is_reference(value: Any) -> bool:
+    """Whether ``value`` is a ``messages_from`` reference: exactly ``{"event_id": <lower-case
+    hex>, "kept": <int>}`` (anything else under the key is redacted like any value)."""
+    if type(value) is not dict or value.keys() != {"event_id", "kept"}:
+        return False
+    event_id, kept = value["event_id"], value["kept"]
+    return type(event_id) is str and _EVENT_ID.fullmatch(event_id) is not None and type(kept) is int
 
 
 def _texts_in(value: Any, depth: int = 0) -> list[str]:
