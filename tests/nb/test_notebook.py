@@ -104,7 +104,7 @@ def test_notebook_runs_headless_with_dot(tmp_path, monkeypatch):
     nb = _execute(tmp_path, monkeypatch, {"JDSL_NB_GRAPHVIZ": "auto"})
     _check(nb, "dot")
     _check_nbconvert(nb)
-    assert 'data-renderer="dot"><svg' in _static_html_export(nb)
+    assert re.search(r'data-renderer="dot"[^>]*><svg', _static_html_export(nb))
 
 
 def test_notebook_runs_headless_without_dot(tmp_path, monkeypatch):
