@@ -9,21 +9,23 @@ episode (one call per element, in order).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.emitter import Emitter, Names, Slot
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision
+from jdsl.compiler.staticize.calls import call, decisions
+from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
 from jdsl.compiler.staticize.loops import LoopSpec
 
 __all__ = ["emit_loop"]
 
 
-def _item_name(em: Emitter, spec: LoopSpec) -> str:
+def _item_name(here: Here, spec: LoopSpec) -> str:
     base = spec.argument if not spec.tail else f"{spec.argument}_item"
-    taken = em.available | em.inputs
+    taken = here.available | here.inputs
     name, n = base, 2
     while name in taken:
         name, n = f"{base}_{n}", n + 1
@@ -31,29 +33,36 @@ def _item_name(em: Emitter, spec: LoopSpec) -> str:
 
 
 def emit_loop(
-    em: Emitter, slot: Slot, names: Names, decisions: Sequence[ModelDecision], spec: LoopSpec
-) -> None:
-    """Append ``for_each`` over ``spec.head`` whose child makes the looped call."""
-    em.decisions(decisions, em.scope)
-    em.need({top_key(spec.head)})
-    item = _item_name(em, spec)
+    ev: Evidence,
+    here: Here,
+    slot: Slot,
+    names: Names,
+    found: Sequence[ModelDecision],
+    spec: LoopSpec,
+) -> Fragment:
+    """``for_each`` over ``spec.head`` whose child makes the looped call (after the decisions
+    ``found``)."""
+    b = Build(here)
+    b.add(decisions(ev, b.here, found))
+    b.add(b.here.need({top_key(spec.head)}))
+    item = _item_name(b.here, spec)
     path = f"{item}{spec.tail}"
     values = tuple(s.arguments.get(spec.argument) for s in slot.steps)
     element = ArgChoice(spec.argument, "loop", {"ref": path}, path, values)
-    outer = em.nodes
-    em.nodes = []
-    before = set(em.available)
-    em.available.add(item)
-    em.loop_items.add(item)
-    em.call(slot, names, (), em.scope, fixed={spec.argument: element})
-    body, em.nodes = em.nodes, outer
-    em.available = before  # after the loop its stores hold only the last element's result
+    inside = dataclasses.replace(b.here, sequence=(), available=b.here.available | {item},
+                                 loop_items=b.here.loop_items | {item})  # fmt: skip
+    made = call(ev, inside, slot, names, (), fixed={spec.argument: element})
+    # after the loop its stores hold only the last element's result: nothing more is available
+    b.add(dataclasses.replace(made, nodes=(), produced=frozenset(),
+                              loop_items=made.loop_items | {item}))  # fmt: skip
+    body = list(made.nodes)
     child: dict[str, Any] = (
         body[0] if len(body) == 1
-        else {"kind": "sequence", "id": em.unique(f"each_{slug(slot.tool)}_body"), "children": body}
+        else {"kind": "sequence", "id": b.id(f"each_{slug(slot.tool)}_body"), "children": body}
     )  # fmt: skip
-    node_id = em.unique(f"each_{slug(slot.tool)}_{slot.position}")
-    em.nodes.append({"kind": "for_each", "id": node_id, "items": spec.head, "item": item,
-                     "child": child})  # fmt: skip
-    em.prove(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {spec.head} "
-             f"({spec.argument} = the element{spec.tail})")  # fmt: skip
+    node_id = b.id(f"each_{slug(slot.tool)}_{slot.position}")
+    b.add(Fragment(nodes=({"kind": "for_each", "id": node_id, "items": spec.head, "item": item,
+                           "child": child},)))  # fmt: skip
+    b.add(proof(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {spec.head} "
+                f"({spec.argument} = the element{spec.tail})"))  # fmt: skip
+    return b.out
