@@ -13,7 +13,9 @@ follow the slot ("aligned" episodes):
    episode -> ``{"ref": "order.items[$item_indexes].item_id"}``; a residual decision writes
    ``item_indexes: list[int]``;
 3. ``input``: the value equals the same run input in every episode (never frozen);
-4. for an argument a model chose that the user stated in every episode: a stated ``input``;
+4. for an argument a model chose that the user stated in every episode: a stated ``input``,
+   unless the value is an element of a list in state and some run of the family (whatever its
+   outcome: :class:`StatedIndex`) made the call without the user stating it: then 5.;
 5. ``selection`` of one element: a value found only at a list position (``user.orders[2]``)
    -> ``{"ref": "user.orders[$order_index]"}``; a residual decision writes ``order_index: int``
    (a position is a choice, never a fixed index);
@@ -42,6 +44,7 @@ from jdsl.expr import parse_path
 __all__ = [
     "E2_SUPPORT",
     "ArgChoice",
+    "StatedIndex",
     "choose_argument",
     "index_key",
     "input_names",
@@ -230,6 +233,7 @@ def choose_argument(
     available: set[str] | None,
     synthesized_input: str,
     who: Callable[[], Sequence[str]] | None = None,
+    always_stated: Callable[[], bool] | None = None,
 ) -> ArgChoice:
     """Choose the representation of ``argument`` over the aligned steps of one slot (the
     order of preference in the module docstring).
@@ -242,6 +246,8 @@ def choose_argument(
         who: per step, the task or user of its episode (asked only when a constant is
             possible: a constant needs :data:`E2_SUPPORT` runs of two or more of them); None:
             not known, no constant.
+        always_stated: whether every run of the family stated the argument when it made the
+            call (:class:`StatedIndex`); None: not known (a stated value stays an input).
     """
     seen = (
         steps.memo(("observe", argument), lambda v: _observe(argument, v))
@@ -260,9 +266,10 @@ def choose_argument(
         return ArgChoice(argument, "input", {"ref": key}, key, values)
     chosen = steps[0].model_chosen
     synth = {"ref": synthesized_input}
-    if chosen and all(s.stated for s in seen):
-        return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)
     element = _element_path(argument, seen, available, index_key(argument))
+    if chosen and all(s.stated for s in seen):
+        if element is None or always_stated is None or always_stated():
+            return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)
     if element is not None:
         return element
     varies = len({stable_key(v) for v in values}) > 1
@@ -271,6 +278,29 @@ def choose_argument(
     if chosen:
         return ArgChoice(argument, "residual", synth, synthesized_input, values)
     return ArgChoice(argument, "input", synth, synthesized_input, values)
+
+
+class StatedIndex:
+    """Per ``(tool, argument)``: whether the user stated the argument's value before every
+    call of the tool in every run of a family, successful or not (built on first use, in one
+    pass over the runs): how users of the family behave, which the runs compiled from alone
+    may not show (three runs where the user typed the reservation id, a fourth where the
+    agent found it among the user's reservations)."""
+
+    def __init__(self, episodes: Iterable[Any]) -> None:
+        self._episodes = episodes
+        self._found: dict[tuple[str, str], bool] | None = None
+
+    def __call__(self, tool: str, argument: str) -> bool:
+        if self._found is None:
+            found: dict[tuple[str, str], bool] = {}
+            for episode in self._episodes:
+                for step in episode.steps:
+                    for arg in step.arguments:
+                        key = (step.logical_tool, arg)
+                        found[key] = found.get(key, True) and arg in step.stated_args
+            self._found = found
+        return self._found.get((tool, argument), False)
 
 
 def _may_freeze(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from jdsl.compiler.alternatives import Alternatives
 from jdsl.compiler.arguments import (
     ArgChoice,
+    StatedIndex,
     choose_argument,
     index_key,
     path_names,
@@ -103,6 +104,7 @@ class Emitter:
         self.name = name
         self._episodes = episodes
         self._index = {eid: i for i, eid in enumerate(episode_ids(episodes))}
+        self.stated = StatedIndex(episodes)
         self.scope: Sequence[NormEpisode] = aligned
         self.by_key = {Fact(c.type, c.claim, "", None).key: c for c in candidates}
         self.guard_index: dict[tuple[Any, Any], list[Candidate]] = {}
@@ -283,7 +285,8 @@ class Emitter:
     def argument(self, slot: Slot, arg: str, names: Names) -> ArgChoice:
         synth = names.get((slot.key, arg), arg)
         choice = choose_argument(arg, slot.steps, available=self.available,
-                                 synthesized_input=synth, who=lambda: self._who(slot))  # fmt: skip
+                                 synthesized_input=synth, who=lambda: self._who(slot),
+                                 always_stated=lambda: self.stated(slot.tool, arg))  # fmt: skip
         if choice.source == synth and synth in self.loop_items:  # not the loop's last element
             synth = f"{slug(slot.tool)}_{slot.position}_{arg}"
             choice = dataclasses.replace(choice, spec={"ref": synth}, source=synth)
