@@ -5,6 +5,10 @@ element (``<item><tail>``), every other argument is chosen over every element's 
 call slot's (:func:`jdsl.compiler.arguments.choose_argument`); the element name is available
 only inside the loop. A loop over a list of any length replays call by call against each
 episode (one call per element, in order).
+
+A loop over some elements (:attr:`LoopSpec.select`) first asks a residual decision which ones
+(``<name>_indexes: list[int]``, the 0-based indexes in the order the calls take them) and loops
+over ``<head>[$<name>_indexes]``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.emitter import Emitter, Names, Slot
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision
-from jdsl.compiler.staticize.loops import LoopSpec
+from jdsl.compiler.residualize import residualize_argument
+from jdsl.compiler.staticize.loops import LoopSpec, element_at
 
 __all__ = ["emit_loop"]
 
@@ -36,6 +41,7 @@ def emit_loop(
     """Append ``for_each`` over ``spec.head`` whose child makes the looped call."""
     em.decisions(decisions, em.scope)
     em.need({top_key(spec.head)})
+    items = _selection(em, slot, spec) if spec.select else spec.head
     item = _item_name(em, spec)
     path = f"{item}{spec.tail}"
     values = tuple(s.arguments.get(spec.argument) for s in slot.steps)
@@ -53,7 +59,26 @@ def emit_loop(
         else {"kind": "sequence", "id": em.unique(f"each_{slug(slot.tool)}_body"), "children": body}
     )  # fmt: skip
     node_id = em.unique(f"each_{slug(slot.tool)}_{slot.position}")
-    em.nodes.append({"kind": "for_each", "id": node_id, "items": spec.head, "item": item,
+    em.nodes.append({"kind": "for_each", "id": node_id, "items": items, "item": item,
                      "child": child})  # fmt: skip
-    em.prove(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {spec.head} "
+    em.prove(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {items} "
              f"({spec.argument} = the element{spec.tail})")  # fmt: skip
+
+
+def _selection(em: Emitter, slot: Slot, spec: LoopSpec) -> str:
+    """A predict that picks the elements a loop over some elements takes; the loop's items."""
+    base = f"{slug(spec.argument).removesuffix('_id').removesuffix('_ids')}_indexes"
+    key, n = base, 2
+    while key in em.available | em.inputs:
+        key, n = f"{base}_{n}", n + 1
+    picked = [k for k in (element_at(s, spec) for s in slot.steps) if k is not None]
+    residual = residualize_argument(
+        node_id=em.unique(f"choose_{key}"), output=key, values=[picked[:3] or [0]],
+        inputs=[*em._reads(), top_key(spec.head)], model=em.model,
+        note=(f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
+              f"to call {slot.tool} for, in the order to call it."),
+    )  # fmt: skip
+    em.add_residual(residual, None)
+    em.prove(residual.node["id"], "predict", [],
+             f"model-chosen elements of {spec.head} to call {slot.tool} for")  # fmt: skip
+    return f"{spec.head}[${key}]"
