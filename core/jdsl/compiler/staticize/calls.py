@@ -55,7 +55,10 @@ from jdsl.compiler.store import episode_ids
 from jdsl.ir.walk import walk_ir
 from jdsl.signature import Signature
 
-__all__ = ["call", "decisions", "guard", "route_check", "route_decision"]
+__all__ = [
+    "call", "decisions", "guard", "residual_inputs", "residual_node", "route_check",
+    "route_decision",
+]  # fmt: skip
 
 Mined = tuple[int, dict[str, Any], str, list[Any]]
 """``(teacher sequence, node, id base, candidates)`` of a guard mined before a call."""
@@ -76,14 +79,14 @@ def decisions(ev: Evidence, here: Here, found: Sequence[ModelDecision]) -> Fragm
             if x.node_id == d.node_id and x is not d
         ]
         residual = residualize_decision(d, node_id=node_id, samples=samples, model=ev.model)
-        b.add(_residual(b.here, residual, d.input_sources))
+        b.add(residual_node(b.here, residual, d.input_sources))
         claim = {"node_id": d.node_id, "kind": d.kind, "signature": d.signature}
         cand = ev.candidate(SEMANTIC, {**claim, "position": d.position})
         b.add(proof(node_id, "predict", [cand], "residual semantic decision"))
     return b.out
 
 
-def _residual(here: Here, residual: Residual, sources: dict[str, str] | None) -> Fragment:
+def residual_node(here: Here, residual: Residual, sources: dict[str, str] | None) -> Fragment:
     """The residual's node; the names its inputs read that nothing wrote are run inputs."""
     sig = Signature.parse(residual.node["signature"])
     names: set[str] = set()
@@ -204,7 +207,8 @@ def _argument(
 ) -> tuple[ArgChoice, Fragment]:
     synth = names.get((slot.key, arg), arg)
     choice = choose_argument(arg, slot.steps, available=set(here.available),
-                             synthesized_input=synth, who=lambda: _who(slot))  # fmt: skip
+                             synthesized_input=synth, who=lambda: _who(slot),
+                             always_stated=lambda: ev.stated(slot.tool, arg))  # fmt: skip
     if choice.source == synth and synth in here.loop_items:  # not the loop's last element
         synth = f"{slug(slot.tool)}_{slot.position}_{arg}"
         choice = dataclasses.replace(choice, spec={"ref": synth}, source=synth)
@@ -240,13 +244,13 @@ def _generated(
     """A predict that writes an argument a model chose and nothing else explains; it reads
     the conversation (or the run inputs) and the state the recorded value mentions."""
     key = _free_key(here, slot, synth)
-    reads = _reads(here) + mentioned_keys(choice.values, slot.steps, set(here.available))
+    reads = residual_inputs(here) + mentioned_keys(choice.values, slot.steps, set(here.available))
     b = Build(here)
     residual = residualize_argument(
         node_id=b.id(f"choose_{key}"), output=key, values=list(choice.values),
         inputs=reads, model=ev.model,
     )  # fmt: skip
-    b.add(_residual(b.here, residual, None))
+    b.add(residual_node(b.here, residual, None))
     b.add(proof(residual.node["id"], "predict", [],
                 f"model-chosen {choice.argument} of {slot.tool}"))  # fmt: skip
     return dataclasses.replace(choice, spec={"ref": key}, source=key), b.out
@@ -265,20 +269,20 @@ def _selection(
     residual = residualize_argument(
         node_id=b.id(f"choose_{key}"), output=key,
         values=[i[0] if one else list(i) for i in choice.indexes],
-        inputs=_reads(here) + [top_key(template)], model=ev.model,
+        inputs=residual_inputs(here) + [top_key(template)], model=ev.model,
         note=(f"Answer with the 0-based index of the element of {what} that "
               f"{choice.argument} takes." if one else
               f"Answer with a JSON list of the 0-based indexes of the elements of "
               f"{what} that {choice.argument} takes."),
     )  # fmt: skip
-    b.add(_residual(b.here, residual, None))
+    b.add(residual_node(b.here, residual, None))
     b.add(proof(residual.node["id"], "predict", [],
                 f"model-chosen elements of {choice.argument} of {slot.tool}"))  # fmt: skip
     path = template.replace("[*]", f"[${key}]", 1)
     return dataclasses.replace(choice, spec={"ref": path}, source=path), b.out
 
 
-def _reads(here: Here) -> list[str]:
+def residual_inputs(here: Here) -> list[str]:
     """What a generated residual reads: the conversation when every episode in scope has
     it, else every run input they share."""
     shared = here.shared_inputs()
@@ -294,7 +298,7 @@ def route_decision(here: Here, routes: Sequence[tuple[str, str]]) -> tuple[str, 
     b = Build(here)
     residual = residualize_route(node_id=b.id(f"choose_{key}"), output=key,
                                  routes=routes, inputs=inputs)  # fmt: skip
-    b.add(_residual(b.here, residual, None))
+    b.add(residual_node(b.here, residual, None))
     b.add(proof(residual.node["id"], "predict", [],
                 "route decision: the teacher took these paths without evaluating a "
                 "condition that tells them apart"))  # fmt: skip

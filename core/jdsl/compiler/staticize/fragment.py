@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.arguments import StatedIndex
 from jdsl.compiler.candidates import GUARD, RECOVERY, Fact
 from jdsl.compiler.compiled import (
     GRADES,
@@ -81,6 +82,7 @@ class Evidence:
         self.name = name
         self._episodes = episodes
         self._index = {eid: i for i, eid in enumerate(episode_ids(episodes))}
+        self.stated = StatedIndex(episodes)
         self._by_key = {Fact(c.type, c.claim, "", None).key: c for c in candidates}
         guard_index: dict[tuple[Any, Any], list[Candidate]] = {}
         for c in candidates:

@@ -5,6 +5,10 @@ element (``<item><tail>``), every other argument is chosen over every element's 
 call slot's (:func:`jdsl.compiler.arguments.choose_argument`); the element name is available
 only inside the loop. A loop over a list of any length replays call by call against each
 episode (one call per element, in order).
+
+A loop over some elements (:attr:`LoopSpec.select`) first asks a residual decision which ones
+(``<name>_indexes: list[int]``, the 0-based indexes in the order the calls take them) and loops
+over ``<head>[$<name>_indexes]``.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from typing import Any
 from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision
-from jdsl.compiler.staticize.calls import call, decisions
+from jdsl.compiler.residualize import residualize_argument
+from jdsl.compiler.staticize.calls import call, decisions, residual_inputs, residual_node
 from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
-from jdsl.compiler.staticize.loops import LoopSpec
+from jdsl.compiler.staticize.loops import LoopSpec, element_at
 
 __all__ = ["emit_loop"]
 
@@ -45,6 +50,10 @@ def emit_loop(
     b = Build(here)
     b.add(decisions(ev, b.here, found))
     b.add(b.here.need({top_key(spec.head)}))
+    items = spec.head
+    if spec.select:
+        items, made = _selection(ev, b.here, slot, spec)
+        b.add(made)
     item = _item_name(b.here, spec)
     path = f"{item}{spec.tail}"
     values = tuple(s.arguments.get(spec.argument) for s in slot.steps)
@@ -61,8 +70,28 @@ def emit_loop(
         else {"kind": "sequence", "id": b.id(f"each_{slug(slot.tool)}_body"), "children": body}
     )  # fmt: skip
     node_id = b.id(f"each_{slug(slot.tool)}_{slot.position}")
-    b.add(Fragment(nodes=({"kind": "for_each", "id": node_id, "items": spec.head, "item": item,
+    b.add(Fragment(nodes=({"kind": "for_each", "id": node_id, "items": items, "item": item,
                            "child": child},)))  # fmt: skip
-    b.add(proof(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {spec.head} "
+    b.add(proof(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {items} "
                 f"({spec.argument} = the element{spec.tail})"))  # fmt: skip
     return b.out
+
+
+def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[str, Fragment]:
+    """A predict that picks the elements a loop over some elements takes; the loop's items."""
+    base = f"{slug(spec.argument).removesuffix('_id').removesuffix('_ids')}_indexes"
+    key, n = base, 2
+    while key in here.available | here.inputs:
+        key, n = f"{base}_{n}", n + 1
+    picked = [k for k in (element_at(s, spec) for s in slot.steps) if k is not None]
+    b = Build(here)
+    residual = residualize_argument(
+        node_id=b.id(f"choose_{key}"), output=key, values=[picked[:3] or [0]],
+        inputs=[*residual_inputs(here), top_key(spec.head)], model=ev.model,
+        note=(f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
+              f"to call {slot.tool} for, in the order to call it."),
+    )  # fmt: skip
+    b.add(residual_node(b.here, residual, None))
+    b.add(proof(residual.node["id"], "predict", [],
+                f"model-chosen elements of {spec.head} to call {slot.tool} for"))  # fmt: skip
+    return f"{spec.head}[${key}]", b.out
