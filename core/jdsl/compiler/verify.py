@@ -34,6 +34,7 @@ from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.compiler.lineage import element_index, selected_indexes, value_key
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, Execution, iter_executions
 from jdsl.errors import JdslError
@@ -207,6 +208,7 @@ def verify(
     execute: bool = True,
     replay: ReplayMap | None = None,
     effects: Mapping[str, Any] | None = None,
+    reads: ReadAnswers | None = None,
 ) -> VerificationReport:
     """Validate the IR, replay its refs and guards, and execute it on every successful episode.
 
@@ -219,12 +221,14 @@ def verify(
             :func:`replay_part` per shard); None: :func:`replay_part` over ``episodes`` here.
             Either way the report is the same.
         effects: capability -> effects deciding which calls are writes (default: by name).
+        reads: answers reads an episode never made, before its first write (the state every
+            run starts from, :mod:`jdsl.compiler.lookups`); not passed to ``replay``.
     """
     report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
     run = execute and report.ok and compiled.ir["root"].get("child") is not None
     if replay is None:
         parts: Iterable[ReplayPart] = [replay_part(compiled, episodes, execute=run,
-                                                   effects=effects)]  # fmt: skip
+                                                   effects=effects, reads=reads)]  # fmt: skip
     else:
         parts = replay(compiled, run)
     checks: list[ReplayCheck] = []
@@ -238,7 +242,7 @@ def verify(
 
 def replay_part(
     compiled: CompiledBehavior, episodes: Iterable[NormEpisode], *, execute: bool,
-    effects: Mapping[str, Any] | None = None,
+    effects: Mapping[str, Any] | None = None, reads: ReadAnswers | None = None,
 ) -> ReplayPart:  # fmt: skip
     """The per-episode layer of :func:`verify` over ``episodes`` (in order, each read once):
     each aligned episode's ref and guard replay checks and, with ``execute``, the tree's
@@ -258,7 +262,7 @@ def replay_part(
         for _ in checked():
             pass
         return ReplayPart(tuple(checks))
-    runs = iter_executions(compiled.ir, checked(), effects=effects)
+    runs = iter_executions(compiled.ir, checked(), effects=effects, reads=reads)
     executions = tuple(x if x.divergence else dataclasses.replace(x, calls=()) for x in runs)
     return ReplayPart(tuple(checks), executions)
 

@@ -9,7 +9,10 @@ package validated on that run (:func:`jdsl.compiler.validate_package`): served e
 (matched: the same writes and outcome), handed to the fallback, or refused; constants and
 constants a held-out run contradicts (target 0); and the model calls each served run made next
 to the recorded agent's assistant turns (each one a model call). A family with a single
-successful run has nothing left to compile from and is counted apart.
+successful run has nothing left to compile from and is counted apart. A read a run never made
+is answered, before the run's first write, from the shipped database every tau-bench task
+starts from (:func:`jdsl.envs.tau_airline.initial_reads`, the rule in
+:mod:`jdsl.compiler.lookups`), in verification and validation alike.
 
 List-element recall: over the list arguments of successful runs, the share of elements with an
 exact source in the state before the call (a scalar element: itself; a dict element: every
@@ -33,6 +36,7 @@ from jdsl.compiler import (
 from jdsl.compiler.lineage import is_meaningful
 from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path
+from jdsl.envs.tau_airline import initial_reads
 from jdsl.importers import import_tau_bench
 
 __all__ = ["RAW_RESULTS", "HoldoutFigures", "airline_holdout", "list_recall"]
@@ -129,6 +133,7 @@ def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
     turns = {e.episode_id: sum(ev.kind == "model.responded" for ev in e.events) for e in raw}
     episodes = list(normalize_stream(raw))
     families = group_episodes(episodes, by)
+    reads = initial_reads()  # a read a run never made, before its first write: the shipped db
     totals = dict.fromkeys(("compiled", "verified", "too_few", "held", "served", "matched",
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
@@ -137,13 +142,13 @@ def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
         if not any(e.success for e in kept):
             totals["too_few"] += any(e.success for e in held)
             continue
-        result = compile_normalized(kept, name=family)
+        result = compile_normalized(kept, name=family, reads=reads)
         if not result.ok:  # no package is written: its held-out runs are refused
             totals["held"] += sum(e.success is not False for e in held)
             totals["refused"] += sum(e.success is not False for e in held)
             totals["compiled"] += 1
             continue
-        report = validate_package(result.package, held)
+        report = validate_package(result.package, held, reads=reads)
         served = [r for r in report.rows if r.served]
         for key, value in (("compiled", 1), ("verified", result.ok), ("held", report.references),
                            ("served", report.served), ("matched", report.matched),
