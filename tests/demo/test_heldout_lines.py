@@ -34,3 +34,19 @@ def test_refused_runs_name_the_families_without_a_verified_package() -> None:
     )
     assert "refused 0" in _figures(refused=0, unverified=()).lines()[2]
     assert "failed verification" not in _figures(refused=0, unverified=()).lines()[2]
+
+
+def test_the_family_table_shows_fallback_hand_overs_next_to_matched() -> None:
+    from types import SimpleNamespace
+
+    from jdsl.demo.airline_job import FamilyRow
+    from jdsl.demo.report import _airline_lines
+
+    row = FamilyRow(family="airline.cancel_reservation", episodes=3, tools=(), lineage_refs=(),
+                    dataflow_refs=0, model_output_refs=0, inputs=(), verification="passed",
+                    replay_coverage=1.0, residual_decision_burden=0.0, id_like_constants=(),
+                    executed=3, matched=2, fallback=1)  # fmt: skip
+    lines = _airline_lines(SimpleNamespace(airline=[row], airline_episodes=3))  # type: ignore[arg-type]
+    header, [line] = lines[2], lines[3:]
+    assert "matched" in header and "fallback" in header
+    assert "passed" in line and " 2/3 " in line and line.split()[-3:-1] == ["1", "0.00"]
