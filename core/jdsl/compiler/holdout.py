@@ -7,7 +7,9 @@ package was not compiled from):
 2. a run input the package needs is missing (each recorded run input, and each input the user
    states (``source.stated_inputs``) found in the user's messages of that episode, counts as
    given): the compiled program's guards fail where it is first needed, so the **fallback**
-   takes over (held-out runs are never given a recorded argument as a made-up input);
+   takes over (held-out runs are never given a recorded argument as a made-up input); a
+   package without a fallback (compiled with ``fallback=False``) **refuses** the run: that is
+   the one run a package cannot start;
 3. otherwise the run is executed (:func:`jdsl.compiler.replay.execute`: recorded results and
    decisions served back) and is either **served** (the compiled program ran end to end) or
    **fallback** (the compiled program failed at a step, a guard or route that did not hold or a
@@ -35,7 +37,7 @@ from itertools import product
 from typing import Any
 
 from jdsl.compiler.errors import CompileError
-from jdsl.compiler.fallback import Fallback, compiled_program
+from jdsl.compiler.fallback import Fallback, compiled_program, split_fallback
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
@@ -291,6 +293,8 @@ def _row(
         how = f"reward {reward}" if reward is not None else "status failure"
         return HeldOutRow(eid, False, False, f"failed run ({how}): not a reference")
     why = _refusal(package, episode)
+    if why and split_fallback(package.ir)[1] is None:  # nothing can take the run: refused
+        return HeldOutRow(eid, True, False, why)
     if why:  # the compiled program's guards fail at the first step that needs it: the fallback
         taken = Execution(eid, (), 0, "failure", None, Fallback(None, why, 0, 0))
         return HeldOutRow(eid, True, False, "", taken, ())
