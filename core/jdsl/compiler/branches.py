@@ -158,7 +158,12 @@ def plan_branches(
         seq, positions = tokens(episode)
         groups.setdefault(seq, []).append(i)
         parts.setdefault(seq, {}).setdefault(positions, []).append(i)
-    ranked = sorted(groups, key=lambda s: -len(groups[s]))  # stable: first seen wins ties
+    # most support first; among equals, more writes first (a run whose writes are a prefix of
+    # the chosen path's is matched up to its last write, then handed to the fallback; a path
+    # with fewer writes would end with the longer run's writes unmade); then first seen
+    # (a loop token ``for_each head: tool`` counts as its tool, the last word)
+    ranked = sorted(groups, key=lambda s: (-len(groups[s]),
+                                           -sum(not read_only(t.split()[-1]) for t in s)))  # fmt: skip
     if not ranked:
         return BranchPlan((), 0, 0, ())
 
