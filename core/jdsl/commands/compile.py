@@ -23,7 +23,8 @@ from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_package
 from jdsl.commands.validate import HOLDOUT_OPTION, compile_holdout
-from jdsl.compiler import MIN_BRANCH_SUPPORT, CompileResult, NormEpisode, compile_normalized
+from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shards
 from jdsl.compiler.families import GroupBy, recommended_grouping
 from jdsl.compiler.pipeline import compile_families

@@ -20,7 +20,6 @@ import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
 from jdsl.compiler import (
-    MIN_BRANCH_SUPPORT,
     CompileError,
     HeldOutReport,
     NormEpisode,
@@ -29,6 +28,7 @@ from jdsl.compiler import (
     holdout_split,
     validate_package,
 )
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.families import GroupBy
 from jdsl.package import SUFFIX, export_jdsl, load_package
 from jdsl.trace import read_events
