@@ -1,9 +1,10 @@
 """The trace compiler: episodes -> exact lineage -> candidates -> Behavior IR -> package.
 
 One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normalize`,
-:mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (with
-:mod:`.branches`, :mod:`.selection`, :mod:`.recovery`, :mod:`.arguments`, :mod:`.emitter`,
-:mod:`.alternatives`, :mod:`.guards`; results in :mod:`.compiled`), :mod:`.residualize`,
+:mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (one pass: plan
+with :mod:`.branches` and :mod:`.staticize.shape`, then emit with :mod:`.staticize.emit`;
+helpers :mod:`.selection`, :mod:`.arguments`, :mod:`.guards`; results in :mod:`.compiled`),
+:mod:`.residualize`,
 :mod:`.verify` (with :mod:`.replay`, execution replay: :class:`ReplayTools`, :func:`execute`;
 :mod:`.decisions`: what an executed tree is answered and given),
 :mod:`.package` (assembly), :mod:`.metrics`; :mod:`.pipeline` chains them in

@@ -8,7 +8,7 @@ support, most first):
   the support at which consolidation accepts an uncontested claim, grade E1); thinner paths
   are reported and left out;
 * it does not part ways with the modal path only after a failed call of the modal path's tool
-  there (that is a recovery, compiled by :mod:`jdsl.compiler.recovery`, not a choice).
+  there (that is a recovery, compiled by :mod:`jdsl.compiler.staticize.recovery`, not a choice).
 
 Where the accepted paths part ways and meet again, and how each alternative is selected
 (``inputs``, ``conditions``, ``route``), is the program shape
@@ -158,7 +158,12 @@ def plan_branches(
         seq, positions = tokens(episode)
         groups.setdefault(seq, []).append(i)
         parts.setdefault(seq, {}).setdefault(positions, []).append(i)
-    ranked = sorted(groups, key=lambda s: -len(groups[s]))  # stable: first seen wins ties
+    # most support first; among equals, more writes first (a run whose writes are a prefix of
+    # the chosen path's is matched up to its last write, then handed to the fallback; a path
+    # with fewer writes would end with the longer run's writes unmade); then first seen
+    # (a loop token ``for_each head: tool`` counts as its tool, the last word)
+    ranked = sorted(groups, key=lambda s: (-len(groups[s]),
+                                           -sum(not read_only(t.split()[-1]) for t in s)))  # fmt: skip
     if not ranked:
         return BranchPlan((), 0, 0, ())
 
