@@ -19,7 +19,7 @@ from jdsl.compiler.fallback import attach_fallback, compiled_program
 from jdsl.compiler.families import GroupBy, group_episodes
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
-from jdsl.compiler.noops import drop_noops, drop_unused_reads
+from jdsl.compiler.noops import drop_noops
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
@@ -312,8 +312,7 @@ def compile_normalized(
     """
     require_success(normalized)
     normalized, noops = drop_noops(normalized, effects)
-    normalized, unused = drop_unused_reads(normalized, effects)
-    if noops or unused:  # the shards' facts and replay hold the dropped calls: derive them here
+    if noops:  # the shards' facts and replay hold the dropped calls: derive them here
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -326,11 +325,6 @@ def compile_normalized(
         compiled = dataclasses.replace(compiled, notes=(*compiled.notes, *(
             f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
             for tool in noops)))  # fmt: skip
-    if unused:
-        compiled = dataclasses.replace(compiled, notes=(*compiled.notes, *(
-            f"read {tool} dropped in {n} call(s): nothing after it depends on its result (no "
-            "argument, guard, decision input, model-written value or consumed list)"
-            for tool, n in unused.items())))  # fmt: skip
     if fallback:
         compiled = attach_fallback(compiled, normalized)
     report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
