@@ -179,7 +179,7 @@ def frozen_key(path: str, value: Any) -> bool:
 def _acted_on(argument: str, step: NormStep) -> set[str]:
     """The objects the call acts on: the top-level keys one of whose own fields another
     argument of the call is (``reservation.reservation_id`` for ``reservation_id``)."""
-    found = set()
+    found: set[str] = set()
     for other, paths in step.arg_sources.items():
         if other != argument:
             found.update(p.split(".", 1)[0] for p in paths if p.count(".") == 1 and "[" not in p)
