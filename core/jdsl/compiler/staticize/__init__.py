@@ -93,7 +93,7 @@ def staticize(
         min_support: successful episodes a branch alternative needs.
     """
     read_only = read_only_of(effects)
-    loops = family_loops(successful_pool(episodes))
+    loops = family_loops(successful_pool(episodes), read_only=read_only)
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
 
     def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:

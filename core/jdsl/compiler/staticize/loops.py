@@ -10,7 +10,7 @@ run of it (one element included) is one *token* of the episode's compressed sequ
 over 1, 2 or 4 orders follow one path. :func:`compress` gives an episode's tokens and, per token,
 the call positions it stands for (a loop: one per element).
 
-A loop that acts on *some* elements (``LoopSpec.select``): consecutive calls of one tool whose
+A loop that acts on *some* elements (``LoopSpec.select``): consecutive calls of one write whose
 argument is ``<head>[k]<tail>`` for different elements k, in any order (cancel the second of
 three reservations in one run, the fifth and third of seven in another). Found with two or more
 calls in some run and in two or more episodes, it is one token too, compiled as a ``for_each``
@@ -21,7 +21,7 @@ loop over every element is that loop (preferred where both fit).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
@@ -115,11 +115,18 @@ def _all_runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
     return _runs_at(ok, i) + _selected_at(ok, i)
 
 
-def family_loops(episodes: Sequence[NormEpisode], *, min_support: int = 2) -> frozenset[LoopSpec]:
+def family_loops(
+    episodes: Sequence[NormEpisode],
+    *,
+    min_support: int = 2,
+    read_only: Callable[[str], bool] | None = None,
+) -> frozenset[LoopSpec]:
     """The loops of a family: specs with a run of two or more elements in some episode, run
     over every element (or, :attr:`LoopSpec.select`, over some) in at least ``min_support``
     episodes (one run does not tell a loop over every element from calls that happened to take
-    them all). A selection loop whose tool a loop over every element covers is left out."""
+    them all). A selection loop whose tool a loop over every element covers is left out, and
+    so is one of a ``read_only`` tool (a read of some elements keeps each result: a later call
+    may read the second one looked up, which after a loop no store holds)."""
     long: set[LoopSpec] = set()
     support: dict[LoopSpec, int] = {}
     for episode in episodes:
@@ -134,8 +141,11 @@ def family_loops(episodes: Sequence[NormEpisode], *, min_support: int = 2) -> fr
             support[spec] = support.get(spec, 0) + 1
     found = {spec for spec in long if support[spec] >= min_support}
     every = {(s.tool, s.argument, s.head, s.tail) for s in found if not s.select}
-    return frozenset(s for s in found if not (s.select and (s.tool, s.argument, s.head, s.tail)
-                                               in every))  # fmt: skip
+    return frozenset(
+        s for s in found
+        if not (s.select and ((s.tool, s.argument, s.head, s.tail) in every
+                              or read_only is None or read_only(s.tool)))
+    )  # fmt: skip
 
 
 def compress(
