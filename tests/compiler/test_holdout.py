@@ -240,3 +240,17 @@ def test_validate_canonicalizes_host_names_as_compile_did(tmp_path: Path) -> Non
     result = RUNNER.invoke(app, ["package", "validate", str(target), str(traces)])
     assert " 0 served" not in result.stdout, result.output
     assert f"{len(rows)} episodes" in result.stdout and "served" in result.stdout, result.output
+
+
+def test_a_missing_input_is_refused_only_by_a_package_without_a_fallback(
+    airline: dict[str, list[Any]],
+) -> None:
+    kept = airline["airline_test_48"]
+    other = [e for e in airline["airline_test_1"] if e.success]  # another path, no reservation
+    with_fallback = compile_normalized(kept, name="t48").package
+    assert validate_package(with_fallback, other).rows[0].outcome == "fallback"
+    bare = compile_normalized(kept, name="t48", fallback=False).package
+    report = validate_package(bare, other)
+    row = report.rows[0]
+    assert row.outcome == "refused" and "run inputs missing: reservation_id" in row.reason
+    assert report.refused == 1 and report.fallbacks == 0 and "1 refused" in report.summary()

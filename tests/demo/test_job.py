@@ -126,6 +126,9 @@ def test_report_files_and_airline_families(demo: DemoResult) -> None:
     # outcome; or handed to the fallback); most verify (issue 24 tracks the rest)
     assert sum(row.verification == "passed" for row in demo.airline) >= 6
     assert all(row.executed == row.episodes >= row.matched + row.fallback for row in demo.airline)
+    # a run neither matched nor handed to the fallback fails its family's verification
+    assert all(row.verification == "failed" for row in demo.airline
+               if row.matched + row.fallback < row.executed)  # fmt: skip
     # the refs column counts refs to tool results only (the compiler's exact_dataflow_refs)
     assert all(len(row.lineage_refs) == row.dataflow_refs for row in demo.airline)
     # the transfer summary is a residual that reads the conversation; no id is frozen
@@ -140,6 +143,11 @@ def test_held_out_figures_on_the_raw_results_file(demo: DemoResult) -> None:
     assert held.families >= 8 and held.held_out >= 8 and held.divergences == 0
     assert held.served + held.fallback + held.refused == held.held_out
     assert held.matched + held.unreplayable + held.divergences == held.served
+    # every family counted once; a read a held-out run never made is answered from the shipped
+    # db before its first write, so every served run is matched
+    assert held.compiled + held.too_few + held.no_success == held.families
+    assert held.unreplayable == 0 and held.matched == held.served >= 6
+    assert len(held.unverified) == held.compiled - held.verified
     assert held.model_calls < held.assistant_turns
     assert held.contradicted == 0 and held.dict_elements[0] == held.dict_elements[1] > 0
     returns = demo.returns

@@ -21,7 +21,12 @@ import typer
 from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_package
-from jdsl.commands.validate import HOLDOUT_OPTION, compile_holdout
+from jdsl.commands.validate import (
+    HOLDOUT_OPTION,
+    INITIAL_STATE_OPTION,
+    compile_holdout,
+    initial_state,
+)
 from jdsl.compiler import (
     MIN_BRANCH_SUPPORT,
     CompileError,
@@ -84,6 +89,7 @@ def compile_command(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
     holdout: int | None = HOLDOUT_OPTION,
+    state: str | None = INITIAL_STATE_OPTION,
     min_support: int = typer.Option(
         MIN_BRANCH_SUPPORT,
         "--min-support",
@@ -145,7 +151,8 @@ def compile_command(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
     if holdout is not None:
-        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support)
+        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
+                               reads=initial_state(state))  # fmt: skip
     if group_by is None:
         result = compile_normalized(
             normalized, name=base, task_family=task_family, min_support=min_support, facts=facts

@@ -20,6 +20,7 @@ from jdsl.commands.inputs import parse_inputs, read_tools
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
 from jdsl.commands.validate import validate_command
+from jdsl.compiler.fallback import split_fallback
 from jdsl.package import input_types, load_package
 
 __all__ = ["package_app"]
@@ -85,13 +86,21 @@ def run_command(
         help="The package digest its author published: refuse any other package.",
     ),
 ) -> None:
-    """Bind host tools to a package and run it once; print status and blackboard."""
+    """Bind host tools to a package and run it once; print status and blackboard.
+
+    A missing run input is refused only when the package has no fallback; with one, the run
+    starts, the compiled program stops at the guard that needs the input, and the fallback
+    takes the rest of the run (a note on stderr says which inputs were missing)."""
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
     pkg = load_package(path, digest=digest)
     seeds = parse_inputs(inputs, types=input_types(pkg))
     root = pkg.as_root(read_tools(tools), model_id=model)
     missing = pkg.missing_inputs(seeds)
-    if missing:
+    if missing and split_fallback(pkg.ir)[1] is None:  # nothing could take the run
         raise cli_fail(f"missing run inputs: {'; '.join(missing)}", "pass --input KEY=VALUE")
+    if missing:
+        typer.echo(f"note: missing run inputs: {'; '.join(missing)}; the package's fallback "
+                   "takes the run where the compiled program needs them (pass --input "
+                   "KEY=VALUE to run the compiled program)", err=True)  # fmt: skip
     report_run(root.run(model=run_model(pkg.ir, root.model_id, reply), raise_errors=False, **seeds))

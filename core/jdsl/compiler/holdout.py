@@ -7,7 +7,9 @@ package was not compiled from):
 2. a run input the package needs is missing (each recorded run input, and each input the user
    states (``source.stated_inputs``) found in the user's messages of that episode, counts as
    given): the compiled program's guards fail where it is first needed, so the **fallback**
-   takes over (held-out runs are never given a recorded argument as a made-up input);
+   takes over (held-out runs are never given a recorded argument as a made-up input); a
+   package without a fallback (compiled with ``fallback=False``) **refuses** the run: that is
+   the one run a package cannot start;
 3. otherwise the run is executed (:func:`jdsl.compiler.replay.execute`: recorded results and
    decisions served back) and is either **served** (the compiled program ran end to end) or
    **fallback** (the compiled program failed at a step, a guard or route that did not hold or a
@@ -17,7 +19,9 @@ package was not compiled from):
    the same outcome; reads may differ. **diverged**: a write differs (or, before the fallback
    took over, a write differed), or the outcome differs; **unreplayable**: the package needed a
    read or a model decision the run never made, so what it would do next is unknown (served,
-   neither matched nor wrong); the first divergence is kept;
+   neither matched nor wrong; with ``reads``, a read the run never made is answered from the
+   state every run starts from before the first write, :mod:`jdsl.compiler.lookups`); the first
+   divergence is kept;
 5. **contradicted constants**: every constant argument of the package compared with the value
    the held-out run passed at that call (the k-th action of a tool <-> its k-th successful call).
 
@@ -33,7 +37,8 @@ from itertools import product
 from typing import Any
 
 from jdsl.compiler.errors import CompileError
-from jdsl.compiler.fallback import Fallback, compiled_program
+from jdsl.compiler.fallback import Fallback, compiled_program, split_fallback
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.replay import Divergence, Execution, execute
@@ -278,25 +283,31 @@ def _contradicted(ir: Mapping[str, Any], episode: NormEpisode) -> tuple[str, ...
     return tuple(found)
 
 
-def _row(package: Any, episode: NormEpisode, effects: Mapping[str, Any] | None) -> HeldOutRow:
+def _row(
+    package: Any, episode: NormEpisode, effects: Mapping[str, Any] | None,
+    reads: ReadAnswers | None = None,
+) -> HeldOutRow:  # fmt: skip
     eid = episode.episode_id
     if episode.success is False:
         reward = (episode.outcome or {}).get("reward")
         how = f"reward {reward}" if reward is not None else "status failure"
         return HeldOutRow(eid, False, False, f"failed run ({how}): not a reference")
     why = _refusal(package, episode)
+    if why and split_fallback(package.ir)[1] is None:  # nothing can take the run: refused
+        return HeldOutRow(eid, True, False, why)
     if why:  # the compiled program's guards fail at the first step that needs it: the fallback
         taken = Execution(eid, (), 0, "failure", None, Fallback(None, why, 0, 0))
         return HeldOutRow(eid, True, False, "", taken, ())
     ir = package.ir
-    execution = execute(ir, episode, effects=effects)
+    execution = execute(ir, episode, effects=effects, reads=reads)
     served = execution.fallback is None
     return HeldOutRow(eid, True, served, "", execution, _contradicted(ir, episode))
 
 
 def validate_package(
-    package: Any, episodes: Iterable[Any], *, canonical: Mapping[str, str] | None = None
-) -> HeldOutReport:
+    package: Any, episodes: Iterable[Any], *, canonical: Mapping[str, str] | None = None,
+    reads: ReadAnswers | None = None,
+) -> HeldOutReport:  # fmt: skip
     """Validate ``package`` on held-out ``episodes`` (the module docstring's four steps).
 
     Args:
@@ -305,6 +316,8 @@ def validate_package(
         episodes: :class:`jdsl.trace.Episode` s (``read_events(path).episodes``) or
             :class:`~jdsl.compiler.normalized.NormEpisode` s.
         canonical: host tool name -> the package's capability id (as given to the compile).
+        reads: answers reads a run never made, before its first write (the state every run
+            starts from, :mod:`jdsl.compiler.lookups`).
 
     Returns:
         A :class:`HeldOutReport`; ``report.ok`` is False when a reference diverged.
@@ -320,7 +333,7 @@ def validate_package(
     ]
     name = str(getattr(package, "name", None) or package.manifest.get("name") or "package")
     effects = _effects(package)
-    return HeldOutReport(name, tuple(_row(package, e, effects) for e in normalized))
+    return HeldOutReport(name, tuple(_row(package, e, effects, reads) for e in normalized))
 
 
 def _effects(package: Any) -> dict[str, Any] | None:

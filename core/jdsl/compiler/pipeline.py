@@ -17,6 +17,7 @@ from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import attach_fallback, compiled_program
 from jdsl.compiler.families import GroupBy, group_episodes
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.noops import drop_noops
 from jdsl.compiler.normalized import NormEpisode
@@ -219,6 +220,7 @@ def compile_behavior(
     min_support: int = MIN_BRANCH_SUPPORT,
     group_by: GroupBy | None = None,
     fallback: bool = True,
+    reads: ReadAnswers | None = None,
 ) -> Any:
     """Compile recorded episodes into a verified behavior package (one per family with
     ``group_by``).
@@ -246,6 +248,8 @@ def compile_behavior(
         group_by: ``"intent"`` / ``"task"`` / ``"sequence"`` (:mod:`jdsl.compiler.families`):
             compile each family on its own; ``name`` prefixes the family names when given.
         fallback: give the package a fallback (:mod:`jdsl.compiler.fallback`).
+        reads: answers, in verification, reads an episode never made before its first write
+            (the domain's initial state: :mod:`jdsl.compiler.lookups`).
 
     Returns:
         A :class:`CompileResult` (``result.report()`` summarises it); with ``group_by``, a
@@ -267,7 +271,7 @@ def compile_behavior(
     )
     options: dict[str, Any] = dict(
         task_family=task_family, contracts=contracts, effects=effects, model=model,
-        version=version, min_support=min_support, fallback=fallback,
+        version=version, min_support=min_support, fallback=fallback, reads=reads,
     )  # fmt: skip
     if group_by is not None:
         return compile_families(normalized, group_by, prefix=name, **options)
@@ -287,6 +291,7 @@ def compile_normalized(
     facts: FactTable | None = None,
     replay: ReplayMap | None = None,
     fallback: bool = True,
+    reads: ReadAnswers | None = None,
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
@@ -295,7 +300,9 @@ def compile_normalized(
     given, computes verification's per-episode part elsewhere (:func:`~jdsl.compiler.verify.
     verify`; the Dask engine runs it on the workers holding the shards); the result is the same.
     With ``fallback`` (the default) the package hands runs its compiled paths do not cover to a
-    react with the family's tools (:mod:`jdsl.compiler.fallback`).
+    react with the family's tools (:mod:`jdsl.compiler.fallback`). ``reads`` answers, in
+    verification, reads an episode never made before its first write
+    (:mod:`jdsl.compiler.lookups`).
 
     This is the one place the passes are chained (the CLI, ``show --compile``, held-out
     validation, the demo and the Dask engine all come here).
@@ -320,7 +327,7 @@ def compile_normalized(
             for tool in noops)))  # fmt: skip
     if fallback:
         compiled = attach_fallback(compiled, normalized)
-    report = verify(compiled, normalized, replay=replay, effects=effects)
+    report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

@@ -10,11 +10,12 @@ same check on episodes the package was not compiled from.
 
 Public API (stable):
 
-``ReplayTools(episode, *, tools=(), predicates=(), failing=(), effects=None)``
+``ReplayTools(episode, *, tools=(), predicates=(), failing=(), effects=None, reads=None)``
     A tool binding. ``.tools`` / ``.predicates`` map each name to a callable (pass them to
     ``Root.run(tools=..., predicates=...)``). Each write is compared with the next expected
     recorded write (:func:`expected_calls`), each read looked up among the recorded calls with
-    the same arguments: a match returns the recorded result (a recorded
+    the same arguments (or, lacking one and before the first write, answered by ``reads``: the
+    initial state, :mod:`jdsl.compiler.lookups`): a match returns the recorded result (a recorded
     ``Status.FAILURE`` returns ``Status.FAILURE``; a recorded exception raises
     :class:`RecordedToolFailure`, a :class:`~jdsl.errors.ToolError`); anything else raises
     :class:`CallDivergence`, which no recovery catches. ``.calls`` lists the calls made,
@@ -37,16 +38,19 @@ Public API (stable):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
+from jdsl.compiler.executions import UNREPLAYABLE, Divergence, Execution, ReplayedCall, call_text
 from jdsl.compiler.fallback import Fallback, split_fallback
 from jdsl.compiler.families import is_write
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.reads import UNUSED_READ, asking_leaf, empty, predict_prompts, unused_reads
 from jdsl.errors import JdslError, ToolError
+from jdsl.expr import MISSING
 from jdsl.ir import from_ir, to_ir
 from jdsl.providers.replay import ReplayDivergence
 from jdsl.tree import RETURNED_FAILURE, Root, Status, typed_equal
@@ -72,62 +76,6 @@ __all__ = [
 ]
 
 
-UNREPLAYABLE = frozenset({"read", "model"})
-"""Divergence kinds that say the record cannot answer the tree, not that the tree is wrong."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayedCall:
-    """One call the tree made: the tool name and keyword arguments."""
-
-    tool: str
-    arguments: dict[str, Any]
-
-    def __str__(self) -> str:
-        return call_text(self.tool, self.arguments)
-
-
-@dataclass(frozen=True)
-class Divergence:
-    """Where a run first left its episode.
-
-    Attributes:
-        episode_id: the episode.
-        node_id: the node that made the differing call, or where the run stopped (None when
-            the run ended without a failing node).
-        call_index: 0-based number of the expected call that differs.
-        expected: the recorded call (``tool(arg=value)``), the teacher's outcome, or None.
-        actual: the call the tree made, its outcome, or None when it made no call.
-        reason: one line saying what differs.
-        kind: ``write`` (a different or extra write), ``missing`` (a recorded write left
-            unmade), ``read`` (a read the episode never made: its result is unknown),
-            ``model`` (a model call with no recorded decision), ``error`` or ``outcome``.
-    """
-
-    episode_id: str
-    node_id: str | None
-    call_index: int
-    expected: str | None
-    actual: str | None
-    reason: str
-    kind: str = "write"
-
-    def __str__(self) -> str:
-        where = f", node {self.node_id!r}" if self.node_id else ""
-        return f"episode {self.episode_id!r}{where}, call {self.call_index}: {self.reason}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "episode_id": self.episode_id,
-            "node_id": self.node_id,
-            "call_index": self.call_index,
-            "expected": self.expected,
-            "actual": self.actual,
-            "reason": self.reason,
-            "kind": self.kind,
-        }
-
-
 class CallDivergence(JdslError):
     """A tool or predicate call that is not the next recorded one (never recovered)."""
 
@@ -149,55 +97,6 @@ class RecordedToolFailure(ToolError):
             tool=tool,
             code="RECORDED_FAILURE",
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Execution:
-    """One episode executed by :func:`execute`.
-
-    Attributes:
-        episode_id: the episode.
-        calls: the calls the tree made, in order.
-        expected: how many recorded calls it had to make.
-        status: the run's status (``success`` / ``failure`` / ``error``).
-        divergence: the first difference, None when the run matched the episode (or
-            handed over to the fallback without a difference before).
-        fallback: where the package's fallback would have taken over (the compiled program
-            ended FAILURE), None when it served the run end to end.
-        model_calls: the model calls the tree made (its predict leaves answered).
-    """
-
-    episode_id: str
-    calls: tuple[ReplayedCall, ...]
-    expected: int
-    status: str
-    divergence: Divergence | None
-    fallback: Fallback | None = None
-    model_calls: int = 0
-
-    @property
-    def matched(self) -> bool:
-        """Served end to end with the episode's writes and outcome."""
-        return self.divergence is None and self.fallback is None
-
-    @property
-    def outcome(self) -> str:
-        """``matched``, ``fallback``, ``unreplayable`` (the tree needed a read or a model
-        decision the episode does not hold, so what it would do next is unknown: neither
-        matched nor wrong) or ``diverged`` (a write or the outcome differs, or an error)."""
-        if self.divergence is not None:
-            return "unreplayable" if self.divergence.kind in UNREPLAYABLE else "diverged"
-        return "fallback" if self.fallback is not None else "matched"
-
-
-def call_text(tool: str, arguments: Mapping[str, Any]) -> str:
-    """``cancel(order_id='#W1', reason='x')`` (values shortened past 60 characters)."""
-
-    def short(value: Any) -> str:
-        text = repr(value)
-        return text if len(text) <= 60 else text[:57] + "..."
-
-    return f"{tool}(" + ", ".join(f"{k}={short(v)}" for k, v in arguments.items()) + ")"
 
 
 def expected_calls(
@@ -238,6 +137,8 @@ class ReplayTools:
         effects: capability -> effects deciding which tools write (default: by name).
         unused: read tools whose results the tree never reads: a call the episode never made
             is answered ``None`` (nothing depends on it, e.g. a ``think`` scratchpad).
+        reads: answers a read the episode never made before the tree's first write (the
+            state every run starts from, :mod:`jdsl.compiler.lookups`); None: no answer.
 
     Attributes:
         tools / predicates: ``{name: callable}`` for ``Root.run``.
@@ -256,9 +157,10 @@ class ReplayTools:
         failing: Iterable[str] = (),
         effects: Mapping[str, Any] | None = None,
         unused: Iterable[str] = (),
+        reads: ReadAnswers | None = None,
     ) -> None:
         names = tuple(dict.fromkeys(tools))
-        self.unused = frozenset(unused)
+        self.unused, self.reads = frozenset(unused), reads
         self.episode_id = episode.episode_id
         self.effects = effects
         self.expected = expected_calls(episode, failing, effects)
@@ -328,6 +230,10 @@ class ReplayTools:
             return of_tool[-1]  # it answered nothing to any call (a scratchpad like think)
         if not same and name in self.unused:
             return UNUSED_READ
+        if not same and self.reads is not None and not self.writes_done:  # the initial state
+            answer = self.reads(name, arguments)
+            if answer is not MISSING:
+                return dataclasses.replace(UNUSED_READ, logical_tool=name, result=answer)
         if not same:
             actual = call_text(name, arguments)
             reason = f"a read the episode never made, {actual}: its result is unknown"
@@ -364,7 +270,7 @@ def _predicate(expression: Any) -> str | None:
 
 def execute(
     tree: Root | Mapping[str, Any], episode: NormEpisode, *,
-    effects: Mapping[str, Any] | None = None,
+    effects: Mapping[str, Any] | None = None, reads: ReadAnswers | None = None,
 ) -> Execution:  # fmt: skip
     """Run ``tree`` on ``episode`` with replayed tools and decisions; compare (module docstring).
 
@@ -376,6 +282,8 @@ def execute(
         tree: a :class:`~jdsl.tree.Root` or a Behavior IR document (``{"format", "root"}``).
         episode: the recorded episode (its ``inputs`` are the run inputs).
         effects: capability -> effects deciding which tools write (default: by name).
+        reads: answers reads the episode never made, before the first write
+            (:mod:`jdsl.compiler.lookups`).
 
     Returns:
         An :class:`Execution`; ``.divergence`` names the first difference: a different or
@@ -385,26 +293,26 @@ def execute(
     Raises:
         ValidationError: ``tree`` is an IR document that does not load.
     """
-    return next(iter_executions(tree, [episode], effects=effects))
+    return next(iter_executions(tree, [episode], effects=effects, reads=reads))
 
 
 def execute_all(
     tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode], *,
-    effects: Mapping[str, Any] | None = None,
+    effects: Mapping[str, Any] | None = None, reads: ReadAnswers | None = None,
 ) -> tuple[Execution, ...]:  # fmt: skip
     """:func:`execute` on each episode, loading the tree once."""
-    return tuple(iter_executions(tree, episodes, effects=effects))
+    return tuple(iter_executions(tree, episodes, effects=effects, reads=reads))
 
 
 def iter_executions(
     tree: Root | Mapping[str, Any], episodes: Iterable[NormEpisode], *,
-    effects: Mapping[str, Any] | None = None,
+    effects: Mapping[str, Any] | None = None, reads: ReadAnswers | None = None,
 ) -> Iterator[Execution]:  # fmt: skip
     """:func:`execute` on each episode as it comes (the tree loaded once), one at a time."""
     ir = to_ir(tree) if isinstance(tree, Root) else dict(tree)
     compiled, fallback = split_fallback(ir)
     root = tree if isinstance(tree, Root) and fallback is None else from_ir(compiled)
-    serving = _Serving(TreeShape.of(root), effects, fallback is not None)
+    serving = _Serving(TreeShape.of(root), effects, fallback is not None, reads)
     for episode in episodes:
         yield serving.run(root, episode)
 
@@ -415,8 +323,8 @@ class _Serving:
     runs share the tree's run memo (one static check, not one per episode)."""
 
     def __init__(self, shape: TreeShape, effects: Mapping[str, Any] | None = None,
-                 falls_back: bool = False) -> None:  # fmt: skip
-        self.shape = shape
+                 falls_back: bool = False, reads: ReadAnswers | None = None) -> None:  # fmt: skip
+        self.shape, self.reads = shape, reads
         self.effects = effects
         self.falls_back = falls_back
         self.unused = unused_reads(shape.nodes, effects)
@@ -443,7 +351,7 @@ class _Serving:
         shape = self.shape
         self.replay = replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
                                            failing=shape.failing, effects=self.effects,
-                                           unused=self.unused)  # fmt: skip
+                                           unused=self.unused, reads=self.reads)  # fmt: skip
         try:
             return _run(root, shape, episode, replay, self)
         finally:

@@ -15,8 +15,11 @@ Three layers (seeds/compiler-internals.md §7, plus execution from DESIGN.md §6
   (:mod:`jdsl.compiler.replay`); it must make the same writes, with the same arguments, in the
   same order, and end with the teacher's outcome (reads may differ), or hand the rest of the
   run to the package's fallback before any write differs. An episode the tree was compiled from
-  must be served end to end. The first difference of each episode is a problem (episode, node,
-  expected call vs actual).
+  must be served end to end. Every executed episode is accounted for: matched, handed to the
+  fallback, or a problem; an *unreplayable* one (the tree needed a read or a model decision its
+  record does not hold, so what it would do is unknown) counts against verification like a
+  divergence, whether it was compiled from or not. The first difference of each episode is a
+  problem (episode, node, expected call vs actual).
 
 :func:`promote` lifts the provenance of nodes whose checks all passed to E4. Replay proves that
 the deterministic parts reproduce their source evidence, not that they are correct in general.
@@ -31,6 +34,7 @@ from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.compiler.lineage import element_index, selected_indexes, value_key
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, Execution, iter_executions
 from jdsl.errors import JdslError
@@ -101,6 +105,12 @@ class VerificationReport:
         return sum(1 for e in self.executions if e.outcome == "unreplayable")
 
     @property
+    def unaccounted(self) -> tuple[Execution, ...]:
+        """Episodes neither matched nor handed to the fallback with every write before it
+        matching (diverged or unreplayable): each one fails verification."""
+        return tuple(e for e in self.executions if e.outcome in ("diverged", "unreplayable"))
+
+    @property
     def unserved(self) -> tuple[Execution, ...]:
         """Episodes the tree was compiled from that it did not serve end to end without a
         divergence (went to the fallback, or the record could not answer it)."""
@@ -109,10 +119,9 @@ class VerificationReport:
 
     @property
     def divergences(self) -> tuple[Divergence, ...]:
-        """The first divergence of every episode whose writes or outcome differ (and of every
-        unreplayable episode the tree was compiled from), in episode order."""
-        return tuple(e.divergence for e in self.executions if e.divergence is not None
-                     and (e.outcome == "diverged" or e.episode_id in self.aligned))  # fmt: skip
+        """The first divergence of every episode whose writes or outcome differ, or that is
+        unreplayable (:attr:`unaccounted`), in episode order."""
+        return tuple(e.divergence for e in self.unaccounted if e.divergence is not None)
 
     @property
     def structural_ok(self) -> bool:
@@ -141,9 +150,10 @@ class VerificationReport:
 
     @property
     def status(self) -> str:
-        """``passed`` (structure ok, every replay check held, no executed episode diverged and
-        every episode compiled from was served end to end), ``failed`` (a structural problem, a
-        failed check, a divergence, an episode compiled from that went to the fallback) or
+        """``passed`` (structure ok, every replay check held, every executed episode matched or
+        was handed to the fallback, and every episode compiled from was served end to end),
+        ``failed`` (a structural problem, a failed check, a divergence, an unreplayable episode,
+        an episode compiled from that went to the fallback) or
         ``unverified`` (structure ok but nothing was replayed or executed)."""
         if not self.structural_ok or self.replay_passed != self.replay_checks:
             return "failed"
@@ -198,6 +208,7 @@ def verify(
     execute: bool = True,
     replay: ReplayMap | None = None,
     effects: Mapping[str, Any] | None = None,
+    reads: ReadAnswers | None = None,
 ) -> VerificationReport:
     """Validate the IR, replay its refs and guards, and execute it on every successful episode.
 
@@ -210,12 +221,14 @@ def verify(
             :func:`replay_part` per shard); None: :func:`replay_part` over ``episodes`` here.
             Either way the report is the same.
         effects: capability -> effects deciding which calls are writes (default: by name).
+        reads: answers reads an episode never made, before its first write (the state every
+            run starts from, :mod:`jdsl.compiler.lookups`); not passed to ``replay``.
     """
     report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
     run = execute and report.ok and compiled.ir["root"].get("child") is not None
     if replay is None:
         parts: Iterable[ReplayPart] = [replay_part(compiled, episodes, execute=run,
-                                                   effects=effects)]  # fmt: skip
+                                                   effects=effects, reads=reads)]  # fmt: skip
     else:
         parts = replay(compiled, run)
     checks: list[ReplayCheck] = []
@@ -229,7 +242,7 @@ def verify(
 
 def replay_part(
     compiled: CompiledBehavior, episodes: Iterable[NormEpisode], *, execute: bool,
-    effects: Mapping[str, Any] | None = None,
+    effects: Mapping[str, Any] | None = None, reads: ReadAnswers | None = None,
 ) -> ReplayPart:  # fmt: skip
     """The per-episode layer of :func:`verify` over ``episodes`` (in order, each read once):
     each aligned episode's ref and guard replay checks and, with ``execute``, the tree's
@@ -249,7 +262,7 @@ def replay_part(
         for _ in checked():
             pass
         return ReplayPart(tuple(checks))
-    runs = iter_executions(compiled.ir, checked(), effects=effects)
+    runs = iter_executions(compiled.ir, checked(), effects=effects, reads=reads)
     executions = tuple(x if x.divergence else dataclasses.replace(x, calls=()) for x in runs)
     return ReplayPart(tuple(checks), executions)
 

@@ -12,6 +12,11 @@ arguments compiled to a literal that looks like an identifier (no whitespace, fo
 characters, letters and digits, e.g. a reservation id the user typed). Such a constant is
 correct for the recorded task and wrong for any other: a package with one serves only that
 customer, so the report flags it.
+
+Verification executes each family's program on every successful episode; a read an episode
+never made is answered, before its first write, from the shipped database every task starts
+from (:func:`jdsl.envs.tau_airline.initial_reads`, the rule in :mod:`jdsl.compiler.lookups`).
+An episode neither matched nor handed to the fallback fails the family's verification.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from jdsl.compiler.families import GroupBy
 from jdsl.compiler.stream import normalize_stream
 from jdsl.demo.retail_job import stderr_is_terminal
 from jdsl.envs.data import data_path
+from jdsl.envs.tau_airline import initial_reads
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import labelled_children, walk_ir
 from jdsl.trace import Episode, JsonlTraceSink, read_events
@@ -237,6 +243,7 @@ def compile_airline(
     families = group_families(read_events(trace_path).episodes)
     rows = []
     chosen = {f: eps for f, eps in families.items() if len(eps) >= min_episodes}
+    reads = initial_reads()  # a read a run never made, before its first write: the shipped db
     for family, episodes in tqdm(
         chosen.items(),
         desc="airline families",
@@ -244,6 +251,6 @@ def compile_airline(
         disable=not progress,
         leave=not stderr_is_terminal(),  # in a log, end the bar's line (see retail_job._bar)
     ):
-        result = compile_behavior(episodes, name=family, task_family=family)
+        result = compile_behavior(episodes, name=family, task_family=family, reads=reads)
         rows.append(_row(family, episodes, result))
     return sorted(rows, key=lambda row: (-row.episodes, row.family))

@@ -9,7 +9,12 @@ package validated on that run (:func:`jdsl.compiler.validate_package`): served e
 (matched: the same writes and outcome), handed to the fallback, or refused; constants and
 constants a held-out run contradicts (target 0); and the model calls each served run made next
 to the recorded agent's assistant turns (each one a model call). A family with a single
-successful run has nothing left to compile from and is counted apart.
+successful run has nothing left to compile from and is counted apart, as is a family with no
+successful run at all. A family whose package fails verification gets no package (as ``jdsl
+compile`` writes none): its held-out runs are refused, and the figures name the family. A read a run never made
+is answered, before the run's first write, from the shipped database every tau-bench task
+starts from (:func:`jdsl.envs.tau_airline.initial_reads`, the rule in
+:mod:`jdsl.compiler.lookups`), in verification and validation alike.
 
 List-element recall: over the list arguments of successful runs, the share of elements with an
 exact source in the state before the call (a scalar element: itself; a dict element: every
@@ -33,6 +38,7 @@ from jdsl.compiler import (
 from jdsl.compiler.lineage import is_meaningful
 from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path
+from jdsl.envs.tau_airline import initial_reads
 from jdsl.importers import import_tau_bench
 
 __all__ = ["RAW_RESULTS", "HoldoutFigures", "airline_holdout", "list_recall"]
@@ -51,6 +57,7 @@ class HoldoutFigures:
     compiled: int
     verified: int
     too_few: int
+    no_success: int
     held_out: int
     served: int
     matched: int
@@ -64,6 +71,7 @@ class HoldoutFigures:
     assistant_turns: int
     scalar_elements: tuple[int, int]
     dict_elements: tuple[int, int]
+    unverified: tuple[str, ...] = ()
     by: str = "intent"
 
     def lines(self) -> list[str]:
@@ -77,14 +85,17 @@ class HoldoutFigures:
 
         per_run = f"{self.model_calls / self.served:.1f}" if self.served else "-"
         turns = f"{self.assistant_turns / self.served:.1f}" if self.served else "-"
+        why = (f" (their family's package failed verification: {', '.join(self.unverified)})"
+               if self.unverified else "")  # fmt: skip
         return [
             f"Held out (tau-bench's own results file, {self.runs} gpt-4o runs, {self.successful} "
             f"successful; grouped by {self.by}, each family compiled without its last successful "
             "run):",
             f"  {self.families} families: {self.compiled} compiled ({self.verified} verified), "
-            f"{self.too_few} with one successful run (nothing left to compile from)",
+            f"{self.too_few} with one successful run (nothing left to compile from), "
+            f"{self.no_success} with no successful run",
             f"  held-out runs {self.held_out}: served end to end {pct(self.served, self.held_out)},"
-            f" fallback {self.fallback}, refused {self.refused}",
+            f" fallback {self.fallback}, refused {self.refused}{why}",
             f"  served: matched (same writes, same outcome) {pct(self.matched, self.served)}, "
             f"unreplayable {self.unreplayable}, divergences {self.divergences}",
             f"  model calls per served run {per_run} (the recorded agent: {turns} assistant turns)",
@@ -129,21 +140,24 @@ def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
     turns = {e.episode_id: sum(ev.kind == "model.responded" for ev in e.events) for e in raw}
     episodes = list(normalize_stream(raw))
     families = group_episodes(episodes, by)
-    totals = dict.fromkeys(("compiled", "verified", "too_few", "held", "served", "matched",
+    reads = initial_reads()  # a read a run never made, before its first write: the shipped db
+    unverified: list[str] = []
+    totals = dict.fromkeys(("compiled", "verified", "too_few", "no_success", "held", "served", "matched",
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
     for family, members in families:
         kept, held = holdout_split(members, n)
-        if not any(e.success for e in kept):
-            totals["too_few"] += any(e.success for e in held)
+        if not any(e.success for e in kept):  # one successful run (held out), or none
+            totals["too_few" if any(e.success for e in held) else "no_success"] += 1
             continue
-        result = compile_normalized(kept, name=family)
+        result = compile_normalized(kept, name=family, reads=reads)
         if not result.ok:  # no package is written: its held-out runs are refused
+            unverified.append(family)
             totals["held"] += sum(e.success is not False for e in held)
             totals["refused"] += sum(e.success is not False for e in held)
             totals["compiled"] += 1
             continue
-        report = validate_package(result.package, held)
+        report = validate_package(result.package, held, reads=reads)
         served = [r for r in report.rows if r.served]
         for key, value in (("compiled", 1), ("verified", result.ok), ("held", report.references),
                            ("served", report.served), ("matched", report.matched),
@@ -159,10 +173,11 @@ def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
     return HoldoutFigures(
         runs=len(episodes), successful=sum(e.success is True for e in episodes),
         families=len(families), compiled=totals["compiled"], verified=totals["verified"],
-        too_few=totals["too_few"], held_out=totals["held"], served=totals["served"],
+        too_few=totals["too_few"], no_success=totals["no_success"], held_out=totals["held"], served=totals["served"],
         matched=totals["matched"], unreplayable=totals["unreplayable"],
         fallback=totals["fallback"], refused=totals["refused"],
         divergences=totals["divergences"], constants=totals["constants"],
         contradicted=totals["contradicted"], model_calls=totals["model_calls"],
-        assistant_turns=totals["turns"], scalar_elements=scalars, dict_elements=dicts, by=by,
+        assistant_turns=totals["turns"], scalar_elements=scalars, dict_elements=dicts,
+        unverified=tuple(unverified), by=by,
     )  # fmt: skip

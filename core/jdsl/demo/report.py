@@ -137,24 +137,26 @@ def _airline_lines(result: DemoResult) -> list[str]:
     rows = result.airline
     passed = sum(row.verification == "passed" for row in rows)
     unverified = sum(row.verification == "unverified" for row in rows)
+    failed = sum(row.verification == "failed" for row in rows)
     executed = sum(row.executed for row in rows)
     matched = sum(row.matched for row in rows)
     fallback = sum(row.fallback for row in rows)
     width = min(56, max([18, *(len(row.family) + 1 for row in rows)]))
     lines = [
         f"Airline: {result.airline_episodes} real gpt-4o episodes imported, "
-        f"{len(rows)} intent families compiled ({passed} verified, {unverified} unverified; "
+        f"{len(rows)} intent families compiled ({passed} verified, {failed} failed, "
+        f"{unverified} unverified; "
         f"executed on {executed} successful episodes, {matched} matched, {fallback} fallback)",
         f"  ({RDB_LEGEND}; {REFS_LEGEND})",
-        f"  {'family':<{width}}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<10}{'exec':>6}"
-        f"{'RDB':>6}  id-like constants",
+        f"  {'family':<{width}}{'eps':>4}  {'refs':>4}  {'model':>5}  {'verify':<10}"
+        f"{'matched':>8}{'fallback':>9}{'RDB':>6}  id-like constants",
     ]
     for row in rows:
         consts = "; ".join(row.id_like_constants) or "-"
         lines.append(
             f"  {row.family[: width - 1]:<{width}}{row.episodes:>4}  {row.dataflow_refs:>4}  "
             f"{row.model_output_refs:>5}  {row.verification:<10}"
-            f"{f'{row.matched}/{row.executed}':>6}"
+            f"{f'{row.matched}/{row.executed}':>8}{row.fallback:>9}"
             f"{row.residual_decision_burden:>6.2f}  {consts}"
         )
     return lines
