@@ -177,13 +177,14 @@ def test_group_by_writes_every_family_that_verifies_by_execution(runner, project
 
 
 def _unverified(monkeypatch: pytest.MonkeyPatch, families: set[str]) -> None:
-    """Make the named families' verification 'unverified' (nothing replayed or executed)."""
+    """Make the named families' verification 'unverified' (nothing replayed or executed):
+    ``jdsl compile --group-by`` compiles each family with ``compile_families``, which calls
+    ``jdsl.compiler.pipeline.compile_normalized``."""
     import dataclasses
 
-    from jdsl.commands import compile as cli
-    from jdsl.compiler import VerificationReport
+    from jdsl.compiler import VerificationReport, pipeline
 
-    real = cli.compile_normalized
+    real = pipeline.compile_normalized
 
     def compile_normalized(members, **kwargs):  # type: ignore[no-untyped-def]
         result = real(members, **kwargs)
@@ -191,7 +192,7 @@ def _unverified(monkeypatch: pytest.MonkeyPatch, families: set[str]) -> None:
             return result
         return dataclasses.replace(result, verification=VerificationReport(()))
 
-    monkeypatch.setattr(cli, "compile_normalized", compile_normalized)
+    monkeypatch.setattr(pipeline, "compile_normalized", compile_normalized)
 
 
 def test_group_by_exits_0_when_the_only_unwritten_families_are_unverified(

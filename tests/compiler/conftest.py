@@ -1,4 +1,6 @@
-"""The retail fixture of docs/design.md appendix B, traced by the real runtime."""
+"""The retail fixture of docs/design.md appendix B, traced by the real runtime; and the check
+that no package any test here compiles freezes a name, an id or a list position (``frozen.py``).
+"""
 
 from __future__ import annotations
 
@@ -73,3 +75,15 @@ def retail_trace(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return make
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _nothing_frozen() -> Any:
+    """Every package compiled in these tests passes :func:`frozen.frozen_problems`."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from frozen import checking_packages
+
+    with checking_packages():
+        yield

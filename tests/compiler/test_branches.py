@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.compiler import compile_behavior, package_metrics
+from jdsl.compiler import compile_behavior
+from jdsl.compiler.metrics import package_metrics
 from jdsl.ir import from_ir
 from jdsl.package import export_jdsl, load_package
 from jdsl.testing import ScriptedModel

@@ -9,15 +9,10 @@ from typing import Any
 
 import pytest
 from jdsl.cli import app
-from jdsl.compiler import (
-    compile_normalized,
-    holdout_split,
-    ir_paths,
-    normalize_all,
-    validate_package,
-)
+from jdsl.compiler import compile_normalized, holdout_split, normalize_all, validate_package
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import compiled_program
+from jdsl.compiler.holdout import ir_paths
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 from jdsl.package import export_jdsl

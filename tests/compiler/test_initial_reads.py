@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.compiler import CallDivergence, ReplayTools, execute, normalize_all
+from jdsl.compiler import ReplayTools, execute, normalize_all
 from jdsl.compiler.lookups import initial_lookups
+from jdsl.compiler.replay import CallDivergence
 from jdsl.expr import MISSING
 
 sys.path.insert(0, str(Path(__file__).parent))

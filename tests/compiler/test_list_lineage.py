@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.compiler import compile_behavior, compile_normalized, execute_all, normalize_all
+from jdsl.compiler import compile_behavior, compile_normalized, normalize_all
 from jdsl.compiler.lineage import StateIndex
+from jdsl.compiler.replay import execute_all
 from jdsl.expr import resolve_path
 from jdsl.importers import import_tau_bench
 from jdsl.text import format_behavior, parse_behavior

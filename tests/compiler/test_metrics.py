@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jdsl.compiler import package_metrics
+from jdsl.compiler.metrics import package_metrics
 
 
 def _ir(*children: dict) -> dict:

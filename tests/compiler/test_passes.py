@@ -11,15 +11,15 @@ from jdsl.compiler import (
     CompileError,
     VerificationReport,
     compile_behavior,
-    consolidate,
-    extract_facts,
     group_episodes,
     normalize_all,
     normalize_episode,
-    staticize,
-    verify,
 )
 from jdsl.compiler.arguments import ArgChoice
+from jdsl.compiler.candidates import extract_facts
+from jdsl.compiler.consolidate import consolidate
+from jdsl.compiler.staticize import staticize
+from jdsl.compiler.verify import verify
 from jdsl.errors import JdslError
 
 sys.path.insert(0, str(Path(__file__).parent))

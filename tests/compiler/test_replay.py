@@ -8,16 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.compiler import (
-    CallDivergence,
-    RecordedToolFailure,
-    ReplayTools,
-    compile_behavior,
-    decision_model,
-    execute,
-    execute_all,
-    normalize_all,
-)
+from jdsl.compiler import ReplayTools, compile_behavior, execute, normalize_all
+from jdsl.compiler.replay import CallDivergence, RecordedToolFailure, decision_model, execute_all
 from jdsl.compiler.verify import verify
 from jdsl.providers.replay import ReplayDivergence
 from jdsl.tree import Status

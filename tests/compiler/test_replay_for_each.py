@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 from jdsl import ListTraceSink
-from jdsl.compiler import execute, execute_all, normalize_all
+from jdsl.compiler import execute, normalize_all
+from jdsl.compiler.replay import execute_all
 from jdsl.ir import to_ir, validate_ir
 from jdsl.text import parse_behavior
 

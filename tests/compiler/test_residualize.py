@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from jdsl import ModelTurn, ToolCall, act, react, ref, root, seq
-from jdsl.compiler import as_records, compile_behavior
+from jdsl.compiler import compile_behavior
+from jdsl.compiler.events import as_records
 from jdsl.compiler.residualize import HeuristicCompilerModel, LLMCompilerModel, infer_type
 from jdsl.testing import ScriptedModel
 from jdsl.trace import ListTraceSink, segment_episodes

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from jdsl.compiler import compile_behavior, normalize_episode, package_metrics
+from jdsl.compiler import compile_behavior, normalize_episode
 from jdsl.compiler.lineage import find_source, is_meaningful
+from jdsl.compiler.metrics import package_metrics
 from jdsl.dsl import act, ref, root
 from jdsl.envs.fixtures import RetailWorld
 from jdsl.errors import PackageError

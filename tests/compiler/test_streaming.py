@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from jdsl.compiler import CompileError, compile_behavior, consolidate, normalize_all
+from jdsl.compiler import CompileError, compile_behavior, normalize_all
+from jdsl.compiler.consolidate import consolidate
 from jdsl.compiler.pipeline import compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
 from jdsl.compiler.store import NormStore, heads, subset

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,16 +28,11 @@ from jdsl.commands.validate import (
     compile_holdout,
     initial_state,
 )
-from jdsl.compiler import (
-    MIN_BRANCH_SUPPORT,
-    CompileError,
-    CompileResult,
-    NormEpisode,
-    compile_normalized,
-    group_episodes,
-)
-from jdsl.compiler.dask_engine import dask_client, map_reduce
+from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
+from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shards
 from jdsl.compiler.families import GroupBy, recommended_grouping
+from jdsl.compiler.pipeline import compile_families
 from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
@@ -132,12 +128,29 @@ def compile_command(
         )
         raise cli_fail(f"-o {out} is a file", fix)
     strict = not skip_bad_lines
-    facts = None
+    options = (traces, out, name, group_by, holdout, task_family, min_support, state)
     if engine == "dask":
         with dask_client(scheduler) as client:
-            normalized, facts = map_reduce(client, traces, mapping, strict=strict)
-    else:
-        normalized = normalize_stream(iter_episodes(traces, strict=strict), canonical=mapping)
+            reduced = reduce_shards(client, traces, mapping, strict=strict)
+            return _compile(reduced.normalized, partial(compile_reduced, client, reduced), *options)
+    normalized = normalize_stream(iter_episodes(traces, strict=strict), canonical=mapping)
+    return _compile(normalized, partial(compile_normalized, normalized), *options)
+
+
+def _compile(
+    normalized: Sequence[NormEpisode],
+    compile_all: Callable[..., CompileResult],
+    traces: Sequence[Path],
+    out: Path,
+    name: str | None,
+    group_by: GroupBy | None,
+    holdout: int | None,
+    task_family: str,
+    min_support: int,
+    state: str | None,
+) -> None:
+    """The normalized episodes into a package, one per family, or held out; ``compile_all``
+    compiles all of them (the engine's :func:`~jdsl.compiler.compile_normalized`)."""
     _require_success(normalized, traces)
     if group_by is None and (recommended := recommended_grouping(normalized)) is not None:
         if out.exists() and not out.is_dir():
@@ -154,9 +167,7 @@ def compile_command(
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
                                reads=initial_state(state))  # fmt: skip
     if group_by is None:
-        result = compile_normalized(
-            normalized, name=base, task_family=task_family, min_support=min_support, facts=facts
-        )
+        result = compile_all(name=base, task_family=task_family, min_support=min_support)
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
@@ -192,14 +203,13 @@ def _compile_families(
     """One package per family. Exit 0 when every family that could be packaged was written
     and the others are only unverified; 1 when a family failed verification or was refused
     (no successful episode), or when nothing could be packaged."""
+    compiled = compile_families(
+        normalized, by, prefix=base, task_family=task_family, min_support=min_support
+    )
     rows, failed, written = [], False, 0
-    for family, members in sorted(group_episodes(normalized, by), key=_natural):
-        try:
-            result = compile_normalized(
-                members, name=f"{base}-{family}" if base else family,
-                task_family=task_family or family, min_support=min_support,
-            )  # fmt: skip
-        except CompileError:  # no successful episode in this family
+    for family, members in sorted(compiled.members.items(), key=_natural):
+        result = compiled.results.get(family)
+        if result is None:  # refused: no successful episode in this family
             rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
             failed = True
             continue

@@ -22,7 +22,6 @@ import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
 from jdsl.compiler import (
-    MIN_BRANCH_SUPPORT,
     CompileError,
     HeldOutReport,
     NormEpisode,
@@ -31,6 +30,7 @@ from jdsl.compiler import (
     holdout_split,
     validate_package,
 )
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.families import GroupBy
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads

@@ -13,7 +13,9 @@ follow the slot ("aligned" episodes):
    episode -> ``{"ref": "order.items[$item_indexes].item_id"}``; a residual decision writes
    ``item_indexes: list[int]``;
 3. ``input``: the value equals the same run input in every episode (never frozen);
-4. for an argument a model chose that the user stated in every episode: a stated ``input``;
+4. for an argument a model chose that the user stated in every episode: a stated ``input``,
+   unless the value is an element of a list in state and some run of the family (whatever its
+   outcome: :class:`StatedIndex`) made the call without the user stating it: then 5.;
 5. ``selection`` of one element: a value found only at a list position (``user.orders[2]``)
    -> ``{"ref": "user.orders[$order_index]"}``; a residual decision writes ``order_index: int``
    (a position is a choice, never a fixed index);
@@ -37,17 +39,21 @@ from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import NormStep
 from jdsl.compiler.store import SlotSteps
+from jdsl.errors import ValidationError
 from jdsl.expr import parse_path
 
 __all__ = [
     "E2_SUPPORT",
     "ArgChoice",
+    "StatedIndex",
     "choose_argument",
+    "frozen_key",
     "index_key",
     "input_names",
     "is_free_text",
     "looks_like_id",
     "path_names",
+    "rank_sources",
     "stable_key",
     "top_key",
 ]
@@ -120,6 +126,7 @@ class _Seen(NamedTuple):
     lists: tuple[ListSource, ...]
     input_key: str | None
     stated: bool
+    traced: bool  # some exact source holds it (even one :func:`frozen_key` drops)
 
     @property
     def fixed(self) -> tuple[str, ...]:
@@ -129,18 +136,75 @@ class _Seen(NamedTuple):
 
 def _observe(argument: str, steps: Iterable[NormStep]) -> list[_Seen]:
     """One pass over ``steps`` (each read once: a slot's steps decode their episode on every
-    read); equal source tuples are shared, so 10^5 observations stay small."""
+    read); equal source tuples are shared, so 10^5 observations stay small. Each step's
+    sources are ranked by :func:`rank_sources`."""
     shared: dict[Any, Any] = {}
     seen = []
     for s in steps:
-        sources = s.arg_sources.get(argument, ())
+        value = s.arguments.get(argument)
+        found = s.arg_sources.get(argument, ())
+        sources = rank_sources(argument, s, found) if found else found
         lists = s.list_sources.get(argument, ())
         seen.append(_Seen(
-            s.arguments.get(argument), shared.setdefault(sources, sources),
+            value, shared.setdefault(sources, sources),
             shared.setdefault(lists, lists), s.input_args.get(argument),
-            argument in s.stated_args,
+            argument in s.stated_args, bool(found),
         ))  # fmt: skip
     return seen
+
+
+_DATA_KEY = re.compile(r"\d{4,}")
+
+
+def frozen_key(path: str, value: Any) -> bool:
+    """Whether ``path`` names a value by a dict key that is data, not schema: the key is the
+    value itself, or holds four or more digits (``user.payment_methods.gift_card_8887175.id``):
+    such a path freezes one user's id into the program.
+
+    >>> frozen_key("user.payment_methods.gift_card_8887175.id", "gift_card_8887175")
+    True
+    >>> frozen_key("reservation.payment_history[0].payment_id", "gift_card_8887175")
+    False
+    """
+    try:
+        steps = parse_path(path)
+    except ValidationError:
+        return False
+    return any(
+        kind == "key" and isinstance(arg, str) and (arg == value or bool(_DATA_KEY.search(arg)))
+        for kind, arg in steps[1:]
+    )
+
+
+def _acted_on(argument: str, step: NormStep) -> set[str]:
+    """The objects the call acts on: the top-level keys one of whose own fields another
+    argument of the call is (``reservation.reservation_id`` for ``reservation_id``)."""
+    found: set[str] = set()
+    for other, paths in step.arg_sources.items():
+        if other != argument:
+            found.update(p.split(".", 1)[0] for p in paths if p.count(".") == 1 and "[" not in p)
+    return found
+
+
+def rank_sources(argument: str, step: NormStep, sources: Sequence[str]) -> tuple[str, ...]:
+    """``sources`` of one call's argument, best first: a path that freezes a dict key holding
+    data (:func:`frozen_key`) is dropped; a path indexed by a decision (``orders[$i].id``) comes
+    first, as in the lineage order, then a field of an object the call acts on (the payment id
+    of the reservation being updated), then the most recently written top-level key, then the
+    lineage order (:meth:`jdsl.compiler.lineage.StateIndex.sources`)."""
+    value = step.arguments.get(argument)
+    kept = [p for p in sources if not frozen_key(p, value)]
+    if len(kept) < 2:
+        return tuple(kept)
+    acted = _acted_on(argument, step)
+    order = {key: n for n, key in enumerate(step.state_before)}
+
+    def rank(item: tuple[int, str]) -> tuple[bool, bool, int, int]:
+        n, path = item
+        top = top_key(path)
+        return ("[$" not in path, top not in acted, -order.get(top, -1), n)
+
+    return tuple(p for _, p in sorted(enumerate(kept), key=rank))
 
 
 def _dataflow(seen: Sequence[_Seen], available: set[str] | None) -> str | None:
@@ -230,6 +294,7 @@ def choose_argument(
     available: set[str] | None,
     synthesized_input: str,
     who: Callable[[], Sequence[str]] | None = None,
+    always_stated: Callable[[], bool] | None = None,
 ) -> ArgChoice:
     """Choose the representation of ``argument`` over the aligned steps of one slot (the
     order of preference in the module docstring).
@@ -242,6 +307,8 @@ def choose_argument(
         who: per step, the task or user of its episode (asked only when a constant is
             possible: a constant needs :data:`E2_SUPPORT` runs of two or more of them); None:
             not known, no constant.
+        always_stated: whether every run of the family stated the argument when it made the
+            call (:class:`StatedIndex`); None: not known (a stated value stays an input).
     """
     seen = (
         steps.memo(("observe", argument), lambda v: _observe(argument, v))
@@ -260,9 +327,10 @@ def choose_argument(
         return ArgChoice(argument, "input", {"ref": key}, key, values)
     chosen = steps[0].model_chosen
     synth = {"ref": synthesized_input}
-    if chosen and all(s.stated for s in seen):
-        return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)
     element = _element_path(argument, seen, available, index_key(argument))
+    if chosen and all(s.stated for s in seen):
+        if element is None or always_stated is None or always_stated():
+            return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)
     if element is not None:
         return element
     varies = len({stable_key(v) for v in values}) > 1
@@ -271,6 +339,29 @@ def choose_argument(
     if chosen:
         return ArgChoice(argument, "residual", synth, synthesized_input, values)
     return ArgChoice(argument, "input", synth, synthesized_input, values)
+
+
+class StatedIndex:
+    """Per ``(tool, argument)``: whether the user stated the argument's value before every
+    call of the tool in every run of a family, successful or not (built on first use, in one
+    pass over the runs): how users of the family behave, which the runs compiled from alone
+    may not show (three runs where the user typed the reservation id, a fourth where the
+    agent found it among the user's reservations)."""
+
+    def __init__(self, episodes: Iterable[Any]) -> None:
+        self._episodes = episodes
+        self._found: dict[tuple[str, str], bool] | None = None
+
+    def __call__(self, tool: str, argument: str) -> bool:
+        if self._found is None:
+            found: dict[tuple[str, str], bool] = {}
+            for episode in self._episodes:
+                for step in episode.steps:
+                    for arg in step.arguments:
+                        key = (step.logical_tool, arg)
+                        found[key] = found.get(key, True) and arg in step.stated_args
+            self._found = found
+        return self._found.get((tool, argument), False)
 
 
 def _may_freeze(
@@ -282,7 +373,7 @@ def _may_freeze(
     at least two different tasks or users."""
     if len(seen) < E2_SUPPORT or who is None:
         return False
-    if any(s.sources or s.lists or s.stated for s in seen):
+    if any(s.traced or s.lists or s.stated for s in seen):
         return False  # a tool returned it (somewhere in state) or the user said it
     if looks_like_id(value) or (isinstance(value, list) and any(isinstance(v, str) for v in value)):
         return False

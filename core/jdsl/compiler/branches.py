@@ -8,7 +8,7 @@ support, most first):
   the support at which consolidation accepts an uncontested claim, grade E1); thinner paths
   are reported and left out;
 * it does not part ways with the modal path only after a failed call of the modal path's tool
-  there (that is a recovery, compiled by :mod:`jdsl.compiler.recovery`, not a choice).
+  there (that is a recovery, compiled by :mod:`jdsl.compiler.staticize.recovery`, not a choice).
 
 Where the accepted paths part ways and meet again, and how each alternative is selected
 (``inputs``, ``conditions``, ``route``), is the program shape

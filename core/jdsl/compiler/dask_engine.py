@@ -21,13 +21,14 @@ import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.pipeline import CompileResult, compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
-from jdsl.compiler.staticize import CompiledBehavior
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import normalize_stream
 from jdsl.compiler.verify import ReplayMap, ReplayPart, replay_part
@@ -36,11 +37,13 @@ from jdsl.trace import iter_episodes
 from jdsl.trace.addresses import redact_addresses
 
 __all__ = [
+    "Reduced",
     "compile_on_dask",
+    "compile_reduced",
     "dask_client",
-    "map_reduce",
     "map_shard",
     "map_shards",
+    "reduce_shards",
     "replay_shards",
     "tree_reduce",
 ]
@@ -173,40 +176,62 @@ def compile_on_dask(
     check = not allow_broken_chain
     if client is None:
         with dask_client(scheduler, workers=workers) as own:
-            return _compile(own, shards, name, canonical, check, strict, fan_in, options)
-    return _compile(client, shards, name, canonical, check, strict, fan_in, options)
+            return compile_on_dask(shards, name=name, client=own, canonical=canonical,
+                                   allow_broken_chain=allow_broken_chain, strict=strict,
+                                   fan_in=fan_in, **options)  # fmt: skip
+    reduced = reduce_shards(client, shards, canonical, check, strict, fan_in)
+    return compile_reduced(client, reduced, name=name, **options)
 
 
-def _compile(
-    client: Any,
-    shards: Sequence[str | os.PathLike[str]],
-    name: str,
-    canonical: Mapping[str, str] | None,
-    check_chain: bool,
-    strict: bool,
-    fan_in: int,
-    options: Mapping[str, Any],
-) -> CompileResult:
-    stores, normalized, facts = _reduce(client, shards, canonical, check_chain, strict, fan_in)
-    replay = replay_shards(client, stores)
-    return compile_normalized(normalized, name=name, facts=facts, replay=replay, **options)
+@dataclass(frozen=True)
+class Reduced:
+    """Trace shards mapped and reduced on a cluster.
+
+    Attributes:
+        stores: the futures of each shard's normalized episodes, kept on the workers that
+            normalized them (verification's per-episode part runs there), in shard order.
+        normalized: the normalized episodes gathered to the client, in shard order.
+        facts: the merged fact table.
+    """
+
+    stores: Sequence[Any]
+    normalized: NormStore
+    facts: FactTable
 
 
-def map_reduce(
+def compile_reduced(client: Any, reduced: Reduced, *, name: str, **options: Any) -> CompileResult:
+    """:func:`~jdsl.compiler.compile_normalized` of ``reduced``: its merged facts, and
+    verification's per-episode part on the workers holding the shards (:func:`replay_shards`).
+
+    Args:
+        client: the ``distributed.Client`` that reduced the shards.
+        reduced: from :func:`reduce_shards`.
+        name: the behavior name.
+        **options: the other :func:`~jdsl.compiler.compile_normalized` arguments.
+    """
+    replay = replay_shards(client, reduced.stores)
+    return compile_normalized(
+        reduced.normalized, name=name, facts=reduced.facts, replay=replay, **options
+    )
+
+
+def reduce_shards(
     client: Any,
     shards: Sequence[str | os.PathLike[str]],
     canonical: Mapping[str, str] | None = None,
     check_chain: bool = True,
     strict: bool = True,
     fan_in: int = 8,
-) -> tuple[NormStore, FactTable]:
-    """:func:`map_shard` over ``shards`` on the cluster, the tables tree-reduced there.
-
-    Returns:
-        The normalized episodes in shard order (gathered to the client) and the merged table.
-    """
-    _, normalized, facts = _reduce(client, shards, canonical, check_chain, strict, fan_in)
-    return normalized, facts
+) -> Reduced:
+    """:func:`map_shard` over ``shards`` on the cluster, the tables tree-reduced there, the
+    normalized episodes gathered to the client in shard order (their stores kept on the
+    workers too)."""
+    mapped = map_shards(client, shards, canonical, check_chain, strict)
+    merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
+    stores = client.map(_episodes, mapped, pure=False)
+    del mapped  # each (store, table) result is released once both parts are taken
+    parts = client.gather(stores)
+    return Reduced(stores, NormStore.concat(parts), merged.result())
 
 
 def replay_shards(client: Any, stores: Sequence[Any]) -> ReplayMap:
@@ -248,24 +273,6 @@ def map_shards(
         map_shard, paths, canonical=dict(canonical or {}), check_chain=check_chain,
         strict=strict, pure=False,
     ))  # fmt: skip
-
-
-def _reduce(
-    client: Any,
-    shards: Sequence[str | os.PathLike[str]],
-    canonical: Mapping[str, str] | None,
-    check_chain: bool,
-    strict: bool,
-    fan_in: int,
-) -> tuple[list[Any], NormStore, FactTable]:
-    """The shards' store futures (kept on the workers; the shard tables are released once
-    merged), the stores gathered in shard order, and the merged table."""
-    mapped = map_shards(client, shards, canonical, check_chain, strict)
-    merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
-    stores = client.map(_episodes, mapped, pure=False)
-    del mapped  # each (store, table) result is released once both parts are taken
-    parts = client.gather(stores)
-    return stores, NormStore.concat(parts), merged.result()
 
 
 def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:

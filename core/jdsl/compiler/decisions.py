@@ -93,7 +93,8 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     for decision in episode.decisions:
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
-    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode)}
+    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode),
+              **_loop_selections(nodes, episode)}  # fmt: skip
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
         values = {}
@@ -178,6 +179,41 @@ def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[
 
 
 _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
+
+
+def _loop_selections(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+    """``{key: indexes}`` for each loop over selected elements ``for_each x in xs[$key]``
+    whose child calls a tool with an argument ``x<tail>``: the index in ``xs`` of each
+    successful call of that tool in the episode whose argument is ``xs[k]<tail>``, in order
+    (what the residual that selects answered)."""
+    found: dict[str, Any] = {}
+    for node in nodes:
+        match = (
+            _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
+        )
+        if match is None or match["key"] in found:
+            continue
+        item = str(node.get("item"))
+        for action in _walk(node.get("child")):
+            for arg, spec in (
+                (action.get("args") or {}).items() if action.get("kind") == "action" else ()
+            ):
+                ref = str(spec.get("ref", "")) if isinstance(spec, dict) else ""
+                tail = ref[len(item) :]
+                if not ref.startswith(item) or (tail and tail[0] not in ".["):
+                    continue
+                path = f"{match['head']}[${match['key']}]{tail}"
+                indexes = [
+                    element_index(path, s.arg_sources.get(arg, ())).get(match["key"])
+                    for s in episode.ok_steps()
+                    if s.logical_tool == action.get("tool")
+                ]
+                found[match["key"]] = [k for k in indexes if k is not None]
+                break
+            if match["key"] in found:
+                break
+    return found
 
 
 def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:

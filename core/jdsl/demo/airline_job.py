@@ -29,7 +29,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from jdsl.compiler import group_episodes, top_key
+from jdsl.compiler import group_episodes
+from jdsl.compiler.arguments import top_key
 from jdsl.compiler.families import GroupBy
 from jdsl.compiler.stream import normalize_stream
 from jdsl.demo.retail_job import stderr_is_terminal

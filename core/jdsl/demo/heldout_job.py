@@ -29,13 +29,12 @@ from typing import Any
 
 from jdsl.compiler import (
     NormEpisode,
-    StateIndex,
     compile_normalized,
     group_episodes,
     holdout_split,
     validate_package,
 )
-from jdsl.compiler.lineage import is_meaningful
+from jdsl.compiler.lineage import StateIndex, is_meaningful
 from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path
 from jdsl.envs.tau_airline import initial_reads

@@ -9,20 +9,28 @@ the family (:func:`family_loops`); then every
 run of it (one element included) is one *token* of the episode's compressed sequence, so runs
 over 1, 2 or 4 orders follow one path. :func:`compress` gives an episode's tokens and, per token,
 the call positions it stands for (a loop: one per element).
+
+A loop that acts on *some* elements (``LoopSpec.select``): consecutive calls of one write whose
+argument is ``<head>[k]<tail>`` for different elements k, in any order (cancel the second of
+three reservations in one run, the fifth and third of seven in another). Found with two or more
+calls in some run and in two or more episodes, it is one token too, compiled as a ``for_each``
+over the elements a residual selection (``list[int]``) picks. A run over every element of a
+loop over every element is that loop (preferred where both fit).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.expr import MISSING, resolve_path
 
-__all__ = ["LoopSpec", "compress", "family_loops"]
+__all__ = ["LoopSpec", "compress", "element_at", "family_loops"]
 
 _FIRST = re.compile(r"\[0\]")
+_INDEX = re.compile(r"\[(\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -33,11 +41,12 @@ class LoopSpec:
     argument: str
     head: str
     tail: str
+    select: bool = False
 
     @property
     def token(self) -> str:
         """How the loop reads in a compressed sequence (and the compile report)."""
-        return f"for_each {self.head}: {self.tool}"
+        return f"for_each {self.head}{'[selected]' if self.select else ''}: {self.tool}"
 
 
 def _element(step: NormStep, spec: LoopSpec, k: int) -> bool:
@@ -66,23 +75,77 @@ def _runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
     return sorted(found, key=lambda f: (-f[0], f[1].head, f[1].argument))
 
 
-def family_loops(episodes: Sequence[NormEpisode], *, min_support: int = 2) -> frozenset[LoopSpec]:
+def element_at(step: NormStep, spec: LoopSpec) -> int | None:
+    """Which element of ``spec.head`` the call's argument is (``<head>[k]<tail>``), or None."""
+    if step.logical_tool != spec.tool:
+        return None
+    for path in step.arg_sources.get(spec.argument, ()):
+        if path.startswith(spec.head + "[") and path.endswith(spec.tail):
+            middle = path[len(spec.head) + 1 : len(path) - len(spec.tail) - 1]
+            if middle.isdigit():
+                return int(middle)
+    return None
+
+
+def _selected_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
+    """``(length, spec)`` of every run of calls over different elements starting at call ``i``
+    (:attr:`LoopSpec.select`; longest first)."""
+    step = ok[i]
+    found = []
+    for argument, sources in step.arg_sources.items():
+        for path in sources:
+            match = _INDEX.search(path)
+            if match is None or _INDEX.search(path, match.end()) or "[" in path[: match.start()]:
+                continue
+            spec = LoopSpec(step.logical_tool, argument, path[: match.start()],
+                            path[match.end() :], select=True)  # fmt: skip
+            taken: set[int] = set()
+            n = 0
+            while i + n < len(ok):
+                k = element_at(ok[i + n], spec)
+                if k is None or k in taken:
+                    break
+                taken.add(k)
+                n += 1
+            found.append((n, spec))
+    return sorted(found, key=lambda f: (-f[0], f[1].head, f[1].argument))
+
+
+def _all_runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
+    return _runs_at(ok, i) + _selected_at(ok, i)
+
+
+def family_loops(
+    episodes: Sequence[NormEpisode],
+    *,
+    min_support: int = 2,
+    read_only: Callable[[str], bool] | None = None,
+) -> frozenset[LoopSpec]:
     """The loops of a family: specs with a run of two or more elements in some episode, run
-    over every element in at least ``min_support`` episodes (one run does not tell a loop
-    over every element from calls that happened to take them all)."""
+    over every element (or, :attr:`LoopSpec.select`, over some) in at least ``min_support``
+    episodes (one run does not tell a loop over every element from calls that happened to take
+    them all). A selection loop whose tool a loop over every element covers is left out, and
+    so is one of a ``read_only`` tool (a read of some elements keeps each result: a later call
+    may read the second one looked up, which after a loop no store holds)."""
     long: set[LoopSpec] = set()
     support: dict[LoopSpec, int] = {}
     for episode in episodes:
         ok = episode.ok_steps()
         here: set[LoopSpec] = set()
         for i in range(len(ok)):
-            for n, spec in _runs_at(ok, i):
+            for n, spec in _all_runs_at(ok, i):
                 here.add(spec)
                 if n >= 2:
                     long.add(spec)
         for spec in here:
             support[spec] = support.get(spec, 0) + 1
-    return frozenset(spec for spec in long if support[spec] >= min_support)
+    found = {spec for spec in long if support[spec] >= min_support}
+    every = {(s.tool, s.argument, s.head, s.tail) for s in found if not s.select}
+    return frozenset(
+        s for s in found
+        if not (s.select and ((s.tool, s.argument, s.head, s.tail) in every
+                              or read_only is None or read_only(s.tool)))
+    )  # fmt: skip
 
 
 def compress(
@@ -95,7 +158,11 @@ def compress(
     specs: dict[str, LoopSpec] = {}
     i = 0
     while i < len(ok):
-        run = next(((n, s) for n, s in _runs_at(ok, i) if s in loops), None) if loops else None
+        run = (
+            next(((n, s) for n, s in _all_runs_at(ok, i) if s in loops and n), None)
+            if loops
+            else None
+        )
         if run is None:
             tokens.append(ok[i].logical_tool)
             positions.append((i,))

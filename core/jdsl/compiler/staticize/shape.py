@@ -150,7 +150,7 @@ def plan_shape(
     ``recoveries`` are the accepted ``(failed tool, recovering tool)`` pairs: where the only
     difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
     failed ``primary`` in the others, there is no fork: the recovering call (compiled
-    ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.recovery`) serves both.
+    ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.staticize.recovery`) serves both.
     """
     keys = count()
     plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}))

@@ -17,56 +17,65 @@ turns the tool's exception (or returned FAILURE) into the node's FAILURE, so the
 
 Only accepted (uncontested) recoveries compile; contested ones are reported
 (:func:`contested_notes`). Inside a branch alternative a recovering call must be read-only.
+:func:`with_recovery` returns the node to emit and the fragment of what it took (ids, run
+inputs, provenance, notes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.candidates import RECOVERY
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import NormStep
-
-if TYPE_CHECKING:
-    from jdsl.compiler.emitter import Emitter, Slot
+from jdsl.compiler.staticize.fragment import EMPTY, Build, Evidence, Fragment, Here, Slot, proof
 
 __all__ = ["contested_notes", "with_recovery"]
 
+Made = tuple[dict[str, Any] | None, Fragment]
 
-def with_recovery(em: Emitter, node: dict[str, Any], slot: Slot) -> dict[str, Any]:
+
+def with_recovery(
+    ev: Evidence, here: Here, node: dict[str, Any], slot: Slot
+) -> tuple[dict[str, Any], Fragment]:
     """``node`` (a compiled action), wrapped in a recovery selector when evidence says so."""
-    for c in em.recoveries:
+    b = Build(here)
+    for c in ev.recoveries:
         if c.claim["recover_with"] == slot.tool and c.claim["position"] == slot.position:
-            primary = _call(em, c, _failed_before(em, c), c.claim["on_error_of"], node, "try")
+            primary, made = _call(ev, b.here, c, _failed_before(ev, c), c.claim["on_error_of"],
+                                  node, "try")  # fmt: skip
+            b.add(made)
             if primary is not None:
-                return _selector(em, node, primary, node)
-    for c in em.recoveries:
+                return _selector(b, node, primary, node), b.out
+    for c in ev.recoveries:
         if c.claim["on_error_of"] != slot.tool or c.claim["recover_with"] == slot.tool:
             continue
-        if em.lane_reads is not None and not em.read_only(c.claim["recover_with"]):
+        if here.in_lane and not ev.read_only(c.claim["recover_with"]):
             continue  # never an effectful call inside a branch alternative
-        backup = _call(em, c, _recovering(em, c), c.claim["recover_with"], node, "recover")
+        backup, made = _call(ev, b.here, c, _recovering(ev, c), c.claim["recover_with"], node,
+                             "recover")  # fmt: skip
+        b.add(made)
         if backup is not None:
-            return _selector(em, node, node, backup)
-    return node
+            return _selector(b, node, node, backup), b.out
+    return node, b.out
 
 
 def _selector(
-    em: Emitter, node: dict[str, Any], first: dict[str, Any], fallback: dict[str, Any]
+    b: Build, node: dict[str, Any], first: dict[str, Any], fallback: dict[str, Any]
 ) -> dict[str, Any]:
     """``sel(first on_error=fail, fallback)``, named after the compiled action ``node``."""
     children = [{**first, "on_error": "fail"}, fallback]
-    return {"kind": "selector", "id": em.unique(f"recovery_{node['id']}"), "children": children}
+    return {"kind": "selector", "id": b.id(f"recovery_{node['id']}"), "children": children}
 
 
-def _failed_before(em: Emitter, c: Candidate) -> list[NormStep]:
+def _failed_before(ev: Evidence, c: Candidate) -> list[NormStep]:
     """In each supporting episode: the failed ``on_error_of`` call right before the recovery."""
     found = []
     for eid in c.support:
-        episode = em.episode(eid)
+        episode = ev.episode(eid)
         if episode is None:
             continue
         ok = episode.ok_steps()
@@ -80,11 +89,11 @@ def _failed_before(em: Emitter, c: Candidate) -> list[NormStep]:
     return found
 
 
-def _recovering(em: Emitter, c: Candidate) -> list[NormStep]:
+def _recovering(ev: Evidence, c: Candidate) -> list[NormStep]:
     """In each supporting episode: the successful call that recovered."""
     found = []
     for eid in c.support:
-        episode = em.episode(eid)
+        episode = ev.episode(eid)
         ok = episode.ok_steps() if episode is not None else ()
         if c.claim["position"] < len(ok):
             found.append(ok[c.claim["position"]])
@@ -92,36 +101,37 @@ def _recovering(em: Emitter, c: Candidate) -> list[NormStep]:
 
 
 def _call(
-    em: Emitter,
+    ev: Evidence,
+    here: Here,
     c: Candidate,
     steps: Sequence[NormStep],
     tool: str,
     node: dict[str, Any],
     role: str,
-) -> dict[str, Any] | None:
+) -> Made:
     """The other call of the recovery selector (``role``: ``try`` for a primary tried first,
     ``recover`` for a fallback), its arguments chosen over ``steps`` (None when one is neither
-    a ref, a run input nor a supported constant)."""
+    a ref, a run input nor a supported constant: a note says so)."""
     if not steps:
-        return None
+        return None, EMPTY
     args: dict[str, Any] = {}
+    out = EMPTY
     for arg in steps[0].arguments:
-        choice = choose_argument(arg, steps, available=em.available, synthesized_input="\0")
+        choice = choose_argument(arg, steps, available=set(here.available), synthesized_input="\0")
         if choice.how not in ("dataflow", "input", "const") or choice.source == "\0":
-            em.notes.append(f"recovery {c.text} left out: its argument {arg} is not explained")
-            return None
+            note = f"recovery {c.text} left out: its argument {arg} is not explained"
+            return None, out + Fragment(notes=(note,))
         if choice.how == "input":
-            em.read_input(str(choice.source))
+            out += Fragment.read(str(choice.source))
         args[arg] = choice.spec
-    call: dict[str, Any] = {"kind": "action",
-                            "id": em.unique(f"{role}_{slug(tool)}_{c.claim['position']}"),
-                            "tool": tool}  # fmt: skip
+    call_id = here.unique(f"{role}_{slug(tool)}_{c.claim['position']}")
+    call: dict[str, Any] = {"kind": "action", "id": call_id, "tool": tool}
     if args:
         call["args"] = args
     if node.get("store"):
         call["store"] = node["store"]  # either call's result is read under the same key
-    em.prove(call["id"], "action", [c], f"RECOVERY {c.text}")
-    return call
+    made = Fragment(ids=frozenset({call_id})) + proof(call_id, "action", [c], f"RECOVERY {c.text}")
+    return call, out + made
 
 
 def contested_notes(candidates: Sequence[Candidate]) -> list[str]:
