@@ -101,6 +101,23 @@ def test_run_names_the_model_flags_when_a_model_leaf_has_no_model(runner, traces
         missing.stderr
     )
     assert "error:" not in missing.output and '"answer": "0"' in missing.stdout
+    assert "note: the compiled program stopped at " in missing.stderr  # where, and why
+    assert "the package's fallback (a react agent with the family's tools) took the rest" in (
+        missing.stderr
+    )
+    served = runner.invoke(app, [*base, "--reply", "0"])
+    assert "took the rest" not in served.stderr  # the compiled program served it
+
+
+def test_package_run_warns_of_an_unread_input_and_writes_its_trace(
+    runner, traces, tmp_path
+) -> None:
+    package, out = tmp_path / "p.jdsl", tmp_path / "run.jsonl"
+    runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)])
+    args = ["package", "run", str(package), "-t", TOOLS, "-i", "email=c1@x.com", "-i", "emial=x"]
+    result = runner.invoke(app, [*args, "--reply", "0", "--trace", str(out)])
+    assert "warning: --input emial: the tree never reads it" in result.stderr
+    assert f"trace: {out}" in result.stderr and '"kind":"episode.started"' in out.read_text()
 
 
 def test_run_resolves_the_model_before_running(

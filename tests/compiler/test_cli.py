@@ -40,12 +40,13 @@ def test_package_run_binds_host_tools(retail_trace, tmp_path) -> None:
             "--input", "request=cancel", "--input", "note:=[1, 2]", "--reply", "0"]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    board = json.loads(result.output.split("\n", 1)[1])
+    board = json.loads(result.stdout.split("\n", 1)[1])
     assert board["order"]["id"] == "#W10" and board["note"] == [1, 2]
     fallback = runner.invoke(app, args[:-1] + ["7"])  # out of range: the fallback answers
     assert (
-        fallback.exit_code == 0 and json.loads(fallback.output.split("\n", 1)[1])["answer"] == "7"
+        fallback.exit_code == 0 and json.loads(fallback.stdout.split("\n", 1)[1])["answer"] == "7"
     )
+    assert "the package's fallback (a react agent" in fallback.stderr  # says who answered
     missing = runner.invoke(app, ["package", "run", str(out), "--tools", "jdsl.envs:nothing"])
     assert missing.exit_code != 0
 

@@ -174,7 +174,15 @@ def test_compile_holdout_compiles_validates_and_writes(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:6] == ["family", "eps", "verify", "held", "served", "matched"]
+    assert lines[0].split()[:7] == [
+        "family",
+        "ok/runs",
+        "verify",
+        "held",
+        "served",
+        "matched",
+        "unrepl",
+    ]
     assert any(line.startswith("airline_test_1 ") and "too few" in line for line in lines)
     assert "constants contradicted" in lines[-1] and (out / "airline_test_48.jdsl").exists()
     bad = RUNNER.invoke(app, ["compile", str(traces), "--holdout", "0", "-o", str(out)])
@@ -249,3 +257,29 @@ def test_a_missing_input_is_refused_only_by_a_package_without_a_fallback(
     row = report.rows[0]
     assert row.outcome == "refused" and "run inputs missing: reservation_id" in row.reason
     assert report.refused == 1 and report.fallbacks == 0 and "1 refused" in report.summary()
+
+
+def test_holdout_cli_boundaries_name_the_fix(tmp_path: Path) -> None:
+    traces = tmp_path / "slice.jsonl"
+    import_tau_bench(
+        FIXTURES / "gpt-4o-airline.slice.json", sink=JsonlTraceSink(traces, resume=False)
+    )
+    base = ["compile", str(traces), "--group-by", "intent"]
+    big = RUNNER.invoke(app, [*base, "--holdout", "50", "-o", str(tmp_path / "big")])
+    assert big.exit_code == 1 and "--holdout 50 held out no run" in big.stderr
+    assert "use --holdout" in big.stdout  # each 'too few' family says what would fit
+    one = RUNNER.invoke(app, [*base, "-o", str(tmp_path / "one.jdsl")])
+    assert one.exit_code == 1 and "writes one per family" in one.stderr
+    assert not (tmp_path / "one.jdsl").exists()
+    out = tmp_path / "pk"
+    held = RUNNER.invoke(app, [*base, "--holdout", "1", "-o", str(out)])
+    assert "    held out: tau_airline_test_" in held.stdout  # the held-out runs are named
+    package = next(out.glob("*.jdsl"))
+    family = package.name.removesuffix(".jdsl")
+    only = RUNNER.invoke(app, ["package", "validate", str(package), str(traces)])
+    assert f"of family {family!r} (grouped by intent)" in only.stderr
+    every = RUNNER.invoke(app, ["package", "validate", str(package), str(traces), "--all"])
+    assert "of family" not in every.stderr
+    assert every.stdout.count("\n") > only.stdout.count("\n")
+    unknown = RUNNER.invoke(app, ["package", "validate", str(package), str(traces), "-e", "x"])
+    assert unknown.exit_code == 1 and "no episode 'x' in the traces" in unknown.stderr

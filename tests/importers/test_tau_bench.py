@@ -177,8 +177,29 @@ def test_a_malformed_file_names_the_place_at_fault(
 
 
 def test_a_missing_file_is_an_import_error(tmp_path: Path) -> None:
-    with pytest.raises(ImportFormatError, match="cannot read the file"):
+    with pytest.raises(ImportFormatError, match="no such file; check the path"):
         import_tau_bench(tmp_path / "nope.json")
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        ("", "the file is empty"),
+        ("  \n", "the file is empty"),
+        (
+            '{"kind": "episode.started", "episode_id": "e", "event_id": "1"}\n{"kind": "x"}\n',
+            r"already a jdsl trace \(JSON Lines\): compile it with `jdsl compile`",
+        ),
+        ('{"a": 1}\n{"b": 2}\n', "looks like JSON Lines: pass the file as one JSON document"),
+    ],
+)
+def test_a_file_that_is_no_results_file_says_what_to_pass(
+    tmp_path: Path, content: str, match: str
+) -> None:
+    path = tmp_path / "runs.json"
+    path.write_text(content)
+    with pytest.raises(ImportFormatError, match=match):
+        import_tau_bench(path)
 
 
 def test_the_trace_episode_views_read_the_imported_episodes(events: Trace) -> None:

@@ -146,6 +146,8 @@ def test_strict_makes_a_bad_run_an_error(tmp_path: Path) -> None:
         (lambda r: r.pop("traj"), "traj"),
         (lambda r: r.update(task_id=None), "task_id"),
         (lambda r: r.update(reward="high"), "reward"),
+        (lambda r: r.pop("reward"), "reward"),  # run.py always writes it: never a success
+        (lambda r: r.update(reward=None), "reward"),
         (lambda r: r["traj"].append({"role": "robot", "content": "x"}), "traj"),
         (
             lambda r: r["traj"].append({"role": "tool", "tool_call_id": "nope", "content": "x"}),

@@ -195,8 +195,9 @@ def test_not_a_package(tmp_path) -> None:
         load_package(tmp_path / "junk.jdsl")
     with pytest.raises(PackageError, match="no package"):
         load_package(tmp_path / "missing.jdsl")
+    (tmp_path / "empty").mkdir()
     with pytest.raises(PackageError, match="manifest.json"):
-        load_package(tmp_path)
+        load_package(tmp_path / "empty")
 
 
 def test_symlinked_file_in_a_directory_is_refused(package, tmp_path) -> None:
@@ -287,3 +288,17 @@ def test_a_for_each_tree_packages_exports_loads_and_runs(tmp_path) -> None:
         o["id"] for o in ctx.blackboard["orders"]
     ]
     assert ctx.blackboard["details"] == direct.blackboard["details"]
+
+
+def test_a_folder_of_packages_names_them_instead_of_a_missing_manifest(tmp_path: Path) -> None:
+    folder = tmp_path / "out.jdsl"
+    folder.mkdir()
+    for name in ("airline.cancel.jdsl", "airline.book.jdsl"):
+        (folder / name).write_bytes(b"PK")
+    with pytest.raises(PackageError, match=r"folder of 2 package\(s\).*airline\.book\.jdsl"):
+        load_package(folder)
+
+
+def test_no_package_at_a_path_says_what_to_pass(tmp_path: Path) -> None:
+    with pytest.raises(PackageError, match="pass a .jdsl archive or a package folder"):
+        load_package(tmp_path / "nope.jdsl")

@@ -26,6 +26,9 @@ from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATE_OPTION,
     compile_holdout,
+    family_cell,
+    family_width,
+    first_problem,
     initial_state,
 )
 from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
@@ -160,12 +163,15 @@ def _compile(
         typer.echo(f"grouping by {recommended} (the importer's recommendation; --group-by to "
                    "change)", err=True)  # fmt: skip
         group_by = recommended
+    if group_by is not None and out.suffix == SUFFIX and not out.is_dir():
+        raise cli_fail(f"-o {out} names one package, but --group-by writes one per family",
+                       "pass a directory for the packages, e.g. -o packages/")  # fmt: skip
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
     if holdout is not None:
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
-                               reads=initial_state(state))  # fmt: skip
+                               reads=initial_state(state, normalized))  # fmt: skip
     if group_by is None:
         result = compile_all(name=base, task_family=task_family, min_support=min_support)
         typer.echo(str(result.report()))
@@ -207,18 +213,22 @@ def _compile_families(
         normalized, by, prefix=base, task_family=task_family, min_support=min_support
     )
     rows, failed, written = [], False, 0
+    width = family_width(list(compiled.members))
     for family, members in sorted(compiled.members.items(), key=_natural):
         result = compiled.results.get(family)
         if result is None:  # refused: no successful episode in this family
-            rows.append(f"{family[:40]:<40} {len(members):>5} {'refused':<10}{'not written':>30}")
+            rows.append(f"{family_cell(family, width)} {len(members):>5} {'refused':<10}"
+                        f"{'not written':>30}")  # fmt: skip
             failed = True
             continue
         target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
-        rows.append(_family_row(family, result, target))
+        rows.append(_family_row(family, width, result, target))
+        if result.verification.status == "failed":
+            rows.append(first_problem(result))
         failed = failed or result.verification.status == "failed"
         written += target is not None
     typer.echo(
-        f"{'family':<40} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
+        f"{'family':<{width}} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
         f" {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
@@ -226,8 +236,8 @@ def _compile_families(
         raise cli_fail(
             "some families failed verification or were refused (no successful episode); their "
             "packages were not written",
-            "'failed' rows: run `jdsl compile` on that family's episodes alone to see its "
-            "problems; 'refused' rows: add traces of successful runs",
+            "'failed' rows: the line under each names its first problem; 'refused' rows: add "
+            "traces of successful runs",
         )
     if not written:
         raise cli_fail(
@@ -288,12 +298,12 @@ def _coverage(verification: dict[str, Any]) -> str:
     return "n/a" if coverage is None else str(coverage)
 
 
-def _family_row(family: str, result: CompileResult, written: Path | None) -> str:
+def _family_row(family: str, width: int, result: CompileResult, written: Path | None) -> str:
     report = result.report()
     v, m = report["verification"], report["metrics"]
     executed = f"{v['matched']}/{v['executed']}"
     return (
-        f"{family[:40]:<40} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
+        f"{family_cell(family, width)} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
         f" {executed:>7}"
         f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
         f"{written or 'not written'}"

@@ -6,22 +6,25 @@
     jdsl package verify PKG [--digest sha256:HEX]
     jdsl package validate PKG TRACES...   (jdsl.commands.validate)
     jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
-        [--digest sha256:HEX]
+        [--digest sha256:HEX] [--trace OUT.jsonl]
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, command_app
+from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
 from jdsl.commands.inputs import parse_inputs, read_tools
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
 from jdsl.commands.validate import validate_command
-from jdsl.compiler.fallback import split_fallback
+from jdsl.compiler.fallback import FALLBACK_ID, split_fallback
+from jdsl.inputs import unread_inputs_note
 from jdsl.package import input_types, load_package
+from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, TraceEvent
 
 __all__ = ["package_app"]
 
@@ -78,17 +81,26 @@ def run_command(
         [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
     ),
     digest: str | None = _DIGEST,
+    trace: Path | None = typer.Option(
+        None, "--trace", metavar="OUT.jsonl", help="Append the run's trace to this JSONL file."
+    ),
 ) -> None:
     """Bind host tools to a package and run it once; print status and blackboard.
 
     A missing run input is refused only when the package has no fallback; with one, the run
     starts, the compiled program stops at the guard that needs the input, and the fallback
-    takes the rest of the run (a note on stderr says which inputs were missing)."""
+    takes the rest of the run (a note on stderr says which inputs were missing). When the
+    fallback takes over, a note on stderr names the step where the compiled program stopped
+    and why. An input the package never reads gets a warning (a typo'd key)."""
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    if trace is not None:
+        require_parent(trace, "--trace")
     pkg = load_package(path, digest=digest)
     seeds = parse_inputs(inputs, types=input_types(pkg))
     root = pkg.as_root(read_tools(tools), model_id=model)
+    if note := unread_inputs_note(root, list(seeds)):
+        typer.echo(f"warning: {note}", err=True)
     missing = pkg.missing_inputs(seeds)
     if missing and split_fallback(pkg.ir)[1] is None:  # nothing could take the run
         raise cli_fail(f"missing run inputs: {'; '.join(missing)}", "pass --input KEY=VALUE")
@@ -96,4 +108,33 @@ def run_command(
         typer.echo(f"note: missing run inputs: {'; '.join(missing)}; the package's fallback "
                    "takes the run where the compiled program needs them (pass --input "
                    "KEY=VALUE to run the compiled program)", err=True)  # fmt: skip
-    report_run(root.run(model=run_model(pkg.ir, root.model_id, reply), raise_errors=False, **seeds))
+    kept = ListTraceSink()
+    jsonl = JsonlTraceSink(trace) if trace is not None else None
+    sink = kept if jsonl is None else FanoutSink(kept, jsonl)
+    chosen = run_model(pkg.ir, root.model_id, reply)
+    try:
+        ctx = root.run(model=chosen, trace_sink=sink, raise_errors=False, **seeds)
+    finally:
+        if jsonl is not None:
+            jsonl.close()
+    if trace is not None:
+        typer.echo(f"trace: {trace}", err=True)
+    if note := fallback_note(kept.events):
+        typer.echo(note, err=True)
+    report_run(ctx)
+
+
+def fallback_note(events: Sequence[TraceEvent]) -> str | None:
+    """The note for a run whose compiled program stopped and whose fallback took over (the
+    fallback's ``react.started`` names the failure in ``after_failure``); None otherwise."""
+    for event in events:
+        payload = event.payload
+        if event.kind == "react.started" and payload.get("node_id") == FALLBACK_ID:
+            failed = payload.get("after_failure") or {}
+            where = failed.get("node_id", "?")
+            return (
+                f"note: the compiled program stopped at {where} ({failed.get('reason', '?')}); "
+                "the package's fallback (a react agent with the family's tools) took the rest "
+                "of the run"
+            )
+    return None

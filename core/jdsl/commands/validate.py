@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, get_args
 
 import typer
 
@@ -28,6 +29,7 @@ from jdsl.compiler import (
     compile_normalized,
     group_episodes,
     holdout_split,
+    normalize_all,
     validate_package,
 )
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
@@ -41,6 +43,9 @@ __all__ = [
     "HOLDOUT_OPTION",
     "INITIAL_STATE_OPTION",
     "compile_holdout",
+    "family_cell",
+    "family_width",
+    "first_problem",
     "initial_state",
     "validate_command",
 ]
@@ -64,15 +69,27 @@ INITIAL_STATE_OPTION = typer.Option(
     metavar="DOMAIN",
     help="Held-out validation (and, with --holdout, verification): answer a read a run never "
     "made, before its first write, from the database every run of DOMAIN starts from "
-    f"({', '.join(INITIAL_STATES)}: the shipped db).",
+    f"({', '.join(INITIAL_STATES)}: the shipped db; default: the runs' own tau-bench domain "
+    "when it has one; none: never).",
 )
 """``--initial-state DOMAIN`` of ``jdsl package validate`` and ``jdsl compile --holdout``."""
 
 
-def initial_state(name: str | None) -> ReadAnswers | None:
-    """The :data:`~jdsl.compiler.lookups.ReadAnswers` of ``--initial-state`` (None: none)."""
-    if name is None:
+def initial_state(name: str | None, episodes: Sequence[NormEpisode] = ()) -> ReadAnswers | None:
+    """The :data:`~jdsl.compiler.lookups.ReadAnswers` of ``--initial-state``: ``none`` for
+    none; when not given, the domain's when every episode is a tau-bench run of one domain
+    that has one (a note on stderr says so), else none."""
+    if name == "none":
         return None
+    if name is None:
+        skills = {str(e.metadata.get("skill") or "") for e in episodes}
+        domain = skills.pop().removeprefix("tau_bench.") if len(skills) == 1 else ""
+        name = f"tau_{domain}" if f"tau_{domain}" in INITIAL_STATES else None
+        if name is None:
+            return None
+        typer.echo(f"reads the runs never made are answered from the {name} db every tau-bench "
+                   "run starts from (--initial-state none: leave them unreplayable)",
+                   err=True)  # fmt: skip
     if name not in INITIAL_STATES:
         raise typer.BadParameter(
             f"{name!r} is not a known domain; pass one of: {', '.join(INITIAL_STATES)}",
@@ -91,9 +108,18 @@ def validate_command(
         [], "--canonical", metavar="HOST=LOGICAL", help="HOST=LOGICAL tool names (repeatable)."
     ),
     state: str | None = INITIAL_STATE_OPTION,
+    every: bool = typer.Option(
+        False,
+        "--all",
+        help="Validate on every run given, not only the runs of the package's family.",
+    ),
+    only: list[str] = typer.Option(
+        [], "--episode", "-e", metavar="ID", help="Validate on this episode only (repeatable)."
+    ),
 ) -> None:
     """Would the package have served these runs, and done what they did? (exit 1 on a
-    divergence)."""
+    divergence). By default only the runs of the package's family are checked (the family
+    its manifest names, grouped as the compile grouped them); --all checks every run."""
     pairs = [item.partition("=") for item in canonical]
     bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
     if bad:
@@ -107,7 +133,13 @@ def validate_command(
     episodes = [e for trace in traces for e in read_events(trace).episodes]
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
-    report = validate_package(pkg, episodes, canonical=mapping, reads=initial_state(state))
+    normalized = normalize_all(episodes, canonical=mapping)
+    if only:
+        normalized = _chosen(normalized, only)
+    elif not every:
+        normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
+    reads = initial_state(state, normalized)
+    report = validate_package(pkg, normalized, canonical=mapping, reads=reads)
     typer.echo(report.text)
     if not report.ok:
         raise cli_fail(
@@ -116,23 +148,88 @@ def validate_command(
         )
 
 
-_COLUMNS = ("held", "served", "matched", "fallback", "refused", "diverged", "consts")
+def _chosen(normalized: Sequence[NormEpisode], ids: Sequence[str]) -> list[NormEpisode]:
+    """The episodes ``--episode`` names, in trace order; an unknown id is an error."""
+    known = {e.episode_id for e in normalized}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        near = ", ".join(sorted(known)[:5]) + (", ..." if len(known) > 5 else "")
+        raise cli_fail(f"no episode {unknown[0]!r} in the traces", f"pass one of: {near}")
+    return [e for e in normalized if e.episode_id in set(ids)]
 
 
-def _row(family: str, episodes: int, status: str, counts: Sequence[int] | None,
+def _family_runs(normalized: Sequence[NormEpisode], family: str) -> list[NormEpisode]:
+    """The runs of the package's family (grouped by intent, task or sequence, whichever
+    names it), with a note of how many others were skipped; every run when no grouping
+    names the family (a package compiled without --group-by)."""
+    for by in get_args(GroupBy):
+        members = dict(group_episodes(normalized, by)).get(family)
+        if members:
+            skipped = len(normalized) - len(members)
+            if skipped:
+                typer.echo(f"validating on the {len(members)} run(s) of family {family!r} "
+                           f"(grouped by {by}); {skipped} run(s) of other families skipped "
+                           "(--all checks them too)", err=True)  # fmt: skip
+            return members
+    return list(normalized)
+
+
+_COLUMNS = ("held", "served", "matched", "unrepl", "fallback", "refused", "diverged", "consts")
+
+
+def _row(family: str, width: int, runs: str, status: str, counts: Sequence[int] | None,
          written: Path | None) -> str:  # fmt: skip
     cells = [str(c) for c in counts] if counts is not None else ["-"] * len(_COLUMNS)
     held = " ".join(f"{c:>{len(h)}}" for c, h in zip(cells, _COLUMNS, strict=True))
-    return f"{family[:44]:<44} {episodes:>4} {status:<10} {held}  {written or 'not written'}"
+    return f"{family_cell(family, width)} {runs:>7} {status:<10} {held}  {written or 'not written'}"
+
+
+def family_cell(family: str, width: int) -> str:
+    """``family`` padded to ``width``; a longer name is never cut (two names could read the
+    same): it takes its own line and the row goes on under it."""
+    return f"{family:<{width}}" if len(family) <= width else f"{family}\n{'':<{width}}"
+
+
+def family_width(families: Sequence[str]) -> int:
+    """The family column's width: the longest name, at most 56."""
+    return min(56, max(len("family"), *(len(f) for f in families)))
+
+
+def first_problem(result: Any) -> str:
+    """``    not written: verification failed: <its first problem>`` for a family's row."""
+    problems = result.verification.problems
+    first = f": {problems[0]}" if problems else ""
+    return f"    not written: verification {result.verification.status}{first}"
 
 
 def _counts(report: HeldOutReport | None, held: Sequence[NormEpisode]) -> list[int]:
     """The row's counts; without a report (no verified package) every reference is refused."""
     if report is None:
         references = sum(e.success is not False for e in held)
-        return [references, 0, 0, 0, references, 0, 0]
-    return [report.references, report.served, report.matched, report.fallbacks, report.refused,
-            report.divergences, report.contradicted]  # fmt: skip
+        return [references, 0, 0, 0, 0, references, 0, 0]
+    return [report.references, report.served, report.matched, report.unreplayable,
+            report.fallbacks, report.refused, report.divergences,
+            report.contradicted]  # fmt: skip
+
+
+def _held_line(report: HeldOutReport | None, held: Sequence[NormEpisode]) -> str | None:
+    """``  held out: ID outcome, ...`` under a family's row (None when it held none out)."""
+    if report is not None:
+        named = [f"{r.episode_id} {r.outcome}" for r in report.rows if r.reference]
+    else:
+        named = [f"{e.episode_id} refused" for e in held if e.success is not False]
+    return f"    held out: {', '.join(named)}" if named else None
+
+
+def _too_few(family: str, members: Sequence[NormEpisode], n: int) -> str:
+    """Why a family compiled nothing, and the --holdout that would leave it something."""
+    ok = sum(e.success is not False for e in members)
+    if ok == 0:
+        return f"    {family}: no successful run to compile from"
+    if ok <= 1:
+        return f"    {family}: one successful run: nothing is left to compile once it is held out"
+    return (f"    {family}: {ok} successful runs; --holdout {n} leaves none to compile from "
+            f"(use --holdout {ok - 1} or less)")  # fmt: skip
 
 
 def compile_holdout(
@@ -141,37 +238,54 @@ def compile_holdout(
 ) -> None:  # fmt: skip
     """Compile each family (all episodes when ``by`` is None) without its last ``n``
     successful episodes, validate on those, write the verified packages into ``out``. A
-    family whose package fails verification writes none: its held-out runs count as refused."""
+    family whose package fails verification writes none: its held-out runs count as refused.
+    Exit 1 when a family failed verification, a held-out run diverged, or no run could be
+    held out (every family too small for ``n``)."""
     families = group_episodes(normalized, by) if by is not None else [(base, list(normalized))]
     families.sort(
         key=lambda item: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item[0])]
     )
+    width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
-    rows, totals, failed = [], [0] * len(_COLUMNS), False
+    rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
     for family, members in families:
+        runs = f"{sum(e.success is not False for e in members)}/{len(members)}"
         kept, held = holdout_split(members, n)
         try:
             result = compile_normalized(kept, name=family if by else base,
                                         task_family=task_family or family,
                                         min_support=min_support, reads=reads)  # fmt: skip
         except CompileError:  # nothing successful left to compile from
-            rows.append(_row(family, len(members), "too few", None, None))
+            rows.append(_row(family, width, runs, "too few", None, None))
+            notes.append(_too_few(family, members, n))
             continue
         report = validate_package(result.package, held, reads=reads) if result.ok else None
         written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
             result.ok) else None  # fmt: skip
         counts = _counts(report, held)
-        rows.append(_row(family, len(members), result.verification.status, counts, written))
+        rows.append(_row(family, width, runs, result.verification.status, counts, written))
+        if (line := _held_line(report, held)) is not None:
+            rows.append(line)
+        if not result.ok:
+            rows.append(first_problem(result))
         totals = [a + b for a, b in zip(totals, counts, strict=True)]
         failed = failed or not result.ok or (report is not None and not report.ok)
-    typer.echo(f"{'family':<44} {'eps':>4} {'verify':<10} {' '.join(_COLUMNS)}  package")
+    typer.echo(f"{'family':<{width}} {'ok/runs':>7} {'verify':<10} {' '.join(_COLUMNS)}  package")
     typer.echo("\n".join(rows))
-    total, served, matched, fallback, refused, diverged, consts = totals
-    typer.echo(f"held out {total} episode(s): {served} served end to end ({matched} matched), "
-               f"{fallback} fallback, {refused} refused, {diverged} diverged, {consts} constants "
-               "contradicted")  # fmt: skip
+    if notes:
+        typer.echo("too few:\n" + "\n".join(notes))
+    total, served, matched, unrepl, fallback, refused, diverged, consts = totals
+    typer.echo(f"held out {total} episode(s): {served} served end to end ({matched} matched, "
+               f"{unrepl} unreplayable), {fallback} fallback, {refused} refused, {diverged} "
+               f"diverged, {consts} constants contradicted")  # fmt: skip
+    if not total:
+        raise cli_fail(
+            f"--holdout {n} held out no run: every family has {n} or fewer successful runs",
+            "use a smaller --holdout (see 'too few' above), or add runs",
+        )
     if failed:
         raise cli_fail(
             "a family failed verification or a held-out episode diverged",
-            "see the rows above; `jdsl package validate PKG TRACES` shows each divergence",
+            "see the rows above; for a written package, `jdsl package validate PKG TRACES "
+            "-e ID` shows a held-out run's divergence",
         )

@@ -182,9 +182,9 @@ class HeldOutReport:
         for row in self.rows:
             why = row.reason or str(row.divergence.reason if row.divergence else row.fallback or "")
             lines.append(
-                f"  {row.episode_id[:36]:<36} {row.outcome:<11}{'  ' + why if why else ''}"
+                f"  {row.episode_id[:36]:<36} {row.outcome:<12}{'  ' + why if why else ''}"
             )
-            lines += [f"  {'':<36} constant   {c}" for c in row.contradicted]
+            lines += [f"  {'':<36} constant     {c}" for c in row.contradicted]
         lines.append(f"  summary: {self.summary()}")
         return "\n".join(lines)
 

@@ -38,6 +38,12 @@ def read_json(path: str | Path) -> Any:
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ImportFormatError("no such file; check the path", path=path) from None
+    except IsADirectoryError:
+        raise ImportFormatError(
+            "a folder, not a file; pass the JSON file in it", path=path
+        ) from None
     except OSError as exc:
         raise ImportFormatError(f"cannot read the file ({exc.strerror})", path=path) from exc
     except UnicodeDecodeError as exc:
@@ -46,12 +52,27 @@ def read_json(path: str | Path) -> Any:
             path=path,
             where=f"byte {exc.start}",
         ) from exc
+    if not text.strip():
+        raise ImportFormatError("the file is empty; pass the JSON file the tool wrote", path=path)
     try:
         return jsondata.loads(text)
     except jsondata.JsonDataError as exc:
         raise ImportFormatError(
-            f"not JSON ({exc}); pass a JSON file", path=path, where=exc.where
+            f"not JSON ({exc}); {_what_instead(text)}", path=path, where=exc.where
         ) from exc
+
+
+def _what_instead(text: str) -> str:
+    """The fix for a file that is not one JSON document: a jdsl trace needs no import; other
+    JSON Lines must be one document."""
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        head = jsondata.loads(first)
+    except jsondata.JsonDataError:
+        return "pass a JSON file"
+    if isinstance(head, dict) and {"kind", "episode_id", "event_id"} <= head.keys():
+        return "this is already a jdsl trace (JSON Lines): compile it with `jdsl compile`"
+    return "this looks like JSON Lines: pass the file as one JSON document"
 
 
 def emit_conversations(

@@ -69,7 +69,7 @@ class ParsedRun:
 
     task_id: int | str
     trial: int
-    reward: float | None
+    reward: float
     user_id: str | None
     instruction: str
     gold_actions: list[dict[str, Any]]
@@ -125,7 +125,9 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
     info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
     task: Mapping[str, Any] = info["task"] if isinstance(info.get("task"), Mapping) else {}
     reward = row.get("reward")
-    if reward is not None and (isinstance(reward, bool) or not isinstance(reward, int | float)):
+    if reward is None:  # run.py writes a reward for every run; a run without one is not solved
+        raise RunFormatError("reward", "missing: give the run's reward (1.0 solved, 0.0 failed)")
+    if isinstance(reward, bool) or not isinstance(reward, int | float):
         raise RunFormatError("reward", f"expected a number, got {type(reward).__name__}")
     strategy = detect_strategy(traj)
     system, turns = (_chat_turns if strategy == "tool-calling" else _action_turns)(traj)
@@ -138,7 +140,7 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
     return ParsedRun(
         task_id=task_id,
         trial=trial if isinstance(trial, int) and not isinstance(trial, bool) else 0,
-        reward=None if reward is None else float(reward),
+        reward=float(reward),
         user_id=task.get("user_id") if isinstance(task.get("user_id"), str) else None,
         instruction=str(task.get("instruction") or ""),
         gold_actions=gold,

@@ -59,11 +59,16 @@ def load_package(path: str | os.PathLike[str], *, digest: str | None = None) -> 
     """
     where = Path(path)
     if where.is_dir():
+        _check_not_a_folder_of_packages(where)
         files = _read_dir(where)
     elif where.is_file():
         files = _read_zip(where)
     else:
-        raise PackageError(f"no package at {str(where)!r}", path=str(where))
+        raise PackageError(
+            f"no package at {str(where)!r}: pass a .jdsl archive or a package folder "
+            "(jdsl compile -o writes them)",
+            path=str(where),
+        )
     package = BehaviorPackage(files, source=str(where))
     verify_package(package)
     if digest is not None and package.manifest.get("manifest_digest") != digest.strip():
@@ -84,7 +89,11 @@ caught too, below)."""
 
 def _read_zip(path: Path) -> dict[str, bytes]:
     if not zipfile.is_zipfile(path):
-        raise PackageError(f"{str(path)!r} is not a valid .jdsl archive", path=str(path))
+        raise PackageError(
+            f"{str(path)!r} is not a valid .jdsl archive: pass a .jdsl file or package folder "
+            "written by jdsl compile -o or jdsl package export",
+            path=str(path),
+        )
     try:
         with zipfile.ZipFile(path) as archive:
             return _read_members(archive)
@@ -145,6 +154,20 @@ def _check_member(info: zipfile.ZipInfo) -> None:
             f"refusing member {name!r}: compression ratio {ratio:.0f} is over "
             f"{MAX_COMPRESSION_RATIO} (a zip bomb?)",
             path=name,
+        )
+
+
+def _check_not_a_folder_of_packages(root: Path) -> None:
+    """A folder ``jdsl compile --group-by`` wrote holds one package per family, no manifest."""
+    if (root / "manifest.json").exists():
+        return
+    inside = sorted(p.name for p in root.glob("*.jdsl"))
+    if inside:
+        shown = ", ".join(inside[:5]) + (", ..." if len(inside) > 5 else "")
+        raise PackageError(
+            f"{str(root)!r} is a folder of {len(inside)} package(s), not one package: "
+            f"pass one of them ({shown})",
+            path=str(root),
         )
 
 
@@ -233,7 +256,11 @@ def verify_package(package: BehaviorPackage) -> None:
     """
     files = package.files
     if "manifest.json" not in files:
-        raise PackageError("package has no manifest.json", path="manifest.json")
+        raise PackageError(
+            "package has no manifest.json: pass a package written by jdsl compile -o or "
+            "jdsl package export",
+            path="manifest.json",
+        )
     manifest = _manifest(files["manifest.json"])
     _check_manifest_digest(manifest)
     listed = _listed(manifest)
@@ -247,7 +274,8 @@ def verify_package(package: BehaviorPackage) -> None:
         if digest(files[name]) != expected:
             raise PackageError(
                 f"digest mismatch for {name!r}: the file changed after packaging "
-                f"(expected {expected})",
+                f"(expected {expected}); edit the behavior and compile or export the package "
+                "again instead of editing the file",
                 path=name,
             )
     _verify_ir(package, manifest)
