@@ -320,15 +320,25 @@ def compile_normalized(
         if facts is None
         else facts.candidates(contracts)
     )
-    compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support)  # fmt: skip
-    if noops:
-        compiled = dataclasses.replace(compiled, notes=(*compiled.notes, *(
-            f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
-            for tool in noops)))  # fmt: skip
-    if fallback:
-        compiled = attach_fallback(compiled, normalized)
-    report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
+
+    def compiled_and_verified(hand_over: bool) -> tuple[CompiledBehavior, VerificationReport]:
+        made = staticize(normalized, candidates, name=name, model=model, effects=effects,
+                         min_support=min_support, hand_over=hand_over)  # fmt: skip
+        if noops:
+            made = dataclasses.replace(made, notes=(*made.notes, *(
+                f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
+                for tool in noops)))  # fmt: skip
+        if fallback:
+            made = attach_fallback(made, normalized)
+        return made, verify(made, normalized, replay=replay, effects=effects, reads=reads)
+
+    compiled, report = compiled_and_verified(False)
+    if fallback and _left_unaccounted(compiled, report):
+        # the path followed leaves runs unaccounted: hand over where the paths part, if none
+        # of them has the support to be branched (else the plan, and the result, is the same)
+        handing, handed = compiled_and_verified(True)
+        if handed.ok:
+            compiled, report = handing, handed
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,
@@ -341,6 +351,17 @@ def compile_normalized(
         verification=report,
         normalized=normalized if isinstance(normalized, NormStore) else tuple(normalized),
         metrics=package_metrics(compiled.ir),
+    )
+
+
+def _left_unaccounted(compiled: CompiledBehavior, report: VerificationReport) -> bool:
+    """Whether verification failed only on runs the program was not compiled from (a path too
+    thin to branch that the followed path cannot account for)."""
+    aligned = set(compiled.aligned)
+    return (
+        bool(report.unaccounted)
+        and not report.unserved
+        and all(e.episode_id not in aligned for e in report.unaccounted)
     )
 
 
