@@ -28,27 +28,25 @@ __all__ = ["package_app"]
 package_app = command_app("package", "Inspect, verify and run behavior packages.")
 package_app.command("validate")(validate_command)
 
+_PKG = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir.")
+_DIGEST = typer.Option(
+    None,
+    "--digest",
+    metavar="sha256:HEX",
+    help="The package digest its author published: refuse any other package.",
+)
+
 
 @package_app.command("inspect")
 @cli_errors
-def inspect_command(
-    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
-) -> None:
+def inspect_command(path: Path = _PKG) -> None:
     """Show a package: name, verification, inputs, permissions, metrics and the tree."""
     typer.echo(package_summary(load_package(path)))
 
 
 @package_app.command("verify")
 @cli_errors
-def verify_command(
-    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
-    digest: str | None = typer.Option(
-        None,
-        "--digest",
-        metavar="sha256:HEX",
-        help="The package digest its author published: refuse any other package.",
-    ),
-) -> None:
+def verify_command(path: Path = _PKG, digest: str | None = _DIGEST) -> None:
     """Check format, every digest and the IR (exit 1 on any problem); with --digest, also that
     it is the package its author published (digests alone prove integrity, not authorship)."""
     pkg = load_package(path, digest=digest)
@@ -61,7 +59,7 @@ def verify_command(
 @package_app.command("run")
 @cli_errors
 def run_command(
-    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+    path: Path = _PKG,
     tools: str = typer.Option(
         ..., "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
     ),
@@ -79,12 +77,7 @@ def run_command(
     reply: list[str] = typer.Option(
         [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
     ),
-    digest: str | None = typer.Option(
-        None,
-        "--digest",
-        metavar="sha256:HEX",
-        help="The package digest its author published: refuse any other package.",
-    ),
+    digest: str | None = _DIGEST,
 ) -> None:
     """Bind host tools to a package and run it once; print status and blackboard.
 

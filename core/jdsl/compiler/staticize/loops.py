@@ -12,7 +12,9 @@ the call positions it stands for (a loop: one per element).
 
 A loop that acts on *some* elements (``LoopSpec.select``): consecutive calls of one write whose
 argument is ``<head>[k]<tail>`` for different elements k, in any order (cancel the second of
-three reservations in one run, the fifth and third of seven in another). Found with two or more
+three reservations in one run, the fifth and third of seven in another), every other argument
+the same in each call (a write with other arguments per element, e.g. new flights per
+reservation, is not one call repeated). Found with two or more
 calls in some run and in two or more episodes, it is one token too, compiled as a ``for_each``
 over the elements a residual selection (``list[int]``) picks. A run over every element of a
 loop over every element is that loop (preferred where both fit).
@@ -20,6 +22,7 @@ loop over every element is that loop (preferred where both fit).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -87,6 +90,12 @@ def element_at(step: NormStep, spec: LoopSpec) -> int | None:
     return None
 
 
+def _others(step: NormStep, argument: str) -> str:
+    """The call's arguments other than ``argument``, as comparable text."""
+    return json.dumps({k: v for k, v in step.arguments.items() if k != argument},
+                      sort_keys=True, default=str)  # fmt: skip
+
+
 def _selected_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
     """``(length, spec)`` of every run of calls over different elements starting at call ``i``
     (:attr:`LoopSpec.select`; longest first)."""
@@ -100,10 +109,11 @@ def _selected_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
             spec = LoopSpec(step.logical_tool, argument, path[: match.start()],
                             path[match.end() :], select=True)  # fmt: skip
             taken: set[int] = set()
+            same = _others(step, argument)
             n = 0
             while i + n < len(ok):
                 k = element_at(ok[i + n], spec)
-                if k is None or k in taken:
+                if k is None or k in taken or _others(ok[i + n], argument) != same:
                     break
                 taken.add(k)
                 n += 1
