@@ -35,7 +35,7 @@ from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 
-__all__ = ["RAW_RESULTS", "HoldoutFigures", "airline_holdout", "list_recall"]
+__all__ = ["RAW_RESULTS", "HoldoutFigures", "airline_holdout", "holdout_figures", "list_recall"]
 
 RAW_RESULTS = ("tau_airline", "raw", "gpt-4o-airline.dev.json")
 """The package-data path of tau-bench's own airline results file."""
@@ -125,7 +125,11 @@ def list_recall(episodes: Sequence[NormEpisode]) -> tuple[tuple[int, int], tuple
 
 def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
     """Import the raw results file, compile each family holding out ``n`` runs, validate."""
-    raw = import_tau_bench(str(data_path(*RAW_RESULTS))).episodes
+    return holdout_figures(import_tau_bench(str(data_path(*RAW_RESULTS))).episodes, n, by)
+
+
+def holdout_figures(raw: Sequence[Any], n: int = 1, by: Any = "intent") -> HoldoutFigures:
+    """:func:`airline_holdout` on any imported episodes (``import_tau_bench(path).episodes``)."""
     turns = {e.episode_id: sum(ev.kind == "model.responded" for ev in e.events) for e in raw}
     episodes = list(normalize_stream(raw))
     families = group_episodes(episodes, by)
