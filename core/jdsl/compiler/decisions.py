@@ -93,9 +93,13 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     for decision in episode.decisions:
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
-    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode)}
+    routes = _routes(nodes, episode)
+    chosen = {**routes, **_chosen_arguments(nodes, episode)}
+    reached = _reached(nodes[0], routes) if nodes else set()
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
+        if node_id not in reached:  # an alternative the run did not take: never answered
+            continue
         values = {}
         for key in outputs:
             if written.get(key):
@@ -110,9 +114,14 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
 def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
     """``{key: value}`` for route decisions: a selector whose alternatives each check
     ``key == value`` gets the value of the alternative whose first call the episode made
-    first (the path the teacher took)."""
+    first (the path the teacher took). An alternative's first call is the k-th call of its
+    tool, k counted along the path to it (:func:`_numbered`): an alternative that starts with a
+    second product lookup is not the path of a run that made one lookup, before the selector."""
     found: dict[str, Any] = {}
-    tools = [s.logical_tool for s in episode.ok_steps()]
+    at: dict[str, list[int]] = {}
+    for position, step in enumerate(episode.ok_steps()):
+        at.setdefault(step.logical_tool, []).append(position)
+    counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})} if nodes else {}
     for node in nodes:
         if node.get("kind") != "selector":
             continue
@@ -120,21 +129,39 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
         routes = [r for r in found_routes if r is not None]
         if not routes or len(routes) != len(found_routes):
             continue
-        firsts = [(tools.index(tool), key, value) for key, value, tool in routes if tool in tools]
+        firsts = []
+        for key, value, action in routes:
+            calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
+            if k < len(calls):
+                firsts.append((calls[k], key, value))
         if firsts:
             _, key, value = min(firsts)
             found.setdefault(key, value)
     return found
 
 
-def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
-    """``(key, value, first tool)`` of an alternative that starts by checking a route."""
+def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
+    """``(key, value, first action)`` of an alternative that starts by checking a route."""
     body = alternative.get("children") if alternative.get("kind") == "sequence" else None
     check = next((n for n in body or () if n.get("kind") == "check"), None)
     action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
     if check is None or action is None:
         return None
-    return str(check["key"]), check.get("equals"), str(action["tool"])
+    return str(check["key"]), check.get("equals"), action
+
+
+def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
+    """The ids of the predict leaves a run with these route decisions can reach: a selector
+    whose alternatives check a decided route is entered only through the matching one."""
+    if node.get("kind") == "predict":
+        return {str(node.get("id") or "")}
+    children = [c for c in child_slots(node) if isinstance(c, dict)]
+    if node.get("kind") == "selector":
+        arms = [_route(child) for child in children]
+        if arms and all(a is not None and a[0] in routes for a in arms):
+            children = [c for c, a in zip(children, arms, strict=True)
+                        if a is not None and a[1] == routes[a[0]]]  # fmt: skip
+    return set().union(*(_reached(child, routes) for child in children))
 
 
 def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:

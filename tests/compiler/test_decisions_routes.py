@@ -1,0 +1,75 @@
+"""Route decisions and the answers of predict leaves are found on the path the run took.
+
+Found on the retail corpora of :mod:`jdsl.demo.retail_styles`: a selector after one product
+read, whose first alternative reads a *second* product, was routed there because the run had
+made its first read of that tool before the selector (the route was unreplayable); and a leaf
+of the taken alternative whose prompt equals a leaf's of another alternative was answered with
+that other alternative's route answer (``'get_user_details' is not a valid int``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from jdsl.compiler import execute, normalize_all
+
+sys.path.insert(0, str(Path(__file__).parent))
+from events import EpisodeBuilder  # noqa: E402
+
+
+def _flow(*children: dict[str, Any]) -> dict[str, Any]:
+    return {"format": "jdsl.behavior.v1", "root": {"kind": "root", "name": "t", "child": {
+        "kind": "sequence", "id": "flow", "children": list(children)}}}  # fmt: skip
+
+
+def _arm(route: str, *children: dict[str, Any], key: str = "route") -> dict[str, Any]:
+    return {"kind": "sequence", "id": f"arm_{route}", "children": [
+        {"kind": "check", "id": f"when_{route}", "key": key, "equals": route}, *children]}  # fmt: skip
+
+
+def _route(key: str, *values: str) -> dict[str, Any]:
+    choices = ", ".join(f'"{v}"' for v in values)
+    return {"kind": "predict", "id": f"choose_{key}", "signature": f"request -> {key}: "
+            f"Literal[{choices}]"}  # fmt: skip
+
+
+FIND = {"kind": "action", "id": "find", "tool": "find", "args": {"q": {"ref": "q"}},
+        "store": "hit"}  # fmt: skip
+UPDATE = {"kind": "action", "id": "update", "tool": "update",
+          "args": {"item": {"ref": "hit.id"}}, "store": "out"}  # fmt: skip
+
+
+def test_an_alternative_starting_with_a_tool_already_called_is_routed_by_the_next_call() -> None:
+    b = EpisodeBuilder("e", inputs={"q": "abc", "request": "update it"})
+    b.call("find", {"id": "X12"}, store="hit", q="abc")
+    b.call("update", "ok", store="out", item="X12")
+    episode = normalize_all([b.done(True)])[0]
+    again = _arm("again", {"kind": "predict", "id": "choose_q", "signature": "request -> q_2"},
+                 {**FIND, "id": "find_again", "args": {"q": {"ref": "q_2"}}, "store": "hit_2"},
+                 {**UPDATE, "id": "update_a"})  # fmt: skip
+    tree = _flow(FIND, _route("route", "again", "update"), {"kind": "selector", "id": "branch",
+                 "children": [again, _arm("update", {**UPDATE, "id": "update_b"})]})  # fmt: skip
+    run = execute(tree, episode)
+    assert run.matched, run.divergence
+
+
+def test_a_leaf_is_never_answered_with_a_decision_of_an_alternative_the_run_did_not_take() -> None:
+    b = EpisodeBuilder("e", inputs={"request": "the second"})
+    b.call("list", [{"id": "A1"}, {"id": "B2"}], store="items")
+    b.call("update", "ok", store="out", item="B2", note="hi")
+    episode = normalize_all([b.done(True)])[0]
+    pick = {"kind": "predict", "signature": "request, items -> index: int"}
+    use = {"kind": "action", "tool": "update", "store": "out",
+           "args": {"item": {"ref": "items[$index].id"}}}  # fmt: skip
+    taken_not = _arm("a", {"kind": "action", "id": "audit", "tool": "audit", "store": "log"},
+                     _route("route_2", "x"), {"kind": "selector", "id": "inner", "children": [
+                         _arm("x", {**pick, "id": "pick_a"}, {**use, "id": "use_a"}, key="route_2")]})  # fmt: skip
+    taken = _arm("b", {**pick, "id": "pick_b"},
+                 {**use, "id": "use_b", "args": {**use["args"], "note": {"const": "hi"}}})  # fmt: skip
+    tree = _flow({"kind": "action", "id": "list", "tool": "list", "store": "items"},
+                 _route("route", "a", "b"),
+                 {"kind": "selector", "id": "branch", "children": [taken_not, taken]})  # fmt: skip
+    run = execute(tree, episode)
+    assert run.matched, (run.divergence, run.fallback)
