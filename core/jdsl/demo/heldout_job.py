@@ -18,7 +18,7 @@ meaningful field of it), the lineage :mod:`jdsl.compiler.lineage` gives each ele
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,8 +128,14 @@ def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
     return holdout_figures(import_tau_bench(str(data_path(*RAW_RESULTS))).episodes, n, by)
 
 
-def holdout_figures(raw: Sequence[Any], n: int = 1, by: Any = "intent") -> HoldoutFigures:
-    """:func:`airline_holdout` on any imported episodes (``import_tau_bench(path).episodes``)."""
+def holdout_figures(
+    raw: Sequence[Any],
+    n: int = 1,
+    by: Any = "intent",
+    on_compiled: Callable[[str, Any], None] | None = None,
+) -> HoldoutFigures:
+    """:func:`airline_holdout` on any imported episodes (``import_tau_bench(path).episodes``);
+    ``on_compiled(family, result)`` sees each family's :class:`~jdsl.compiler.CompileResult`."""
     turns = {e.episode_id: sum(ev.kind == "model.responded" for ev in e.events) for e in raw}
     episodes = list(normalize_stream(raw))
     families = group_episodes(episodes, by)
@@ -142,6 +148,8 @@ def holdout_figures(raw: Sequence[Any], n: int = 1, by: Any = "intent") -> Holdo
             totals["too_few"] += any(e.success for e in held)
             continue
         result = compile_normalized(kept, name=family)
+        if on_compiled is not None:
+            on_compiled(family, result)
         if not result.ok:  # no package is written: its held-out runs are refused
             totals["held"] += sum(e.success is not False for e in held)
             totals["refused"] += sum(e.success is not False for e in held)
