@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from pathlib import Path
 
 import pytest
 from jdsl.demo.retail_styles import STYLES, retail_style_tasks, style_runs
 from jdsl.demo.styles_job import StyleFigures, frozen_values, style_figures
 from jdsl.envs.tau_retail import TERMINAL_TOOLS
+from jdsl.importers import import_tau_bench
 from jdsl.importers.tau_results import detect_strategy, parse_run
 
 # -- the generator -----------------------------------------------------------------------------
@@ -52,6 +54,14 @@ def test_rewards_are_the_benchmarks_and_failed_runs_change_the_wrong_thing() -> 
     gold = {a["name"] for r in rows for a in r["info"]["task"]["actions"]}
     assert not gold & TERMINAL_TOOLS
     assert len(retail_style_tasks(3)) == 12
+
+
+def test_the_shipped_fixtures_are_what_the_generator_writes() -> None:
+    here = Path(__file__).parents[1] / "fixtures" / "tau_bench"
+    for name in STYLES:
+        path = here / f"retail-{name}.json"
+        assert json.loads(path.read_text("utf-8")) == style_runs(name, tasks_per_family=1)
+        assert len(import_tau_bench(path).episodes) == len(json.loads(path.read_text("utf-8")))
 
 
 def test_a_frozen_id_position_or_list_is_found() -> None:
