@@ -73,3 +73,25 @@ def test_a_leaf_is_never_answered_with_a_decision_of_an_alternative_the_run_did_
                  {"kind": "selector", "id": "branch", "children": [taken_not, taken]})  # fmt: skip
     run = execute(tree, episode)
     assert run.matched, (run.divergence, run.fallback)
+
+
+def test_a_position_is_answered_by_the_element_the_write_acted_on_not_the_first_read() -> None:
+    """A scan (``get_order`` of A, then B) before a write on B: the leaf choosing which order
+    to read before the write answers B's position (retail ``small``/``terse``: a held-out
+    scan run was replayed cancelling the first order it had read)."""
+    b = EpisodeBuilder("e", inputs={"request": "cancel the lamp order"})
+    b.call("get_user", {"orders": ["#A1", "#B2", "#C3"]}, store="user")
+    b.call("get_order", {"order_id": "#A1", "item": "desk"}, store="order", order_id="#A1")
+    b.call("get_order", {"order_id": "#B2", "item": "lamp"}, store="order", order_id="#B2")
+    b.call("cancel_order", "ok", store="out", order_id="#B2")
+    episode = normalize_all([b.done(True)])[0]
+    tree = _flow(
+        {"kind": "action", "id": "user", "tool": "get_user", "store": "user"},
+        {"kind": "predict", "id": "pick", "signature": "request, user -> order_index: int"},
+        {"kind": "action", "id": "read", "tool": "get_order", "store": "order",
+         "args": {"order_id": {"ref": "user.orders[$order_index]"}}},
+        {"kind": "action", "id": "cancel", "tool": "cancel_order", "store": "out",
+         "args": {"order_id": {"ref": "order.order_id"}}},
+    )  # fmt: skip
+    run = execute(tree, episode)
+    assert run.matched, (run.divergence, run.fallback)

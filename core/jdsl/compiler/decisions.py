@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.families import is_write
 from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.ir.walk import child_slots, walk_ir
@@ -172,7 +173,8 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    for node, k in _numbered(nodes[0] if nodes else {}, {}):
+    numbered = _numbered(nodes[0] if nodes else {}, {})
+    for node, k in numbered:
         tool = str(node.get("tool"))
         steps = calls.get(tool) or []
         for arg, spec in (node.get("args") or {}).items():
@@ -182,6 +184,34 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
                     found.setdefault(ref, steps[k].arguments[arg])
                 found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
                 found.update(element_index(ref, steps[k].arg_sources.get(arg, ())))
+    return {**found, **_acted_on(numbered, calls)}
+
+
+def _acted_on(
+    numbered: Sequence[tuple[dict[str, Any], int]], calls: Mapping[str, Sequence[NormStep]]
+) -> dict[str, int]:
+    """``{k: n}`` for a read that selects ``xs[$k]`` and whose result a later write uses
+    (``order.order_id``): the position of the element the write acted on, found among the
+    recorded write's sources. A run that scanned several elements made its k-th read of the
+    tool on the first of them, not on the one it acted on."""
+    found: dict[str, int] = {}
+    for at, (node, _) in enumerate(numbered):
+        store = str(node.get("store") or "")
+        selecting = [str(spec.get("ref")) for spec in (node.get("args") or {}).values()
+                     if isinstance(spec, dict) and "[$" in str(spec.get("ref"))]  # fmt: skip
+        if not store or not selecting or is_write(str(node.get("tool"))):
+            continue
+        for later, k in numbered[at + 1 :]:
+            steps = calls.get(str(later.get("tool"))) or []
+            if not is_write(str(later.get("tool"))) or k >= len(steps):
+                continue
+            for arg, spec in (later.get("args") or {}).items():
+                ref = str(spec.get("ref")) if isinstance(spec, dict) else ""
+                if ref.startswith(f"{store}.") or ref.startswith(f"{store}["):
+                    sources = steps[k].arg_sources.get(arg, ())
+                    for path in selecting:
+                        for key, n in element_index(path, sources).items():
+                            found.setdefault(key, n)
     return found
 
 
