@@ -95,3 +95,31 @@ def test_a_position_is_answered_by_the_element_the_write_acted_on_not_the_first_
     )  # fmt: skip
     run = execute(tree, episode)
     assert run.matched, (run.divergence, run.fallback)
+
+
+def test_a_position_is_answered_from_the_alternative_the_run_took() -> None:
+    """Two alternatives name their position ``order_index``; the run took the first (retail
+    ``small`` exchange: the email arm's first scanned read set the name + zip arm's order)."""
+    b = EpisodeBuilder("e", inputs={"request": "cancel the lamp order"})
+    b.call("get_user", {"orders": ["#A1", "#B2", "#C3"]}, store="user")
+    b.call("get_note", "lamp", store="note")
+    b.call("get_order", {"order_id": "#A1", "item": "desk"}, store="order", order_id="#A1")
+    b.call("cancel_order", "ok", store="out", order_id="#B2")
+    episode = normalize_all([b.done(True)])[0]
+    pick = {"kind": "predict", "signature": "request, user -> order_index: int"}
+    read = {"kind": "action", "tool": "get_order", "args": {"order_id": {"ref":
+            "user.orders[$order_index]"}}}  # fmt: skip
+    taken = _arm("b", {"kind": "action", "id": "note", "tool": "get_note", "store": "note"},
+                 {**pick, "id": "pick_b"}, {"kind": "action", "id": "cancel_b", "tool":
+                 "cancel_order", "args": {"order_id": {"ref": "user.orders[$order_index]"}}})  # fmt: skip
+    other = _arm("a", {**pick, "id": "pick_a"}, {**read, "id": "read_a", "store": "order"},
+                 {"kind": "predict", "id": "pick_2", "signature": "request, user -> second: int"},
+                 {**read, "id": "read_2", "store": "order_2",
+                  "args": {"order_id": {"ref": "user.orders[$second]"}}},
+                 {"kind": "action", "id": "cancel_a", "tool": "cancel_order",
+                  "args": {"order_id": {"ref": "order_2.order_id"}}})  # fmt: skip
+    tree = _flow({"kind": "action", "id": "user", "tool": "get_user", "store": "user"},
+                 _route("route", "b", "a"),
+                 {"kind": "selector", "id": "branch", "children": [taken, other]})  # fmt: skip
+    run = execute(tree, episode)
+    assert run.matched, (run.divergence, run.fallback)

@@ -95,8 +95,8 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
     routes = _routes(nodes, episode)
-    chosen = {**routes, **_chosen_arguments(nodes, episode)}
     reached = _reached(nodes[0], routes) if nodes else set()
+    chosen = {**routes, **_chosen_arguments(nodes, episode, reached)}
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
         if node_id not in reached:  # an alternative the run did not take: never answered
@@ -152,28 +152,33 @@ def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | Non
 
 
 def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
-    """The ids of the predict leaves a run with these route decisions can reach: a selector
-    whose alternatives check a decided route is entered only through the matching one."""
-    if node.get("kind") == "predict":
-        return {str(node.get("id") or "")}
+    """The ids of the predict leaves and actions a run with these route decisions can reach: a
+    selector whose alternatives check a decided route is entered only through the matching
+    one."""
+    found = {str(node.get("id") or "")} if node.get("kind") in ("predict", "action") else set()
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     if node.get("kind") == "selector":
         arms = [_route(child) for child in children]
         if arms and all(a is not None and a[0] in routes for a in arms):
             children = [c for c, a in zip(children, arms, strict=True)
                         if a is not None and a[1] == routes[a[0]]]  # fmt: skip
-    return set().union(*(_reached(child, routes) for child in children))
+    return found.union(*(_reached(child, routes) for child in children))
 
 
-def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+def _chosen_arguments(
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
+) -> dict[str, Any]:
     """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
     tool (:func:`_numbered`) had in the k-th successful call of that tool; for a selection
-    ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took."""
+    ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took. Only the actions in
+    ``reached`` (the run's path, :func:`_reached`) answer, when given: two alternatives may
+    name their positions alike."""
     found: dict[str, Any] = {}
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    numbered = _numbered(nodes[0] if nodes else {}, {})
+    numbered = [(node, k) for node, k in _numbered(nodes[0] if nodes else {}, {})
+                if reached is None or str(node.get("id") or "") in reached]  # fmt: skip
     for node, k in numbered:
         tool = str(node.get("tool"))
         steps = calls.get(tool) or []
