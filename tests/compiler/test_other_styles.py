@@ -84,37 +84,44 @@ def _figures(style: str) -> StyleFigures:
     return style_figures(style)
 
 
-_EARLY_SCAN = (
-    "staticize loops (h24f): a scan of get_order_details over get_user_details_out.orders that "
-    "stops at the order acted on (1-4 reads) is compiled as unrolled reads each picked by an "
-    "int position (choose_get_order_details_N_order_index) on the first run's path, not a "
-    "for_each with a guard; retail.cancel_pending_order and "
-    "retail.exchange_delivered_order_items fail verification (the write takes the order of the "
-    "last unrolled read: cancel_pending_order_4 cancels #W7109609 for #W6554908)"
-)
-_READ_PATHS = (
-    "staticize reads/branches (h24f, h24g): runs that differ only in reads (get_user_details "
-    "or not, find_user_id_by_email vs by_name_zip, one or two get_product_details) are "
-    "alternatives of one route decided at the root (choose_route over whole read paths), not "
-    "one path with free reads and a nested identity choice; a held-out run whose combination "
-    "no kept run had goes to the fallback (run inputs missing: first_name; last_name; zip)"
-)
 _REPEATED_WRITE = (
     "staticize loops (h24f): retail.cancel_pending_order holds runs cancelling one order and "
-    "runs cancelling two (tasks 13, 49); the program has one cancel_pending_order_4 with "
-    "order_index: int, not a for_each over a list[int] selection, so the two-order runs end "
-    "without the second cancel and the family fails verification (its held-out run refused)"
+    "runs cancelling two (tasks 13, 49); after a for_each over get_user_details_out.orders the "
+    "program has one cancel_pending_order_4 with order_index: int, not a loop over a list[int] "
+    "selection, so the two-order runs end without the second cancel, verification fails and "
+    "the held-out run (50_0) is refused"
+)
+_READ_PATHS = (
+    "staticize reads/branches (h24f, h24g): a family compiles to one route per whole read "
+    "path, chosen at the root (choose_route: find_user_id_by_name_zip vs find_user_id_by_email,"
+    " each arm a fixed number of get_order_details / get_product_details / cancels), not a "
+    "nested identity choice with free reads and loops; held-out runs whose combination no kept "
+    "run had go to the fallback (cancel 13_1: email + a 6-order scan; exchange 17_0 and return "
+    "52_1: email with another read count; modify 28_0: name + zip, which no kept run used, is a "
+    "rightful fallback)"
+)
+_SMALL = (
+    "retail.cancel_pending_order compiles the email path only and passes verification with "
+    "executed 9, matched 1, fallback 4, unreplayable 4 (verification, h24e: unreplayable runs "
+    "must count; staticize, h24f/h24g: the 4 name + zip runs are not an alternative), so the "
+    "name + zip held-out run 50_1 falls back (run inputs missing: email); "
+    "retail.exchange_delivered_order_items unrolls a scan that stopped after 2 orders into "
+    "get_order_details_2/_3 picked by int positions (staticize loops, h24f), so held-out 17_1 "
+    "(one order read) is served but unreplayable at choose_product_index; "
+    "retail.return_delivered_order_items falls back at has_return_delivered_order_items_4 on "
+    "a path through a record id (see the frozen test)"
 )
 _RECORD_ID = (
     "lineage (h24f): payment_method_id, stated by the user, is referred to as "
     "get_user_details_out.payment_methods.<the recorded method id>.id (a path through a record "
-    "id, frozen: return_delivered_order_items_4 falls back for another user)"
+    "id, frozen; exchange_delivered_order_items_5/_7, return_delivered_order_items_4); h24f's "
+    "'a path freezing a data dict key is never a ref' should make this pass"
 )
 _EXPECTED = {
     "direct": None,
     "thorough": _REPEATED_WRITE,
     "terse": _READ_PATHS,
-    "small": f"{_EARLY_SCAN}; {_READ_PATHS}; {_RECORD_ID}",
+    "small": _SMALL,
 }
 
 
