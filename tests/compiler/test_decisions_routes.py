@@ -24,9 +24,9 @@ def _flow(*children: dict[str, Any]) -> dict[str, Any]:
         "kind": "sequence", "id": "flow", "children": list(children)}}}  # fmt: skip
 
 
-def _arm(route: str, *children: dict[str, Any], key: str = "route") -> dict[str, Any]:
-    return {"kind": "sequence", "id": f"arm_{route}", "children": [
-        {"kind": "check", "id": f"when_{route}", "key": key, "equals": route}, *children]}  # fmt: skip
+def _arm(route: str, *children: dict[str, Any], key: str = "route", at: str = "") -> dict[str, Any]:
+    return {"kind": "sequence", "id": f"arm_{route}{at}", "children": [
+        {"kind": "check", "id": f"when_{route}{at}", "key": key, "equals": route}, *children]}  # fmt: skip
 
 
 def _route(key: str, *values: str) -> dict[str, Any]:
@@ -121,5 +121,29 @@ def test_a_position_is_answered_from_the_alternative_the_run_took() -> None:
     tree = _flow({"kind": "action", "id": "user", "tool": "get_user", "store": "user"},
                  _route("route", "b", "a"),
                  {"kind": "selector", "id": "branch", "children": [taken, other]})  # fmt: skip
+    run = execute(tree, episode)
+    assert run.matched, (run.divergence, run.fallback)
+
+
+def test_a_nested_route_is_decided_inside_the_alternative_the_run_took() -> None:
+    """Two alternatives each hold a selector on ``route_2`` (retail ``direct`` modify at 20
+    tasks a family: the untaken arm's ``route_2`` answered the taken arm's)."""
+    b = EpisodeBuilder("e", inputs={"q": "abc", "request": "update it"})
+    b.call("find", {"id": "X12"}, store="hit", q="abc")
+    b.call("update", "ok", store="out", item="X12")
+    episode = normalize_all([b.done(True)])[0]
+    audit = {"kind": "action", "tool": "audit", "store": "log"}
+
+    def inner(first: str, second: str, suffix: str) -> dict[str, Any]:
+        return {"kind": "selector", "id": f"inner_{suffix}", "children": [
+            _arm(first, {**UPDATE, "id": f"update_{suffix}"}, key="route_2", at=suffix),
+            _arm(second, {**audit, "id": f"audit_in_{suffix}"}, {**UPDATE, "id": f"u2_{suffix}"},
+                 key="route_2", at=suffix)]}  # fmt: skip
+
+    not_taken = _arm("a", {**audit, "id": "audit_a"}, {**_route("route_2", "p", "q"),
+                     "id": "r2_a"}, inner("p", "q", "a"))  # fmt: skip
+    taken = _arm("b", {**_route("route_2", "q", "r"), "id": "r2_b"}, inner("q", "r", "b"))
+    tree = _flow(FIND, _route("route", "a", "b"),
+                 {"kind": "selector", "id": "branch", "children": [not_taken, taken]})  # fmt: skip
     run = execute(tree, episode)
     assert run.matched, (run.divergence, run.fallback)

@@ -117,28 +117,38 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     ``key == value`` gets the value of the alternative whose first call the episode made
     first (the path the teacher took). An alternative's first call is the k-th call of its
     tool, k counted along the path to it (:func:`_numbered`): an alternative that starts with a
-    second product lookup is not the path of a run that made one lookup, before the selector."""
-    found: dict[str, Any] = {}
+    second product lookup is not the path of a run that made one lookup, before the selector.
+    Selectors are decided top down, inside the alternative taken only: two alternatives may
+    each hold a selector on the same key."""
+    if not nodes:
+        return {}
     at: dict[str, list[int]] = {}
     for position, step in enumerate(episode.ok_steps()):
         at.setdefault(step.logical_tool, []).append(position)
-    counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})} if nodes else {}
-    for node in nodes:
-        if node.get("kind") != "selector":
-            continue
-        found_routes = [_route(child) for child in node.get("children") or ()]
-        routes = [r for r in found_routes if r is not None]
-        if not routes or len(routes) != len(found_routes):
-            continue
+    counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
+    found: dict[str, Any] = {}
+    _decide(nodes[0], at, counted, found)
+    return found
+
+
+def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
+            found: dict[str, Any]) -> None:  # fmt: skip
+    children = [c for c in child_slots(node) if isinstance(c, dict)]
+    routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
+    if routes and all(r is not None for r in routes):
         firsts = []
-        for key, value, action in routes:
+        for n, route in enumerate(routes):
+            assert route is not None
+            key, value, action = route
             calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
             if k < len(calls):
-                firsts.append((calls[k], key, value))
+                firsts.append((calls[k], n, key, value))
         if firsts:
-            _, key, value = min(firsts)
+            _, n, key, value = min(firsts)
             found.setdefault(key, value)
-    return found
+            children = [children[n]]
+    for child in children:
+        _decide(child, at, counted, found)
 
 
 def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
