@@ -95,11 +95,11 @@ _REPEATED_WRITE = (
 _READ_PATHS = (
     "staticize reads/branches (h24f, h24g): a family compiles to one route per whole read "
     "path, chosen at the root (choose_route: find_user_id_by_name_zip vs find_user_id_by_email,"
-    " each arm a fixed number of get_order_details / get_product_details / cancels), not a "
-    "nested identity choice with free reads and loops; held-out runs whose combination no kept "
-    "run had go to the fallback (cancel 13_1: email + a 6-order scan; exchange 17_0 and return "
-    "52_1: email with another read count; modify 28_0: name + zip, which no kept run used, is a "
-    "rightful fallback)"
+    " each arm a fixed number of get_order_details / get_product_details / cancels, a path of"
+    " one run dropped below min_support 2), not a nested identity choice with free reads and "
+    "loops; held-out runs whose combination no two kept runs had go to the fallback (cancel "
+    "13_1: email + a 6-order scan; exchange 17_0: email, one kept email run; return 52_1: "
+    "email; modify 28_0: name + zip, which no kept run used, is a rightful fallback)"
 )
 _SMALL = (
     "retail.cancel_pending_order compiles the email path only and passes verification with "

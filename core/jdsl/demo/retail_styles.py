@@ -17,9 +17,10 @@ right one or reading them all, when the user describes the items instead), extra
 (``list_all_product_types``, ``get_product_details``, a second ``get_user_details``), a
 ``think`` call, the order of keyword arguments, a failed first write (``Error: order not found``
 for an id without ``#``, or ``Error: payment method not found``) recovered on the next call, the
-share of runs that fail (the agent hands over to a human, or acts on the wrong item: reward 0)
-and 1 or 2 runs per task. Everything is drawn from one ``random.Random`` seeded by the style's
-name, so a corpus is the same on every machine. :data:`STYLES` holds four such corpora.
+share of runs that fail (reward 0: the agent writes with a wrong argument, the other cancel
+reason or another item, or hands over to a human) and 1 or 2 runs per task. Everything is drawn
+from one ``random.Random`` seeded by the style's name, so a corpus is the same on every machine.
+:data:`STYLES` holds four such corpora; :mod:`jdsl.demo.styles_job` measures them.
 """
 
 from __future__ import annotations
