@@ -16,7 +16,7 @@ import json
 import re
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from jdsl.demo.retail_styles import STYLES, Style, style_runs
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import walk_ir
 
-__all__ = ["StyleFigures", "frozen_values", "style_figures"]
+__all__ = ["StyleFigures", "frozen_values", "style_figures", "styles_lines"]
 
 _POSITION = re.compile(r"\[\d+\]")
 _RECORD_ID = re.compile(r"\.[A-Za-z_]*\d{4,}\w*")
@@ -94,13 +94,19 @@ def style_figures(style: Style | str, work: Path | None = None) -> StyleFigures:
     return StyleFigures(style, len(rows), figures, tuple(frozen))
 
 
+def styles_lines(found: Sequence[StyleFigures]) -> list[str]:
+    """The report lines: one row per style, then each frozen value."""
+    lines = [
+        "Other agents (retail results files of scripted agents of four styles, never seen by "
+        "jdsl: jdsl.demo.retail_styles; by intent, each family's last successful run held out):",
+        f"  {HEADER}",
+        *(f"  {f.row()}" for f in found),
+    ]
+    return lines + [f"  frozen: {f.style.name}: {what}" for f in found for what in f.frozen]
+
+
 def main(argv: list[str]) -> None:
-    print(HEADER)
-    for name in argv or list(STYLES):
-        found = style_figures(name)
-        print(found.row())
-        for what in found.frozen:
-            print(f"    frozen: {what}")
+    print("\n".join(styles_lines([style_figures(name) for name in argv or list(STYLES)])))
 
 
 if __name__ == "__main__":
