@@ -83,6 +83,10 @@ class BranchPlan:
         selection: how alternatives are selected: ``inputs``, ``conditions`` or ``route``
             (module docstring); ``""`` without a branch.
         conditions: with ``conditions``, per lane the guard nodes that select it.
+        hand_over: with ``hand_over`` planning and no path supported enough to branch, how many
+            calls every path shares: the one lane is that common part, the program hands over
+            to the family's fallback after it, and no episode is served end to end (``aligned``
+            is empty); else None.
     """
 
     lanes: tuple[Lane, ...]
@@ -92,6 +96,7 @@ class BranchPlan:
     notes: tuple[str, ...] = ()
     selection: str = ""
     conditions: tuple[tuple[dict[str, Any], ...], ...] = ()
+    hand_over: int | None = None
 
     @property
     def branched(self) -> bool:
@@ -135,6 +140,7 @@ def plan_branches(
     min_support: int = MIN_BRANCH_SUPPORT,
     tokens: Callable[[NormEpisode], tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
     | None = None,
+    hand_over: bool = False,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -142,6 +148,9 @@ def plan_branches(
         episodes: normalized episodes (failed ones never compile).
         read_only: whether a capability is read-only (see :func:`read_only_of`).
         min_support: successful episodes an alternative needs (at least 1).
+        hand_over: where the paths part ways and none has ``min_support`` episodes, plan their
+            common part only, to hand over to the fallback where they part
+            (:attr:`BranchPlan.hand_over`), instead of following the path with more writes.
 
     Raises:
         ValueError: ``min_support`` below 1.
@@ -162,6 +171,9 @@ def plan_branches(
     if not ranked:
         return BranchPlan((), 0, 0, ())
     top = len(groups[ranked[0]])
+    if hand_over and top < min_support and len(ranked) > 1:
+        return _common_part(pool, ranked, groups, parts if tokens is not None else None,
+                            min_support)  # fmt: skip
     if top < min_support:  # no other path can be branched: of the tied ones, compile the one
         # with the most writes (the others' writes may be its prefix; a path with fewer writes
         # would end the longer run with its writes unmade); a loop token ``for_each head: tool``
@@ -201,6 +213,33 @@ def plan_branches(
     head, tail = _shared(lanes)
     aligned = subset(pool, sorted(i for lane in lanes for i in groups[lane.skeleton]))
     return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes))
+
+
+def _common_part(
+    pool: Sequence[NormEpisode],
+    ranked: Sequence[tuple[str, ...]],
+    groups: Mapping[tuple[str, ...], list[int]],
+    parts: Mapping[tuple[str, ...], Mapping[tuple[tuple[int, ...], ...], list[int]]] | None,
+    min_support: int,
+) -> BranchPlan:
+    """The plan of the calls every path makes before they part (:attr:`BranchPlan.hand_over`)."""
+    n = 0
+    while all(len(s) > n for s in ranked) and len({s[n] for s in ranked}) == 1:
+        n += 1
+    common = ranked[0][:n]
+    if parts is None:
+        lane = Lane(common, pool)
+    else:
+        split = tuple((subset(pool, ix), positions[:n]) for seq in ranked
+                      for positions, ix in parts[seq].items())  # fmt: skip
+        lane = Lane(common, joined([eps for eps, _ in split]), split)
+    note = (
+        f"{len(ranked)} successful paths part ways after {n} shared call(s), none with "
+        f"{min_support} episodes (see --min-support), and following one leaves runs whose "
+        "record cannot answer what it asks: the program makes the shared calls and hands "
+        "over to the fallback where they part"
+    )
+    return BranchPlan((lane,), n, 0, subset(pool, []), (note,), hand_over=n)
 
 
 def _shared(lanes: Sequence[Lane]) -> tuple[int, int]:

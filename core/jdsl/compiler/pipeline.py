@@ -301,7 +301,10 @@ def compile_normalized(
     given, computes verification's per-episode part elsewhere (:func:`~jdsl.compiler.verify.
     verify`; the Dask engine runs it on the workers holding the shards); the result is the same.
     With ``fallback`` (the default) the package hands runs its compiled paths do not cover to a
-    react with the family's tools (:mod:`jdsl.compiler.fallback`). ``reads`` answers, in
+    react with the family's tools (:mod:`jdsl.compiler.fallback`); and where the successful
+    paths part ways with none supported enough to branch (``min_support``), when the path
+    followed does not pass verification, the program is the paths' common part, handing over
+    to the fallback where they part, if that passes. ``reads`` answers, in
     verification, reads an episode never made before its first write
     (:mod:`jdsl.compiler.lookups`).
 
@@ -320,15 +323,26 @@ def compile_normalized(
         if facts is None
         else facts.candidates(contracts)
     )
-    compiled = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support)  # fmt: skip
-    if noops:
-        compiled = dataclasses.replace(compiled, notes=(*compiled.notes, *(
-            f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
-            for tool in noops)))  # fmt: skip
-    if fallback:
-        compiled = attach_fallback(compiled, normalized)
+
+    def compiled_as(hand_over: bool) -> CompiledBehavior:
+        made = staticize(normalized, candidates, name=name, model=model, effects=effects,
+                         min_support=min_support, hand_over=hand_over)  # fmt: skip
+        if noops:
+            made = dataclasses.replace(made, notes=(*made.notes, *(
+                f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
+                for tool in noops)))  # fmt: skip
+        return attach_fallback(made, normalized) if fallback else made
+
+    compiled = compiled_as(hand_over=False)
     report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
+    if fallback and report.structural_ok and not report.ok:
+        # the path followed (one run's, when no path has the support to be branched) does not
+        # account for every run: hand over to the fallback where the paths part instead
+        handing = compiled_as(hand_over=True)
+        if handing.ir != compiled.ir:  # else no path was too thin: the same program
+            handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
+            if handed.ok:
+                compiled, report = handing, handed
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

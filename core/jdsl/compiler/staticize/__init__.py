@@ -20,6 +20,7 @@ route decision asked there, reading the state known there).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -30,7 +31,7 @@ from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
-from jdsl.compiler.staticize.emit import emit, result
+from jdsl.compiler.staticize.emit import emit, hand_over_node, result
 from jdsl.compiler.staticize.fragment import EMPTY, Evidence
 from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.staticize.recovery import contested_notes
@@ -63,6 +64,7 @@ def staticize(
     model: CompilerModel | Any = None,
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     min_support: int = MIN_BRANCH_SUPPORT,
+    hand_over: bool = False,
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -73,6 +75,10 @@ def staticize(
         model: a compiler model for residual wording (None: offline heuristics).
         effects: trusted capability effects; they decide how branch alternatives are selected.
         min_support: successful episodes a branch alternative needs.
+        hand_over: where the paths part ways and none has ``min_support`` episodes, compile
+            their common part and hand over to the fallback there (:func:`~jdsl.compiler.staticize.emit.hand_over_node`)
+            instead of following the path with more writes; no episode is then served end to
+            end (the compiled behavior's ``aligned`` is empty).
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
@@ -83,7 +89,7 @@ def staticize(
         return seq, positions
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
-                         tokens=tokens if loops else None)  # fmt: skip
+                         tokens=tokens if loops else None, hand_over=hand_over)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
@@ -93,6 +99,13 @@ def staticize(
                   if c.type == RECOVERY and c.accepted}  # fmt: skip
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
                               loops=specs)  # fmt: skip
+    if plan.hand_over is not None:  # the common part, then the fallback: no run is served
+        pool = lanes[0].episodes
+        program = emit(ev, items, pool, None)
+        ways = len({tokens(e)[0] if loops else e.tool_sequence() for e in pool})
+        program += hand_over_node(program, plan.hand_over, ways, pool)
+        made = result(ev, program, lanes[0].skeleton, pool, (*notes, *contested))
+        return dataclasses.replace(made, aligned=())
     kept = {eid for lane in lanes for eid in lane.ids}
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip

@@ -51,16 +51,19 @@ from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.walk import walk_ir
 from jdsl.text.expression import format_expression
 
-__all__ = ["emit", "result", "route_names"]
+__all__ = ["emit", "hand_over_node", "result", "route_names"]
 
 Placed = list[tuple[ModelDecision, int]]
+HAND_OVER = "the recorded runs part ways here"
+"""What the hand-over guard compares (its reason, in the trace and the fallback's input)."""
 
 
 def emit(
-    ev: Evidence, items: Sequence[Item], aligned: Sequence[NormEpisode], modal: Lane
+    ev: Evidence, items: Sequence[Item], aligned: Sequence[NormEpisode], modal: Lane | None
 ) -> Fragment:
     """The fragment of the whole program ``items`` over the ``aligned`` episodes (``modal``:
-    the lane whose representative's last decisions close it)."""
+    the lane whose representative's last decisions close it; None: nothing closes it, the
+    program hands over after it, :func:`hand_over_node`)."""
     return _Walk(ev, items).body(Here(scope=aligned), items, frozenset(), ends=modal)
 
 
@@ -169,6 +172,25 @@ class _Walk:
         made = Fragment(provenance=(record,)) + dataclasses.replace(inputs, nodes=())
         made += dataclasses.replace(body, nodes=())
         return alternative, {"kind": "sequence", "id": seq_id, "children": nodes}, made
+
+
+def hand_over_node(
+    program: Fragment, position: int, ways: int, episodes: Sequence[NormEpisode]
+) -> Fragment:
+    """A guard that never holds, after the common part of paths too thin to branch: the
+    compiled program fails there and the package's fallback takes over (its trace names this
+    node, :mod:`jdsl.compiler.fallback`). ``position``: how many calls the paths share;
+    ``ways``: how many paths part there."""
+    here = Here(scope=episodes, ids=program.ids)
+    node_id = here.unique(f"hand_over_{position}")
+    node = {"kind": "guard", "id": node_id,
+            "expression": {"eq": [{"const": HAND_OVER}, {"const": "a compiled path"}]}}  # fmt: skip
+    why = NodeProvenance(
+        node_id, "guard", support_grade(len(episodes)), source_episodes=tuple(sorted(episode_ids(episodes))),
+        rationale=f"the runs take {ways} ways after {position} shared call(s), none with the "
+                  "support to be compiled: the fallback takes over here",
+    )  # fmt: skip
+    return Fragment(nodes=(node,), provenance=(why,), ids=frozenset({node_id}))
 
 
 def _selector(

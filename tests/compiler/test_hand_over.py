@@ -1,0 +1,134 @@
+"""Where runs part ways and no path has the support to be branched, and following one run's
+path leaves another run unaccounted (its record cannot answer what that path asks), the program
+compiles the common part and hands over to the family's fallback at the parting point: every run
+is accounted for as a fallback at a recorded point, the family verifies (issue 24: "a tool-using
+agent would not refuse: it would do the known part and reason about the rest")."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from jdsl.compiler import compile_normalized, normalize_all
+from jdsl.compiler.fallback import compiled_program, split_fallback
+from jdsl.compiler.lookups import initial_lookups
+from jdsl.compiler.verify import verify
+
+sys.path.insert(0, str(Path(__file__).parent))
+from events import EpisodeBuilder  # noqa: E402
+
+USERS = {"u1": {"payments": ["P0", "P1"]}, "u7": {"payments": ["P6", "P7"]}}
+RESERVATIONS = {"R1": {"id": "R1", "user": "u1", "paid": "P1"},
+                "R7": {"id": "R7", "user": "u7", "paid": "P7"}}  # fmt: skip
+READS = initial_lookups({"get_user": ("user_id", USERS),
+                         "get_reservation": ("reservation_id", RESERVATIONS)})  # fmt: skip
+"""The state every run starts from: answers a read a run never made, before its first write."""
+
+
+def _after_a_shared_call() -> list:
+    """Both runs look the reservation up and update it. One then reads the user and pays with
+    one of the user's payments (a position the model picks), the other pays with what the
+    reservation was paid with: one run per path, neither can be branched, and the second
+    run's record holds no pick to answer the first path's question (the airline file's
+    update_reservation_flights parts the same way)."""
+    one = EpisodeBuilder("one", inputs={"reservation_id": "R1"})
+    one.call("get_reservation", RESERVATIONS["R1"], store="res", reservation_id="R1")
+    one.call("get_user", USERS["u1"], store="user", user_id="u1")
+    one.call("update_flights", "ok", store="upd", reservation_id="R1", payment_id="P0")
+    two = EpisodeBuilder("two", inputs={"reservation_id": "R7"})
+    two.call("get_reservation", RESERVATIONS["R7"], store="res", reservation_id="R7")
+    two.call("update_flights", "ok", store="upd", reservation_id="R7", payment_id="P7")
+    return normalize_all([one.done(True), two.done(True)])
+
+
+def _at_the_start() -> list:
+    """One run starts from the user and picks a reservation of theirs (a position), the other
+    from the reservation the user named; both make the same write."""
+    one = EpisodeBuilder("one", inputs={"user_id": "u1"})
+    one.call("get_user", {"reservations": ["R0", "R1"]}, store="user", user_id="u1")
+    one.call("get_reservation", RESERVATIONS["R1"], store="res", reservation_id="R1")
+    one.call("update_flights", "ok", store="upd", reservation_id="R1", payment_id="P1")
+    two = EpisodeBuilder("two", inputs={"user_id": "u7"})
+    two.call("get_reservation", RESERVATIONS["R7"], store="res", reservation_id="R7")
+    two.call("update_flights", "ok", store="upd", reservation_id="R7", payment_id="P7")
+    return normalize_all([one.done(True), two.done(True)])
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    if not isinstance(node, dict):
+        return []
+    found = [node]
+    for key in ("child", "children"):
+        value = node.get(key)
+        for child in value if isinstance(value, list) else [value]:
+            found += _walk(child)
+    return found
+
+
+def _hand_overs(ir: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        n
+        for n in _walk(compiled_program(ir)["root"])
+        if str(n.get("id", "")).startswith("hand_over")
+    ]
+
+
+def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
+    result = compile_normalized(_after_a_shared_call(), name="update", reads=READS)
+    v = result.verification
+    assert result.ok, result.report().text
+    assert (v.executed, v.matched, v.fallbacks, v.unreplayable) == (2, 0, 2, 0)
+    # the known part is made (the shared read), then the fallback takes over
+    assert {e.episode_id: (e.fallback.writes_done, e.fallback.call_index)
+            for e in v.executions} == {"one": (0, 1), "two": (0, 1)}  # fmt: skip
+    assert all(str(e.fallback.node_id).startswith("hand_over") for e in v.executions)
+    flow = compiled_program(result.ir)["root"]["child"]["children"]
+    assert [n.get("tool") or n["id"] for n in flow if n["kind"] in ("action", "guard")][-1:] == [
+        _hand_overs(result.ir)[0]["id"]
+    ]
+    assert any("hand" in note and "fallback" in note for note in result.compiled.notes)
+
+
+def test_two_runs_parting_at_the_start_go_to_the_fallback_at_once() -> None:
+    result = compile_normalized(_at_the_start(), name="update", reads=READS)
+    v = result.verification
+    assert result.ok, result.report().text
+    assert (v.executed, v.fallbacks, v.unreplayable) == (2, 2, 0)
+    assert all(e.fallback.writes_done == 0 and e.fallback.call_index == 0 for e in v.executions)
+    assert len(_hand_overs(result.ir)) == 1
+    assert split_fallback(result.compiled.ir)[1] is not None  # the package has its fallback
+
+
+def test_a_package_without_the_hand_over_is_caught() -> None:
+    result = compile_normalized(_after_a_shared_call(), name="update", reads=READS)
+    ir = result.compiled.ir
+    wrapper = ir["root"]["child"]
+    compiled = wrapper["children"][0]
+    flow = compiled["children"] if compiled.get("kind") == "sequence" else None
+    assert flow is not None
+    dropped = [n for n in flow if not str(n.get("id", "")).startswith("hand_over")]
+    assert len(dropped) == len(flow) - 1
+    wrong_ir = {**ir, "root": {**ir["root"], "child": {**wrapper, "children": [
+        {**compiled, "children": dropped}, wrapper["children"][1]]}}}  # fmt: skip
+    wrong = dataclasses.replace(result.compiled, ir=wrong_ir)
+    report = verify(wrong, result.normalized, reads=READS)
+    assert not report.ok
+    assert [e.episode_id for e in report.unaccounted] == ["one", "two"]  # the write is unmade
+
+
+def test_paths_that_replay_on_one_compiled_path_stay_served() -> None:
+    """Runs that part only in reads the compiled path does not need stay served (no hand-over)."""
+    runs = []
+    for k, extra in enumerate((False, True)):
+        b = EpisodeBuilder(f"r{k}", inputs={"user_id": f"u{k}"})
+        b.call("get_user", {"id": f"u{k}", "name": "x"}, store="user", user_id=f"u{k}")
+        if extra:
+            b.call("get_rules", {"fee": 0}, store="rules")
+        b.call("send_note", "ok", store="sent", user_id=f"u{k}")
+        runs.append(b.done(True))
+    result = compile_normalized(normalize_all(runs), name="note")
+    v = result.verification
+    assert result.ok and v.matched == v.executed == 2, result.report().text
+    assert not _hand_overs(result.ir)
