@@ -125,6 +125,6 @@ def test_jdsl_compile_groups_tau_bench_runs_by_intent_unless_told(tmp_path: Path
     held = runner.invoke(app, ["compile", str(traces), "--group-by", "intent", "--holdout", "1",
                                "-o", str(tmp_path / "h")])  # fmt: skip
     header = held.stdout.splitlines()[0].split()
-    assert header[:8] == ["family", "eps", "verify", "held", "served", "matched", "fallback",
-                          "refused"], held.output  # fmt: skip
+    assert header[:9] == ["family", "ok/runs", "verify", "held", "served", "matched", "unrepl",
+                          "fallback", "refused"], held.output  # fmt: skip
     assert "airline.transfer_to_human_agents" in held.stdout
