@@ -109,10 +109,12 @@ def _stated_inputs(compiled: CompiledBehavior) -> dict[str, dict[str, str]]:
 
 
 def _constants(compiled: CompiledBehavior) -> list[dict[str, Any]]:
-    """Every constant argument with its support (identical observations / aligned episodes)."""
+    """Every constant argument with its support (identical observations / aligned episodes,
+    and the different users and tasks those runs span)."""
     return [
         {"node_id": a.node_id, "tool": a.tool, "argument": c.argument, "value": c.spec["const"],
-         "support": c.support, "episodes": len(c.values)}
+         "support": c.support, "episodes": len(c.values), "users": c.spans[0],
+         "tasks": c.spans[1]}
         for a in compiled.actions
         for c in a.choices
         if c.how == "const"

@@ -221,14 +221,17 @@ def _argument(
     return choice, EMPTY
 
 
-def _who(slot: Slot) -> list[str]:
-    """Per episode of ``slot``: its task (``task_id`` / ``task_family``), else its inputs
-    (another user); what a constant's support must span."""
+def _who(slot: Slot) -> list[tuple[str, str]]:
+    """Per episode of ``slot``: ``(user, task)``, what a constant's support must span (docs/
+    design.md §6). The user is the episode's ``user_id`` (tau-bench metadata), else its task,
+    else its inputs; the task is ``task_id`` / ``task_family``, else the inputs (another run)."""
     found = []
     for _, episodes in slot.at:
         for e in episodes:
             task = e.metadata.get("task_id", e.metadata.get("task_family"))
-            found.append(f"task:{task}" if task is not None else stable_key(e.inputs))
+            task_key = f"task:{task}" if task is not None else stable_key(e.inputs)
+            user = e.metadata.get("user_id")
+            found.append((f"user:{user}" if user not in (None, "") else task_key, task_key))
     return found
 
 
