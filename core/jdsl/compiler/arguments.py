@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from jdsl.compiler.lineage import ListSource
-from jdsl.compiler.names import slug
+from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import NormStep
 from jdsl.compiler.store import SlotSteps
 from jdsl.errors import ValidationError
@@ -437,20 +437,17 @@ def input_names(
     """Names for arguments that may need a synthesized run input, per ``(slot key, argument)``.
 
     Each slot is ``(key, position, tool, argument, steps)``, ``key`` unique per compiled call.
-    The bare argument name when no other varying, unexplained slot shares it, else
-    ``<tool>_<position>_<argument>`` (reference jdsl-py §5.4).
+    The bare argument name for the first varying, unexplained slot that has it, then
+    ``<argument>_2``, ``<argument>_3``... in program order (what the name holds, never the
+    step position of one run).
     """
-    free: list[tuple[Any, int, str, str]] = []
-    for key, position, tool, argument, steps in slots:
+    free: list[tuple[Any, str]] = []
+    for key, _position, _tool, argument, steps in slots:
         choice = choose_argument(argument, steps, available=None, synthesized_input=_FREE)
         if choice.source == _FREE:
-            free.append((key, position, tool, argument))
-    counts: dict[str, int] = {}
-    for *_, argument in free:
-        counts[argument] = counts.get(argument, 0) + 1
-    return {
-        (key, argument): argument
-        if counts[argument] == 1
-        else f"{slug(tool)}_{position}_{argument}"
-        for key, position, tool, argument in free
-    }
+            free.append((key, argument))
+    bare = {argument for _, argument in free}
+    names: dict[tuple[Any, str], str] = {}
+    for key, argument in free:
+        names[(key, argument)] = numbered(argument, bare - {argument} | set(names.values()))
+    return names
