@@ -233,7 +233,8 @@ def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family:
         f"Compiled by {COMPILER_ID} from {len(compiled.aligned)} aligned episode(s).",
         f"Task family: {task_family or '-'}",
         f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks};"
-        f" executed {report.executed} episode(s), {report.matched} matched)",
+        f" executed {report.executed} episode(s), {report.matched} matched,"
+        f" {report.fallbacks} handed to the fallback, {report.unreplayable} unreplayable)",
         f"Run inputs: {', '.join(compiled.required_inputs) or '-'}",
         *(f"Branch: {b.text()}" for b in compiled.branches),
         f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",
