@@ -1,4 +1,4 @@
-"""The machine a benchmark ran on: CPU model, cores, memory, Python, platform."""
+"""The machine a benchmark ran on: CPU model, cores, memory, Python, platform, load."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import platform
 import sys
 from pathlib import Path
 
-__all__ = ["describe_machine"]
+__all__ = ["describe_machine", "load_text"]
 
 
 def _cpu_model() -> str:
@@ -36,6 +36,15 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
+
+
+def load_text() -> str:
+    """The load averages over 1, 5 and 15 minutes (``uptime``'s), e.g. ``3.91, 1.62, 1.35``;
+    on a shared machine they say how far absolute figures are to be trusted."""
+    try:
+        return ", ".join(f"{load:.2f}" for load in os.getloadavg())
+    except (OSError, AttributeError):  # not available on this platform
+        return "unknown"
 
 
 def describe_machine() -> dict[str, str]:

@@ -120,12 +120,16 @@ def main(argv: list[str] | None = None) -> int:
         "bench/RESULTS.md to refresh the committed figures on purpose)",
     )
     args = parser.parse_args(argv)
-    start = time.perf_counter()
+    start, load_before = time.perf_counter(), machine.load_text()
     rows = run_sections(args.only or list(SECTIONS), quick=args.quick)
     elapsed = time.perf_counter() - start
     print(text_table(rows))
     command = " ".join(["python bench/run.py", *argv])
-    described = {**machine.describe_machine(), "jdsl commit": _revision()}
+    described = {
+        **machine.describe_machine(),
+        "load (1, 5, 15 min)": f"{load_before} at the start, {machine.load_text()} at the end",
+        "jdsl commit": _revision(),
+    }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(
         markdown(

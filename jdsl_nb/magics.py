@@ -20,87 +20,24 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments
 from IPython.display import display
 from jdsl.trace import Trace
 
 from jdsl_nb import hooks
 from jdsl_nb.hints import magic_hints
-from jdsl_nb.shellwords import split_words
+from jdsl_nb.magic_words import (
+    HELP,
+    LINE_USAGE,
+    behavior_usage_error,
+    cell_args,
+    choice,
+    last,
+    one,
+    options,
+    split_line,
+)
 
 __all__ = ["HELP", "BehaviorMagics", "behavior_usage_error"]
-
-_LINE_USAGE = (
-    "usage: %behavior run NAME [--input K=V ...] [--model M] [--tools VAR] "
-    "[--show view|summary|none] | %behavior show NAME | %behavior check NAME "
-    "[--input K=V ...] [--tools VAR] | %behavior compile TRACE_VAR_OR_FILE [-o NAME] "
-    "[--force] [--show view|summary|none] | %behavior diff RESULT [TRACE] | "
-    "%behavior doctor | %behavior help"
-)
-_INPUT_HELP = (
-    "run inputs; a value takes the type of the tool parameter it feeds (zip=80279 "
-    "stays the string '80279' for zip: str); with no annotated parameter it is JSON "
-    "when it parses, else a string, and the run view says which"
-)
-HELP = f"""%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|summary|none]
-    The cell body is behavior text (one node per line, indentation makes children). The tree
-    is assigned to NAME and drawn; tool and predicate names bind to functions of that name in
-    the notebook, or in the dict/list of tools named by --tools VAR.
-    --run              run it and show the run view (context in NAME_run, trace in NAME_trace)
-    --model M          a model object in the notebook (e.g. model = ScriptedModel("0")),
-                       else a model id such as claude-sonnet-4-5
-    --input KEY=VALUE  {_INPUT_HELP}; repeat it or list several after one --input
-    --tools VAR        a dict or list of tools in the notebook
-    --show tree|summary|none
-                       draw the tree, or the run view with --run (default); one line
-                       (summary); or nothing (none) - the quiet forms for loops
-
-%behavior run NAME [--input KEY=VALUE ...] [--model M] [--tools VAR] [--show view|summary|none]
-    run a tree, a behavior package or a compile result (it runs its package; tools bind by
-    capability name); every run of NAME adds an episode to NAME_trace
-%behavior show NAME        draw a tree, an IR dict, a package or a compile result
-%behavior check NAME [--input KEY=VALUE ...] [--tools VAR]
-    the static check a run does first: types across the blackboard, unbound names, run
-    inputs the tree reads but is not given, misspelt keys, reads before any writer,
-    unreachable children
-%behavior compile TRACE_VAR_OR_FILE [-o NAME] [--force] [--show view|summary|none]
-    compile a trace (a variable or a JSONL file) into a compile result bound to NAME
-    (default: compiled) and say so; NAME already holding something else is refused unless
-    --force; run the result with %behavior run NAME
-%behavior doctor           versions, Graphviz renderers, widget front ends
-%behavior help             this text (also %behavior --help)
-"""
-
-
-def behavior_usage_error(message: str, *, line: int, col: int) -> UsageError:
-    """A plain ``UsageError`` for behavior text that does not parse, with ``.line`` / ``.col``.
-
-    Not a subclass: IPython hides the traceback only when ``type(exc) is UsageError``.
-    """
-    error = UsageError(message)
-    error.line = line  # type: ignore[attr-defined]
-    error.col = col  # type: ignore[attr-defined]
-    return error
-
-
-def _cell_args(func: Any) -> Any:
-    for decorator in reversed(
-        [
-            argument("name", help="the variable the tree is assigned to (and the root's name)"),
-            argument("--run", action="store_true", help="run the tree and show the run view"),
-            argument("--model", help="a model object in the namespace, else a model id"),
-            argument("--input", nargs="+", action="append", metavar="KEY=VALUE", help=_INPUT_HELP),
-            argument("--tools", metavar="VAR", help="a dict or list of tools in the namespace"),
-            argument(
-                "--show",
-                choices=("tree", "summary", "none"),
-                default="tree",
-                help="draw the tree (with --run: the run view), one line, or nothing",
-            ),
-        ]
-    ):
-        func = decorator(func)
-    return magic_arguments()(func)
 
 
 @magics_class
@@ -143,13 +80,13 @@ class BehaviorMagics(Magics):
         namespace: dict[str, Any] = self.shell.user_ns
         return namespace
 
-    @_cell_args
+    @cell_args
     def _cell_usage(self, line: str) -> None:
         """%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|none]"""
 
     # -- cell ------------------------------------------------------------------------------
     def _cell(self, line: str, cell: str) -> None:
-        args = self._cell_usage.parser.parse_args(_split(line))
+        args = self._cell_usage.parser.parse_args(split_line(line))
         root = _parse(cell, args.name)
         extra = self._collection(args.tools)
         from jdsl_nb.binding import UnboundName, bind_names  # core loads on first use
@@ -252,9 +189,9 @@ class BehaviorMagics(Magics):
 
     # -- line ------------------------------------------------------------------------------
     def _line(self, line: str) -> None:
-        words = _split(line)
+        words = split_line(line)
         if not words:
-            raise UsageError(f"{_LINE_USAGE}; %behavior help explains each")
+            raise UsageError(f"{LINE_USAGE}; %behavior help explains each")
         command, rest = words[0], words[1:]
         if command in ("help", "--help", "-h"):
             print(HELP)
@@ -268,17 +205,17 @@ class BehaviorMagics(Magics):
             "diff": self._line_diff,
         }.get(command)
         if handler is None:
-            raise UsageError(f"unknown %behavior command {command!r}; {_LINE_USAGE}")
+            raise UsageError(f"unknown %behavior command {command!r}; {LINE_USAGE}")
         handler(rest)
 
     def _line_run(self, words: list[str]) -> None:
-        opts = _options(
+        opts = options(
             words, {"--input": True, "--model": False, "--tools": False, "--show": False}
         )
-        name = _one(opts.pop("", []), "%behavior run NAME")
-        show = _choice(opts.get("--show"), ("view", "summary", "none"), "view")
+        name = one(opts.pop("", []), "%behavior run NAME")
+        show = choice(opts.get("--show"), ("view", "summary", "none"), "view")
         target = self._lookup(name)
-        extra = self._collection(_last(opts.get("--tools")))
+        extra = self._collection(last(opts.get("--tools")))
         from jdsl_nb.binding import bind_names, package_of, package_root
         from jdsl_nb.magic_inputs import split_pairs
 
@@ -288,9 +225,7 @@ class BehaviorMagics(Magics):
                 root = package_root(package, self._ns, extra)
             except LookupError as exc:
                 raise UsageError(f"%behavior run {name}: {exc}") from None
-            self._run(
-                name, root, split_pairs(opts.get("--input")), _last(opts.get("--model")), show
-            )
+            self._run(name, root, split_pairs(opts.get("--input")), last(opts.get("--model")), show)
             return
         if not hasattr(target, "run") or not hasattr(target, "walk"):
             raise UsageError(
@@ -303,22 +238,22 @@ class BehaviorMagics(Magics):
             name,
             target,
             split_pairs(opts.get("--input")),
-            _last(opts.get("--model")),
+            last(opts.get("--model")),
             show,
             tools=tools or None,
             predicates=predicates or None,
         )
 
     def _line_check(self, words: list[str]) -> None:
-        opts = _options(words, {"--input": True, "--tools": False})
-        name = _one(opts.pop("", []), "%behavior check NAME [--input K=V ...] [--tools VAR]")
+        opts = options(words, {"--input": True, "--tools": False})
+        name = one(opts.pop("", []), "%behavior check NAME [--input K=V ...] [--tools VAR]")
         root = self._lookup(name)
         if not hasattr(root, "check"):
             raise UsageError(
                 f"{name!r} is a {type(root).__name__}, not a tree; "
                 f"%behavior check takes a tree made by %%behavior"
             )
-        extra = self._collection(_last(opts.get("--tools")))
+        extra = self._collection(last(opts.get("--tools")))
         from jdsl_nb.binding import bind_names
         from jdsl_nb.magic_inputs import split_pairs
 
@@ -331,16 +266,16 @@ class BehaviorMagics(Magics):
         display({"text/plain": text, "text/html": check_html(report, magic_hints)}, raw=True)
 
     def _line_show(self, words: list[str]) -> None:
-        _show(self._lookup(_one(words, "%behavior show NAME")))
+        _show(self._lookup(one(words, "%behavior show NAME")))
 
     def _line_compile(self, words: list[str]) -> None:
-        opts = _options(words, {"-o": False, "--name": False, "--force": None, "--show": False})
-        source_name = _one(
+        opts = options(words, {"-o": False, "--name": False, "--force": None, "--show": False})
+        source_name = one(
             opts.pop("", []),
             "%behavior compile TRACE_VAR_OR_FILE [-o NAME] [--force] [--show view|summary|none]",
         )
-        target = _last(opts.get("-o")) or "compiled"
-        show = _choice(opts.get("--show"), ("view", "summary", "none"), "view")
+        target = last(opts.get("-o")) or "compiled"
+        show = choice(opts.get("--show"), ("view", "summary", "none"), "view")
         held = self._ns.get(target)
         if (
             held is not None
@@ -357,7 +292,7 @@ class BehaviorMagics(Magics):
         from jdsl_nb.widgets import CompileView
 
         try:
-            result = compile_trace(source, name=_last(opts.get("--name")) or target)
+            result = compile_trace(source, name=last(opts.get("--name")) or target)
         except Exception as exc:  # noqa: BLE001 - reported without a traceback
             raise UsageError(f"compile failed: {type(exc).__name__}: {exc}") from None
         self._ns[target] = result
@@ -367,7 +302,7 @@ class BehaviorMagics(Magics):
             display(CompileView(result, trace=source))
 
     def _line_diff(self, words: list[str]) -> None:
-        opts = _options(words, {"--episode": False})
+        opts = options(words, {"--episode": False})
         names = opts.pop("", [])
         if len(names) not in (1, 2):
             raise UsageError(
@@ -388,7 +323,7 @@ class BehaviorMagics(Magics):
             )
         trace = self._trace_source(names[1]) if len(names) == 2 else None
         try:
-            diffs = episode_diffs(held, package, trace, episode=_last(opts.get("--episode")))
+            diffs = episode_diffs(held, package, trace, episode=last(opts.get("--episode")))
         except LookupError as exc:
             raise UsageError(str(exc)) from None
         diverged = [d for d in diffs if not d.matched]
@@ -498,48 +433,5 @@ def _nodes(root: Any) -> Any:
     return walk() if callable(walk) else iter(())
 
 
-def _choice(values: list[str] | None, allowed: tuple[str, ...], default: str) -> str:
-    value = _last(values) or default
-    if value not in allowed:
-        raise UsageError(f"--show {value}: choose one of {', '.join(allowed)}")
-    return value
-
-
 def _show(obj: Any) -> None:
     display({"text/plain": hooks.text_view(obj), "text/html": hooks.html_view(obj)}, raw=True)
-
-
-def _options(words: list[str], spec: dict[str, bool | None]) -> dict[str, list[str]]:
-    """Split words into positionals (key ``""``) and options; ``spec[opt]``: True takes many
-    values, False one, None none (a flag)."""
-    out: dict[str, list[str]] = {"": []}
-    current = ""
-    for word in words:
-        if word.startswith("-") and word not in spec:
-            raise UsageError(f"unknown option {word!r}; {_LINE_USAGE}")
-        if word in spec:
-            current = word if spec[word] is not None else ""
-            out.setdefault(word, [])
-            continue
-        out.setdefault(current, []).append(word)
-        if current and not spec[current]:
-            current = ""
-    return out
-
-
-def _split(line: str) -> list[str]:
-    """Shell-like words (quotes removed), e.g. ``--input "request=cancel my order"``."""
-    try:
-        return split_words(line)  # shlex.split's words, linear (shlex was quadratic)
-    except ValueError as exc:
-        raise UsageError(f"cannot split the magic line: {exc}") from None
-
-
-def _one(values: list[str], usage: str) -> str:
-    if len(values) != 1:
-        raise UsageError(f"usage: {usage}")
-    return values[0]
-
-
-def _last(values: list[str] | None) -> str | None:
-    return values[-1] if values else None

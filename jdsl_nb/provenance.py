@@ -14,7 +14,6 @@ those calls apart, as :class:`ModelChoice`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from jdsl.ir.walk import ir_nodes_with_ids
 from jdsl.trace.values import is_meaningful
 from jdsl.tree.blackboard import Read, Write
+from jdsl.tree.node_keys import path_keys
 
 __all__ = [
     "Consumer",
@@ -33,9 +33,6 @@ __all__ = [
     "provenance",
     "react_nodes",
 ]
-
-_KEY = re.compile(r"^[A-Za-z_][\w-]*")
-_INDEX_KEY = re.compile(r"\$([A-Za-z_]\w*)")
 
 
 @dataclass(frozen=True)
@@ -98,13 +95,6 @@ class WriteRecord:
         if self.index is None:
             return f"from {self.source}"
         return f"pass {self.index}, from {self.source}"
-
-
-def path_keys(path: str) -> list[str]:
-    """The blackboard keys a ref path reads: its root key and every ``$name`` index."""
-    match = _KEY.match(path.strip())
-    keys = [match.group(0)] if match else []
-    return keys + [k for k in _INDEX_KEY.findall(path) if k not in keys]
 
 
 def _find_path(target: Any, value: Any, path: str, depth: int = 0) -> str | None:

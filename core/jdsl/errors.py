@@ -30,6 +30,7 @@ The tree::
     ├── BlobError                trace.blobs: a blob ref the store cannot give back
     │   ├── CorruptBlobError     a stored blob whose bytes do not hash to its ref
     │   └── MissingBlobError     a blob ref that is not in the store
+    ├── RequestMessagesError     trace.messages: a model request whose whole message list cannot be rebuilt
     ├── OtelExportError          trace.otel.export: spans not delivered to an OTLP endpoint
     ├── RetrievalError           flows.documents: a bad document, query, strategy or index file
     ├── Fts5Unavailable          flows.fts: SQLite without FTS5, and no pysqlite3

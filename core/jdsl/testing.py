@@ -48,27 +48,32 @@ class _Recording:
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
 
-    def _record(
+    def converse(
         self,
         system: str,
         messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        model_id: str | None,
-    ) -> None:
-        self.calls.append(
-            {
-                "system": system,
-                "messages": list(messages),
-                "tools": list(tools),
-                "model_id": model_id,
-            }
-        )
+        tools: Sequence[ToolSpec] = (),
+        model_id: str | None = None,
+    ) -> ModelTurn:
+        """Record the call in :attr:`calls`, then answer it."""
+        call = {
+            "system": system,
+            "messages": list(messages),
+            "tools": list(tools),
+            "model_id": model_id,
+        }
+        self.calls.append(call)
+        return self._answer(call)
+
+    def _answer(self, call: dict[str, Any]) -> ModelTurn:  # pragma: no cover - abstract
+        """The turn for ``call`` (just recorded, the last of :attr:`calls`)."""
+        raise NotImplementedError
 
     def generate(
         self, system: str, messages: Sequence[Message], model_id: str | None = None
     ) -> str:
         """The text of a ``converse`` without tools."""
-        return self.converse(system, messages, (), model_id).text  # type: ignore[attr-defined,no-any-return]
+        return self.converse(system, messages, (), model_id).text
 
 
 class ScriptedModel(_Recording):
@@ -87,16 +92,8 @@ class ScriptedModel(_Recording):
         script = [*replies, *(turns or ())]
         self.script: list[ModelTurn] = [_turn(r) for r in script] or [_turn("")]
 
-    def converse(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        model_id: str | None = None,
-    ) -> ModelTurn:
-        index = min(len(self.calls), len(self.script) - 1)
-        self._record(system, messages, tools, model_id)
-        return self.script[index]
+    def _answer(self, call: dict[str, Any]) -> ModelTurn:
+        return self.script[min(len(self.calls) - 1, len(self.script) - 1)]
 
 
 class FunctionModel(_Recording):
@@ -112,12 +109,6 @@ class FunctionModel(_Recording):
         super().__init__()
         self.fn = fn
 
-    def converse(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        model_id: str | None = None,
-    ) -> ModelTurn:
-        self._record(system, messages, tools, model_id)
-        return _turn(self.fn(system, list(messages), list(tools), model_id))
+    def _answer(self, call: dict[str, Any]) -> ModelTurn:
+        messages, tools = list(call["messages"]), list(call["tools"])  # the fn's own lists
+        return _turn(self.fn(call["system"], messages, tools, call["model_id"]))

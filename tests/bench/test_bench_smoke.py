@@ -148,6 +148,11 @@ def test_table_renders_verdicts_and_units() -> None:
     assert set(machine.describe_machine()) >= {"cpu", "cores", "memory", "python"}
 
 
+def test_load_text_gives_three_load_averages() -> None:
+    loads = machine.load_text().split(", ")
+    assert len(loads) == 3 and all(float(load) >= 0 for load in loads)
+
+
 def test_run_main_writes_results_and_reports_a_failed_section(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -343,6 +343,20 @@ def test_run_prints_a_raised_error_redacted(runner, project) -> None:
     assert "sk-abcdefghijklmnopqrstuvwx1234" not in result.output
 
 
+def test_run_names_the_node_and_the_exception_type_when_a_tool_raises(runner, project) -> None:
+    # A KeyError's text is only the key: "error: 123" alone does not say which tool failed.
+    (project / "lookup.behavior").write_text("root lookup\n  act find(user_id=user_id) -> user\n")
+    (project / "tools.py").write_text(
+        "def find(user_id):\n    return {'ada': 1}[user_id]\n\nTOOLS = [find]\n"
+    )
+    result = runner.invoke(
+        app, ["run", "lookup.behavior", "--tools", "tools:TOOLS", "--input", "user_id:=123"]
+    )
+    assert result.exit_code == 1, result.output
+    error = next(line for line in result.output.splitlines() if line.startswith("error:"))
+    assert "find" in error and "KeyError" in error and "123" in error, error
+
+
 def test_show_escapes_control_characters_in_the_header_and_table_too(runner, tmp_path) -> None:
     """Episode id, skill, status and the error line come from the trace as much as values do."""
     from jdsl import act, root

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from jdsl.importers import ImportFormatError, import_openai_chat, parse_result
-from jdsl.trace import EventKind, TraceEvent
+from jdsl.trace import EventKind, TraceEvent, request_messages
 
 
 def _call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
@@ -127,13 +127,16 @@ def test_requests_carry_the_system_prompt_and_history(tmp_path: Path) -> None:
     events = import_openai_chat(_write(tmp_path, CONVERSATION))
     second = events[10].payload
     assert second["system"] == "You are a retail agent." and second["tools"] == ["find_user"]
-    roles = [(m["role"], m["tool_call_id"], m["is_error"]) for m in second["messages"]]
+    history = request_messages(events[10], events)
+    roles = [(m["role"], m["tool_call_id"], m["is_error"]) for m in history]
     assert roles == [
         ("user", None, False),
         ("assistant", None, False),
         ("tool", "c1", False),
         ("tool", "c2", True),
     ]
+    # only what is new since the first request is recorded (jdsl.trace.v2)
+    assert len(second["messages"]) == 3 and second["messages_from"]["kept"] == 1
     responded = events[11].payload
     assert responded["raw_output"] == "Checking." and responded["finish_reason"] == "tool_calls"
     assert responded["tool_calls"] == [

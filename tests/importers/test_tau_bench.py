@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jdsl.envs.data import data_path, load_json
 from jdsl.importers import AGENT_NODE_ID, ImportFormatError, import_tau_bench
-from jdsl.trace import EventKind, Trace, TraceEvent
+from jdsl.trace import EventKind, Trace, TraceEvent, request_messages
 
 EPISODES = Path(str(data_path("tau_airline", "episodes.json")))
 
@@ -108,10 +108,17 @@ def test_model_requests_carry_the_conversation_so_far(events: list[TraceEvent]) 
             "metadata": {},
         }
     ]
-    later = requests[3].payload["messages"]
+    later = request_messages(requests[3], episode)
     assert [m["role"] for m in later][:5] == ["user", "assistant", "user", "assistant", "tool"]
     assert later[4]["name"] == "get_user_details"
     assert len(requests[0].payload["tools"]) == 14
+    # each request records only the messages new since the one before (jdsl.trace.v2)
+    for before, after in zip(requests, requests[1:], strict=False):
+        sent = len(request_messages(before, episode))
+        assert after.payload["messages_from"] == {"event_id": before.event_id, "kept": sent}
+        assert request_messages(after, episode) == (
+            request_messages(before, episode) + after.payload["messages"]
+        )
 
 
 def test_episodes_end_with_the_reward_and_a_hash_chain(events: list[TraceEvent]) -> None:

@@ -160,6 +160,15 @@ def test_unlisted_and_missing_files_are_refused(package, tmp_path) -> None:
         load_package(_zip(tmp_path, files))
 
 
+def test_a_file_added_to_a_package_folder_is_refused_as_in_an_archive(package, tmp_path) -> None:
+    # SECURITY.md: verify proves no file was added since the manifest was written.
+    folder = export_dir(package, tmp_path / "pkg")
+    (folder / "signatures" / "extra.json").write_text("{}")
+    with pytest.raises(PackageError, match="not listed") as info:
+        load_package(folder)
+    assert info.value.path == "signatures/extra.json"
+
+
 def test_format_and_ir_are_checked(package, tmp_path) -> None:
     manifest = json.loads(package.files["manifest.json"])
     bad_format = {

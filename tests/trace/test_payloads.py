@@ -56,6 +56,10 @@ def test_react_payloads_match_the_contract() -> None:
     events = _run(tree.React(signature="email -> customer_id", tools=["lookup"]), model)
     assert EventKind.REACT_FINISHED in {e.kind for e in events}
     assert payload_problems(events) == []
+    first, second = [e for e in events if e.kind == EventKind.MODEL_REQUESTED]
+    assert second.payload["messages_from"]["event_id"] == first.event_id
+    torn = [e for e in events if e is not first]
+    assert any("messages_from does not point" in p for p in payload_problems(torn))
 
 
 def test_departures_are_reported() -> None:

@@ -22,7 +22,12 @@ import typer
 from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_package
-from jdsl.commands.validate import HOLDOUT_OPTION, compile_holdout
+from jdsl.commands.validate import (
+    HOLDOUT_OPTION,
+    INITIAL_STATE_OPTION,
+    compile_holdout,
+    initial_state,
+)
 from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shards
@@ -80,6 +85,7 @@ def compile_command(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
     holdout: int | None = HOLDOUT_OPTION,
+    state: str | None = INITIAL_STATE_OPTION,
     min_support: int = typer.Option(
         MIN_BRANCH_SUPPORT,
         "--min-support",
@@ -122,7 +128,7 @@ def compile_command(
         )
         raise cli_fail(f"-o {out} is a file", fix)
     strict = not skip_bad_lines
-    options = (traces, out, name, group_by, holdout, task_family, min_support)
+    options = (traces, out, name, group_by, holdout, task_family, min_support, state)
     if engine == "dask":
         with dask_client(scheduler) as client:
             reduced = reduce_shards(client, traces, mapping, strict=strict)
@@ -141,6 +147,7 @@ def _compile(
     holdout: int | None,
     task_family: str,
     min_support: int,
+    state: str | None,
 ) -> None:
     """The normalized episodes into a package, one per family, or held out; ``compile_all``
     compiles all of them (the engine's :func:`~jdsl.compiler.compile_normalized`)."""
@@ -157,7 +164,8 @@ def _compile(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
     if holdout is not None:
-        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support)
+        return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
+                               reads=initial_state(state))  # fmt: skip
     if group_by is None:
         result = compile_all(name=base, task_family=task_family, min_support=min_support)
         typer.echo(str(result.report()))

@@ -20,6 +20,7 @@ from jdsl.commands.inputs import parse_inputs, read_tools
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
 from jdsl.commands.validate import validate_command
+from jdsl.compiler.fallback import split_fallback
 from jdsl.package import input_types, load_package
 
 __all__ = ["package_app"]
@@ -27,27 +28,25 @@ __all__ = ["package_app"]
 package_app = command_app("package", "Inspect, verify and run behavior packages.")
 package_app.command("validate")(validate_command)
 
+_PKG = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir.")
+_DIGEST = typer.Option(
+    None,
+    "--digest",
+    metavar="sha256:HEX",
+    help="The package digest its author published: refuse any other package.",
+)
+
 
 @package_app.command("inspect")
 @cli_errors
-def inspect_command(
-    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
-) -> None:
+def inspect_command(path: Path = _PKG) -> None:
     """Show a package: name, verification, inputs, permissions, metrics and the tree."""
     typer.echo(package_summary(load_package(path)))
 
 
 @package_app.command("verify")
 @cli_errors
-def verify_command(
-    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
-    digest: str | None = typer.Option(
-        None,
-        "--digest",
-        metavar="sha256:HEX",
-        help="The package digest its author published: refuse any other package.",
-    ),
-) -> None:
+def verify_command(path: Path = _PKG, digest: str | None = _DIGEST) -> None:
     """Check format, every digest and the IR (exit 1 on any problem); with --digest, also that
     it is the package its author published (digests alone prove integrity, not authorship)."""
     pkg = load_package(path, digest=digest)
@@ -60,7 +59,7 @@ def verify_command(
 @package_app.command("run")
 @cli_errors
 def run_command(
-    path: Path = typer.Argument(..., metavar="PKG", help="A .jdsl archive or package dir."),
+    path: Path = _PKG,
     tools: str = typer.Option(
         ..., "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
     ),
@@ -78,20 +77,23 @@ def run_command(
     reply: list[str] = typer.Option(
         [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
     ),
-    digest: str | None = typer.Option(
-        None,
-        "--digest",
-        metavar="sha256:HEX",
-        help="The package digest its author published: refuse any other package.",
-    ),
+    digest: str | None = _DIGEST,
 ) -> None:
-    """Bind host tools to a package and run it once; print status and blackboard."""
+    """Bind host tools to a package and run it once; print status and blackboard.
+
+    A missing run input is refused only when the package has no fallback; with one, the run
+    starts, the compiled program stops at the guard that needs the input, and the fallback
+    takes the rest of the run (a note on stderr says which inputs were missing)."""
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
     pkg = load_package(path, digest=digest)
     seeds = parse_inputs(inputs, types=input_types(pkg))
     root = pkg.as_root(read_tools(tools), model_id=model)
     missing = pkg.missing_inputs(seeds)
-    if missing:
+    if missing and split_fallback(pkg.ir)[1] is None:  # nothing could take the run
         raise cli_fail(f"missing run inputs: {'; '.join(missing)}", "pass --input KEY=VALUE")
+    if missing:
+        typer.echo(f"note: missing run inputs: {'; '.join(missing)}; the package's fallback "
+                   "takes the run where the compiled program needs them (pass --input "
+                   "KEY=VALUE to run the compiled program)", err=True)  # fmt: skip
     report_run(root.run(model=run_model(pkg.ir, root.model_id, reply), raise_errors=False, **seeds))

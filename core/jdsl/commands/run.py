@@ -21,6 +21,7 @@ import typer
 
 from jdsl.commands.boundary import MODEL_FIX, cli_advice, cli_errors, cli_fail, require_parent
 from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.errors import JdslError
 from jdsl.ir.walk import walk_ir
 from jdsl.trace import FanoutSink, JsonlTraceSink, Redactor, TraceSink, jsonable
 
@@ -69,7 +70,12 @@ def report_run(ctx: Any) -> None:
     board = redactor.redact(jsonable(dict(ctx.blackboard)))  # first: learns what to follow
     typer.echo(f"status: {ctx.status.value}")
     if ctx.error is not None:
-        typer.echo(f"error: {cli_advice(redactor.redact_text(str(ctx.error)))}", err=True)
+        # A host tool's own exception (a KeyError's text is only the key) is shown as the run's
+        # failure, which names the node and the exception type; jdsl's errors carry their fix.
+        shown = (
+            ctx.error if isinstance(ctx.error, JdslError) or ctx.failure is None else ctx.failure
+        )
+        typer.echo(f"error: {cli_advice(redactor.redact_text(str(shown)))}", err=True)
     elif ctx.failure is not None:
         typer.echo(f"failed at {redactor.redact_text(str(ctx.failure))}", err=True)
     typer.echo(json.dumps(board, indent=2, sort_keys=True, default=str))

@@ -7,13 +7,15 @@ where it took over, refused, failed run) and the summary, and exits 1 when an ep
 validates the package on those, writes the verified packages and prints one row per family
 (held, served end to end, matched, fallback, refused, diverged, constants contradicted; ``too
 few``: no successful episode is left once N are held out); it exits 1 when a family failed
-verification or a held-out episode diverged.
+verification or a held-out episode diverged. Both take ``--initial-state DOMAIN``: a read a run
+never made is answered, before its first write, from the database every run of the domain
+starts from (:mod:`jdsl.compiler.lookups`; ``tau_airline``: the shipped db).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import typer
@@ -30,10 +32,18 @@ from jdsl.compiler import (
 )
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.families import GroupBy
+from jdsl.compiler.lookups import ReadAnswers
+from jdsl.envs.tau_airline import initial_reads
 from jdsl.package import SUFFIX, export_jdsl, load_package
 from jdsl.trace import read_events
 
-__all__ = ["HOLDOUT_OPTION", "compile_holdout", "validate_command"]
+__all__ = [
+    "HOLDOUT_OPTION",
+    "INITIAL_STATE_OPTION",
+    "compile_holdout",
+    "initial_state",
+    "validate_command",
+]
 
 HOLDOUT_OPTION = typer.Option(
     None,
@@ -45,6 +55,31 @@ HOLDOUT_OPTION = typer.Option(
 )
 """``jdsl compile --holdout N`` (the option, declared here with the code it runs)."""
 
+INITIAL_STATES: dict[str, Callable[[], ReadAnswers]] = {"tau_airline": initial_reads}
+"""``--initial-state`` names: the state every run of a domain starts from."""
+
+INITIAL_STATE_OPTION = typer.Option(
+    None,
+    "--initial-state",
+    metavar="DOMAIN",
+    help="Held-out validation (and, with --holdout, verification): answer a read a run never "
+    "made, before its first write, from the database every run of DOMAIN starts from "
+    f"({', '.join(INITIAL_STATES)}: the shipped db).",
+)
+"""``--initial-state DOMAIN`` of ``jdsl package validate`` and ``jdsl compile --holdout``."""
+
+
+def initial_state(name: str | None) -> ReadAnswers | None:
+    """The :data:`~jdsl.compiler.lookups.ReadAnswers` of ``--initial-state`` (None: none)."""
+    if name is None:
+        return None
+    if name not in INITIAL_STATES:
+        raise typer.BadParameter(
+            f"{name!r} is not a known domain; pass one of: {', '.join(INITIAL_STATES)}",
+            param_hint="--initial-state",
+        )
+    return INITIAL_STATES[name]()
+
 
 @cli_errors
 def validate_command(
@@ -55,6 +90,7 @@ def validate_command(
     canonical: list[str] = typer.Option(
         [], "--canonical", metavar="HOST=LOGICAL", help="HOST=LOGICAL tool names (repeatable)."
     ),
+    state: str | None = INITIAL_STATE_OPTION,
 ) -> None:
     """Would the package have served these runs, and done what they did? (exit 1 on a
     divergence)."""
@@ -71,7 +107,7 @@ def validate_command(
     episodes = [e for trace in traces for e in read_events(trace).episodes]
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
-    report = validate_package(pkg, episodes, canonical=mapping)
+    report = validate_package(pkg, episodes, canonical=mapping, reads=initial_state(state))
     typer.echo(report.text)
     if not report.ok:
         raise cli_fail(
@@ -101,7 +137,7 @@ def _counts(report: HeldOutReport | None, held: Sequence[NormEpisode]) -> list[i
 
 def compile_holdout(
     normalized: Sequence[NormEpisode], by: GroupBy | None, base: str, task_family: str,
-    out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT,
+    out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT, reads: ReadAnswers | None = None,
 ) -> None:  # fmt: skip
     """Compile each family (all episodes when ``by`` is None) without its last ``n``
     successful episodes, validate on those, write the verified packages into ``out``. A
@@ -117,11 +153,11 @@ def compile_holdout(
         try:
             result = compile_normalized(kept, name=family if by else base,
                                         task_family=task_family or family,
-                                        min_support=min_support)  # fmt: skip
+                                        min_support=min_support, reads=reads)  # fmt: skip
         except CompileError:  # nothing successful left to compile from
             rows.append(_row(family, len(members), "too few", None, None))
             continue
-        report = validate_package(result.package, held) if result.ok else None
+        report = validate_package(result.package, held, reads=reads) if result.ok else None
         written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
             result.ok) else None  # fmt: skip
         counts = _counts(report, held)

@@ -16,6 +16,7 @@ families, held-out validation and execution replay. Everything else is imported 
 (``jdsl.compiler.consolidate``, ``jdsl.compiler.staticize``...).
 """
 
+from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.errors import CompileError, CompileInputError
 from jdsl.compiler.families import group_episodes
 from jdsl.compiler.holdout import HeldOutReport, HeldOutRow, holdout_split, validate_package
@@ -30,7 +31,6 @@ from jdsl.compiler.pipeline import (
 )
 from jdsl.compiler.replay import Execution, ReplayTools, execute
 from jdsl.compiler.residualize import CompilerModel, HeuristicCompilerModel, LLMCompilerModel
-from jdsl.compiler.staticize import CompiledBehavior
 from jdsl.compiler.verify import VerificationReport
 
 __all__ = [

@@ -181,7 +181,7 @@ def frozen_key(path: str, value: Any) -> bool:
 def _acted_on(argument: str, step: NormStep) -> set[str]:
     """The objects the call acts on: the top-level keys one of whose own fields another
     argument of the call is (``reservation.reservation_id`` for ``reservation_id``)."""
-    found = set()
+    found: set[str] = set()
     for other, paths in step.arg_sources.items():
         if other != argument:
             found.update(p.split(".", 1)[0] for p in paths if p.count(".") == 1 and "[" not in p)
@@ -190,9 +190,10 @@ def _acted_on(argument: str, step: NormStep) -> set[str]:
 
 def rank_sources(argument: str, step: NormStep, sources: Sequence[str]) -> tuple[str, ...]:
     """``sources`` of one call's argument, best first: a path that freezes a dict key holding
-    data (:func:`frozen_key`) is dropped; a field of an object the call acts on (the payment id
-    of the reservation being updated) comes first, then the most recently written top-level
-    key, then the lineage order (:meth:`jdsl.compiler.lineage.StateIndex.sources`)."""
+    data (:func:`frozen_key`) is dropped; a path indexed by a decision (``orders[$i].id``) comes
+    first, as in the lineage order, then a field of an object the call acts on (the payment id
+    of the reservation being updated), then the most recently written top-level key, then the
+    lineage order (:meth:`jdsl.compiler.lineage.StateIndex.sources`)."""
     value = step.arguments.get(argument)
     kept = [p for p in sources if not frozen_key(p, value)]
     if len(kept) < 2:
@@ -200,10 +201,10 @@ def rank_sources(argument: str, step: NormStep, sources: Sequence[str]) -> tuple
     acted = _acted_on(argument, step)
     order = {key: n for n, key in enumerate(step.state_before)}
 
-    def rank(item: tuple[int, str]) -> tuple[bool, int, int]:
+    def rank(item: tuple[int, str]) -> tuple[bool, bool, int, int]:
         n, path = item
         top = top_key(path)
-        return (top not in acted, -order.get(top, -1), n)
+        return ("[$" not in path, top not in acted, -order.get(top, -1), n)
 
     return tuple(p for _, p in sorted(enumerate(kept), key=rank))
 

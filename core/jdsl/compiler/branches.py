@@ -158,14 +158,18 @@ def plan_branches(
         seq, positions = tokens(episode)
         groups.setdefault(seq, []).append(i)
         parts.setdefault(seq, {}).setdefault(positions, []).append(i)
-    # most support first; among equals, more writes first (a run whose writes are a prefix of
-    # the chosen path's is matched up to its last write, then handed to the fallback; a path
-    # with fewer writes would end with the longer run's writes unmade); then first seen
-    # (a loop token ``for_each head: tool`` counts as its tool, the last word)
-    ranked = sorted(groups, key=lambda s: (-len(groups[s]),
-                                           -sum(not read_only(t.split()[-1]) for t in s)))  # fmt: skip
+    ranked = sorted(groups, key=lambda s: -len(groups[s]))  # stable: first seen wins ties
     if not ranked:
         return BranchPlan((), 0, 0, ())
+    top = len(groups[ranked[0]])
+    if top < min_support:  # no other path can be branched: of the tied ones, compile the one
+        # with the most writes (the others' writes may be its prefix; a path with fewer writes
+        # would end the longer run with its writes unmade); a loop token ``for_each head: tool``
+        # counts as its tool, the last word
+        best = max((s for s in ranked if len(groups[s]) == top),
+                   key=lambda s: sum(not read_only(t.split()[-1]) for t in s))  # fmt: skip
+        ranked.remove(best)
+        ranked.insert(0, best)
 
     def lane_of(seq: tuple[str, ...]) -> Lane:
         found = parts.get(seq)

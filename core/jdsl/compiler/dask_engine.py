@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.pipeline import CompileResult, compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
-from jdsl.compiler.staticize import CompiledBehavior
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import normalize_stream
 from jdsl.compiler.verify import ReplayMap, ReplayPart, replay_part

@@ -184,36 +184,59 @@ _SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
 
 def _loop_selections(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
     """``{key: indexes}`` for each loop over selected elements ``for_each x in xs[$key]``
-    whose child calls a tool with an argument ``x<tail>``: the index in ``xs`` of each
-    successful call of that tool in the episode whose argument is ``xs[k]<tail>``, in order
-    (what the residual that selects answered)."""
+    whose child calls a tool with an argument ``x<tail>``: the index in ``xs`` of each call of
+    that loop's run in the episode (what the residual that selects answered). The calls of a
+    tool whose argument is ``xs[k]<tail>`` form runs (consecutive successful calls of it); the
+    n-th such loop of a tool in the tree (pre-order) takes the n-th run."""
     found: dict[str, Any] = {}
+    seen: dict[str, int] = {}  # tool -> loops of it so far
     for node in nodes:
         match = (
             _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
         )
         if match is None or match["key"] in found:
             continue
-        item = str(node.get("item"))
-        for action in _walk(node.get("child")):
-            for arg, spec in (
-                (action.get("args") or {}).items() if action.get("kind") == "action" else ()
-            ):
-                ref = str(spec.get("ref", "")) if isinstance(spec, dict) else ""
-                tail = ref[len(item) :]
-                if not ref.startswith(item) or (tail and tail[0] not in ".["):
-                    continue
-                path = f"{match['head']}[${match['key']}]{tail}"
-                indexes = [
-                    element_index(path, s.arg_sources.get(arg, ())).get(match["key"])
-                    for s in episode.ok_steps()
-                    if s.logical_tool == action.get("tool")
-                ]
-                found[match["key"]] = [k for k in indexes if k is not None]
-                break
-            if match["key"] in found:
-                break
+        looped = _looped(node, match["head"], match["key"])
+        if looped is None:
+            continue
+        tool, arg, path = looped
+        runs = _runs(episode.ok_steps(), tool, arg, path, match["key"])
+        n = seen[tool] = seen.get(tool, -1) + 1
+        found[match["key"]] = runs[n] if n < len(runs) else []
     return found
+
+
+def _looped(node: dict[str, Any], head: str, key: str) -> tuple[str, str, str] | None:
+    """``(tool, argument, xs[$key]<tail>)`` of the first call in a loop's child whose argument
+    reads the loop's element (``x<tail>``), or None."""
+    item = str(node.get("item"))
+    for action in _walk(node.get("child")):
+        if action.get("kind") != "action":
+            continue
+        for arg, spec in (action.get("args") or {}).items():
+            ref = str(spec.get("ref", "")) if isinstance(spec, dict) else ""
+            tail = ref[len(item) :]
+            if ref.startswith(item) and (not tail or tail[0] in ".["):
+                return str(action.get("tool")), arg, f"{head}[${key}]{tail}"
+    return None
+
+
+def _runs(steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str) -> list[list[int]]:
+    """The element indexes of each run of consecutive calls of ``tool`` whose ``arg`` is an
+    element of the list ``path`` selects from."""
+    runs: list[list[int]] = []
+    last = -2
+    for at, step in enumerate(steps):
+        if step.logical_tool != tool:
+            continue
+        k = element_index(path, step.arg_sources.get(arg, ())).get(key)
+        if k is None:
+            continue
+        if at != last + 1 or not runs:
+            runs.append([])
+        runs[-1].append(k)
+        last = at
+    return runs
 
 
 def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:

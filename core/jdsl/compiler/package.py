@@ -19,11 +19,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.metrics import package_metrics
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.residualize import infer_type
-from jdsl.compiler.staticize import CompiledBehavior
 from jdsl.compiler.store import heads
 from jdsl.compiler.verify import VerificationReport
 from jdsl.package import BehaviorPackage, ToolContract, ToolEffects, default_effects

@@ -13,6 +13,7 @@ from typing import Any
 
 from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
+from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import attach_fallback, compiled_program
@@ -23,7 +24,7 @@ from jdsl.compiler.noops import drop_noops
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
-from jdsl.compiler.staticize import CompiledBehavior, staticize
+from jdsl.compiler.staticize import staticize
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
     EpisodeSource,

@@ -49,6 +49,7 @@ from jdsl.interaction.results import error_from_exception, sanitize_message
 from jdsl.interaction.sandbox import Sandbox
 from jdsl.providers.messages import Message, ModelTurn, ToolCall, Usage, as_messages, as_turn
 from jdsl.settings import ReactSettings, Settings
+from jdsl.trace.messages import MessageLog
 
 __all__ = ["OnUndeclared", "ReactError", "ReactResult", "StopReason", "react_flow"]
 
@@ -121,6 +122,10 @@ class _Stop(Exception):
         self.cause = cause
 
 
+def _dumped(message: Message) -> dict[str, Any]:
+    return message.model_dump(mode="json")
+
+
 def _budgets(settings: ReactSettings, **given: Any) -> ReactSettings:
     values = {k: v for k, v in given.items() if v is not None}
     try:
@@ -144,6 +149,7 @@ class _Run:
         self.on_undeclared: OnUndeclared = kw["on_undeclared"]
         self.deadline = self.clock() + budgets.timeout_s
         self.messages: list[Message] = list(kw["messages"])
+        self.log = MessageLog()  # what the trace recorded of the messages so far
         self.turns: list[ModelTurn] = []
         self.observations: list[Observation] = []
         self.pending: list[ToolCall] = []
@@ -196,12 +202,14 @@ class _Run:
             self._act()
 
     def _call_model(self) -> ModelTurn:
-        requested = self._event("model.requested", {
-            "kind": "react", "signature": self.signature, "model_id": self.model_id,
-            "system": self.system,
-            "messages": [m.model_dump(mode="json") for m in self.messages],
-            "tools": self.table.names(),
-        }, "model")  # fmt: skip
+        requested = None
+        if self.emit is not None:  # only the messages new since the last request (v2 traces)
+            requested = self._event("model.requested", {
+                "kind": "react", "signature": self.signature, "model_id": self.model_id,
+                "system": self.system, **self.log.fields(self.messages, _dumped),
+                "tools": self.table.names(),
+            }, "model")  # fmt: skip
+            self.log.sent(requested, len(self.messages))
         started = self.clock()
         try:
             turn = as_turn(
@@ -395,7 +403,10 @@ def react_flow(
         settings: behaviour settings (defaults < YAML < these arguments).
         emit: ``emit(kind, payload, *, actor, parent_event_id)`` for trace events
             (``toolset.exposed``, ``model.requested``/``responded``, ``tool.call.*``), e.g.
-            ``RunContext.emit``. ``react.started`` / ``react.finished`` are the leaf's.
+            ``RunContext.emit``. ``react.started`` / ``react.finished`` are the leaf's. Each
+            ``model.requested`` after the first carries only the messages new since the one
+            before (``messages_from`` names it, when ``emit`` returned an event with an
+            ``event_id``): :func:`jdsl.trace.request_messages` gives the whole list.
         node_id: put in every emitted payload.
         signature: the calling leaf's signature text, put in ``model.requested``.
         on_undeclared: ``"stop"`` (default): a requested action that is not declared stops the

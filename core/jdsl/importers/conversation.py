@@ -15,7 +15,9 @@ event                       actor        payload
                                          parameters}] (when the tool schemas are known)
 ``user.message``            user         ``content``
 ``model.requested``         model        ``node_id``, ``kind`` "react", ``model_id``, ``system``,
-                                         ``messages`` (the conversation so far), ``tools``
+                                         ``messages`` (new since the previous request, which
+                                         ``messages_from`` names: :mod:`jdsl.trace.messages`),
+                                         ``tools``
 ``model.responded``         model        ``node_id``, ``kind``, ``model_id``, ``raw_output``,
                                          ``tool_calls``, ``usage``, ``finish_reason``; parent =
                                          the request
@@ -49,6 +51,7 @@ from jdsl.importers import jsondata
 from jdsl.providers.messages import Message, ToolCall
 from jdsl.trace import EventKind, EventSource, TraceEvent, TraceSink
 from jdsl.trace.events import Actor
+from jdsl.trace.messages import MessageLog
 
 __all__ = [
     "AGENT_NODE_ID",
@@ -208,6 +211,7 @@ class _Emitter:
         self.conversation = conversation
         self.sink = sink
         self.events: list[TraceEvent] = []
+        self.log = MessageLog()  # the conversation's requests, recorded incrementally
 
     def emit(
         self,
@@ -320,11 +324,12 @@ def _emit_assistant_turn(out: _Emitter, turn: AssistantTurn, history: list[Messa
             "signature": None,
             "model_id": model_id,
             "system": conv.system,
-            "messages": [m.model_dump(mode="json") for m in history],
+            **out.log.fields(history, _dumped),
             "tools": [t["name"] for t in out.conversation.tools],
         },
         actor="model",
     )
+    out.log.sent(request, len(history))
     calls = [ToolCall(id=c.call_id, name=c.name, arguments=dict(c.arguments)) for c in turn.calls]
     response = out.emit(
         EventKind.MODEL_RESPONDED,
@@ -348,6 +353,10 @@ def _emit_assistant_turn(out: _Emitter, turn: AssistantTurn, history: list[Messa
         _emit_call(out, outcome, response)
         if outcome.result is not None:
             history.append(Message.tool(call, outcome.result, is_error=outcome.failed))
+
+
+def _dumped(message: Message) -> dict[str, Any]:
+    return message.model_dump(mode="json")
 
 
 def _emit_call(out: _Emitter, outcome: ToolOutcome, response: TraceEvent) -> None:

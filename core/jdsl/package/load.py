@@ -155,6 +155,11 @@ def _read_dir(root: Path) -> dict[str, bytes]:
     for name in listed:
         if os.path.lexists(root / check_member_name(name)):
             files[name] = _read_file(root, name)
+    for folder, dirs, names in os.walk(root):  # links are not followed: they show as unlisted
+        for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
+            member = Path(folder, name).relative_to(root).as_posix()
+            if member not in files and member not in listed:
+                raise PackageError(f"file {member!r} is not listed in the manifest", path=member)
     return files
 
 

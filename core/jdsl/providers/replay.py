@@ -9,7 +9,9 @@ On a divergence the model records it in ``.divergence`` (only the first) and, wi
 ``strict=True`` (the default), raises :class:`ReplayDivergence`; with ``strict=False`` it
 answers with the next recording in trace order anyway, so the rest of the run can be inspected.
 Messages are compared on role, content, tool calls (id, name, arguments), tool_call_id, name and
-is_error; vendor metadata is ignored. A recorded request without messages matches any call.
+is_error; vendor metadata is ignored. A recorded request without messages matches any call. A
+request that records only its new messages (``jdsl.trace.v2``) is compared on its whole list
+(:func:`jdsl.trace.request_messages`); traces that carry every list whole replay as before.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from jdsl.providers.messages import (
     ToolSpec,
     Usage,
 )
+from jdsl.trace.messages import MESSAGES_FROM, RequestMessages
 
 __all__ = ["Divergence", "ReplayDivergence", "ReplayModel"]
 
@@ -193,27 +196,37 @@ def _recorded_calls(events: list[dict[str, Any]]) -> list[_Call]:
     requests: dict[str, dict[str, Any]] = {}
     open_by_node: dict[str, list[dict[str, Any]]] = {}
     calls: list[_Call] = []
+    # A request of a jdsl.trace.v2 trace records only the messages new since the one before:
+    # the resolver rebuilds each whole list (sharing the message dicts, normalized once each).
+    resolver = RequestMessages()
+    normal: dict[int, dict[str, Any]] = {}
     for event in events:
         payload = event.get("payload") or {}
         node = str(payload.get("node_id") or "")
         if event.get("kind") == _REQUESTED:
-            requests[str(event.get("event_id"))] = payload
-            open_by_node.setdefault(node, []).append(payload)
+            resolver.add(event)
+            requests[str(event.get("event_id"))] = event
+            open_by_node.setdefault(node, []).append(event)
         elif event.get("kind") == _RESPONDED:
             request = requests.get(str(event.get("parent_event_id")))
             pending = open_by_node.get(node) or []
             if request is None and pending:
                 request = pending[0]
-            if request is not None and request in pending:
+            if request is not None and any(r is request for r in pending):
                 pending.remove(request)
-            request = request or {}
-            messages = request.get("messages")
+            asked = (request or {}).get("payload") or {}
+            messages = None
+            if asked.get("messages") is not None or asked.get(MESSAGES_FROM) is not None:
+                messages = [
+                    normal.get(id(m)) or normal.setdefault(id(m), _normal(m))
+                    for m in resolver.messages(request)
+                ]
             calls.append(
                 _Call(
                     order=len(calls),
                     node_id=node,
-                    system=request.get("system"),
-                    messages=[_normal(m) for m in messages] if messages is not None else None,
+                    system=asked.get("system"),
+                    messages=messages,
                     turn=_turn(payload),
                 )
             )

@@ -5,7 +5,8 @@ a per-episode :data:`Recorder` from :func:`recorder_for`); the sink stamps each 
 per-episode ``sequence`` and a SHA-256 hash chain. :class:`JsonlTraceSink` writes them to a
 file, redacted, with large values in a blob store beside it; :func:`read_events` reads the file
 back as a :class:`Trace`, whose ``episodes`` give tool calls, model calls, blackboard states and
-outcomes; :func:`verify_chain` detects tampering.
+outcomes; :func:`verify_chain` detects tampering. A ``model.requested`` of a continuing
+conversation records only its new messages: :func:`request_messages` gives the whole list.
 """
 
 from jdsl.trace.blobs import (
@@ -36,6 +37,13 @@ from jdsl.trace.events import (
     canonical_json,
 )
 from jdsl.trace.jsonl import JsonlTraceSink, TracePathError
+from jdsl.trace.messages import (
+    MESSAGES_FROM,
+    MessageLog,
+    RequestMessages,
+    RequestMessagesError,
+    request_messages,
+)
 from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
 from jdsl.trace.reader import (
     TraceFormatError,
@@ -72,6 +80,8 @@ __all__ = [
     "FanoutSink",
     "JsonlTraceSink",
     "ListTraceSink",
+    "MESSAGES_FROM",
+    "MessageLog",
     "CorruptBlobError",
     "MissingBlobError",
     "ModelCall",
@@ -81,6 +91,8 @@ __all__ = [
     "Parent",
     "Recorder",
     "Redactor",
+    "RequestMessages",
+    "RequestMessagesError",
     "SafeSink",
     "ToolInvocation",
     "Trace",
@@ -102,6 +114,7 @@ __all__ = [
     "payload_problems",
     "read_events",
     "recorder_for",
+    "request_messages",
     "segment_episodes",
     "verify_chain",
 ]

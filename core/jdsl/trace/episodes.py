@@ -16,6 +16,7 @@ from typing import Any
 from jdsl.trace.blobs import BlobStore, hydrate
 from jdsl.trace.chain import check_chain
 from jdsl.trace.events import EventKind, TraceEvent
+from jdsl.trace.messages import RequestMessages
 
 __all__ = [
     "Episode",
@@ -75,12 +76,29 @@ class ToolInvocation:
 
 @dataclass
 class ModelCall:
-    """One model request and its response (None when the episode ended before it came back)."""
+    """One model request and its response (None when the episode ended before it came back).
+
+    ``request`` is the ``model.requested`` payload as recorded: for a request that continues
+    an earlier one (``jdsl.trace.v2``) its ``messages`` are only the new ones; :attr:`messages`
+    is the whole list sent.
+    """
 
     request: dict[str, Any]
     response: dict[str, Any] | None
     sequence: int = 0
     event_id: str | None = None
+    requests: RequestMessages | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def messages(self) -> list[Any]:
+        """Every message the request sent (:func:`jdsl.trace.request_messages`).
+
+        Raises:
+            RequestMessagesError: the request continues one that is not in the episode.
+        """
+        event = {"kind": EventKind.MODEL_REQUESTED, "event_id": self.event_id,
+                 "payload": self.request}  # fmt: skip
+        return (self.requests or RequestMessages()).messages(event)
 
     @property
     def node_id(self) -> str | None:
@@ -199,12 +217,14 @@ class Episode:
     def model_calls(self) -> list[ModelCall]:
         """Model requests in order, each with its response (paired like tool calls)."""
         events = self.of_kind(EventKind.MODEL_REQUESTED, EventKind.MODEL_RESPONDED)
+        requests = RequestMessages(events)
         return [
             ModelCall(
                 request=dict(start.payload) if start else {},
                 response=dict(end.payload) if end else None,
                 sequence=_anchor(start, end).sequence,
                 event_id=start.event_id if start else None,
+                requests=requests,
             )
             for start, end in _pairs(events)
         ]

@@ -40,7 +40,10 @@ __all__ = [
     "with_hash",
 ]
 
-SCHEMA_VERSION = "jdsl.trace.v1"
+SCHEMA_VERSION = "jdsl.trace.v2"
+"""The trace format each new event names. ``v2``: a ``model.requested`` that continues an earlier
+request records only its new messages (:mod:`jdsl.trace.messages`); ``v1`` events (whole message
+lists) still read."""
 Actor = Literal["model", "user", "environment", "system", "tool"]
 ACTORS: frozenset[str] = frozenset(get_args(Actor))
 """Every valid ``actor``."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from jdsl.trace.events import EventKind, TraceEvent
+from jdsl.trace.messages import MESSAGES_FROM
 
 __all__ = ["PAYLOAD_FIELDS", "PARENT_KINDS", "payload_problems"]
 
@@ -96,4 +97,9 @@ def _event_problems(event: TraceEvent, kinds: dict[str, str]) -> list[str]:
     parents = PARENT_KINDS.get(event.kind)
     if parents is not None and kinds.get(event.parent_event_id or "") not in parents:
         problems.append(f"parent_event_id does not point to a {' or '.join(parents)} event")
+    continued = event.payload.get(MESSAGES_FROM)  # a request's new messages only (v2)
+    if event.kind == K.MODEL_REQUESTED and continued is not None:
+        earlier = continued.get("event_id") if isinstance(continued, dict) else None
+        if kinds.get(earlier if isinstance(earlier, str) else "") != K.MODEL_REQUESTED:
+            problems.append(f"{MESSAGES_FROM} does not point to a {K.MODEL_REQUESTED} event")
     return problems

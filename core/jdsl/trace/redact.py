@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from jdsl.trace.messages import MESSAGES_FROM
+
 __all__ = [
     "DEFAULT_KEEP_KEYS",
     "DEFAULT_SECRET_PATTERNS",
@@ -80,8 +82,10 @@ named; a key or token is far shorter, and a PEM key is found by its pattern)."""
 _KEEP, _HIDE, _HIDE_UNLESS_NUMBER = 0, 1, 2
 _CACHE_SIZE = 4096  # entries per cache before it is cleared
 _CACHED_TEXT = 256  # strings up to this length are cached once redacted
+_LONG_CHARS = 1 << 20  # longer ones are remembered up to this many characters in all
 
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_EVENT_ID = re.compile(r"[0-9a-f]{1,128}")  # a kept reference's event id (jdsl's are hex)
 
 
 class Redactor:
@@ -132,6 +136,8 @@ class Redactor:
         self._replacement = placeholder.replace("\\", "\\\\")  # literal in re.sub
         self._key_rules: dict[str, int] = {}  # key name -> _KEEP / _HIDE / _HIDE_UNLESS_NUMBER
         self._texts: dict[str, str] = {}  # short strings already redacted
+        self._long: dict[str, str] = {}  # long strings already redacted (_long_text)
+        self._long_chars = 0  # their total length
         self._followed: dict[str, None] = {}  # secret values seen, oldest first
         self._follow_re: re.Pattern[str] | None = None  # any of them; None: none seen
 
@@ -148,22 +154,46 @@ class Redactor:
         )
 
     def redact(self, value: Any) -> Any:
-        """A copy of ``value`` with secrets replaced; the input is never mutated."""
+        """A copy of ``value`` with secrets replaced; the input is never mutated.
+
+        A payload's ``messages_from`` reference (``{"event_id": str, "kept": int}``, see
+        :mod:`jdsl.trace.messages`) is kept as it is: an event id is not content, and a followed
+        value inside it (a PIN ``000000`` in ``...000000000c``) must not break the reference.
+        """
         if not self.enabled:
             return value
+        reference = value.get(MESSAGES_FROM) if type(value) is dict else None
+        if _is_reference(reference):
+            rest = self._walk({k: v for k, v in value.items() if k != MESSAGES_FROM}, ())
+            return {**rest, MESSAGES_FROM: reference}
         return self._walk(value, ())
 
     def redact_text(self, text: str) -> str:
         """``text`` with every secret-looking substring, and every value this redactor has
         hidden before (:meth:`follow`), replaced."""
         if len(text) > _CACHED_TEXT:
-            return self._hide_followed(self._regex.sub(self._replacement, text))
+            return self._long_text(text)
         done = self._texts.get(text)
         if done is None:
             if len(self._texts) >= _CACHE_SIZE:
                 self._texts.clear()
             done = self._hide_followed(self._regex.sub(self._replacement, text))
             self._texts[text] = done
+        return done
+
+    def _long_text(self, text: str) -> str:
+        """:meth:`redact_text` of a long text, remembered while the remembered texts total at
+        most :data:`_LONG_CHARS` characters: a system prompt sent with every model request is
+        scanned once, not once per request."""
+        done = self._long.get(text)
+        if done is None:
+            done = self._hide_followed(self._regex.sub(self._replacement, text))
+            if len(text) <= _LONG_CHARS:
+                self._long_chars += len(text)
+                if self._long_chars > _LONG_CHARS:
+                    self._long.clear()
+                    self._long_chars = len(text)
+                self._long[text] = done
         return done
 
     def follow(self, value: Any) -> None:
@@ -186,6 +216,8 @@ class Redactor:
         ordered = sorted(self._followed, key=len, reverse=True)  # the longest match wins
         self._follow_re = re.compile("|".join(map(re.escape, ordered)))
         self._texts.clear()  # answers cached before may now hide more
+        self._long.clear()
+        self._long_chars = 0
 
     def follows(self, text: str) -> bool:
         """Whether ``text`` holds a value :meth:`follow` made secret (a quick check that
@@ -306,6 +338,15 @@ def scrub(text: str, secrets: Iterable[str] = (), *, limit: int | None = None) -
             text = text.replace(secret, PLACEHOLDER)
     text = _LOOSE_REGEX.sub(PLACEHOLDER, _DEFAULT_REGEX.sub(PLACEHOLDER, text))
     return text if limit is None else text[:limit]
+
+
+def _is_reference(value: Any) -> bool:
+    """Whether ``value`` is a ``messages_from`` reference: exactly ``{"event_id": <lower-case
+    hex>, "kept": <int>}`` (anything else under the key is redacted like any value)."""
+    if type(value) is not dict or value.keys() != {"event_id", "kept"}:
+        return False
+    event_id, kept = value["event_id"], value["kept"]
+    return type(event_id) is str and _EVENT_ID.fullmatch(event_id) is not None and type(kept) is int
 
 
 def _texts_in(value: Any, depth: int = 0) -> list[str]:

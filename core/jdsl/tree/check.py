@@ -50,8 +50,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from jdsl.expr import evaluate, expression_paths, parse_path
-from jdsl.signature import Signature
+from jdsl.tree.node_keys import (
+    exists_paths,
+    label,
+    path_keys,
+    read_keys,
+    typed_writes,
+    written_keys,
+)
+from jdsl.tree.reach import unreachable
 from jdsl.tree.schemas import (
     Schema,
     annotation_schema,
@@ -142,7 +149,7 @@ class _Writer:
 
     @property
     def label(self) -> str:
-        return _label(self.node)
+        return label(self.node)
 
     def schema(self, walk: _Walk) -> Schema | None:
         if self.fn is not None:
@@ -197,13 +204,13 @@ def check_tree(
         bindings,
         None if inputs is None else frozenset(inputs),
     )
-    written = {key for node, _ in nodes for key in _written_keys(node)}
+    written = {key for node, _ in nodes for key in written_keys(node)}
     walk.tested = frozenset(
         key
         for node, _ in nodes
         if node.kind == "guard"
-        for path in _exists_paths(node.expression)  # type: ignore[attr-defined]
-        for key in _path_keys(path)
+        for path in exists_paths(node.expression)  # type: ignore[attr-defined]
+        for key in path_keys(path)
     )
     walk.fallible = _fallible(node for node, _ in nodes)
     for node, _ in nodes:
@@ -229,14 +236,14 @@ def _fallible(nodes: Iterable[Node]) -> frozenset[int]:
 
 def _check_node(node: Node, walk: _Walk, written: set[str]) -> None:
     node_id = walk.ids[id(node)]
-    for key in _read_keys(node):
+    for key in read_keys(node):
         _check_read(node, node_id, key, walk, written)
     fn = _bound_callable(node, walk) if node.kind in ("action", "guard_call") else None
     if fn is not None:
         for arg, spec in (getattr(node, "args", None) or {}).items():
             if isinstance(spec, Mapping) and isinstance(spec.get("ref"), str):
                 _check_type(node, node_id, arg, spec["ref"], fn, walk)
-    for key, annotation in _produced(node):
+    for key, annotation in typed_writes(node):
         writer = _Writer(node_id, node, annotation, fn if node.kind == "action" else None)
         walk.writers.setdefault(key, []).append(writer)
 
@@ -253,7 +260,7 @@ def _check_read(node: Node, node_id: str, key: str, walk: _Walk, written: set[st
             "warning",
             "read-before-write",
             node_id,
-            f"{_label(node)} reads {key} before any node writes it",
+            f"{label(node)} reads {key} before any node writes it",
             f"give {key} as a run input, or move its writer before this node",
         )
     )
@@ -282,7 +289,7 @@ def _check_unwritten(node: Node, node_id: str, key: str, walk: _Walk, written: s
                 "error",
                 "missing-input",
                 node_id,
-                f"{_label(node)} reads {key}, which no node writes and the run's inputs "
+                f"{label(node)} reads {key}, which no node writes and the run's inputs "
                 f"({given}) do not give",
                 f"{guess}give {key} as a run input, or write it in an earlier node",
             )
@@ -293,7 +300,7 @@ def _check_unwritten(node: Node, node_id: str, key: str, walk: _Walk, written: s
                 "warning",
                 "unknown-key",
                 node_id,
-                f"{_label(node)} reads {key}, which no node writes",
+                f"{label(node)} reads {key}, which no node writes",
                 f"{guess}(or give {key} as a run input)",
             )
         )
@@ -314,7 +321,7 @@ def _check_type(
             "warning" if loose else "error",
             "type-mismatch",
             node_id,
-            f"{_label(node)} passes {path} to parameter {arg}: {type_text(expected)}, but "
+            f"{label(node)} passes {path} to parameter {arg}: {type_text(expected)}, but "
             f"{writer.label} [{writer.node_id}] writes it as {type_text(produced)}"
             + (" (any value of its type, not only those)" if loose else ""),
             _type_hint(writer.label, path, expected),
@@ -342,110 +349,6 @@ def _type_hint(producer: str, key: str, expected: Schema) -> str:
     return "convert the value with a tool in between, or change one of the annotations"
 
 
-def _label(node: Node) -> str:
-    """The node as its behavior-text head, e.g. ``act escalate(level=urgency)``."""
-    kind = node.kind
-    if kind in ("predict", "react"):
-        return f'{kind} "{getattr(node, "signature", "")}"'
-    if kind in ("action", "guard_call"):
-        name = getattr(node, "tool", None) or getattr(node, "predicate", "?")
-        args = ", ".join(
-            f"{arg}={_arg_text(spec)}" for arg, spec in (getattr(node, "args", None) or {}).items()
-        )
-        head = "act" if kind == "action" else "guard_call"
-        store = getattr(node, "store", None)
-        return f"{head} {name}({args})" + (f" -> {store}" if store else "")
-    return str(node.label)
-
-
-def _arg_text(spec: Any) -> str:
-    if isinstance(spec, Mapping) and "ref" in spec:
-        return str(spec["ref"])
-    return json.dumps(spec.get("const") if isinstance(spec, Mapping) else spec, default=str)
-
-
-# -- reads and writes ---------------------------------------------------------------------------
-def _path_keys(path: str) -> list[str]:
-    """The blackboard keys a path reads: its first key and every ``$var`` index."""
-    try:
-        steps = parse_path(path)
-    except Exception:  # noqa: BLE001 - a malformed path is the IR validator's business
-        return []
-    keys = [str(steps[0][1])] if steps else []
-    return keys + [str(value) for kind, value in steps if kind == "var"]
-
-
-def _read_keys(node: Node) -> list[str]:
-    kind = node.kind
-    paths: list[str] = []
-    if kind in ("action", "guard_call"):
-        paths = [
-            s["ref"]
-            for s in (getattr(node, "args", None) or {}).values()
-            if isinstance(s, Mapping) and isinstance(s.get("ref"), str)
-        ]
-    elif kind == "check":
-        paths = [str(node.key)]  # type: ignore[attr-defined]
-    elif kind == "guard":
-        paths = _guard_paths(node.expression)  # type: ignore[attr-defined]
-    elif kind in ("predict", "react"):
-        sig = _signature(node)
-        sources = getattr(node, "input_sources", None) or {}
-        paths = [sources.get(name, name) for name in (sig.input_names if sig else ())]
-        paths = [p.removeprefix("blackboard.") for p in paths]
-    elif kind == "for_each":
-        paths = [str(node.items)]  # type: ignore[attr-defined]
-    return list(dict.fromkeys(key for path in paths for key in _path_keys(path)))
-
-
-def _guard_paths(expression: Any) -> list[str]:
-    """Paths a guard reads, leaving out those it only tests with ``exists``."""
-    tested = set(_exists_paths(expression))
-    return [p for p in expression_paths(expression) if p not in tested]
-
-
-def _exists_paths(expression: Any) -> list[str]:
-    if isinstance(expression, list):
-        return [p for item in expression for p in _exists_paths(item)]
-    if not isinstance(expression, Mapping):
-        return []
-    if "exists" in expression:
-        target = expression["exists"]
-        return [target["ref"] if isinstance(target, Mapping) else str(target)]
-    return [p for value in expression.values() for p in _exists_paths(value)]
-
-
-def _signature(node: Node) -> Signature | None:
-    try:
-        return Signature.parse(str(node.signature))  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - a bad signature fails where the node is built
-        return None
-
-
-def _written_keys(node: Node) -> list[str]:
-    if node.kind == "for_each":
-        return [key for key in (node.item, node.store) if key]  # type: ignore[attr-defined]
-    if node.kind == "action":
-        store = getattr(node, "store", None)
-        return [store] if store else []
-    if node.kind in ("predict", "react"):
-        sig = _signature(node)
-        return list(sig.output_names) if sig else []
-    return []
-
-
-def _produced(node: Node) -> list[tuple[str, Any]]:
-    """``(key, declared type)`` for every key ``node`` writes (an action's: from its tool)."""
-    if node.kind in ("predict", "react"):
-        sig = _signature(node)
-        return [(f.name, f.annotation) for f in (sig.outputs if sig else ())]
-    if node.kind == "action" and getattr(node, "store", None):
-        return [(str(node.store), inspect.Parameter.empty)]  # type: ignore[attr-defined]
-    if node.kind == "for_each":
-        return [(key, inspect.Parameter.empty) for key in _written_keys(node)]
-    return []
-
-
 # -- callables and types ------------------------------------------------------------------------
 def _bound_callable(node: Node, walk: _Walk) -> Callable[..., Any] | None:
     if walk.bindings is None:
@@ -471,67 +374,20 @@ def _bound_callable(node: Node, walk: _Walk) -> Callable[..., Any] | None:
     return found
 
 
-# -- reach --------------------------------------------------------------------------------------
-def _always(node: Node, memo: dict[int, str | None]) -> str | None:
-    """``"success"`` / ``"failure"`` when every tick of ``node`` ends so, else None (each node
-    worked out once: ``memo``)."""
-    if id(node) not in memo:
-        memo[id(node)] = _outcome_of(node, memo)
-    return memo[id(node)]
-
-
-def _outcome_of(node: Node, memo: dict[int, str | None]) -> str | None:
-    kind = node.kind
-    children = node.children_nodes()
-    if kind == "optional":
-        return "success"
-    if kind == "invert" and children:
-        inner = _always(children[0], memo)
-        return {"success": "failure", "failure": "success"}.get(inner or "")
-    if kind == "guard" and not expression_paths(node.expression):  # type: ignore[attr-defined]
-        try:
-            return "success" if evaluate(node.expression, {}) else "failure"  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001
-            return None
-    outcomes = [_always(c, memo) for c in children]
-    if kind == "sequence":
-        return (
-            "failure"
-            if "failure" in outcomes
-            else ("success" if all(o == "success" for o in outcomes) else None)
-        )
-    if kind == "selector":
-        return (
-            "success"
-            if "success" in outcomes
-            else ("failure" if outcomes and all(o == "failure" for o in outcomes) else None)
-        )
-    return None
-
-
 def _unreachable(tree: Node, ids: Mapping[int, str]) -> list[Problem]:
     problems: list[Problem] = []
-    memo: dict[int, str | None] = {}
-    for node in tree.walk():
-        if node.kind not in ("sequence", "selector"):
-            continue
-        stop = "success" if node.kind == "selector" else "failure"
-        children = node.children_nodes()
-        for index, child in enumerate(children[:-1]):
-            if _always(child, memo) != stop:
-                continue
-            blocker = ids[id(child)]
-            for later in children[index + 1 :]:
-                problems.append(
-                    Problem(
-                        "warning",
-                        "unreachable",
-                        ids[id(later)],
-                        f"{_label(later)} can never run: {_label(child)} [{blocker}] always "
-                        f"{'succeeds' if stop == 'success' else 'fails'} in this {node.kind}",
-                        "remove the child, or reorder the children",
-                        related=blocker,
-                    )
-                )
-            break
+    for container, child, later in unreachable(tree):
+        blocker = ids[id(child)]
+        fate = "succeeds" if container.kind == "selector" else "fails"
+        problems.append(
+            Problem(
+                "warning",
+                "unreachable",
+                ids[id(later)],
+                f"{label(later)} can never run: {label(child)} [{blocker}] always "
+                f"{fate} in this {container.kind}",
+                "remove the child, or reorder the children",
+                related=blocker,
+            )
+        )
     return problems

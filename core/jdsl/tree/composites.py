@@ -19,17 +19,22 @@ _SUCCESS = Status.SUCCESS
 _FAILURE = Status.FAILURE
 
 
-class Sequence(Node):
+class _Composite(Node):
+    """A node with an ordered list of children (Sequence, Selector)."""
+
+    children: list[AnyNode] = Field(default_factory=list)
+
+    def children_nodes(self) -> list[Node]:
+        return list(self.children)
+
+
+class Sequence(_Composite):
     """Behavior-tree AND: tick children in order; FAILURE at the first failure, else SUCCESS.
 
     An empty sequence succeeds.
     """
 
     kind: Literal["sequence"] = "sequence"
-    children: list[AnyNode] = Field(default_factory=list)
-
-    def children_nodes(self) -> list[Node]:
-        return list(self.children)
 
     @property
     def label(self) -> str:
@@ -42,7 +47,7 @@ class Sequence(Node):
         return _SUCCESS
 
 
-class Selector(Node):
+class Selector(_Composite):
     """Behavior-tree OR: the first child that succeeds wins; FAILURE when none does.
 
     A child that succeeds recovers the failures before it (``ctx.failure`` is cleared); when
@@ -50,10 +55,6 @@ class Selector(Node):
     """
 
     kind: Literal["selector"] = "selector"
-    children: list[AnyNode] = Field(default_factory=list)
-
-    def children_nodes(self) -> list[Node]:
-        return list(self.children)
 
     @property
     def label(self) -> str:

@@ -37,10 +37,6 @@ class Invert(Decorator):
 
     kind: Literal["invert"] = "invert"
 
-    @property
-    def label(self) -> str:
-        return "invert"
-
     def _tick(self, ctx: RunContext) -> Status:
         if self._child().tick(ctx):
             return ctx.fail(self, "its child succeeded (invert turns SUCCESS into FAILURE)")
@@ -52,10 +48,6 @@ class Optional(Decorator):
     """Run the child and succeed whatever it returned (py_trees' FailureIsSuccess)."""
 
     kind: Literal["optional"] = "optional"
-
-    @property
-    def label(self) -> str:
-        return "optional"
 
     def _tick(self, ctx: RunContext) -> Status:
         if not self._child().tick(ctx):
@@ -71,10 +63,6 @@ class OneShot(Decorator):
     """
 
     kind: Literal["oneshot"] = "oneshot"
-
-    @property
-    def label(self) -> str:
-        return "oneshot"
 
     def _tick(self, ctx: RunContext) -> Status:
         key = ("oneshot", id(self))

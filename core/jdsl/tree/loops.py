@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from jdsl.errors import RefError, ValidationError
 from jdsl.expr import missing_step, parse_path, preview
@@ -84,18 +84,12 @@ class ForEach(Decorator):
     store: str | None = None
     max: int = Field(default=MAX_FOR_EACH, ge=1, le=MAX_FOR_EACH, strict=True)
 
-    @field_validator("items")
+    @field_validator("items", "item")
     @classmethod
-    def _items_path(cls, value: str) -> str:
-        problem = items_path_problem(value)
-        if problem:
-            raise ValueError(problem)
-        return value
-
-    @field_validator("item")
-    @classmethod
-    def _item_name(cls, value: str) -> str:
-        problem = item_name_problem(value)
+    def _path_and_name(cls, value: str, info: ValidationInfo) -> str:
+        """``items`` must be a path, ``item`` a plain name."""
+        check = items_path_problem if info.field_name == "items" else item_name_problem
+        problem = check(value)
         if problem:
             raise ValueError(problem)
         return value

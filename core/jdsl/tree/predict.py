@@ -5,15 +5,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import field_validator
-
 from jdsl.errors import ModelOutputError
 from jdsl.providers.messages import Message, ModelTurn, as_turn
 from jdsl.signature import Signature, render_prompt
-from jdsl.tree.base import Node
+from jdsl.tree.signed import SignedLeaf
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
+    from jdsl.tree.base import Node
     from jdsl.tree.context import RunContext
 
 __all__ = ["Predict", "read_inputs", "response_schema"]
@@ -60,7 +59,7 @@ def read_inputs(
     return values
 
 
-class Predict(Node):
+class Predict(SignedLeaf):
     """Ask the model once for the signature's outputs and write them to the blackboard.
 
     Stateless: one user message per call, holding the rendered prompt; the system prompt is the
@@ -80,27 +79,13 @@ class Predict(Node):
     """
 
     kind: Literal["predict"] = "predict"
-    signature: str
     instructions: str | None = None
     examples: list[dict[str, Any]] | None = None
     input_sources: dict[str, str] | None = None
 
-    leaf = True
-
-    @field_validator("signature")
-    @classmethod
-    def _parses(cls, text: str) -> str:
-        Signature.parse(text)
-        return text
-
-    @property
-    def parsed(self) -> Signature:
-        return Signature.parse(self.signature)
-
     @property
     def label(self) -> str:
-        sig = self.parsed
-        return f"predict({', '.join(sig.input_names)} -> {', '.join(sig.output_names)})"
+        return f"predict({self.arrow})"
 
     def _tick(self, ctx: RunContext) -> Status:
         model = ctx.require_model()

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr
 
 from jdsl.errors import ModelOutputError
 from jdsl.flows import react_flow
 from jdsl.interaction.tools import Tool, tool_name
 from jdsl.providers.messages import Message
-from jdsl.signature import Signature, render_prompt
-from jdsl.tree.base import Node
+from jdsl.signature import render_prompt
 from jdsl.tree.context import unbound_error
 from jdsl.tree.predict import read_inputs
+from jdsl.tree.signed import SignedLeaf
 from jdsl.tree.status import Status
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["React"]
 
 
-class React(Node):
+class React(SignedLeaf):
     """Let the model call ``tools`` until it gives a final answer, then write its outputs.
 
     Any signature works, as in DSPy's ReAct: the final answer is parsed into the signature's
@@ -47,31 +47,15 @@ class React(Node):
     """
 
     kind: Literal["react"] = "react"
-    signature: str
     tools: list[str] = Field(default_factory=list)
     instructions: str | None = None
     max_steps: int = Field(default=6, ge=1)
 
     _fns: dict[str, Callable[..., Any]] = PrivateAttr(default_factory=dict)
-    leaf = True
-
-    @field_validator("signature")
-    @classmethod
-    def _parses(cls, text: str) -> str:
-        Signature.parse(text)
-        return text
-
-    @property
-    def parsed(self) -> Signature:
-        return Signature.parse(self.signature)
 
     @property
     def label(self) -> str:
-        sig = self.parsed
-        return (
-            f"react({', '.join(sig.input_names)} -> {', '.join(sig.output_names)}, "
-            f"tools=[{', '.join(self.tools)}])"
-        )
+        return f"react({self.arrow}, tools=[{', '.join(self.tools)}])"
 
     def _bound_tools(self, ctx: RunContext) -> list[Callable[..., Any]]:
         bound: list[Callable[..., Any]] = []

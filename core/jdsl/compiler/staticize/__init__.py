@@ -26,15 +26,7 @@ from typing import Any
 
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, plan_branches, read_only_of, successful_pool
 from jdsl.compiler.candidates import RECOVERY
-from jdsl.compiler.compiled import (
-    GRADES,
-    BranchAlternative,
-    CompiledAction,
-    CompiledBehavior,
-    CompiledBranch,
-    CompiledGuard,
-    NodeProvenance,
-)
+from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
@@ -46,17 +38,7 @@ from jdsl.compiler.staticize.shape import plan_shape
 from jdsl.compiler.store import heads, subset
 from jdsl.package import ToolEffects
 
-__all__ = [
-    "GRADES",
-    "BranchAlternative",
-    "CompiledAction",
-    "CompiledBehavior",
-    "CompiledBranch",
-    "CompiledGuard",
-    "NodeProvenance",
-    "modal_skeleton",
-    "staticize",
-]
+__all__ = ["modal_skeleton", "staticize"]
 
 
 def modal_skeleton(episodes: Sequence[NormEpisode]) -> tuple[tuple[str, ...], list[NormEpisode]]:
@@ -93,7 +75,7 @@ def staticize(
         min_support: successful episodes a branch alternative needs.
     """
     read_only = read_only_of(effects)
-    loops = family_loops(successful_pool(episodes))
+    loops = family_loops(successful_pool(episodes), read_only=read_only)
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
 
     def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:

@@ -12,7 +12,6 @@ inputs read). The emit step concatenates fragments (``a + b``) and moves ``Here`
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -133,8 +132,25 @@ class Fragment:
 
     def __add__(self, other: Fragment) -> Fragment:
         """``self`` then ``other``."""
-        return Fragment(*(a + b if isinstance(a, tuple) else a | b
-                          for a, b in zip(_fields(self), _fields(other), strict=True)))  # fmt: skip
+        if not self.nodes and self == EMPTY:
+            return other
+        if not other.nodes and other == EMPTY:
+            return self
+        return Fragment(
+            self.nodes + other.nodes,
+            self.residuals + other.residuals,
+            self.actions + other.actions,
+            self.guards + other.guards,
+            self.provenance + other.provenance,
+            self.branches + other.branches,
+            self.notes + other.notes,
+            _union(self.inputs, other.inputs),
+            _union(self.reads, other.reads),
+            _union(self.ids, other.ids),
+            _union(self.produced, other.produced),
+            _union(self.residual_keys, other.residual_keys),
+            _union(self.loop_items, other.loop_items),
+        )
 
     @classmethod
     def read(cls, name: str) -> Fragment:
@@ -145,8 +161,9 @@ class Fragment:
 EMPTY = Fragment()
 
 
-def _fields(fragment: Fragment) -> tuple[Any, ...]:
-    return tuple(getattr(fragment, f.name) for f in dataclasses.fields(Fragment))
+def _union(a: frozenset[str], b: frozenset[str]) -> frozenset[str]:
+    """``a | b`` without copying a set when the other is empty (most fragments add little)."""
+    return a if not b else b if not a else a | b
 
 
 @dataclass(frozen=True)
@@ -174,14 +191,15 @@ class Here:
 
     def after(self, fragment: Fragment) -> Here:
         """What is known once ``fragment`` has been emitted here."""
-        return dataclasses.replace(
-            self,
-            sequence=self.sequence + fragment.nodes,
-            available=self.available | fragment.produced,
-            residual_keys=self.residual_keys | fragment.residual_keys,
-            inputs=self.inputs | fragment.inputs,
-            loop_items=self.loop_items | fragment.loop_items,
-            ids=self.ids | fragment.ids,
+        return Here(
+            self.scope,
+            self.sequence + fragment.nodes,
+            _union(self.available, fragment.produced),
+            _union(self.residual_keys, fragment.residual_keys),
+            _union(self.inputs, fragment.inputs),
+            _union(self.loop_items, fragment.loop_items),
+            _union(self.ids, fragment.ids),
+            self.in_lane,
         )
 
     def unique(self, base: str) -> str:

@@ -10,9 +10,11 @@ run of it (one element included) is one *token* of the episode's compressed sequ
 over 1, 2 or 4 orders follow one path. :func:`compress` gives an episode's tokens and, per token,
 the call positions it stands for (a loop: one per element).
 
-A loop that acts on *some* elements (``LoopSpec.select``): consecutive calls of one tool whose
+A loop that acts on *some* elements (``LoopSpec.select``): consecutive calls of one write whose
 argument is ``<head>[k]<tail>`` for different elements k, in any order (cancel the second of
-three reservations in one run, the fifth and third of seven in another). Found with two or more
+three reservations in one run, the fifth and third of seven in another), every other argument
+the same in each call (a write with other arguments per element, e.g. new flights per
+reservation, is not one call repeated). Found with two or more
 calls in some run and in two or more episodes, it is one token too, compiled as a ``for_each``
 over the elements a residual selection (``list[int]``) picks. A run over every element of a
 loop over every element is that loop (preferred where both fit).
@@ -20,8 +22,9 @@ loop over every element is that loop (preferred where both fit).
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
@@ -87,6 +90,12 @@ def element_at(step: NormStep, spec: LoopSpec) -> int | None:
     return None
 
 
+def _others(step: NormStep, argument: str) -> str:
+    """The call's arguments other than ``argument``, as comparable text."""
+    return json.dumps({k: v for k, v in step.arguments.items() if k != argument},
+                      sort_keys=True, default=str)  # fmt: skip
+
+
 def _selected_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
     """``(length, spec)`` of every run of calls over different elements starting at call ``i``
     (:attr:`LoopSpec.select`; longest first)."""
@@ -100,10 +109,11 @@ def _selected_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
             spec = LoopSpec(step.logical_tool, argument, path[: match.start()],
                             path[match.end() :], select=True)  # fmt: skip
             taken: set[int] = set()
+            same = _others(step, argument)
             n = 0
             while i + n < len(ok):
                 k = element_at(ok[i + n], spec)
-                if k is None or k in taken:
+                if k is None or k in taken or _others(ok[i + n], argument) != same:
                     break
                 taken.add(k)
                 n += 1
@@ -115,11 +125,18 @@ def _all_runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
     return _runs_at(ok, i) + _selected_at(ok, i)
 
 
-def family_loops(episodes: Sequence[NormEpisode], *, min_support: int = 2) -> frozenset[LoopSpec]:
+def family_loops(
+    episodes: Sequence[NormEpisode],
+    *,
+    min_support: int = 2,
+    read_only: Callable[[str], bool] | None = None,
+) -> frozenset[LoopSpec]:
     """The loops of a family: specs with a run of two or more elements in some episode, run
     over every element (or, :attr:`LoopSpec.select`, over some) in at least ``min_support``
     episodes (one run does not tell a loop over every element from calls that happened to take
-    them all). A selection loop whose tool a loop over every element covers is left out."""
+    them all). A selection loop whose tool a loop over every element covers is left out, and
+    so is one of a ``read_only`` tool (a read of some elements keeps each result: a later call
+    may read the second one looked up, which after a loop no store holds)."""
     long: set[LoopSpec] = set()
     support: dict[LoopSpec, int] = {}
     for episode in episodes:
@@ -134,8 +151,11 @@ def family_loops(episodes: Sequence[NormEpisode], *, min_support: int = 2) -> fr
             support[spec] = support.get(spec, 0) + 1
     found = {spec for spec in long if support[spec] >= min_support}
     every = {(s.tool, s.argument, s.head, s.tail) for s in found if not s.select}
-    return frozenset(s for s in found if not (s.select and (s.tool, s.argument, s.head, s.tail)
-                                               in every))  # fmt: skip
+    return frozenset(
+        s for s in found
+        if not (s.select and ((s.tool, s.argument, s.head, s.tail) in every
+                              or read_only is None or read_only(s.tool)))
+    )  # fmt: skip
 
 
 def compress(

@@ -173,6 +173,36 @@ def modify_pending_order_payment(db: RetailState, order_id: str, payment_method_
     return db.text("orders", order_id)
 
 
+def _priced_swap(
+    db: RetailState,
+    order_id: str,
+    item_ids: list[str],
+    new_item_ids: list[str],
+    payment_method_id: str,
+    *,
+    status: str,
+    verb: str,
+    pays_for: str,
+    rounded: bool,
+) -> tuple[list[Any], float, Any]:
+    """The checks shared by modifying and exchanging items: the order is in ``status``, the
+    items are its own, the new ones exist; ``(variants, price difference, payment method)``.
+
+    Raises:
+        RetailFailure: a check failed, or a gift card cannot pay the difference.
+    """
+    order = _order(db, order_id)
+    _require_status(order, status, verb)
+    _check_multiplicity(order, item_ids, None)
+    variants, diff = _new_variants(db, order, item_ids, new_item_ids)
+    if rounded:
+        diff = round(diff, 2)
+    method = _owner_method(db, order, payment_method_id)
+    if method["source"] == "gift_card" and method["balance"] < diff:
+        raise RetailFailure(f"insufficient gift card balance to pay for {pays_for}")
+    return variants, diff, method
+
+
 def modify_pending_order_items(
     db: RetailState,
     order_id: str,
@@ -180,13 +210,10 @@ def modify_pending_order_items(
     new_item_ids: list[str],
     payment_method_id: str,
 ) -> str:
-    order = _order(db, order_id)
-    _require_status(order, "pending", "modified")
-    _check_multiplicity(order, item_ids, None)
-    variants, diff = _new_variants(db, order, item_ids, new_item_ids)
-    method = _owner_method(db, order, payment_method_id)
-    if method["source"] == "gift_card" and method["balance"] < diff:
-        raise RetailFailure("insufficient gift card balance to pay for the new item")
+    variants, diff, method = _priced_swap(
+        db, order_id, item_ids, new_item_ids, payment_method_id,
+        status="pending", verb="modified", pays_for="the new item", rounded=False,
+    )  # fmt: skip
     order = db.edit("orders", order_id)
     order["payment_history"].append(
         {
@@ -213,14 +240,10 @@ def exchange_delivered_order_items(
     new_item_ids: list[str],
     payment_method_id: str,
 ) -> str:
-    order = _order(db, order_id)
-    _require_status(order, "delivered", "exchanged")
-    _check_multiplicity(order, item_ids, None)
-    _, unrounded = _new_variants(db, order, item_ids, new_item_ids)
-    diff = round(unrounded, 2)
-    method = _owner_method(db, order, payment_method_id)
-    if method["source"] == "gift_card" and method["balance"] < diff:
-        raise RetailFailure("insufficient gift card balance to pay for the price difference")
+    _, diff, _ = _priced_swap(
+        db, order_id, item_ids, new_item_ids, payment_method_id,
+        status="delivered", verb="exchanged", pays_for="the price difference", rounded=True,
+    )  # fmt: skip
     order = db.edit("orders", order_id)
     order["status"] = "exchange requested"
     order["exchange_items"] = sorted(item_ids)

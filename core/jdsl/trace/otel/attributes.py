@@ -178,8 +178,15 @@ def _openinference_messages(prefix: str, messages: Sequence[Mapping[str, Any]]) 
     return attrs
 
 
-def model_start_attributes(payload: Mapping[str, Any], capture: bool) -> Attributes:
-    """Attributes of a ``chat {model}`` span from ``model.requested``."""
+def model_start_attributes(
+    payload: Mapping[str, Any], capture: bool, messages: list[Any] | None = None
+) -> Attributes:
+    """Attributes of a ``chat {model}`` span from ``model.requested``.
+
+    ``messages``: the request's whole message list (:func:`jdsl.trace.request_messages`);
+    None takes the payload's ``messages``, which for a request continuing an earlier one are
+    only the new ones: the span then says ``jdsl.input.messages.partial``.
+    """
     model_id = payload.get("model_id")
     attrs: Attributes = {
         "gen_ai.operation.name": "chat",
@@ -192,7 +199,11 @@ def model_start_attributes(payload: Mapping[str, Any], capture: bool) -> Attribu
     }
     if not capture:
         return attrs
-    messages = list(payload.get("messages") or [])
+    if messages is None:
+        recorded = payload.get("messages")
+        messages = list(recorded) if isinstance(recorded, list) else []
+        if payload.get("messages_from") is not None:
+            attrs["jdsl.input.messages.partial"] = True
     system = payload.get("system")
     if system:
         attrs["gen_ai.system_instructions"] = json_text([{"type": "text", "content": system}])

@@ -8,7 +8,8 @@ span when an episode, node, model call or tool call starts and ends it when it f
 * ``node.enter`` opens a span under the innermost open node (``node.exit`` ends it);
 * ``model.requested`` / ``tool.call.started`` open a span under the open span of the node named
   by ``node_id`` (else the innermost node, else the agent); the event that answers them
-  (``parent_event_id``) ends it;
+  (``parent_event_id``) ends it. A model span's input messages are the request's whole list,
+  rebuilt from the episode's earlier requests (:mod:`jdsl.trace.messages`);
 * ``guard.evaluated`` sets ``jdsl.guard.result`` on its node's span; ``blackboard.write`` adds a
   span event (the value only with content capture; a for_each's item write adds
   ``jdsl.loop.index`` and, with capture, ``jdsl.blackboard.source``); ``environment.reward`` sets
@@ -28,6 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from jdsl.trace.events import EventKind, TraceEvent
+from jdsl.trace.messages import RequestMessages, RequestMessagesError
 from jdsl.trace.otel import attributes as attrs
 
 __all__ = ["SpanBuilder", "event_time_ns"]
@@ -52,6 +54,7 @@ class _Open:
     agent: Any
     nodes: list[tuple[Any, Any]] = field(default_factory=list)  # (node_id, span), innermost last
     by_event: dict[str, Any] = field(default_factory=dict)  # start event id -> span
+    requests: RequestMessages = field(default_factory=RequestMessages)  # whole message lists
 
     def innermost(self) -> Any:
         """The innermost open node's span, else the agent span."""
@@ -171,13 +174,25 @@ class SpanBuilder:
         parent = episode.node_span(payload.get("node_id"))
         if what == "model":
             name = f"chat {attrs.request_model(payload.get('model_id'))}"
-            values = attrs.model_start_attributes(payload, self.capture)
+            values = attrs.model_start_attributes(
+                payload, self.capture, self._messages(episode, event) if self.capture else None
+            )
         else:
             values = attrs.tool_attributes(payload, self.capture)
             name = f"execute_tool {values['gen_ai.tool.name']}"
         span = self._start(parent, name, at, client=what == "model")
         span.set_attributes(values)
         episode.by_event[event.event_id] = span
+
+    @staticmethod
+    def _messages(episode: _Open, event: TraceEvent) -> list[Any] | None:
+        """The whole message list of a ``model.requested`` (a v2 trace records only the new
+        ones); None when the earlier requests it continues were not seen."""
+        episode.requests.add(event)
+        try:
+            return episode.requests.messages(event)
+        except RequestMessagesError:
+            return None
 
     def _end_call(self, episode: _Open, event: TraceEvent, at: int) -> None:
         span = episode.by_event.pop(event.parent_event_id or "", None)

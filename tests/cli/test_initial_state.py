@@ -1,0 +1,49 @@
+"""``--initial-state tau_airline``: held-out validation from the command line answers a read a
+run never made, before its first write, from the shipped airline database (as the demo does)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from jdsl.cli import app
+from jdsl.envs.data import data_path
+from jdsl.importers import import_tau_bench
+from jdsl.trace import JsonlTraceSink
+from typer.testing import CliRunner
+
+FAMILY = "airline.update_reservation_flights+transfer_to_human_agents"
+
+
+def _task_20(tmp_path: Path) -> Path:
+    """Task 20's runs of the shipped results file: one family whose held-out run (trial 2) needs
+    get_user_details, which its record never made."""
+    rows = json.loads(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json").read_text())
+    raw = tmp_path / "task20.json"
+    raw.write_text(json.dumps([r for r in rows if r["task_id"] == 20]), encoding="utf-8")
+    traces = tmp_path / "task20.jsonl"
+    import_tau_bench(str(raw), sink=JsonlTraceSink(traces, resume=False))
+    return traces
+
+
+def _row(output: str) -> list[str]:
+    return next(line for line in output.splitlines() if line.startswith(FAMILY[:44])).split()
+
+
+def test_compile_holdout_answers_unrecorded_reads_from_the_shipped_db(tmp_path: Path) -> None:
+    traces = _task_20(tmp_path)
+    runner = CliRunner()
+    base = ["compile", str(traces), "--group-by", "intent", "--holdout", "1"]
+    plain = runner.invoke(app, [*base, "-o", str(tmp_path / "a")])
+    # held served matched: the read is unknown without the db (served, not matched)
+    assert _row(plain.stdout)[2:5] == ["passed", "1", "1"] and _row(plain.stdout)[5] == "0"
+    seeded = runner.invoke(app, [*base, "-o", str(tmp_path / "b"), "--initial-state",
+                                 "tau_airline"])  # fmt: skip
+    assert _row(seeded.stdout)[2:6] == ["passed", "1", "1", "1"], seeded.output
+    package = tmp_path / "b" / f"{FAMILY}.jdsl"
+    validated = runner.invoke(app, ["package", "validate", str(package), str(traces),
+                                    "--initial-state", "tau_airline"])  # fmt: skip
+    row = next(line for line in validated.stdout.splitlines() if "tau_airline_test_20_2" in line)
+    assert row.split()[1] == "matched", validated.stdout
+    unknown = runner.invoke(app, [*base, "-o", str(tmp_path / "c"), "--initial-state", "x"])
+    assert unknown.exit_code != 0 and "tau_airline" in unknown.output
