@@ -164,6 +164,14 @@ def test_held_out_figures_on_the_raw_results_file(demo: DemoResult) -> None:
     assert "grouped by intent" in report and "model calls per served run" in report
 
 
+def test_the_report_measures_the_retail_styles_too(demo: DemoResult) -> None:
+    """The third section: the held-out figures on the scripted retail style corpora."""
+    assert [f.style.name for f in demo.styles] == ["direct", "thorough", "terse", "small"]
+    assert all(f.figures.held_out >= 4 and f.figures.contradicted == 0 for f in demo.styles)
+    report = (demo.out / "report.txt").read_text()
+    assert "Other agents" in report and "direct    tool-calling" in report
+
+
 def test_compiling_is_deterministic(demo: DemoResult, tmp_path: Path) -> None:
     """The same trace file compiles to the same bytes; a new run gives the same behavior
     (only the trace digests in manifest.json and tests/replay.jsonl name the new traces)."""

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.families import is_write
 from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.ir.walk import child_slots, walk_ir
@@ -93,10 +94,14 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     for decision in episode.decisions:
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
-    chosen = {**_routes(nodes, episode), **_chosen_arguments(nodes, episode),
+    routes = _routes(nodes, episode)
+    reached = _reached(nodes[0], routes) if nodes else set()
+    chosen = {**routes, **_chosen_arguments(nodes, episode, reached),
               **_loop_selections(nodes, episode)}  # fmt: skip
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
+        if node_id not in reached:  # an alternative the run did not take: never answered
+            continue
         values = {}
         for key in outputs:
             if written.get(key):
@@ -111,42 +116,81 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
 def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
     """``{key: value}`` for route decisions: a selector whose alternatives each check
     ``key == value`` gets the value of the alternative whose first call the episode made
-    first (the path the teacher took)."""
+    first (the path the teacher took). An alternative's first call is the k-th call of its
+    tool, k counted along the path to it (:func:`_numbered`): an alternative that starts with a
+    second product lookup is not the path of a run that made one lookup, before the selector.
+    Selectors are decided top down, inside the alternative taken only: two alternatives may
+    each hold a selector on the same key."""
+    if not nodes:
+        return {}
+    at: dict[str, list[int]] = {}
+    for position, step in enumerate(episode.ok_steps()):
+        at.setdefault(step.logical_tool, []).append(position)
+    counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
     found: dict[str, Any] = {}
-    tools = [s.logical_tool for s in episode.ok_steps()]
-    for node in nodes:
-        if node.get("kind") != "selector":
-            continue
-        found_routes = [_route(child) for child in node.get("children") or ()]
-        routes = [r for r in found_routes if r is not None]
-        if not routes or len(routes) != len(found_routes):
-            continue
-        firsts = [(tools.index(tool), key, value) for key, value, tool in routes if tool in tools]
-        if firsts:
-            _, key, value = min(firsts)
-            found.setdefault(key, value)
+    _decide(nodes[0], at, counted, found)
     return found
 
 
-def _route(alternative: dict[str, Any]) -> tuple[str, Any, str] | None:
-    """``(key, value, first tool)`` of an alternative that starts by checking a route."""
+def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
+            found: dict[str, Any]) -> None:  # fmt: skip
+    children = [c for c in child_slots(node) if isinstance(c, dict)]
+    routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
+    if routes and all(r is not None for r in routes):
+        firsts = []
+        for n, route in enumerate(routes):
+            assert route is not None
+            key, value, action = route
+            calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
+            if k < len(calls):
+                firsts.append((calls[k], n, key, value))
+        if firsts:
+            _, n, key, value = min(firsts)
+            found.setdefault(key, value)
+            children = [children[n]]
+    for child in children:
+        _decide(child, at, counted, found)
+
+
+def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
+    """``(key, value, first action)`` of an alternative that starts by checking a route."""
     body = alternative.get("children") if alternative.get("kind") == "sequence" else None
     check = next((n for n in body or () if n.get("kind") == "check"), None)
     action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
     if check is None or action is None:
         return None
-    return str(check["key"]), check.get("equals"), str(action["tool"])
+    return str(check["key"]), check.get("equals"), action
 
 
-def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
+    """The ids of the predict leaves and actions a run with these route decisions can reach: a
+    selector whose alternatives check a decided route is entered only through the matching
+    one."""
+    found = {str(node.get("id") or "")} if node.get("kind") in ("predict", "action") else set()
+    children = [c for c in child_slots(node) if isinstance(c, dict)]
+    if node.get("kind") == "selector":
+        arms = [_route(child) for child in children]
+        if arms and all(a is not None and a[0] in routes for a in arms):
+            children = [c for c, a in zip(children, arms, strict=True)
+                        if a is not None and a[1] == routes[a[0]]]  # fmt: skip
+    return found.union(*(_reached(child, routes) for child in children))
+
+
+def _chosen_arguments(
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
+) -> dict[str, Any]:
     """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
     tool (:func:`_numbered`) had in the k-th successful call of that tool; for a selection
-    ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took."""
+    ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took. Only the actions in
+    ``reached`` (the run's path, :func:`_reached`) answer, when given: two alternatives may
+    name their positions alike."""
     found: dict[str, Any] = {}
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    for node, k in _numbered(nodes[0] if nodes else {}, {}):
+    numbered = [(node, k) for node, k in _numbered(nodes[0] if nodes else {}, {})
+                if reached is None or str(node.get("id") or "") in reached]  # fmt: skip
+    for node, k in numbered:
         tool = str(node.get("tool"))
         steps = calls.get(tool) or []
         for arg, spec in (node.get("args") or {}).items():
@@ -156,6 +200,34 @@ def _chosen_arguments(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> 
                     found.setdefault(ref, steps[k].arguments[arg])
                 found.update(selected_indexes(ref, steps[k].list_sources.get(arg, ())))
                 found.update(element_index(ref, steps[k].arg_sources.get(arg, ())))
+    return {**found, **_acted_on(numbered, calls)}
+
+
+def _acted_on(
+    numbered: Sequence[tuple[dict[str, Any], int]], calls: Mapping[str, Sequence[NormStep]]
+) -> dict[str, int]:
+    """``{k: n}`` for a read that selects ``xs[$k]`` and whose result a later write uses
+    (``order.order_id``): the position of the element the write acted on, found among the
+    recorded write's sources. A run that scanned several elements made its k-th read of the
+    tool on the first of them, not on the one it acted on."""
+    found: dict[str, int] = {}
+    for at, (node, _) in enumerate(numbered):
+        store = str(node.get("store") or "")
+        selecting = [str(spec.get("ref")) for spec in (node.get("args") or {}).values()
+                     if isinstance(spec, dict) and "[$" in str(spec.get("ref"))]  # fmt: skip
+        if not store or not selecting or is_write(str(node.get("tool"))):
+            continue
+        for later, k in numbered[at + 1 :]:
+            steps = calls.get(str(later.get("tool"))) or []
+            if not is_write(str(later.get("tool"))) or k >= len(steps):
+                continue
+            for arg, spec in (later.get("args") or {}).items():
+                ref = str(spec.get("ref")) if isinstance(spec, dict) else ""
+                if ref.startswith(f"{store}.") or ref.startswith(f"{store}["):
+                    sources = steps[k].arg_sources.get(arg, ())
+                    for path in selecting:
+                        for key, n in element_index(path, sources).items():
+                            found.setdefault(key, n)
     return found
 
 

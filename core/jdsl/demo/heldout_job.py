@@ -23,7 +23,7 @@ meaningful field of it), the lineage :mod:`jdsl.compiler.lineage` gives each ele
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +40,7 @@ from jdsl.envs.data import data_path
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.importers import import_tau_bench
 
-__all__ = ["RAW_RESULTS", "HoldoutFigures", "airline_holdout", "list_recall"]
+__all__ = ["RAW_RESULTS", "HoldoutFigures", "airline_holdout", "holdout_figures", "list_recall"]
 
 RAW_RESULTS = ("tau_airline", "raw", "gpt-4o-airline.dev.json")
 """The package-data path of tau-bench's own airline results file."""
@@ -135,7 +135,17 @@ def list_recall(episodes: Sequence[NormEpisode]) -> tuple[tuple[int, int], tuple
 
 def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
     """Import the raw results file, compile each family holding out ``n`` runs, validate."""
-    raw = import_tau_bench(str(data_path(*RAW_RESULTS))).episodes
+    return holdout_figures(import_tau_bench(str(data_path(*RAW_RESULTS))).episodes, n, by)
+
+
+def holdout_figures(
+    raw: Sequence[Any],
+    n: int = 1,
+    by: Any = "intent",
+    on_compiled: Callable[[str, Any], None] | None = None,
+) -> HoldoutFigures:
+    """:func:`airline_holdout` on any imported episodes (``import_tau_bench(path).episodes``);
+    ``on_compiled(family, result)`` sees each family's :class:`~jdsl.compiler.CompileResult`."""
     turns = {e.episode_id: sum(ev.kind == "model.responded" for ev in e.events) for e in raw}
     episodes = list(normalize_stream(raw))
     families = group_episodes(episodes, by)
@@ -150,6 +160,8 @@ def airline_holdout(n: int = 1, by: Any = "intent") -> HoldoutFigures:
             totals["too_few" if any(e.success for e in held) else "no_success"] += 1
             continue
         result = compile_normalized(kept, name=family, reads=reads)
+        if on_compiled is not None:
+            on_compiled(family, result)
         if not result.ok:  # no package is written: its held-out runs are refused
             unverified.append(family)
             totals["held"] += sum(e.success is not False for e in held)

@@ -6,8 +6,9 @@ offline teacher (:func:`jdsl.demo.teacher.offline_teacher`, a stand-in for a tea
 teacher runs and the held-out runs alike.
 
 Then the held-out figures: tau-bench's own airline results file compiled per family with one
-run held out (:mod:`jdsl.demo.heldout_job`) and the retail return family's list path
-(:mod:`jdsl.demo.returns_job`).
+run held out (:mod:`jdsl.demo.heldout_job`), the retail return family's list path
+(:mod:`jdsl.demo.returns_job`) and the same held-out figures on retail results files of
+scripted agents of four styles (:mod:`jdsl.demo.styles_job`).
 
 Files written to ``out``: ``retail_teacher.jsonl`` (teacher traces), ``retail_cancel.jdsl``
 (the package), ``airline_traces.jsonl`` (the imported gpt-4o episodes), ``retail_returns.json``
@@ -77,6 +78,8 @@ class DemoResult:
     notes: list[str] = field(default_factory=list)
     holdout: HoldoutFigures | None = None
     returns: ReturnFigures | None = None
+    styles: tuple[Any, ...] = ()
+    """:class:`jdsl.demo.styles_job.StyleFigures` of each retail style."""
 
     @property
     def report_data(self) -> dict[str, Any]:
@@ -203,6 +206,9 @@ def run_demo(
     Returns:
         The :class:`DemoResult`; ``result.pass_rate`` and ``result.unserved`` hold the headline.
     """
+    from jdsl.demo.retail_styles import STYLES  # not at import: ``python -m`` runs styles_job
+    from jdsl.demo.styles_job import style_figures
+
     out.mkdir(parents=True, exist_ok=True)
     model_for, label = model_chooser(model_id)
     split = split_family()
@@ -228,6 +234,7 @@ def run_demo(
         airline_episodes=sum(r.episodes for r in airline),
         holdout=airline_holdout(),
         returns=compile_returns(out),
+        styles=tuple(style_figures(name) for name in STYLES),
     )
     _drawings(result)
     (out / "report.txt").write_text(text_report(result), encoding="utf-8")

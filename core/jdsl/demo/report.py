@@ -167,6 +167,10 @@ def text_report(result: DemoResult) -> str:
     lines = ["jdsl demo", *_retail_lines(result), "", *_airline_lines(result), ""]
     for figures in (result.holdout, result.returns):
         lines += [*figures.lines(), ""] if figures is not None else []
+    if result.styles:  # imported here: ``python -m jdsl.demo.styles_job`` runs that module
+        from jdsl.demo.styles_job import styles_lines
+
+        lines += [*styles_lines(result.styles), ""]
     lines.append(f"Report: {result.out / 'report.html'}")
     lines.extend(f"Note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"

@@ -1,0 +1,171 @@
+"""The compile generalizes to results files of agents jdsl has never seen (issue 24, "Done
+when"): the retail corpora of :mod:`jdsl.demo.retail_styles` (scripted agents of four styles on
+the real retail environment and tasks), measured as the airline demo is
+(:mod:`jdsl.demo.styles_job`: by intent, each family's last successful run held out).
+
+Thresholds: served >= 60 % of held-out runs, matched >= 95 % of served, served or fallback
+100 %, 0 constants contradicted, and no package freezes a constant id or list, a fixed list
+position or a record id in a path. A style that misses them is ``xfail(strict=True)`` with the
+diagnosis (family, node, rule) of what the compiler does not yet generalize.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+from jdsl.demo.retail_styles import STYLES, retail_style_tasks, style_runs
+from jdsl.demo.styles_job import StyleFigures, frozen_values, style_figures
+from jdsl.envs.tau_retail import TERMINAL_TOOLS
+from jdsl.importers import import_tau_bench
+from jdsl.importers.tau_results import detect_strategy, parse_run
+
+# -- the generator -----------------------------------------------------------------------------
+
+
+def test_a_corpus_is_deterministic_and_in_the_results_file_shape() -> None:
+    rows = style_runs("small", tasks_per_family=2)
+    assert rows == style_runs("small", tasks_per_family=2)
+    assert set(rows[0]) == {"task_id", "reward", "info", "traj", "trial"}
+    assert [r["trial"] for r in rows] == sorted(r["trial"] for r in rows)  # run.py's order
+    for i, row in enumerate(rows):
+        parsed = parse_run(row, index=i)
+        assert parsed.strategy == "act" and parsed.gold_actions
+    assert {r["reward"] for r in rows} <= {0.0, 1.0}
+
+
+def test_the_styles_differ_as_models_do() -> None:
+    strategies = {name: detect_strategy(style_runs(name, tasks_per_family=1)[0]["traj"])
+                  for name in STYLES}  # fmt: skip
+    assert strategies == {"direct": "tool-calling", "thorough": "react", "terse": "act",
+                          "small": "act"}  # fmt: skip
+    text = json.dumps(style_runs("thorough", tasks_per_family=2))
+    for read in ("find_user_id_by_name_zip", "list_all_product_types", "think"):
+        assert read in text
+    assert "find_user_id_by_name_zip" not in json.dumps(style_runs("direct", tasks_per_family=2))
+
+
+def test_rewards_are_the_benchmarks_and_failed_runs_change_the_wrong_thing() -> None:
+    rows = style_runs("small", tasks_per_family=3)
+    failed = [r for r in rows if r["reward"] == 0.0]
+    assert failed and len(failed) < len(rows)
+    gold = {a["name"] for r in rows for a in r["info"]["task"]["actions"]}
+    assert not gold & TERMINAL_TOOLS
+    assert len(retail_style_tasks(3)) == 12
+
+
+def test_the_shipped_fixtures_are_what_the_generator_writes() -> None:
+    here = Path(__file__).parents[1] / "fixtures" / "tau_bench"
+    for name in STYLES:
+        path = here / f"retail-{name}.json"
+        assert json.loads(path.read_text("utf-8")) == style_runs(name, tasks_per_family=1)
+        assert len(import_tau_bench(path).episodes) == len(json.loads(path.read_text("utf-8")))
+
+
+def test_a_frozen_id_position_or_list_is_found() -> None:
+    ir = {"root": {"kind": "root", "name": "t", "child": {"kind": "sequence", "id": "s",
+          "children": [
+              {"kind": "action", "id": "a", "tool": "t", "args": {
+                  "ids": {"const": ["8555936349"]}, "order": {"ref": "user.orders[5]"},
+                  "pay": {"ref": "user.payment_methods.credit_card_7952624.id"},
+                  "reason": {"const": "no longer needed"}, "who": {"ref": "user.orders[$i]"}}},
+          ]}}}  # fmt: skip
+    found = frozen_values(ir)
+    assert len(found) == 3 and all(f.startswith("a: ") for f in found)
+
+
+# -- the measurement ---------------------------------------------------------------------------
+
+
+@cache
+def _figures(style: str) -> StyleFigures:
+    return style_figures(style)
+
+
+_REPEATED_WRITE = (
+    "staticize loops (h24f): retail.cancel_pending_order holds runs cancelling one order and "
+    "runs cancelling two (tasks 13, 49); after a for_each over get_user_details_out.orders the "
+    "program has one cancel_pending_order_4 with order_index: int, not a loop over a list[int] "
+    "selection, so the two-order runs end without the second cancel, verification fails and "
+    "the held-out run (50_0) is refused"
+)
+_READ_PATHS = (
+    "staticize reads/branches (h24f, h24g): a family compiles to one route per whole read "
+    "path, chosen at the root (choose_route: find_user_id_by_name_zip vs find_user_id_by_email,"
+    " each arm a fixed number of get_order_details / get_product_details / cancels, a path of"
+    " one run dropped below min_support 2), not a nested identity choice with free reads and "
+    "loops; held-out runs whose combination no two kept runs had go to the fallback (cancel "
+    "13_1: email + a 6-order scan; exchange 17_0: email, one kept email run; return 52_1: "
+    "email; modify 28_0: name + zip, which no kept run used, is a rightful fallback)"
+)
+_SMALL = (
+    "retail.cancel_pending_order compiles the email path only and passes verification with "
+    "executed 9, matched 1, fallback 4, unreplayable 4 (verification, h24e: unreplayable runs "
+    "must count; staticize, h24f/h24g: the 4 name + zip runs are not an alternative), so the "
+    "name + zip held-out run 50_1 falls back (run inputs missing: email); "
+    "retail.exchange_delivered_order_items unrolls a scan that stopped after 2 orders into "
+    "get_order_details_2/_3 picked by int positions (staticize loops, h24f), so held-out 17_1 "
+    "(one order read) is served but unreplayable at choose_product_index; "
+    "retail.return_delivered_order_items falls back at has_return_delivered_order_items_4 on "
+    "a path through a record id (see the frozen test)"
+)
+_RECORD_ID = (
+    "lineage (h24f): payment_method_id, stated by the user, is referred to as "
+    "get_user_details_out.payment_methods.<the recorded method id>.id (a path through a record "
+    "id, frozen; exchange_delivered_order_items_5/_7, return_delivered_order_items_4); h24f's "
+    "'a path freezing a data dict key is never a ref' should make this pass"
+)
+_EXPECTED = {
+    "direct": None,
+    "thorough": _REPEATED_WRITE,
+    "terse": _READ_PATHS,
+    "small": _SMALL,
+}
+
+
+def _style(name: str) -> pytest.param:  # type: ignore[valid-type]
+    reason = _EXPECTED[name]
+    marks = [pytest.mark.slow] + ([pytest.mark.xfail(strict=True, reason=reason)] if reason else [])
+    return pytest.param(name, marks=marks, id=name)
+
+
+@pytest.mark.parametrize("name", [_style(n) for n in STYLES])
+def test_held_out_runs_of_other_agents_are_served_and_matched(name: str) -> None:
+    f = _figures(name).figures
+    assert f.held_out >= 4
+    assert f.served >= 0.6 * f.held_out, f.lines()
+    assert f.matched >= 0.95 * f.served, f.lines()
+    assert f.served + f.fallback == f.held_out, f.lines()
+    assert f.contradicted == 0
+
+
+_FROZEN = {"terse": _RECORD_ID, "small": _RECORD_ID}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, id=n, marks=[pytest.mark.slow] + (
+        [pytest.mark.xfail(strict=True, reason=_FROZEN[n])] if n in _FROZEN else []))
+    for n in STYLES
+])  # fmt: skip
+def test_no_package_freezes_a_name_an_id_or_a_list_position(name: str) -> None:
+    assert _figures(name).frozen == ()
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="staticize loops (h24f): at 20 tasks a family (families of 27-33 runs, as the issue's"
+    " 40 exchange runs) every family holding runs with two writes of one tool (cancel tasks 13,"
+    " 49, 100; return task 84; modify task 119) compiles one write, so those runs end without "
+    "the second and the family fails verification: 1 of 4 families verified, 3 of 4 held-out "
+    "runs refused",
+)
+def test_large_families_of_one_style_verify_and_serve() -> None:
+    """The ``direct`` style with families of 27-33 runs."""
+    f = style_figures(dataclasses.replace(STYLES["direct"], tasks_per_family=20)).figures
+    assert f.verified == f.compiled
+    assert f.served >= 0.6 * f.held_out, f.lines()
+    assert f.served + f.fallback == f.held_out, f.lines()
