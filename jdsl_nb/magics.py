@@ -308,6 +308,8 @@ class BehaviorMagics(Magics):
             raise UsageError(
                 "usage: %behavior diff RESULT_OR_PACKAGE [TRACE_VAR_OR_FILE] [--episode ID]"
             )
+        from jdsl.compiler.stepdiff import diff_summary
+
         from jdsl_nb.binding import package_of
         from jdsl_nb.diffing import episode_diffs
         from jdsl_nb.widgets import DiffView
@@ -325,10 +327,7 @@ class BehaviorMagics(Magics):
         except LookupError as exc:
             raise UsageError(str(exc)) from None
         diverged = [d for d in diffs if not d.matched]
-        _say(
-            f"{len(diffs)} episode(s): {len(diffs) - len(diverged)} matched, {len(diverged)} "
-            "diverged" + ("; showing the diverged ones" if diverged else "")
-        )
+        _say(diff_summary(diffs) + ("; showing the unmatched ones" if diverged else ""))
         for diff in diverged or diffs[:1]:
             display(DiffView(diff))
 

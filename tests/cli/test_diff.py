@@ -20,7 +20,7 @@ def test_show_diff_prints_the_steps_and_writes_html(runner, tmp_path) -> None:
     assert result.exit_code == 1, result.output
     assert "episode held: DIVERGED at step 1" in result.stdout
     assert ">>   1 ≠ teacher: add_note(student_id='s9')" in result.stdout
-    assert "1 episode(s): 0 matched, 1 diverged" in result.stdout
+    assert "1 episode(s): 0 matched, 0 handed to the fallback, 1 diverged" in result.stdout
     assert "jdsl-diff-first" in page.read_text(encoding="utf-8")
 
 

@@ -71,8 +71,12 @@ def test_a_constant_needs_e2_and_the_report_lists_its_support() -> None:
     result = compile_behavior(episodes, name="book")
     how = {c.argument: c.how for c in result.compiled.actions[0].choices}
     assert how == {"cabin": "const", "note": "residual"}  # prose is never frozen, even 3 of 3
-    assert result.report()["constants"] == ["book.cabin = 'business': 3 of 3 episodes (E2)"]
-    assert "constant      book.cabin = 'business': 3 of 3 episodes (E2)" in str(result.report())
+    assert result.report()["constants"] == [
+        "book.cabin = 'business': 3 of 3 episodes, 2 users, 2 tasks (E2)"
+    ]
+    assert "constant      book.cabin = 'business': 3 of 3 episodes, 2 users, 2 tasks (E2)" in str(
+        result.report()
+    )
     two = compile_behavior(episodes[:2], name="book")
     assert {c.argument: c.how for c in two.compiled.actions[0].choices}["cabin"] == "residual"
     one_user = [_agent(f"e{i}", "book me a seat", cabin="business") for i in range(3)]

@@ -94,11 +94,11 @@ def test_5_repeated_slots_stay_position_specific() -> None:
     assert [c.how for a in two.compiled.actions for c in a.choices] == ["input"] * 3
 
 
-def test_6_varying_repeated_slots_get_position_names() -> None:
+def test_6_varying_repeated_slots_get_numbered_names() -> None:
     result = compile_behavior([_bash("a", "ls a", "cat a"), _bash("b", "ls b", "cat b")], name="b")
     specs = [c.spec for a in result.compiled.actions for c in a.choices]
-    assert specs == [{"ref": "bash_0_command"}, {"ref": "bash_1_command"}]
-    assert result.compiled.inputs == ("bash_0_command", "bash_1_command")
+    assert specs == [{"ref": "command"}, {"ref": "command_2"}]
+    assert result.compiled.inputs == ("command", "command_2")
 
 
 def test_7_shell_capabilities_are_destructive_by_default() -> None:

@@ -32,3 +32,12 @@ def test_a_run_neither_matched_nor_handed_over_fails_verification(retail_episode
     assert [e.episode_id for e in report.unaccounted] == ["ep_1", "ep_2"]
     assert any("ep_1" in p and "a read the episode never made" in p for p in report.problems)
     assert report.to_dict()["unreplayable"] == 2
+
+
+def test_the_package_summary_says_how_every_executed_run_ended(retail_episodes) -> None:
+    from jdsl.commands.show import package_summary
+
+    package = compile_behavior(retail_episodes(3), name="cancel").package
+    package.manifest["verification"].update(executed=2, matched=1, fallback=1, unreplayable=0)
+    line = next(s for s in package_summary(package).splitlines() if s.startswith("verification"))
+    assert line.endswith("executed 2 episode(s), 1 matched, 1 handed to the fallback)")

@@ -83,7 +83,8 @@ def test_the_magic_shows_the_diverged_episodes(ip, monkeypatch, result):
     ip.user_ns["held_trace"] = Trace(held_out())
     ip.run_line_magic("behavior", "diff remind_pkg held_trace")
     assert (
-        shown[0]["text/plain"] == "1 episode(s): 0 matched, 1 diverged; showing the diverged ones"
+        shown[0]["text/plain"]
+        == "1 episode(s): 0 matched, 0 handed to the fallback, 1 diverged; showing the unmatched ones"
     )
     assert type(shown[1]).__name__ == "DiffView" and shown[1].diff.first == 1
     ip.run_line_magic("behavior", "diff remind_pkg")

@@ -13,8 +13,12 @@ from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).parents[2] / "notebooks"
 KEY_VARIABLES = (
-    "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-    "DEEPSEEK_API_KEY", "OPENAI_COMPATIBLE_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENAI_COMPATIBLE_API_KEY",
 )
 CLOSED = "http://127.0.0.1:9"
 # a string each tutorial's outputs must show: the lesson actually happened
@@ -36,43 +40,88 @@ CLAIMS: dict[str, list[tuple[str, str]]] = {
         ("the tree is recoloured as of that step", "the live view steps through the run"),
     ],
     "02_predict_and_react.ipynb": [
-        ("The run view's header says where the run stopped and why",
-         "stopped at predict(request -> reason) [root/predict.0]: output reason:"),
-        ('summarised as the tool call it requests (`requests '
-         'get_order_details(order_id="#W7602708")`)',
-         '7 7 model.responded root/react.0 requests get_order_details(order_id="#W7602708")'),
-        ("reports it, naming both nodes",
-         'act escalate(level=urgency) passes urgency to parameter level: integer, but predict '
-         '"ticket -> urgency" [rate_urgency] writes it as string'),
-        ("a run does the same check first and stops with the report",
-         "BehaviorCheckError: the tree does not pass its static check"),
-        ("stops with a reason, reports the actions it left pending",
-         "('partial', 'max_steps', ['get_order_details'])"),
-        ("The run view's slider walks the same events one by one",  # the last cell: a live view
-         "RunView(status='success', events=17) (live view; the static view is the output above)"),
+        (
+            "The run view's header says where the run stopped and why",
+            "stopped at predict(request -> reason) [root/predict.0]: output reason:",
+        ),
+        (
+            "summarised as the tool call it requests (`requests "
+            'get_order_details(order_id="#W7602708")`)',
+            '7 7 model.responded root/react.0 requests get_order_details(order_id="#W7602708")',
+        ),
+        (
+            "reports it, naming both nodes",
+            "act escalate(level=urgency) passes urgency to parameter level: integer, but predict "
+            '"ticket -> urgency" [rate_urgency] writes it as string',
+        ),
+        (
+            "a run does the same check first and stops with the report",
+            "BehaviorCheckError: the tree does not pass its static check",
+        ),
+        (
+            "stops with a reason, reports the actions it left pending",
+            "('partial', 'max_steps', ['get_order_details'])",
+        ),
+        (
+            "The run view's slider walks the same events one by one",  # the last cell: a live view
+            "RunView(status='success', events=17) (live view; the static view is the output above)",
+        ),
     ],
     "03_compile_retail.ipynb": [
-        ("The `verification` line says how many episodes were executed and matched.",
-         "verification passed - executed 24 teacher episodes, 24 matched"),
-        ("The package prints back as editable behavior text:",  # and the next cell prints it
-         "act retail.cancel_pending_order(order_id=user.orders[$order_index], reason=reason) "
-         "-> cancelled id=retail_cancel"),
+        (
+            "The `verification` line says how many episodes were executed and matched.",
+            "verification passed - executed 24 teacher episodes, 24 matched",
+        ),
+        (
+            "The package prints back as editable behavior text:",  # and the next cell prints it
+            "act retail.cancel_pending_order(order_id=user.orders[$order_index], reason=reason) "
+            "-> cancelled id=retail_cancel",
+        ),
         ("ordered by support (15 and 9 episodes)", "15 episodes, when exists(email)"),
-        ("`dev/6` states a name and four candidate emails",
-         "dev/6 none no identity the package can use"),
+        (
+            "`dev/6` states a name and four candidate emails",
+            "dev/6 none no identity the package can use",
+        ),
     ],
     "04_real_traces.ipynb": [
-        ("(a *lineage* path such as `get_user_details_out.reservations[0]`)",
-         "get_user_details_out.reservations[0]"),
-        ("They verify all the same, because verification *executes* the compiled tree",
-         "airline_test_36 3 0 0 passed"),
+        (
+            "(a *lineage* path such as `get_user_details_out.reservations[0]`)",
+            "get_user_details_out.reservations[0]",
+        ),
+        (
+            "(`reservation_id = ref reservation_id (input, stated by the user)`)",
+            "get_reservation_details.reservation_id = ref reservation_id (input, stated by the user)",
+        ),
+        (
+            "Verification **fails**, and the `problem` line says why",
+            "execution episode 'tau_airline_test_18_2', node 'get_user_details_0', call 0: a read "
+            "the episode never made",
+        ),
+        (
+            "Some families with no dataflow ref verify (`airline_test_36`",
+            "airline_test_36 3 0 0 passed",
+        ),
+        ("Others fail (`airline_test_18`, as in section 4)", "airline_test_18 3 0 1 failed"),
+        ("the family the table above *refuses*", "6 failed 2.0 1.0 0.0 refused"),
+        (
+            "the package diverges at step 0: its first step is a model call the recorded run holds",
+            "episode tau_airline_test_2_2: DIVERGED at step 0",
+        ),
+        (
+            "(`first divergence: a model call the episode has no decision for`)",
+            "first divergence: a model call the episode has no decision for",
+        ),
         ("Here there are none:", "[]"),
     ],
     "05_providers_and_tools.ipynb": [
-        ("A missing key is a clear error that names the variable to set",
-         "ANTHROPIC_API_KEY in the environment or a .env file"),
-        ("A tool is callable only with a `tool` grant for its name",
-         "Denied: tool permission denied for 'cancel_pending_order'"),
+        (
+            "A missing key is a clear error that names the variable to set",
+            "ANTHROPIC_API_KEY in the environment or a .env file",
+        ),
+        (
+            "A tool is callable only with a `tool` grant for its name",
+            "Denied: tool permission denied for 'cancel_pending_order'",
+        ),
     ],
 }
 
@@ -113,8 +162,9 @@ def offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def execute(path: Path, workdir: Path, kernel_name: str = "python3") -> nbformat.NotebookNode:
     """Run every cell of ``path`` in ``workdir``; raises CellExecutionError on a failing cell."""
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name=kernel_name,
-                            resources={"metadata": {"path": str(workdir)}})
+    client = NotebookClient(
+        nb, timeout=300, kernel_name=kernel_name, resources={"metadata": {"path": str(workdir)}}
+    )
     client.execute()
     return nb
 

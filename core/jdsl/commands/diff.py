@@ -2,8 +2,9 @@
 
 One step-aligned diff per episode (:mod:`jdsl.compiler.stepdiff`): the teacher's calls and the
 package's side by side, reads and writes marked, the first divergence flagged ``>>``, a
-fallback's hand-over shown. ``--html OUT`` also writes the static HTML view. Exits 1 when an
-episode diverged.
+fallback's hand-over shown; a run is *matched* only with the same writes and the same outcome,
+one the compiled program handed to its fallback after matching writes is counted apart.
+``--html OUT`` also writes the static HTML view. Exits 1 when an episode diverged.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import typer
 
 from jdsl.commands.boundary import cli_fail
 from jdsl.compiler import normalize_all
-from jdsl.compiler.stepdiff import diff_html, diff_text, step_diff
+from jdsl.compiler.stepdiff import diff_html, diff_summary, diff_text, step_diff
 from jdsl.package import load_package
 from jdsl.trace import read_events
 
@@ -39,8 +40,8 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     diffs = [step_diff(pkg.ir, norm) for norm in normalize_all(episodes, canonical=mapping)]
     typer.echo("\n\n".join(diff_text(d) for d in diffs))
-    diverged = sum(not d.matched for d in diffs)
-    typer.echo(f"\n{len(diffs)} episode(s): {len(diffs) - diverged} matched, {diverged} diverged")
+    diverged = sum(d.kind == "diverged" for d in diffs)
+    typer.echo(f"\n{diff_summary(diffs)}")
     if html is not None:
         body = "".join(f"<section>{diff_html(d)}</section>" for d in diffs)
         html.write_text(f"<!doctype html><meta charset='utf-8'><title>jdsl diff {pkg.name}</title>"

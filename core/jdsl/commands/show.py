@@ -198,7 +198,7 @@ def package_summary(pkg: BehaviorPackage) -> str:
         f"verification  {verification.get('status')} (replay coverage "
         f"{verification.get('replay_coverage', '-')}; executed "
         f"{verification.get('executed', '-')} episode(s), {verification.get('matched', '-')}"
-        " matched)",
+        f" matched{_unmatched(verification)})",
         f"run inputs    {'; '.join(i for i in inputs if i) or '-'}",
         f"reads         {', '.join(perms['reads']) or '-'}",
         f"writes        {', '.join(perms['writes']) or '-'}",
@@ -208,6 +208,14 @@ def package_summary(pkg: BehaviorPackage) -> str:
         f"external refs {', '.join(_external(pkg)) or 'none'}",
     ]
     return "\n".join([*map(_escaped, lines), "", format_behavior(pkg.ir)])
+
+
+def _unmatched(verification: Mapping[str, Any]) -> str:
+    """``, 1 handed to the fallback, 1 unreplayable``: how the executed runs that were not
+    matched ended (empty when every one matched)."""
+    parts = [(verification.get("fallback"), "handed to the fallback"),
+             (verification.get("unreplayable"), "unreplayable")]  # fmt: skip
+    return "".join(f", {n} {what}" for n, what in parts if n)
 
 
 def _ignored(addresses: Sequence[str]) -> str:

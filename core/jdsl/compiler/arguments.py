@@ -19,8 +19,8 @@ follow the slot ("aligned" episodes):
 5. ``selection`` of one element: a value found only at a list position (``user.orders[2]``)
    -> ``{"ref": "user.orders[$order_index]"}``; a residual decision writes ``order_index: int``
    (a position is a choice, never a fixed index);
-6. ``const`` only for an invariant value with :data:`E2_SUPPORT` runs of at least two tasks or
-   users, and never an identifier (a string a tool returned or the user stated, or id-like),
+6. ``const`` only for an invariant value with :data:`E2_SUPPORT` runs spanning at least two
+   users (``user_id``, else the task, else the inputs) and two tasks, and never an identifier (a string a tool returned or the user stated, or id-like),
    a list holding strings, or prose (:func:`_may_freeze`); the compile report lists each;
 7. else ``residual`` (a model chose it: a predict writes it) or a synthesized run ``input``.
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from jdsl.compiler.lineage import ListSource
-from jdsl.compiler.names import slug
+from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import NormStep
 from jdsl.compiler.store import SlotSteps
 from jdsl.errors import ValidationError
@@ -78,6 +78,7 @@ class ArgChoice:
         stated: an ``input`` the user stated in their messages (not a recorded run input).
         template: for a list path, its ``[*]`` form (``order.items[*].item_id``).
         indexes: for ``selection``, the element indexes each aligned episode took.
+        spans: for ``const``, how many different users and tasks its runs span.
     """
 
     argument: str
@@ -88,6 +89,7 @@ class ArgChoice:
     stated: bool = False
     template: str | None = None
     indexes: tuple[tuple[int, ...], ...] = ()
+    spans: tuple[int, int] = (0, 0)
 
     @property
     def support(self) -> int:
@@ -293,7 +295,7 @@ def choose_argument(
     *,
     available: set[str] | None,
     synthesized_input: str,
-    who: Callable[[], Sequence[str]] | None = None,
+    who: Callable[[], Sequence[tuple[str, str]]] | None = None,
     always_stated: Callable[[], bool] | None = None,
 ) -> ArgChoice:
     """Choose the representation of ``argument`` over the aligned steps of one slot (the
@@ -304,9 +306,9 @@ def choose_argument(
         steps: the slot's step in every aligned episode (the representative first).
         available: the blackboard keys produced before this point (None: ignore availability).
         synthesized_input: the name a new run input (or residual output) gets.
-        who: per step, the task or user of its episode (asked only when a constant is
-            possible: a constant needs :data:`E2_SUPPORT` runs of two or more of them); None:
-            not known, no constant.
+        who: per step, the ``(user, task)`` of its episode (asked only when a constant is
+            possible: a constant needs :data:`E2_SUPPORT` runs spanning two or more users and
+            two or more tasks); None: not known, no constant.
         always_stated: whether every run of the family stated the argument when it made the
             call (:class:`StatedIndex`); None: not known (a stated value stays an input).
     """
@@ -334,8 +336,9 @@ def choose_argument(
     if element is not None:
         return element
     varies = len({stable_key(v) for v in values}) > 1
-    if not varies and _may_freeze(values[0], seen, chosen, who):
-        return ArgChoice(argument, "const", {"const": values[0]}, None, values)
+    spans = _may_freeze(values[0], seen, chosen, who) if not varies else None
+    if spans is not None:
+        return ArgChoice(argument, "const", {"const": values[0]}, None, values, spans=spans)
     if chosen:
         return ArgChoice(argument, "residual", synth, synthesized_input, values)
     return ArgChoice(argument, "input", synth, synthesized_input, values)
@@ -365,21 +368,27 @@ class StatedIndex:
 
 
 def _may_freeze(
-    value: Any, seen: Sequence[_Seen], chosen: bool, who: Callable[[], Sequence[str]] | None
-) -> bool:
+    value: Any,
+    seen: Sequence[_Seen],
+    chosen: bool,
+    who: Callable[[], Sequence[tuple[str, str]]] | None,
+) -> tuple[int, int] | None:
     """Whether an invariant value may be a constant: never an identifier (a string a tool
     returned or the user stated, or one that looks like an id), a list holding strings, or
-    a model's prose; and only with :data:`E2_SUPPORT` runs of
-    at least two different tasks or users."""
+    a model's prose; and only with :data:`E2_SUPPORT` runs spanning at least two different
+    users and two different tasks (two tasks of one user are one scenario): the ``(users,
+    tasks)`` it spans, or None when it may not."""
     if len(seen) < E2_SUPPORT or who is None:
-        return False
+        return None
     if any(s.traced or s.lists or s.stated for s in seen):
-        return False  # a tool returned it (somewhere in state) or the user said it
+        return None  # a tool returned it (somewhere in state) or the user said it
     if looks_like_id(value) or (isinstance(value, list) and any(isinstance(v, str) for v in value)):
-        return False
+        return None
     if chosen and is_free_text(value):
-        return False
-    return len(set(who())) >= 2
+        return None
+    found = who()
+    spans = len({user for user, _ in found}), len({task for _, task in found})
+    return spans if min(spans) >= 2 else None
 
 
 _FIXED_INDEX = re.compile(r"\[\d+\]")
@@ -429,20 +438,17 @@ def input_names(
     """Names for arguments that may need a synthesized run input, per ``(slot key, argument)``.
 
     Each slot is ``(key, position, tool, argument, steps)``, ``key`` unique per compiled call.
-    The bare argument name when no other varying, unexplained slot shares it, else
-    ``<tool>_<position>_<argument>`` (reference jdsl-py §5.4).
+    The bare argument name for the first varying, unexplained slot that has it, then
+    ``<argument>_2``, ``<argument>_3``... in program order (what the name holds, never the
+    step position of one run).
     """
-    free: list[tuple[Any, int, str, str]] = []
-    for key, position, tool, argument, steps in slots:
+    free: list[tuple[Any, str]] = []
+    for key, _position, _tool, argument, steps in slots:
         choice = choose_argument(argument, steps, available=None, synthesized_input=_FREE)
         if choice.source == _FREE:
-            free.append((key, position, tool, argument))
-    counts: dict[str, int] = {}
-    for *_, argument in free:
-        counts[argument] = counts.get(argument, 0) + 1
-    return {
-        (key, argument): argument
-        if counts[argument] == 1
-        else f"{slug(tool)}_{position}_{argument}"
-        for key, position, tool, argument in free
-    }
+            free.append((key, argument))
+    bare = {argument for _, argument in free}
+    names: dict[tuple[Any, str], str] = {}
+    for key, argument in free:
+        names[(key, argument)] = numbered(argument, bare - {argument} | set(names.values()))
+    return names

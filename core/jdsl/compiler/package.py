@@ -109,10 +109,12 @@ def _stated_inputs(compiled: CompiledBehavior) -> dict[str, dict[str, str]]:
 
 
 def _constants(compiled: CompiledBehavior) -> list[dict[str, Any]]:
-    """Every constant argument with its support (identical observations / aligned episodes)."""
+    """Every constant argument with its support (identical observations / aligned episodes,
+    and the different users and tasks those runs span)."""
     return [
         {"node_id": a.node_id, "tool": a.tool, "argument": c.argument, "value": c.spec["const"],
-         "support": c.support, "episodes": len(c.values)}
+         "support": c.support, "episodes": len(c.values), "users": c.spans[0],
+         "tasks": c.spans[1]}
         for a in compiled.actions
         for c in a.choices
         if c.how == "const"
@@ -231,7 +233,8 @@ def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family:
         f"Compiled by {COMPILER_ID} from {len(compiled.aligned)} aligned episode(s).",
         f"Task family: {task_family or '-'}",
         f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks};"
-        f" executed {report.executed} episode(s), {report.matched} matched)",
+        f" executed {report.executed} episode(s), {report.matched} matched,"
+        f" {report.fallbacks} handed to the fallback, {report.unreplayable} unreplayable)",
         f"Run inputs: {', '.join(compiled.required_inputs) or '-'}",
         *(f"Branch: {b.text()}" for b in compiled.branches),
         f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",

@@ -144,7 +144,7 @@ class CompileResult:
         ]
         constants = [
             f"{a.tool}.{ch.argument} = {ch.spec['const']!r}: {ch.support} of {len(ch.values)} "
-            f"episodes ({support_grade(ch.support)})"
+            f"episodes, {ch.spans[0]} users, {ch.spans[1]} tasks ({support_grade(ch.support)})"
             for a in c.actions
             for ch in a.choices
             if ch.how == "const"

@@ -26,13 +26,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
+from jdsl.compiler.fallback import Fallback
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, ReplayTools, call_text, execute
 from jdsl.ir import from_ir
 from jdsl.trace import ListTraceSink
 from jdsl.tree import Root, typed_equal
 
-__all__ = ["DiffSide", "DiffStep", "StepDiff", "diff_html", "diff_text", "step_diff"]
+__all__ = [
+    "DiffSide",
+    "DiffStep",
+    "StepDiff",
+    "diff_html",
+    "diff_summary",
+    "diff_text",
+    "step_diff",
+]
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,9 @@ class StepDiff:
         first: the index of the first step that is not ``same`` (None: all the same).
         teacher_outcome / package_outcome: how each ended (``success``, ``failure``, ``error``).
         fallback: ``(step index, node id)`` where a fallback node took over, else None.
+        handed_over: where the compiled program ended FAILURE with every write so far matching
+            (:attr:`jdsl.compiler.replay.Execution.fallback`: the package's fallback would
+            finish the run), else None.
     """
 
     episode_id: str
@@ -84,10 +96,37 @@ class StepDiff:
     teacher_outcome: str
     package_outcome: str
     fallback: tuple[int, str] | None = None
+    handed_over: Fallback | None = None
 
     @property
     def matched(self) -> bool:
-        return self.divergence is None
+        """The same writes, in the same order, AND the same outcome, by the compiled program
+        alone: a run handed to the fallback, or one that ended otherwise, is not matched."""
+        return (
+            self.divergence is None
+            and self.handed_over is None
+            and self.package_outcome == self.teacher_outcome
+        )
+
+    @property
+    def kind(self) -> str:
+        """``matched``, ``fallback`` (handed over after matching writes) or ``diverged``."""
+        if self.matched:
+            return "matched"
+        return "fallback" if self.divergence is None and self.handed_over else "diverged"
+
+    @property
+    def verdict(self) -> str:
+        """``matched``, ``handed to the fallback at step k (why)`` or ``DIVERGED at step k``."""
+        if self.matched:
+            return "matched"
+        if self.kind == "fallback" and self.handed_over is not None:
+            over = self.handed_over
+            return (
+                f"handed to the fallback at step {over.call_index} after {over.writes_done} "
+                f"matching write(s) ({over.reason})"
+            )
+        return f"DIVERGED at step {self.first}"
 
 
 def step_diff(tree: Root | Mapping[str, Any], episode: NormEpisode) -> StepDiff:
@@ -121,7 +160,7 @@ def step_diff(tree: Root | Mapping[str, Any], episode: NormEpisode) -> StepDiff:
         fallback = (at, fallback_node)
     teacher_outcome = "failure" if episode.success is False else "success"
     return StepDiff(episode.episode_id, tuple(steps), execution.divergence, first,
-                    teacher_outcome, execution.status, fallback)  # fmt: skip
+                    teacher_outcome, execution.status, fallback, execution.fallback)  # fmt: skip
 
 
 def _teacher_side(step: NormStep) -> DiffSide:
@@ -193,9 +232,7 @@ def _side_text(side: DiffSide | None) -> str:
 
 def diff_text(diff: StepDiff) -> str:
     """The diff as text: a header, one line per step (teacher | package), the outcome."""
-    head = (f"episode {diff.episode_id}: "
-            + ("matched" if diff.matched else f"DIVERGED at step {diff.first}"))  # fmt: skip
-    lines = [head]
+    lines = [f"episode {diff.episode_id}: {diff.verdict}"]
     for step in diff.steps:
         flag = ">>" if step.index == diff.first else "  "
         lines.append(
@@ -210,6 +247,15 @@ def diff_text(diff: StepDiff) -> str:
     if diff.divergence is not None:
         lines.append(f"   first divergence: {diff.divergence.reason}")
     return "\n".join(lines)
+
+
+def diff_summary(diffs: list[StepDiff]) -> str:
+    """``N episode(s): a matched, b handed to the fallback, c diverged``."""
+    kinds = [d.kind for d in diffs]
+    return (
+        f"{len(diffs)} episode(s): {kinds.count('matched')} matched, "
+        f"{kinds.count('fallback')} handed to the fallback, {kinds.count('diverged')} diverged"
+    )
 
 
 DIFF_CSS = """
@@ -259,7 +305,7 @@ def diff_html(diff: StepDiff) -> str:
             f"<tr class='jdsl-diff-fallback'><td></td><td>↪</td><td colspan='2'>fallback "
             f"<code>{esc(diff.fallback[1])}</code> took over after the last call</td></tr>"
         )
-    verdict = "matched" if diff.matched else f"diverged at step {diff.first}"
+    verdict = diff.verdict if diff.kind != "diverged" else f"diverged at step {diff.first}"
     reason = f" — {esc(diff.divergence.reason)}" if diff.divergence is not None else ""
     summary = (
         f"<div><b>episode {esc(diff.episode_id)}</b>: {esc(verdict)}{reason} · outcome: "

@@ -32,7 +32,7 @@ from jdsl.compiler.candidates import ACTION, DATAFLOW, GUARD, SEMANTIC
 from jdsl.compiler.compiled import CompiledAction, CompiledGuard
 from jdsl.compiler.guards import guard_node, node_names, residual_prefixes
 from jdsl.compiler.lineage import mentioned_keys
-from jdsl.compiler.names import slug
+from jdsl.compiler.names import numbered, slug
 from jdsl.compiler.normalized import ModelDecision, NormStep
 from jdsl.compiler.residualize import (
     Residual,
@@ -210,7 +210,7 @@ def _argument(
                              synthesized_input=synth, who=lambda: _who(slot),
                              always_stated=lambda: ev.stated(slot.tool, arg))  # fmt: skip
     if choice.source == synth and synth in here.loop_items:  # not the loop's last element
-        synth = f"{slug(slot.tool)}_{slot.position}_{arg}"
+        synth = numbered(synth, here.loop_items | here.available | here.inputs)
         choice = dataclasses.replace(choice, spec={"ref": synth}, source=synth)
     if choice.how == "input":
         return choice, Fragment.read(str(choice.source))
@@ -221,21 +221,23 @@ def _argument(
     return choice, EMPTY
 
 
-def _who(slot: Slot) -> list[str]:
-    """Per episode of ``slot``: its task (``task_id`` / ``task_family``), else its inputs
-    (another user); what a constant's support must span."""
+def _who(slot: Slot) -> list[tuple[str, str]]:
+    """Per episode of ``slot``: ``(user, task)``, what a constant's support must span (docs/
+    design.md §6). The user is the episode's ``user_id`` (tau-bench metadata), else its task,
+    else its inputs; the task is ``task_id`` / ``task_family``, else the inputs (another run)."""
     found = []
     for _, episodes in slot.at:
         for e in episodes:
             task = e.metadata.get("task_id", e.metadata.get("task_family"))
-            found.append(f"task:{task}" if task is not None else stable_key(e.inputs))
+            task_key = f"task:{task}" if task is not None else stable_key(e.inputs)
+            user = e.metadata.get("user_id")
+            found.append((f"user:{user}" if user not in (None, "") else task_key, task_key))
     return found
 
 
 def _free_key(here: Here, slot: Slot, base: str) -> str:
-    """``base``, or ``<tool>_<position>_<base>`` when an earlier node already wrote it."""
-    taken = here.available | here.inputs
-    return base if base not in taken else f"{slug(slot.tool)}_{slot.position}_{base}"
+    """``base``, or ``base_2``, ``base_3``... when an earlier node already wrote it."""
+    return numbered(base, here.available | here.inputs | here.loop_items)
 
 
 def _generated(
