@@ -389,9 +389,9 @@ def test_a_reopened_saved_notebook_shows_the_static_view_without_an_error(
     with _server(tmp_path, app) as url, sync_playwright() as pw:
         browser, page = _open(pw, url.format(name=TUTORIAL.name))
         try:
-            static = page.locator(".jdsl-widget-fallback").first
-            static.scroll_into_view_if_needed(timeout=60_000)
-            expect(static.locator("svg").first).to_be_visible(timeout=60_000)
+            drawing = page.locator(".jdsl-widget-fallback").first.locator("svg").first
+            drawing.scroll_into_view_if_needed(timeout=60_000)  # Notebook 7 renders cells lazily
+            expect(drawing).to_be_visible(timeout=60_000)
             page.wait_for_timeout(5_000)  # the widget outputs have tried to render
             assert page.evaluate(_ERROR_SHOWN) == 0
         finally:
