@@ -93,9 +93,10 @@ def test_a_thin_run_the_supported_way_accounts_for_stays_served() -> None:
 
 
 def test_a_thin_arm_at_the_first_call() -> None:
-    """The thin way parts at the very first call: handed over before any write."""
+    """The thin way parts at the very first call (it has the run inputs the supported way
+    reads, so no input guard tells them apart): handed over before any write."""
     runs = [_supported(f"s{k}", u, 0) for k, u in enumerate(("u1", "u2", "u3"))]
-    b = EpisodeBuilder("t1", inputs={"order_id": "#A4", "address": "x"})
+    b = EpisodeBuilder("t1", inputs={"user_id": "u4", "order_id": "#A4", "address": "x"})
     b.call("get_order", {"order_id": "#A4", "status": "pending"}, store="order", order_id="#A4")
     b.call("cancel_order", "cancelled", store="cancelled", order_id="#A4")
     runs.append(b.done(True))

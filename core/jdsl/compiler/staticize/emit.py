@@ -31,6 +31,7 @@ from jdsl.compiler.compiled import (
     NodeProvenance,
 )
 from jdsl.compiler.consolidate import support_grade
+from jdsl.compiler.fallback import hand_over_guard
 from jdsl.compiler.guards import exists_names
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode
@@ -54,8 +55,6 @@ from jdsl.text.expression import format_expression
 __all__ = ["emit", "hand_over_node", "result", "route_names"]
 
 Placed = list[tuple[ModelDecision, int]]
-HAND_OVER = "the recorded runs part ways here"
-"""What the hand-over guard compares (its reason, in the trace and the fallback's input)."""
 
 
 def emit(
@@ -109,7 +108,7 @@ class _Walk:
         """The decisions every arm made first, a route decision when the arms are selected
         by one, then the selector."""
         b = Build(here)
-        firsts = [arm.strands[0] for arm in fork.arms]
+        firsts = [arm.strands[0] for arm in fork.arms if not arm.hand_over]
         per_arm = [{d.node_id: d for d in _decisions_at(s.where())} for s in firsts]
         shared = [d for k, d in per_arm[0].items()
                   if k not in skip and all(k in p for p in per_arm[1:])]  # fmt: skip
@@ -117,7 +116,8 @@ class _Walk:
         skip = skip | {d.node_id for d in shared}
         hosts = [s.where()[0][1][0].ok_steps()[s.where()[0][0]].host_tool for s in firsts]
         own = [[self.slots[c.key] for c in arm.body if isinstance(c, Call)] for arm in fork.arms]
-        routes = route_names(own) if fork.selection == "route" else []
+        handing = [arm.tool if arm.hand_over else None for arm in fork.arms]
+        routes = route_names(own, handing) if fork.selection == "route" else []
         key = None
         if routes:
             key, made = route_decision(b.here, routes)
@@ -131,8 +131,11 @@ class _Walk:
                                         in_lane=True, available=base.available,
                                         residual_keys=base.residual_keys)  # fmt: skip
             route = (key, routes[k - 1][0]) if key is not None else None
-            alternative, child, made = self.alternative(start, node_id, k, fork, arm, slots,
-                                                        route, skip)  # fmt: skip
+            if arm.hand_over:
+                alternative, child, made = _handing_over(start, node_id, k, fork, arm, route)
+            else:
+                alternative, child, made = self.alternative(start, node_id, k, fork, arm, slots,
+                                                            route, skip)  # fmt: skip
             running = running.after(made)
             alternatives.append(alternative)
             children.append(child)
@@ -181,16 +184,47 @@ def hand_over_node(
     compiled program fails there and the package's fallback takes over (its trace names this
     node, :mod:`jdsl.compiler.fallback`). ``position``: how many calls the paths share;
     ``ways``: how many paths part there."""
-    here = Here(scope=episodes, ids=program.ids)
+    why = (f"the runs take {ways} ways after {position} shared call(s), none with the support "
+           "to be compiled: the fallback takes over here")  # fmt: skip
+    return _hand_over(Here(scope=episodes, ids=program.ids), position, why)
+
+
+def _hand_over(here: Here, position: int, why: str) -> Fragment:
+    """The :func:`~jdsl.compiler.fallback.hand_over_guard` ``hand_over_<position>`` over the
+    episodes in scope, with its record."""
     node_id = here.unique(f"hand_over_{position}")
-    node = {"kind": "guard", "id": node_id,
-            "expression": {"eq": [{"const": HAND_OVER}, {"const": "a compiled path"}]}}  # fmt: skip
-    why = NodeProvenance(
-        node_id, "guard", support_grade(len(episodes)), source_episodes=tuple(sorted(episode_ids(episodes))),
-        rationale=f"the runs take {ways} ways after {position} shared call(s), none with the "
-                  "support to be compiled: the fallback takes over here",
+    why_record = NodeProvenance(
+        node_id, "guard", support_grade(len(here.scope)),
+        source_episodes=tuple(sorted(episode_ids(here.scope))), rationale=why,
     )  # fmt: skip
-    return Fragment(nodes=(node,), provenance=(why,), ids=frozenset({node_id}))
+    return Fragment(nodes=(hand_over_guard(node_id),), provenance=(why_record,),
+                    ids=frozenset({node_id}))  # fmt: skip
+
+
+def _handing_over(
+    here: Here, node_id: str, k: int, fork: Fork, arm: Arm, route: tuple[str, str] | None
+) -> tuple[BranchAlternative, dict[str, Any], Fragment]:
+    """Alternative ``k`` of a fork that hands over (:attr:`~jdsl.compiler.staticize.shape.Arm.
+    hand_over`): ``check route == <the tool its runs call there>``, then the hand-over guard."""
+    assert route is not None  # a fork with a hand-over arm is selected by a route decision
+    b = Build(here)
+    seq_id = b.id(f"{node_id}_{k}")
+    when = f"{node_id}_{k}_when"
+    b.add(route_check(b.here, route[0], route[1], when))
+    n, ids = len(arm.lane.episodes), tuple(sorted(arm.lane.ids))
+    b.add(_hand_over(dataclasses.replace(b.here, scope=arm.lane.episodes), fork.position,
+                     f"{n} successful episode(s) call {arm.tool} here, too few to compile, and "
+                     "the compiled ways do not serve them: the fallback takes over here"))  # fmt: skip
+    body = b.out
+    record = NodeProvenance(
+        seq_id, "sequence", support_grade(n), source_episodes=ids,
+        rationale=f"alternative {k} of {node_id}: {n} successful episode(s) call {arm.tool} "
+                  "here; handed over to the fallback",
+    )  # fmt: skip
+    alternative = BranchAlternative(seq_id, (), ids, (), (), _selection_text(body.nodes, when),
+                                    hands_over=True)  # fmt: skip
+    made = Fragment(provenance=(record,)) + dataclasses.replace(body, nodes=())
+    return alternative, {"kind": "sequence", "id": seq_id, "children": list(body.nodes)}, made
 
 
 def _selector(
@@ -212,13 +246,14 @@ def _selector(
     for m in made:
         out += m
     node = {"kind": "selector", "id": branch.node_id, "children": children}
-    return dataclasses.replace(
+    going = [m for m, arm in zip(made, fork.arms, strict=True) if not arm.hand_over]
+    return dataclasses.replace(  # a run goes on after the selector on a compiled way only
         out,
         nodes=(node,),
         branches=(*out.branches, branch),
         reads=frozenset.intersection(*(m.reads for m in made)),
-        produced=frozenset.intersection(*(m.produced for m in made)),
-        residual_keys=frozenset.intersection(*(m.residual_keys for m in made)),
+        produced=frozenset.intersection(*(m.produced for m in going)),
+        residual_keys=frozenset.intersection(*(m.residual_keys for m in going)),
     )
 
 
@@ -313,15 +348,25 @@ def _decisions_at(at: Sequence[tuple[int, Sequence[NormEpisode]]]) -> list[Model
     return [d for d, q in _decision_positions(episodes[0]) if q == position]
 
 
-def route_names(own: Sequence[Sequence[Slot]]) -> list[tuple[str, str]]:
-    """``(name, what it calls)`` per alternative: the last dotted part of its first own tool
-    (``retail.cancel_pending_order`` -> ``cancel_pending_order``), made unique."""
+def route_names(
+    own: Sequence[Sequence[Slot]], handing: Sequence[str | None] = ()
+) -> list[tuple[str, str]]:
+    """``(name, what it does)`` per alternative: the last dotted part of its first own tool
+    (``retail.cancel_pending_order`` -> ``cancel_pending_order``), made unique; an alternative
+    that hands over (``handing``: the tool its runs call there, else None) is named by that
+    tool, whole (replay places a run on it by that call, :mod:`jdsl.compiler.decisions`)."""
+    handing = list(handing) or [None] * len(own)
+    taken = {tool for tool in handing if tool is not None}
     found: list[tuple[str, str]] = []
-    for slots in own:
+    for slots, tool in zip(own, handing, strict=True):
+        if tool is not None:
+            found.append((tool, f"calls {tool}, which the compiled paths do not: hand over"))
+            continue
         base = slots[0].tool.rsplit(".", 1)[-1] if slots else "path"
         name, n = base, 2
-        while name in {f for f, _ in found}:
+        while name in taken:
             name, n = f"{base}_{n}", n + 1
+        taken.add(name)
         found.append((name, "calls " + " -> ".join(s.tool for s in slots)))
     return found
 
