@@ -250,8 +250,9 @@ def _thin(
         for positions, ix in (parts.get(skeleton) or {(): groups[skeleton]}).items():
             for i in ix:
                 calls = pool[i].tool_sequence()
-                loops = tuple((at[0], token, len(at)) for token, at in zip(skeleton, positions)
-                              if at and token != calls[at[0]])  # fmt: skip
+                spans = positions or ((),) * len(skeleton)  # no loops: no positions
+                loops = tuple((at[0], token, len(at)) for token, at in zip(skeleton, spans,
+                              strict=True) if at and token != calls[at[0]])  # fmt: skip
                 found.setdefault((calls, loops), []).append(i)
         notes.append(
             f"path {' -> '.join(skeleton)} ({len(groups[skeleton])} successful episodes) "
