@@ -124,7 +124,7 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     second product lookup is not the path of a run that made one lookup, before the selector.
     Selectors are decided top down, inside the alternative taken only: two alternatives may
     each hold a selector on the same key. An alternative that hands over to the fallback
-    (:func:`_hands_over_at`) names the tool its runs called there: a run that made that call
+    (:func:`_handing_checks`) names the tools its runs called there: a run that made that call
     first took it. Where two alternatives' first calls are the same call, one that starts with a
     loop over every element of a list (``for_each x in xs``) is not the way of a run that did
     not make that call for every element there."""
@@ -145,12 +145,13 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
         firsts = []
-        for n, route in enumerate(routes):
-            assert route is not None
-            key, value, action = route
-            calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
-            if k < len(calls):
-                firsts.append((calls[k], _skips_loop(children[n], calls[k], steps), n, key, value))
+        for n, ways in enumerate(routes):
+            for key, value, action in ways or ():
+                calls = at.get(str(action["tool"])) or []
+                k = counted.get(str(action.get("id")), 0)
+                if k < len(calls):
+                    skips = _skips_loop(children[n], calls[k], steps)
+                    firsts.append((calls[k], skips, n, key, value))
         if firsts:
             _, _, n, key, value = min(firsts)
             found.setdefault(key, value)
@@ -182,29 +183,41 @@ def _skips_loop(alternative: Mapping[str, Any], position: int, steps: Sequence[N
     return False
 
 
-def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
-    """``(key, value, first action)`` of an alternative that starts by checking a route (one
-    that hands over: ``{"tool": the tool its runs called there, "id": its id}``)."""
+def _route(alternative: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]] | None:
+    """``[(key, value, first action)]`` of an alternative that starts by checking a route; an
+    alternative that hands over (:func:`_handing_checks`): one per tool it names, the action
+    ``{"tool": that tool, "id": "<its id>/<tool>"}``."""
+    checks = _handing_checks(alternative)
+    if checks is not None:
+        return [(str(c["key"]), c.get("equals"), _handing(alternative, c)) for c in checks]
     body = alternative.get("children") if alternative.get("kind") == "sequence" else None
     check = next((n for n in body or () if n.get("kind") == "check"), None)
     action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
-    tool = _hands_over_at(alternative)
-    if tool is not None:
-        action = {"tool": tool, "id": alternative.get("id")}
     if check is None or action is None:
         return None
-    return str(check["key"]), check.get("equals"), action
+    return [(str(check["key"]), check.get("equals"), action)]
 
 
-def _hands_over_at(alternative: Mapping[str, Any]) -> str | None:
-    """The tool an alternative that hands over names (``seq [check route == <tool>,
-    hand_over guard]``, :func:`jdsl.compiler.fallback.hand_over_guard`), else None."""
+def _handing(alternative: Mapping[str, Any], check: Mapping[str, Any]) -> dict[str, Any]:
+    tool = str(check.get("equals"))
+    return {"kind": "hand_over", "tool": tool, "id": f"{alternative.get('id')}/{tool}"}
+
+
+def _handing_checks(alternative: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The route checks of an alternative that hands over to the fallback (``seq [check route
+    == <tool>, hand_over guard]``, several tools: ``seq [sel [check ...], hand_over guard]``,
+    :func:`jdsl.compiler.fallback.hand_over_guard`): each names the tool its runs called
+    there. None for any other alternative."""
     body = alternative.get("children") if alternative.get("kind") == "sequence" else None
-    if not body or body[0].get("kind") != "check" or not any(hands_over(n) for n in body):
+    if not body or not any(hands_over(n) for n in body):
         return None
     if any(n.get("kind") == "action" for n in _walk(alternative)):
         return None
-    return str(body[0].get("equals"))
+    first = body[0]
+    checks = [first] if first.get("kind") == "check" else list(first.get("children") or ())
+    if first.get("kind") not in ("check", "selector") or not checks:
+        return None
+    return checks if all(c.get("kind") == "check" for c in checks) else None
 
 
 def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
@@ -215,9 +228,9 @@ def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     if node.get("kind") == "selector":
         arms = [_route(child) for child in children]
-        if arms and all(a is not None and a[0] in routes for a in arms):
+        if arms and all(a and all(key in routes for key, _, _ in a) for a in arms):
             children = [c for c, a in zip(children, arms, strict=True)
-                        if a is not None and a[1] == routes[a[0]]]  # fmt: skip
+                        if any(routes[key] == value for key, value, _ in a or ())]  # fmt: skip
     return found.union(*(_reached(child, routes) for child in children))
 
 
@@ -292,10 +305,9 @@ def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[
     found, start, after = [], dict(seen), dict(seen)
     for child in children:
         arm = dict(start)
-        tool = _hands_over_at(child)
-        if tool is not None:
-            handing = {"kind": "hand_over", "tool": tool, "id": child.get("id")}
-            found.append((handing, arm.get(tool, -1) + 1))
+        checks = _handing_checks(child)
+        if checks is not None:
+            found += [(_handing(child, c), arm.get(str(c.get("equals")), -1) + 1) for c in checks]
             continue
         found += _numbered(child, arm)
         after.update({tool: max(k, after.get(tool, -1)) for tool, k in arm.items()})

@@ -47,7 +47,7 @@ from jdsl.compiler.staticize.fragment import (
 )
 from jdsl.compiler.staticize.looping import emit_loop
 from jdsl.compiler.staticize.shape import Arm, Call, Fork, Item
-from jdsl.compiler.store import episode_ids
+from jdsl.compiler.store import episode_ids, joined
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.walk import walk_ir
 from jdsl.text.expression import format_expression
@@ -126,23 +126,32 @@ class _Walk:
         node_id = b.id(teacher or f"branch_{fork.position}")
         base = b.here
         running, alternatives, children, made_by = base, [], [], []
-        for k, (arm, slots) in enumerate(zip(fork.arms, own, strict=True), start=1):
+        compiled = [(arm, slots, routes[i][0] if routes else None)
+                    for i, (arm, slots) in enumerate(zip(fork.arms, own, strict=True))
+                    if not arm.hand_over]  # fmt: skip
+        for k, (arm, slots, value) in enumerate(compiled, start=1):
             start = dataclasses.replace(running, sequence=(), scope=arm.lane.episodes,
                                         in_lane=True, available=base.available,
                                         residual_keys=base.residual_keys)  # fmt: skip
-            route = (key, routes[k - 1][0]) if key is not None else None
-            if arm.hand_over:
-                alternative, child, made = _handing_over(start, node_id, k, fork, arm, route)
-            else:
-                alternative, child, made = self.alternative(start, node_id, k, fork, arm, slots,
-                                                            route, skip)  # fmt: skip
+            route = (key, value) if key is not None and value is not None else None
+            alternative, child, made = self.alternative(start, node_id, k, fork, arm, slots,
+                                                        route, skip)  # fmt: skip
             running = running.after(made)
+            alternatives.append(alternative)
+            children.append(child)
+            made_by.append(made)
+        thin = [(arm, routes[i][0]) for i, arm in enumerate(fork.arms) if arm.hand_over]
+        if thin and key is not None:  # one last alternative: every thin way hands over there
+            episodes = joined([arm.lane.episodes for arm, _ in thin])
+            start = dataclasses.replace(running, sequence=(), scope=episodes, in_lane=True)
+            alternative, child, made = _handing_over(start, node_id, len(compiled) + 1, fork,
+                                                     key, thin)  # fmt: skip
             alternatives.append(alternative)
             children.append(child)
             made_by.append(made)
         branch = CompiledBranch(node_id, fork.position, tuple(alternatives), fork.tail, teacher,
                                 fork.selection)  # fmt: skip
-        b.add(_selector(branch, fork, children, made_by))
+        b.add(_selector(branch, fork, children, made_by, going=len(compiled)))
         return b.out
 
     def alternative(
@@ -202,36 +211,48 @@ def _hand_over(here: Here, position: int, why: str) -> Fragment:
 
 
 def _handing_over(
-    here: Here, node_id: str, k: int, fork: Fork, arm: Arm, route: tuple[str, str] | None
+    here: Here, node_id: str, k: int, fork: Fork, key: str, thin: Sequence[tuple[Arm, str]]
 ) -> tuple[BranchAlternative, dict[str, Any], Fragment]:
-    """Alternative ``k`` of a fork that hands over (:attr:`~jdsl.compiler.staticize.shape.Arm.
-    hand_over`): ``check route == <the tool its runs call there>``, then the hand-over guard."""
-    assert route is not None  # a fork with a hand-over arm is selected by a route decision
+    """Alternative ``k`` of a fork with ways too thin to compile (:attr:`~jdsl.compiler.
+    staticize.shape.Arm.hand_over`, each with its route value: the tool its runs call there):
+    ``check key == <value>`` (several: a selector of them), then the hand-over guard."""
     b = Build(here)
     seq_id = b.id(f"{node_id}_{k}")
     when = f"{node_id}_{k}_when"
-    b.add(route_check(b.here, route[0], route[1], when))
-    n, ids = len(arm.lane.episodes), tuple(sorted(arm.lane.ids))
-    b.add(_hand_over(dataclasses.replace(b.here, scope=arm.lane.episodes), fork.position,
-                     f"{n} successful episode(s) call {arm.tool} here, too few to compile, and "
-                     "the compiled ways do not serve them: the fallback takes over here"))  # fmt: skip
+    if len(thin) == 1:
+        b.add(route_check(b.here, key, thin[0][1], when))
+    else:
+        checks = Build(b.here)
+        any_id = checks.id(when)
+        for _, value in thin:
+            checks.add(route_check(checks.here, key, value, f"{when}_{value.rsplit('.', 1)[-1]}"))
+        node = {"kind": "selector", "id": any_id, "children": list(checks.out.nodes)}
+        b.add(dataclasses.replace(checks.out, nodes=(node,)))
+    episodes = joined([arm.lane.episodes for arm, _ in thin])
+    tools = " or ".join(arm.tool for arm, _ in thin)
+    n, ids = len(episodes), tuple(sorted(episode_ids(episodes)))
+    b.add(_hand_over(dataclasses.replace(b.here, scope=episodes), fork.position,
+                     f"{n} successful episode(s) call {tools} here, too few to compile, and the "
+                     "compiled ways do not serve them: the fallback takes over here"))  # fmt: skip
     body = b.out
     record = NodeProvenance(
         seq_id, "sequence", support_grade(n), source_episodes=ids,
-        rationale=f"alternative {k} of {node_id}: {n} successful episode(s) call {arm.tool} "
+        rationale=f"alternative {k} of {node_id}: {n} successful episode(s) call {tools} "
                   "here; handed over to the fallback",
     )  # fmt: skip
-    alternative = BranchAlternative(seq_id, (), ids, (), (), _selection_text(body.nodes, when),
-                                    hands_over=True)  # fmt: skip
+    selected = tuple(f"{key} == {json.dumps(value)}" for _, value in thin)
+    alternative = BranchAlternative(seq_id, (), ids, (), (), selected, hands_over=True)
     made = Fragment(provenance=(record,)) + dataclasses.replace(body, nodes=())
     return alternative, {"kind": "sequence", "id": seq_id, "children": list(body.nodes)}, made
 
 
 def _selector(
-    branch: CompiledBranch, fork: Fork, children: list[dict[str, Any]], made: list[Fragment]
-) -> Fragment:
+    branch: CompiledBranch, fork: Fork, children: list[dict[str, Any]], made: list[Fragment],
+    going: int,
+) -> Fragment:  # fmt: skip
     """The selector of ``branch`` over its alternatives' ``children``, with their records:
-    what every alternative wrote is available after it, what every one read is required."""
+    what every alternative a run goes on from (the first ``going``; the others hand over)
+    wrote is available after it, what every one read is required."""
     support = ", ".join(f"{len(a.episodes)}" for a in branch.alternatives)
     why = (
         (f"{len(fork.arms)} successful paths share the final calls {' -> '.join(fork.tail)}; "
@@ -246,14 +267,13 @@ def _selector(
     for m in made:
         out += m
     node = {"kind": "selector", "id": branch.node_id, "children": children}
-    going = [m for m, arm in zip(made, fork.arms, strict=True) if not arm.hand_over]
-    return dataclasses.replace(  # a run goes on after the selector on a compiled way only
+    return dataclasses.replace(
         out,
         nodes=(node,),
         branches=(*out.branches, branch),
         reads=frozenset.intersection(*(m.reads for m in made)),
-        produced=frozenset.intersection(*(m.produced for m in going)),
-        residual_keys=frozenset.intersection(*(m.residual_keys for m in going)),
+        produced=frozenset.intersection(*(m.produced for m in made[:going])),
+        residual_keys=frozenset.intersection(*(m.residual_keys for m in made[:going])),
     )
 
 
