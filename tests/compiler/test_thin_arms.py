@@ -136,3 +136,51 @@ def test_verification_catches_a_package_broken_on_purpose(break_it: Any) -> None
     report = verify(dataclasses.replace(result.compiled, ir=wrong_ir), result.normalized)
     assert not report.ok
     assert report.unaccounted
+
+
+def test_two_thin_ways_at_one_point_hand_over_at_one_guard() -> None:
+    """Two thin ways part at the same point: one last alternative takes both (a selector of
+    their route checks), so each run is handed over at the hand-over guard."""
+    runs = [_supported("s1", "u1", 1), _supported("s2", "u2", 2), _supported("s3", "u3", 0)]
+    runs.append(_thin("t1", "u4", "#A4"))
+    b = EpisodeBuilder("t2", inputs={"user_id": "u1", "address": "street u1", "order_id": "#B1"})
+    b.call("get_user", USERS["u1"], store="user", user_id="u1")
+    b.call("update_address", "ok", store="updated", user_id="u1", address="street u1")
+    b.call("get_rules", {"fee": 0}, store="rules")
+    b.call("cancel_order", "cancelled", store="cancelled", order_id="#B1")
+    runs.append(b.done(True))
+    result = compile_normalized(normalize_all(runs), name="cancel")
+    v = result.verification
+    assert result.ok, result.report().text
+    handed = {e.episode_id: e.fallback for e in v.executions if e.fallback is not None}
+    assert set(handed) == {"t1", "t2"} and v.matched == 3
+    assert all(
+        f.writes_done == 1 and str(f.node_id).startswith("hand_over") for f in handed.values()
+    )
+    assert len(_hand_overs(result.ir)) == 1
+
+
+def _scanning(eid: str, uid: str, pick: int, *, every: bool = True) -> dict[str, Any]:
+    """Look the user up and each of their orders (``every``; else the first only), then
+    cancel one."""
+    b = EpisodeBuilder(eid, inputs={"user_id": uid})
+    b.call("get_user", USERS[uid], store="user", user_id=uid)
+    orders = USERS[uid]["orders"] if every else USERS[uid]["orders"][:1]
+    for order in orders:
+        b.call("get_order", {"order_id": order, "status": "pending"}, store="order",
+               order_id=order)  # fmt: skip
+    b.call("cancel_order", "cancelled", store="cancelled", order_id=USERS[uid]["orders"][pick])
+    return b.done(True)
+
+
+def test_a_thin_run_that_does_not_make_the_loops_calls_is_handed_over() -> None:
+    """The compiled way reads every order of the user (a loop); a thin run read one only: it
+    parts where the loop starts, and replay places it on the hand-over, not on the loop."""
+    runs = [_scanning("s1", "u1", 1), _scanning("s2", "u2", 2), _scanning("s3", "u3", 0)]
+    runs.append(_scanning("t1", "u2", 0, every=False))
+    result = compile_normalized(normalize_all(runs), name="cancel")
+    v = result.verification
+    assert result.ok, result.report().text
+    assert any(n.get("kind") == "for_each" for n in walk_ir(compiled_program(result.ir)["root"]))
+    outcomes = {e.episode_id: e.outcome for e in v.executions}
+    assert outcomes == {"s1": "matched", "s2": "matched", "s3": "matched", "t1": "fallback"}

@@ -96,7 +96,8 @@ def inputs_text(
     """
     text = ", ".join(required) or empty
     for branch in alternatives:
-        text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
+        if any(branch):  # a branch whose alternatives read no input of their own says nothing
+            text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
     return text
 
 
