@@ -380,7 +380,8 @@ def route_names(
     found: list[tuple[str, str]] = []
     for slots, tool in zip(own, handing, strict=True):
         if tool is not None:
-            found.append((tool, f"calls {tool}, which the compiled paths do not: hand over"))
+            found.append((tool, f"a way too few recorded runs took (they called {tool} here): "
+                                "hand over"))  # fmt: skip
             continue
         base = slots[0].tool.rsplit(".", 1)[-1] if slots else "path"
         name, n = base, 2
