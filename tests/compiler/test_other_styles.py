@@ -88,12 +88,11 @@ def _figures(style: str) -> StyleFigures:
 
 _MIN_SERVED = {"direct": 4, "thorough": 3, "terse": 1, "small": 2}
 """Held-out runs served end to end, as measured (4 held out per style). A held-out run that
-takes a way no two kept runs of its family took goes to the fallback, rightly: terse's cancel
-family has no name + zip path of two runs past the lookup, its exchange family no path of two
-runs at all (each of its 4 kept runs takes its own way: the program hands over at once), its
-modify family no name + zip run (28_0), its return family one email run (52_1); small's cancel
-family has 9 kept runs on 9 ways (hands over at once) and its exchange held-out run (17_1)
-looks the product types up where the compiled ways do not."""
+takes a way no two kept runs of its family took goes to the fallback, rightly: terse's exchange
+run 17_0 (its 4 kept runs take 4 ways: the program hands over at once), modify run 28_0 (name +
+zip, which no kept run used) and return run 52_1 (email, one kept run); small's cancel run 50_1
+(9 kept runs on 9 ways: hands over at once) and exchange run 17_1 (it looks the product types
+up where the compiled ways do not)."""
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, id=n, marks=pytest.mark.slow)
