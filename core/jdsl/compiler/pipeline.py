@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, read_only_of, successful_pool
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -24,6 +24,7 @@ from jdsl.compiler.noops import drop_noops
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
+from jdsl.compiler.rejoin import share_stores
 from jdsl.compiler.staticize import staticize
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
@@ -319,7 +320,8 @@ def compile_normalized(
     """
     require_success(normalized)
     normalized, noops = drop_noops(normalized, effects)
-    if noops:  # the shards' facts and replay hold the dropped calls: derive them here
+    normalized, shared = share_stores(normalized, read_only_of(effects))
+    if noops or shared:  # the shards' facts and replay hold the calls as recorded: derive here
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)

@@ -30,6 +30,7 @@ from jdsl.compiler.candidates import RECOVERY
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.rejoin import choice_tokens, choice_tools
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
 from jdsl.compiler.staticize.emit import emit, hand_over_node, result
 from jdsl.compiler.staticize.fragment import EMPTY, Evidence
@@ -89,12 +90,14 @@ def staticize(
     loops = family_loops(successful_pool(episodes), read_only=read_only)
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
 
+    choices = choice_tokens(successful_pool(episodes), read_only, min_support)
+
     def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
         seq, positions, _ = compress(episode, loops)
-        return seq, positions
+        return tuple(choices.get(t, t) for t in seq), positions
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
-                         tokens=tokens if loops else None, hand_over=hand_over,
+                         tokens=tokens if loops or choices else None, hand_over=hand_over,
                          unaccounted=unaccounted)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
@@ -104,11 +107,12 @@ def staticize(
     recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
                   if c.type == RECOVERY and c.accepted}  # fmt: skip
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
-                              loops=specs, thin=plan.thin)  # fmt: skip
+                              loops=specs, thin=plan.thin,
+                              choices={t: choice_tools(t) for t in choices.values()})  # fmt: skip
     if plan.hand_over is not None:  # the common part, then the fallback: no run is served
         pool = lanes[0].episodes
         program = emit(ev, items, pool, None)
-        ways = len({tokens(e)[0] if loops else e.tool_sequence() for e in pool})
+        ways = len({tokens(e)[0] for e in pool})
         program += hand_over_node(program, plan.hand_over, ways, pool)
         made = result(ev, program, lanes[0].skeleton, pool, (*notes, *contested))
         return dataclasses.replace(made, aligned=())
