@@ -329,28 +329,37 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(hand_over: bool, unaccounted: Collection[str] = ()) -> CompiledBehavior:
+    def compiled_as(hand_over: bool, unaccounted: Collection[str] = (), rejoin: bool = True
+                    ) -> CompiledBehavior:  # fmt: skip
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support, hand_over=hand_over,
-                         unaccounted=unaccounted)  # fmt: skip
+                         unaccounted=unaccounted, rejoin=rejoin)  # fmt: skip
         if noops:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
                 for tool in noops)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    compiled = compiled_as(hand_over=False)
-    report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
-    if fallback and report.structural_ok and not report.ok:
-        # the path followed (one run's, when no path has the support to be branched) does not
-        # account for every run: hand over to the fallback where the paths part instead (and
-        # where a path too thin to compile, holding a run left unaccounted, parts from them)
-        unaccounted = [e.episode_id for e in report.unaccounted]
-        handing = compiled_as(hand_over=True, unaccounted=unaccounted)
-        if handing.ir != compiled.ir:  # else no path was too thin: the same program
-            handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
-            if handed.ok:
-                compiled, report = handing, handed
+    def settled(rejoin: bool) -> tuple[CompiledBehavior, VerificationReport]:
+        compiled = compiled_as(hand_over=False, rejoin=rejoin)
+        report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
+        if fallback and report.structural_ok and not report.ok:
+            # the path followed (one run's, when no path has the support to be branched) does
+            # not account for every run: hand over to the fallback where the paths part instead
+            # (and where a path too thin to compile, holding a run left unaccounted, parts from
+            # them)
+            unaccounted = [e.episode_id for e in report.unaccounted]
+            handing = compiled_as(hand_over=True, unaccounted=unaccounted, rejoin=rejoin)
+            if handing.ir != compiled.ir:  # else no path was too thin: the same program
+                handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
+                if handed.ok:
+                    return handing, handed
+        return compiled, report
+
+    compiled, report = settled(rejoin=True)
+    if shared and report.structural_ok and not report.ok:
+        # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify: each its own way
+        compiled, report = settled(rejoin=False)
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

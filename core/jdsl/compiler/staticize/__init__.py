@@ -67,6 +67,7 @@ def staticize(
     min_support: int = MIN_BRANCH_SUPPORT,
     hand_over: bool = False,
     unaccounted: Collection[str] = (),
+    rejoin: bool = True,
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -85,12 +86,14 @@ def staticize(
             them (:mod:`jdsl.compiler.staticize.shape`).
         unaccounted: the episodes the program compiled without ``hand_over`` did not account
             for (neither matched nor handed to the fallback in verification).
+        rejoin: alternative lookups with the support are one choice token whose arms rejoin
+            at once (:mod:`jdsl.compiler.rejoin`); False: each stays its own way.
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
 
-    choices = choice_tokens(successful_pool(episodes), read_only, min_support)
+    choices = choice_tokens(successful_pool(episodes), read_only, min_support) if rejoin else {}
 
     def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
         seq, positions, _ = compress(episode, loops)
