@@ -295,6 +295,7 @@ def compile_normalized(
     replay: ReplayMap | None = None,
     fallback: bool = True,
     reads: ReadAnswers | None = None,
+    peers: Sequence[NormEpisode] = (),
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
@@ -310,7 +311,9 @@ def compile_normalized(
     too thin to compile whose runs the program does not account for hands over where it parts
     from them. ``reads`` answers, in
     verification, reads an episode never made before its first write
-    (:mod:`jdsl.compiler.lookups`).
+    (:mod:`jdsl.compiler.lookups`). Runs that part at one lookup and rejoin are one program
+    (:mod:`jdsl.compiler.rejoin`); ``peers`` (successful runs of the corpus's other families)
+    may support such a lookup the family took too few times.
 
     This is the one place the passes are chained (the CLI, ``show --compile``, held-out
     validation, the demo and the Dask engine all come here).
@@ -333,7 +336,7 @@ def compile_normalized(
                     ) -> CompiledBehavior:  # fmt: skip
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support, hand_over=hand_over,
-                         unaccounted=unaccounted, rejoin=rejoin)  # fmt: skip
+                         unaccounted=unaccounted, rejoin=rejoin, peers=peers)  # fmt: skip
         if noops:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
@@ -448,12 +451,14 @@ def compile_families(
     members: dict[str, Sequence[NormEpisode]] = {}
     results: dict[str, CompileResult] = {}
     refused: dict[str, str] = {}
-    for family, episodes in group_episodes(normalized, by, effects=effects):
+    families = group_episodes(normalized, by, effects=effects)
+    for family, episodes in families:
         members[family] = episodes
+        peers = [e for other, eps in families if other != family for e in eps if e.success]
         try:
             results[family] = compile_normalized(
                 episodes, name=f"{prefix}-{family}" if prefix else family,
-                task_family=task_family or family, effects=effects, **options,
+                task_family=task_family or family, effects=effects, peers=peers, **options,
             )  # fmt: skip
         except CompileError as exc:
             refused[family] = str(exc)

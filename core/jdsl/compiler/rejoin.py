@@ -118,19 +118,46 @@ def share_stores(
 
 
 def choice_tokens(
-    episodes: Sequence[NormEpisode], read_only: Callable[[str], bool], min_support: int
+    episodes: Sequence[NormEpisode],
+    read_only: Callable[[str], bool],
+    min_support: int,
+    peers: Sequence[NormEpisode] = (),
 ) -> dict[str, str]:
     """``{tool: choice token}`` for the alternative lookups (after :func:`share_stores`) that
-    each have ``min_support`` episodes (module docstring)."""
+    each have ``min_support`` successful episodes (module docstring). ``peers`` (successful
+    runs of the corpus's other families) add support to an alternative the family took at
+    least once: a peer run counts when it makes the same call whose result the same argument
+    of the same tool reads right after; an alternative supported so needs runs of two tasks."""
     found: dict[str, str] = {}
-    for tools, _ in _groups(episodes, read_only, shared=True):
-        kept = [t for t in tools
-                if sum(any(s.logical_tool == t for s in e.ok_steps()) for e in episodes)
-                >= min_support]  # fmt: skip
+    for tools, feed in _groups(episodes, read_only, shared=True):
+        kept = [t for t in tools if _supported(t, feed, episodes, peers, min_support)]
         if len(kept) >= 2:
             token = CHOICE + " | ".join(kept)
             found.update(dict.fromkeys(kept, token))
     return found
+
+
+def _supported(
+    tool: str, feed: tuple[str, str], episodes: Sequence[NormEpisode],
+    peers: Sequence[NormEpisode], min_support: int,
+) -> bool:  # fmt: skip
+    own = [e for e in episodes if any(s.logical_tool == tool for s in e.ok_steps())]
+    if len(own) >= min_support or not own or not peers:
+        return len(own) >= min_support
+    runs = own + [e for e in peers if e.success is True and _feeds(e, tool, feed)]
+    tasks = {e.metadata.get("task_id", e.episode_id) for e in runs}
+    return len(runs) >= min_support and len(tasks) >= 2
+
+
+def _feeds(episode: NormEpisode, tool: str, feed: tuple[str, str]) -> bool:
+    """Whether ``episode`` calls ``tool`` and ``feed`` (tool, argument) reads its result whole
+    right after."""
+    ok = episode.ok_steps()
+    return any(
+        s.logical_tool == tool and s.store and ok[i + 1].logical_tool == feed[0]
+        and ok[i + 1].arg_lineage.get(feed[1]) == s.store
+        for i, s in enumerate(ok[:-1])
+    )  # fmt: skip
 
 
 def _path(path: str, renames: Mapping[str, str]) -> str:

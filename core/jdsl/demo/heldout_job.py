@@ -158,12 +158,16 @@ def holdout_figures(
     totals = dict.fromkeys(("compiled", "verified", "too_few", "no_success", "held", "served", "matched",
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
+    split = {family: holdout_split(members, n) for family, members in families}
     for family, members in families:
-        kept, held = holdout_split(members, n)
+        kept, held = split[family]
+        peers = [
+            e for other, (eps, _) in split.items() if other != family for e in eps if e.success
+        ]  # other families' compiled runs (never a held-out one)
         if not any(e.success for e in kept):  # one successful run (held out), or none
             totals["too_few" if any(e.success for e in held) else "no_success"] += 1
             continue
-        result = compile_normalized(kept, name=family, reads=reads)
+        result = compile_normalized(kept, name=family, reads=reads, peers=peers)
         if on_compiled is not None:
             on_compiled(family, result)
         if not result.ok:  # no package is written: its held-out runs are refused

@@ -68,6 +68,7 @@ def staticize(
     hand_over: bool = False,
     unaccounted: Collection[str] = (),
     rejoin: bool = True,
+    peers: Sequence[NormEpisode] = (),
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -88,12 +89,16 @@ def staticize(
             for (neither matched nor handed to the fallback in verification).
         rejoin: alternative lookups with the support are one choice token whose arms rejoin
             at once (:mod:`jdsl.compiler.rejoin`); False: each stays its own way.
+        peers: successful runs of the corpus's other families: support for an alternative
+            lookup the family took (:func:`jdsl.compiler.rejoin.choice_tokens`).
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
 
-    choices = choice_tokens(successful_pool(episodes), read_only, min_support) if rejoin else {}
+    choices = (
+        choice_tokens(successful_pool(episodes), read_only, min_support, peers) if rejoin else {}
+    )
 
     def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
         seq, positions, _ = compress(episode, loops)
