@@ -137,3 +137,39 @@ def test_verification_catches_a_rejoined_package_broken_on_purpose(break_it: Any
     assert wrong_ir != ir
     report = verify(dataclasses.replace(result.compiled, ir=wrong_ir), result.normalized)
     assert not report.ok
+
+
+def _returning(eid: str, uid: str, task: str = "") -> dict[str, Any]:
+    """A run of another family: identified by email, then a return."""
+    email, _, _, _, order = USERS[uid]
+    b = EpisodeBuilder(eid, inputs={"request": f"return {order}"},
+                       task_id=task or f"return_{uid}", user_id=uid)  # fmt: skip
+    b.emit("user.message", {"content": f"Please return order {order}. I am {email}."})
+    b.call("find_user_id_by_email", uid, store="find_user_id_by_email_out",
+           node_type="react", email=email)  # fmt: skip
+    b.call("get_user_details", {"user_id": uid, "orders": [order]}, store="user", user_id=uid)
+    b.call("return_order", "returned", store="returned", order_id=order)
+    return b.done(True)
+
+
+def test_runs_of_other_families_support_an_alternative_the_family_took_once() -> None:
+    """One run of the family identifies by email; two runs of another family (other tasks)
+    make the same lookup that ``get_user_details(user_id=...)`` reads right after: with them as
+    peers the email arm is compiled, and a held-out email run is served end to end."""
+    runs = normalize_all([
+        _run("e1", "u1", by="email", rules=False), _run("n2", "u2", by="name_zip", rules=False),
+        _run("n3", "u3", by="name_zip", rules=False), _run("n4", "u4", by="name_zip", rules=True),
+    ])  # fmt: skip
+    peers = normalize_all([_returning("r2", "u2"), _returning("r3", "u3")])
+    held = normalize_all([_run("h5", "u5", by="email", rules=False)])
+    alone = compile_normalized(runs, name="cancel")
+    assert alone.ok and validate_package(alone.package, held).served == 0
+    result = compile_normalized(runs, name="cancel", peers=peers)
+    v = result.verification
+    assert result.ok and v.matched == v.executed == 4, result.report().text
+    report = validate_package(result.package, held)
+    assert report.served == report.matched == 1, report
+    # one peer run of the family's own email run's task: two runs, one task, no evidence
+    same_task = normalize_all([_returning("r1", "u1", task="task_u1")])
+    single = compile_normalized(runs, name="cancel", peers=same_task)
+    assert single.ok and validate_package(single.package, held).served == 0

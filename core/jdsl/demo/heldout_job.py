@@ -159,8 +159,7 @@ def holdout_figures(
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
     split = {family: holdout_split(members, n) for family, members in families}
-    for family, members in families:
-        kept, held = split[family]
+    for family, (kept, held) in split.items():
         peers = [
             e for other, (eps, _) in split.items() if other != family for e in eps if e.success
         ]  # other families' compiled runs (never a held-out one)

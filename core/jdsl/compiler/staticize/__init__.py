@@ -96,9 +96,13 @@ def staticize(
     loops = family_loops(successful_pool(episodes), read_only=read_only)
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
 
-    choices = (
-        choice_tokens(successful_pool(episodes), read_only, min_support, peers) if rejoin else {}
-    )
+    recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
+                  if c.type == RECOVERY and c.accepted}  # fmt: skip
+    found = choice_tokens(successful_pool(episodes), read_only, min_support, peers)
+    choices = {  # a lookup recovering from another's failure is a recovery, not a choice
+        tool: token for tool, token in found.items() if rejoin
+        and not any({a, b} <= set(choice_tools(token)) for a, b in recoveries)
+    }  # fmt: skip
 
     def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
         seq, positions, _ = compress(episode, loops)
@@ -112,8 +116,6 @@ def staticize(
     if not plan.lanes:
         return result(ev, EMPTY, (), plan.aligned, ("no successful episode to compile", *contested))
     notes = list(plan.notes)
-    recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
-                  if c.type == RECOVERY and c.accepted}  # fmt: skip
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
                               loops=specs, thin=plan.thin,
                               choices={t: choice_tools(t) for t in choices.values()})  # fmt: skip

@@ -210,6 +210,9 @@ class _Planner:
                 at = _where(parts)
                 arms.append(Arm(tuple(parts), (Call(("call", next(self.keys)), tool, at),), False))
         arms.sort(key=lambda a: -len(a.episodes))
+        if len(arms) == 1:  # these strands' runs took one of the alternatives only
+            (call,) = arms[0].body
+            return call
         return _fork(tuple(arms), self.read_only, tail=going[0].rest[1:])
 
     def call(self, token: str, at: Where) -> Call:
