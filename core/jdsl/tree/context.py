@@ -202,6 +202,8 @@ class RunContext:
             SUCCESS. None when the run succeeded; kept whether or not the run is traced. When
             the run ended with an exception, ``error`` is the cause and ``failure`` is whatever
             failure was pending before it.
+        under_way: whether the last FAILURE ended a sequence after its first child succeeded
+            (set by sequences, read by selectors: :class:`jdsl.tree.composites.Selector`).
         abandoned: True for the context of a subtree a ``timeout`` gave up on (see
             :class:`jdsl.tree.scope.ScopedContext`); always False here.
         tracing: whether a sink is attached.
@@ -252,6 +254,7 @@ class RunContext:
         self.status: Status = Status.FAILURE
         self.error: BaseException | None = None
         self.failure: Failure | None = None
+        self.under_way = False
         self.tracing = trace_sink is not None
         self.node_names: dict[int, tuple[str | None, str]] = {}
         self.node_events: dict[int, NodeEvents] = {}
