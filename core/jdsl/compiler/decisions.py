@@ -22,7 +22,12 @@ from jdsl.providers.replay import ReplayModel
 from jdsl.signature import Signature
 from jdsl.tree import Root
 
-__all__ = ["TreeShape", "decision_model", "run_inputs"]
+__all__ = ["OTHER_ROUTE", "TreeShape", "decision_model", "run_inputs"]
+
+OTHER_ROUTE = "other"
+"""What a route decision over paths too thin to branch alone answers when none fits the run
+(:mod:`jdsl.compiler.staticize.emit`): no alternative checks it, so the selector fails there and
+the package's fallback takes over."""
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:
@@ -97,7 +102,7 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     routes = _routes(nodes, episode)
     reached = _reached(nodes[0], routes) if nodes else set()
     chosen = {**routes, **_chosen_arguments(nodes, episode, reached),
-              **_loop_selections(nodes, episode)}  # fmt: skip
+              **_loop_selections(nodes, episode, reached)}  # fmt: skip
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
         if node_id not in reached:  # an alternative the run did not take: never answered
@@ -128,12 +133,77 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
         at.setdefault(step.logical_tool, []).append(position)
     counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
     found: dict[str, Any] = {}
-    _decide(nodes[0], at, counted, found)
+    writes = [s.logical_tool for s in episode.ok_steps() if is_write(s.logical_tool)]
+    _decide(nodes[0], at, counted, found, _Fit(nodes[0], _other_keys(nodes), writes))
     return found
 
 
+@dataclass(frozen=True)
+class _Fit:
+    """What answering :data:`OTHER_ROUTE` needs: the tree, the
+    route keys that offer it, and the run's writes (tools, in order)."""
+
+    root: Mapping[str, Any]
+    keys: frozenset[str]
+    writes: Sequence[str]
+
+    def fits(self, routes: Mapping[str, Any]) -> bool:
+        """Whether the run's writes are the writes the tree makes along ``routes``."""
+        return _matches(_write_pattern(self.root, routes), self.writes)
+
+
+def _other_keys(nodes: Sequence[dict[str, Any]]) -> frozenset[str]:
+    """The outputs of route decisions that may answer that no path fits (a ``Literal`` with
+    :data:`OTHER_ROUTE`)."""
+    found = set()
+    for node in nodes:
+        if node.get("kind") == "predict" and node.get("signature"):
+            for field in Signature.parse(str(node["signature"])).outputs:
+                if f'"{OTHER_ROUTE}"' in str(field.type) and str(field.type).startswith("Literal"):
+                    found.add(field.name)
+    return frozenset(found)
+
+
+def _write_pattern(node: Mapping[str, Any], routes: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """``(tool, in a loop)`` of each write the tree makes along ``routes`` (pre-order; a route
+    selector whose key is decided: the alternative it names; any other selector: its first)."""
+    if node.get("kind") == "action":
+        tool = str(node.get("tool"))
+        return [(tool, False)] if is_write(tool) else []
+    children = [c for c in child_slots(node) if isinstance(c, dict)]
+    if node.get("kind") == "selector" and children:
+        arms = [_route(child) for child in children]
+        decided = [c for c, a in zip(children, arms, strict=True)
+                   if a is not None and a[0] in routes and a[1] == routes[a[0]]]  # fmt: skip
+        children = decided[:1] or children[:1]
+    found = [w for child in children for w in _write_pattern(child, routes)]
+    return [(tool, True) for tool, _ in found] if node.get("kind") == "for_each" else found
+
+
+def _matches(pattern: Sequence[tuple[str, bool]], writes: Sequence[str]) -> bool:
+    """Whether ``writes`` are ``pattern``'s writes: one call each, a loop's any number."""
+
+    def from_(i: int, j: int) -> bool:
+        if i == len(pattern):
+            return j == len(writes)
+        tool, loop = pattern[i]
+        if not loop:
+            return j < len(writes) and writes[j] == tool and from_(i + 1, j + 1)
+        while True:
+            if from_(i + 1, j):
+                return True
+            if j >= len(writes) or writes[j] != tool:
+                return False
+            j += 1
+
+    return from_(0, 0)
+
+
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
-            found: dict[str, Any]) -> None:  # fmt: skip
+            found: dict[str, Any], fit: _Fit) -> None:  # fmt: skip
+    """Decide the route selectors under ``node`` as the run took them; a route that offers
+    :data:`OTHER_ROUTE` answers it when the run makes none of the alternatives' first calls or
+    makes other writes than the tree along the one it took (the run fits no compiled path)."""
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
@@ -144,12 +214,18 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
             calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
             if k < len(calls):
                 firsts.append((calls[k], n, key, value))
+        key = str(routes[0][0]) if routes[0] is not None else ""
+        if key in fit.keys and key not in found and (
+            not firsts or not fit.fits({**found, key: min(firsts)[3]})
+        ):
+            found[key] = OTHER_ROUTE
+            return
         if firsts:
             _, n, key, value = min(firsts)
             found.setdefault(key, value)
             children = [children[n]]
     for child in children:
-        _decide(child, at, counted, found)
+        _decide(child, at, counted, found, fit)
 
 
 def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
@@ -254,12 +330,15 @@ _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
 
 
-def _loop_selections(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+def _loop_selections(
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
+) -> dict[str, Any]:
     """``{key: indexes}`` for each loop over selected elements ``for_each x in xs[$key]``
     whose child calls a tool with an argument ``x<tail>``: the index in ``xs`` of each call of
     that loop's run in the episode (what the residual that selects answered). The calls of a
     tool whose argument is ``xs[k]<tail>`` form runs (consecutive successful calls of it); the
-    n-th such loop of a tool in the tree (pre-order) takes the n-th run."""
+    n-th such loop of a tool in the tree (pre-order) takes the n-th run; with ``reached`` (the
+    run's path, :func:`_reached`), among the loops the run reaches only."""
     found: dict[str, Any] = {}
     seen: dict[str, int] = {}  # tool -> loops of it so far
     for node in nodes:
@@ -267,6 +346,9 @@ def _loop_selections(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> d
             _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
         )
         if match is None or match["key"] in found:
+            continue
+        inside = {str(n.get("id") or "") for n in _walk(node.get("child"))}
+        if reached is not None and not inside & reached:
             continue
         looped = _looped(node, match["head"], match["key"])
         if looped is None:

@@ -109,5 +109,5 @@ def staticize(
     kept = {eid for lane in lanes for eid in lane.ids}
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip
-    program = emit(ev, items, aligned, lanes[0])
+    program = emit(ev, items, aligned, lanes[0], other=plan.same_writes)
     return result(ev, program, lanes[0].skeleton, aligned, (*notes, *contested))
