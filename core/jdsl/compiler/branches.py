@@ -146,6 +146,7 @@ def plan_branches(
     tokens: Callable[[NormEpisode], tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
     | None = None,
     hand_over: bool = False,
+    same_writes: bool = False,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -156,6 +157,9 @@ def plan_branches(
         hand_over: where the paths part ways and none has ``min_support`` episodes, plan their
             common part only, to hand over to the fallback where they part
             (:attr:`BranchPlan.hand_over`), instead of following the path with more writes.
+        same_writes: where no path has ``min_support`` episodes, follow every path that makes
+            the writes most episodes make, when those are ``min_support`` or more
+            (:attr:`BranchPlan.same_writes`), instead of the path with more writes.
 
     Raises:
         ValueError: ``min_support`` below 1.
@@ -176,7 +180,7 @@ def plan_branches(
     if not ranked:
         return BranchPlan((), 0, 0, ())
     top = len(groups[ranked[0]])
-    if not hand_over and top < min_support and len(ranked) > 1:
+    if same_writes and not hand_over and top < min_support and len(ranked) > 1:
         writes = _same_writes(ranked, groups, read_only, min_support)
         if writes:
             lanes = [_lane(pool, s, groups, parts) for s in writes]

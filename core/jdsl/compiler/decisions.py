@@ -264,7 +264,7 @@ def _chosen_arguments(
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    numbered = [(node, k) for node, k in _numbered(nodes[0] if nodes else {}, {})
+    numbered = [(node, k) for node, k in _numbered(nodes[0] if nodes else {}, {}, reached)
                 if reached is None or str(node.get("id") or "") in reached]  # fmt: skip
     for node, k in numbered:
         tool = str(node.get("tool"))
@@ -307,20 +307,25 @@ def _acted_on(
     return found
 
 
-def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[str, Any], int]]:
+def _numbered(
+    node: Mapping[str, Any], seen: dict[str, int], reached: set[str] | None = None
+) -> list[tuple[dict[str, Any], int]]:
     """Each action under ``node`` (pre-order) with how many actions of its tool a run reaching
     it made before (``seen``, updated): the alternatives of a selector each count from where
-    the selector starts (a run takes one of them), and after it the most any of them made."""
+    the selector starts (a run takes one of them), and after it the most any of them made (of
+    those the run can take, with ``reached``: the run's path, :func:`_reached`)."""
     if node.get("kind") == "action":
         k = seen[str(node.get("tool"))] = seen.get(str(node.get("tool")), -1) + 1
         return [(dict(node), k)]
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     if node.get("kind") != "selector":
-        return [pair for child in children for pair in _numbered(child, seen)]
+        return [pair for child in children for pair in _numbered(child, seen, reached)]
     found, start, after = [], dict(seen), dict(seen)
     for child in children:
         arm = dict(start)
-        found += _numbered(child, arm)
+        found += _numbered(child, arm, reached)
+        if reached is not None and not {str(n.get("id") or "") for n in _walk(child)} & reached:
+            continue  # an alternative the run does not take
         after.update({tool: max(k, after.get(tool, -1)) for tool, k in arm.items()})
     seen.update(after)
     return found

@@ -303,8 +303,10 @@ def compile_normalized(
     With ``fallback`` (the default) the package hands runs its compiled paths do not cover to a
     react with the family's tools (:mod:`jdsl.compiler.fallback`); and where the successful
     paths part ways with none supported enough to branch (``min_support``), when the path
-    followed does not pass verification, the program is the paths' common part, handing over
-    to the fallback where they part, if that passes. ``reads`` answers, in
+    followed does not pass verification, the program follows every path that makes the writes
+    most runs make (when those runs have the support; a route where they part, which may answer
+    that none fits), else it is the paths' common part, handing over to the fallback where
+    they part: the first of these that passes. ``reads`` answers, in
     verification, reads an episode never made before its first write
     (:mod:`jdsl.compiler.lookups`).
 
@@ -324,25 +326,31 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(hand_over: bool) -> CompiledBehavior:
+    def compiled_as(hand_over: bool = False, same_writes: bool = False) -> CompiledBehavior:
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over)  # fmt: skip
+                         min_support=min_support, hand_over=hand_over,
+                         same_writes=same_writes)  # fmt: skip
         if noops:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
                 for tool in noops)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    compiled = compiled_as(hand_over=False)
+    compiled = compiled_as()
     report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
     if fallback and report.structural_ok and not report.ok:
         # the path followed (one run's, when no path has the support to be branched) does not
-        # account for every run: hand over to the fallback where the paths part instead
-        handing = compiled_as(hand_over=True)
-        if handing.ir != compiled.ir:  # else no path was too thin: the same program
-            handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
-            if handed.ok:
-                compiled, report = handing, handed
+        # account for every run: follow every thin path making the writes most runs make (a
+        # route where they part; the fallback when none fits), else hand over to the fallback
+        # where the paths part
+        for retry in ({"same_writes": True}, {"hand_over": True}):
+            other = compiled_as(**retry)
+            if other.ir == compiled.ir:  # no path was too thin: the same program
+                continue
+            checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
+            if checked.ok:
+                compiled, report = other, checked
+                break
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

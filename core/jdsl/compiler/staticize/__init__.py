@@ -65,6 +65,7 @@ def staticize(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     min_support: int = MIN_BRANCH_SUPPORT,
     hand_over: bool = False,
+    same_writes: bool = False,
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -79,6 +80,10 @@ def staticize(
             their common part and hand over to the fallback there (:func:`~jdsl.compiler.staticize.emit.hand_over_node`)
             instead of following the path with more writes; no episode is then served end to
             end (the compiled behavior's ``aligned`` is empty).
+        same_writes: where no path has ``min_support`` episodes, follow every path that makes
+            the writes most episodes make, if those are ``min_support`` or more (they differ in
+            reads only): a route decision where they part, which may also answer that none
+            fits (the fallback takes over there).
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
@@ -89,7 +94,8 @@ def staticize(
         return seq, positions
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
-                         tokens=tokens if loops else None, hand_over=hand_over)  # fmt: skip
+                         tokens=tokens if loops else None, hand_over=hand_over,
+                         same_writes=same_writes)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
@@ -98,7 +104,7 @@ def staticize(
     recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
                   if c.type == RECOVERY and c.accepted}  # fmt: skip
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
-                              loops=specs)  # fmt: skip
+                              loops=specs, routed=plan.same_writes)  # fmt: skip
     if plan.hand_over is not None:  # the common part, then the fallback: no run is served
         pool = lanes[0].episodes
         program = emit(ev, items, pool, None)

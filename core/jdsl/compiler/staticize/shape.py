@@ -143,6 +143,7 @@ def plan_shape(
     notes: list[str],
     recoveries: Collection[tuple[str, str]] = (),
     loops: Mapping[str, LoopSpec] | None = None,
+    routed: bool = False,
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
     left out); ``notes`` gets what was left out and why.
@@ -151,9 +152,11 @@ def plan_shape(
     difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
     failed ``primary`` in the others, there is no fork: the recovering call (compiled
     ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.staticize.recovery`) serves both.
+    With ``routed`` no fork is selected by ``inputs`` (thin paths: a route decision may answer
+    that none fits, :attr:`jdsl.compiler.branches.BranchPlan.same_writes`).
     """
     keys = count()
-    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}))
+    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}), routed)
     items, kept = plan.walk([Strand(lane, 0) for lane in lanes])
     ids = {id(s.lane) for s in kept}
     return tuple(items), tuple(lane for lane in lanes if id(lane) in ids)
@@ -162,10 +165,10 @@ def plan_shape(
 class _Planner:
     def __init__(
         self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
-        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec],
+        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec], routed: bool = False,
     ) -> None:  # fmt: skip
         self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
-        self.loops = loops
+        self.loops, self.routed = loops, routed
 
     def call(self, token: str, at: Where) -> Call:
         loop = self.loops.get(token)
@@ -214,7 +217,8 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
                 for g, c in zip(groups, cuts, strict=True)
             )
             after = [s.advanced(c) for g, c in zip(groups, cuts, strict=True) for s in g]
-            items.append(_fork(strands, arms, read_only, tail=after[0].rest))
+            items.append(_fork(strands, arms, read_only, tail=after[0].rest,
+                               routed=planner.routed))  # fmt: skip
             strands = _in_order(after, strands)
             continue
         arms_list, ends = [], []
@@ -223,7 +227,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
             lanes = {id(s.lane) for s in kept}
             arms_list.append(Arm(tuple(s for s in g if id(s.lane) in lanes), tuple(body), True))
             ends += kept
-        items.append(_fork(strands, tuple(arms_list), read_only, tail=()))
+        items.append(_fork(strands, tuple(arms_list), read_only, tail=(), routed=planner.routed))
         return items, ends
 
 
@@ -307,12 +311,12 @@ def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -
 
 def _fork(
     strands: Sequence[Strand], arms: tuple[Arm, ...], read_only: Callable[[str], bool],
-    *, tail: tuple[str, ...],
+    *, tail: tuple[str, ...], routed: bool = False,
 ) -> Fork:  # fmt: skip
     """The fork over ``arms`` with how its arms are selected (module docstring)."""
     at = _where([s for arm in arms for s in arm.strands])
     own = [c.tool for arm in arms for c in arm.calls()]
-    if tail and all(read_only(tool) for tool in own):
+    if tail and not routed and all(read_only(tool) for tool in own):
         return Fork(at, arms, "inputs", tail=tail)
     groups = [_where(arm.strands) for arm in arms]
     conditions = arm_conditions(groups)
