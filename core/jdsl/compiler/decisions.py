@@ -401,10 +401,13 @@ def _runs(steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str) -
 def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:
     """The episode's run inputs, plus a value for each synthesized input the tree reads: an
     argument that refs a key nothing in the tree produces and the episode was not given (the
-    compiler's name for a varying argument no lineage explains) gets the recorded argument."""
+    compiler's name for a varying argument no lineage explains) gets the recorded argument,
+    numbered along the run's path (the route alternatives it takes)."""
     shape = tree if isinstance(tree, TreeShape) else TreeShape.of(tree)
     inputs = dict(episode.inputs)
-    for key, value in _chosen_arguments(shape.nodes, episode).items():
+    nodes = shape.nodes
+    reached = _reached(nodes[0], _routes(nodes, episode)) if nodes else None
+    for key, value in _chosen_arguments(nodes, episode, reached).items():
         if key not in shape.produced and key not in inputs:
             inputs[key] = value
     return inputs

@@ -303,10 +303,11 @@ def compile_normalized(
     With ``fallback`` (the default) the package hands runs its compiled paths do not cover to a
     react with the family's tools (:mod:`jdsl.compiler.fallback`); and where the successful
     paths part ways with none supported enough to branch (``min_support``), when the path
-    followed does not pass verification, the program follows every path that makes the writes
-    most runs make (when those runs have the support; a route where they part, which may answer
-    that none fits), else it is the paths' common part, handing over to the fallback where
-    they part: the first of these that passes. ``reads`` answers, in
+    followed does not pass verification or hands runs to the fallback, the program follows
+    every path that makes the writes most runs make (when those runs have the support; a route
+    where they part, which may answer that none fits) if that passes and matches more runs;
+    else, when the path followed fails, it is the paths' common part, handing over to the
+    fallback where they part, if that passes. ``reads`` answers, in
     verification, reads an episode never made before its first write
     (:mod:`jdsl.compiler.lookups`).
 
@@ -338,17 +339,19 @@ def compile_normalized(
 
     compiled = compiled_as()
     report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
-    if fallback and report.structural_ok and not report.ok:
+    if fallback and report.structural_ok and (not report.ok or report.fallbacks):
         # the path followed (one run's, when no path has the support to be branched) does not
-        # account for every run: follow every thin path making the writes most runs make (a
-        # route where they part; the fallback when none fits), else hand over to the fallback
-        # where the paths part
+        # account for every run, or leaves runs to the fallback: follow every thin path making
+        # the writes most runs make (a route where they part; the fallback when none fits) if
+        # that serves more, else, instead of a failure, hand over where the paths part
         for retry in ({"same_writes": True}, {"hand_over": True}):
+            if report.ok and "hand_over" in retry:
+                break
             other = compiled_as(**retry)
             if other.ir == compiled.ir:  # no path was too thin: the same program
                 continue
             checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
-            if checked.ok:
+            if checked.ok and (not report.ok or checked.matched > report.matched):
                 compiled, report = other, checked
                 break
     compiled = promote(compiled, report)
