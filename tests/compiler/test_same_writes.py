@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.compiler import compile_normalized, normalize_all
+from jdsl.compiler.consolidate import consolidate
 from jdsl.compiler.decisions import OTHER_ROUTE
-from jdsl.compiler.fallback import compiled_program
+from jdsl.compiler.fallback import attach_fallback, compiled_program
 from jdsl.compiler.lookups import initial_lookups
+from jdsl.compiler.staticize import staticize
 from jdsl.compiler.verify import verify
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -190,10 +192,19 @@ def _cancel_runs() -> list[dict[str, Any]]:
 
 
 def test_thin_paths_parting_between_two_cancels_serve_both_runs() -> None:
-    result = compile_normalized(normalize_all(_cancel_runs()), name="cancel", reads=READS)
+    runs = normalize_all(_cancel_runs())
+    result = compile_normalized(runs, name="cancel", reads=READS)
     v = result.verification
     assert result.ok, result.report().text
     assert (v.executed, v.matched, v.fallbacks) == (2, 2, 0), result.report().text
+    # the paths as routed alternatives (what the airline runs compile to): they meet again at
+    # the last cancel, a loop whose selection is not the one the second path made before it
+    routed = attach_fallback(staticize(runs, consolidate(runs), name="cancel",
+                                       same_writes=True), runs)  # fmt: skip
+    selections = [n["items"] for n in _walk(routed.ir["root"]) if n.get("kind") == "for_each"]
+    assert len(selections) == len(set(selections)) == 2, selections
+    report = verify(routed, runs, reads=READS)
+    assert (report.ok, report.matched) == (True, 2), report.problems
 
 
 def _mixed_task() -> list[dict[str, Any]]:
