@@ -253,18 +253,20 @@ def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
 
 
 def _chosen_arguments(
-    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
-) -> dict[str, Any]:
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None,
+    *, path: set[str] | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
     tool (:func:`_numbered`) had in the k-th successful call of that tool; for a selection
     ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took. Only the actions in
     ``reached`` (the run's path, :func:`_reached`) answer, when given: two alternatives may
-    name their positions alike."""
+    name their positions alike. Calls are counted along ``path`` (default ``reached``)."""
     found: dict[str, Any] = {}
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    numbered = [(node, k) for node, k in _numbered(nodes[0] if nodes else {}, {}, reached)
+    counted = _numbered(nodes[0] if nodes else {}, {}, reached if path is None else path)
+    numbered = [(node, k) for node, k in counted
                 if reached is None or str(node.get("id") or "") in reached]  # fmt: skip
     for node, k in numbered:
         tool = str(node.get("tool"))
@@ -401,13 +403,13 @@ def _runs(steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str) -
 def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:
     """The episode's run inputs, plus a value for each synthesized input the tree reads: an
     argument that refs a key nothing in the tree produces and the episode was not given (the
-    compiler's name for a varying argument no lineage explains) gets the recorded argument,
-    numbered along the run's path (the route alternatives it takes)."""
+    compiler's name for a varying argument no lineage explains) gets the recorded argument (an
+    action after a selector counts calls along the route alternatives the run takes)."""
     shape = tree if isinstance(tree, TreeShape) else TreeShape.of(tree)
     inputs = dict(episode.inputs)
     nodes = shape.nodes
-    reached = _reached(nodes[0], _routes(nodes, episode)) if nodes else None
-    for key, value in _chosen_arguments(nodes, episode, reached).items():
+    path = _reached(nodes[0], _routes(nodes, episode)) if nodes else None
+    for key, value in _chosen_arguments(nodes, episode, path=path).items():
         if key not in shape.produced and key not in inputs:
             inputs[key] = value
     return inputs
