@@ -215,8 +215,10 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
             if k < len(calls):
                 firsts.append((calls[k], n, key, value))
         key = str(routes[0][0]) if routes[0] is not None else ""
-        if key in fit.keys and key not in found and (
-            not firsts or not fit.fits({**found, key: min(firsts)[3]})
+        if (
+            key in fit.keys
+            and key not in found
+            and (not firsts or not fit.fits({**found, key: min(firsts)[3]}))
         ):
             found[key] = OTHER_ROUTE
             return
