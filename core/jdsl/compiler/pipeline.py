@@ -7,7 +7,7 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +96,8 @@ def inputs_text(
     """
     text = ", ".join(required) or empty
     for branch in alternatives:
-        text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
+        if any(branch):  # a branch whose alternatives read no input of their own says nothing
+            text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
     return text
 
 
@@ -307,7 +308,9 @@ def compile_normalized(
     every path that makes the writes most runs make (when those runs have the support; a route
     where they part, which may answer that none fits) if that passes and matches more runs;
     else, when the path followed fails, it is the paths' common part, handing over to the
-    fallback where they part, if that passes. ``reads`` answers, in
+    fallback where they part, if that passes; likewise, next to supported paths, a path too
+    thin to compile whose runs the program does not account for hands over where it parts from
+    them. ``reads`` answers, in
     verification, reads an episode never made before its first write
     (:mod:`jdsl.compiler.lookups`).
 
@@ -327,10 +330,12 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(hand_over: bool = False, same_writes: bool = False) -> CompiledBehavior:
+    def compiled_as(
+        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = ()
+    ) -> CompiledBehavior:
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over,
-                         same_writes=same_writes)  # fmt: skip
+                         min_support=min_support, hand_over=hand_over, same_writes=same_writes,
+                         unaccounted=unaccounted)  # fmt: skip
         if noops:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
@@ -343,8 +348,12 @@ def compile_normalized(
         # the path followed (one run's, when no path has the support to be branched) does not
         # account for every run, or leaves runs to the fallback: follow every thin path making
         # the writes most runs make (a route where they part; the fallback when none fits) if
-        # that serves more, else, instead of a failure, hand over where the paths part
-        for retry in ({"same_writes": True}, {"hand_over": True}):
+        # that serves more, else, instead of a failure, hand over where the paths part (and
+        # where a path too thin to compile, holding a run left unaccounted, parts from them)
+        unaccounted = [e.episode_id for e in report.unaccounted]
+        retries: list[dict[str, Any]] = [{"same_writes": True},
+                                         {"hand_over": True, "unaccounted": unaccounted}]  # fmt: skip
+        for retry in retries:
             if report.ok and "hand_over" in retry:
                 break
             other = compiled_as(**retry)
