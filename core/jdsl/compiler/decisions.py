@@ -16,6 +16,7 @@ from typing import Any
 
 from jdsl.compiler.fallback import hands_over
 from jdsl.compiler.families import is_write
+from jdsl.compiler.fits import OTHER_ROUTE, path_calls, run_fits
 from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import JdslError
@@ -26,11 +27,6 @@ from jdsl.signature import Signature
 from jdsl.tree import Root
 
 __all__ = ["OTHER_ROUTE", "TreeShape", "decision_model", "run_inputs"]
-
-OTHER_ROUTE = "other"
-"""What a route decision over paths too thin to branch alone answers when none fits the run
-(:mod:`jdsl.compiler.staticize.emit`): no alternative checks it, so the selector fails there and
-the package's fallback takes over."""
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:
@@ -140,24 +136,24 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
         at.setdefault(step.logical_tool, []).append(position)
     counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
     found: dict[str, Any] = {}
-    writes = [s.logical_tool for s in episode.ok_steps() if is_write(s.logical_tool)]
-    fit = _Fit(nodes[0], _other_keys(nodes), writes)
+    calls = tuple((s.logical_tool, is_write(s.logical_tool)) for s in episode.ok_steps())
+    fit = _Fit(nodes[0], _other_keys(nodes), calls)
     _decide(nodes[0], at, counted, found, episode.ok_steps(), fit)
     return found
 
 
 @dataclass(frozen=True)
 class _Fit:
-    """What answering :data:`OTHER_ROUTE` needs: the tree, the
-    route keys that offer it, and the run's writes (tools, in order)."""
+    """What answering :data:`OTHER_ROUTE` needs (:mod:`jdsl.compiler.fits`): the tree, the route
+    keys that offer it, and the run's successful calls (``(tool, a write)``, in order)."""
 
     root: Mapping[str, Any]
     keys: frozenset[str]
-    writes: Sequence[str]
+    calls: tuple[tuple[str, bool], ...]
 
     def fits(self, routes: Mapping[str, Any]) -> bool:
-        """Whether the run's writes are the writes the tree makes along ``routes``."""
-        return _matches(_write_pattern(self.root, routes), self.writes)
+        """Whether the run fits the tree's path along ``routes``."""
+        return any(run_fits(p, self.calls) for p in path_calls(self.root, routes, _route))
 
 
 def _other_keys(nodes: Sequence[dict[str, Any]]) -> frozenset[str]:
@@ -172,46 +168,11 @@ def _other_keys(nodes: Sequence[dict[str, Any]]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _write_pattern(node: Mapping[str, Any], routes: Mapping[str, Any]) -> list[tuple[str, bool]]:
-    """``(tool, in a loop)`` of each write the tree makes along ``routes`` (pre-order; a route
-    selector whose key is decided: the alternative it names; any other selector: its first)."""
-    if node.get("kind") == "action":
-        tool = str(node.get("tool"))
-        return [(tool, False)] if is_write(tool) else []
-    children = [c for c in child_slots(node) if isinstance(c, dict)]
-    if node.get("kind") == "selector" and children:
-        arms = [_route(child) for child in children]
-        decided = [c for c, ways in zip(children, arms, strict=True)
-                   if any(k in routes and v == routes[k] for k, v, _ in ways or ())]  # fmt: skip
-        children = decided[:1] or children[:1]
-    found = [w for child in children for w in _write_pattern(child, routes)]
-    return [(tool, True) for tool, _ in found] if node.get("kind") == "for_each" else found
-
-
-def _matches(pattern: Sequence[tuple[str, bool]], writes: Sequence[str]) -> bool:
-    """Whether ``writes`` are ``pattern``'s writes: one call each, a loop's any number."""
-
-    def from_(i: int, j: int) -> bool:
-        if i == len(pattern):
-            return j == len(writes)
-        tool, loop = pattern[i]
-        if not loop:
-            return j < len(writes) and writes[j] == tool and from_(i + 1, j + 1)
-        while True:
-            if from_(i + 1, j):
-                return True
-            if j >= len(writes) or writes[j] != tool:
-                return False
-            j += 1
-
-    return from_(0, 0)
-
-
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
             found: dict[str, Any], steps: Sequence[NormStep], fit: _Fit) -> None:  # fmt: skip
     """Decide the route selectors under ``node`` as the run took them; a route that offers
-    :data:`OTHER_ROUTE` answers it when the run makes none of the alternatives' first calls or
-    makes other writes than the tree along the one it took (the run fits no compiled path)."""
+    :data:`OTHER_ROUTE` takes the alternative (in the order the run made their first calls)
+    whose path the run fits (:func:`jdsl.compiler.fits.run_fits`), else answers it."""
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
@@ -224,13 +185,11 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
                     skips = _skips_loop(children[n], calls[k], steps)
                     firsts.append((calls[k], skips, n, key, value))
         key = str(routes[0][0][0]) if routes[0] else ""
-        if (
-            key in fit.keys
-            and key not in found
-            and (not firsts or not fit.fits({**found, key: min(firsts)[4]}))
-        ):
-            found[key] = OTHER_ROUTE
-            return
+        if key in fit.keys and key not in found:
+            firsts = [f for f in sorted(firsts) if fit.fits({**found, key: f[4]})][:1]
+            if not firsts:
+                found[key] = OTHER_ROUTE
+                return
         if firsts:
             _, _, n, key, value = min(firsts)
             found.setdefault(key, value)

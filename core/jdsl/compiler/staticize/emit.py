@@ -31,8 +31,8 @@ from jdsl.compiler.compiled import (
     NodeProvenance,
 )
 from jdsl.compiler.consolidate import support_grade
-from jdsl.compiler.decisions import OTHER_ROUTE
 from jdsl.compiler.fallback import hand_over_guard
+from jdsl.compiler.fits import OTHER_ROUTE
 from jdsl.compiler.guards import exists_names
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode
