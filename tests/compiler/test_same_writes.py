@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jdsl.compiler import compile_normalized, normalize_all
+from jdsl.compiler import compile_normalized, normalize_all, validate_package
 from jdsl.compiler.consolidate import consolidate
 from jdsl.compiler.decisions import OTHER_ROUTE
 from jdsl.compiler.fallback import attach_fallback, compiled_program
@@ -248,3 +248,32 @@ def test_a_task_mixing_intents_serves_the_runs_that_share_their_writes() -> None
     assert (v.executed, v.matched, v.fallbacks, v.unreplayable) == (3, 2, 1, 0)
     (handed,) = [e.episode_id for e in v.executions if e.fallback is not None]
     assert handed == "transfer"
+
+
+def _held_out(name: str, search: str | None) -> dict[str, Any]:
+    """A new run of the update: from the user, then the flights searched ``search`` way."""
+    b = _Agent(name, inputs={"user_id": "u2"})
+    b.emit("user.message", {"content": "I am u2. Change the first flight of R5."})
+    b.call("get_user_details", USERS["u2"], store="user", user_id="u2")
+    b.call("get_reservation_details", RESERVATIONS["R5"], store="res", reservation_id="R5")
+    if search is not None:
+        b.call(search, _found("2024-05-19", "HX91"), store="found",
+               origin="ATL", destination="PHL", date="2024-05-19")  # fmt: skip
+    b.call("update_reservation_flights", {"ok": True}, store="upd", reservation_id="R5",
+           cabin="economy", flights=_legs(("HX91", "2024-05-19"), ("HX51", "2024-05-27")),
+           payment_id="gift_25")  # fmt: skip
+    return b.done(True)
+
+
+def test_a_new_run_is_served_along_a_path_it_fits_and_else_handed_over() -> None:
+    """A held-out run takes the compiled path whose calls it makes in order (extra reads
+    allowed: it looked the user up first, then searched as the second path does); a run that
+    searched neither way fits no path: the route answers ``other`` and the fallback takes it,
+    instead of a path whose reads its record cannot answer (unreplayable)."""
+    runs = normalize_all([_by_user(), _by_reservation(), _downgrade_all()])
+    result = compile_normalized(runs, name="update_flights", reads=READS)
+    held = normalize_all([_held_out("direct", "search_direct_flight"), _held_out("none", None)])
+    report = validate_package(result.package, held, reads=READS)
+    assert {r.episode_id: r.outcome for r in report.rows} == {
+        "direct": "matched", "none": "fallback"
+    }  # fmt: skip
