@@ -14,6 +14,7 @@ survive power loss).
 from __future__ import annotations
 
 import os
+import sys
 import weakref
 from hashlib import sha256
 from pathlib import Path
@@ -201,7 +202,9 @@ class JsonlTraceSink(BaseTraceSink):
         source = f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null'
         prefix, plain_kinds = chain.prefix, set(RUNTIME_ACTORS)
         clock, lock, file = self._clock, self._lock, self._file
-        payload_text = self._payload_text
+        payload_text, screen = self._payload_text, self._screen
+        # Text this short is under the blob threshold (4 bytes a character at most).
+        small = self.blob_threshold_bytes // 4 if self.blob_store is not None else sys.maxsize
         # Each actor's line starts the same (no blob refs): its text, and a hash fed with it
         # that every event copies (the hash of head + rest is the hash fed head, then rest).
         heads: dict[str, tuple[str, Any]] = {}
@@ -215,7 +218,12 @@ class JsonlTraceSink(BaseTraceSink):
             actor = actor or RUNTIME_ACTORS.get(kind, "system")
             if actor not in ACTORS:
                 raise actor_error(actor)
-            text, refs = payload_text(payload)
+            if type(payload) is JsonText and screen is not None and len(payload.text) <= small:
+                text, refs = payload.text, []  # a shared payload under the blob threshold
+                if screen.may_redact_text(payload):
+                    text, refs = payload_text(payload)
+            else:
+                text, refs = payload_text(payload)
             with lock:
                 sequence, tail = chain.next, chain.tail
                 stamp = clock.now()
