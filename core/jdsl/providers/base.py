@@ -1,8 +1,9 @@
 """What the three SDK adapters share: settings, the lazy client, error mapping, converse/stream.
 
 A subclass sets ``provider``, ``key_env``, ``sdk`` (module, extra) and implements
-``_make_client``, ``_converse`` and ``_stream``; the base class validates the inputs, resolves
-the model id and maps every SDK exception (also those raised while a stream is consumed).
+``_make_client``, ``_converse`` and ``_stream`` (each given one :class:`Call`); the base class
+validates the inputs, resolves the model id and maps every SDK exception (also those raised
+while a stream is consumed).
 """
 
 from __future__ import annotations
