@@ -163,6 +163,7 @@ def plan_shape(
     loops: Mapping[str, LoopSpec] | None = None,
     thin: Sequence[Lane] = (),
     choices: Mapping[str, Sequence[str]] | None = None,
+    routed: bool = False,
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
     left out); ``notes`` gets what was left out and why. ``thin`` lanes hand over where they
@@ -172,13 +173,15 @@ def plan_shape(
     difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
     failed ``primary`` in the others, there is no fork: the recovering call (compiled
     ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.staticize.recovery`) serves both.
+    With ``routed`` no fork is selected by ``inputs`` (thin paths: a route decision may answer
+    that none fits, :attr:`jdsl.compiler.branches.BranchPlan.same_writes`).
 
     ``choices``: ``{choice token: its tools}`` (:func:`jdsl.compiler.rejoin.choice_tokens`):
     each such token is a fork of one call per tool that rejoins at once (:meth:`_Planner.item`).
     """
     keys = count()
     plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}),
-                    {t: tuple(tools) for t, tools in (choices or {}).items()})  # fmt: skip
+                    {t: tuple(tools) for t, tools in (choices or {}).items()}, routed)  # fmt: skip
     strands = [Strand(lane, 0) for lane in lanes] + [Strand(lane, 0, True) for lane in thin]
     items, kept = plan.walk(strands)
     ids = {id(s.lane) for s in kept}
@@ -189,10 +192,10 @@ class _Planner:
     def __init__(
         self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
         recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec],
-        choices: dict[str, tuple[str, ...]],
+        choices: dict[str, tuple[str, ...]], routed: bool = False,
     ) -> None:  # fmt: skip
         self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
-        self.loops, self.choices = loops, choices
+        self.loops, self.choices, self.routed = loops, choices, routed
 
     def item(self, strands: Sequence[Strand], n: int = 0) -> Item:
         """The compiled ``strands``' ``n``-th next token (the same in each): a call, or for a
@@ -213,7 +216,7 @@ class _Planner:
         if len(arms) == 1:  # these strands' runs took one of the alternatives only
             (call,) = arms[0].body
             return call
-        return _fork(tuple(arms), self.read_only, tail=going[0].rest[1:])
+        return _fork(tuple(arms), self.read_only, tail=going[0].rest[1:], routed=self.routed)
 
     def call(self, token: str, at: Where) -> Call:
         loop = self.loops.get(token)
@@ -295,7 +298,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
         if len(groups) == 1:  # thin ways part here from the one compiled way
             body, kept = _plan(joined[0], planner)
             arm = Arm(_kept(joined[0], kept), tuple(body), ends=True)
-            items.append(_fork((arm, *handing), read_only, tail=()))
+            items.append(_fork((arm, *handing), read_only, tail=(), routed=planner.routed))
             return items, kept
         cuts = _meeting(groups)
         if cuts is not None and _tail_reads_alike(groups, cuts):
@@ -311,7 +314,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
                     for g, c in zip(groups, cuts, strict=True)
                 )
                 tail = next(s for s in after if not s.thin).rest
-                items.append(_fork((*arms, *handing), read_only, tail=tail))
+                items.append(_fork((*arms, *handing), read_only, tail=tail, routed=planner.routed))
                 strands = _in_order(after, strands)
                 continue
         arms_list, ends = [], []
@@ -319,7 +322,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
             body, kept = _plan(g, planner)
             arms_list.append(Arm(_kept(g, kept), tuple(body), True))
             ends += kept
-        items.append(_fork((*arms_list, *handing), read_only, tail=()))
+        items.append(_fork((*arms_list, *handing), read_only, tail=(), routed=planner.routed))
         return items, ends
 
 
@@ -453,14 +456,15 @@ def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -
 
 
 def _fork(
-    arms: tuple[Arm, ...], read_only: Callable[[str], bool], *, tail: tuple[str, ...]
-) -> Fork:
+    arms: tuple[Arm, ...], read_only: Callable[[str], bool], *, tail: tuple[str, ...],
+    routed: bool = False,
+) -> Fork:  # fmt: skip
     """The fork over ``arms`` with how its arms are selected (module docstring)."""
     at = _where([s for arm in arms for s in arm.strands])
     if any(arm.hand_over for arm in arms):
         return Fork(at, arms, "route", tail=tail)
     own = [c.tool for arm in arms for c in arm.calls()]
-    if tail and all(read_only(tool) for tool in own):
+    if tail and not routed and all(read_only(tool) for tool in own):
         return Fork(at, arms, "inputs", tail=tail)
     groups = [_where(arm.strands) for arm in arms]
     conditions = arm_conditions(groups)
