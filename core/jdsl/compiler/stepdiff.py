@@ -138,8 +138,11 @@ def step_diff(tree: Root | Mapping[str, Any], episode: NormEpisode) -> StepDiff:
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
     execution = execute(root, episode)
     shape = TreeShape.of(root)
-    replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
-                         failing=shape.failing)  # fmt: skip
+    # a react fallback lists every tool of its family: they answer from the record too, or
+    # the run would stop at binding before its first node (no call, no hand-over to show)
+    reacts = [str(t) for n in shape.nodes if n.get("kind") == "react" for t in n.get("tools") or ()]
+    replay = ReplayTools(episode, tools=tuple(dict.fromkeys([*shape.tools, *reacts])),
+                         predicates=shape.predicates, failing=shape.failing)  # fmt: skip
     sink = ListTraceSink()
     root.run(model=decision_model(shape, episode), tools=replay.tools,
              predicates=replay.predicates, raise_errors=False, trace_sink=sink,
