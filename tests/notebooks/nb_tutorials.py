@@ -108,6 +108,7 @@ CLAIMS: dict[str, list[tuple[str, str]]] = {
             "episode tau_airline_test_2_2: handed to the fallback at step 0 after 0 matching write(s)",
         ),
         ("stands against `(no call)`", "package: (no call)"),
+        ("the row under step 0 marks where the fallback", "fallback fallback takes over"),
         ("Here there are none:", "[]"),
     ],
     "05_providers_and_tools.ipynb": [
