@@ -10,7 +10,7 @@ give the magic's flags as the fix (:mod:`jdsl_nb.hints`).
 Bad input raises IPython's ``UsageError`` itself, never a subclass: IPython prints only the
 message when the exception's type *is* ``UsageError`` (``InteractiveShell.showtraceback``), and
 a full traceback for anything else, subclasses included. ``--input`` values: see
-``jdsl_nb.magic_inputs`` (typed by the parameters the tree feeds them to).
+``jdsl_nb.magic_inputs`` (read by ``jdsl.inputs``, as ``jdsl run --input``).
 """
 
 from __future__ import annotations
@@ -62,11 +62,12 @@ class BehaviorMagics(Magics):
         NAME``, ``%behavior compile TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``,
         ``%behavior help`` (the whole usage, :data:`HELP`).
 
-        ``--input`` values take the type of the tool parameter they feed: ``zip=77209`` stays
+        ``--input`` values are read as ``jdsl run --input`` reads them (:mod:`jdsl.inputs`):
+        a value takes the type of the tool parameter it feeds, so ``zip=77209`` stays
         the string "77209" for ``zip: str`` and is the int 77209 for ``zip: int``. With no
-        annotated parameter a value is JSON when it parses, else a string (``flag=true`` the
-        bool True, ``email=a@b.c`` the string), and the run view notes each such guess. Values
-        with spaces need shell quotes: ``--input "request=cancel my order"``.
+        declared type ``KEY=VALUE`` is a string and ``KEY:=JSON`` a JSON value (``flag:=true``
+        the bool True); ``KEY=@PATH`` reads the file. Values with spaces need shell quotes:
+        ``--input "request=cancel my order"``.
         """
         if cell is None:
             self._line(line)
@@ -142,7 +143,7 @@ class BehaviorMagics(Magics):
         self,
         name: str,
         root: Any,
-        pairs: list[tuple[str, str]],
+        pairs: list[str],
         model_arg: str | None,
         show: str = "view",
         **bindings: Any,
@@ -255,10 +256,10 @@ class BehaviorMagics(Magics):
             )
         extra = self._collection(last(opts.get("--tools")))
         from jdsl_nb.binding import bind_names
-        from jdsl_nb.magic_inputs import split_pairs
+        from jdsl_nb.magic_inputs import input_keys, split_pairs
 
         tools, predicates = bind_names(root, self._ns, extra, strict=False)
-        inputs = [key for key, _ in split_pairs(opts.get("--input"))] or None
+        inputs = input_keys(split_pairs(opts.get("--input"))) or None
         report = root.check(tools=tools or None, predicates=predicates or None, inputs=inputs)
         from jdsl_nb.views import check_html
 
