@@ -324,11 +324,13 @@ class BehaviorMagics(Magics):
             )
         trace = self._trace_source(names[1]) if len(names) == 2 else None
         try:
-            diffs = episode_diffs(held, package, trace, episode=last(opts.get("--episode")))
+            diffs, skipped = episode_diffs(
+                held, package, trace, episode=last(opts.get("--episode"))
+            )
         except LookupError as exc:
             raise UsageError(str(exc)) from None
         diverged = [d for d in diffs if not d.matched]
-        _say(diff_summary(diffs) + ("; showing the unmatched ones" if diverged else ""))
+        _say(diff_summary(diffs, skipped) + ("; showing the unmatched ones" if diverged else ""))
         for diff in diverged or diffs[:1]:
             display(DiffView(diff))
 
