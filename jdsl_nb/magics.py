@@ -393,12 +393,26 @@ def _bind(root: Any, tools: dict[str, Any], predicates: dict[str, Any]) -> Any:
 def _run_line(episode_id: str, ctx: Any, error: str | None) -> str:
     """One line for a run: ``remind_3: success`` / ``failure at LABEL [ID]: REASON`` / error."""
     if error:
-        return f"{episode_id}: error · {error.splitlines()[0]}"
+        return f"{episode_id}: error · {_one_line(error)}"
     status = getattr(getattr(ctx, "status", None), "value", "?")
     failure = getattr(ctx, "failure", None)
     if failure is not None and status != "success":
         return f"{episode_id}: {status} at {failure.label} [{failure.node_id}]: {failure.reason}"
     return f"{episode_id}: {status}"
+
+
+def _one_line(error: str) -> str:
+    """An error's first line; when it only introduces a list (``...: (1 error, 0 warnings):``),
+    with the first item and its fix, so a summary line still says what to change."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    if not lines:
+        return error
+    head = lines[0]
+    if head.endswith(":") and len(lines) > 1:
+        head = f"{head} {lines[1].removeprefix('- ')}"
+        if len(lines) > 2 and lines[2].startswith("fix:"):
+            head = f"{head} · {lines[2]}"
+    return head
 
 
 def _bound_text(target: str, result: Any, source: str) -> str:

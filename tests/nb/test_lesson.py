@@ -150,3 +150,17 @@ def test_a_traced_ctx_shows_the_live_view_and_an_untraced_one_the_static(ip, mon
     untraced = tree.run(model=ScriptedModel("0"), student_id="s1", request="x")
     assert ip.display_formatter.ipython_display_formatter(untraced)
     assert "text/html" in shown[-1] and "jdsl-run" in shown[-1]["text/html"]
+
+
+def test_a_summary_line_says_which_check_error_stopped_the_run(ip, shown, lesson):
+    """``--show summary`` in a loop printed ``typo_0: error · BehaviorCheckError: the tree does
+    not pass its static check (1 error, 0 warnings):`` and stopped at the colon: the line never
+    said which key or what to do."""
+    ip.run_cell_magic("behavior", "typo --show none",
+                      REMIND.replace("student.loans[$loan_index]", "studnet.loans[0]"))  # fmt: skip
+    ip.run_line_magic("behavior", "run typo --model model --input student_id=s1 request=x "
+                                  "--show summary")  # fmt: skip
+    (line,) = shown[-1]["text/plain"].splitlines()
+    assert line.startswith("typo_0: error · BehaviorCheckError: ")
+    assert "reads studnet" in line and "did you mean student?" in line
+    assert not line.endswith(":")
