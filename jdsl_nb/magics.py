@@ -146,6 +146,7 @@ class BehaviorMagics(Magics):
         pairs: list[str],
         model_arg: str | None,
         show: str = "view",
+        package: Any = None,
         **bindings: Any,
     ) -> None:
         from jdsl.trace import ListTraceSink
@@ -177,6 +178,10 @@ class BehaviorMagics(Magics):
         self._ns[f"{name}_run"] = ctx
         self._ns[f"{name}_trace"] = Trace(sink.events)
         mine = [e for e in sink.events if e.episode_id == episode_id]
+        if package is not None:
+            from jdsl_nb.binding import package_notes
+
+            inputs.notes.extend(package_notes(package, inputs.values, mine))
         raised = error_text(error if error is not None else getattr(ctx, "error", None))
         shown = magic_hints(raised) if raised is not None else None
         if show == "none":
@@ -226,7 +231,8 @@ class BehaviorMagics(Magics):
                 root = package_root(package, self._ns, extra)
             except LookupError as exc:
                 raise UsageError(f"%behavior run {name}: {exc}") from None
-            self._run(name, root, split_pairs(opts.get("--input")), last(opts.get("--model")), show)
+            pairs = split_pairs(opts.get("--input"))
+            self._run(name, root, pairs, last(opts.get("--model")), show, package=package)
             return
         if not hasattr(target, "run") or not hasattr(target, "walk"):
             raise UsageError(
@@ -249,14 +255,22 @@ class BehaviorMagics(Magics):
         opts = options(words, {"--input": True, "--tools": False})
         name = one(opts.pop("", []), "%behavior check NAME [--input K=V ...] [--tools VAR]")
         root = self._lookup(name)
+        extra = self._collection(last(opts.get("--tools")))
+        from jdsl_nb.binding import bind_names, package_of, package_root
+        from jdsl_nb.magic_inputs import input_keys, split_pairs
+
+        package = package_of(root)
+        if package is not None:  # what %behavior run would run: the package's tree, bound
+            try:
+                root = package_root(package, self._ns, extra)
+            except LookupError as exc:
+                raise UsageError(f"%behavior check {name}: {exc}") from None
         if not hasattr(root, "check"):
             raise UsageError(
-                f"{name!r} is a {type(root).__name__}, not a tree; "
-                f"%behavior check takes a tree made by %%behavior"
+                f"{name!r} is a {type(root).__name__}, not a tree; %behavior check takes what "
+                "%behavior run takes: a tree (from %%behavior), a behavior package or a compile "
+                "result"
             )
-        extra = self._collection(last(opts.get("--tools")))
-        from jdsl_nb.binding import bind_names
-        from jdsl_nb.magic_inputs import input_keys, split_pairs
 
         tools, predicates = bind_names(root, self._ns, extra, strict=False)
         inputs = input_keys(split_pairs(opts.get("--input"))) or None
