@@ -178,16 +178,18 @@ class BehaviorMagics(Magics):
         self._ns[f"{name}_run"] = ctx
         self._ns[f"{name}_trace"] = Trace(sink.events)
         mine = [e for e in sink.events if e.episode_id == episode_id]
+        handed = []
         if package is not None:
             from jdsl_nb.binding import package_notes
 
-            inputs.notes.extend(package_notes(package, inputs.values, mine))
+            handed = package_notes(package, inputs.values, mine)
+            inputs.notes.extend(handed)
         raised = error_text(error if error is not None else getattr(ctx, "error", None))
         shown = magic_hints(raised) if raised is not None else None
         if show == "none":
             return
-        if show == "summary":
-            _say(_run_line(episode_id, ctx, shown))
+        if show == "summary":  # a package run its fallback took says so: "success" hides it
+            _say("\n".join([_run_line(episode_id, ctx, shown), *handed[-1:]]))
             return
         display(
             RunView(ctx if ctx is not None else mine, tree=root, error=shown, notes=inputs.notes)

@@ -196,3 +196,8 @@ def test_the_compiled_package_never_sends_null_for_an_input_nobody_gave(ip, show
     assert "missing run inputs: request" in header
     assert "the compiled program stopped at decide_1 (reads request" in header
     assert "took the rest of the run" in header
+    ip.run_line_magic("behavior", "run reminder --model fresh --input student_id=s1 --show summary")
+    first, said = shown[-1]["text/plain"].splitlines()
+    assert first.endswith(": success") and said.startswith(
+        "the compiled program stopped at decide_1"
+    )
