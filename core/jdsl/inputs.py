@@ -129,21 +129,24 @@ def parse_inputs(
         key, text, as_json = split_pair(pair)
         if key in inputs:
             raise InputError(f"{key!r} is given twice; keep one of them", key=key)
+        given = text
         if text.startswith("@"):
             text = _file_text(key, text[1:], ":=" if as_json else "=")
         if as_json:
-            inputs[key] = _json(key, text)
+            inputs[key] = _json(key, text, given)
         else:
             inputs[key] = typed_value(key, text, (types or {}).get(key, ()))
     return inputs
 
 
-def _json(key: str, text: str) -> Any:
+def _json(key: str, text: str, given: str) -> Any:
+    """``text`` as JSON; ``given`` is what the item said (``@PATH`` for a file's text)."""
     try:
         return input_json(text)
     except json.JSONDecodeError:
+        what = "its text" if given != text else "a string"
         raise InputError(
-            f"{key}:={text} is not JSON; write {key}={text} for a string", key=key
+            f"{key}:={given} is not JSON; write {key}={given} for {what}", key=key
         ) from None
     except ValueError as exc:  # too deep, NaN, an int over the digit limit
         raise InputError(f"{key}:=...: {str(exc)[:120]}; pass a smaller value", key=key) from None
@@ -159,9 +162,9 @@ def _file_text(key: str, name: str, sep: str) -> str:
     Raises:
         InputError: no such regular file, unreadable, over :data:`MAX_FILE_BYTES`, or not UTF-8.
     """
-    path = Path(name).expanduser()
     literal = f"{key}:='\"@{name}\"'"
     try:
+        path = Path(name).expanduser()
         if not name or not path.is_file():
             raise InputError(
                 f"{key}{sep}@{name}: no file {name!r} (from {Path.cwd()}); @PATH reads the value "
@@ -175,7 +178,7 @@ def _file_text(key: str, name: str, sep: str) -> str:
                 key=key,
             )
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the path
+    except (OSError, UnicodeDecodeError, ValueError, RuntimeError) as exc:  # NUL, ~nobody
         if isinstance(exc, InputError):
             raise
         raise InputError(
@@ -223,8 +226,8 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
             ) from None
         if error is not None:
             raise InputError(
-                f"{key}={text!r} does not fit {where} ({error.message}); pass a value of its "
-                f"type, or {key}:=JSON to pass a JSON value unchecked",
+                f"{key}={_cut(repr(text))} does not fit {where} ({_cut(error.message, 160)}); "
+                f"pass a value of its type, or {key}:=JSON to pass a JSON value unchecked",
                 key=key,
             )
     return value
@@ -292,6 +295,11 @@ def _argument_reads(
             declared = parameter_schema(fn, arg)
             if declared:
                 yield ref, f"{name}.{arg}", dict(declared)
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters (a value read from a file may be long)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def unread_inputs_note(tree: Any, keys: Sequence[str], option: str = "--input") -> str | None:

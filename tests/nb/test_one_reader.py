@@ -101,6 +101,7 @@ BAD = {
     "empty where an int is wanted": _items(count=""),
     "bad JSON after :=": _items(meta_="[1"),
     "no such file": _items(note="@missing.txt"),
+    "a file that is not JSON after :=": _items(meta_="@note.txt"),
     "no =": [*_items(), "novalue"],
     "a run() parameter": [*_items(), "model=m"],
     "given twice": [*_items(), "note=again"],
@@ -118,3 +119,20 @@ def test_a_bad_item_is_the_same_error_in_the_magic_and_jdsl_run(lesson, ip, item
     assert said.startswith("--input: ")
     message = " ".join(said.removeprefix("--input: ").split())
     assert re.search(r"Invalid value for '?--input'?: " + re.escape(message), cli), (said, cli)
+
+
+def test_a_file_value_is_named_not_pasted_into_the_error(tmp_path, monkeypatch):
+    """Errors about a value read with ``@PATH`` name the file and cut the value short; a
+    ``~user`` that does not exist is an InputError, not a RuntimeError."""
+    from jdsl.errors import InputError
+    from jdsl.inputs import parse_inputs
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "big.txt").write_text("x" * 5000, encoding="utf-8")
+    with pytest.raises(InputError, match=r"n:=@big.txt is not JSON; write n=@big.txt for its text"):
+        parse_inputs(["n:=@big.txt"])
+    with pytest.raises(InputError) as raised:
+        parse_inputs(["n=@big.txt"], types={"n": [("f.n", {"type": "integer"})]})
+    assert "does not fit f.n" in str(raised.value) and len(str(raised.value)) < 400
+    with pytest.raises(InputError, match="cannot read it"):
+        parse_inputs(["n=@~no_such_user_h27c/x"])
