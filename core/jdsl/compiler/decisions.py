@@ -9,8 +9,9 @@ the tree, computed once.
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,19 +129,32 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
         at.setdefault(step.logical_tool, []).append(position)
     counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
     found: dict[str, Any] = {}
-    _decide(nodes[0], at, counted, found)
+    writes = sum(1 for step in episode.ok_steps() if is_write(step.logical_tool))
+
+    def again() -> bool:  # the run made more writes than the path it took so far
+        return writes > _writes_reached(nodes[0], found)
+
+    _decide(nodes[0], at, counted, found, again)
     return found
 
 
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
-            found: dict[str, Any]) -> None:  # fmt: skip
+            found: dict[str, Any], again: Callable[[], bool]) -> None:  # fmt: skip
+    """Decide the routes under ``node``; an alternative without a call is taken when it hands
+    over (a guard that never holds) and ``again()`` (the run writes again), else when no other
+    alternative's first call was made (the run ends there: :mod:`jdsl.compiler.staticize.again`)."""
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
-        firsts = []
+        firsts: list[tuple[float, int, str, Any]] = []
         for n, route in enumerate(routes):
             assert route is not None
             key, value, action = route
+            if action is None:
+                hands_over = any(_never_holds(c) for c in _walk(children[n]))
+                if not hands_over or again():
+                    firsts.append((-1.0 if hands_over else math.inf, n, key, value))
+                continue
             calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
             if k < len(calls):
                 firsts.append((calls[k], n, key, value))
@@ -149,17 +163,35 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
             found.setdefault(key, value)
             children = [children[n]]
     for child in children:
-        _decide(child, at, counted, found)
+        _decide(child, at, counted, found, again)
 
 
-def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
-    """``(key, value, first action)`` of an alternative that starts by checking a route."""
+def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any] | None] | None:
+    """``(key, value, first action or None)`` of an alternative that starts by checking a
+    route."""
     body = alternative.get("children") if alternative.get("kind") == "sequence" else None
     check = next((n for n in body or () if n.get("kind") == "check"), None)
-    action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
-    if check is None or action is None:
+    if check is None:
         return None
+    action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
     return str(check["key"]), check.get("equals"), action
+
+
+def _never_holds(node: Mapping[str, Any]) -> bool:
+    """A guard comparing two different constants: where the program hands over."""
+    if node.get("kind") != "guard":
+        return False
+    pair = (node.get("expression") or {}).get("eq")
+    return (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, dict) and "const" in p
+            for p in pair) and pair[0]["const"] != pair[1]["const"])  # fmt: skip
+
+
+def _writes_reached(root: Mapping[str, Any], routes: Mapping[str, Any]) -> int:
+    """The writes a run with these route decisions makes (a recovery's failing first try, an
+    action ``on_error=fail``, does not count: its backup does)."""
+    reached = _reached(root, routes)
+    return sum(1 for n in _walk(root) if n.get("kind") == "action" and n.get("on_error") != "fail"
+               and str(n.get("id") or "") in reached and is_write(str(n.get("tool"))))  # fmt: skip
 
 
 def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:

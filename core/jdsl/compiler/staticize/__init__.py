@@ -31,8 +31,9 @@ from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
+from jdsl.compiler.staticize.again import again_fork, writing_again
 from jdsl.compiler.staticize.emit import emit, hand_over_node, result
-from jdsl.compiler.staticize.fragment import EMPTY, Evidence
+from jdsl.compiler.staticize.fragment import EMPTY, Evidence, Here
 from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.staticize.recovery import contested_notes
 from jdsl.compiler.staticize.shape import plan_shape
@@ -110,4 +111,12 @@ def staticize(
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip
     program = emit(ev, items, aligned, lanes[0])
+    again = writing_again(successful_pool(episodes), lanes, kept, read_only)
+    if again:  # runs that make a compiled path's writes, then more: the fallback's, at the end
+        here = Here(scope=aligned, available=program.produced, inputs=program.inputs,
+                    residual_keys=program.residual_keys, ids=program.ids)  # fmt: skip
+        tools = [
+            s.logical_tool for e in again for s in e.ok_steps() if not read_only(s.logical_tool)
+        ]
+        program += again_fork(here, again, tools)
     return result(ev, program, lanes[0].skeleton, aligned, (*notes, *contested))
