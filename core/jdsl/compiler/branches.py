@@ -141,6 +141,7 @@ def plan_branches(
     tokens: Callable[[NormEpisode], tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
     | None = None,
     hand_over: bool = False,
+    always: bool = False,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -150,7 +151,9 @@ def plan_branches(
         min_support: successful episodes an alternative needs (at least 1).
         hand_over: where the paths part ways and none has ``min_support`` episodes, plan their
             common part only, to hand over to the fallback where they part
-            (:attr:`BranchPlan.hand_over`), instead of following the path with more writes.
+            (:attr:`BranchPlan.hand_over`), instead of following the path with more writes;
+            with ``always``, wherever the paths part, whatever their support (the program the
+            supported paths make accounts for not every run).
 
     Raises:
         ValueError: ``min_support`` below 1.
@@ -171,7 +174,7 @@ def plan_branches(
     if not ranked:
         return BranchPlan((), 0, 0, ())
     top = len(groups[ranked[0]])
-    if hand_over and top < min_support and len(ranked) > 1:
+    if hand_over and (top < min_support or always) and len(ranked) > 1:
         return _common_part(pool, ranked, groups, parts if tokens is not None else None,
                             min_support)  # fmt: skip
     if top < min_support:  # no other path can be branched: of the tied ones, compile the one

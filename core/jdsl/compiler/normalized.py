@@ -137,6 +137,9 @@ class NormEpisode:
         source_digest: sha256 over the episode's event kinds, sequences and payloads' keys.
         conversation: what the user said (``user.message`` events), in order; it is also the
             run input ``conversation`` when the episode recorded no input of that name.
+        replies: what the agent said to the user (``assistant.message`` events), each with
+            the number of successful tool calls before it (what an unused read's check,
+            :mod:`jdsl.compiler.unused`, looks for a read's values in).
     """
 
     __reduce__ = _reduce
@@ -152,6 +155,7 @@ class NormEpisode:
     outcome: dict[str, Any] | None
     source_digest: str
     conversation: tuple[str, ...] = ()
+    replies: tuple[tuple[int, str], ...] = ()
 
     def tool_sequence(self) -> tuple[str, ...]:
         """The logical tools of the successful calls, in order (the episode's skeleton)."""

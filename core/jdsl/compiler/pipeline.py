@@ -32,6 +32,7 @@ from jdsl.compiler.stream import (
     normalize_stream,
     refuse_broken,
 )
+from jdsl.compiler.unused import drop_unused_reads, unused_notes
 from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
 
@@ -315,8 +316,9 @@ def compile_normalized(
         CompileError: no episode succeeded (see :func:`require_success`).
     """
     require_success(normalized)
+    normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
-    if noops:  # the shards' facts and replay hold the dropped calls: derive them here
+    if noops or unused:  # the shards' facts and replay hold the dropped calls: derive them here
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -324,13 +326,13 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(hand_over: bool) -> CompiledBehavior:
+    def compiled_as(hand_over: bool, always: bool = False) -> CompiledBehavior:
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over)  # fmt: skip
-        if noops:
+                         min_support=min_support, hand_over=hand_over, always=always)  # fmt: skip
+        if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
-                for tool in noops)))  # fmt: skip
+                for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
     compiled = compiled_as(hand_over=False)
@@ -338,11 +340,15 @@ def compile_normalized(
     if fallback and report.structural_ok and not report.ok:
         # the path followed (one run's, when no path has the support to be branched) does not
         # account for every run: hand over to the fallback where the paths part instead
-        handing = compiled_as(hand_over=True)
-        if handing.ir != compiled.ir:  # else no path was too thin: the same program
+        # (where none has the support to be branched; else, wherever they part)
+        for always in (False, True):
+            handing = compiled_as(hand_over=True, always=always)
+            if handing.ir == compiled.ir:  # no path was too thin: the same program
+                continue
             handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
             if handed.ok:
                 compiled, report = handing, handed
+                break
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

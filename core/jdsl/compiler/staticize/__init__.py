@@ -66,6 +66,7 @@ def staticize(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     min_support: int = MIN_BRANCH_SUPPORT,
     hand_over: bool = False,
+    always: bool = False,
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -79,7 +80,8 @@ def staticize(
         hand_over: where the paths part ways and none has ``min_support`` episodes, compile
             their common part and hand over to the fallback there (:func:`~jdsl.compiler.staticize.emit.hand_over_node`)
             instead of following the path with more writes; no episode is then served end to
-            end (the compiled behavior's ``aligned`` is empty).
+            end (the compiled behavior's ``aligned`` is empty); with ``always``, wherever the
+            paths part, whatever their support.
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
@@ -90,7 +92,8 @@ def staticize(
         return seq, positions
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
-                         tokens=tokens if loops else None, hand_over=hand_over)  # fmt: skip
+                         tokens=tokens if loops else None, hand_over=hand_over,
+                         always=always)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:

@@ -295,9 +295,11 @@ def route_decision(
     here: Here, routes: Sequence[tuple[str, str]], base: str = "route"
 ) -> tuple[str, Fragment]:
     """A residual decision choosing a branch alternative by name, and its output key
-    (``base``, numbered when taken)."""
+    (``base``, numbered when taken: a key written before, or decided anywhere earlier in the
+    program, e.g. inside an alternative of an earlier fork, since replay answers a route by its
+    key, :mod:`jdsl.compiler.decisions`)."""
     key, n = base, 2
-    while key in here.available:
+    while key in here.available or f"choose_{key}" in here.ids:
         key, n = f"{base}_{n}", n + 1
     inputs = sorted(here.shared_inputs() | here.available)
     b = Build(here)
