@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,36 +134,73 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     def again() -> bool:  # the run made more writes than the path it took so far
         return writes > _writes_reached(nodes[0], found)
 
-    _decide(nodes[0], at, counted, found, again)
+    tools = tuple(_collapsed(step.logical_tool for step in episode.ok_steps()))
+    _decide(nodes[0], at, counted, found, again, tools)
     return found
 
 
+def _collapsed(tools: Iterable[str]) -> list[str]:
+    """``tools`` with immediate repeats collapsed (a loop's calls read as one)."""
+    found: list[str] = []
+    for tool in tools:
+        if not found or found[-1] != tool:
+            found.append(tool)
+    return found
+
+
+def _agreement(alternative: Mapping[str, Any], tools: Sequence[str], start: int) -> int:
+    """How many of the alternative's calls (pre-order, repeats collapsed) the run made in
+    that order from its call ``start`` on (repeats collapsed)."""
+    own = _collapsed(str(n["tool"]) for n in _walk(alternative) if n.get("kind") == "action")
+    made = _collapsed(tools[start:]) if start < len(tools) else []
+    n = 0
+    while n < min(len(own), len(made)) and own[n] == made[n]:
+        n += 1
+    return n
+
+
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
-            found: dict[str, Any], again: Callable[[], bool]) -> None:  # fmt: skip
+            found: dict[str, Any], again: Callable[[], bool],
+            tools: Sequence[str] = ()) -> None:  # fmt: skip
     """Decide the routes under ``node``; an alternative without a call is taken when it hands
     over (a guard that never holds) and ``again()`` (the run writes again), else when no other
-    alternative's first call was made (the run ends there: :mod:`jdsl.compiler.staticize.again`)."""
+    alternative's first call was made (the run ends there: :mod:`jdsl.compiler.staticize.again`).
+    Of alternatives whose first call is the same call of the run, the one whose calls the run
+    went on to make in order (``tools``: the run's calls, repeats collapsed) the furthest."""
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
-        firsts: list[tuple[float, int, str, Any]] = []
+        firsts: list[tuple[float, int, int, str, Any]] = []
+        collapsed_at = _collapsed_positions(at)
         for n, route in enumerate(routes):
             assert route is not None
             key, value, action = route
             if action is None:
                 hands_over = any(_never_holds(c) for c in _walk(children[n]))
                 if not hands_over or again():
-                    firsts.append((-1.0 if hands_over else math.inf, n, key, value))
+                    firsts.append((-1.0 if hands_over else math.inf, 0, n, key, value))
                 continue
             calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
             if k < len(calls):
-                firsts.append((calls[k], n, key, value))
+                start = collapsed_at.get(calls[k], 0)
+                firsts.append((calls[k], -_agreement(children[n], tools, start), n, key, value))
         if firsts:
-            _, n, key, value = min(firsts)
+            _, _, n, key, value = min(firsts)
             found.setdefault(key, value)
             children = [children[n]]
     for child in children:
-        _decide(child, at, counted, found, again)
+        _decide(child, at, counted, found, again, tools)
+
+
+def _collapsed_positions(at: Mapping[str, list[int]]) -> dict[int, int]:
+    """``{call position: its position once repeats are collapsed}`` of the run's calls."""
+    order = sorted((p, tool) for tool, ps in at.items() for p in ps)
+    found, n, last = {}, -1, None
+    for p, tool in order:
+        if tool != last:
+            n, last = n + 1, tool
+        found[p] = n
+    return found
 
 
 def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any] | None] | None:
