@@ -6,8 +6,9 @@ family into paths and each path into thinner arms. :func:`drop_unused_reads` rem
 episode, each successful read-only call (its contract in ``effects``, else
 :func:`jdsl.package.default_effects`) whose result no later consumer depends on:
 
-* an argument of a later call that is kept: its best exact source (``arg_lineage``; else any
-  of its exact sources), its list and element sources;
+* an argument of a later call that is kept: its best exact source (``arg_lineage``, else its
+  first), its list and element sources; a read made again (the same call, answered the
+  same) stands for the first one, which is kept instead;
 * a guard the teacher evaluated later, or a later model decision's ``input_sources`` or the
   inputs its signature names;
 * a value a model wrote later (an argument no exact source explains, a decision's outputs)
@@ -81,21 +82,19 @@ def _signature_inputs(signature: str) -> set[str]:
     return {part.split(":", 1)[0].strip() for part in left.split(",") if part.strip()}
 
 
-def _consumed(step: NormStep, kept: set[str]) -> set[str]:
-    """The top-level keys one call's arguments need: per argument its lineage, unless another
-    of its exact sources is a key already kept (a run input or a read something needs)."""
+def _consumed(step: NormStep, repeats: Mapping[str, str]) -> set[str]:
+    """The top-level keys one call's arguments need: per argument its lineage (else its first
+    exact source); a key a repeated read wrote (the same call made before, ``repeats``) stands
+    for the first one's."""
     found: set[str] = set()
     for arg, paths in step.arg_sources.items():
-        tops = [_top(p) for p in paths]
-        if not tops or kept.intersection(tops):
-            continue
-        best = step.arg_lineage.get(arg)
-        found.add(_top(best) if best else tops[0])
+        best = step.arg_lineage.get(arg) or (paths[0] if paths else None)
+        if best:
+            found.add(repeats.get(_top(best), _top(best)))
     for elements in step.element_sources.values():
         for paths in elements:
-            tops = [_top(p) for p in paths]
-            if tops and not kept.intersection(tops):
-                found.add(tops[0])
+            if paths:
+                found.add(repeats.get(_top(paths[0]), _top(paths[0])))
     for sources in step.list_sources.values():
         found.update(_top(s.head) for s in sources)
     return found
@@ -177,6 +176,14 @@ def unused_reads(
     texts = [_plain(json.dumps(d.outputs, ensure_ascii=False, default=str))
              for d in episode.decisions if d.outputs]  # fmt: skip
     used: set[str] = set(episode.inputs)
+    first: dict[str, str] = {}
+    repeats: dict[str, str] = {}  # the key of a read made again -> the first one's key
+    for step in steps:
+        if step.ok and step.store:
+            same = json.dumps([step.logical_tool, step.arguments, step.result], sort_keys=True,
+                              default=str)  # the same call answered the same  # fmt: skip
+            repeats.update({step.store: first[same]} if same in first else {})
+            first.setdefault(same, step.store)
     final = steps[-1].state_before if steps else {}
     drop: set[int] = set()
     for i in range(len(steps) - 1, -1, -1):
@@ -195,7 +202,7 @@ def unused_reads(
             continue
         if key and step.ok:
             used.add(key)
-        used |= _consumed(step, used)
+        used |= _consumed(step, repeats)
         texts += _written(step)
     scans = {k for i, s in enumerate(steps) if i not in drop for k in _scan(s)}
     scans |= _traversals(steps)
