@@ -91,12 +91,16 @@ def _without(episode: NormEpisode, tools: frozenset[str]) -> NormEpisode:
 
 def without_steps(episode: NormEpisode, drop: set[int]) -> NormEpisode:
     """``episode`` without its steps numbered (``index``) in ``drop``: the remaining calls,
-    the decisions, the guards and the agent's replies renumbered."""
+    the decisions, the guards and the agent's replies renumbered. The dropped calls are kept
+    aside (``NormEpisode.dropped``, numbered as the call that followed them) so that replay
+    still answers a read the compiled program makes that this run made to no use."""
     gone: list[int] = []  # the positions of the dropped successful calls
     steps: list[NormStep] = []
+    aside: list[NormStep] = []
     position = 0
     for i, step in enumerate(episode.steps):
         if i in drop:
+            aside.append(dataclasses.replace(step, index=len(steps), position=None))
             if step.ok:
                 gone.append(position)
                 position += 1
@@ -115,4 +119,5 @@ def without_steps(episode: NormEpisode, drop: set[int]) -> NormEpisode:
                         for d in episode.decisions),
         guards=tuple(dataclasses.replace(g, position=moved(g.position)) for g in episode.guards),
         replies=tuple((moved(at), text) for at, text in episode.replies),
+        dropped=(*episode.dropped, *aside),
     )  # fmt: skip

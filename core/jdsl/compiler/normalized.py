@@ -140,6 +140,8 @@ class NormEpisode:
         replies: what the agent said to the user (``assistant.message`` events), each with
             the number of successful tool calls before it (what an unused read's check,
             :mod:`jdsl.compiler.unused`, looks for a read's values in).
+        dropped: calls the compiler left out of ``steps`` (unused reads, no-ops), each
+            numbered as the call that followed it; replay still answers a read from them.
     """
 
     __reduce__ = _reduce
@@ -156,6 +158,7 @@ class NormEpisode:
     source_digest: str
     conversation: tuple[str, ...] = ()
     replies: tuple[tuple[int, str], ...] = ()
+    dropped: tuple[NormStep, ...] = ()
 
     def tool_sequence(self) -> tuple[str, ...]:
         """The logical tools of the successful calls, in order (the episode's skeleton)."""

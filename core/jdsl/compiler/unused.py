@@ -7,7 +7,8 @@ episode, each successful read-only call (its contract in ``effects``, else
 :func:`jdsl.package.default_effects`) whose result no later consumer depends on:
 
 * an argument of a later call that is kept: its best exact source (``arg_lineage``, else its
-  first), its list and element sources; a read made again (the same call, answered the
+  first; a catalog read without arguments gives way to another exact source), its list and
+  element sources; a read made again (the same call, answered the
   same) stands for the first one, which is kept instead;
 * a guard the teacher evaluated later, or a later model decision's ``input_sources`` or the
   inputs its signature names;
@@ -82,13 +83,17 @@ def _signature_inputs(signature: str) -> set[str]:
     return {part.split(":", 1)[0].strip() for part in left.split(",") if part.strip()}
 
 
-def _consumed(step: NormStep, repeats: Mapping[str, str]) -> set[str]:
+def _consumed(step: NormStep, repeats: Mapping[str, str], catalogs: Collection[str]) -> set[str]:
     """The top-level keys one call's arguments need: per argument its lineage (else its first
-    exact source); a key a repeated read wrote (the same call made before, ``repeats``) stands
-    for the first one's."""
+    exact source), unless that is a catalog (a read called without arguments, ``catalogs``:
+    ``list_all_product_types``) and another source holds the value too (the order the item is
+    in); a key a repeated read wrote (the same call made before, ``repeats``) stands for the
+    first one's."""
     found: set[str] = set()
     for arg, paths in step.arg_sources.items():
         best = step.arg_lineage.get(arg) or (paths[0] if paths else None)
+        if best and _top(best) in catalogs:
+            best = next((p for p in paths if _top(p) not in catalogs), best)
         if best:
             found.add(repeats.get(_top(best), _top(best)))
     for elements in step.element_sources.values():
@@ -178,6 +183,7 @@ def unused_reads(
     used: set[str] = set(episode.inputs)
     first: dict[str, str] = {}
     repeats: dict[str, str] = {}  # the key of a read made again -> the first one's key
+    catalogs = {s.store for s in steps if s.ok and s.store and not s.arguments}
     for step in steps:
         if step.ok and step.store:
             same = json.dumps([step.logical_tool, step.arguments, step.result], sort_keys=True,
@@ -202,7 +208,7 @@ def unused_reads(
             continue
         if key and step.ok:
             used.add(key)
-        used |= _consumed(step, repeats)
+        used |= _consumed(step, repeats, catalogs)
         texts += _written(step)
     scans = {k for i, s in enumerate(steps) if i not in drop for k in _scan(s)}
     scans |= _traversals(steps)
