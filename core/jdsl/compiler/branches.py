@@ -150,6 +150,7 @@ def plan_branches(
     | None = None,
     hand_over: bool = False,
     unaccounted: Collection[str] = (),
+    always: bool = False,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -164,6 +165,8 @@ def plan_branches(
             episode as a way that hands over where it parts (:attr:`BranchPlan.thin`).
         unaccounted: the ids of the episodes the program planned without ``hand_over`` did not
             account for (verification: neither matched nor handed to the fallback).
+        always: with ``hand_over``, plan the paths' common part whatever their support (the
+            last resort when the supported paths' program does not pass verification).
 
     Raises:
         ValueError: ``min_support`` below 1.
@@ -184,7 +187,7 @@ def plan_branches(
     if not ranked:
         return BranchPlan((), 0, 0, ())
     top = len(groups[ranked[0]])
-    if hand_over and top < min_support and len(ranked) > 1:
+    if hand_over and (top < min_support or always) and len(ranked) > 1:
         return _common_part(pool, ranked, groups, parts if tokens is not None else None,
                             min_support)  # fmt: skip
     if top < min_support:  # no other path can be branched: of the tied ones, compile the one

@@ -329,10 +329,12 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(hand_over: bool, unaccounted: Collection[str] = ()) -> CompiledBehavior:
+    def compiled_as(
+        hand_over: bool, unaccounted: Collection[str] = (), always: bool = False
+    ) -> CompiledBehavior:
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support, hand_over=hand_over,
-                         unaccounted=unaccounted)  # fmt: skip
+                         unaccounted=unaccounted, always=always)  # fmt: skip
         if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
@@ -344,13 +346,18 @@ def compile_normalized(
     if fallback and report.structural_ok and not report.ok:
         # the path followed (one run's, when no path has the support to be branched) does not
         # account for every run: hand over to the fallback where the paths part instead (and
-        # where a path too thin to compile, holding a run left unaccounted, parts from them)
+        # where a path too thin to compile, holding a run left unaccounted, parts from them);
+        # the last resort: the paths' common part, handing over where they part, whatever
+        # their support (a package that does the known part rather than none)
         unaccounted = [e.episode_id for e in report.unaccounted]
-        handing = compiled_as(hand_over=True, unaccounted=unaccounted)
-        if handing.ir != compiled.ir:  # else no path was too thin: the same program
+        for always in (False, True):
+            handing = compiled_as(hand_over=True, unaccounted=unaccounted, always=always)
+            if handing.ir == compiled.ir:  # no path was too thin: the same program
+                continue
             handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
             if handed.ok:
                 compiled, report = handing, handed
+                break
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

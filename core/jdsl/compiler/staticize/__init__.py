@@ -67,6 +67,7 @@ def staticize(
     min_support: int = MIN_BRANCH_SUPPORT,
     hand_over: bool = False,
     unaccounted: Collection[str] = (),
+    always: bool = False,
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -85,6 +86,8 @@ def staticize(
             them (:mod:`jdsl.compiler.staticize.shape`).
         unaccounted: the episodes the program compiled without ``hand_over`` did not account
             for (neither matched nor handed to the fallback in verification).
+        always: with ``hand_over``, the paths' common part and a hand-over where they part,
+            whatever their support (:func:`~jdsl.compiler.branches.plan_branches`).
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
@@ -96,7 +99,7 @@ def staticize(
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
                          tokens=tokens if loops else None, hand_over=hand_over,
-                         unaccounted=unaccounted)  # fmt: skip
+                         unaccounted=unaccounted, always=always)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
