@@ -141,23 +141,42 @@ def _values(value: Any) -> set[str]:
     return found
 
 
-def _said_after(episode: NormEpisode, at: int, values: set[str]) -> bool:
-    """Whether a message the agent sent after ``at`` successful calls mentions one of
-    ``values`` that no other call before it returned and the user did not say."""
-    replies = [(n, _plain(text)) for n, text in episode.replies if n > at]
-    if not replies or not values:
+class _Said:
+    """What the agent said to the user (``replies``, as :func:`_plain` text) and what the user
+    said, with each call's result values, computed once per episode and only when asked."""
+
+    def __init__(self, episode: NormEpisode) -> None:
+        self.episode = episode
+        self._replies: list[tuple[int, str]] | None = None
+        self._said = ""
+        self._values: dict[int, set[str]] = {}
+
+    def values(self, step: NormStep) -> set[str]:
+        if step.index not in self._values:
+            self._values[step.index] = _values(step.result) if step.ok else set()
+        return self._values[step.index]
+
+    def after(self, step: NormStep) -> bool:
+        """Whether a message the agent sent after ``step`` (a successful call) mentions one of
+        its result's values that no other call before that message returned and the user did
+        not say."""
+        if self._replies is None:
+            self._replies = [(n, _plain(text)) for n, text in self.episode.replies]
+            self._said = _plain(" ".join(self.episode.conversation))
+        at = step.position if step.position is not None else 0
+        replies = [(n, text) for n, text in self._replies if n > at]
+        values = self.values(step) if replies else set()
+        for n, text in replies:
+            mentioned = {v for v in values if v in text and v not in self._said}
+            for other in self.episode.steps:
+                if not mentioned:
+                    break
+                if other.ok and other.position is not None and other.position < n \
+                        and other.position != at:  # fmt: skip
+                    mentioned -= self.values(other)
+            if mentioned:
+                return True
         return False
-    said = _plain(" ".join(episode.conversation))
-    for n, text in replies:
-        mentioned = {v for v in values if v in text and v not in said}
-        if not mentioned:
-            continue
-        for step in episode.steps:
-            if step.ok and step.position != at and step.position is not None and step.position < n:
-                mentioned -= _values(step.result) if mentioned else set()
-        if mentioned:
-            return True
-    return False
 
 
 def unused_reads(
@@ -168,6 +187,8 @@ def unused_reads(
     """The indexes (in ``episode.steps``) of its successful read-only calls whose result
     nothing after them depends on (module docstring); only calls of ``tools`` when given."""
     steps = episode.steps
+    if tools is not None and not any(s.ok and s.logical_tool in tools for s in steps):
+        return set()  # no call a candidate: nothing to look at
     if not any(s.ok and is_write(s.logical_tool, effects) for s in steps):
         return set()
     later = sorted(
@@ -181,6 +202,7 @@ def unused_reads(
     texts = [_plain(json.dumps(d.outputs, ensure_ascii=False, default=str))
              for d in episode.decisions if d.outputs]  # fmt: skip
     used: set[str] = set(episode.inputs)
+    said = _Said(episode)
     first: dict[str, str] = {}
     repeats: dict[str, str] = {}  # the key of a read made again -> the first one's key
     catalogs = {s.store for s in steps if s.ok and s.store and not s.arguments}
@@ -201,8 +223,8 @@ def unused_reads(
             step.ok and key and key not in used and not is_write(step.logical_tool, effects)
             and step.result not in (None, "")  # a call that answers nothing is a no-op's
             and (tools is None or step.logical_tool in tools)
-            and not _mentioned(step.result, texts) and not _collected(step.result, used, final)
-            and not _said_after(episode, step.position or 0, _values(step.result))
+            and not _mentioned(said.values(step), texts)
+            and not _collected(step.result, used, final) and not said.after(step)
         ):  # fmt: skip
             drop.add(i)
             continue
@@ -253,8 +275,8 @@ def _scan(step: NormStep) -> set[tuple[str, str, str]]:
             if _ONE_ELEMENT.match(p)}  # fmt: skip
 
 
-def _mentioned(result: Any, texts: Sequence[str]) -> bool:
-    return bool(texts) and any(v in t for v in _values(result) for t in texts)
+def _mentioned(values: set[str], texts: Sequence[str]) -> bool:
+    return bool(texts) and any(v in t for v in values for t in texts)
 
 
 def _collected(result: Any, used: set[str], state: Mapping[str, Any]) -> bool:
