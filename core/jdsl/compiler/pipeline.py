@@ -305,10 +305,13 @@ def compile_normalized(
     With ``fallback`` (the default) the package hands runs its compiled paths do not cover to a
     react with the family's tools (:mod:`jdsl.compiler.fallback`); and where the successful
     paths part ways with none supported enough to branch (``min_support``), when the path
-    followed does not pass verification, the program is the paths' common part, handing over
-    to the fallback where they part, if that passes; likewise, next to supported paths, a path
-    too thin to compile whose runs the program does not account for hands over where it parts
-    from them. ``reads`` answers, in
+    followed does not pass verification or hands runs to the fallback, the program follows
+    every path that makes the writes most runs make (when those runs have the support; a route
+    where they part, which may answer that none fits) if that passes and matches more runs;
+    else, when the path followed fails, it is the paths' common part, handing over to the
+    fallback where they part, if that passes; likewise, next to supported paths, a path too
+    thin to compile whose runs the program does not account for hands over where it parts from
+    them. ``reads`` answers, in
     verification, reads an episode never made before its first write
     (:mod:`jdsl.compiler.lookups`).
 
@@ -330,10 +333,11 @@ def compile_normalized(
     )
 
     def compiled_as(
-        hand_over: bool, unaccounted: Collection[str] = (), always: bool = False
-    ) -> CompiledBehavior:
+        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
+        always: bool = False,
+    ) -> CompiledBehavior:  # fmt: skip
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over,
+                         min_support=min_support, hand_over=hand_over, same_writes=same_writes,
                          unaccounted=unaccounted, always=always)  # fmt: skip
         if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
@@ -341,22 +345,29 @@ def compile_normalized(
                 for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    compiled = compiled_as(hand_over=False)
+    compiled = compiled_as()
     report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
-    if fallback and report.structural_ok and not report.ok:
+    if fallback and report.structural_ok and (not report.ok or report.fallbacks):
         # the path followed (one run's, when no path has the support to be branched) does not
-        # account for every run: hand over to the fallback where the paths part instead (and
-        # where a path too thin to compile, holding a run left unaccounted, parts from them);
-        # the last resort: the paths' common part, handing over where they part, whatever
-        # their support (a package that does the known part rather than none)
+        # account for every run, or leaves runs to the fallback: follow every thin path making
+        # the writes most runs make (a route where they part; the fallback when none fits) if
+        # that serves more, else, instead of a failure, hand over where the paths part (and
+        # where a path too thin to compile, holding a run left unaccounted, parts from them;
+        # the last resort: the paths' common part, handing over where they part whatever their
+        # support: a package that does the known part rather than none)
         unaccounted = [e.episode_id for e in report.unaccounted]
-        for always in (False, True):
-            handing = compiled_as(hand_over=True, unaccounted=unaccounted, always=always)
-            if handing.ir == compiled.ir:  # no path was too thin: the same program
+        retries: list[dict[str, Any]] = [{"same_writes": True},
+                                         {"hand_over": True, "unaccounted": unaccounted},
+                                         {"hand_over": True, "always": True}]  # fmt: skip
+        for retry in retries:
+            if report.ok and "hand_over" in retry:
+                break
+            other = compiled_as(**retry)
+            if other.ir == compiled.ir:  # no path was too thin: the same program
                 continue
-            handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
-            if handed.ok:
-                compiled, report = handing, handed
+            checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
+            if checked.ok and (not report.ok or checked.matched > report.matched):
+                compiled, report = other, checked
                 break
     compiled = promote(compiled, report)
     package = build_package(
