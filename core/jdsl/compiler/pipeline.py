@@ -33,6 +33,7 @@ from jdsl.compiler.stream import (
     normalize_stream,
     refuse_broken,
 )
+from jdsl.compiler.unused import drop_unused_reads, unused_notes
 from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
 
@@ -325,9 +326,10 @@ def compile_normalized(
         CompileError: no episode succeeded (see :func:`require_success`).
     """
     require_success(normalized)
+    normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
     normalized, shared = share_stores(normalized, read_only_of(effects))
-    if noops or shared:  # the shards' facts and replay hold the calls as recorded: derive here
+    if noops or unused or shared:  # the shards' facts and replay hold the calls as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -336,18 +338,17 @@ def compile_normalized(
     )
 
     def compiled_as(
-        hand_over: bool = False,
-        same_writes: bool = False,
-        unaccounted: Collection[str] = (),
-        rejoin: bool = True,
-    ) -> CompiledBehavior:
+        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
+        always: bool = False, rejoin: bool = True,
+    ) -> CompiledBehavior:  # fmt: skip
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support, hand_over=hand_over, same_writes=same_writes,
-                         unaccounted=unaccounted, rejoin=rejoin, peers=peers)  # fmt: skip
-        if noops:
+                         unaccounted=unaccounted, always=always, rejoin=rejoin,
+                         peers=peers)  # fmt: skip
+        if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
-                for tool in noops)))  # fmt: skip
+                for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
     def settled(rejoin: bool) -> tuple[CompiledBehavior, VerificationReport]:
@@ -359,10 +360,12 @@ def compile_normalized(
             # making the writes most runs make (a route where they part; the fallback when none
             # fits) if that serves more, else, instead of a failure, hand over where the paths
             # part (and where a path too thin to compile, holding a run left unaccounted, parts
-            # from them)
+            # from them; the last resort: the paths' common part, handing over where they part
+            # whatever their support: a package that does the known part rather than none)
             unaccounted = [e.episode_id for e in report.unaccounted]
             retries: list[dict[str, Any]] = [{"same_writes": True},
-                                             {"hand_over": True, "unaccounted": unaccounted}]  # fmt: skip
+                                             {"hand_over": True, "unaccounted": unaccounted},
+                                             {"hand_over": True, "always": True}]  # fmt: skip
             for retry in retries:
                 if report.ok and "hand_over" in retry:
                     break
@@ -375,9 +378,13 @@ def compile_normalized(
         return compiled, report
 
     compiled, report = settled(rejoin=True)
-    if shared and report.structural_ok and not report.ok:
-        # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify: each its own way
-        compiled, report = settled(rejoin=False)
+    if shared and report.structural_ok and (not report.ok or report.fallbacks):
+        # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs
+        # to the fallback: each its own way, unless the rejoined program verifies and matches
+        # at least as many runs
+        apart, checked = settled(rejoin=False)
+        if not report.ok or (checked.ok and checked.matched > report.matched):
+            compiled, report = apart, checked
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,
