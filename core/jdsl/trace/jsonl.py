@@ -292,20 +292,22 @@ _SOURCE_TEXT = event_json(_SOURCE)
 _EPISODE_FINISHED = "episode.finished"
 
 
-Build = Callable[[list[Any], int, tuple[Any, ...]], None]
-"""Builds the line of one kept event (:func:`_line_builder`)."""
+Build = Callable[[list[Any], int], int]
+"""``build(lines, index) -> index``: builds the lines of the run of one episode's kept events
+that starts at ``index``, in place; returns the index after it (:func:`_line_builder`)."""
 
 
 def _render(lines: list[Any]) -> None:
     """Replace the events recorders kept as parts in ``lines`` by their lines, in order (each
     episode's events were kept in sequence order, so each chain links in order)."""
-    for index, item in enumerate(lines):
-        if type(item) is tuple:
-            item[0](lines, index, item)
+    index, end = 0, len(lines)
+    while index < end:
+        item = lines[index]
+        index = item[0](lines, index) if type(item) is tuple else index + 1
 
 
 def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
-    """What builds and hashes the lines of one episode's kept events, one at a time.
+    """What builds and hashes the lines of one episode's kept events (a :data:`Build`).
 
     Each line is encoded once, from a template of the episode's fixed fields: the hash is
     taken over the canonical JSON of the event without ``event_hash``, which is then put at its
@@ -327,48 +329,58 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
     # that every event copies (the hash of head + rest is the hash fed head, then rest).
     heads: dict[str, tuple[str, Any]] = {}
 
-    def build(lines: list[Any], index: int, item: tuple[Any, ...]) -> None:
-        _, sequence, kind, actor, parent, text, refs, ns = item
-        stamp, tail = stamp_of(ns), chain.tail
-        if type(parent) is int:
-            parent_text = f'"{prefix}{parent:012x}"'
-        elif parent is None:
-            parent_text = "null"
-        elif isinstance(parent, str) and _plain(parent):
-            parent_text = f'"{parent}"'
-        else:
-            parent_text = ""
-        if kind not in plain_kinds and _plain(kind):
-            plain_kinds.add(kind)
-        if templated and parent_text and kind in plain_kinds:
-            tail_text = "null" if tail is None else f'"{tail}"'
-            rest = (
-                f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
-                f'"parent_event_id":{parent_text},"payload":{text},'
-                f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
-                f'"timestamp":"{stamp}"}}'
-            )
-            if refs:
-                head = f'{{"actor":"{actor}","blob_refs":{event_json(refs)}{ids}'
-                hasher = sha256((head + rest).encode())
+    def build(lines: list[Any], index: int) -> int:
+        last_ms, stamp = -1, ""
+        end = len(lines)
+        while index < end:
+            item = lines[index]
+            if type(item) is not tuple or item[0] is not build:
+                break
+            _, sequence, kind, actor, parent, text, refs, ns = item
+            if ns // 1_000_000 != last_ms:
+                last_ms, stamp = ns // 1_000_000, stamp_of(ns)
+            tail = chain.tail
+            if type(parent) is int:
+                parent_text = f'"{prefix}{parent:012x}"'
+            elif parent is None:
+                parent_text = "null"
+            elif isinstance(parent, str) and _plain(parent):
+                parent_text = f'"{parent}"'
             else:
-                head, fed = heads.get(actor) or _head(heads, actor, ids)
-                hasher = fed.copy()
-                hasher.update(rest.encode())
-            event_hash = "sha256:" + hasher.hexdigest()
-            line = f'{head},"event_hash":"{event_hash}"{rest}\n'
-        else:
-            fields.update(
-                actor=actor, blob_refs=refs or [], event_id=chain.event_id(sequence),
-                kind=kind, parent_event_id=chain.parent_id(parent), prev_event_hash=tail,
-                sequence=sequence, timestamp=stamp,
-            )  # fmt: skip
-            unhashed = event_text(fields, text)
-            event_hash = digest(unhashed)
-            line = with_hash(unhashed, event_hash) + "\n"
-        # Link and keep with no call or jump between: an interruption cannot split them.
-        chain.tail = event_hash
-        lines[index] = line
+                parent_text = ""
+            if kind not in plain_kinds and _plain(kind):
+                plain_kinds.add(kind)
+            if templated and parent_text and kind in plain_kinds:
+                tail_text = "null" if tail is None else f'"{tail}"'
+                rest = (
+                    f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
+                    f'"parent_event_id":{parent_text},"payload":{text},'
+                    f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
+                    f'"timestamp":"{stamp}"}}'
+                )
+                if refs:
+                    head = f'{{"actor":"{actor}","blob_refs":{event_json(refs)}{ids}'
+                    hasher = sha256((head + rest).encode())
+                else:
+                    head, fed = heads.get(actor) or _head(heads, actor, ids)
+                    hasher = fed.copy()
+                    hasher.update(rest.encode())
+                event_hash = "sha256:" + hasher.hexdigest()
+                line = f'{head},"event_hash":"{event_hash}"{rest}\n'
+            else:
+                fields.update(
+                    actor=actor, blob_refs=refs or [], event_id=chain.event_id(sequence),
+                    kind=kind, parent_event_id=chain.parent_id(parent), prev_event_hash=tail,
+                    sequence=sequence, timestamp=stamp,
+                )  # fmt: skip
+                unhashed = event_text(fields, text)
+                event_hash = digest(unhashed)
+                line = with_hash(unhashed, event_hash) + "\n"
+            # Link and keep with no call or jump between: an interruption cannot split them.
+            chain.tail = event_hash
+            lines[index] = line
+            index += 1
+        return index
 
     return build
 
