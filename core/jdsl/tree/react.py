@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, PrivateAttr
 
 from jdsl.errors import ModelOutputError
 from jdsl.flows import react_flow
-from jdsl.interaction.tools import Tool, tool_name
+from jdsl.interaction.tools import HOST_NAME, Tool, tool_name
 from jdsl.providers.messages import Message
 from jdsl.signature import render_prompt
 from jdsl.tree.context import unbound_error
@@ -20,7 +22,7 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["React"]
+__all__ = ["React", "host_names"]
 
 
 class React(SignedLeaf):
@@ -59,11 +61,13 @@ class React(SignedLeaf):
 
     def _bound_tools(self, ctx: RunContext) -> list[Callable[..., Any]]:
         bound: list[Callable[..., Any]] = []
+        hosts = host_names(self.tools)
         for name in self.tools:
             fn = ctx.bindings.tools.get(name) or self._fns.get(name)
             if fn is None:
                 raise unbound_error("tool", name, ctx.bindings.tools)
-            named = fn if _named(fn) == name else Tool(fn, name=name)
+            host = hosts[name]
+            named = fn if _named(fn) == host else Tool(fn, name=host)
             bound.append(named)
         return bound
 
@@ -121,6 +125,30 @@ class React(SignedLeaf):
         for key, value in outputs.items():
             ctx.write(key, value, self)
         return Status.SUCCESS
+
+
+def host_names(names: Sequence[str]) -> dict[str, str]:
+    """The name a model sees for each tool name a react leaf lists: the name itself when
+    every provider takes it (:data:`~jdsl.interaction.tools.HOST_NAME`), else, for a capability
+    id (``retail.cancel_pending_order``, as a compiled package's fallback lists its tools), its
+    last part when no other listed name shares it, else the id with every other character
+    made ``_`` (``retail_cancel_pending_order``).
+
+    Example:
+        >>> host_names(["add", "retail.cancel", "a.get", "b.get"])
+        {'add': 'add', 'retail.cancel': 'cancel', 'a.get': 'a_get', 'b.get': 'b_get'}
+    """
+    lasts = Counter(n.rsplit(".", 1)[-1] for n in names)
+    hosts: dict[str, str] = {}
+    for name in names:
+        last = name.rsplit(".", 1)[-1]
+        if HOST_NAME.match(name):
+            hosts[name] = name
+        elif lasts[last] == 1 and HOST_NAME.match(last) and last not in names:
+            hosts[name] = last
+        else:
+            hosts[name] = re.sub(r"[^A-Za-z0-9_-]", "_", name)[-64:] or "tool"
+    return hosts
 
 
 def _named(fn: Callable[..., Any]) -> str | None:
