@@ -3,8 +3,9 @@
 :func:`cli_errors` turns a failure into ``error: <what> — <how to fix>`` and exit 1,
 :func:`cli_fail` builds such a failure, :func:`cli_advice` rewrites the library's Python advice
 (``pass model=... to run()``) into the flags that do the same, :func:`require_parent` is the one
-output-path check (``-o``, ``--out``), and :func:`bad_parameter` turns a
-:class:`~jdsl.errors.InputError` into typer's usage error (exit 2).
+output-path check (``-o``, ``--out``), :func:`bad_parameter` turns a
+:class:`~jdsl.errors.InputError` into typer's usage error (exit 2) and :func:`choice` checks an
+option's value against its choices.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import functools
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -26,6 +27,7 @@ from jdsl.trace.addresses import redact_addresses
 __all__ = [
     "MODEL_FIX",
     "bad_parameter",
+    "choice",
     "command_app",
     "cli_advice",
     "cli_errors",
@@ -176,3 +178,22 @@ def command_app(name: str, help: str) -> typer.Typer:
 def bad_parameter(exc: InputError, option: str) -> typer.BadParameter:
     """typer's usage error (exit 2, ``Invalid value for '<option>': ...``) for ``exc``."""
     return typer.BadParameter(str(exc), param_hint=option)
+
+
+def choice(choices: Sequence[str]) -> Callable[[str], str]:
+    """A typer ``parser=`` that takes one of ``choices`` and makes anything else typer's usage
+    error (exit 2) ``Invalid value for '--opt': 'x' is not one of 'a', 'b'``: a ``Literal``
+    annotation gives the same check, but typer reports it through pydantic, prefixed
+    ``Value error,``.
+
+    Example:
+        >>> choice(["intent", "task"])("task")
+        'task'
+    """
+
+    def parse(value: str) -> str:
+        if value not in choices:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(map(repr, choices))}")
+        return value
+
+    return parse

@@ -15,16 +15,17 @@ import zipfile
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
+from jdsl.commands.boundary import choice, cli_errors, cli_fail, require_parent
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_package
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATE_OPTION,
+    INITIAL_STATES,
     compile_holdout,
     family_cell,
     family_width,
@@ -70,9 +71,11 @@ def compile_command(
     task_family: str = typer.Option(
         "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
     ),
-    group_by: GroupBy | None = typer.Option(
+    group_by: str | None = typer.Option(
         None,
         "--group-by",
+        parser=choice(get_args(GroupBy)),
+        metavar="<intent|task|sequence>",
         help="Compile each family on its own into the directory -o: intent "
         "(what runs change: their ordered write calls), task (the recorded task) or sequence "
         "(the tool sequence). Default: what the importer recommends (tau-bench runs: intent), "
@@ -97,9 +100,11 @@ def compile_command(
         help="Successful episodes a branch alternative needs; thinner paths are reported and "
         "left out.",
     ),
-    engine: Engine = typer.Option(
+    engine: str = typer.Option(
         "local",
         "--engine",
+        parser=choice(get_args(Engine)),
+        metavar="<local|dask>",
         help="local: stream in this process; dask: map over the trace "
         "files on a dask.distributed cluster (pip install 'jdsl[dask]').",
     ),
@@ -124,6 +129,8 @@ def compile_command(
         refuse_package(path, "jdsl compile")
     _refuse_repeats(traces)
     require_parent(out, "-o")
+    if state not in (None, "none", *INITIAL_STATES):
+        initial_state(state)  # an unknown domain: the usage error, before any work
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
         fix = (
@@ -131,7 +138,16 @@ def compile_command(
         )
         raise cli_fail(f"-o {out} is a file", fix)
     strict = not skip_bad_lines
-    options = (traces, out, name, group_by, holdout, task_family, min_support, state)
+    options = (
+        traces,
+        out,
+        name,
+        cast("GroupBy | None", group_by),
+        holdout,
+        task_family,
+        min_support,
+        state,
+    )
     if engine == "dask":
         with dask_client(scheduler) as client:
             reduced = reduce_shards(client, traces, mapping, strict=strict)
