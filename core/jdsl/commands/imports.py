@@ -18,7 +18,7 @@ from pathlib import Path
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
+from jdsl.commands.boundary import choice, cli_errors, cli_fail, command_app, require_parent
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
 from jdsl.importers.openai_chat import openai_chat_conversations
@@ -137,7 +137,11 @@ def tau_bench_command(
         False, "--strict", help="Stop at the first malformed run (default: skip it, warn)."
     ),
     domain: str | None = typer.Option(
-        None, "--domain", help=f"The domain ({' or '.join(DOMAINS)}) when the runs do not tell."
+        None,
+        "--domain",
+        parser=choice(DOMAINS),
+        metavar=f"<{'|'.join(DOMAINS)}>",
+        help=f"The domain ({' or '.join(DOMAINS)}) when the runs do not tell.",
     ),
 ) -> None:
     """Import tau-bench runs; failed runs keep their reward and are never compiled from."""
