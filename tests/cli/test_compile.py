@@ -200,3 +200,11 @@ def test_an_unknown_initial_state_is_a_usage_error_with_or_without_holdout(
     assert result.exit_code == 2, result.output
     assert "'bogus' is not a known domain; pass one of: tau_airline" in result.output
     assert not out.exists()
+
+
+def test_an_output_ending_in_a_slash_is_a_directory_made_for_the_package(
+    runner, traces, tmp_path
+) -> None:
+    result = _compile(runner, traces(3), "-o", f"{tmp_path}/pkgs/")
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (tmp_path / "pkgs").iterdir()] == ["cancel.jdsl"]

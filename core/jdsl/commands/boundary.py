@@ -32,6 +32,7 @@ __all__ = [
     "cli_advice",
     "cli_errors",
     "cli_fail",
+    "out_path",
     "require_parent",
 ]
 
@@ -113,6 +114,21 @@ def require_parent(path: Path, option: str) -> Path:
     if path.exists() or path.parent.exists():
         return path
     raise MissingDirectoryError(str(path), str(path.parent), option=option)
+
+
+def out_path(raw: str, option: str) -> Path:
+    """The path an output option names; ``raw`` ending in ``/`` names a directory, made here
+    when missing (its parent must exist: see :func:`require_parent`). typer's ``Path`` drops
+    that slash, so ``-o traces/`` would write a *file* ``traces``; outputs are read as text.
+
+    Raises:
+        MissingDirectoryError: ``raw`` ends in ``/`` and its parent directory does not exist.
+    """
+    path = Path(raw)
+    if raw.endswith(("/", os.sep)) and not path.exists():
+        require_parent(path, option)
+        path.mkdir()
+    return path
 
 
 def _message(exc: BaseException) -> str:

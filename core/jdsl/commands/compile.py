@@ -19,7 +19,7 @@ from typing import Any, Literal, cast, get_args
 
 import typer
 
-from jdsl.commands.boundary import choice, cli_errors, cli_fail, require_parent
+from jdsl.commands.boundary import choice, cli_errors, cli_fail, out_path, require_parent
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_package
 from jdsl.commands.validate import (
@@ -52,7 +52,7 @@ def compile_command(
     traces: list[Path] = typer.Argument(
         ..., exists=True, dir_okay=False, metavar="TRACES", help="JSONL trace files."
     ),
-    out: Path = typer.Option(
+    out_text: str = typer.Option(
         ...,
         "-o",
         "--out",
@@ -128,6 +128,7 @@ def compile_command(
     for path in traces:
         refuse_package(path, "jdsl compile")
     _refuse_repeats(traces)
+    out = Path(out_text)
     require_parent(out, "-o")
     if state not in (None, "none", *INITIAL_STATES):
         initial_state(state)  # an unknown domain: the usage error, before any work
@@ -137,6 +138,7 @@ def compile_command(
             f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
         )
         raise cli_fail(f"-o {out} is a file", fix)
+    out = out_path(out_text, "-o")  # -o DIR/: a directory, made now
     strict = not skip_bad_lines
     options = (
         traces,
