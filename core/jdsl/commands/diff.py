@@ -24,8 +24,9 @@ __all__ = ["show_diff"]
 
 
 def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
-              episode: str | None = None) -> None:  # fmt: skip
-    """Print (and with ``html`` write) the step-aligned diff of every episode in ``traces``."""
+              episode: str | None = None, *, strict: bool = True) -> None:  # fmt: skip
+    """Print (and with ``html`` write) the step-aligned diff of every episode in ``traces``
+    (``strict=False``: skip trace lines that are not events)."""
     if not traces:
         raise cli_fail("jdsl show --diff needs a package and traces", "jdsl show --diff PKG "
                        "TRACES.jsonl...")  # fmt: skip
@@ -34,7 +35,7 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
                        "traces: jdsl show --diff PKG TRACES.jsonl")  # fmt: skip
     pkg = load_package(package)
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
-    episodes = [e for trace in traces for e in read_events(trace).episodes
+    episodes = [e for trace in traces for e in read_events(trace, strict=strict).episodes
                 if episode is None or e.episode_id == episode]  # fmt: skip
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
