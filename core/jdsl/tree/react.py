@@ -11,6 +11,7 @@ from pydantic import Field, PrivateAttr
 
 from jdsl.errors import ModelOutputError
 from jdsl.flows import react_flow
+from jdsl.interaction.cancel import is_cancelled
 from jdsl.interaction.tools import HOST_NAME, Tool, tool_name
 from jdsl.providers.messages import Message
 from jdsl.signature import render_prompt
@@ -39,7 +40,8 @@ class React(SignedLeaf):
     say why. A react ticked while a failure is pending (a selector's later child, e.g. a compiled
     package's fallback) takes over from it: ``react.started`` names it (``after_failure``) and an
     input named ``failure`` that the blackboard does not hold gets ``"<node id>: <reason>"``. An exception the model raised (a bad key, a dropped connection, a ``converse``
-    returning neither a ModelTurn nor a str) propagates unchanged after ``react.finished``.
+    returning neither a ModelTurn nor a str) propagates unchanged after ``react.finished``, and
+    a Ctrl-C during the loop raises KeyboardInterrupt after it (the run ends cancelled).
 
     Attributes:
         signature: e.g. ``"question -> answer"`` or ``"ticket -> category, urgency: int"``.
@@ -119,6 +121,10 @@ class React(SignedLeaf):
         if result.exception is not None:
             # a model that cannot be reached, or breaks the protocol, is an error, not a FAILURE
             raise result.exception
+        if result.stop_reason == "cancelled" and not is_cancelled(ctx.cancel):
+            # react_flow's Ctrl-C (no token was cancelled): the run stops as cancelled, as a
+            # Ctrl-C anywhere else in the tree does, instead of failing into a sibling
+            raise KeyboardInterrupt
         if outputs is None:
             stopped = f"react stopped: {result.stop_reason}" + (f" ({error})" if error else "")
             return ctx.fail(self, stopped if not result.completed else f"react answer: {error}")
