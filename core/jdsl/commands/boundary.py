@@ -148,7 +148,8 @@ def _message(exc: BaseException) -> str:
 def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Decorate a typer command: a :class:`~jdsl.errors.JdslError`, ``OSError`` or
     ``UnicodeDecodeError`` leaving it prints ``error: <what> — <how to fix>`` (a JdslError's
-    message already names the fix) and exits 1 instead of a traceback.
+    message already names the fix) and exits 1 instead of a traceback; a Ctrl-C prints
+    ``interrupted (Ctrl-C): ...`` and exits 130.
 
     Put it under ``@app.command(...)``; typer still reads the command's parameters.
     """
@@ -157,6 +158,13 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
+        except KeyboardInterrupt:  # a run's trace already closed its episode as cancelled
+            typer.echo(
+                "interrupted (Ctrl-C): stopped; a --trace file keeps what ran, its episode "
+                "ended as cancelled",
+                err=True,
+            )
+            raise typer.Exit(code=130) from None
         except BrokenPipeError:  # the reader left (`jdsl show T | head`): no error to tell
             _quiet_stdout()
             raise typer.Exit(code=1) from None
