@@ -208,3 +208,22 @@ def test_an_output_ending_in_a_slash_is_a_directory_made_for_the_package(
     result = _compile(runner, traces(3), "-o", f"{tmp_path}/pkgs/")
     assert result.exit_code == 0, result.output
     assert [p.name for p in (tmp_path / "pkgs").iterdir()] == ["cancel.jdsl"]
+
+
+def test_the_family_table_names_matched_and_fallback_runs(runner, traces, tmp_path) -> None:
+    """'exec 0/3' on a passed family read as three failed executions; the runs it handed to
+    its fallback are counted in their own column, as the demo and --holdout tables do."""
+    result = _compile(runner, traces(3), "-o", tmp_path / "fams", "--group-by", "sequence")
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("family"))
+    assert header.split()[:7] == [
+        "family",
+        "eps",
+        "verify",
+        "replay",
+        "matched",
+        "fallback",
+        "model",
+    ]
+    row = next(line for line in result.output.splitlines() if " passed " in line)
+    assert row.split()[4:6] == ["3/3", "0"]

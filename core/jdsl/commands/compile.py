@@ -236,7 +236,7 @@ def _compile_families(
         result = compiled.results.get(family)
         if result is None:  # refused: no successful episode in this family
             rows.append(f"{family_cell(family, width)} {len(members):>5} {'refused':<10}"
-                        f"{'not written':>30}")  # fmt: skip
+                        f"{'not written':>39}")  # fmt: skip
             failed = True
             continue
         target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
@@ -246,7 +246,8 @@ def _compile_families(
         failed = failed or result.verification.status == "failed"
         written += target is not None
     typer.echo(
-        f"{'family':<{width}} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
+        f"{'family':<{width}} {'eps':>5} {'verify':<10} {'replay':>7} {'matched':>7}"
+        f" {'fallback':>8} {'model':>5}"
         f" {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
@@ -322,7 +323,7 @@ def _family_row(family: str, width: int, result: CompileResult, written: Path | 
     executed = f"{v['matched']}/{v['executed']}"
     return (
         f"{family_cell(family, width)} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
-        f" {executed:>7}"
+        f" {executed:>7} {v.get('fallback') or 0:>8}"
         f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
         f"{written or 'not written'}"
     )
