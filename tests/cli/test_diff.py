@@ -56,3 +56,24 @@ def test_html_without_diff_is_refused(runner, tmp_path) -> None:
     )
     assert result.exit_code == 1 and "--html writes the --diff view" in result.output
     assert not (tmp_path / "x.html").exists()
+
+
+def test_show_diff_takes_the_package_family_runs_unless_all(runner, tmp_path) -> None:
+    """A package compiled per family is diffed on its family's runs (as `jdsl package
+    validate` checks them): diffing all 87 runs of the results file against the
+    update_reservation_flights package printed 87 fallbacks."""
+    from pathlib import Path
+
+    slice_ = Path(__file__).parents[1] / "fixtures" / "tau_bench" / "gpt-4o-airline.slice.json"
+    traces, families = tmp_path / "slice.jsonl", tmp_path / "families"
+    runner.invoke(app, ["import", "tau-bench", str(slice_), "-o", str(traces)])
+    runner.invoke(app, ["compile", str(traces), "-o", str(families)])  # by intent
+    family = "airline.no_write"
+    package = families / f"{family}.jdsl"
+    result = runner.invoke(app, ["show", "--diff", str(package), str(traces)])
+    assert result.exit_code == 0, result.output
+    assert f"the 6 run(s) of family {family!r}" in result.stderr
+    assert "14 run(s) of other families skipped (--all diffs them too)" in result.stderr
+    assert "6 episode(s):" in result.stdout
+    every = runner.invoke(app, ["show", "--diff", str(package), str(traces), "--all"])
+    assert "20 episode(s):" in every.stdout

@@ -261,6 +261,11 @@ def show_command(
     html: Path | None = typer.Option(
         None, "--html", metavar="OUT.html", help="With --diff: also write the static HTML view."
     ),
+    every: bool = typer.Option(
+        False,
+        "--all",
+        help="With --diff: every run given, not only the runs of the package's family.",
+    ),
     skip_bad_lines: bool = typer.Option(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
@@ -269,7 +274,7 @@ def show_command(
     if diff:
         from jdsl.commands.diff import show_diff
 
-        show_diff(path, traces or [], html, episode, strict=not skip_bad_lines)
+        show_diff(path, traces or [], html, episode, strict=not skip_bad_lines, every=every)
         return
     if html is not None:
         raise cli_fail(
