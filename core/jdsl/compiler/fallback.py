@@ -37,11 +37,14 @@ from jdsl.ir.nodes import child_slots
 
 __all__ = [
     "FALLBACK_ID",
+    "HAND_OVER",
     "Fallback",
     "attach_fallback",
     "compiled_program",
     "family_tools",
     "guard_refs",
+    "hand_over_guard",
+    "hands_over",
     "split_fallback",
     "with_fallback",
 ]
@@ -52,6 +55,20 @@ WRAPPER_ID = "compiled_or_fallback"
 """The id of the selector ``[compiled, fallback]``."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESERVED = frozenset({"conversation", "failure", "answer"})
+HAND_OVER = "the recorded runs part ways here"
+"""What a hand-over guard compares (its reason, in the trace and the fallback's input)."""
+_HAND_OVER_EXPRESSION = {"eq": [{"const": HAND_OVER}, {"const": "a compiled path"}]}
+
+
+def hand_over_guard(node_id: str) -> dict[str, Any]:
+    """A guard that never holds: where the compiled program hands the rest of a run to the
+    fallback (the recorded runs went on in ways too thin to compile)."""
+    return {"kind": "guard", "id": node_id, "expression": copy.deepcopy(_HAND_OVER_EXPRESSION)}
+
+
+def hands_over(node: Mapping[str, Any]) -> bool:
+    """Whether ``node`` is a :func:`hand_over_guard`."""
+    return node.get("kind") == "guard" and node.get("expression") == _HAND_OVER_EXPRESSION
 
 
 @dataclass(frozen=True)
