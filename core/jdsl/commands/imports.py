@@ -141,6 +141,7 @@ def _tau_bench(source: Path, strict: bool, domain: str | None) -> TauImport:
 def tau_bench_command(
     episodes: Path = typer.Argument(
         ...,
+        metavar="SOURCE",
         help="a tau-bench results file (what its run.py writes: tool-calling, act or react "
         "runs) or jdsl's extraction format (tau_airline/episodes.json); detected per run",
         dir_okay=False,
@@ -166,7 +167,10 @@ def tau_bench_command(
 @cli_errors
 def openai_chat_command(
     log: Path = typer.Argument(
-        ..., help="chat-completions log, one {messages: [...]} per line", dir_okay=False
+        ...,
+        metavar="SOURCE",
+        help="chat-completions log, one {messages: [...]} per line",
+        dir_okay=False,
     ),
     out: str = _OUT,
 ) -> None:
@@ -178,7 +182,7 @@ def openai_chat_command(
 @cli_errors
 def otel_command(
     spans: Path = typer.Argument(
-        ..., help="OTLP JSON (one document, or one per line)", dir_okay=False
+        ..., metavar="SOURCE", help="OTLP JSON (one document, or one per line)", dir_okay=False
     ),
     out: str = _OUT,
 ) -> None:
