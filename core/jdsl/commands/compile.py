@@ -24,7 +24,6 @@ from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_package
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
-    INITIAL_STATE_OPTION,
     INITIAL_STATES,
     compile_holdout,
     family_cell,
@@ -36,6 +35,7 @@ from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shards
 from jdsl.compiler.families import GroupBy, recommended_grouping
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.pipeline import compile_families
 from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
@@ -91,7 +91,15 @@ def compile_command(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
     holdout: int | None = HOLDOUT_OPTION,
-    state: str | None = INITIAL_STATE_OPTION,
+    state: str | None = typer.Option(
+        None,
+        "--initial-state",
+        metavar="DOMAIN",
+        help="Verification (and --holdout's validation): answer a read a run never made, "
+        "before its first write, from the database every run of DOMAIN starts from "
+        f"({', '.join(INITIAL_STATES)}: the shipped db; default: the runs' own tau-bench domain "
+        "when it has one; none: never).",
+    ),
     min_support: int = typer.Option(
         MIN_BRANCH_SUPPORT,
         "--min-support",
@@ -187,18 +195,21 @@ def _compile(
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
+    reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
     if holdout is not None:
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
-                               reads=initial_state(state, normalized))  # fmt: skip
+                               reads=reads)  # fmt: skip
     if group_by is None:
-        result = compile_all(name=base, task_family=task_family, min_support=min_support)
+        result = compile_all(
+            name=base, task_family=task_family, min_support=min_support, reads=reads
+        )
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
         target = out / f"{base}{SUFFIX}" if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
-    _compile_families(normalized, group_by, name, task_family, out, min_support)
+    _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
 
 
 def _refuse_repeats(traces: Sequence[Path]) -> None:
@@ -223,12 +234,13 @@ def _compile_families(
     task_family: str,
     out: Path,
     min_support: int,
+    reads: ReadAnswers | None = None,
 ) -> None:
-    """One package per family. Exit 0 when every family that could be packaged was written
+    """One package per family (``reads``: :func:`~jdsl.commands.validate.initial_state`). Exit 0 when every family that could be packaged was written
     and the others are only unverified; 1 when a family failed verification or was refused
     (no successful episode), or when nothing could be packaged."""
     compiled = compile_families(
-        normalized, by, prefix=base, task_family=task_family, min_support=min_support
+        normalized, by, prefix=base, task_family=task_family, min_support=min_support, reads=reads
     )
     rows, failed, written = [], False, 0
     width = family_width(list(compiled.members))
