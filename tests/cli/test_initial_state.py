@@ -58,9 +58,9 @@ def test_compile_holdout_answers_unrecorded_reads_from_the_shipped_db(tmp_path: 
 
 
 def test_compile_without_holdout_verifies_with_the_shipped_db_too(tmp_path: Path) -> None:
-    """Without --holdout, `jdsl compile` verified task 20's family without the shipped db: both
-    runs went to the fallback (0/2 matched, 3 refs) where the demo, which compiles with it,
-    reports 2/2 matched and 7 refs."""
+    """Without --holdout, `jdsl compile` verified without the shipped db (where the demo
+    compiles with it): task 20's family went 0/2 to the fallback, 3 refs, against the demo's
+    2/2 matched, 7 refs (the compiler now also gets 2/2 without it)."""
     traces = _task_20(tmp_path)
     runner = CliRunner()
     base = ["compile", str(traces), "--group-by", "intent"]
@@ -69,4 +69,4 @@ def test_compile_without_holdout_verifies_with_the_shipped_db_too(tmp_path: Path
     assert _row(default.stdout)[2:6] == ["passed", "1.0", "2/2", "0"], default.output
     assert "answered from the tau_airline db" in default.stderr
     plain = runner.invoke(app, [*base, "-o", str(tmp_path / "p"), "--initial-state", "none"])
-    assert _row(plain.stdout)[2:6] == ["passed", "n/a", "0/2", "2"], plain.output
+    assert plain.exit_code == 0 and "answered from" not in plain.stderr, plain.output
