@@ -8,12 +8,15 @@ only coincides, where the acted-on object holds another value, is never a ref.""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jdsl.compiler import compile_behavior, validate_package
+from jdsl.compiler.verify import verify
 
 sys.path.insert(0, str(Path(__file__).parent))
 from events import EpisodeBuilder  # noqa: E402
@@ -77,3 +80,37 @@ def test_a_coincidence_with_another_reservation_is_not_a_ref() -> None:
     refs = _refs(compile_behavior([run], name="upd"))
     assert refs["reservation_id"] == {"ref": "target.reservation_id"}, refs
     assert "other" not in str(refs["cabin"]) and "other" not in str(refs["payment_id"]), refs
+
+
+def test_payment_from_the_wrong_reservation_fails_verification() -> None:
+    """Where the reservations differ, a package that takes the payment id from the other
+    reservation makes another write: verification catches it."""
+    runs = [_run(i, target_last=False, other_cabin="business", other_pay=f"gift_card_{i}")
+            for i in range(3)]  # fmt: skip
+    result = compile_behavior(runs, name="upd")
+    assert result.ok, result.report().text
+    right = str(_refs(result)["payment_id"]["ref"])
+    assert right.startswith("target.payment_history["), right
+    text = json.dumps(result.compiled.ir)  # the write and the guard that checks its value
+    element = right.removesuffix(".payment_id")
+    for wrong, kinds in (
+        (element.replace("target.", "other."), {"model"}),  # no element of it holds the card
+        ("other.payment_history[0]", {"write"}),  # the other reservation's card
+    ):
+        wrong_ir = json.loads(text.replace(element, wrong))
+        if "$" not in wrong:  # nothing asks for the index any more
+            wrong_ir = _without_predict(wrong_ir, "-> payment_index:")
+        report = verify(dataclasses.replace(result.compiled, ir=wrong_ir), result.normalized)
+        assert not report.ok and report.matched == 0, (wrong, report)
+        assert {d.kind for d in report.divergences} == kinds, report.divergences
+
+
+def _without_predict(node: Any, writes: str) -> Any:
+    """``node`` without the predict leaves whose signature contains ``writes``."""
+    if isinstance(node, list):
+        return [_without_predict(n, writes) for n in node
+                if not (isinstance(n, dict) and n.get("kind") == "predict"
+                        and writes in str(n.get("signature")))]  # fmt: skip
+    if isinstance(node, dict):
+        return {k: _without_predict(v, writes) for k, v in node.items()}
+    return node

@@ -210,7 +210,16 @@ def _acted_on(argument: str, step: NormStep) -> set[str]:
 def _coincides(path: str, value: Any, acted: set[str], state: dict[str, Any]) -> bool:
     """Whether ``path`` is a field of an object the call does not act on whose counterpart in
     an object it acts on holds another value (``other.cabin`` is economy, the reservation
-    updated is basic economy): an equal value another object happens to hold."""
+    updated is basic economy): an equal value another object happens to hold. A top-level
+    key (a model output) is no object's field.
+
+    >>> _coincides("other.cabin", "economy", {"res"}, {"res": {"cabin": "basic_economy"}})
+    True
+    >>> _coincides("other.cabin", "economy", {"res"}, {"res": {"cabin": "economy"}})
+    False
+    >>> _coincides("reason", "no longer needed", {"order"}, {"order": {"status": "pending"}})
+    False
+    """
     top = top_key(path)
     if not acted or top in acted:
         return False
@@ -221,6 +230,8 @@ def _coincides(path: str, value: Any, acted: set[str], state: dict[str, Any]) ->
     if any(kind == "var" for kind, _ in steps):
         return False
     rest = [arg for _, arg in steps[1:]]
+    if not rest:
+        return False  # a top-level key (a model output), no object's field
     for key in acted:
         held = _lookup(state.get(key), rest)
         if held is not _MISSING and stable_key(held) != stable_key(value):
