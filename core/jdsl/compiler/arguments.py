@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from jdsl.compiler.acted import acted_on, coincides
 from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import NormStep
@@ -178,93 +179,20 @@ def frozen_key(path: str, value: Any) -> bool:
     )
 
 
-def _names_object(argument: str, field: str) -> bool:
-    """Whether an argument equal to an object's ``field`` names that object: the field is the
-    object's own id, spelled like the argument (``reservation_id``) or ``id``.
-
-    >>> _names_object("reservation_id", "reservation_id"), _names_object("order_id", "id")
-    (True, True)
-    >>> _names_object("cabin", "cabin"), _names_object("payment_id", "amount")
-    (False, False)
-    """
-    if not argument.endswith("id"):
-        return False
-    return field == argument or field == "id"
-
-
-def _acted_on(argument: str, step: NormStep) -> set[str]:
-    """The objects the call acts on: the top-level keys whose own id another id argument of
-    the call is (``reservation.reservation_id`` for ``reservation_id``); never a key that
-    merely holds a field equal to another argument (two reservations both in economy)."""
-    found: set[str] = set()
-    for other, paths in step.arg_sources.items():
-        if other == argument:
-            continue
-        for path in paths:
-            top, _, field = path.partition(".")
-            if field and "[" not in top and _names_object(other, field):
-                found.add(top)
-    return found
-
-
-def _coincides(path: str, value: Any, acted: set[str], state: dict[str, Any]) -> bool:
-    """Whether ``path`` is a field of an object the call does not act on whose counterpart in
-    an object it acts on holds another value (``other.cabin`` is economy, the reservation
-    updated is basic economy): an equal value another object happens to hold. A top-level
-    key (a model output) is no object's field.
-
-    >>> _coincides("other.cabin", "economy", {"res"}, {"res": {"cabin": "basic_economy"}})
-    True
-    >>> _coincides("other.cabin", "economy", {"res"}, {"res": {"cabin": "economy"}})
-    False
-    >>> _coincides("reason", "no longer needed", {"order"}, {"order": {"status": "pending"}})
-    False
-    """
-    top = top_key(path)
-    if not acted or top in acted:
-        return False
-    try:
-        steps = parse_path(path)
-    except ValidationError:
-        return False
-    if any(kind == "var" for kind, _ in steps):
-        return False
-    rest = [arg for _, arg in steps[1:]]
-    if not rest:
-        return False  # a top-level key (a model output), no object's field
-    for key in acted:
-        held = _lookup(state.get(key), rest)
-        if held is not _MISSING and stable_key(held) != stable_key(value):
-            return True
-    return False
-
-
-_MISSING = object()
-
-
-def _lookup(value: Any, steps: Sequence[Any]) -> Any:
-    for step in steps:
-        try:
-            value = value[step]
-        except (KeyError, IndexError, TypeError):
-            return _MISSING
-    return value
-
-
 def rank_sources(argument: str, step: NormStep, sources: Sequence[str]) -> tuple[str, ...]:
     """``sources`` of one call's argument, best first: a path that freezes a dict key holding
     data (:func:`frozen_key`) is dropped, and so is a field of an object the call does not act
-    on whose counterpart in the object it acts on holds another value (:func:`_coincides`);
+    on whose counterpart in the object it acts on holds another value (:func:`jdsl.compiler.acted.coincides`);
     a path indexed by a decision (``orders[$i].id``) comes first, as in the lineage order,
     then a field of an object the call acts on (the payment id of the reservation being
-    updated: :func:`_acted_on`), then the most recently written top-level key, then the
+    updated: :func:`jdsl.compiler.acted.acted_on`), then the most recently written top-level key, then the
     lineage order (:meth:`jdsl.compiler.lineage.StateIndex.sources`)."""
     value = step.arguments.get(argument)
-    acted = _acted_on(argument, step)
+    acted = acted_on(argument, step)
     kept = [
         p
         for p in sources
-        if not frozen_key(p, value) and not _coincides(p, value, acted, step.state_before)
+        if not frozen_key(p, value) and not coincides(p, value, acted, step.state_before)
     ]
     if len(kept) < 2:
         return tuple(kept)
