@@ -6,7 +6,7 @@ from jdsl.cli import app
 from jdsl.package import export_jdsl
 from jdsl.trace import JsonlTraceSink
 
-from tests.nb.lesson_diff import compiled, held_out
+from tests.nb.lesson_diff import compiled, failed_run, held_out
 
 
 def test_show_diff_prints_the_steps_and_writes_html(runner, tmp_path) -> None:
@@ -30,3 +30,20 @@ def test_show_diff_wants_the_package_first(runner, tmp_path) -> None:
     sink.close()
     result = runner.invoke(app, ["show", "--diff", str(tmp_path / "held.jsonl")])
     assert result.exit_code == 1 and "needs a package and traces" in result.output
+
+
+def test_show_diff_skips_a_failed_recorded_run(runner, tmp_path) -> None:
+    package = export_jdsl(compiled().package, tmp_path / "remind.jdsl")
+    sink = JsonlTraceSink(tmp_path / "failed.jsonl")
+    failed_run(sink)
+    sink.close()
+    result = runner.invoke(app, ["show", "--diff", str(package), str(tmp_path / "failed.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "forgot_request" not in result.stdout
+    assert (
+        "0 episode(s): 0 matched, 0 handed to the fallback, 0 diverged; 1 failed recorded run skipped"
+        in result.stdout
+    )
+    asked = runner.invoke(app, ["show", "--diff", str(package), str(tmp_path / "failed.jsonl"),
+                                "--episode", "forgot_request"])  # fmt: skip
+    assert "episode forgot_request" in asked.stdout

@@ -119,16 +119,10 @@ def test_no_package_freezes_a_name_an_id_or_a_list_position(name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="staticize loops (h24f): at 20 tasks a family (families of 27-33 runs, as the issue's"
-    " 40 exchange runs) every family holding runs with two writes of one tool (cancel tasks 13,"
-    " 49, 100; return task 84; modify task 119) compiles one write, so those runs end without "
-    "the second and the family fails verification: 1 of 4 families verified, 3 of 4 held-out "
-    "runs refused",
-)
 def test_large_families_of_one_style_verify_and_serve() -> None:
-    """The ``direct`` style with families of 27-33 runs."""
+    """The ``direct`` style with families of 27-33 runs: the runs that make the family's write
+    twice (cancel tasks 13, 49, 100; return task 84; modify task 119), each its own way, are
+    handed to the fallback after the first (``compiler/staticize/again.py``)."""
     f = style_figures(dataclasses.replace(STYLES["direct"], tasks_per_family=20)).figures
     assert f.verified == f.compiled
     assert f.served >= 0.6 * f.held_out, f.lines()

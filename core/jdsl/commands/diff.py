@@ -3,7 +3,8 @@
 One step-aligned diff per episode (:mod:`jdsl.compiler.stepdiff`): the teacher's calls and the
 package's side by side, reads and writes marked, the first divergence flagged ``>>``, a
 fallback's hand-over shown; a run is *matched* only with the same writes and the same outcome,
-one the compiled program handed to its fallback after matching writes is counted apart.
+one the compiled program handed to its fallback after matching writes is counted apart; a
+recorded run that failed is skipped (never compiled from) unless ``--episode`` names it.
 ``--html OUT`` also writes the static HTML view. Exits 1 when an episode diverged.
 """
 
@@ -16,7 +17,13 @@ import typer
 
 from jdsl.commands.boundary import cli_fail
 from jdsl.compiler import normalize_all
-from jdsl.compiler.stepdiff import diff_html, diff_summary, diff_text, step_diff
+from jdsl.compiler.stepdiff import (
+    compared_episodes,
+    diff_html,
+    diff_summary,
+    diff_text,
+    step_diff,
+)
 from jdsl.package import load_package
 from jdsl.trace import read_events
 
@@ -38,10 +45,12 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
                 if episode is None or e.episode_id == episode]  # fmt: skip
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
-    diffs = [step_diff(pkg.ir, norm) for norm in normalize_all(episodes, canonical=mapping)]
-    typer.echo("\n\n".join(diff_text(d) for d in diffs))
+    compared, skipped = compared_episodes(normalize_all(episodes, canonical=mapping), episode)
+    diffs = [step_diff(pkg.ir, norm) for norm in compared]
+    if diffs:
+        typer.echo("\n\n".join(diff_text(d) for d in diffs))
     diverged = sum(d.kind == "diverged" for d in diffs)
-    typer.echo(f"\n{diff_summary(diffs)}")
+    typer.echo(f"\n{diff_summary(diffs, skipped)}")
     if html is not None:
         body = "".join(f"<section>{diff_html(d)}</section>" for d in diffs)
         html.write_text(f"<!doctype html><meta charset='utf-8'><title>jdsl diff {pkg.name}</title>"

@@ -32,6 +32,7 @@ from jdsl.compiler.stream import (
     normalize_stream,
     refuse_broken,
 )
+from jdsl.compiler.unused import drop_unused_reads, unused_notes
 from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
 
@@ -321,8 +322,9 @@ def compile_normalized(
         CompileError: no episode succeeded (see :func:`require_success`).
     """
     require_success(normalized)
+    normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
-    if noops:  # the shards' facts and replay hold the dropped calls: derive them here
+    if noops or unused:  # the shards' facts and replay hold the dropped calls: derive them here
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -331,15 +333,16 @@ def compile_normalized(
     )
 
     def compiled_as(
-        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = ()
-    ) -> CompiledBehavior:
+        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
+        always: bool = False,
+    ) -> CompiledBehavior:  # fmt: skip
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support, hand_over=hand_over, same_writes=same_writes,
-                         unaccounted=unaccounted)  # fmt: skip
-        if noops:
+                         unaccounted=unaccounted, always=always)  # fmt: skip
+        if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
-                for tool in noops)))  # fmt: skip
+                for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
     compiled = compiled_as()
@@ -349,10 +352,13 @@ def compile_normalized(
         # account for every run, or leaves runs to the fallback: follow every thin path making
         # the writes most runs make (a route where they part; the fallback when none fits) if
         # that serves more, else, instead of a failure, hand over where the paths part (and
-        # where a path too thin to compile, holding a run left unaccounted, parts from them)
+        # where a path too thin to compile, holding a run left unaccounted, parts from them;
+        # the last resort: the paths' common part, handing over where they part whatever their
+        # support: a package that does the known part rather than none)
         unaccounted = [e.episode_id for e in report.unaccounted]
         retries: list[dict[str, Any]] = [{"same_writes": True},
-                                         {"hand_over": True, "unaccounted": unaccounted}]  # fmt: skip
+                                         {"hand_over": True, "unaccounted": unaccounted},
+                                         {"hand_over": True, "always": True}]  # fmt: skip
         for retry in retries:
             if report.ok and "hand_over" in retry:
                 break

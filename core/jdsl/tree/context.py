@@ -215,6 +215,9 @@ class RunContext:
         node_events: ``{id(node): NodeEvents}`` (:mod:`jdsl.tree.node_events`) (the payloads of its ``node.enter`` and
             ``node.exit``) filled by :meth:`events_of`; a traced ``Root.run`` starts it with
             the ones its earlier runs of the same tree made.
+        missing_inputs: keys the tree reads that no node writes and the run was not given
+            (set by ``Root.run`` from its static check): a predict that reads one fails rather
+            than send the model ``null`` (:func:`jdsl.tree.predict.missing_inputs`).
     """
 
     def __init__(
@@ -255,6 +258,7 @@ class RunContext:
         self.tracing = trace_sink is not None
         self.node_names: dict[int, tuple[str | None, str]] = {}
         self.node_events: dict[int, NodeEvents] = {}
+        self.missing_inputs: frozenset[str] = frozenset()
         self.trace: Callable[..., int | None] = _untraced
         if trace_sink is not None:
             self.trace = recorder_for(trace_sink, capture_id, episode_id)

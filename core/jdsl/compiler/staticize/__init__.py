@@ -31,8 +31,9 @@ from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
+from jdsl.compiler.staticize.again import again_fork, writing_again
 from jdsl.compiler.staticize.emit import emit, hand_over_node, result
-from jdsl.compiler.staticize.fragment import EMPTY, Evidence
+from jdsl.compiler.staticize.fragment import EMPTY, Evidence, Here
 from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.staticize.recovery import contested_notes
 from jdsl.compiler.staticize.shape import plan_shape
@@ -67,6 +68,7 @@ def staticize(
     hand_over: bool = False,
     same_writes: bool = False,
     unaccounted: Collection[str] = (),
+    always: bool = False,
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -89,6 +91,8 @@ def staticize(
             fits (the fallback takes over there).
         unaccounted: the episodes the program compiled without ``hand_over`` did not account
             for (neither matched nor handed to the fallback in verification).
+        always: with ``hand_over``, the paths' common part and a hand-over where they part,
+            whatever their support (:func:`~jdsl.compiler.branches.plan_branches`).
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
@@ -100,7 +104,8 @@ def staticize(
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
                          tokens=tokens if loops else None, hand_over=hand_over,
-                         same_writes=same_writes, unaccounted=unaccounted)  # fmt: skip
+                         same_writes=same_writes, unaccounted=unaccounted,
+                         always=always)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
@@ -121,4 +126,12 @@ def staticize(
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip
     program = emit(ev, items, aligned, lanes[0], other=plan.same_writes)
+    again = writing_again(successful_pool(episodes), lanes, kept, read_only)
+    if again:  # runs that make a compiled path's writes, then more: the fallback's, at the end
+        here = Here(scope=aligned, available=program.produced, inputs=program.inputs,
+                    residual_keys=program.residual_keys, ids=program.ids)  # fmt: skip
+        tools = [
+            s.logical_tool for e in again for s in e.ok_steps() if not read_only(s.logical_tool)
+        ]
+        program += again_fork(here, again, tools)
     return result(ev, program, lanes[0].skeleton, aligned, (*notes, *contested))
