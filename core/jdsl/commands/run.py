@@ -103,7 +103,11 @@ def run_command(
         ..., exists=True, dir_okay=False, metavar="FILE.behavior", help="Behavior text."
     ),
     tools: str | None = typer.Option(
-        None, "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
+        None,
+        "--tools",
+        "-t",
+        metavar="module:NAME",
+        help="module:NAME (or file.py:NAME) of the host tools.",
     ),
     inputs: list[str] = typer.Option([], "--input", "-i", metavar="KEY=VALUE", help=_INPUT_HELP),
     model: str | None = typer.Option(
