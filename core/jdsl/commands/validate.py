@@ -23,17 +23,16 @@ import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
 from jdsl.compiler import (
-    CompileError,
     HeldOutReport,
     NormEpisode,
     compile_normalized,
     group_episodes,
-    holdout_split,
     normalize_all,
     validate_package,
 )
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.families import GroupBy
+from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.package import SUFFIX, export_jdsl, load_package
@@ -248,23 +247,24 @@ def compile_holdout(
     width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
     rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
-    for family, members in families:
+
+    def compile_family(family: str, kept: list[NormEpisode]) -> Any:
+        return compile_normalized(kept, name=family if by else base,
+                                  task_family=task_family or family,
+                                  min_support=min_support, reads=reads)  # fmt: skip
+
+    for one in holdout_families(families, n, compile_family, reads=reads):
+        family, members, result, report = one.family, one.members, one.result, one.report
         runs = f"{sum(e.success is not False for e in members)}/{len(members)}"
-        kept, held = holdout_split(members, n)
-        try:
-            result = compile_normalized(kept, name=family if by else base,
-                                        task_family=task_family or family,
-                                        min_support=min_support, reads=reads)  # fmt: skip
-        except CompileError:  # nothing successful left to compile from
+        if result is None:  # nothing successful left to compile from
             rows.append(_row(family, width, runs, "too few", None, None))
             notes.append(_too_few(family, members, n))
             continue
-        report = validate_package(result.package, held, reads=reads) if result.ok else None
         written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
             result.ok) else None  # fmt: skip
-        counts = _counts(report, held)
+        counts = _counts(report, one.held)
         rows.append(_row(family, width, runs, result.verification.status, counts, written))
-        if (line := _held_line(report, held)) is not None:
+        if (line := _held_line(report, one.held)) is not None:
             rows.append(line)
         if not result.ok:
             rows.append(first_problem(result))
