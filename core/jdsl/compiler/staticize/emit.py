@@ -54,8 +54,6 @@ from jdsl.text.expression import format_expression
 __all__ = ["emit", "hand_over_node", "result", "route_names"]
 
 Placed = list[tuple[ModelDecision, int]]
-HAND_OVER = "the recorded runs part ways here"
-"""What the hand-over guard compares (its reason, in the trace and the fallback's input)."""
 
 
 def emit(
@@ -177,14 +175,13 @@ class _Walk:
 def hand_over_node(
     program: Fragment, position: int, ways: int, episodes: Sequence[NormEpisode]
 ) -> Fragment:
-    """A guard that never holds, after the common part of paths too thin to branch: the
-    compiled program fails there and the package's fallback takes over (its trace names this
-    node, :mod:`jdsl.compiler.fallback`). ``position``: how many calls the paths share;
-    ``ways``: how many paths part there."""
+    """A guard that never holds (``guard false``), after the common part of paths too thin to
+    branch: the compiled program fails there and the package's fallback takes over (its trace
+    names this node, :mod:`jdsl.compiler.fallback`). ``position``: how many calls the paths
+    share; ``ways``: how many paths part there."""
     here = Here(scope=episodes, ids=program.ids)
     node_id = here.unique(f"hand_over_{position}")
-    node = {"kind": "guard", "id": node_id,
-            "expression": {"eq": [{"const": HAND_OVER}, {"const": "a compiled path"}]}}  # fmt: skip
+    node = {"kind": "guard", "id": node_id, "expression": {"const": False}}  # guard false
     why = NodeProvenance(
         node_id, "guard", support_grade(len(episodes)), source_episodes=tuple(sorted(episode_ids(episodes))),
         rationale=f"the runs take {ways} ways after {position} shared call(s), none with the "
