@@ -2,38 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from jdsl.interaction import RegisteredTool, ToolContext, ToolResult
-from jdsl.providers.messages import Message, ModelTurn, ToolCall, ToolSpec, Usage
+from jdsl.providers.messages import ModelTurn, ToolCall, Usage
+from jdsl.testing import ScriptedModel
 
 
-class Scripted:
-    """Answers each converse() with the next scripted turn (a str is a final answer)."""
+class Scripted(ScriptedModel):
+    """:class:`jdsl.testing.ScriptedModel` whose str turns are final answers with usage, and
+    whose callable turns are called when their turn comes (to raise, say)."""
 
     def __init__(self, *turns: ModelTurn | str | Callable[[], ModelTurn]) -> None:
-        self.turns = list(turns)
-        self.calls: list[dict[str, Any]] = []
+        super().__init__()
+        self.script = [ModelTurn(text=t, usage=_USAGE) if isinstance(t, str) else t for t in turns]  # type: ignore[misc]
 
-    def converse(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec] = (),
-        model_id: str | None = None,
-    ) -> ModelTurn:
-        self.calls.append(
-            {"system": system, "messages": list(messages), "tools": [t.name for t in tools]}
-        )
-        turn = self.turns[min(len(self.calls) - 1, len(self.turns) - 1)]
-        if callable(turn):
-            turn = turn()
-        return (
-            ModelTurn(text=turn, usage=Usage(input_tokens=3, output_tokens=4))
-            if isinstance(turn, str)
-            else turn
-        )
+    def _answer(self, call: dict[str, Any]) -> ModelTurn:
+        turn: Any = super()._answer(call)
+        return turn() if callable(turn) else turn
+
+
+_USAGE = Usage(input_tokens=3, output_tokens=4)
 
 
 def ask(

@@ -223,7 +223,9 @@ def test_mcp_target_uses_caller_routing_only() -> None:
     )
     model = Scripted(ask(("a1", "find", {"server": "other", "targetNode": "x"})), "ok")
     result = react_flow(model, "go", actions={"find": McpTarget("files", "lookup")}, mcp=mcp)
-    assert result.stop_reason == "completed" and model.calls[0]["tools"] == ["find"]
+    assert result.stop_reason == "completed" and [t.name for t in model.calls[0]["tools"]] == [
+        "find"
+    ]
     assert client.calls == [("lookup", {"server": "other", "targetNode": "x"})]
     assert result.observations[0].source == "files:lookup"
 
@@ -249,7 +251,7 @@ def test_registry_sandbox_limits_exposed_tools(tools) -> None:
     )
     model = Scripted("done")
     react_flow(model, "go", tools=narrow)
-    assert model.calls[0]["tools"] == ["echo"]
+    assert [t.name for t in model.calls[0]["tools"]] == ["echo"]
 
 
 def test_budget_precedence_and_validation(tools) -> None:
@@ -314,7 +316,9 @@ def test_plain_function_tools_are_granted_by_their_binding() -> None:
         ask(("a1", "lookup", {"order_id": "W1"}), ("a2", "lookup", {"order_id": "bad"})), "done"
     )
     result = react_flow(model, "go", tools=[lookup])
-    assert result.stop_reason == "completed" and model.calls[0]["tools"] == ["lookup"]
+    assert result.stop_reason == "completed" and [t.name for t in model.calls[0]["tools"]] == [
+        "lookup"
+    ]
     assert result.observations[0].structured_content == {"id": "W1", "status": "pending"}
     assert result.observations[1].error.code == "TOOL_EXCEPTION"
 

@@ -38,7 +38,7 @@ def test_mcp_tools_from_a_stdio_server_run_in_a_react_leaf() -> None:
     assert ctx.status == tree.Status.SUCCESS
     assert ctx.blackboard["answer"] == "The order is pending."
     assert model.calls[1]["messages"][-1].content == "pending"
-    assert model.calls[0]["tools"] == ["order_status"]
+    assert [t.name for t in model.calls[0]["tools"]] == ["order_status"]
     done = finished(sink)
     assert (done["status"], done["stop_reason"], done["pending_actions"]) == (
         "completed",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from jdsl import dsl
-from jdsl.envs.fixtures import retail_fixture_tools
+from jdsl.envs.fixtures import retail_fixture_tools, retail_teacher
 from jdsl.providers import ReplayDivergence, ReplayModel
 from jdsl.trace import ListTraceSink
 from loopback_server import Reply
@@ -18,16 +18,7 @@ INPUTS = {"email": "c1@x.com", "request": "cancel my pending order"}
 
 
 def retail_predict() -> Any:
-    return dsl.root("cancel", system="You are a careful retail agent.").do(
-        dsl.seq(
-            dsl.store(dsl.act("lookup", email=dsl.ref("email")), "customer"),
-            dsl.store(dsl.act("list_orders", customer_id=dsl.ref("customer.id")), "orders"),
-            dsl.predict("request, orders -> selected_index: int", id="resolve_target"),
-            dsl.store(
-                dsl.act("get_order", order_id=dsl.ref("orders[$selected_index].id")), "order"
-            ),
-        )
-    )
+    return retail_teacher(system="You are a careful retail agent.")
 
 
 def retail_react() -> Any:

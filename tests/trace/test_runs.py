@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from jdsl import dsl, tree
-from jdsl.envs.fixtures import retail_fixture_tools
+from jdsl.envs.fixtures import retail_fixture_tools, retail_teacher
 from jdsl.providers.messages import ModelTurn, Usage
 from jdsl.testing import ScriptedModel
 from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, read_events, verify_chain
@@ -18,16 +18,7 @@ from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, read_events, v
 
 def _retail_root() -> Any:
     """The §5.10 teacher: lookup -> list_orders -> predict the target -> get_order."""
-    return dsl.root("cancel").do(
-        dsl.seq(
-            dsl.store(dsl.act("lookup", email=dsl.ref("email")), "customer"),
-            dsl.store(dsl.act("list_orders", customer_id=dsl.ref("customer.id")), "orders"),
-            dsl.predict("request, orders -> selected_index: int", id="resolve_target"),
-            dsl.store(
-                dsl.act("get_order", order_id=dsl.ref("orders[$selected_index].id")), "order"
-            ),
-        )
-    )
+    return retail_teacher()
 
 
 def test_the_retail_scenario_reads_back_verified_and_splits_into_episodes(tmp_path: Path) -> None:

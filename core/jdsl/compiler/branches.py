@@ -19,13 +19,13 @@ alternative that fails after an effectful call never falls through into another'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from jdsl.compiler.consolidate import MIN_ACCEPTED_SUPPORT
 from jdsl.compiler.normalized import NormEpisode
-from jdsl.compiler.store import heads, joined, subset
+from jdsl.compiler.store import episode_ids, heads, joined, subset
 from jdsl.ir.walk import child_slots
 from jdsl.package import ToolEffects, default_effects
 
@@ -52,11 +52,14 @@ class Lane:
 
     ``parts``: when the sequence is compressed (a loop is one token,
     :mod:`jdsl.compiler.staticize.loops`), per group of its episodes the call positions each
-    token stands for; empty: token ``t`` is call ``t`` in every episode."""
+    token stands for; empty: token ``t`` is call ``t`` in every episode. ``loops``: for a
+    lane of calls one by one (a thin path, :attr:`BranchPlan.thin`), ``(call position, loop
+    token, calls)`` where its calls are one loop's."""
 
     skeleton: tuple[str, ...]
     episodes: Sequence[NormEpisode]
     parts: tuple[tuple[Sequence[NormEpisode], tuple[tuple[int, ...], ...]], ...] = ()
+    loops: tuple[tuple[int, str, int], ...] = ()
 
     def where(self, t: int) -> tuple[tuple[int, Sequence[NormEpisode]], ...]:
         """``(call position, episodes)`` of token ``t`` (a loop: one per element)."""
@@ -87,6 +90,10 @@ class BranchPlan:
             calls every path shares: the one lane is that common part, the program hands over
             to the family's fallback after it, and no episode is served end to end (``aligned``
             is empty); else None.
+        thin: with ``hand_over`` planning, the paths too thin to branch that hold a run the
+            program without them could not account for: each hands over to the fallback where
+            it parts from the compiled paths (:mod:`jdsl.compiler.staticize.shape`); their
+            episodes are not in ``aligned``.
     """
 
     lanes: tuple[Lane, ...]
@@ -97,6 +104,7 @@ class BranchPlan:
     selection: str = ""
     conditions: tuple[tuple[dict[str, Any], ...], ...] = ()
     hand_over: int | None = None
+    thin: tuple[Lane, ...] = ()
 
     @property
     def branched(self) -> bool:
@@ -141,6 +149,7 @@ def plan_branches(
     tokens: Callable[[NormEpisode], tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
     | None = None,
     hand_over: bool = False,
+    unaccounted: Collection[str] = (),
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -150,7 +159,11 @@ def plan_branches(
         min_support: successful episodes an alternative needs (at least 1).
         hand_over: where the paths part ways and none has ``min_support`` episodes, plan their
             common part only, to hand over to the fallback where they part
-            (:attr:`BranchPlan.hand_over`), instead of following the path with more writes.
+            (:attr:`BranchPlan.hand_over`), instead of following the path with more writes;
+            and next to supported paths, plan each thinner path that holds an ``unaccounted``
+            episode as a way that hands over where it parts (:attr:`BranchPlan.thin`).
+        unaccounted: the ids of the episodes the program planned without ``hand_over`` did not
+            account for (verification: neither matched nor handed to the fallback).
 
     Raises:
         ValueError: ``min_support`` below 1.
@@ -204,6 +217,8 @@ def plan_branches(
                 f"path {' -> '.join(skeleton)} ({len(lane.episodes)} successful episodes) "
                 f"not branched: {problem}; its episodes stay counterexamples"
             )
+    thin = _thin(ranked, groups, parts, lanes, min_support,
+                 set(unaccounted) if hand_over else set(), pool, notes)  # fmt: skip
     rest = sum(1 for s in ranked[1:] if s not in {lane.skeleton for lane in lanes}) - len(notes)
     if rest:
         notes.append(
@@ -212,7 +227,39 @@ def plan_branches(
         )
     head, tail = _shared(lanes)
     aligned = subset(pool, sorted(i for lane in lanes for i in groups[lane.skeleton]))
-    return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes))
+    return BranchPlan(tuple(lanes), head, tail, aligned, tuple(notes), thin=thin)
+
+
+def _thin(
+    ranked: Sequence[tuple[str, ...]], groups: Mapping[tuple[str, ...], list[int]],
+    parts: Mapping[tuple[str, ...], Mapping[tuple[tuple[int, ...], ...], list[int]]],
+    lanes: Sequence[Lane], min_support: int, unaccounted: set[str], pool: Sequence[NormEpisode],
+    notes: list[str],
+) -> tuple[Lane, ...]:  # fmt: skip
+    """The paths below ``min_support`` holding an ``unaccounted`` episode (reported in
+    ``notes``): each hands over to the fallback where it parts from the compiled paths. Their
+    lanes are their episodes' tool sequences, call by call (no loop is one token: where a
+    thin path parts is a call)."""
+    if not unaccounted or not lanes:
+        return ()
+    found: dict[tuple[tuple[str, ...], tuple[tuple[int, str, int], ...]], list[int]] = {}
+    for skeleton in ranked:
+        ids = set(episode_ids(subset(pool, groups[skeleton])))
+        if len(groups[skeleton]) >= min_support or not ids & unaccounted:
+            continue
+        for positions, ix in (parts.get(skeleton) or {(): groups[skeleton]}).items():
+            for i in ix:
+                calls = pool[i].tool_sequence()
+                spans = positions or ((),) * len(skeleton)  # no loops: no positions
+                loops = tuple((at[0], token, len(at)) for token, at in zip(skeleton, spans,
+                              strict=True) if at and token != calls[at[0]])  # fmt: skip
+                found.setdefault((calls, loops), []).append(i)
+        notes.append(
+            f"path {' -> '.join(skeleton)} ({len(groups[skeleton])} successful episodes) "
+            f"not compiled (fewer than {min_support} episodes) and not served by the compiled "
+            "paths: it hands over to the fallback where it parts from them"
+        )
+    return tuple(Lane(seq, subset(pool, ix), loops=loops) for (seq, loops), ix in found.items())
 
 
 def _common_part(

@@ -88,6 +88,8 @@ class BranchAlternative:
         reads: every run input it reads.
         selected_by: the conditions that select it, as text (``orders[$i].status ==
             "pending"``, ``route == "cancel"``); empty when only its inputs do.
+        hands_over: it hands the run over to the fallback (``episodes``: the runs too few
+            to compile that took that way; ``tools`` is empty).
     """
 
     node_id: str
@@ -96,6 +98,7 @@ class BranchAlternative:
     guard_inputs: tuple[str, ...]
     reads: tuple[str, ...]
     selected_by: tuple[str, ...] = ()
+    hands_over: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +108,7 @@ class BranchAlternative:
             "guard_inputs": list(self.guard_inputs),
             "reads": list(self.reads),
             "selected_by": list(self.selected_by),
+            "hands_over": self.hands_over,
         }
 
 
@@ -145,7 +149,8 @@ class CompiledBranch:
         for alt in self.alternatives:
             conditions = [*(f"exists({n})" for n in alt.guard_inputs), *alt.selected_by]
             when = ", when " + " and ".join(conditions) if conditions else ""
-            parts.append(f"{' -> '.join(alt.tools)} ({len(alt.episodes)} episodes{when})")
+            what = "hand over to the fallback" if alt.hands_over else " -> ".join(alt.tools)
+            parts.append(f"{what} ({len(alt.episodes)} episodes{when})")
         return f"{self.node_id}: " + " | ".join(parts)
 
 

@@ -14,9 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.fallback import hands_over
 from jdsl.compiler.families import is_write
 from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.errors import JdslError
+from jdsl.expr import resolve_path
 from jdsl.ir.walk import child_slots, walk_ir
 from jdsl.providers.replay import ReplayModel
 from jdsl.signature import Signature
@@ -120,7 +123,11 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     tool, k counted along the path to it (:func:`_numbered`): an alternative that starts with a
     second product lookup is not the path of a run that made one lookup, before the selector.
     Selectors are decided top down, inside the alternative taken only: two alternatives may
-    each hold a selector on the same key."""
+    each hold a selector on the same key. An alternative that hands over to the fallback
+    (:func:`_handing_checks`) names the tools its runs called there: a run that made that call
+    first took it. Where two alternatives' first calls are the same call, one that starts with a
+    loop over every element of a list (``for_each x in xs``) is not the way of a run that did
+    not make that call for every element there."""
     if not nodes:
         return {}
     at: dict[str, list[int]] = {}
@@ -128,38 +135,89 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
         at.setdefault(step.logical_tool, []).append(position)
     counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
     found: dict[str, Any] = {}
-    _decide(nodes[0], at, counted, found)
+    _decide(nodes[0], at, counted, found, episode.ok_steps())
     return found
 
 
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
-            found: dict[str, Any]) -> None:  # fmt: skip
+            found: dict[str, Any], steps: Sequence[NormStep]) -> None:  # fmt: skip
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
         firsts = []
-        for n, route in enumerate(routes):
-            assert route is not None
-            key, value, action = route
-            calls, k = at.get(str(action["tool"])) or [], counted.get(str(action.get("id")), 0)
-            if k < len(calls):
-                firsts.append((calls[k], n, key, value))
+        for n, ways in enumerate(routes):
+            for key, value, action in ways or ():
+                calls = at.get(str(action["tool"])) or []
+                k = counted.get(str(action.get("id")), 0)
+                if k < len(calls):
+                    skips = _skips_loop(children[n], calls[k], steps)
+                    firsts.append((calls[k], skips, n, key, value))
         if firsts:
-            _, n, key, value = min(firsts)
+            _, _, n, key, value = min(firsts)
             found.setdefault(key, value)
             children = [children[n]]
     for child in children:
-        _decide(child, at, counted, found)
+        _decide(child, at, counted, found, steps)
 
 
-def _route(alternative: dict[str, Any]) -> tuple[str, Any, dict[str, Any]] | None:
-    """``(key, value, first action)`` of an alternative that starts by checking a route."""
+def _skips_loop(alternative: Mapping[str, Any], position: int, steps: Sequence[NormStep]) -> bool:
+    """Whether ``alternative`` starts with a loop over every element of a list and the run,
+    from its call at ``position``, did not call the loop's tool once per element."""
+    for node in _walk(alternative):
+        if node.get("kind") == "action":
+            return False
+        if node.get("kind") != "for_each" or "[$" in str(node.get("items", "")):
+            continue
+        tool = next((n.get("tool") for n in _walk(node.get("child")) if n.get("kind") == "action"),
+                    None)  # fmt: skip
+        try:
+            elements = resolve_path(str(node.get("items")), steps[position].state_before)
+        except JdslError:
+            return False
+        if not isinstance(elements, list):
+            return False
+        made = position
+        while made < len(steps) and steps[made].logical_tool == tool:
+            made += 1
+        return made - position < len(elements)
+    return False
+
+
+def _route(alternative: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]] | None:
+    """``[(key, value, first action)]`` of an alternative that starts by checking a route; an
+    alternative that hands over (:func:`_handing_checks`): one per tool it names, the action
+    ``{"tool": that tool, "id": "<its id>/<tool>"}``."""
+    checks = _handing_checks(alternative)
+    if checks is not None:
+        return [(str(c["key"]), c.get("equals"), _handing(alternative, c)) for c in checks]
     body = alternative.get("children") if alternative.get("kind") == "sequence" else None
     check = next((n for n in body or () if n.get("kind") == "check"), None)
     action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
     if check is None or action is None:
         return None
-    return str(check["key"]), check.get("equals"), action
+    return [(str(check["key"]), check.get("equals"), action)]
+
+
+def _handing(alternative: Mapping[str, Any], check: Mapping[str, Any]) -> dict[str, Any]:
+    tool = str(check.get("equals"))
+    return {"kind": "hand_over", "tool": tool, "id": f"{alternative.get('id')}/{tool}"}
+
+
+def _handing_checks(alternative: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The route checks of an alternative that hands over to the fallback (``seq [check route
+    == <tool>, hand_over guard]``, several tools: ``seq [sel [check ...], hand_over guard]``,
+    :func:`jdsl.compiler.fallback.hand_over_guard`): each names the tool its runs called
+    there. None for any other alternative."""
+    body = alternative.get("children") if alternative.get("kind") == "sequence" else None
+    if not body or not any(hands_over(n) for n in body):
+        return None
+    if any(n.get("kind") == "action" for n in _walk(alternative)):
+        return None
+    first = body[0]
+    checks = [first] if first.get("kind") == "check" else list(first.get("children") or ())
+    if first.get("kind") not in ("check", "selector") or not checks:
+        return None
+    return checks if all(c.get("kind") == "check" for c in checks) else None
 
 
 def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
@@ -170,9 +228,9 @@ def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     if node.get("kind") == "selector":
         arms = [_route(child) for child in children]
-        if arms and all(a is not None and a[0] in routes for a in arms):
+        if arms and all(a and all(key in routes for key, _, _ in a) for a in arms):
             children = [c for c, a in zip(children, arms, strict=True)
-                        if a is not None and a[1] == routes[a[0]]]  # fmt: skip
+                        if any(routes[key] == value for key, value, _ in a or ())]  # fmt: skip
     return found.union(*(_reached(child, routes) for child in children))
 
 
@@ -189,7 +247,8 @@ def _chosen_arguments(
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
     numbered = [(node, k) for node, k in _numbered(nodes[0] if nodes else {}, {})
-                if reached is None or str(node.get("id") or "") in reached]  # fmt: skip
+                if node.get("kind") == "action"
+                and (reached is None or str(node.get("id") or "") in reached)]  # fmt: skip
     for node, k in numbered:
         tool = str(node.get("tool"))
         steps = calls.get(tool) or []
@@ -234,7 +293,9 @@ def _acted_on(
 def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[str, Any], int]]:
     """Each action under ``node`` (pre-order) with how many actions of its tool a run reaching
     it made before (``seen``, updated): the alternatives of a selector each count from where
-    the selector starts (a run takes one of them), and after it the most any of them made."""
+    the selector starts (a run takes one of them), and after it the most any of them made. An
+    alternative that hands over counts as ``{"kind": "hand_over", "tool", "id"}``: the call
+    its runs made there."""
     if node.get("kind") == "action":
         k = seen[str(node.get("tool"))] = seen.get(str(node.get("tool")), -1) + 1
         return [(dict(node), k)]
@@ -244,6 +305,10 @@ def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[
     found, start, after = [], dict(seen), dict(seen)
     for child in children:
         arm = dict(start)
+        checks = _handing_checks(child)
+        if checks is not None:
+            found += [(_handing(child, c), arm.get(str(c.get("equals")), -1) + 1) for c in checks]
+            continue
         found += _numbered(child, arm)
         after.update({tool: max(k, after.get(tool, -1)) for tool, k in arm.items()})
     seen.update(after)

@@ -47,6 +47,8 @@ __all__ = [
     "compiled_program",
     "family_tools",
     "guard_refs",
+    "hand_over_guard",
+    "hands_over",
     "is_fallback_node",
     "split_fallback",
     "takeover",
@@ -59,6 +61,19 @@ WRAPPER_ID = "compiled_or_fallback"
 """The id of the selector ``[compiled, fallback]``."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESERVED = frozenset({"conversation", "failure", "answer"})
+_HAND_OVER_EXPRESSION = {"const": False}
+
+
+def hand_over_guard(node_id: str) -> dict[str, Any]:
+    """A guard that never holds (``guard false``): where the compiled program hands the rest of a run to the
+    fallback (the recorded runs went on in ways too thin to compile)."""
+    return {"kind": "guard", "id": node_id, "expression": copy.deepcopy(_HAND_OVER_EXPRESSION)}
+
+
+def hands_over(node: Mapping[str, Any]) -> bool:
+    """Whether ``node`` is a :func:`hand_over_guard` (any ``guard false``: it can only hand
+    over)."""
+    return node.get("kind") == "guard" and node.get("expression") == _HAND_OVER_EXPRESSION
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +96,8 @@ def inputs_text(
     """
     text = ", ".join(required) or empty
     for branch in alternatives:
-        text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
+        if any(branch):  # a branch whose alternatives read no input of their own says nothing
+            text += "; one of: " + " | ".join(", ".join(alt) or "(none)" for alt in branch)
     return text
 
 
@@ -304,7 +305,9 @@ def compile_normalized(
     react with the family's tools (:mod:`jdsl.compiler.fallback`); and where the successful
     paths part ways with none supported enough to branch (``min_support``), when the path
     followed does not pass verification, the program is the paths' common part, handing over
-    to the fallback where they part, if that passes. ``reads`` answers, in
+    to the fallback where they part, if that passes; likewise, next to supported paths, a path
+    too thin to compile whose runs the program does not account for hands over where it parts
+    from them. ``reads`` answers, in
     verification, reads an episode never made before its first write
     (:mod:`jdsl.compiler.lookups`).
 
@@ -324,9 +327,10 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(hand_over: bool) -> CompiledBehavior:
+    def compiled_as(hand_over: bool, unaccounted: Collection[str] = ()) -> CompiledBehavior:
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over)  # fmt: skip
+                         min_support=min_support, hand_over=hand_over,
+                         unaccounted=unaccounted)  # fmt: skip
         if noops:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
@@ -337,8 +341,10 @@ def compile_normalized(
     report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
     if fallback and report.structural_ok and not report.ok:
         # the path followed (one run's, when no path has the support to be branched) does not
-        # account for every run: hand over to the fallback where the paths part instead
-        handing = compiled_as(hand_over=True)
+        # account for every run: hand over to the fallback where the paths part instead (and
+        # where a path too thin to compile, holding a run left unaccounted, parts from them)
+        unaccounted = [e.episode_id for e in report.unaccounted]
+        handing = compiled_as(hand_over=True, unaccounted=unaccounted)
         if handing.ir != compiled.ir:  # else no path was too thin: the same program
             handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
             if handed.ok:

@@ -18,9 +18,11 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from jdsl import dsl
 from jdsl.interaction.tools import Tool, tool
+from jdsl.tree import Root
 
-__all__ = ["RetailWorld", "retail_fixture_tools"]
+__all__ = ["RetailWorld", "retail_fixture_tools", "retail_teacher"]
 
 
 @dataclass
@@ -125,3 +127,20 @@ def retail_fixture_tools(world: RetailWorld | int | str = 1) -> list[Tool]:
     if not isinstance(world, RetailWorld):
         world = RetailWorld.numbered(world)
     return world.tools()
+
+
+def retail_teacher(**options: Any) -> Root:
+    """The appendix B teacher over these tools, by name: ``lookup`` the customer by ``email``,
+    ``list_orders``, predict ``selected_index`` from ``request`` and the orders
+    (``resolve_target``), ``get_order`` that one (into ``order``). ``options`` go to
+    :func:`jdsl.dsl.root` (``system``, ``model``, ...); the root is named ``cancel``."""
+    return dsl.root("cancel", **options).do(
+        dsl.seq(
+            dsl.store(dsl.act("lookup", email=dsl.ref("email")), "customer"),
+            dsl.store(dsl.act("list_orders", customer_id=dsl.ref("customer.id")), "orders"),
+            dsl.predict("request, orders -> selected_index: int", id="resolve_target"),
+            dsl.store(
+                dsl.act("get_order", order_id=dsl.ref("orders[$selected_index].id")), "order"
+            ),
+        )
+    )

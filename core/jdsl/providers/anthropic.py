@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from jdsl.errors import BadRequest
-from jdsl.providers.base import SDKModel
+from jdsl.providers.base import Call, SDKModel
 from jdsl.providers.errors import (
     incomplete_stream,
     parsing_response,
@@ -35,7 +35,6 @@ from jdsl.providers.messages import (
     Message,
     ModelTurn,
     ToolCall,
-    ToolSpec,
     Usage,
 )
 
@@ -79,9 +78,8 @@ class AnthropicModel(SDKModel):
                 provider=self.provider,
             )
 
-    def _request(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> dict[str, Any]:
+    def _request(self, call: Call) -> dict[str, Any]:
+        system, messages, tools, model, _ = call
         hoisted, wire = to_anthropic_messages(system, messages)
         g = self.settings.generation
         body: dict[str, Any] = {
@@ -102,18 +100,14 @@ class AnthropicModel(SDKModel):
             body["stop_sequences"] = list(g.stop)
         return body
 
-    def _converse(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> ModelTurn:
-        response = self.client.messages.create(**self._request(system, messages, tools, model))
+    def _converse(self, call: Call) -> ModelTurn:
+        response = self.client.messages.create(**self._request(call))
         with parsing_response(self.provider):
             data = response_data(self.provider, response, required="content")
             return _turn(data["content"], data.get("stop_reason"), data.get("usage"))
 
-    def _stream(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> Iterator[str | ModelTurn]:
-        request = self._request(system, messages, tools, model)
+    def _stream(self, call: Call) -> Iterator[str | ModelTurn]:
+        request = self._request(call)
         state = _StreamState()
         # Only the reading of the answer is guarded (a TypeError from the call is a local bug).
         with self.client.messages.create(**request, stream=True) as events:

@@ -1,14 +1,15 @@
 """What the three SDK adapters share: settings, the lazy client, error mapping, converse/stream.
 
 A subclass sets ``provider``, ``key_env``, ``sdk`` (module, extra) and implements
-``_make_client``, ``_converse`` and ``_stream``; the base class validates the inputs, resolves
-the model id and maps every SDK exception (also those raised while a stream is consumed).
+``_make_client``, ``_converse`` and ``_stream`` (each given one :class:`Call`); the base class
+validates the inputs, resolves the model id and maps every SDK exception (also those raised
+while a stream is consumed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import SecretStr
 
@@ -29,7 +30,26 @@ from jdsl.providers.settings import (
     read_env,
 )
 
-__all__ = ["SDKModel"]
+__all__ = ["Call", "SDKModel"]
+
+
+class Call(NamedTuple):
+    """One model call as an adapter receives it (:meth:`SDKModel._converse` / ``_stream``).
+
+    Attributes:
+        system: the system prompt.
+        messages: the conversation so far.
+        tools: the tools the model may call.
+        model: the vendor's model name.
+        response_schema: the JSON schema the output must follow (None: free output); only
+            adapters with ``structured_outputs`` are given one.
+    """
+
+    system: str
+    messages: list[Message]
+    tools: tuple[ToolSpec, ...]
+    model: str
+    response_schema: Mapping[str, Any] | None = None
 
 
 class SDKModel:
@@ -50,6 +70,8 @@ class SDKModel:
 
     provider: str = ""
     structured_outputs: bool = False
+    takes_schema: bool = False
+    """Whether :meth:`converse` takes a ``response_schema`` (the adapter can send one)."""
     key_env: str = ""
     key_env_fallbacks: tuple[str, ...] = ()
 
@@ -105,10 +127,16 @@ class SDKModel:
         Raises:
             jdsl.errors.ProviderError: a subclass for each failure (see jdsl.providers.errors).
         """
-        model = self._model(model_id)
-        extra = {"response_schema": response_schema} if response_schema is not None else {}
+        if response_schema is not None and not self.takes_schema:
+            raise TypeError(
+                f"{type(self).__name__} does not take a response_schema; ask a model whose "
+                "structured_outputs is true (an OpenAI-compatible or local: model)"
+            )
+        call = Call(
+            system, as_messages(messages), tuple(tools), self._model(model_id), response_schema
+        )
         with self._errors():
-            return self._converse(system, as_messages(messages), tuple(tools), model, **extra)
+            return self._converse(call)
 
     def stream(
         self,
@@ -124,9 +152,9 @@ class SDKModel:
         Raises:
             jdsl.errors.ProviderTimeout: the stream ended before the vendor's end marker.
         """
-        model = self._model(model_id)
+        call = Call(system, as_messages(messages), tuple(tools), self._model(model_id))
         with self._errors():
-            yield from self._stream(system, as_messages(messages), tuple(tools), model)
+            yield from self._stream(call)
 
     def generate(
         self, system: str, messages: Sequence[Message], model_id: str | None = None
@@ -139,14 +167,10 @@ class SDKModel:
     def _make_client(self) -> Any:
         raise NotImplementedError
 
-    def _converse(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> ModelTurn:
+    def _converse(self, call: Call) -> ModelTurn:
         raise NotImplementedError
 
-    def _stream(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> Iterator[str | ModelTurn]:
+    def _stream(self, call: Call) -> Iterator[str | ModelTurn]:
         raise NotImplementedError
 
     def _check_generation(self, generation: GenerationSettings) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from jdsl.errors import BadRequest
-from jdsl.providers.base import SDKModel
+from jdsl.providers.base import Call, SDKModel
 from jdsl.providers.errors import (
     incomplete_stream,
     malformed_response,
@@ -42,7 +42,6 @@ from jdsl.providers.messages import (
     Message,
     ModelTurn,
     ToolCall,
-    ToolSpec,
     Usage,
 )
 
@@ -72,7 +71,8 @@ class GeminiModel(SDKModel):
         )
         return genai.Client(api_key=s.key(), http_options=options)
 
-    def _config(self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...]) -> Any:
+    def _config(self, call: Call) -> Any:
+        system, messages, tools, _, _ = call
         types = require_sdk("google.genai.types", "gemini")
         g = self.settings.generation
         extra_system = [m.content for m in messages if m.role == "system" and m.content]
@@ -95,13 +95,11 @@ class GeminiModel(SDKModel):
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
 
-    def _converse(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> ModelTurn:
+    def _converse(self, call: Call) -> ModelTurn:
         state = _TurnState()
-        contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
+        contents, config = to_gemini_contents(call.messages), self._config(call)
         response = self.client.models.generate_content(
-            model=model, contents=contents, config=config
+            model=call.model, contents=contents, config=config
         )
         with parsing_response(self.provider):  # only the answer's reading is guarded
             state.apply(response_data(self.provider, response, required=None))
@@ -109,13 +107,11 @@ class GeminiModel(SDKModel):
                 raise malformed_response(self.provider, "no candidates and no block reason")
             return state.turn()
 
-    def _stream(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> Iterator[str | ModelTurn]:
+    def _stream(self, call: Call) -> Iterator[str | ModelTurn]:
         state = _TurnState()
-        contents, config = to_gemini_contents(messages), self._config(system, messages, tools)
+        contents, config = to_gemini_contents(call.messages), self._config(call)
         chunks = self.client.models.generate_content_stream(
-            model=model, contents=contents, config=config
+            model=call.model, contents=contents, config=config
         )
         for chunk in chunks:
             with parsing_response(self.provider):  # only the answer's reading is guarded

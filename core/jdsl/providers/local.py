@@ -33,13 +33,14 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 import httpx
 
 from jdsl.errors import ModelOutputError, ProviderError
+from jdsl.providers.base import Call
 from jdsl.providers.errors import require_sdk
 from jdsl.providers.local_weights import DEFAULT_LOCAL_MODEL, weights_path
 from jdsl.providers.messages import GenerationSettings, Message, ModelTurn, ToolCall, ToolSpec
@@ -228,42 +229,27 @@ class LocalModel(OpenAIModel):
         self._client = None
         self.server.stop()
 
-    def _request(
-        self,
-        system: str,
-        messages: list[Message],
-        tools: tuple[ToolSpec, ...],
-        model: str,
-        response_schema: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        if not tools or self.tool_mode == "native":
-            return super()._request(system, messages, tools, model, response_schema)
-        body = super()._request(
-            _with_tool_instructions(system, tools), _as_text_turns(messages), (), model,
-            tool_schema(tools),
+    def _request(self, call: Call) -> dict[str, Any]:
+        if not call.tools or self.tool_mode == "native":
+            return super()._request(call)
+        return super()._request(
+            Call(
+                _with_tool_instructions(call.system, call.tools), _as_text_turns(call.messages),
+                (), call.model, tool_schema(call.tools),
+            )
         )  # fmt: skip
-        return body
 
-    def _converse(
-        self,
-        system: str,
-        messages: list[Message],
-        tools: tuple[ToolSpec, ...],
-        model: str,
-        response_schema: Mapping[str, Any] | None = None,
-    ) -> ModelTurn:
-        turn = super()._converse(system, messages, tools, model, response_schema)
-        if not tools or self.tool_mode == "native":
+    def _converse(self, call: Call) -> ModelTurn:
+        turn = super()._converse(call)
+        if not call.tools or self.tool_mode == "native":
             return turn
-        return _parsed_json_turn(turn, count=sum(m.role == "assistant" for m in messages))
+        return _parsed_json_turn(turn, count=sum(m.role == "assistant" for m in call.messages))
 
-    def _stream(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> Iterator[str | ModelTurn]:
-        if not tools or self.tool_mode == "native":
-            yield from super()._stream(system, messages, tools, model)
+    def _stream(self, call: Call) -> Iterator[str | ModelTurn]:
+        if not call.tools or self.tool_mode == "native":
+            yield from super()._stream(call)
             return
-        turn = self._converse(system, messages, tools, model)
+        turn = self._converse(call)
         if turn.text:
             yield turn.text
         yield turn

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from jdsl.errors import ModelOutputError
-from jdsl.providers.base import SDKModel
+from jdsl.providers.base import Call, SDKModel
 from jdsl.providers.errors import (
     incomplete_stream,
     parsing_response,
@@ -44,7 +44,6 @@ from jdsl.providers.messages import (
     Message,
     ModelTurn,
     ToolCall,
-    ToolSpec,
     Usage,
 )
 
@@ -79,6 +78,7 @@ class OpenAIModel(SDKModel):
     """
 
     provider = "openai"
+    takes_schema = True
     key_env = "OPENAI_API_KEY"
 
     def __init__(
@@ -125,14 +125,8 @@ class OpenAIModel(SDKModel):
             api_key=s.key(), base_url=s.base_url, max_retries=s.max_retries, timeout=s.timeout_s
         )
 
-    def _request(
-        self,
-        system: str,
-        messages: list[Message],
-        tools: tuple[ToolSpec, ...],
-        model: str,
-        response_schema: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def _request(self, call: Call) -> dict[str, Any]:
+        system, messages, tools, model, response_schema = call
         body: dict[str, Any] = {
             "model": model,
             "messages": to_openai_messages(
@@ -169,19 +163,11 @@ class OpenAIModel(SDKModel):
         }
         return {k: v for k, v in fields.items() if v is not None}
 
-    def _converse(
-        self,
-        system: str,
-        messages: list[Message],
-        tools: tuple[ToolSpec, ...],
-        model: str,
-        response_schema: Mapping[str, Any] | None = None,
-    ) -> ModelTurn:
-        response = self.client.chat.completions.create(
-            **self._request(system, messages, tools, model, response_schema)
-        )
+    def _converse(self, call: Call) -> ModelTurn:
+        response = self.client.chat.completions.create(**self._request(call))
         with parsing_response(self.provider):
-            return self._turn_of(response_data(self.provider, response, required="choices"), model)
+            data = response_data(self.provider, response, required="choices")
+            return self._turn_of(data, call.model)
 
     def _turn_of(self, data: dict[str, Any], model: str) -> ModelTurn:
         choices = data["choices"]
@@ -204,10 +190,8 @@ class OpenAIModel(SDKModel):
             message.get("reasoning_content"),
         )
 
-    def _stream(
-        self, system: str, messages: list[Message], tools: tuple[ToolSpec, ...], model: str
-    ) -> Iterator[str | ModelTurn]:
-        request = self._request(system, messages, tools, model)
+    def _stream(self, call: Call) -> Iterator[str | ModelTurn]:
+        request = self._request(call)
         if self.stream_usage:
             request["stream_options"] = {"include_usage": True}
         state = _StreamState()

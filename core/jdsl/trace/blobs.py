@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from jdsl.errors import JdslError
 from jdsl.trace.atomic import write_atomic
@@ -49,13 +49,11 @@ class BlobError(JdslError):
     def __init__(self, ref: str, root: Path) -> None:
         self.ref = ref
         self.root = root
-        self.message = self.describe(ref, root)
+        self.message = self.problem.format(ref=ref, root=root)
         super().__init__(self.message)
 
-    @staticmethod
-    def describe(ref: str, root: Path) -> str:
-        """The message: what is wrong with ``ref`` and the fix."""
-        raise NotImplementedError
+    problem: ClassVar[str]
+    """The message, with ``{ref}`` and ``{root}``: what is wrong with the blob, and the fix."""
 
     def __str__(self) -> str:
         return self.message
@@ -67,23 +65,19 @@ class BlobError(JdslError):
 class MissingBlobError(BlobError, KeyError):
     """A blob ref that is not in the store."""
 
-    @staticmethod
-    def describe(ref: str, root: Path) -> str:
-        return (
-            f"blob {ref} is not in the blob store at {root}; copy the trace's '.blobs' "
-            "directory along with the JSONL file"
-        )
+    problem = (
+        "blob {ref} is not in the blob store at {root}; copy the trace's '.blobs' directory "
+        "along with the JSONL file"
+    )
 
 
 class CorruptBlobError(BlobError, ValueError):
     """A stored blob whose bytes do not hash to its ref (the file was damaged or edited)."""
 
-    @staticmethod
-    def describe(ref: str, root: Path) -> str:
-        return (
-            f"blob {ref} in the blob store at {root} does not match its digest (damaged or "
-            "edited); copy the trace's '.blobs' directory again from where it was recorded"
-        )
+    problem = (
+        "blob {ref} in the blob store at {root} does not match its digest (damaged or edited); "
+        "copy the trace's '.blobs' directory again from where it was recorded"
+    )
 
 
 class BlobStore:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _signal
 import signal
 import threading
 from collections.abc import Iterator
@@ -9,6 +10,8 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = ["interrupts_held"]
+
+_SIGINT = int(signal.SIGINT)
 
 
 @contextmanager
@@ -23,15 +26,17 @@ def interrupts_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.getsignal(signal.SIGINT)  # read first: restoring needs nothing set later
+    # The C functions: the ``signal`` module's wrappers turn handlers into enums, which costs
+    # more than the swap itself (a flush at every episode's end holds Ctrl-C).
+    previous = _signal.getsignal(_SIGINT)  # read first: restoring needs nothing set later
     if not callable(previous):
         yield
         return
     caught: list[tuple[int, Any]] = []
     try:
-        signal.signal(signal.SIGINT, lambda number, frame: caught.append((number, frame)))
+        _signal.signal(_SIGINT, lambda number, frame: caught.append((number, frame)))
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _signal.signal(_SIGINT, previous)
     if caught:
         previous(*caught[0])  # the held Ctrl-C, now: raises KeyboardInterrupt by default

@@ -14,6 +14,7 @@ survive power loss).
 from __future__ import annotations
 
 import os
+import sys
 import weakref
 from hashlib import sha256
 from pathlib import Path
@@ -201,6 +202,12 @@ class JsonlTraceSink(BaseTraceSink):
         source = f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null'
         prefix, plain_kinds = chain.prefix, set(RUNTIME_ACTORS)
         clock, lock, file = self._clock, self._lock, self._file
+        payload_text, screen = self._payload_text, self._screen
+        # Text this short is under the blob threshold (4 bytes a character at most).
+        small = self.blob_threshold_bytes // 4 if self.blob_store is not None else sys.maxsize
+        # Each actor's line starts the same (no blob refs): its text, and a hash fed with it
+        # that every event copies (the hash of head + rest is the hash fed head, then rest).
+        heads: dict[str, tuple[str, Any]] = {}
         # Lines after which the policy may act (LineFile.added): the first one buffered (the
         # timer), a full batch, or every line when each is written at once.
         eager, batch = file.interval_s <= 0, file.max_lines
@@ -211,27 +218,39 @@ class JsonlTraceSink(BaseTraceSink):
             actor = actor or RUNTIME_ACTORS.get(kind, "system")
             if actor not in ACTORS:
                 raise actor_error(actor)
-            text, refs = self._payload_text(payload)
+            if type(payload) is JsonText and screen is not None and len(payload.text) <= small:
+                text, refs = payload.text, []  # a shared payload under the blob threshold
+                if screen.may_redact_text(payload):
+                    text, refs = payload_text(payload)
+            else:
+                text, refs = payload_text(payload)
             with lock:
                 sequence, tail = chain.next, chain.tail
                 stamp = clock.now()
-                parent_id = f"{prefix}{parent:012x}" if type(parent) is int else parent
-                if (
-                    templated
-                    and (kind in plain_kinds or _plain(kind))
-                    and (parent_id is None or type(parent) is int or _plain(parent_id))  # type: ignore[arg-type]
-                ):
-                    blobs = event_json(refs) if refs else "[]"
-                    parent_text = "null" if parent_id is None else f'"{parent_id}"'
+                if type(parent) is int:
+                    parent_text = f'"{prefix}{parent:012x}"'
+                elif parent is None:
+                    parent_text = "null"
+                elif isinstance(parent, str) and _plain(parent):
+                    parent_text = f'"{parent}"'
+                else:
+                    parent_text = ""
+                if templated and parent_text and (kind in plain_kinds or _plain(kind)):
                     tail_text = "null" if tail is None else f'"{tail}"'
-                    head = f'{{"actor":"{actor}","blob_refs":{blobs}{ids}'
                     rest = (
                         f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
                         f'"parent_event_id":{parent_text},"payload":{text},'
                         f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
                         f'"timestamp":"{stamp}"}}'
                     )
-                    event_hash = "sha256:" + sha256((head + rest).encode()).hexdigest()
+                    if refs:
+                        head = f'{{"actor":"{actor}","blob_refs":{event_json(refs)}{ids}'
+                        hasher = sha256((head + rest).encode())
+                    else:
+                        head, fed = heads.get(actor) or _head(heads, actor, ids)
+                        hasher = fed.copy()
+                        hasher.update(rest.encode())
+                    event_hash = "sha256:" + hasher.hexdigest()
                     line = f'{head},"event_hash":"{event_hash}"{rest}\n'
                 else:
                     parent_id = chain.parent_id(parent)
@@ -310,6 +329,13 @@ class JsonlTraceSink(BaseTraceSink):
 _SOURCE = EventSource().__dict__  # the runtime's source, as JSON data
 _SOURCE_TEXT = event_json(_SOURCE)
 _EPISODE_FINISHED = "episode.finished"
+
+
+def _head(heads: dict[str, tuple[str, Any]], actor: str, ids: str) -> tuple[str, Any]:
+    """An event line's start for ``actor`` with no blob refs, and a hash fed with it."""
+    head = f'{{"actor":"{actor}","blob_refs":[]{ids}'
+    heads[actor] = found = (head, sha256(head.encode()))
+    return found
 
 
 def _plain(text: str) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, plan_branches, read_only_of, successful_pool
@@ -65,6 +65,7 @@ def staticize(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     min_support: int = MIN_BRANCH_SUPPORT,
     hand_over: bool = False,
+    unaccounted: Collection[str] = (),
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -78,7 +79,11 @@ def staticize(
         hand_over: where the paths part ways and none has ``min_support`` episodes, compile
             their common part and hand over to the fallback there (:func:`~jdsl.compiler.staticize.emit.hand_over_node`)
             instead of following the path with more writes; no episode is then served end to
-            end (the compiled behavior's ``aligned`` is empty).
+            end (the compiled behavior's ``aligned`` is empty). Next to paths supported enough,
+            a thinner path holding an ``unaccounted`` episode hands over where it parts from
+            them (:mod:`jdsl.compiler.staticize.shape`).
+        unaccounted: the episodes the program compiled without ``hand_over`` did not account
+            for (neither matched nor handed to the fallback in verification).
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
@@ -89,7 +94,8 @@ def staticize(
         return seq, positions
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
-                         tokens=tokens if loops else None, hand_over=hand_over)  # fmt: skip
+                         tokens=tokens if loops else None, hand_over=hand_over,
+                         unaccounted=unaccounted)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
@@ -98,7 +104,7 @@ def staticize(
     recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
                   if c.type == RECOVERY and c.accepted}  # fmt: skip
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
-                              loops=specs)  # fmt: skip
+                              loops=specs, thin=plan.thin)  # fmt: skip
     if plan.hand_over is not None:  # the common part, then the fallback: no run is served
         pool = lanes[0].episodes
         program = emit(ev, items, pool, None)

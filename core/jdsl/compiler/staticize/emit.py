@@ -31,6 +31,7 @@ from jdsl.compiler.compiled import (
     NodeProvenance,
 )
 from jdsl.compiler.consolidate import support_grade
+from jdsl.compiler.fallback import hand_over_guard
 from jdsl.compiler.guards import exists_names
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode
@@ -46,7 +47,7 @@ from jdsl.compiler.staticize.fragment import (
 )
 from jdsl.compiler.staticize.looping import emit_loop
 from jdsl.compiler.staticize.shape import Arm, Call, Fork, Item
-from jdsl.compiler.store import episode_ids
+from jdsl.compiler.store import episode_ids, joined
 from jdsl.ir import BEHAVIOR_FORMAT
 from jdsl.ir.walk import walk_ir
 from jdsl.text.expression import format_expression
@@ -107,7 +108,7 @@ class _Walk:
         """The decisions every arm made first, a route decision when the arms are selected
         by one, then the selector."""
         b = Build(here)
-        firsts = [arm.strands[0] for arm in fork.arms]
+        firsts = [arm.strands[0] for arm in fork.arms if not arm.hand_over]
         per_arm = [{d.node_id: d for d in _decisions_at(s.where())} for s in firsts]
         shared = [d for k, d in per_arm[0].items()
                   if k not in skip and all(k in p for p in per_arm[1:])]  # fmt: skip
@@ -115,7 +116,8 @@ class _Walk:
         skip = skip | {d.node_id for d in shared}
         hosts = [s.where()[0][1][0].ok_steps()[s.where()[0][0]].host_tool for s in firsts]
         own = [[self.slots[c.key] for c in arm.body if isinstance(c, Call)] for arm in fork.arms]
-        routes = route_names(own) if fork.selection == "route" else []
+        handing = [arm.tool if arm.hand_over else None for arm in fork.arms]
+        routes = route_names(own, handing) if fork.selection == "route" else []
         key = None
         if routes:
             key, made = route_decision(b.here, routes)
@@ -124,20 +126,32 @@ class _Walk:
         node_id = b.id(teacher or f"branch_{fork.position}")
         base = b.here
         running, alternatives, children, made_by = base, [], [], []
-        for k, (arm, slots) in enumerate(zip(fork.arms, own, strict=True), start=1):
+        compiled = [(arm, slots, routes[i][0] if routes else None)
+                    for i, (arm, slots) in enumerate(zip(fork.arms, own, strict=True))
+                    if not arm.hand_over]  # fmt: skip
+        for k, (arm, slots, value) in enumerate(compiled, start=1):
             start = dataclasses.replace(running, sequence=(), scope=arm.lane.episodes,
                                         in_lane=True, available=base.available,
                                         residual_keys=base.residual_keys)  # fmt: skip
-            route = (key, routes[k - 1][0]) if key is not None else None
+            route = (key, value) if key is not None and value is not None else None
             alternative, child, made = self.alternative(start, node_id, k, fork, arm, slots,
                                                         route, skip)  # fmt: skip
             running = running.after(made)
             alternatives.append(alternative)
             children.append(child)
             made_by.append(made)
+        thin = [(arm, routes[i][0]) for i, arm in enumerate(fork.arms) if arm.hand_over]
+        if thin and key is not None:  # one last alternative: every thin way hands over there
+            episodes = joined([arm.lane.episodes for arm, _ in thin])
+            start = dataclasses.replace(running, sequence=(), scope=episodes, in_lane=True)
+            alternative, child, made = _handing_over(start, node_id, len(compiled) + 1, fork,
+                                                     key, thin)  # fmt: skip
+            alternatives.append(alternative)
+            children.append(child)
+            made_by.append(made)
         branch = CompiledBranch(node_id, fork.position, tuple(alternatives), fork.tail, teacher,
                                 fork.selection)  # fmt: skip
-        b.add(_selector(branch, fork, children, made_by))
+        b.add(_selector(branch, fork, children, made_by, going=len(compiled)))
         return b.out
 
     def alternative(
@@ -179,22 +193,66 @@ def hand_over_node(
     branch: the compiled program fails there and the package's fallback takes over (its trace
     names this node, :mod:`jdsl.compiler.fallback`). ``position``: how many calls the paths
     share; ``ways``: how many paths part there."""
-    here = Here(scope=episodes, ids=program.ids)
+    why = (f"the runs take {ways} ways after {position} shared call(s), none with the support "
+           "to be compiled: the fallback takes over here")  # fmt: skip
+    return _hand_over(Here(scope=episodes, ids=program.ids), position, why)
+
+
+def _hand_over(here: Here, position: int, why: str) -> Fragment:
+    """The :func:`~jdsl.compiler.fallback.hand_over_guard` ``hand_over_<position>`` over the
+    episodes in scope, with its record."""
     node_id = here.unique(f"hand_over_{position}")
-    node = {"kind": "guard", "id": node_id, "expression": {"const": False}}  # guard false
-    why = NodeProvenance(
-        node_id, "guard", support_grade(len(episodes)), source_episodes=tuple(sorted(episode_ids(episodes))),
-        rationale=f"the runs take {ways} ways after {position} shared call(s), none with the "
-                  "support to be compiled: the fallback takes over here",
+    why_record = NodeProvenance(
+        node_id, "guard", support_grade(len(here.scope)),
+        source_episodes=tuple(sorted(episode_ids(here.scope))), rationale=why,
     )  # fmt: skip
-    return Fragment(nodes=(node,), provenance=(why,), ids=frozenset({node_id}))
+    return Fragment(nodes=(hand_over_guard(node_id),), provenance=(why_record,),
+                    ids=frozenset({node_id}))  # fmt: skip
+
+
+def _handing_over(
+    here: Here, node_id: str, k: int, fork: Fork, key: str, thin: Sequence[tuple[Arm, str]]
+) -> tuple[BranchAlternative, dict[str, Any], Fragment]:
+    """Alternative ``k`` of a fork with ways too thin to compile (:attr:`~jdsl.compiler.
+    staticize.shape.Arm.hand_over`, each with its route value: the tool its runs call there):
+    ``check key == <value>`` (several: a selector of them), then the hand-over guard."""
+    b = Build(here)
+    seq_id = b.id(f"{node_id}_{k}")
+    when = f"{node_id}_{k}_when"
+    if len(thin) == 1:
+        b.add(route_check(b.here, key, thin[0][1], when))
+    else:
+        checks = Build(b.here)
+        any_id = checks.id(when)
+        for _, value in thin:
+            checks.add(route_check(checks.here, key, value, f"{when}_{value.rsplit('.', 1)[-1]}"))
+        node = {"kind": "selector", "id": any_id, "children": list(checks.out.nodes)}
+        b.add(dataclasses.replace(checks.out, nodes=(node,)))
+    episodes = joined([arm.lane.episodes for arm, _ in thin])
+    tools = " or ".join(arm.tool for arm, _ in thin)
+    n, ids = len(episodes), tuple(sorted(episode_ids(episodes)))
+    b.add(_hand_over(dataclasses.replace(b.here, scope=episodes), fork.position,
+                     f"{n} successful episode(s) call {tools} here, too few to compile, and the "
+                     "compiled ways do not serve them: the fallback takes over here"))  # fmt: skip
+    body = b.out
+    record = NodeProvenance(
+        seq_id, "sequence", support_grade(n), source_episodes=ids,
+        rationale=f"alternative {k} of {node_id}: {n} successful episode(s) call {tools} "
+                  "here; handed over to the fallback",
+    )  # fmt: skip
+    selected = tuple(f"{key} == {json.dumps(value)}" for _, value in thin)
+    alternative = BranchAlternative(seq_id, (), ids, (), (), selected, hands_over=True)
+    made = Fragment(provenance=(record,)) + dataclasses.replace(body, nodes=())
+    return alternative, {"kind": "sequence", "id": seq_id, "children": list(body.nodes)}, made
 
 
 def _selector(
-    branch: CompiledBranch, fork: Fork, children: list[dict[str, Any]], made: list[Fragment]
-) -> Fragment:
+    branch: CompiledBranch, fork: Fork, children: list[dict[str, Any]], made: list[Fragment],
+    going: int,
+) -> Fragment:  # fmt: skip
     """The selector of ``branch`` over its alternatives' ``children``, with their records:
-    what every alternative wrote is available after it, what every one read is required."""
+    what every alternative a run goes on from (the first ``going``; the others hand over)
+    wrote is available after it, what every one read is required."""
     support = ", ".join(f"{len(a.episodes)}" for a in branch.alternatives)
     why = (
         (f"{len(fork.arms)} successful paths share the final calls {' -> '.join(fork.tail)}; "
@@ -214,8 +272,8 @@ def _selector(
         nodes=(node,),
         branches=(*out.branches, branch),
         reads=frozenset.intersection(*(m.reads for m in made)),
-        produced=frozenset.intersection(*(m.produced for m in made)),
-        residual_keys=frozenset.intersection(*(m.residual_keys for m in made)),
+        produced=frozenset.intersection(*(m.produced for m in made[:going])),
+        residual_keys=frozenset.intersection(*(m.residual_keys for m in made[:going])),
     )
 
 
@@ -310,15 +368,26 @@ def _decisions_at(at: Sequence[tuple[int, Sequence[NormEpisode]]]) -> list[Model
     return [d for d, q in _decision_positions(episodes[0]) if q == position]
 
 
-def route_names(own: Sequence[Sequence[Slot]]) -> list[tuple[str, str]]:
-    """``(name, what it calls)`` per alternative: the last dotted part of its first own tool
-    (``retail.cancel_pending_order`` -> ``cancel_pending_order``), made unique."""
+def route_names(
+    own: Sequence[Sequence[Slot]], handing: Sequence[str | None] = ()
+) -> list[tuple[str, str]]:
+    """``(name, what it does)`` per alternative: the last dotted part of its first own tool
+    (``retail.cancel_pending_order`` -> ``cancel_pending_order``), made unique; an alternative
+    that hands over (``handing``: the tool its runs call there, else None) is named by that
+    tool, whole (replay places a run on it by that call, :mod:`jdsl.compiler.decisions`)."""
+    handing = list(handing) or [None] * len(own)
+    taken = {tool for tool in handing if tool is not None}
     found: list[tuple[str, str]] = []
-    for slots in own:
+    for slots, tool in zip(own, handing, strict=True):
+        if tool is not None:
+            found.append((tool, f"a way too few recorded runs took (they called {tool} here): "
+                                "hand over"))  # fmt: skip
+            continue
         base = slots[0].tool.rsplit(".", 1)[-1] if slots else "path"
         name, n = base, 2
-        while name in {f for f, _ in found}:
+        while name in taken:
             name, n = f"{base}_{n}", n + 1
+        taken.add(name)
         found.append((name, "calls " + " -> ".join(s.tool for s in slots)))
     return found
 

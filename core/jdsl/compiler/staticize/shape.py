@@ -18,6 +18,14 @@ pair of arms apart (:func:`jdsl.compiler.selection.arm_conditions`); else ``rout
 route decision asked at that point, reading the state known there. Strands that end where
 others go on are left out (reported), as are arms whose meeting tail would read its arguments
 differently from each arm alone (then the arms do not meet: each keeps its rest).
+
+*Thin* strands (paths too thin to compile whose runs the compiled paths cannot account for,
+:attr:`jdsl.compiler.branches.BranchPlan.thin`) follow the calls they share with the compiled
+strands without adding their episodes to them; where a thin strand's next call is none of the
+compiled strands', it parts ways: the fork there gets a *hand-over* arm per such next call
+(:attr:`Arm.hand_over`: the rest of those runs goes to the family's fallback), next to the
+compiled way(s), and is selected by ``route`` (a run says by the call it made there which way it
+took). A thin strand that ends where compiled ones go on, or goes on where they end, is left out.
 """
 
 from __future__ import annotations
@@ -47,13 +55,14 @@ class Strand:
 
     lane: Lane
     offset: int
+    thin: bool = False
 
     @property
     def rest(self) -> tuple[str, ...]:
         return self.lane.skeleton[self.offset :]
 
     def advanced(self, n: int) -> Strand:
-        return Strand(self.lane, self.offset + n)
+        return Strand(self.lane, self.offset + n, self.thin)
 
     def where(self, n: int = 0) -> Where:
         """Where its ``n``-th next token is in its episodes (a loop: every element's call)."""
@@ -75,14 +84,21 @@ class Arm:
     """One alternative of a fork: the strands that take it and what it does.
 
     Attributes:
-        strands: its strands at the fork.
+        strands: its strands at the fork (a hand-over arm: the thin strands that part there).
         body: its calls and forks.
         ends: whether the body runs to the end of its strands (the fork's arms never meet).
+        hand_over: its runs go on to the fallback (no body).
     """
 
     strands: tuple[Strand, ...]
     body: tuple[Item, ...]
     ends: bool
+    hand_over: bool = False
+
+    @property
+    def tool(self) -> str:
+        """The tool its strands call first (a loop token ``for_each xs: tool``: its tool)."""
+        return self.strands[0].rest[0].split()[-1]
 
     @property
     def episodes(self) -> Sequence[NormEpisode]:
@@ -133,7 +149,9 @@ Item = Call | Fork
 
 
 def _where(strands: Sequence[Strand], n: int = 0) -> Where:
-    return tuple(w for s in strands for w in s.where(n))
+    """Where the compiled strands' ``n``-th next token is (thin strands' episodes compile
+    nothing)."""
+    return tuple(w for s in strands if not s.thin for w in s.where(n))
 
 
 def plan_shape(
@@ -143,9 +161,11 @@ def plan_shape(
     notes: list[str],
     recoveries: Collection[tuple[str, str]] = (),
     loops: Mapping[str, LoopSpec] | None = None,
+    thin: Sequence[Lane] = (),
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
-    left out); ``notes`` gets what was left out and why.
+    left out); ``notes`` gets what was left out and why. ``thin`` lanes hand over where they
+    part from the others (module docstring).
 
     ``recoveries`` are the accepted ``(failed tool, recovering tool)`` pairs: where the only
     difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
@@ -154,7 +174,8 @@ def plan_shape(
     """
     keys = count()
     plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}))
-    items, kept = plan.walk([Strand(lane, 0) for lane in lanes])
+    strands = [Strand(lane, 0) for lane in lanes] + [Strand(lane, 0, True) for lane in thin]
+    items, kept = plan.walk(strands)
     ids = {id(s.lane) for s in kept}
     return tuple(items), tuple(lane for lane in lanes if id(lane) in ids)
 
@@ -174,6 +195,42 @@ class _Planner:
     def walk(self, strands: list[Strand]) -> tuple[list[Item], list[Strand]]:
         return _plan(strands, self)
 
+    def advance(self, strand: Strand, tokens: Sequence[str]) -> Strand | None:
+        """``strand`` past compiled ``tokens``: a compiled strand by as many tokens; a thin
+        strand (its calls one by one) by the calls that follow them: a call of the token's
+        tool, or for a loop token the calls of the same loop (:attr:`~jdsl.compiler.branches.
+        Lane.loops`); None when the thin strand parts within them."""
+        if not strand.thin:
+            return strand.advanced(len(tokens))
+        loops = {at: (token, n) for at, token, n in strand.lane.loops}
+        rest, n = strand.rest, 0
+        for token in tokens:
+            if token in self.loops:
+                found, m = loops.get(strand.offset + n, ("", 0))
+                if found != token:
+                    return None
+                n += m
+            elif n < len(rest) and rest[n] == token:
+                n += 1
+            else:
+                return None
+        return strand.advanced(n)
+
+    def join(
+        self, groups: list[list[Strand]], thin: Sequence[Strand]
+    ) -> tuple[list[list[Strand]], list[Strand]]:
+        """``groups`` (compiled strands by next token) with each thin strand in the first
+        group whose next token it follows, and the thin strands that follow none."""
+        off = []
+        for s in thin:
+            at = next((i for i, g in enumerate(groups)
+                       if self.advance(s, g[0].rest[:1]) is not None), None)  # fmt: skip
+            if at is None:
+                off.append(s)
+            else:
+                groups[at].append(s)
+        return groups, off
+
 
 def _recovered(groups: Sequence[Sequence[Strand]], cuts: Sequence[int],
                recoveries: frozenset[tuple[str, str]]) -> int | None:  # fmt: skip
@@ -189,42 +246,68 @@ def _recovered(groups: Sequence[Sequence[Strand]], cuts: Sequence[int],
 
 
 def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[Strand]]:
-    """The items over ``strands`` until they end; returns them and the strands kept."""
+    """The items over ``strands`` until they end; returns them and the compiled strands kept."""
     read_only, notes = planner.read_only, planner.notes
     items: list[Item] = []
     while True:
         strands = _drop_ended(strands, notes)
-        if not strands or not strands[0].rest:
-            return items, strands
-        nexts = {s.rest[0] for s in strands}
-        if len(nexts) == 1:
-            items.append(planner.call(strands[0].rest[0], _where(strands)))
-            strands = [s.advanced(1) for s in strands]
+        going = [s for s in strands if not s.thin]
+        if not going or not going[0].rest:
+            return items, going
+        groups = _groups(going)
+        joined, off = planner.join([list(g) for g in groups], [s for s in strands if s.thin])
+        handing = tuple(Arm(tuple(g), (), ends=True, hand_over=True) for g in _groups(off))
+        if len(groups) == 1 and not handing:
+            items.append(planner.call(going[0].rest[0], _where(going)))
+            strands = _advanced(joined, [1], planner)
             continue
-        groups = _groups(strands)
+        if len(groups) == 1:  # thin ways part here from the one compiled way
+            body, kept = _plan(joined[0], planner)
+            arm = Arm(_kept(joined[0], kept), tuple(body), ends=True)
+            items.append(_fork((arm, *handing), read_only, tail=()))
+            return items, kept
         cuts = _meeting(groups)
         if cuts is not None and _tail_reads_alike(groups, cuts):
+            after = _advanced(joined, cuts, planner)
             backup = _recovered(groups, cuts, planner.recoveries)
-            if backup is not None:
+            if backup is not None and not handing:
                 items.append(planner.call(groups[backup][0].rest[0], _where(groups[backup])))
-                strands = [s.advanced(1) for s in strands]
+                strands = _in_order(after, strands)
                 continue
-            arms = tuple(
-                Arm(tuple(g), tuple(_own_calls(g, c, planner)), ends=False)
-                for g, c in zip(groups, cuts, strict=True)
-            )
-            after = [s.advanced(c) for g, c in zip(groups, cuts, strict=True) for s in g]
-            items.append(_fork(strands, arms, read_only, tail=after[0].rest))
-            strands = _in_order(after, strands)
-            continue
+            if len(after) == sum(map(len, joined)):  # else a thin strand parts in an arm
+                arms = tuple(
+                    Arm(tuple(g), tuple(_own_calls(g, c, planner)), ends=False)
+                    for g, c in zip(groups, cuts, strict=True)
+                )
+                tail = next(s for s in after if not s.thin).rest
+                items.append(_fork((*arms, *handing), read_only, tail=tail))
+                strands = _in_order(after, strands)
+                continue
         arms_list, ends = [], []
-        for g in groups:
-            body, kept = _plan(list(g), planner)
-            lanes = {id(s.lane) for s in kept}
-            arms_list.append(Arm(tuple(s for s in g if id(s.lane) in lanes), tuple(body), True))
+        for g in joined:
+            body, kept = _plan(g, planner)
+            arms_list.append(Arm(_kept(g, kept), tuple(body), True))
             ends += kept
-        items.append(_fork(strands, tuple(arms_list), read_only, tail=()))
+        items.append(_fork((*arms_list, *handing), read_only, tail=()))
         return items, ends
+
+
+def _advanced(
+    groups: Sequence[Sequence[Strand]], cuts: Sequence[int], planner: _Planner
+) -> list[Strand]:
+    """Each group's strands past its compiled strands' first ``cut`` tokens (one cut: the
+    same for every group); a thin strand that parts within them is left out."""
+    found = []
+    for g, c in zip(groups, list(cuts) * len(groups) if len(cuts) == 1 else cuts, strict=True):
+        tokens = next(s for s in g if not s.thin).rest[:c]
+        found += [a for s in g if (a := planner.advance(s, tokens)) is not None]
+    return found
+
+
+def _kept(strands: Sequence[Strand], kept: Sequence[Strand]) -> tuple[Strand, ...]:
+    """The compiled ``strands`` whose lanes are among ``kept``."""
+    lanes = {id(s.lane) for s in kept}
+    return tuple(s for s in strands if not s.thin and id(s.lane) in lanes)
 
 
 def _in_order(after: list[Strand], before: list[Strand]) -> list[Strand]:
@@ -234,7 +317,15 @@ def _in_order(after: list[Strand], before: list[Strand]) -> list[Strand]:
 
 
 def _drop_ended(strands: list[Strand], notes: list[str]) -> list[Strand]:
-    """Where some strands end and others go on, keep the side with more episodes."""
+    """Where some strands end and others go on, keep the side with more episodes (of the
+    compiled strands; a thin strand is kept while it and the compiled ones go on)."""
+    thin = [s for s in strands if s.thin]
+    strands = _drop_ended_compiled([s for s in strands if not s.thin], notes)
+    going = bool(strands) and bool(strands[0].rest)
+    return strands + [s for s in thin if going and s.rest]
+
+
+def _drop_ended_compiled(strands: list[Strand], notes: list[str]) -> list[Strand]:
     ended = [s for s in strands if not s.rest]
     going = [s for s in strands if s.rest]
     if not ended or not going:
@@ -251,12 +342,17 @@ def _drop_ended(strands: list[Strand], notes: list[str]) -> list[Strand]:
 
 
 def _groups(strands: Sequence[Strand]) -> list[list[Strand]]:
-    """The strands grouped by their next call, most episodes first (first seen on ties)."""
+    """The strands grouped by their next call, most episodes of compiled strands first, then
+    of thin ones (first seen on ties)."""
     found: dict[str, list[Strand]] = {}
     for s in strands:
         found.setdefault(s.rest[0], []).append(s)
-    ranked = sorted(found.values(), key=lambda g: -sum(len(s.lane.episodes) for s in g))
-    return ranked
+
+    def support(group: list[Strand]) -> tuple[int, int]:
+        return (-sum(len(s.lane.episodes) for s in group if not s.thin),
+                -sum(len(s.lane.episodes) for s in group if s.thin))  # fmt: skip
+
+    return sorted(found.values(), key=support)
 
 
 def _common(strands: Sequence[Strand]) -> int:
@@ -306,11 +402,12 @@ def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -
 
 
 def _fork(
-    strands: Sequence[Strand], arms: tuple[Arm, ...], read_only: Callable[[str], bool],
-    *, tail: tuple[str, ...],
-) -> Fork:  # fmt: skip
+    arms: tuple[Arm, ...], read_only: Callable[[str], bool], *, tail: tuple[str, ...]
+) -> Fork:
     """The fork over ``arms`` with how its arms are selected (module docstring)."""
     at = _where([s for arm in arms for s in arm.strands])
+    if any(arm.hand_over for arm in arms):
+        return Fork(at, arms, "route", tail=tail)
     own = [c.tool for arm in arms for c in arm.calls()]
     if tail and all(read_only(tool) for tool in own):
         return Fork(at, arms, "inputs", tail=tail)

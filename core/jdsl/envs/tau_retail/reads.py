@@ -135,19 +135,19 @@ def transfer_to_human_agents(db: RetailState, summary: str) -> str:
     return "Transfer successful"
 
 
-READ_TOOLS: Mapping[str, Callable[..., str]] = MappingProxyType(
-    {
-        fn.__name__: fn
-        for fn in (
-            calculate,
-            find_user_id_by_email,
-            find_user_id_by_name_zip,
-            get_order_details,
-            get_product_details,
-            get_user_details,
-            list_all_product_types,
-            think,
-            transfer_to_human_agents,
-        )
-    }
+def tool_table(*tools: Callable[..., str]) -> Mapping[str, Callable[..., str]]:
+    """The tools by name (read-only)."""
+    return MappingProxyType({fn.__name__: fn for fn in tools})
+
+
+READ_TOOLS = tool_table(
+    calculate,
+    find_user_id_by_email,
+    find_user_id_by_name_zip,
+    get_order_details,
+    get_product_details,
+    get_user_details,
+    list_all_product_types,
+    think,
+    transfer_to_human_agents,
 )

@@ -10,11 +10,10 @@ for balance checks and by ``"gift_card" in id`` for refunds, as the benchmark do
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Sequence
 from typing import Any
 
-from jdsl.envs.tau_retail.reads import RetailFailure
+from jdsl.envs.tau_retail.reads import RetailFailure, tool_table
 from jdsl.envs.tau_retail.store import RetailState
 
 __all__ = ["CANCEL_REASONS", "WRITE_TOOLS"]
@@ -68,6 +67,14 @@ def _new_variants(
     return variants, diff
 
 
+def _address(*parts: str) -> dict[str, str]:
+    """An address record from the address tools' six arguments, in their order."""
+    return dict(zip(_ADDRESS_FIELDS, parts, strict=True))
+
+
+_ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
+
+
 def _adjust_gift_card(db: RetailState, user_id: str, method_id: str, delta: float) -> None:
     method = db.edit("users", user_id)["payment_methods"][method_id]
     method["balance"] = round(method["balance"] + delta, 2)
@@ -110,14 +117,7 @@ def modify_pending_order_address(
     zip: str,
 ) -> str:
     _require_status(_order(db, order_id), "pending", "modified")
-    db.edit("orders", order_id)["address"] = {
-        "address1": address1,
-        "address2": address2,
-        "city": city,
-        "state": state,
-        "country": country,
-        "zip": zip,
-    }
+    db.edit("orders", order_id)["address"] = _address(address1, address2, city, state, country, zip)
     return db.text("orders", order_id)
 
 
@@ -133,14 +133,7 @@ def modify_user_address(
 ) -> str:
     if not db.has("users", user_id):
         raise RetailFailure("user not found")
-    db.edit("users", user_id)["address"] = {
-        "address1": address1,
-        "address2": address2,
-        "city": city,
-        "state": state,
-        "country": country,
-        "zip": zip,
-    }
+    db.edit("users", user_id)["address"] = _address(address1, address2, city, state, country, zip)
     return db.text("users", user_id)
 
 
@@ -272,17 +265,12 @@ def return_delivered_order_items(
     return db.text("orders", order_id)
 
 
-WRITE_TOOLS: Mapping[str, Callable[..., str]] = MappingProxyType(
-    {
-        fn.__name__: fn
-        for fn in (
-            cancel_pending_order,
-            exchange_delivered_order_items,
-            modify_pending_order_address,
-            modify_pending_order_items,
-            modify_pending_order_payment,
-            modify_user_address,
-            return_delivered_order_items,
-        )
-    }
+WRITE_TOOLS = tool_table(
+    cancel_pending_order,
+    exchange_delivered_order_items,
+    modify_pending_order_address,
+    modify_pending_order_items,
+    modify_pending_order_payment,
+    modify_user_address,
+    return_delivered_order_items,
 )
