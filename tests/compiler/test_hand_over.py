@@ -1,8 +1,10 @@
 """Where runs part ways and no path has the support to be branched, and following one run's
-path leaves another run unaccounted (its record cannot answer what that path asks), the program
-compiles the common part and hands over to the family's fallback at the parting point: every run
-is accounted for as a fallback at a recorded point, the family verifies (issue 24: "a tool-using
-agent would not refuse: it would do the known part and reason about the rest")."""
+path leaves another run unaccounted (its record cannot answer what that path asks), and the runs
+do not make the same writes either (then each path is followed behind a route decision:
+``test_same_writes.py``), the program compiles the common part and hands over to the family's
+fallback at the parting point: every run is accounted for as a fallback at a recorded point, the
+family verifies (issue 24: "a tool-using agent would not refuse: it would do the known part and
+reason about the rest")."""
 
 from __future__ import annotations
 
@@ -29,31 +31,30 @@ READS = initial_lookups({"get_user": ("user_id", USERS),
 
 
 def _after_a_shared_call() -> list:
-    """Both runs look the reservation up and update it. One then reads the user and pays with
-    one of the user's payments (a position the model picks), the other pays with what the
-    reservation was paid with: one run per path, neither can be branched, and the second
-    run's record holds no pick to answer the first path's question (the airline file's
-    update_reservation_flights parts the same way)."""
+    """Both runs look the reservation up. One then reads the user and updates the flights,
+    paying with one of the user's payments (a position the model picks), the other updates the
+    payment to what the reservation was paid with: one run per path and per write, neither can
+    be branched, and the second run's record holds no pick to answer the first path's question."""
     one = EpisodeBuilder("one", inputs={"reservation_id": "R1"})
     one.call("get_reservation", RESERVATIONS["R1"], store="res", reservation_id="R1")
     one.call("get_user", USERS["u1"], store="user", user_id="u1")
     one.call("update_flights", "ok", store="upd", reservation_id="R1", payment_id="P0")
     two = EpisodeBuilder("two", inputs={"reservation_id": "R7"})
     two.call("get_reservation", RESERVATIONS["R7"], store="res", reservation_id="R7")
-    two.call("update_flights", "ok", store="upd", reservation_id="R7", payment_id="P7")
+    two.call("update_payment", "ok", store="upd", reservation_id="R7", payment_id="P7")
     return normalize_all([one.done(True), two.done(True)])
 
 
 def _at_the_start() -> list:
     """One run starts from the user and picks a reservation of theirs (a position), the other
-    from the reservation the user named; both make the same write."""
+    from the reservation the user named; each makes its own write."""
     one = EpisodeBuilder("one", inputs={"user_id": "u1"})
     one.call("get_user", {"reservations": ["R0", "R1"]}, store="user", user_id="u1")
     one.call("get_reservation", RESERVATIONS["R1"], store="res", reservation_id="R1")
     one.call("update_flights", "ok", store="upd", reservation_id="R1", payment_id="P1")
     two = EpisodeBuilder("two", inputs={"user_id": "u7"})
     two.call("get_reservation", RESERVATIONS["R7"], store="res", reservation_id="R7")
-    two.call("update_flights", "ok", store="upd", reservation_id="R7", payment_id="P7")
+    two.call("update_payment", "ok", store="upd", reservation_id="R7", payment_id="P7")
     return normalize_all([one.done(True), two.done(True)])
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "read_only_of",
     "successful_pool",
     "teacher_selector",
+    "write_tokens",
 ]
 
 MIN_BRANCH_SUPPORT: Final = MIN_ACCEPTED_SUPPORT
@@ -90,6 +91,9 @@ class BranchPlan:
             calls every path shares: the one lane is that common part, the program hands over
             to the family's fallback after it, and no episode is served end to end (``aligned``
             is empty); else None.
+        same_writes: the lanes are paths too thin to branch on their own that make the same
+            writes, together supported enough (:func:`plan_branches`): where they part, the
+            route decision may also answer that none fits (the run goes to the fallback).
         thin: with ``hand_over`` planning, the paths too thin to branch that hold a run the
             program without them could not account for: each hands over to the fallback where
             it parts from the compiled paths (:mod:`jdsl.compiler.staticize.shape`); their
@@ -104,6 +108,7 @@ class BranchPlan:
     selection: str = ""
     conditions: tuple[tuple[dict[str, Any], ...], ...] = ()
     hand_over: int | None = None
+    same_writes: bool = False
     thin: tuple[Lane, ...] = ()
 
     @property
@@ -149,6 +154,7 @@ def plan_branches(
     tokens: Callable[[NormEpisode], tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
     | None = None,
     hand_over: bool = False,
+    same_writes: bool = False,
     unaccounted: Collection[str] = (),
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
@@ -162,6 +168,9 @@ def plan_branches(
             (:attr:`BranchPlan.hand_over`), instead of following the path with more writes;
             and next to supported paths, plan each thinner path that holds an ``unaccounted``
             episode as a way that hands over where it parts (:attr:`BranchPlan.thin`).
+        same_writes: where no path has ``min_support`` episodes, follow every path that makes
+            the writes most episodes make, when those are ``min_support`` or more
+            (:attr:`BranchPlan.same_writes`), instead of the path with more writes.
         unaccounted: the ids of the episodes the program planned without ``hand_over`` did not
             account for (verification: neither matched nor handed to the fallback).
 
@@ -184,6 +193,19 @@ def plan_branches(
     if not ranked:
         return BranchPlan((), 0, 0, ())
     top = len(groups[ranked[0]])
+    if same_writes and not hand_over and top < min_support and len(ranked) > 1:
+        writes = _same_writes(ranked, groups, read_only, min_support)
+        if writes:
+            lanes = [_lane(pool, s, groups, parts) for s in writes]
+            head, tail = _shared(lanes)
+            aligned = subset(pool, sorted(i for s in writes for i in groups[s]))
+            note = (
+                f"{len(writes)} successful paths too thin to branch alone (fewer than "
+                f"{min_support} episodes each) make the same writes in "
+                f"{sum(len(groups[s]) for s in writes)} episodes: they are compiled as one "
+                "family of paths, a route decision where they part (or the fallback when none fits)"
+            )
+            return BranchPlan(tuple(lanes), head, tail, aligned, (note,), same_writes=True)
     if hand_over and top < min_support and len(ranked) > 1:
         return _common_part(pool, ranked, groups, parts if tokens is not None else None,
                             min_support)  # fmt: skip
@@ -197,11 +219,7 @@ def plan_branches(
         ranked.insert(0, best)
 
     def lane_of(seq: tuple[str, ...]) -> Lane:
-        found = parts.get(seq)
-        if not found or all(len(p) == 1 for ps in found for p in ps):
-            return Lane(seq, subset(pool, groups[seq]))
-        split = tuple((subset(pool, ix), ps) for ps, ix in found.items())
-        return Lane(seq, joined([eps for eps, _ in split]), split)
+        return _lane(pool, seq, groups, parts)
 
     lanes = [lane_of(ranked[0])]
     notes: list[str] = []
@@ -260,6 +278,52 @@ def _thin(
             "paths: it hands over to the fallback where it parts from them"
         )
     return tuple(Lane(seq, subset(pool, ix), loops=loops) for (seq, loops), ix in found.items())
+
+
+def _lane(
+    pool: Sequence[NormEpisode],
+    seq: tuple[str, ...],
+    groups: Mapping[tuple[str, ...], list[int]],
+    parts: Mapping[tuple[str, ...], Mapping[tuple[tuple[int, ...], ...], list[int]]],
+) -> Lane:
+    """The lane of ``seq``: its episodes, and per group the positions of its loop tokens."""
+    found = parts.get(seq)
+    if not found or all(len(p) == 1 for ps in found for p in ps):
+        return Lane(seq, subset(pool, groups[seq]))
+    split = tuple((subset(pool, ix), ps) for ps, ix in found.items())
+    return Lane(seq, joined([eps for eps, _ in split]), split)
+
+
+def write_tokens(seq: Sequence[str], read_only: Callable[[str], bool]) -> tuple[str, ...]:
+    """The write tokens of a (compressed) tool sequence, in order: its reads left out, and a
+    loop token repeated with only reads between counted once (one loop over selected elements
+    split by lookups); a plain write repeated stays repeated (five updates are not one)."""
+    found: list[str] = []
+    for token in seq:
+        if read_only(token.split()[-1]):
+            continue
+        if not (found and found[-1] == token and token.startswith("for_each ")):
+            found.append(token)
+    return tuple(found)
+
+
+def _same_writes(
+    ranked: Sequence[tuple[str, ...]],
+    groups: Mapping[tuple[str, ...], list[int]],
+    read_only: Callable[[str], bool],
+    min_support: int,
+) -> list[tuple[str, ...]]:
+    """The paths (every one too thin to branch alone) that make the writes most episodes make,
+    when those episodes are at least ``min_support`` and take two or more paths: they differ in
+    reads only (issue 24: reads do not split a family). Empty when no writes have the support."""
+    support: dict[tuple[str, ...], int] = {}
+    for seq in ranked:
+        key = write_tokens(seq, read_only)
+        support[key] = support.get(key, 0) + len(groups[seq])
+    best = max(support, key=lambda k: support[k])  # ties: the first seen (most supported path)
+    if support[best] < min_support:
+        return []
+    return [seq for seq in ranked if write_tokens(seq, read_only) == best]
 
 
 def _common_part(

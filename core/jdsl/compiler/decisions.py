@@ -16,6 +16,7 @@ from typing import Any
 
 from jdsl.compiler.fallback import hands_over
 from jdsl.compiler.families import is_write
+from jdsl.compiler.fits import OTHER_ROUTE, path_calls, run_fits
 from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import JdslError
@@ -25,7 +26,7 @@ from jdsl.providers.replay import ReplayModel
 from jdsl.signature import Signature
 from jdsl.tree import Root
 
-__all__ = ["TreeShape", "decision_model", "run_inputs"]
+__all__ = ["OTHER_ROUTE", "TreeShape", "decision_model", "run_inputs"]
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:
@@ -100,7 +101,7 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     routes = _routes(nodes, episode)
     reached = _reached(nodes[0], routes) if nodes else set()
     chosen = {**routes, **_chosen_arguments(nodes, episode, reached),
-              **_loop_selections(nodes, episode)}  # fmt: skip
+              **_loop_selections(nodes, episode, reached)}  # fmt: skip
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
         if node_id not in reached:  # an alternative the run did not take: never answered
@@ -135,12 +136,43 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
         at.setdefault(step.logical_tool, []).append(position)
     counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
     found: dict[str, Any] = {}
-    _decide(nodes[0], at, counted, found, episode.ok_steps())
+    calls = tuple((s.logical_tool, is_write(s.logical_tool)) for s in episode.ok_steps())
+    fit = _Fit(nodes[0], _other_keys(nodes), calls)
+    _decide(nodes[0], at, counted, found, episode.ok_steps(), fit)
     return found
 
 
+@dataclass(frozen=True)
+class _Fit:
+    """What answering :data:`OTHER_ROUTE` needs (:mod:`jdsl.compiler.fits`): the tree, the route
+    keys that offer it, and the run's successful calls (``(tool, a write)``, in order)."""
+
+    root: Mapping[str, Any]
+    keys: frozenset[str]
+    calls: tuple[tuple[str, bool], ...]
+
+    def fits(self, routes: Mapping[str, Any]) -> bool:
+        """Whether the run fits the tree's path along ``routes``."""
+        return any(run_fits(p, self.calls) for p in path_calls(self.root, routes, _route))
+
+
+def _other_keys(nodes: Sequence[dict[str, Any]]) -> frozenset[str]:
+    """The outputs of route decisions that may answer that no path fits (a ``Literal`` with
+    :data:`OTHER_ROUTE`)."""
+    found = set()
+    for node in nodes:
+        if node.get("kind") == "predict" and node.get("signature"):
+            for field in Signature.parse(str(node["signature"])).outputs:
+                if f'"{OTHER_ROUTE}"' in str(field.type) and str(field.type).startswith("Literal"):
+                    found.add(field.name)
+    return frozenset(found)
+
+
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
-            found: dict[str, Any], steps: Sequence[NormStep]) -> None:  # fmt: skip
+            found: dict[str, Any], steps: Sequence[NormStep], fit: _Fit) -> None:  # fmt: skip
+    """Decide the route selectors under ``node`` as the run took them; a route that offers
+    :data:`OTHER_ROUTE` takes the alternative (in the order the run made their first calls)
+    whose path the run fits (:func:`jdsl.compiler.fits.run_fits`), else answers it."""
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
@@ -152,12 +184,18 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
                 if k < len(calls):
                     skips = _skips_loop(children[n], calls[k], steps)
                     firsts.append((calls[k], skips, n, key, value))
+        key = str(routes[0][0][0]) if routes[0] else ""
+        if key in fit.keys and key not in found:
+            firsts = [f for f in sorted(firsts) if fit.fits({**found, key: f[4]})][:1]
+            if not firsts:
+                found[key] = OTHER_ROUTE
+                return
         if firsts:
             _, _, n, key, value = min(firsts)
             found.setdefault(key, value)
             children = [children[n]]
     for child in children:
-        _decide(child, at, counted, found, steps)
+        _decide(child, at, counted, found, steps, fit)
 
 
 def _skips_loop(alternative: Mapping[str, Any], position: int, steps: Sequence[NormStep]) -> bool:
@@ -235,18 +273,20 @@ def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
 
 
 def _chosen_arguments(
-    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
-) -> dict[str, Any]:
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None,
+    *, path: set[str] | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
     tool (:func:`_numbered`) had in the k-th successful call of that tool; for a selection
     ``xs[$k].id``, ``k`` gets the indexes the recorded list argument took. Only the actions in
     ``reached`` (the run's path, :func:`_reached`) answer, when given: two alternatives may
-    name their positions alike."""
+    name their positions alike. Calls are counted along ``path`` (default ``reached``)."""
     found: dict[str, Any] = {}
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    numbered = [(node, k) for node, k in _numbered(nodes[0] if nodes else {}, {})
+    counted = _numbered(nodes[0] if nodes else {}, {}, reached if path is None else path)
+    numbered = [(node, k) for node, k in counted
                 if node.get("kind") == "action"
                 and (reached is None or str(node.get("id") or "") in reached)]  # fmt: skip
     for node, k in numbered:
@@ -290,10 +330,13 @@ def _acted_on(
     return found
 
 
-def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[str, Any], int]]:
+def _numbered(
+    node: Mapping[str, Any], seen: dict[str, int], reached: set[str] | None = None
+) -> list[tuple[dict[str, Any], int]]:
     """Each action under ``node`` (pre-order) with how many actions of its tool a run reaching
     it made before (``seen``, updated): the alternatives of a selector each count from where
-    the selector starts (a run takes one of them), and after it the most any of them made. An
+    the selector starts (a run takes one of them), and after it the most any of them made (of
+    those the run can take, with ``reached``: the run's path, :func:`_reached`). An
     alternative that hands over counts as ``{"kind": "hand_over", "tool", "id"}``: the call
     its runs made there."""
     if node.get("kind") == "action":
@@ -301,15 +344,19 @@ def _numbered(node: Mapping[str, Any], seen: dict[str, int]) -> list[tuple[dict[
         return [(dict(node), k)]
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     if node.get("kind") != "selector":
-        return [pair for child in children for pair in _numbered(child, seen)]
+        return [pair for child in children for pair in _numbered(child, seen, reached)]
     found, start, after = [], dict(seen), dict(seen)
     for child in children:
         arm = dict(start)
         checks = _handing_checks(child)
         if checks is not None:
             found += [(_handing(child, c), arm.get(str(c.get("equals")), -1) + 1) for c in checks]
+        else:
+            found += _numbered(child, arm, reached)
+        if reached is not None and not {str(n.get("id") or "") for n in _walk(child)} & reached:
+            continue  # an alternative the run does not take
+        if checks is not None:
             continue
-        found += _numbered(child, arm)
         after.update({tool: max(k, after.get(tool, -1)) for tool, k in arm.items()})
     seen.update(after)
     return found
@@ -319,12 +366,15 @@ _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
 
 
-def _loop_selections(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+def _loop_selections(
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
+) -> dict[str, Any]:
     """``{key: indexes}`` for each loop over selected elements ``for_each x in xs[$key]``
     whose child calls a tool with an argument ``x<tail>``: the index in ``xs`` of each call of
     that loop's run in the episode (what the residual that selects answered). The calls of a
     tool whose argument is ``xs[k]<tail>`` form runs (consecutive successful calls of it); the
-    n-th such loop of a tool in the tree (pre-order) takes the n-th run."""
+    n-th such loop of a tool in the tree (pre-order) takes the n-th run; with ``reached`` (the
+    run's path, :func:`_reached`), among the loops the run reaches only."""
     found: dict[str, Any] = {}
     seen: dict[str, int] = {}  # tool -> loops of it so far
     for node in nodes:
@@ -332,6 +382,9 @@ def _loop_selections(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> d
             _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
         )
         if match is None or match["key"] in found:
+            continue
+        inside = {str(n.get("id") or "") for n in _walk(node.get("child"))}
+        if reached is not None and not inside & reached:
             continue
         looped = _looped(node, match["head"], match["key"])
         if looped is None:
@@ -379,10 +432,13 @@ def _runs(steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str) -
 def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:
     """The episode's run inputs, plus a value for each synthesized input the tree reads: an
     argument that refs a key nothing in the tree produces and the episode was not given (the
-    compiler's name for a varying argument no lineage explains) gets the recorded argument."""
+    compiler's name for a varying argument no lineage explains) gets the recorded argument (an
+    action after a selector counts calls along the route alternatives the run takes)."""
     shape = tree if isinstance(tree, TreeShape) else TreeShape.of(tree)
     inputs = dict(episode.inputs)
-    for key, value in _chosen_arguments(shape.nodes, episode).items():
+    nodes = shape.nodes
+    path = _reached(nodes[0], _routes(nodes, episode)) if nodes else None
+    for key, value in _chosen_arguments(nodes, episode, path=path).items():
         if key not in shape.produced and key not in inputs:
             inputs[key] = value
     return inputs

@@ -304,10 +304,13 @@ def compile_normalized(
     With ``fallback`` (the default) the package hands runs its compiled paths do not cover to a
     react with the family's tools (:mod:`jdsl.compiler.fallback`); and where the successful
     paths part ways with none supported enough to branch (``min_support``), when the path
-    followed does not pass verification, the program is the paths' common part, handing over
-    to the fallback where they part, if that passes; likewise, next to supported paths, a path
-    too thin to compile whose runs the program does not account for hands over where it parts
-    from them. ``reads`` answers, in
+    followed does not pass verification or hands runs to the fallback, the program follows
+    every path that makes the writes most runs make (when those runs have the support; a route
+    where they part, which may answer that none fits) if that passes and matches more runs;
+    else, when the path followed fails, it is the paths' common part, handing over to the
+    fallback where they part, if that passes; likewise, next to supported paths, a path too
+    thin to compile whose runs the program does not account for hands over where it parts from
+    them. ``reads`` answers, in
     verification, reads an episode never made before its first write
     (:mod:`jdsl.compiler.lookups`).
 
@@ -327,9 +330,11 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(hand_over: bool, unaccounted: Collection[str] = ()) -> CompiledBehavior:
+    def compiled_as(
+        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = ()
+    ) -> CompiledBehavior:
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over,
+                         min_support=min_support, hand_over=hand_over, same_writes=same_writes,
                          unaccounted=unaccounted)  # fmt: skip
         if noops:
             made = dataclasses.replace(made, notes=(*made.notes, *(
@@ -337,18 +342,27 @@ def compile_normalized(
                 for tool in noops)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    compiled = compiled_as(hand_over=False)
+    compiled = compiled_as()
     report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
-    if fallback and report.structural_ok and not report.ok:
+    if fallback and report.structural_ok and (not report.ok or report.fallbacks):
         # the path followed (one run's, when no path has the support to be branched) does not
-        # account for every run: hand over to the fallback where the paths part instead (and
+        # account for every run, or leaves runs to the fallback: follow every thin path making
+        # the writes most runs make (a route where they part; the fallback when none fits) if
+        # that serves more, else, instead of a failure, hand over where the paths part (and
         # where a path too thin to compile, holding a run left unaccounted, parts from them)
         unaccounted = [e.episode_id for e in report.unaccounted]
-        handing = compiled_as(hand_over=True, unaccounted=unaccounted)
-        if handing.ir != compiled.ir:  # else no path was too thin: the same program
-            handed = verify(handing, normalized, replay=replay, effects=effects, reads=reads)
-            if handed.ok:
-                compiled, report = handing, handed
+        retries: list[dict[str, Any]] = [{"same_writes": True},
+                                         {"hand_over": True, "unaccounted": unaccounted}]  # fmt: skip
+        for retry in retries:
+            if report.ok and "hand_over" in retry:
+                break
+            other = compiled_as(**retry)
+            if other.ir == compiled.ir:  # no path was too thin: the same program
+                continue
+            checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
+            if checked.ok and (not report.ok or checked.matched > report.matched):
+                compiled, report = other, checked
+                break
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,

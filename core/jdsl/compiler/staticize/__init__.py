@@ -65,6 +65,7 @@ def staticize(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     min_support: int = MIN_BRANCH_SUPPORT,
     hand_over: bool = False,
+    same_writes: bool = False,
     unaccounted: Collection[str] = (),
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
@@ -82,6 +83,10 @@ def staticize(
             end (the compiled behavior's ``aligned`` is empty). Next to paths supported enough,
             a thinner path holding an ``unaccounted`` episode hands over where it parts from
             them (:mod:`jdsl.compiler.staticize.shape`).
+        same_writes: where no path has ``min_support`` episodes, follow every path that makes
+            the writes most episodes make, if those are ``min_support`` or more (they differ in
+            reads only): a route decision where they part, which may also answer that none
+            fits (the fallback takes over there).
         unaccounted: the episodes the program compiled without ``hand_over`` did not account
             for (neither matched nor handed to the fallback in verification).
     """
@@ -95,7 +100,7 @@ def staticize(
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
                          tokens=tokens if loops else None, hand_over=hand_over,
-                         unaccounted=unaccounted)  # fmt: skip
+                         same_writes=same_writes, unaccounted=unaccounted)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
@@ -104,7 +109,7 @@ def staticize(
     recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
                   if c.type == RECOVERY and c.accepted}  # fmt: skip
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
-                              loops=specs, thin=plan.thin)  # fmt: skip
+                              loops=specs, thin=plan.thin, routed=plan.same_writes)  # fmt: skip
     if plan.hand_over is not None:  # the common part, then the fallback: no run is served
         pool = lanes[0].episodes
         program = emit(ev, items, pool, None)
@@ -115,5 +120,5 @@ def staticize(
     kept = {eid for lane in lanes for eid in lane.ids}
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip
-    program = emit(ev, items, aligned, lanes[0])
+    program = emit(ev, items, aligned, lanes[0], other=plan.same_writes)
     return result(ev, program, lanes[0].skeleton, aligned, (*notes, *contested))

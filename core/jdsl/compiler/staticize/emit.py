@@ -32,6 +32,7 @@ from jdsl.compiler.compiled import (
 )
 from jdsl.compiler.consolidate import support_grade
 from jdsl.compiler.fallback import hand_over_guard
+from jdsl.compiler.fits import OTHER_ROUTE
 from jdsl.compiler.guards import exists_names
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode
@@ -58,19 +59,22 @@ Placed = list[tuple[ModelDecision, int]]
 
 
 def emit(
-    ev: Evidence, items: Sequence[Item], aligned: Sequence[NormEpisode], modal: Lane | None
-) -> Fragment:
+    ev: Evidence, items: Sequence[Item], aligned: Sequence[NormEpisode], modal: Lane | None,
+    *, other: bool = False,
+) -> Fragment:  # fmt: skip
     """The fragment of the whole program ``items`` over the ``aligned`` episodes (``modal``:
     the lane whose representative's last decisions close it; None: nothing closes it, the
-    program hands over after it, :func:`hand_over_node`)."""
-    return _Walk(ev, items).body(Here(scope=aligned), items, frozenset(), ends=modal)
+    program hands over after it, :func:`hand_over_node`). With ``other`` every route decision
+    may also answer :data:`OTHER_ROUTE` (the paths are thin: a run may fit none of them)."""
+    return _Walk(ev, items, other).body(Here(scope=aligned), items, frozenset(), ends=modal)
 
 
 class _Walk:
     """The program's call slots and input names (fixed before the walk), and the walk."""
 
-    def __init__(self, ev: Evidence, items: Sequence[Item]) -> None:
+    def __init__(self, ev: Evidence, items: Sequence[Item], other: bool = False) -> None:
         self.ev = ev
+        self.other = other
         self.slots: dict[Any, Slot] = {}
         for c in (c for item in items for c in _calls(item)):
             self.slots[c.key] = Slot.of(c.key, c.tool, list(c.at))
@@ -120,7 +124,8 @@ class _Walk:
         routes = route_names(own, handing) if fork.selection == "route" else []
         key = None
         if routes:
-            key, made = route_decision(b.here, routes)
+            offered = [*routes, (OTHER_ROUTE, "none of these fits: the fallback takes over")]
+            key, made = route_decision(b.here, offered if self.other else routes)
             b.add(made)
         teacher = teacher_selector(firsts[0].lane.episodes[0].teacher_ir, hosts)
         node_id = b.id(teacher or f"branch_{fork.position}")
@@ -385,7 +390,7 @@ def route_names(
             continue
         base = slots[0].tool.rsplit(".", 1)[-1] if slots else "path"
         name, n = base, 2
-        while name in taken:
+        while name in taken or name == OTHER_ROUTE:
             name, n = f"{base}_{n}", n + 1
         taken.add(name)
         found.append((name, "calls " + " -> ".join(s.tool for s in slots)))

@@ -81,7 +81,9 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
     """A predict that picks the elements a loop over some elements takes; the loop's items."""
     base = f"{slug(spec.argument).removesuffix('_id').removesuffix('_ids')}_indexes"
     key, n = base, 2
-    while key in here.available | here.inputs:
+    # a key another arm's selection wrote is not available after the fork, but a run through
+    # that arm has it: the name is new in the whole program (as its leaf's id is)
+    while key in here.available | here.inputs or f"choose_{key}" in here.ids:
         key, n = f"{base}_{n}", n + 1
     picked = [k for k in (element_at(s, spec) for s in slot.steps) if k is not None]
     b = Build(here)

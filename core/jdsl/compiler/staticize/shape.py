@@ -162,6 +162,7 @@ def plan_shape(
     recoveries: Collection[tuple[str, str]] = (),
     loops: Mapping[str, LoopSpec] | None = None,
     thin: Sequence[Lane] = (),
+    routed: bool = False,
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
     left out); ``notes`` gets what was left out and why. ``thin`` lanes hand over where they
@@ -171,9 +172,11 @@ def plan_shape(
     difference between two ways is one call, ``primary`` in some runs and ``backup`` after a
     failed ``primary`` in the others, there is no fork: the recovering call (compiled
     ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.staticize.recovery`) serves both.
+    With ``routed`` no fork is selected by ``inputs`` (thin paths: a route decision may answer
+    that none fits, :attr:`jdsl.compiler.branches.BranchPlan.same_writes`).
     """
     keys = count()
-    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}))
+    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}), routed)
     strands = [Strand(lane, 0) for lane in lanes] + [Strand(lane, 0, True) for lane in thin]
     items, kept = plan.walk(strands)
     ids = {id(s.lane) for s in kept}
@@ -183,10 +186,10 @@ def plan_shape(
 class _Planner:
     def __init__(
         self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
-        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec],
+        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec], routed: bool = False,
     ) -> None:  # fmt: skip
         self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
-        self.loops = loops
+        self.loops, self.routed = loops, routed
 
     def call(self, token: str, at: Where) -> Call:
         loop = self.loops.get(token)
@@ -264,7 +267,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
         if len(groups) == 1:  # thin ways part here from the one compiled way
             body, kept = _plan(joined[0], planner)
             arm = Arm(_kept(joined[0], kept), tuple(body), ends=True)
-            items.append(_fork((arm, *handing), read_only, tail=()))
+            items.append(_fork((arm, *handing), read_only, tail=(), routed=planner.routed))
             return items, kept
         cuts = _meeting(groups)
         if cuts is not None and _tail_reads_alike(groups, cuts):
@@ -280,7 +283,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
                     for g, c in zip(groups, cuts, strict=True)
                 )
                 tail = next(s for s in after if not s.thin).rest
-                items.append(_fork((*arms, *handing), read_only, tail=tail))
+                items.append(_fork((*arms, *handing), read_only, tail=tail, routed=planner.routed))
                 strands = _in_order(after, strands)
                 continue
         arms_list, ends = [], []
@@ -288,7 +291,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
             body, kept = _plan(g, planner)
             arms_list.append(Arm(_kept(g, kept), tuple(body), True))
             ends += kept
-        items.append(_fork((*arms_list, *handing), read_only, tail=()))
+        items.append(_fork((*arms_list, *handing), read_only, tail=(), routed=planner.routed))
         return items, ends
 
 
@@ -402,14 +405,15 @@ def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -
 
 
 def _fork(
-    arms: tuple[Arm, ...], read_only: Callable[[str], bool], *, tail: tuple[str, ...]
-) -> Fork:
+    arms: tuple[Arm, ...], read_only: Callable[[str], bool], *, tail: tuple[str, ...],
+    routed: bool = False,
+) -> Fork:  # fmt: skip
     """The fork over ``arms`` with how its arms are selected (module docstring)."""
     at = _where([s for arm in arms for s in arm.strands])
     if any(arm.hand_over for arm in arms):
         return Fork(at, arms, "route", tail=tail)
     own = [c.tool for arm in arms for c in arm.calls()]
-    if tail and all(read_only(tool) for tool in own):
+    if tail and not routed and all(read_only(tool) for tool in own):
         return Fork(at, arms, "inputs", tail=tail)
     groups = [_where(arm.strands) for arm in arms]
     conditions = arm_conditions(groups)
