@@ -1,4 +1,5 @@
-"""Timers: medians of several runs, in seconds (``time.perf_counter``)."""
+"""Timers: medians of several runs, in seconds (``time.perf_counter`` unless a caller picks
+another clock, e.g. ``time.process_time`` for CPU time, and another summary, e.g. ``min``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def median_seconds(
     number: int = 1,
     warmup: int = 1,
     setup: Callable[[], Any] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> float:
     """The median over ``repeats`` of the mean time of ``number`` calls of ``fn``, in seconds.
 
@@ -35,6 +37,7 @@ def median_seconds(
         number: calls per sample, for work too short to time one call at a time.
         warmup: untimed calls before the first sample (caches, lazy imports).
         setup: called untimed before every sample (e.g. a fresh sink).
+        clock: what a sample is measured with (seconds; wall-clock time by default).
 
     The garbage collector runs before each sample and is paused during it, as ``timeit`` does.
     """
@@ -49,10 +52,10 @@ def median_seconds(
         gc.collect()
         gc.disable()
         try:
-            start = time.perf_counter()
+            start = clock()
             for _ in range(number):
                 fn()
-            samples.append((time.perf_counter() - start) / number)
+            samples.append((clock() - start) / number)
         finally:
             gc.enable()
     return statistics.median(samples)
@@ -67,7 +70,12 @@ class Timed:
 
 
 def interleaved_medians(
-    contenders: Mapping[str, Timed], *, repeats: int = 5, number: int = 1
+    contenders: Mapping[str, Timed],
+    *,
+    repeats: int = 5,
+    number: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
+    pick: Callable[[list[float]], float] = statistics.median,
 ) -> dict[str, float]:
     """Median seconds per call of each contender, sampling them in turn (a, b, c, a, b, c, ...).
 
@@ -78,6 +86,9 @@ def interleaved_medians(
         contenders: ``{name: Timed}``.
         repeats: samples per contender.
         number: calls per sample.
+        clock: what a sample is measured with (see :func:`median_seconds`).
+        pick: what summarises a contender's samples (the median by default; ``min`` for the
+            best of them).
     """
     samples: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(max(repeats, 1)):
@@ -85,7 +96,12 @@ def interleaved_medians(
             warm = not samples[name]
             samples[name].append(
                 median_seconds(
-                    timed.fn, repeats=1, number=number, warmup=int(warm), setup=timed.setup
+                    timed.fn,
+                    repeats=1,
+                    number=number,
+                    warmup=int(warm),
+                    setup=timed.setup,
+                    clock=clock,
                 )
             )
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return {name: pick(values) for name, values in samples.items()}

@@ -207,19 +207,15 @@ _VERIFICATION_KEYS = (
 
 def verification_line(data: Mapping[str, Any]) -> str:
     """The verification report in one line, e.g. ``passed: structure ok, 42/42 replay checks
-    passed (coverage 1.00), executed 24 episodes, 24 matched``; other fields follow as
+    passed, executed 24 episodes, 24 matched``; other fields follow as
     ``key value``."""
     if not data:
         return "no verification report"
     parts = []
     if "structural_ok" in data:
         parts.append("structure ok" if data["structural_ok"] else "structure has problems")
-    if "replay_checks" in data:
-        coverage = data.get("replay_coverage")
-        shown = f" (coverage {coverage:.2f})" if isinstance(coverage, int | float) else ""
-        parts.append(
-            f"{data.get('replay_passed', 0)}/{data['replay_checks']} replay checks passed{shown}"
-        )
+    if "replay_checks" in data:  # replay_coverage is this ratio: "coverage" is the code's share
+        parts.append(f"{data.get('replay_passed', 0)}/{data['replay_checks']} replay checks passed")
     if "executed" in data:
         parts.append(execution_text(data))
     parts += [f"{k} {preview(v, 60)[0]}" for k, v in data.items() if k not in _VERIFICATION_KEYS]

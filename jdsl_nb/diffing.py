@@ -1,5 +1,6 @@
 """The episodes ``%behavior diff`` compares: a trace's (normalized with the package's
-capability names), else the ones a compile result was compiled from."""
+capability names), else the ones a compile result was compiled from; recorded runs that failed
+are skipped unless ``--episode`` names one."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ __all__ = ["episode_diffs"]
 
 
 def episode_diffs(held: Any, package: Any, trace: Any = None, *,
-                  episode: str | None = None) -> list[Any]:  # fmt: skip
-    """:func:`jdsl.compiler.stepdiff.step_diff` of each episode against ``package``.
+                  episode: str | None = None) -> tuple[list[Any], int]:  # fmt: skip
+    """:func:`jdsl.compiler.stepdiff.step_diff` of each episode against ``package``, and how
+    many failed recorded runs were skipped (:func:`jdsl.compiler.stepdiff.compared_episodes`).
 
     Raises:
         LookupError: no episode (or none with id ``episode``).
     """
     from jdsl.compiler import normalize_all
-    from jdsl.compiler.stepdiff import step_diff
+    from jdsl.compiler.stepdiff import compared_episodes, step_diff
 
     if trace is None:
         normalized = list(getattr(held, "normalized", None) or [])
@@ -28,12 +30,16 @@ def episode_diffs(held: Any, package: Any, trace: Any = None, *,
             episodes = Trace(list(trace)).episodes
         mapping = {c.rsplit(".", 1)[-1]: c for c in package.required_capabilities if "." in c}
         normalized = normalize_all(list(episodes), canonical=mapping)
-    if episode is not None:
-        normalized = [n for n in normalized if n.episode_id == episode]
-    if not normalized:
+    compared, skipped = compared_episodes(normalized, episode)
+    if not compared:
         raise LookupError(
             "no episodes to compare"
             + (f" with id {episode!r}" if episode else "")
+            + (
+                f" ({skipped} failed recorded run(s) skipped; --episode ID shows one)"
+                if skipped
+                else ""
+            )
             + "; give a trace: %behavior diff RESULT TRACE_VAR_OR_FILE"
         )
-    return [step_diff(package.ir, n) for n in normalized]
+    return [step_diff(package.ir, n) for n in compared], skipped

@@ -32,9 +32,9 @@ LINE_USAGE = (
     "%behavior doctor | %behavior help"
 )
 INPUT_HELP = (
-    "run inputs; a value takes the type of the tool parameter it feeds (zip=80279 "
-    "stays the string '80279' for zip: str); with no annotated parameter it is JSON "
-    "when it parses, else a string, and the run view says which"
+    "run inputs, read as jdsl run --input reads them: a value takes the type of the tool "
+    "parameter it feeds (zip=80279 stays the string '80279' for zip: str); with no declared "
+    "type KEY=VALUE is a string and KEY:=JSON a JSON value (n:=3); KEY=@FILE reads a file"
 )
 HELP = f"""%%behavior NAME [--run] [--model M] [--input KEY=VALUE ...] [--tools VAR] [--show tree|summary|none]
     The cell body is behavior text (one node per line, indentation makes children). The tree

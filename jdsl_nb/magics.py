@@ -10,7 +10,7 @@ give the magic's flags as the fix (:mod:`jdsl_nb.hints`).
 Bad input raises IPython's ``UsageError`` itself, never a subclass: IPython prints only the
 message when the exception's type *is* ``UsageError`` (``InteractiveShell.showtraceback``), and
 a full traceback for anything else, subclasses included. ``--input`` values: see
-``jdsl_nb.magic_inputs`` (typed by the parameters the tree feeds them to).
+``jdsl_nb.magic_inputs`` (read by ``jdsl.inputs``, as ``jdsl run --input``).
 """
 
 from __future__ import annotations
@@ -62,11 +62,12 @@ class BehaviorMagics(Magics):
         NAME``, ``%behavior compile TRACE_VAR_OR_FILE [-o NAME]``, ``%behavior doctor``,
         ``%behavior help`` (the whole usage, :data:`HELP`).
 
-        ``--input`` values take the type of the tool parameter they feed: ``zip=77209`` stays
+        ``--input`` values are read as ``jdsl run --input`` reads them (:mod:`jdsl.inputs`):
+        a value takes the type of the tool parameter it feeds, so ``zip=77209`` stays
         the string "77209" for ``zip: str`` and is the int 77209 for ``zip: int``. With no
-        annotated parameter a value is JSON when it parses, else a string (``flag=true`` the
-        bool True, ``email=a@b.c`` the string), and the run view notes each such guess. Values
-        with spaces need shell quotes: ``--input "request=cancel my order"``.
+        declared type ``KEY=VALUE`` is a string and ``KEY:=JSON`` a JSON value (``flag:=true``
+        the bool True); ``KEY=@PATH`` reads the file. Values with spaces need shell quotes:
+        ``--input "request=cancel my order"``.
         """
         if cell is None:
             self._line(line)
@@ -142,9 +143,10 @@ class BehaviorMagics(Magics):
         self,
         name: str,
         root: Any,
-        pairs: list[tuple[str, str]],
+        pairs: list[str],
         model_arg: str | None,
         show: str = "view",
+        package: Any = None,
         **bindings: Any,
     ) -> None:
         from jdsl.trace import ListTraceSink
@@ -176,12 +178,18 @@ class BehaviorMagics(Magics):
         self._ns[f"{name}_run"] = ctx
         self._ns[f"{name}_trace"] = Trace(sink.events)
         mine = [e for e in sink.events if e.episode_id == episode_id]
+        handed = []
+        if package is not None:
+            from jdsl_nb.binding import package_notes
+
+            handed = package_notes(package, inputs.values, mine)
+            inputs.notes.extend(handed)
         raised = error_text(error if error is not None else getattr(ctx, "error", None))
         shown = magic_hints(raised) if raised is not None else None
         if show == "none":
             return
-        if show == "summary":
-            _say(_run_line(episode_id, ctx, shown))
+        if show == "summary":  # a package run its fallback took says so: "success" hides it
+            _say("\n".join([_run_line(episode_id, ctx, shown), *handed[-1:]]))
             return
         display(
             RunView(ctx if ctx is not None else mine, tree=root, error=shown, notes=inputs.notes)
@@ -225,7 +233,8 @@ class BehaviorMagics(Magics):
                 root = package_root(package, self._ns, extra)
             except LookupError as exc:
                 raise UsageError(f"%behavior run {name}: {exc}") from None
-            self._run(name, root, split_pairs(opts.get("--input")), last(opts.get("--model")), show)
+            pairs = split_pairs(opts.get("--input"))
+            self._run(name, root, pairs, last(opts.get("--model")), show, package=package)
             return
         if not hasattr(target, "run") or not hasattr(target, "walk"):
             raise UsageError(
@@ -248,17 +257,25 @@ class BehaviorMagics(Magics):
         opts = options(words, {"--input": True, "--tools": False})
         name = one(opts.pop("", []), "%behavior check NAME [--input K=V ...] [--tools VAR]")
         root = self._lookup(name)
+        extra = self._collection(last(opts.get("--tools")))
+        from jdsl_nb.binding import bind_names, package_of, package_root
+        from jdsl_nb.magic_inputs import input_keys, split_pairs
+
+        package = package_of(root)
+        if package is not None:  # what %behavior run would run: the package's tree, bound
+            try:
+                root = package_root(package, self._ns, extra)
+            except LookupError as exc:
+                raise UsageError(f"%behavior check {name}: {exc}") from None
         if not hasattr(root, "check"):
             raise UsageError(
-                f"{name!r} is a {type(root).__name__}, not a tree; "
-                f"%behavior check takes a tree made by %%behavior"
+                f"{name!r} is a {type(root).__name__}, not a tree; %behavior check takes what "
+                "%behavior run takes: a tree (from %%behavior), a behavior package or a compile "
+                "result"
             )
-        extra = self._collection(last(opts.get("--tools")))
-        from jdsl_nb.binding import bind_names
-        from jdsl_nb.magic_inputs import split_pairs
 
         tools, predicates = bind_names(root, self._ns, extra, strict=False)
-        inputs = [key for key, _ in split_pairs(opts.get("--input"))] or None
+        inputs = input_keys(split_pairs(opts.get("--input"))) or None
         report = root.check(tools=tools or None, predicates=predicates or None, inputs=inputs)
         from jdsl_nb.views import check_html
 
@@ -323,11 +340,13 @@ class BehaviorMagics(Magics):
             )
         trace = self._trace_source(names[1]) if len(names) == 2 else None
         try:
-            diffs = episode_diffs(held, package, trace, episode=last(opts.get("--episode")))
+            diffs, skipped = episode_diffs(
+                held, package, trace, episode=last(opts.get("--episode"))
+            )
         except LookupError as exc:
             raise UsageError(str(exc)) from None
         diverged = [d for d in diffs if not d.matched]
-        _say(diff_summary(diffs) + ("; showing the unmatched ones" if diverged else ""))
+        _say(diff_summary(diffs, skipped) + ("; showing the unmatched ones" if diverged else ""))
         for diff in diverged or diffs[:1]:
             display(DiffView(diff))
 
@@ -390,12 +409,26 @@ def _bind(root: Any, tools: dict[str, Any], predicates: dict[str, Any]) -> Any:
 def _run_line(episode_id: str, ctx: Any, error: str | None) -> str:
     """One line for a run: ``remind_3: success`` / ``failure at LABEL [ID]: REASON`` / error."""
     if error:
-        return f"{episode_id}: error · {error.splitlines()[0]}"
+        return f"{episode_id}: error · {_one_line(error)}"
     status = getattr(getattr(ctx, "status", None), "value", "?")
     failure = getattr(ctx, "failure", None)
     if failure is not None and status != "success":
         return f"{episode_id}: {status} at {failure.label} [{failure.node_id}]: {failure.reason}"
     return f"{episode_id}: {status}"
+
+
+def _one_line(error: str) -> str:
+    """An error's first line; when it only introduces a list (``...: (1 error, 0 warnings):``),
+    with the first item and its fix, so a summary line still says what to change."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    if not lines:
+        return error
+    head = lines[0]
+    if head.endswith(":") and len(lines) > 1:
+        head = f"{head} {lines[1].removeprefix('- ')}"
+        if len(lines) > 2 and lines[2].startswith("fix:"):
+            head = f"{head} · {lines[2]}"
+    return head
 
 
 def _bound_text(target: str, result: Any, source: str) -> str:

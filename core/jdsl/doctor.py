@@ -1,6 +1,7 @@
 """What this installation can do: versions, renderers, notebook front ends, SDK extras and
 which provider keys are set (by name only; a key's value is never read into the report).
 
+The default ``local:`` model's weights are reported too (a separate pip install).
 One implementation for ``jdsl doctor`` and the notebook's ``%behavior doctor``::
 
     >>> report = doctor_report(env={})
@@ -18,6 +19,8 @@ import subprocess
 from collections.abc import Mapping
 
 from jdsl.drawing import RENDERER_ENV, available_renderers
+from jdsl.errors import JdslError
+from jdsl.providers.local_weights import DEFAULT_LOCAL_MODEL, weights_path
 from jdsl.providers.resolve import key_variables
 from jdsl.providers.settings import read_env
 
@@ -36,6 +39,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "otel": ("opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http"),
     "phoenix": ("arize-phoenix",),
     "dask": ("dask", "distributed"),
+    "local": ("xllamacpp",),
 }
 """The ``jdsl[extra]`` s and the distributions each installs."""
 
@@ -63,6 +67,15 @@ def _extra(name: str, dists: tuple[str, ...]) -> str:
     missing = any(v.endswith("not installed") for v in versions)
     hint = f" — pip install 'jdsl[{name}]'" if missing else ""
     return ", ".join(versions) + hint
+
+
+def _default_weights() -> str:
+    """Where the default ``local:`` model's weights are, else how to install them (they are
+    not in ``jdsl[local]``: README "A local model, offline")."""
+    try:
+        return f"weights {weights_path(DEFAULT_LOCAL_MODEL)}"
+    except JdslError as exc:
+        return f"no weights: {exc}"
 
 
 def _front_ends(versions: Mapping[str, str]) -> str:
@@ -102,6 +115,7 @@ def doctor_report(env: Mapping[str, str] | None = None) -> dict[str, str]:
     if missing:
         report[_MISSING] = ", ".join(missing)
     report.update({f"extra [{name}]": _extra(name, dists) for name, dists in EXTRAS.items()})
+    report[f"local:{DEFAULT_LOCAL_MODEL}"] = _default_weights()
     variables = read_env(env)
     for names in key_variables().values():
         for name in names:

@@ -1,14 +1,15 @@
-"""Run inputs given as text, ``KEY=VALUE``: the reading of the commands (``jdsl run``,
-``jdsl package run``, ``jdsl export otel --attribute``); the notebook's ``%behavior --input``
-(``jdsl_nb/magic_inputs.py``) shares the name check and the JSON reading, but reads an untyped
-value as JSON when it parses.
+"""Run inputs given as text, ``KEY=VALUE``: the one reading of the commands (``jdsl run``,
+``jdsl package run``, ``jdsl export otel --attribute``) and of the notebook's ``%behavior
+--input`` (``jdsl_nb/magic_inputs.py``, which only splits the magic line as a shell would).
 
 ``KEY=VALUE`` is the string VALUE, unless the reader records the type of KEY (for a package: a
 tool argument that reads KEY whole, ``tools.json``, or a typed input field of a model leaf's
-signature; :func:`jdsl.package.input_types`). Then VALUE is read as that type (``zip=77209``
-stays the string ``"77209"`` for ``find_user(zip: str)``, ``count=3`` is the integer 3 for
-``count: int``) and checked against it. ``KEY:=JSON`` (as in httpie) always gives the JSON
-value, unchecked.
+signature, :func:`jdsl.package.input_types`; for a tree: the annotation of the bound tool's
+parameter that reads KEY whole, or a typed signature input, :func:`tree_input_types`). Then
+VALUE is read as that type (``zip=77209`` stays the string ``"77209"`` for ``find_user(zip:
+str)``, ``count=3`` is the integer 3 for ``count: int``) and checked against it. ``KEY:=JSON``
+(as in httpie) always gives the JSON value, unchecked. ``KEY=@PATH`` and ``KEY:=@PATH`` read
+the value's text from the file PATH (as in httpie), then the same way.
 
 >>> parse_inputs(["name=Ada", "n:=3", "zip=02134"], types={"zip": [("find.zip", {"type": "string"})]})
 {'name': 'Ada', 'n': 3, 'zip': '02134'}
@@ -20,14 +21,18 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from jdsl.errors import InputError
 from jdsl.ir.nodes import nesting_problem
+from jdsl.ir.walk import as_ir, walk_ir
+from jdsl.signature import Signature
 from jdsl.tree.root import Root
-from jdsl.tree.schemas import JSON_TYPES
+from jdsl.tree.schemas import JSON_TYPES, parameter_schema
 
 __all__ = [
     "RUN_PARAMETERS",
@@ -36,7 +41,9 @@ __all__ = [
     "check_input_name",
     "input_json",
     "parse_inputs",
+    "signature_reads",
     "split_pair",
+    "tree_input_types",
     "typed_value",
     "unread_inputs_note",
 ]
@@ -122,27 +129,73 @@ def parse_inputs(
         key, text, as_json = split_pair(pair)
         if key in inputs:
             raise InputError(f"{key!r} is given twice; keep one of them", key=key)
+        given = text
+        if text.startswith("@"):
+            text = _file_text(key, text[1:], ":=" if as_json else "=")
         if as_json:
-            inputs[key] = _json(key, text)
+            inputs[key] = _json(key, text, given)
         else:
             inputs[key] = typed_value(key, text, (types or {}).get(key, ()))
     return inputs
 
 
-def _json(key: str, text: str) -> Any:
+def _json(key: str, text: str, given: str) -> Any:
+    """``text`` as JSON; ``given`` is what the item said (``@PATH`` for a file's text)."""
     try:
         return input_json(text)
     except json.JSONDecodeError:
+        what = "its text" if given != text else "a string"
         raise InputError(
-            f"{key}:={text} is not JSON; write {key}={text} for a string", key=key
+            f"{key}:={given} is not JSON; write {key}={given} for {what}", key=key
         ) from None
     except ValueError as exc:  # too deep, NaN, an int over the digit limit
         raise InputError(f"{key}:=...: {str(exc)[:120]}; pass a smaller value", key=key) from None
 
 
+MAX_FILE_BYTES = 10_000_000
+"""The largest file ``KEY=@PATH`` reads (a run input is held in memory and traced)."""
+
+
+def _file_text(key: str, name: str, sep: str) -> str:
+    """The text of the file ``name`` (``KEY=@name``).
+
+    Raises:
+        InputError: no such regular file, unreadable, over :data:`MAX_FILE_BYTES`, or not UTF-8.
+    """
+    literal = f"{key}:='\"@{name}\"'"
+    try:
+        path = Path(name).expanduser()
+        if not name or not path.is_file():
+            raise InputError(
+                f"{key}{sep}@{name}: no file {name!r} (from {Path.cwd()}); @PATH reads the value "
+                f"from a file: name an existing file, or write {literal} for the text @{name}",
+                key=key,
+            )
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(
+                f"{key}{sep}@{name}: the file is over {MAX_FILE_BYTES:,} bytes; pass a smaller "
+                "file",
+                key=key,
+            )
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError, RuntimeError) as exc:  # NUL, ~nobody
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(
+            f"{key}{sep}@{name}: cannot read it as UTF-8 text ({type(exc).__name__}: {exc})",
+            key=key,
+        ) from None
+
+
 def _allows_string(schema: Mapping[str, Any]) -> bool:
+    """Whether a string can fit ``schema`` (``Optional[int]``'s ``anyOf`` cannot)."""
     kind = schema.get("type")
-    return kind is None or kind == "string" or (isinstance(kind, list) and "string" in kind)
+    if kind is None:
+        branches = [
+            b for k in ("anyOf", "oneOf") for b in schema.get(k) or () if isinstance(b, Mapping)
+        ]
+        return not branches or any(_allows_string(b) for b in branches)
+    return kind == "string" or (isinstance(kind, list) and "string" in kind)
 
 
 def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
@@ -173,11 +226,80 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
             ) from None
         if error is not None:
             raise InputError(
-                f"{key}={text!r} does not fit {where} ({error.message}); pass a value of its "
-                f"type, or {key}:=JSON to pass a JSON value unchecked",
+                f"{key}={_cut(repr(text))} does not fit {where} ({_cut(error.message, 160)}); "
+                f"pass a value of its type, or {key}:=JSON to pass a JSON value unchecked",
                 key=key,
             )
     return value
+
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def signature_reads(node: Mapping[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(key, where, JSON Schema)`` for each input field of a predict or react leaf typed other
+    than ``str`` (an untyped field reads as ``str``), read from the key its ``input_sources``
+    names (else the field's name)."""
+    from pydantic import TypeAdapter
+
+    if node.get("kind") not in ("predict", "react") or not node.get("signature"):
+        return
+    sources = node.get("input_sources") or {}
+    for field in Signature.parse(str(node.get("signature"))).inputs:
+        key = str(sources.get(field.name, field.name))
+        if field.type != "str" and _KEY.fullmatch(key):
+            where = f"{node.get('id') or node.get('kind')} input {field.name}"
+            yield key, where, TypeAdapter(field.annotation).json_schema()
+
+
+def tree_input_types(
+    tree: Any,
+    tools: Mapping[str, Callable[..., Any]] | None = None,
+    predicates: Mapping[str, Callable[..., Any]] | None = None,
+) -> dict[str, list[InputUse]]:
+    """``{key: [(where, JSON Schema)]}``: where ``tree`` reads a run input whole with a declared
+    type, for :func:`parse_inputs` (``jdsl run --tools``, the notebook's ``--input``).
+
+    Sources: an action (guard_call) argument ``{"ref": key}`` whose bound tool (predicate) in
+    ``tools`` (``predicates``) annotates that parameter (a :func:`jdsl.tool`'s declared schema
+    first); a typed input field of a predict or react signature (:func:`signature_reads`).
+
+    Args:
+        tree: a :class:`~jdsl.tree.Root`, a node, or an IR dict.
+        tools / predicates: name -> callable, as a run binds them.
+    """
+    uses: dict[str, list[InputUse]] = {}
+    for node in walk_ir(as_ir(tree)):
+        kind = node.get("kind")
+        if kind in ("predict", "react"):
+            for key, where, schema in signature_reads(node):
+                uses.setdefault(key, []).append((where, schema))
+            continue
+        name = str(node.get("tool") if kind == "action" else node.get("predicate"))
+        table = tools if kind == "action" else predicates if kind == "guard_call" else None
+        fn = (table or {}).get(name)
+        if fn is not None:
+            for key, where, schema in _argument_reads(node, name, fn):
+                uses.setdefault(key, []).append((where, schema))
+    return uses
+
+
+def _argument_reads(
+    node: Mapping[str, Any], name: str, fn: Callable[..., Any]
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(key, "tool.arg", JSON Schema)`` per argument that reads a key whole into an annotated
+    parameter of ``fn``."""
+    for arg, spec in (node.get("args") or {}).items():
+        ref = spec.get("ref") if isinstance(spec, Mapping) else None
+        if isinstance(ref, str) and _KEY.fullmatch(ref):
+            declared = parameter_schema(fn, arg)
+            if declared:
+                yield ref, f"{name}.{arg}", dict(declared)
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters (a value read from a file may be long)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def unread_inputs_note(tree: Any, keys: Sequence[str], option: str = "--input") -> str | None:

@@ -173,3 +173,57 @@ def test_a_trace_cut_before_its_first_call_says_it_is_truncated(runner, traces, 
         in result.output
     )
     assert "needs at least one child" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "choices"),
+    [
+        ("--group-by", "bogus", "'intent', 'task', 'sequence'"),
+        ("--engine", "spark", "'local', 'dask'"),
+    ],
+)
+def test_an_unknown_choice_names_the_choices_without_a_validator_prefix(
+    runner, traces, tmp_path, option, value, choices
+) -> None:
+    result = _compile(runner, traces(2), "-o", tmp_path / "out", option, value)
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{option}': {value!r} is not one of {choices}" in result.output
+    assert "Value error" not in result.output
+
+
+@pytest.mark.parametrize("extra", [[], ["--holdout", "1"]])
+def test_an_unknown_initial_state_is_a_usage_error_with_or_without_holdout(
+    runner, traces, tmp_path, extra
+) -> None:
+    out = tmp_path / "out"
+    result = _compile(runner, traces(3), "-o", out, "--initial-state", "bogus", *extra)
+    assert result.exit_code == 2, result.output
+    assert "'bogus' is not a known domain; pass one of: tau_airline" in result.output
+    assert not out.exists()
+
+
+def test_an_output_ending_in_a_slash_is_a_directory_made_for_the_package(
+    runner, traces, tmp_path
+) -> None:
+    result = _compile(runner, traces(3), "-o", f"{tmp_path}/pkgs/")
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (tmp_path / "pkgs").iterdir()] == ["cancel.jdsl"]
+
+
+def test_the_family_table_names_matched_and_fallback_runs(runner, traces, tmp_path) -> None:
+    """'exec 0/3' on a passed family read as three failed executions; the runs it handed to
+    its fallback are counted in their own column, as the demo and --holdout tables do."""
+    result = _compile(runner, traces(3), "-o", tmp_path / "fams", "--group-by", "sequence")
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("family"))
+    assert header.split()[:7] == [
+        "family",
+        "eps",
+        "verify",
+        "replay",
+        "matched",
+        "fallback",
+        "model",
+    ]
+    row = next(line for line in result.output.splitlines() if " passed " in line)
+    assert row.split()[4:6] == ["3/3", "0"]

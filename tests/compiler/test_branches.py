@@ -207,17 +207,18 @@ def test_trusted_effects_decide_how_alternatives_are_selected() -> None:
     assert (effectful.selection, read_only.selection) == ("route", "inputs")
 
 
-def test_thin_support_is_not_branched_and_different_store_keys_do_not_meet() -> None:
-    """Paths whose shared calls would read their arguments differently (``uid`` against
-    ``user_id``) do not meet again: each alternative keeps its own rest of the path."""
+def test_thin_support_is_not_branched_and_alternative_lookups_share_their_store() -> None:
+    """Two lookups the next call reads whole, each under its own key (``uid`` against
+    ``user_id``), are alternatives: they store under one key and the paths meet again after
+    them (jdsl.compiler.rejoin), one continuation for both."""
     once = compile_behavior([by_email(0), by_name(1), by_email(2)], name="c")
     assert once.compiled.branches == () and "fewer than 2 episodes" in once.compiled.notes[0]
     keys = [by_email(0), by_name(1, store="uid"), by_email(2), by_name(3, store="uid")]
     result = compile_behavior(keys, name="c")
     assert result.ok and result.verification.executed == result.verification.matched == 4
     (branch,) = result.compiled.branches
-    assert branch.tail == () and [a.tools for a in branch.alternatives] == [
-        ("find_by_email", "get_user", "cancel"), ("find_by_name", "get_user", "cancel")]  # fmt: skip
+    assert branch.tail == ("get_user", "cancel")
+    assert [a.tools for a in branch.alternatives] == [("find_by_email",), ("find_by_name",)]
 
 
 def test_branched_ir_round_trips_through_text() -> None:

@@ -147,6 +147,7 @@ def test_two_thin_ways_at_one_point_hand_over_at_one_guard() -> None:
     b.call("get_user", USERS["u1"], store="user", user_id="u1")
     b.call("update_address", "ok", store="updated", user_id="u1", address="street u1")
     b.call("get_rules", {"fee": 0}, store="rules")
+    b.guard({"eq": [{"ref": "rules.fee"}, 0]})  # the rules are read: not an unused read
     b.call("cancel_order", "cancelled", store="cancelled", order_id="#B1")
     runs.append(b.done(True))
     result = compile_normalized(normalize_all(runs), name="cancel")

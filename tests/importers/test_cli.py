@@ -106,3 +106,16 @@ def test_a_binary_source_is_an_error_line(tmp_path: Path) -> None:
     result = RUNNER.invoke(import_app, ["tau-bench", str(source), "-o", str(tmp_path / "o.jsonl")])
     assert result.exit_code == 1 and result.output.startswith("error: ")
     assert "b.json, byte 0: not UTF-8 text" in result.output
+
+
+def test_an_output_ending_in_a_slash_is_a_directory_made_for_the_trace(tmp_path: Path) -> None:
+    """``-o traces/`` names a directory (typer's Path drops the slash: it wrote a file
+    ``traces``); it is made, its parent must exist."""
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    result = RUNNER.invoke(import_app, ["openai-chat", str(log), "-o", f"{tmp_path}/traces/"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "traces").is_dir() and len(read_events(tmp_path / "traces" / "log.jsonl"))
+    missing = RUNNER.invoke(import_app, ["openai-chat", str(log), "-o", f"{tmp_path}/a/b/"])
+    assert missing.exit_code == 1 and "does not exist" in missing.output
+    assert not (tmp_path / "a").exists()

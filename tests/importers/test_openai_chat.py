@@ -181,6 +181,10 @@ def test_lines_without_ids_and_legacy_function_calls(tmp_path: Path) -> None:
         ("{oops", r"log\.jsonl, line 1: not JSON"),
         ({"conversation": []}, r'line 1: expected an object with a "messages" list'),
         (
+            [{"task_id": 1, "reward": 1.0, "traj": []}],
+            r"line 1: .*a tau-bench results file: import it with `jdsl import tau-bench`",
+        ),
+        (
             {"messages": [{"role": "robot", "content": "hi"}]},
             r"line 1: message 0: unknown role 'robot'",
         ),

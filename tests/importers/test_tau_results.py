@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from jdsl.commands.imports import import_app
 from jdsl.envs.data import data_path
+from jdsl.errors import InputError
 from jdsl.importers import (
     ImportFormatError,
     ImportSkipWarning,
@@ -243,3 +244,50 @@ def test_act_and_react_runs_compile_like_tool_calling(strategy: str) -> None:
     converted, original = family(FIXTURES / f"{strategy}-airline.json"), family(SLICE)
     assert converted.ok and converted.verification.matched == converted.verification.executed == 3
     assert converted.ir == original.ir
+
+
+def _garbled_act_rows() -> list[dict[str, Any]]:
+    """Run 1 with its first tool action's JSON cut short: tau-bench's environment still
+    answered it (the next message is ``API output: ...``)."""
+    rows = _rows(FIXTURES / "act-airline.json")[:3]
+    bad = copy.deepcopy(rows[1])
+    at = next(i for i, m in enumerate(bad["traj"]) if m["content"].startswith("API output: "))
+    bad["traj"][at - 1]["content"] = bad["traj"][at - 1]["content"][:-3]
+    return [rows[0], bad, rows[2]]
+
+
+def test_a_garbled_action_that_was_answered_is_a_malformed_run(tmp_path: Path) -> None:
+    path = _write(tmp_path, _garbled_act_rows())
+    with pytest.warns(ImportSkipWarning, match=r"run 1 .*traj\.\d+\.content: the Action JSON"):
+        found = read_tau_bench(path)
+    assert len(found.conversations) == 2 and found.skipped[0].index == 1
+    with pytest.raises(ImportFormatError, match=r"run 1 .*the Action JSON is not JSON"):
+        read_tau_bench(path, strict=True)
+
+
+def test_a_garbled_action_the_user_answered_is_speech_as_in_tau_bench(tmp_path: Path) -> None:
+    rows = _rows(FIXTURES / "act-airline.json")[:1]
+    traj = rows[0]["traj"]
+    at = next(i for i, m in enumerate(traj) if m["role"] == "assistant")
+    assert not traj[at + 1]["content"].startswith("API output: ")
+    traj[at]["content"] = 'Action:\n{"name": "respond", "arguments": {"content": "Hi'
+    found = read_tau_bench(_write(tmp_path, rows), strict=True)
+    assert len(found.conversations) == 1 and not found.skipped
+
+
+def test_an_unknown_domain_is_an_error_naming_the_domains(tmp_path: Path) -> None:
+    path = _write(tmp_path, _rows(SLICE)[:1])
+    with pytest.raises(InputError, match=r"'bogus'.*airline, retail"):
+        read_tau_bench(path, domain="bogus")
+    result = RUNNER.invoke(
+        import_app, ["tau-bench", str(path), "-o", str(tmp_path / "t.jsonl"), "--domain", "bogus"]
+    )
+    assert result.exit_code == 2 and "'bogus' is not one of 'airline', 'retail'" in result.output
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_a_run_without_a_name_is_named_once(tmp_path: Path) -> None:
+    path = _write(tmp_path, [["not a run"], {"task_id": 1}])
+    with pytest.raises(ImportFormatError) as caught:
+        read_tau_bench(path, strict=True)
+    assert "run 0 (run 0)" not in str(caught.value) and "run 0: traj:" in str(caught.value)

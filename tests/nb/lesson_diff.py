@@ -51,3 +51,13 @@ def held_out(sink=None) -> list:
 
 def held_out_normalized() -> list:
     return normalize_all(segment_episodes(held_out()))
+
+
+def failed_run(sink=None) -> list:
+    """A recorded run that failed before its first call (the teacher forgot ``request``):
+    never compiled from, so no diff compares it unless asked by its episode id."""
+    tree = parse_behavior(TEACHER).bind(tools=[get_student, send_reminder])
+    into = sink if sink is not None else ListTraceSink()
+    tree.run(model=ScriptedModel("1"), trace_sink=into, raise_errors=False, student_id="s8",
+             episode_id="forgot_request")  # fmt: skip
+    return list(getattr(into, "events", []))

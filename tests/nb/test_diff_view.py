@@ -89,3 +89,50 @@ def test_the_magic_shows_the_diverged_episodes(ip, monkeypatch, result):
     assert type(shown[1]).__name__ == "DiffView" and shown[1].diff.first == 1
     ip.run_line_magic("behavior", "diff remind_pkg")
     assert shown[-2]["text/plain"].startswith("4 episode(s): 4 matched")
+
+
+def test_the_fallback_takes_over_in_the_diff_when_it_lists_tools_the_program_never_calls():
+    """A package's react fallback carries every tool of the family (tutorial 04's
+    ``update_reservation_flights``: ``calculate``, the searches ...), most never called by the
+    compiled program. The diff's replay bound only the program's tools, so the run ended in a
+    BindingError before any node ran: no package calls and no hand-over row. Now the fallback's
+    tools answer from the record too and the table shows the fallback taking over."""
+    import copy
+
+    from jdsl.compiler import compile_behavior, normalize_all
+
+    from tests.compiler.test_step_diff_outcome import _cancel
+
+    result = compile_behavior([_cancel(i) for i in range(3)], name="cancel")
+    ir = copy.deepcopy(result.package.ir)
+    react = ir["root"]["child"]["children"][-1]
+    assert react["kind"] == "react" and react["id"] == "fallback"
+    react["tools"] = [*react["tools"], "search_flights"]
+    (episode,) = normalize_all([_cancel(7, reservation=False)])
+    diff = step_diff(ir, episode)
+    assert diff.package_outcome != "error"
+    assert diff.fallback == (1, "fallback") and diff.steps[0].state == "same"
+    assert "fallback <code>fallback</code> took over after the last call" in diff_html(diff)
+
+
+def test_a_failed_recorded_run_is_skipped_unless_asked_for(ip, monkeypatch, result):
+    """The lesson's first run forgot an input and failed before any call; it is in the trace
+    but never compiled from. ``%behavior diff`` called it "diverged" (teacher: no call,
+    package: get_student). Now it is skipped and said so; ``--episode`` still shows it."""
+    from jdsl.trace import Trace
+
+    from tests.nb.lesson_diff import failed_run
+
+    shown: list = []
+    monkeypatch.setattr("jdsl_nb.magics.display", lambda obj, **kw: shown.append(obj))
+    ip.user_ns["remind_pkg"] = result
+    ip.user_ns["mixed"] = Trace(failed_run() + held_out())
+    ip.run_line_magic("behavior", "diff remind_pkg mixed")
+    assert shown[0]["text/plain"] == (
+        "1 episode(s): 0 matched, 0 handed to the fallback, 1 diverged; 1 failed recorded run "
+        "skipped (never compiled from; --episode ID shows it); showing the unmatched ones"
+    )
+    assert [v.diff.episode_id for v in shown[1:]] == ["held"]
+    shown.clear()
+    ip.run_line_magic("behavior", "diff remind_pkg mixed --episode forgot_request")
+    assert shown[1].diff.episode_id == "forgot_request"

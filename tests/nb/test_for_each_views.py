@@ -115,7 +115,7 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> list:
 
 def test_a_behavior_cell_with_a_for_each_runs_and_its_view_shows_the_passes(ip, shown):
     ip.user_ns.update(get_order=get_order, summarize=summarize)
-    ip.run_cell_magic("behavior", 'looped --run --input \'user={"orders": ["#W1", "#W2"]}\'', TEXT)
+    ip.run_cell_magic("behavior", 'looped --run --input \'user:={"orders": ["#W1", "#W2"]}\'', TEXT)
     view = shown[-1]
     assert type(view).__name__ == "RunView" and view.run.status == "success"
     assert "pass 1, from user.orders[1]" in view.provenance.value

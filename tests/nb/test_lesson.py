@@ -150,3 +150,54 @@ def test_a_traced_ctx_shows_the_live_view_and_an_untraced_one_the_static(ip, mon
     untraced = tree.run(model=ScriptedModel("0"), student_id="s1", request="x")
     assert ip.display_formatter.ipython_display_formatter(untraced)
     assert "text/html" in shown[-1] and "jdsl-run" in shown[-1]["text/html"]
+
+
+def test_a_summary_line_says_which_check_error_stopped_the_run(ip, shown, lesson):
+    """``--show summary`` in a loop printed ``typo_0: error · BehaviorCheckError: the tree does
+    not pass its static check (1 error, 0 warnings):`` and stopped at the colon: the line never
+    said which key or what to do."""
+    ip.run_cell_magic("behavior", "typo --show none",
+                      REMIND.replace("student.loans[$loan_index]", "studnet.loans[0]"))  # fmt: skip
+    ip.run_line_magic("behavior", "run typo --model model --input student_id=s1 request=x "
+                                  "--show summary")  # fmt: skip
+    (line,) = shown[-1]["text/plain"].splitlines()
+    assert line.startswith("typo_0: error · BehaviorCheckError: ")
+    assert "reads studnet" in line and "did you mean student?" in line
+    assert not line.endswith(":")
+
+
+def test_check_takes_what_run_takes_a_compile_result_and_a_package(ip, shown, traced):
+    """``%behavior run`` takes trees, packages and compile results; ``%behavior check`` refused
+    the last two ("not a tree"), so the lesson could not check what it was about to run."""
+    ip.run_line_magic("behavior", "compile remind_trace -o reminder --show none")
+    ip.run_line_magic("behavior", "check reminder --input student_id=s1 request=x")
+    assert shown[-1]["text/plain"].startswith("0 errors")
+    ip.user_ns["pkg"] = ip.user_ns["reminder"].package
+    ip.run_line_magic("behavior", "check pkg")
+    text = shown[-1]["text/plain"]
+    assert text.startswith("0 errors"), text
+
+
+def test_the_compiled_package_never_sends_null_for_an_input_nobody_gave(ip, shown, traced):
+    """Issue 27 class 1 on the compiled package: its predict sits under the package's
+    compiled-or-fallback selector, where the static check lets a missing input pass (there the
+    fallback takes the run), so ``%behavior run reminder`` without ``request`` succeeded with
+    ``- request: null`` in the model's prompt. Now the predict fails on it, the fallback takes
+    the rest, and the run view says both."""
+    from jdsl.testing import ScriptedModel
+
+    ip.run_line_magic("behavior", "compile remind_trace -o reminder --show none")
+    ip.user_ns["fresh"] = fresh = ScriptedModel("1")
+    ip.run_line_magic("behavior", "run reminder --model fresh --input student_id=s1")
+    prompts = [m.content for call in fresh.calls for m in call["messages"]]
+    assert len(prompts) == 1 and prompts[0].startswith("You continue a run of 'reminder'")
+    assert not any(p.startswith("Which loan") for p in prompts)  # the predict never asked
+    header = shown[-1].children[0].value
+    assert "missing run inputs: request" in header
+    assert "the compiled program stopped at decide_1 (reads request" in header
+    assert "took the rest of the run" in header
+    ip.run_line_magic("behavior", "run reminder --model fresh --input student_id=s1 --show summary")
+    first, said = shown[-1]["text/plain"].splitlines()
+    assert first.endswith(": success") and said.startswith(
+        "the compiled program stopped at decide_1"
+    )

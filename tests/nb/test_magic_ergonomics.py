@@ -59,25 +59,34 @@ def test_input_values_take_the_type_of_the_parameter_they_feed(ip, shown):
     ctx = ip.user_ns["zipped_run"]
     assert ctx.status.value == "success", _view_text(shown[-1])
     assert ctx.blackboard["user"] == "ann_80279" and ctx.blackboard["shout"] == "ann_80279" * 3
-    assert "read as JSON" not in _view_text(shown[-1])
-    with pytest.raises(UsageError, match=r"--input n=three: repeat_word\(times\) expects integer"):
+    assert "nothing declares the type" not in _view_text(shown[-1])
+    with pytest.raises(
+        UsageError,
+        match=r"--input: n='three' does not fit repeat_word.times .* is not of type 'integer'",
+    ):
         ip.run_line_magic("behavior", "run zipped --input first_name=ann zip=80279 n=three")
 
 
-def test_a_guessed_type_is_said_plainly(ip, shown):
+def test_untyped_text_that_looks_like_json_is_a_string_and_said_plainly(ip, shown):
     ip.user_ns["echo"] = lambda value: value
     ip.user_ns["echo"].__name__ = "echo"
     ip.run_cell_magic(
         "behavior", "echoed --run --input value=80279", "act echo(value=value) -> out"
     )
+    assert ip.user_ns["echoed_run"].blackboard["out"] == "80279"
     header = _view_text(shown[-1])
-    assert "--input value=80279 was read as JSON: int 80279" in header
-    assert "--input value=&#x27;&quot;80279&quot;&#x27;" in header
+    assert "--input value=80279 is the text &#x27;80279&#x27; (nothing declares the type" in header
+    assert "write --input value:=80279 for the int 80279" in header
+    ip.run_line_magic("behavior", "run echoed --input value:=80279")
+    assert ip.user_ns["echoed_run"].blackboard["out"] == 80279
+    assert "nothing declares" not in _view_text(shown[-1])
 
 
-def test_typed_inputs_without_a_tree_consumer_fall_back_to_json():
-    typed = typed_inputs(split_pairs([["a=1", "b=x"]]), {"kind": "root", "name": "r"}, None)
-    assert typed.values == {"a": 1, "b": "x"} and len(typed.notes) == 1
+def test_typed_inputs_without_a_declared_type_are_strings_or_json_with_colon_equals():
+    typed = typed_inputs(
+        split_pairs([["a=1", "b=x", "c:=[1]"]]), {"kind": "root", "name": "r"}, None
+    )
+    assert typed.values == {"a": "1", "b": "x", "c": [1]} and len(typed.notes) == 1
 
 
 def test_hints_in_a_run_view_name_the_magic_flags(ip, shown):

@@ -17,10 +17,10 @@ def shown(monkeypatch):
 
 
 def test_an_input_without_a_value_is_a_usage_error():
-    assert split_pairs([["n=3", "email=a@b.c"], ['obj={"a": 1}']]) == [
-        ("n", "3"),
-        ("email", "a@b.c"),
-        ("obj", '{"a": 1}'),
+    assert split_pairs([["n=3", "email=a@b.c"], ['obj:={"a": 1}']]) == [
+        "n=3",
+        "email=a@b.c",
+        'obj:={"a": 1}',
     ]
     with pytest.raises(UsageError, match="KEY=VALUE"):
         split_pairs(["novalue"])

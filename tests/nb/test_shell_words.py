@@ -51,4 +51,4 @@ def test_a_magic_input_named_like_a_run_parameter_is_a_usage_error(pair: str) ->
 def test_deep_or_huge_json_in_a_magic_input_is_a_usage_error(raw: str) -> None:
     tree = Root(name="r", child=Action(tool="t", args={"x": {"ref": "x"}}))
     with pytest.raises(UsageError):
-        typed_inputs([("x", raw)], tree, None)
+        typed_inputs([f"x:={raw}"], tree, None)

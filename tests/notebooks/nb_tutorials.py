@@ -118,6 +118,7 @@ CLAIMS: dict[str, list[tuple[str, str]]] = {
         ),
         ("the route decision answers `other`", "was false (route = 'other')"),
         ("stands against `(no call)`", "package: (no call)"),
+        ("the row under step 0 marks where the fallback", "fallback fallback takes over"),
         ("Here there are none:", "[]"),
     ],
     "05_providers_and_tools.ipynb": [

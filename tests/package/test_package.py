@@ -302,3 +302,22 @@ def test_a_folder_of_packages_names_them_instead_of_a_missing_manifest(tmp_path:
 def test_no_package_at_a_path_says_what_to_pass(tmp_path: Path) -> None:
     with pytest.raises(PackageError, match="pass a .jdsl archive or a package folder"):
         load_package(tmp_path / "nope.jdsl")
+
+
+def test_every_broken_package_message_names_a_fix_that_exists(tmp_path) -> None:
+    """No advice names a command that does not exist (there is no `jdsl package export`);
+    a missing or an extra file says what to do."""
+    package = package_from_root(_tree(RetailWorld.numbered(1)))
+    folder = export_dir(package, tmp_path / "pkg")
+    (tmp_path / "junk.jdsl").write_text("not a zip")
+    (tmp_path / "empty").mkdir()
+    extra = export_dir(package, tmp_path / "extra")
+    (extra / "evil.py").write_text("import os")
+    (folder / "tools.json").unlink()
+    messages = []
+    for path in (tmp_path / "junk.jdsl", tmp_path / "empty", folder, extra):
+        with pytest.raises(PackageError) as info:
+            load_package(path)
+        messages.append(str(info.value))
+    assert not any("jdsl package export" in m for m in messages), messages
+    assert all("jdsl compile" in m or "export" in m for m in messages), messages

@@ -106,6 +106,19 @@ def test_the_last_unrecovered_failure_is_kept() -> None:
     assert ctx.failure is not None and ctx.failure.node_id == "m"
 
 
+def test_a_selector_keeps_the_failure_of_the_alternative_that_was_under_way() -> None:
+    """Alternatives selected by a check each: the one taken fails deep inside (a nested
+    alternative's guard), the next fails at its selecting check. The run's failure is the
+    deep one (what a fallback must be told), not the next alternative's check."""
+    inner = sel(seq(check("r2", "x", id="inner_when"), guard("never == true", id="hand_over_2")))
+    tree = sel(seq(check("route", "a", id="a_when"), inner),
+               seq(check("route", "b", id="b_when"), act(ok)))  # fmt: skip
+    ctx = root("s").do(tree).run(route="a", r2="x", never=False)
+    assert ctx.failure is not None and ctx.failure.node_id == "hand_over_2"
+    ctx = root("s").do(tree).run(route="c", r2="x", never=False)  # none under way: the last
+    assert ctx.failure is not None and ctx.failure.node_id == "b_when"
+
+
 def test_nodes_that_fail_without_a_failing_leaf_give_their_own_reason() -> None:
     inverted = root("i").do(invert(act(ok))).run()
     assert inverted.failure is not None and inverted.failure.label == "invert"

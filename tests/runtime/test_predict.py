@@ -153,3 +153,35 @@ def test_trace_payloads():
 def test_bad_signature_rejected_at_build_time():
     with pytest.raises((SignatureError, ValueError)):
         predict("no arrow")
+
+
+def test_a_predict_under_a_selector_fails_on_an_input_nobody_gave_never_sends_null():
+    """Outside a selector the static check stops a run that reads an input nobody gave; under
+    one (a compiled package's program, before its fallback) it lets the run go, and the
+    predict sent the model ``- request: null``. It now fails, naming the key, and the next
+    alternative runs; a key some other branch writes still reads as None."""
+    from jdsl.testing import ScriptedModel
+    from jdsl.text import parse_behavior
+
+    tree = parse_behavior(
+        "sel\n"
+        "  seq\n"
+        '    predict "request, student_id -> pick: int"\n'
+        "  act other(student_id=student_id) -> out\n"
+    ).bind(tools={"other": lambda student_id: "took over"})
+    model = ScriptedModel("1")
+    ctx = tree.run(model=model, student_id="s1", raise_errors=False)
+    assert model.calls == [] and ctx.blackboard["out"] == "took over"
+    ctx = tree.run(model=model, student_id="s1", request="r", raise_errors=False)
+    assert len(model.calls) == 1 and ctx.blackboard["pick"] == 1
+    branchy = parse_behavior(
+        "seq\n"
+        "  sel\n"
+        "    seq\n"
+        "      guard exists(flag)\n"
+        "      act other(student_id=student_id) -> note\n"
+        "    act other(student_id=student_id) -> out\n"
+        '  predict "student_id, note -> pick: int"\n'
+    ).bind(tools={"other": lambda student_id: "x"})
+    ctx = branchy.run(model=model, student_id="s1", raise_errors=False)
+    assert ctx.blackboard["pick"] == 1 and "- note: null" in model.calls[-1]["messages"][0].content

@@ -158,3 +158,39 @@ def test_a_model_exception_propagates_from_the_leaf_after_the_trace_closes():
     assert "react.finished" in kinds and kinds[-1] == "episode.finished"
     finished = next(e for e in sink.events if e.kind == "react.finished").payload
     assert (finished["status"], finished["stop_reason"]) == ("failed", "error")
+
+
+def test_a_tool_bound_by_capability_id_is_shown_under_a_host_name():
+    """A package's fallback names its tools by capability id (``retail.add``), which no
+    provider takes as a tool name: the model sees the id's last part and calls that."""
+    model = ScriptedModel(calls(("add", {"a": 2, "b": 3})), "5")
+    tree = root("r").do(react("q -> answer: int", tools=["retail.add"], id="agent"))
+    ctx = tree.run(model=model, tools={"retail.add": add}, q="2+3")
+    assert ctx.error is None and ctx.status is Status.SUCCESS and ctx.blackboard["answer"] == 5
+    assert [s.name for s in model.calls[0]["tools"]] == ["add"]
+
+
+def test_capability_ids_sharing_a_last_part_get_distinct_host_names():
+    model = ScriptedModel(calls(("b_add", {"a": 2, "b": 3})), "5")
+    tree = root("r").do(react("q -> answer: int", tools=["a.add", "b.add"], id="agent"))
+    ctx = tree.run(model=model, tools={"a.add": add, "b.add": add}, q="2+3")
+    assert ctx.error is None and ctx.blackboard["answer"] == 5
+    assert [s.name for s in model.calls[0]["tools"]] == ["a_add", "b_add"]
+
+
+def test_ctrl_c_during_a_react_model_call_cancels_the_run():
+    """react_flow turns a KeyboardInterrupt into a ``cancelled`` result; in a tree the run
+    must still stop as cancelled (a package's fallback is a react: Ctrl-C there used to end
+    the run as an ordinary failure, exit 1)."""
+
+    def interrupt(system, messages, tools, model_id) -> ModelTurn:
+        raise KeyboardInterrupt
+
+    sink = ListTraceSink()
+    tree = root("r").do(react("q -> answer", tools=[add], id="agent"))
+    with pytest.raises(KeyboardInterrupt):
+        tree.run(model=FunctionModel(interrupt), trace_sink=sink, q="?")
+    finished = next(e for e in sink.events if e.kind == "react.finished").payload
+    assert finished["stop_reason"] == "cancelled"
+    assert sink.events[-1].kind == "episode.finished"
+    assert sink.events[-1].payload["status"] == "cancelled"

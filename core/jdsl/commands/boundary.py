@@ -3,8 +3,9 @@
 :func:`cli_errors` turns a failure into ``error: <what> — <how to fix>`` and exit 1,
 :func:`cli_fail` builds such a failure, :func:`cli_advice` rewrites the library's Python advice
 (``pass model=... to run()``) into the flags that do the same, :func:`require_parent` is the one
-output-path check (``-o``, ``--out``), and :func:`bad_parameter` turns a
-:class:`~jdsl.errors.InputError` into typer's usage error (exit 2).
+output-path check (``-o``, ``--out``), :func:`bad_parameter` turns a
+:class:`~jdsl.errors.InputError` into typer's usage error (exit 2) and :func:`choice` checks an
+option's value against its choices.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import functools
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -26,10 +27,12 @@ from jdsl.trace.addresses import redact_addresses
 __all__ = [
     "MODEL_FIX",
     "bad_parameter",
+    "choice",
     "command_app",
     "cli_advice",
     "cli_errors",
     "cli_fail",
+    "out_path",
     "require_parent",
 ]
 
@@ -113,6 +116,21 @@ def require_parent(path: Path, option: str) -> Path:
     raise MissingDirectoryError(str(path), str(path.parent), option=option)
 
 
+def out_path(raw: str, option: str) -> Path:
+    """The path an output option names; ``raw`` ending in ``/`` names a directory, made here
+    when missing (its parent must exist: see :func:`require_parent`). typer's ``Path`` drops
+    that slash, so ``-o traces/`` would write a *file* ``traces``; outputs are read as text.
+
+    Raises:
+        MissingDirectoryError: ``raw`` ends in ``/`` and its parent directory does not exist.
+    """
+    path = Path(raw)
+    if raw.endswith(("/", os.sep)) and not path.exists():
+        require_parent(path, option)
+        path.mkdir()
+    return path
+
+
 def _message(exc: BaseException) -> str:
     """``<what> — <how to fix>`` for a failure (a JdslError's message names its fix)."""
     if isinstance(exc, UnicodeDecodeError):
@@ -130,7 +148,8 @@ def _message(exc: BaseException) -> str:
 def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Decorate a typer command: a :class:`~jdsl.errors.JdslError`, ``OSError`` or
     ``UnicodeDecodeError`` leaving it prints ``error: <what> — <how to fix>`` (a JdslError's
-    message already names the fix) and exits 1 instead of a traceback.
+    message already names the fix) and exits 1 instead of a traceback; a Ctrl-C prints
+    ``interrupted (Ctrl-C): ...`` and exits 130.
 
     Put it under ``@app.command(...)``; typer still reads the command's parameters.
     """
@@ -139,6 +158,13 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
+        except KeyboardInterrupt:  # a run's trace already closed its episode as cancelled
+            typer.echo(
+                "interrupted (Ctrl-C): stopped; a --trace file keeps what ran, its episode "
+                "ended as cancelled",
+                err=True,
+            )
+            raise typer.Exit(code=130) from None
         except BrokenPipeError:  # the reader left (`jdsl show T | head`): no error to tell
             _quiet_stdout()
             raise typer.Exit(code=1) from None
@@ -176,3 +202,22 @@ def command_app(name: str, help: str) -> typer.Typer:
 def bad_parameter(exc: InputError, option: str) -> typer.BadParameter:
     """typer's usage error (exit 2, ``Invalid value for '<option>': ...``) for ``exc``."""
     return typer.BadParameter(str(exc), param_hint=option)
+
+
+def choice(choices: Sequence[str]) -> Callable[[str], str]:
+    """A typer ``parser=`` that takes one of ``choices`` and makes anything else typer's usage
+    error (exit 2) ``Invalid value for '--opt': 'x' is not one of 'a', 'b'``: a ``Literal``
+    annotation gives the same check, but typer reports it through pydantic, prefixed
+    ``Value error,``.
+
+    Example:
+        >>> choice(["intent", "task"])("task")
+        'task'
+    """
+
+    def parse(value: str) -> str:
+        if value not in choices:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(map(repr, choices))}")
+        return value
+
+    return parse

@@ -15,16 +15,16 @@ import zipfile
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, get_args
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
+from jdsl.commands.boundary import choice, cli_errors, cli_fail, out_path, require_parent
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_package
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
-    INITIAL_STATE_OPTION,
+    INITIAL_STATES,
     compile_holdout,
     family_cell,
     family_width,
@@ -35,6 +35,7 @@ from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shards
 from jdsl.compiler.families import GroupBy, recommended_grouping
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.pipeline import compile_families
 from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
@@ -51,7 +52,7 @@ def compile_command(
     traces: list[Path] = typer.Argument(
         ..., exists=True, dir_okay=False, metavar="TRACES", help="JSONL trace files."
     ),
-    out: Path = typer.Option(
+    out_text: str = typer.Option(
         ...,
         "-o",
         "--out",
@@ -70,9 +71,11 @@ def compile_command(
     task_family: str = typer.Option(
         "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
     ),
-    group_by: GroupBy | None = typer.Option(
+    group_by: str | None = typer.Option(
         None,
         "--group-by",
+        parser=choice(get_args(GroupBy)),
+        metavar="<intent|task|sequence>",
         help="Compile each family on its own into the directory -o: intent "
         "(what runs change: their ordered write calls), task (the recorded task) or sequence "
         "(the tool sequence). Default: what the importer recommends (tau-bench runs: intent), "
@@ -88,7 +91,15 @@ def compile_command(
         False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
     ),
     holdout: int | None = HOLDOUT_OPTION,
-    state: str | None = INITIAL_STATE_OPTION,
+    state: str | None = typer.Option(
+        None,
+        "--initial-state",
+        metavar="DOMAIN",
+        help="Verification (and --holdout's validation): answer a read a run never made, "
+        "before its first write, from the database every run of DOMAIN starts from "
+        f"({', '.join(INITIAL_STATES)}: the shipped db; default: the runs' own tau-bench domain "
+        "when it has one; none: never).",
+    ),
     min_support: int = typer.Option(
         MIN_BRANCH_SUPPORT,
         "--min-support",
@@ -97,9 +108,11 @@ def compile_command(
         help="Successful episodes a branch alternative needs; thinner paths are reported and "
         "left out.",
     ),
-    engine: Engine = typer.Option(
+    engine: str = typer.Option(
         "local",
         "--engine",
+        parser=choice(get_args(Engine)),
+        metavar="<local|dask>",
         help="local: stream in this process; dask: map over the trace "
         "files on a dask.distributed cluster (pip install 'jdsl[dask]').",
     ),
@@ -123,15 +136,28 @@ def compile_command(
     for path in traces:
         refuse_package(path, "jdsl compile")
     _refuse_repeats(traces)
+    out = Path(out_text)
     require_parent(out, "-o")
+    if state not in (None, "none", *INITIAL_STATES):
+        initial_state(state)  # an unknown domain: the usage error, before any work
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if (group_by is not None or holdout) and out.exists() and not out.is_dir():
         fix = (
             f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
         )
         raise cli_fail(f"-o {out} is a file", fix)
+    out = out_path(out_text, "-o")  # -o DIR/: a directory, made now
     strict = not skip_bad_lines
-    options = (traces, out, name, group_by, holdout, task_family, min_support, state)
+    options = (
+        traces,
+        out,
+        name,
+        cast("GroupBy | None", group_by),
+        holdout,
+        task_family,
+        min_support,
+        state,
+    )
     if engine == "dask":
         with dask_client(scheduler) as client:
             reduced = reduce_shards(client, traces, mapping, strict=strict)
@@ -169,18 +195,21 @@ def _compile(
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
+    reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
     if holdout is not None:
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
-                               reads=initial_state(state, normalized))  # fmt: skip
+                               reads=reads)  # fmt: skip
     if group_by is None:
-        result = compile_all(name=base, task_family=task_family, min_support=min_support)
+        result = compile_all(
+            name=base, task_family=task_family, min_support=min_support, reads=reads
+        )
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
         target = out / f"{base}{SUFFIX}" if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
-    _compile_families(normalized, group_by, name, task_family, out, min_support)
+    _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
 
 
 def _refuse_repeats(traces: Sequence[Path]) -> None:
@@ -205,12 +234,13 @@ def _compile_families(
     task_family: str,
     out: Path,
     min_support: int,
+    reads: ReadAnswers | None = None,
 ) -> None:
-    """One package per family. Exit 0 when every family that could be packaged was written
+    """One package per family (``reads``: :func:`~jdsl.commands.validate.initial_state`). Exit 0 when every family that could be packaged was written
     and the others are only unverified; 1 when a family failed verification or was refused
     (no successful episode), or when nothing could be packaged."""
     compiled = compile_families(
-        normalized, by, prefix=base, task_family=task_family, min_support=min_support
+        normalized, by, prefix=base, task_family=task_family, min_support=min_support, reads=reads
     )
     rows, failed, written = [], False, 0
     width = family_width(list(compiled.members))
@@ -218,7 +248,7 @@ def _compile_families(
         result = compiled.results.get(family)
         if result is None:  # refused: no successful episode in this family
             rows.append(f"{family_cell(family, width)} {len(members):>5} {'refused':<10}"
-                        f"{'not written':>30}")  # fmt: skip
+                        f"{'not written':>39}")  # fmt: skip
             failed = True
             continue
         target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
@@ -228,7 +258,8 @@ def _compile_families(
         failed = failed or result.verification.status == "failed"
         written += target is not None
     typer.echo(
-        f"{'family':<{width}} {'eps':>5} {'verify':<10} {'replay':>7} {'exec':>7} {'model':>5}"
+        f"{'family':<{width}} {'eps':>5} {'verify':<10} {'replay':>7} {'matched':>7}"
+        f" {'fallback':>8} {'model':>5}"
         f" {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
@@ -304,7 +335,7 @@ def _family_row(family: str, width: int, result: CompileResult, written: Path | 
     executed = f"{v['matched']}/{v['executed']}"
     return (
         f"{family_cell(family, width)} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
-        f" {executed:>7}"
+        f" {executed:>7} {v.get('fallback') or 0:>8}"
         f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
         f"{written or 'not written'}"
     )

@@ -3,7 +3,8 @@
 One step-aligned diff per episode (:mod:`jdsl.compiler.stepdiff`): the teacher's calls and the
 package's side by side, reads and writes marked, the first divergence flagged ``>>``, a
 fallback's hand-over shown; a run is *matched* only with the same writes and the same outcome,
-one the compiled program handed to its fallback after matching writes is counted apart.
+one the compiled program handed to its fallback after matching writes is counted apart; a
+recorded run that failed is skipped (never compiled from) unless ``--episode`` names it.
 ``--html OUT`` also writes the static HTML view. Exits 1 when an episode diverged.
 """
 
@@ -11,12 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import get_args
 
 import typer
 
 from jdsl.commands.boundary import cli_fail
-from jdsl.compiler import normalize_all
-from jdsl.compiler.stepdiff import diff_html, diff_summary, diff_text, step_diff
+from jdsl.compiler import NormEpisode, normalize_all
+from jdsl.compiler.families import GroupBy, group_episodes
+from jdsl.compiler.stepdiff import (
+    compared_episodes,
+    diff_html,
+    diff_summary,
+    diff_text,
+    step_diff,
+)
 from jdsl.package import load_package
 from jdsl.trace import read_events
 
@@ -24,8 +33,12 @@ __all__ = ["show_diff"]
 
 
 def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
-              episode: str | None = None) -> None:  # fmt: skip
-    """Print (and with ``html`` write) the step-aligned diff of every episode in ``traces``."""
+              episode: str | None = None, *, strict: bool = True,
+              every: bool = False) -> None:  # fmt: skip
+    """Print (and with ``html`` write) the step-aligned diff of the episodes in ``traces``:
+    those of the package's family (as ``jdsl package validate`` picks them), every one with
+    ``every`` or when no grouping names the family, or the one ``episode`` names
+    (``strict=False``: skip trace lines that are not events)."""
     if not traces:
         raise cli_fail("jdsl show --diff needs a package and traces", "jdsl show --diff PKG "
                        "TRACES.jsonl...")  # fmt: skip
@@ -34,14 +47,19 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
                        "traces: jdsl show --diff PKG TRACES.jsonl")  # fmt: skip
     pkg = load_package(package)
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
-    episodes = [e for trace in traces for e in read_events(trace).episodes
+    episodes = [e for trace in traces for e in read_events(trace, strict=strict).episodes
                 if episode is None or e.episode_id == episode]  # fmt: skip
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
-    diffs = [step_diff(pkg.ir, norm) for norm in normalize_all(episodes, canonical=mapping)]
-    typer.echo("\n\n".join(diff_text(d) for d in diffs))
+    normalized: Sequence[NormEpisode] = normalize_all(episodes, canonical=mapping)
+    if episode is None and not every:
+        normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
+    compared, skipped = compared_episodes(normalized, episode)
+    diffs = [step_diff(pkg.ir, norm) for norm in compared]
+    if diffs:
+        typer.echo("\n\n".join(diff_text(d) for d in diffs))
     diverged = sum(d.kind == "diverged" for d in diffs)
-    typer.echo(f"\n{diff_summary(diffs)}")
+    typer.echo(f"\n{diff_summary(diffs, skipped)}")
     if html is not None:
         body = "".join(f"<section>{diff_html(d)}</section>" for d in diffs)
         html.write_text(f"<!doctype html><meta charset='utf-8'><title>jdsl diff {pkg.name}</title>"
@@ -49,3 +67,18 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
         typer.echo(f"html: {html}", err=True)
     if diverged:
         raise typer.Exit(code=1)
+
+
+def _family_runs(normalized: Sequence[NormEpisode], family: str) -> Sequence[NormEpisode]:
+    """The runs of the package's family under the first grouping that names it (a note on
+    stderr counts the others); every run when none does (a package compiled whole)."""
+    for by in get_args(GroupBy):
+        members = dict(group_episodes(normalized, by)).get(family)
+        if members:
+            skipped = len(normalized) - len(members)
+            if skipped:
+                typer.echo(f"diffing the {len(members)} run(s) of family {family!r} (grouped by "
+                           f"{by}); {skipped} run(s) of other families skipped (--all diffs "
+                           "them too)", err=True)  # fmt: skip
+            return members
+    return normalized

@@ -11,6 +11,7 @@ Without ``--endpoint`` or ``--out`` the SDK's ``OTEL_EXPORTER_OTLP_ENDPOINT`` is
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -19,6 +20,9 @@ from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_pa
 from jdsl.commands.inputs import parse_inputs
 
 __all__ = ["export_app", "otel_command"]
+
+_ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+"""The variables the OTLP exporter reads an endpoint from when --endpoint is not given."""
 
 export_app = command_app("export", "Export jdsl traces to other tools (OpenTelemetry).")
 
@@ -49,6 +53,12 @@ def otel_command(
 
     if out is not None and endpoint is not None:
         raise typer.BadParameter("give --endpoint or --out, not both", param_hint="--out")
+    if out is None and endpoint is None and not any(os.environ.get(v) for v in _ENDPOINT_VARS):
+        raise typer.BadParameter(
+            "give --endpoint URL or --out FILE (or set OTEL_EXPORTER_OTLP_ENDPOINT): there is "
+            "nowhere to send the spans",
+            param_hint="--endpoint",
+        )
     if out is not None:
         require_parent(out, "--out")
     if out is not None and out.is_dir():

@@ -18,7 +18,14 @@ from pathlib import Path
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
+from jdsl.commands.boundary import (
+    choice,
+    cli_errors,
+    cli_fail,
+    command_app,
+    out_path,
+    require_parent,
+)
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
 from jdsl.importers.openai_chat import openai_chat_conversations
@@ -80,15 +87,21 @@ def _target(source: Path, out: Path) -> Path:
 
 
 def _run(
-    reader: Callable[[Path], Sequence[Conversation]], source: Path, out: Path, note: str = ""
+    reader: Callable[[Path], Sequence[Conversation]], source: Path, out: str, note: str = ""
 ) -> None:
-    """Read every conversation first (a bad source writes nothing), then replace the target."""
-    target = _target(source, out)
+    """Read every conversation first (a bad source writes nothing), then replace the target
+    (``-o DIR/`` names a directory, made once there is something to write)."""
+    as_dir = out.endswith(("/", os.sep)) and not Path(out).exists()
+    if as_dir:
+        require_parent(Path(out), "-o")
+    target = Path(out) / f"{source.stem}.jsonl" if as_dir else _target(source, Path(out))
     conversations = reader(source)
     if not conversations:
         raise cli_fail(
             f"no episodes in {source}", "check that it is the right file; nothing was written"
         )
+    if as_dir:
+        out_path(out, "-o")
     events = _write_atomic(conversations, target)
     typer.echo(f"{source} -> {target}: {_summary(events)}{note}")
 
@@ -128,16 +141,21 @@ def _tau_bench(source: Path, strict: bool, domain: str | None) -> TauImport:
 def tau_bench_command(
     episodes: Path = typer.Argument(
         ...,
+        metavar="SOURCE",
         help="a tau-bench results file (what its run.py writes: tool-calling, act or react "
         "runs) or jdsl's extraction format (tau_airline/episodes.json); detected per run",
         dir_okay=False,
     ),
-    out: Path = _OUT,
+    out: str = _OUT,
     strict: bool = typer.Option(
         False, "--strict", help="Stop at the first malformed run (default: skip it, warn)."
     ),
     domain: str | None = typer.Option(
-        None, "--domain", help=f"The domain ({' or '.join(DOMAINS)}) when the runs do not tell."
+        None,
+        "--domain",
+        parser=choice(DOMAINS),
+        metavar=f"<{'|'.join(DOMAINS)}>",
+        help=f"The domain ({' or '.join(DOMAINS)}) when the runs do not tell.",
     ),
 ) -> None:
     """Import tau-bench runs; failed runs keep their reward and are never compiled from."""
@@ -149,9 +167,12 @@ def tau_bench_command(
 @cli_errors
 def openai_chat_command(
     log: Path = typer.Argument(
-        ..., help="chat-completions log, one {messages: [...]} per line", dir_okay=False
+        ...,
+        metavar="SOURCE",
+        help="chat-completions log, one {messages: [...]} per line",
+        dir_okay=False,
     ),
-    out: Path = _OUT,
+    out: str = _OUT,
 ) -> None:
     """Import an OpenAI chat-completions log (JSONL, one conversation per line)."""
     _run(openai_chat_conversations, log, out)
@@ -161,9 +182,9 @@ def openai_chat_command(
 @cli_errors
 def otel_command(
     spans: Path = typer.Argument(
-        ..., help="OTLP JSON (one document, or one per line)", dir_okay=False
+        ..., metavar="SOURCE", help="OTLP JSON (one document, or one per line)", dir_okay=False
     ),
-    out: Path = _OUT,
+    out: str = _OUT,
 ) -> None:
     """Import OpenTelemetry spans of an agent (GenAI conventions or OpenInference, OTLP JSON)."""
 

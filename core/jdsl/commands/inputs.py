@@ -10,10 +10,13 @@ Host tools (``--tools module:NAME``): the module is imported with the current di
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -45,16 +48,21 @@ def parse_inputs(
 
 
 def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callable[..., Any]]:
-    """Import ``module:NAME``: a ``{capability: fn}`` mapping, a list of tools, or a function
-    without required parameters returning one of those.
+    """Import ``module:NAME`` (or ``path/to/file.py:NAME``): a ``{capability: fn}`` mapping, a
+    list of tools, or a function without required parameters returning one of those.
 
     Raises:
         typer.BadParameter: a malformed spec, a missing module or name, or the wrong kind.
         BindingError: importing the module or calling the factory raised.
     """
-    module_name, sep, attr = spec.partition(":")
+    module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
         raise typer.BadParameter(f"{spec!r} is not module:NAME", param_hint="--tools")
+    if module_name.endswith(".py") and not Path(module_name).is_file():
+        raise typer.BadParameter(
+            f"no file {module_name!r}: pass the path of a Python file, or module:NAME",
+            param_hint="--tools",
+        )
     try:
         value = getattr(_import_here(module_name), attr)
     except (ImportError, AttributeError) as exc:
@@ -89,6 +97,8 @@ def _user_code_error(what: str, spec: str, exc: Exception) -> BindingError:
 def _import_here(module_name: str) -> Any:
     """Import ``module_name`` with the current directory first on ``sys.path`` (the console
     script's own directory is there instead, so ``tools.py`` beside the user would not be)."""
+    if module_name.endswith(".py"):
+        return _import_file(Path(module_name))
     here = os.getcwd()
     added = here not in sys.path
     if added:
@@ -98,3 +108,29 @@ def _import_here(module_name: str) -> Any:
     finally:
         if added and here in sys.path:
             sys.path.remove(here)
+
+
+def _import_file(path: Path) -> Any:
+    """Import the Python file at ``path`` as a module of its own (named for its resolved path,
+    so two files called ``tools.py`` do not collide), its directory first on ``sys.path`` for
+    its own imports."""
+    resolved = path.resolve()
+    name = "jdsl_tools_" + re.sub(r"\W", "_", str(resolved))
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {str(path)!r} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    folder = str(resolved.parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+    return module

@@ -72,7 +72,8 @@ def run_command(
         "-i",
         metavar="KEY=VALUE",
         help="Run input (repeatable). KEY=VALUE is a string, or the type the package records "
-        "for KEY (a tool argument or a typed signature field); KEY:=JSON is a JSON value.",
+        "for KEY (a tool argument or a typed signature field); KEY:=JSON is a JSON value; "
+        "KEY=@FILE reads the value from FILE.",
     ),
     model: str | None = typer.Option(
         None, "--model", "-m", metavar="ID", help="Provider model id."

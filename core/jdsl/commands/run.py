@@ -28,8 +28,9 @@ from jdsl.trace import FanoutSink, JsonlTraceSink, Redactor, TraceSink, jsonable
 __all__ = ["report_run", "run_command", "run_model"]
 
 _INPUT_HELP = (
-    "Run input (repeatable). KEY=VALUE is a string (for a package: the type it records for "
-    "KEY); KEY:=JSON is a JSON value."
+    "Run input (repeatable). KEY=VALUE is a string (or the type of the tool parameter that "
+    "reads KEY; for a package, the type it records for KEY); KEY:=JSON is a JSON value; "
+    "KEY=@FILE reads the value from FILE."
 )
 
 
@@ -102,7 +103,11 @@ def run_command(
         ..., exists=True, dir_okay=False, metavar="FILE.behavior", help="Behavior text."
     ),
     tools: str | None = typer.Option(
-        None, "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
+        None,
+        "--tools",
+        "-t",
+        metavar="module:NAME",
+        help="module:NAME (or file.py:NAME) of the host tools.",
     ),
     inputs: list[str] = typer.Option([], "--input", "-i", metavar="KEY=VALUE", help=_INPUT_HELP),
     model: str | None = typer.Option(
@@ -121,7 +126,7 @@ def run_command(
     """Run behavior text once with host tools; print status and blackboard (exit 1 unless it
     succeeds)."""
     from jdsl.commands.kinds import refuse_package, refuse_trace
-    from jdsl.inputs import unread_inputs_note
+    from jdsl.inputs import tree_input_types, unread_inputs_note
     from jdsl.text import parse_behavior
 
     refuse_package(behavior, "jdsl run")
@@ -134,7 +139,8 @@ def run_command(
     if model:
         tree.model(model)
     bound = read_tools(tools) if tools else None
-    seeds = parse_inputs(inputs)
+    resolved = tree.resolved_bindings(bound)  # the parameters' annotations type the inputs
+    seeds = parse_inputs(inputs, types=tree_input_types(tree, resolved.tools, resolved.predicates))
     note = unread_inputs_note(tree, list(seeds))
     if note:
         typer.echo(f"warning: {note}", err=True)

@@ -132,8 +132,10 @@ def _episodes_table(episodes: Iterable[Episode]) -> str:
     return "\n".join(rows)
 
 
-def _show_trace(path: Path, episode_id: str | None, compile_preview: bool) -> None:
-    episodes = [e for e in read_events(path).episodes if not e.is_control]
+def _show_trace(
+    path: Path, episode_id: str | None, compile_preview: bool, *, strict: bool = True
+) -> None:
+    episodes = [e for e in read_events(path, strict=strict).episodes if not e.is_control]
     if not episodes:
         raise cli_fail(
             f"{path} holds no episodes",
@@ -259,13 +261,25 @@ def show_command(
     html: Path | None = typer.Option(
         None, "--html", metavar="OUT.html", help="With --diff: also write the static HTML view."
     ),
+    every: bool = typer.Option(
+        False,
+        "--all",
+        help="With --diff: every run given, not only the runs of the package's family.",
+    ),
+    skip_bad_lines: bool = typer.Option(
+        False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
+    ),
 ) -> None:
     """Show a trace (episodes and timelines), a package (its summary) or behavior text."""
     if diff:
         from jdsl.commands.diff import show_diff
 
-        show_diff(path, traces or [], html, episode)
+        show_diff(path, traces or [], html, episode, strict=not skip_bad_lines, every=every)
         return
+    if html is not None:
+        raise cli_fail(
+            "--html writes the --diff view", "add --diff PKG TRACES.jsonl, or drop --html"
+        )
     if traces:
         raise cli_fail("more than one path without --diff", "give one path, or --diff PKG TRACES")
     if path.suffix == ".behavior":
@@ -273,4 +287,4 @@ def show_command(
     elif path.is_dir() or path.suffix == ".jdsl":
         typer.echo(package_summary(load_package(path)))
     else:
-        _show_trace(path, episode, compile_preview)
+        _show_trace(path, episode, compile_preview, strict=not skip_bad_lines)

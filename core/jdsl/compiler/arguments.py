@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from jdsl.compiler.acted import acted_on, coincides
 from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import NormStep
@@ -178,27 +179,23 @@ def frozen_key(path: str, value: Any) -> bool:
     )
 
 
-def _acted_on(argument: str, step: NormStep) -> set[str]:
-    """The objects the call acts on: the top-level keys one of whose own fields another
-    argument of the call is (``reservation.reservation_id`` for ``reservation_id``)."""
-    found: set[str] = set()
-    for other, paths in step.arg_sources.items():
-        if other != argument:
-            found.update(p.split(".", 1)[0] for p in paths if p.count(".") == 1 and "[" not in p)
-    return found
-
-
 def rank_sources(argument: str, step: NormStep, sources: Sequence[str]) -> tuple[str, ...]:
     """``sources`` of one call's argument, best first: a path that freezes a dict key holding
-    data (:func:`frozen_key`) is dropped; a path indexed by a decision (``orders[$i].id``) comes
-    first, as in the lineage order, then a field of an object the call acts on (the payment id
-    of the reservation being updated), then the most recently written top-level key, then the
+    data (:func:`frozen_key`) is dropped, and so is a field of an object the call does not act
+    on whose counterpart in the object it acts on holds another value (:func:`jdsl.compiler.acted.coincides`);
+    a path indexed by a decision (``orders[$i].id``) comes first, as in the lineage order,
+    then a field of an object the call acts on (the payment id of the reservation being
+    updated: :func:`jdsl.compiler.acted.acted_on`), then the most recently written top-level key, then the
     lineage order (:meth:`jdsl.compiler.lineage.StateIndex.sources`)."""
     value = step.arguments.get(argument)
-    kept = [p for p in sources if not frozen_key(p, value)]
+    acted = acted_on(argument, step)
+    kept = [
+        p
+        for p in sources
+        if not frozen_key(p, value) and not coincides(p, value, acted, step.state_before)
+    ]
     if len(kept) < 2:
         return tuple(kept)
-    acted = _acted_on(argument, step)
     order = {key: n for n, key in enumerate(step.state_before)}
 
     def rank(item: tuple[int, str]) -> tuple[bool, bool, int, int]:

@@ -156,6 +156,7 @@ def plan_branches(
     hand_over: bool = False,
     same_writes: bool = False,
     unaccounted: Collection[str] = (),
+    always: bool = False,
 ) -> BranchPlan:
     """Group successful episodes by tool sequence and accept the branchable alternatives.
 
@@ -173,6 +174,8 @@ def plan_branches(
             (:attr:`BranchPlan.same_writes`), instead of the path with more writes.
         unaccounted: the ids of the episodes the program planned without ``hand_over`` did not
             account for (verification: neither matched nor handed to the fallback).
+        always: with ``hand_over``, plan the paths' common part whatever their support (the
+            last resort when the supported paths' program does not pass verification).
 
     Raises:
         ValueError: ``min_support`` below 1.
@@ -206,7 +209,7 @@ def plan_branches(
                 "family of paths, a route decision where they part (or the fallback when none fits)"
             )
             return BranchPlan(tuple(lanes), head, tail, aligned, (note,), same_writes=True)
-    if hand_over and top < min_support and len(ranked) > 1:
+    if hand_over and (top < min_support or always) and len(ranked) > 1:
         return _common_part(pool, ranked, groups, parts if tokens is not None else None,
                             min_support)  # fmt: skip
     if top < min_support:  # no other path can be branched: of the tied ones, compile the one

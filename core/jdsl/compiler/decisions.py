@@ -9,8 +9,9 @@ the tree, computed once.
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from jdsl.compiler.families import is_write
 from jdsl.compiler.fits import OTHER_ROUTE, path_calls, run_fits
 from jdsl.compiler.lineage import element_index, selected_indexes
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.ways import agreement, collapsed, collapsed_positions, never_holds
 from jdsl.errors import JdslError
 from jdsl.expr import resolve_path
 from jdsl.ir.walk import child_slots, walk_ir
@@ -138,8 +140,23 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     found: dict[str, Any] = {}
     calls = tuple((s.logical_tool, is_write(s.logical_tool)) for s in episode.ok_steps())
     fit = _Fit(nodes[0], _other_keys(nodes), calls)
-    _decide(nodes[0], at, counted, found, episode.ok_steps(), fit)
+    writes = sum(1 for _, write in calls if write)
+
+    def again() -> bool:  # the run made more writes than the path it took so far
+        return writes > _writes_reached(nodes[0], found)
+
+    tools = tuple(collapsed(tool for tool, _ in calls))
+    _decide(nodes[0], at, counted, found, episode.ok_steps(), fit, _Run(tools, again))
     return found
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What else deciding a run's routes reads: its calls' tools with repeats collapsed, and
+    whether it wrote more than the path taken so far (``again()``)."""
+
+    tools: Sequence[str]
+    again: Callable[[], bool]
 
 
 @dataclass(frozen=True)
@@ -169,33 +186,54 @@ def _other_keys(nodes: Sequence[dict[str, Any]]) -> frozenset[str]:
 
 
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
-            found: dict[str, Any], steps: Sequence[NormStep], fit: _Fit) -> None:  # fmt: skip
+            found: dict[str, Any], steps: Sequence[NormStep], fit: _Fit,
+            run: _Run) -> None:  # fmt: skip
     """Decide the route selectors under ``node`` as the run took them; a route that offers
     :data:`OTHER_ROUTE` takes the alternative (in the order the run made their first calls)
-    whose path the run fits (:func:`jdsl.compiler.fits.run_fits`), else answers it."""
+    whose path the run fits (:func:`jdsl.compiler.fits.run_fits`), else answers it. An
+    alternative without a call is taken when it hands over (a guard that never holds) and the
+    run writes again (``run.again()``), else when no other alternative's first call was made
+    (the run ends there: :mod:`jdsl.compiler.staticize.again`). Of alternatives whose first call
+    is the same call of the run, the one whose calls the run went on to make in order the
+    furthest."""
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
-        firsts = []
+        firsts: list[tuple[float, bool, int, int, str, Any]] = []
+        collapsed_at = collapsed_positions(at)
         for n, ways in enumerate(routes):
             for key, value, action in ways or ():
+                if action is None:
+                    hands = any(never_holds(c) for c in _walk(children[n]))
+                    if not hands or run.again():
+                        firsts.append((-1.0 if hands else math.inf, False, 0, n, key, value))
+                    continue
                 calls = at.get(str(action["tool"])) or []
                 k = counted.get(str(action.get("id")), 0)
                 if k < len(calls):
                     skips = _skips_loop(children[n], calls[k], steps)
-                    firsts.append((calls[k], skips, n, key, value))
+                    agree = agreement(children[n], run.tools, collapsed_at.get(calls[k], 0))
+                    firsts.append((calls[k], skips, -agree, n, key, value))
         key = str(routes[0][0][0]) if routes[0] else ""
         if key in fit.keys and key not in found:
-            firsts = [f for f in sorted(firsts) if fit.fits({**found, key: f[4]})][:1]
+            firsts = [f for f in sorted(firsts) if fit.fits({**found, key: f[5]})][:1]
             if not firsts:
                 found[key] = OTHER_ROUTE
                 return
         if firsts:
-            _, _, n, key, value = min(firsts)
+            _, _, _, n, key, value = min(firsts)
             found.setdefault(key, value)
             children = [children[n]]
     for child in children:
-        _decide(child, at, counted, found, steps, fit)
+        _decide(child, at, counted, found, steps, fit, run)
+
+
+def _writes_reached(root: Mapping[str, Any], routes: Mapping[str, Any]) -> int:
+    """The writes a run with these route decisions makes (a recovery's failing first try, an
+    action ``on_error=fail``, does not count: its backup does)."""
+    reached = _reached(root, routes)
+    return sum(1 for n in _walk(root) if n.get("kind") == "action" and n.get("on_error") != "fail"
+               and str(n.get("id") or "") in reached and is_write(str(n.get("tool"))))  # fmt: skip
 
 
 def _skips_loop(alternative: Mapping[str, Any], position: int, steps: Sequence[NormStep]) -> bool:
@@ -221,17 +259,18 @@ def _skips_loop(alternative: Mapping[str, Any], position: int, steps: Sequence[N
     return False
 
 
-def _route(alternative: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]] | None:
+def _route(alternative: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any] | None]] | None:
     """``[(key, value, first action)]`` of an alternative that starts by checking a route; an
     alternative that hands over (:func:`_handing_checks`): one per tool it names, the action
-    ``{"tool": that tool, "id": "<its id>/<tool>"}``."""
+    ``{"tool": that tool, "id": "<its id>/<tool>"}``; an alternative without a call: None as
+    its action (:mod:`jdsl.compiler.staticize.again`)."""
     checks = _handing_checks(alternative)
     if checks is not None:
         return [(str(c["key"]), c.get("equals"), _handing(alternative, c)) for c in checks]
     body = alternative.get("children") if alternative.get("kind") == "sequence" else None
     check = next((n for n in body or () if n.get("kind") == "check"), None)
     action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
-    if check is None or action is None:
+    if check is None:
         return None
     return [(str(check["key"]), check.get("equals"), action)]
 

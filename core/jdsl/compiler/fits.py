@@ -31,7 +31,7 @@ Call = tuple[str, bool, bool]
 """``(tool, in a loop, a write)``: one call of a compiled path."""
 MAX_PATHS = 64
 """At most this many call sequences are tried (a tree of nested selectors)."""
-RouteOf = Callable[[dict[str, Any]], "list[tuple[str, Any, dict[str, Any]]] | None"]
+RouteOf = Callable[[dict[str, Any]], "list[tuple[str, Any, dict[str, Any] | None]] | None"]
 
 
 def path_calls(

@@ -21,7 +21,7 @@ from jdsl.compiler.families import is_write
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.store import NormStore
 
-__all__ = ["drop_noops", "noop_tools"]
+__all__ = ["drop_noops", "noop_tools", "without_steps"]
 
 
 def _top(path: str) -> str:
@@ -85,13 +85,22 @@ def drop_noops(
 
 
 def _without(episode: NormEpisode, tools: frozenset[str]) -> NormEpisode:
-    if not any(s.logical_tool in tools for s in episode.steps):
-        return episode
+    drop = {i for i, s in enumerate(episode.steps) if s.logical_tool in tools}
+    return without_steps(episode, drop) if drop else episode
+
+
+def without_steps(episode: NormEpisode, drop: set[int]) -> NormEpisode:
+    """``episode`` without its steps numbered (``index``) in ``drop``: the remaining calls,
+    the decisions, the guards and the agent's replies renumbered. The dropped calls are kept
+    aside (``NormEpisode.dropped``, numbered as the call that followed them) so that replay
+    still answers a read the compiled program makes that this run made to no use."""
     gone: list[int] = []  # the positions of the dropped successful calls
     steps: list[NormStep] = []
+    aside: list[NormStep] = []
     position = 0
-    for step in episode.steps:
-        if step.logical_tool in tools:
+    for i, step in enumerate(episode.steps):
+        if i in drop:
+            aside.append(dataclasses.replace(step, index=len(steps), position=None))
             if step.ok:
                 gone.append(position)
                 position += 1
@@ -109,4 +118,6 @@ def _without(episode: NormEpisode, tools: frozenset[str]) -> NormEpisode:
         decisions=tuple(dataclasses.replace(d, position=moved(d.position))
                         for d in episode.decisions),
         guards=tuple(dataclasses.replace(g, position=moved(g.position)) for g in episode.guards),
+        replies=tuple((moved(at), text) for at, text in episode.replies),
+        dropped=(*episode.dropped, *aside),
     )  # fmt: skip

@@ -74,6 +74,7 @@ class _Walker:
         self.decision_keys: set[str] = set()
         self.last_hash = ""
         self.said: list[str] = []
+        self.replied: list[tuple[int, str]] = []
 
     # -- dispatch -----------------------------------------------------------------------------
     def visit(self, event: EventLike) -> None:
@@ -94,6 +95,11 @@ class _Walker:
         content = event.payload.get("content")
         if isinstance(content, str):
             self.said.append(content)
+
+    def _assistant_message(self, event: EventLike) -> None:
+        content = event.payload.get("content")
+        if isinstance(content, str) and content:
+            self.replied.append((self.ok_count, content))
 
     def _node_enter(self, event: EventLike) -> None:
         p = event.payload
@@ -262,6 +268,7 @@ class _Walker:
             outcome=self.outcome,
             source_digest=_digest(records),
             conversation=tuple(self.said),
+            replies=tuple(self.replied),
         )
 
 
@@ -272,6 +279,7 @@ _HANDLERS = {
     "environment.reward": _Walker._outcome,
     "environment.verdict": _Walker._outcome,
     "user.message": _Walker._user_message,
+    "assistant.message": _Walker._assistant_message,
     "node.enter": _Walker._node_enter,
     "react.started": _Walker._react_started,
     "model.requested": _Walker._model_requested,

@@ -137,6 +137,11 @@ class NormEpisode:
         source_digest: sha256 over the episode's event kinds, sequences and payloads' keys.
         conversation: what the user said (``user.message`` events), in order; it is also the
             run input ``conversation`` when the episode recorded no input of that name.
+        replies: what the agent said to the user (``assistant.message`` events), each with
+            the number of successful tool calls before it (what an unused read's check,
+            :mod:`jdsl.compiler.unused`, looks for a read's values in).
+        dropped: calls the compiler left out of ``steps`` (unused reads, no-ops), each
+            numbered as the call that followed it; replay still answers a read from them.
     """
 
     __reduce__ = _reduce
@@ -152,6 +157,8 @@ class NormEpisode:
     outcome: dict[str, Any] | None
     source_digest: str
     conversation: tuple[str, ...] = ()
+    replies: tuple[tuple[int, str], ...] = ()
+    dropped: tuple[NormStep, ...] = ()
 
     def tool_sequence(self) -> tuple[str, ...]:
         """The logical tools of the successful calls, in order (the episode's skeleton)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, read_only_of, successful_pool
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -24,6 +24,7 @@ from jdsl.compiler.noops import drop_noops
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
+from jdsl.compiler.rejoin import share_stores
 from jdsl.compiler.staticize import staticize
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
@@ -32,6 +33,7 @@ from jdsl.compiler.stream import (
     normalize_stream,
     refuse_broken,
 )
+from jdsl.compiler.unused import drop_unused_reads, unused_notes
 from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
 
@@ -294,6 +296,7 @@ def compile_normalized(
     replay: ReplayMap | None = None,
     fallback: bool = True,
     reads: ReadAnswers | None = None,
+    peers: Sequence[NormEpisode] = (),
 ) -> CompileResult:
     """:func:`compile_behavior` from already normalized episodes (e.g. one family of many).
 
@@ -312,7 +315,9 @@ def compile_normalized(
     thin to compile whose runs the program does not account for hands over where it parts from
     them. ``reads`` answers, in
     verification, reads an episode never made before its first write
-    (:mod:`jdsl.compiler.lookups`).
+    (:mod:`jdsl.compiler.lookups`). Runs that part at one lookup and rejoin are one program
+    (:mod:`jdsl.compiler.rejoin`); ``peers`` (successful runs of the corpus's other families)
+    may support such a lookup the family took too few times.
 
     This is the one place the passes are chained (the CLI, ``show --compile``, held-out
     validation, the demo and the Dask engine all come here).
@@ -321,8 +326,10 @@ def compile_normalized(
         CompileError: no episode succeeded (see :func:`require_success`).
     """
     require_success(normalized)
+    normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
-    if noops:  # the shards' facts and replay hold the dropped calls: derive them here
+    normalized, shared = share_stores(normalized, read_only_of(effects))
+    if noops or unused or shared:  # the shards' facts and replay hold the calls as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -331,38 +338,53 @@ def compile_normalized(
     )
 
     def compiled_as(
-        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = ()
-    ) -> CompiledBehavior:
+        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
+        always: bool = False, rejoin: bool = True,
+    ) -> CompiledBehavior:  # fmt: skip
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
                          min_support=min_support, hand_over=hand_over, same_writes=same_writes,
-                         unaccounted=unaccounted)  # fmt: skip
-        if noops:
+                         unaccounted=unaccounted, always=always, rejoin=rejoin,
+                         peers=peers)  # fmt: skip
+        if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
-                for tool in noops)))  # fmt: skip
+                for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    compiled = compiled_as()
-    report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
-    if fallback and report.structural_ok and (not report.ok or report.fallbacks):
-        # the path followed (one run's, when no path has the support to be branched) does not
-        # account for every run, or leaves runs to the fallback: follow every thin path making
-        # the writes most runs make (a route where they part; the fallback when none fits) if
-        # that serves more, else, instead of a failure, hand over where the paths part (and
-        # where a path too thin to compile, holding a run left unaccounted, parts from them)
-        unaccounted = [e.episode_id for e in report.unaccounted]
-        retries: list[dict[str, Any]] = [{"same_writes": True},
-                                         {"hand_over": True, "unaccounted": unaccounted}]  # fmt: skip
-        for retry in retries:
-            if report.ok and "hand_over" in retry:
-                break
-            other = compiled_as(**retry)
-            if other.ir == compiled.ir:  # no path was too thin: the same program
-                continue
-            checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
-            if checked.ok and (not report.ok or checked.matched > report.matched):
-                compiled, report = other, checked
-                break
+    def settled(rejoin: bool) -> tuple[CompiledBehavior, VerificationReport]:
+        compiled = compiled_as(rejoin=rejoin)
+        report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
+        if fallback and report.structural_ok and (not report.ok or report.fallbacks):
+            # the path followed (one run's, when no path has the support to be branched) does
+            # not account for every run, or leaves runs to the fallback: follow every thin path
+            # making the writes most runs make (a route where they part; the fallback when none
+            # fits) if that serves more, else, instead of a failure, hand over where the paths
+            # part (and where a path too thin to compile, holding a run left unaccounted, parts
+            # from them; the last resort: the paths' common part, handing over where they part
+            # whatever their support: a package that does the known part rather than none)
+            unaccounted = [e.episode_id for e in report.unaccounted]
+            retries: list[dict[str, Any]] = [{"same_writes": True},
+                                             {"hand_over": True, "unaccounted": unaccounted},
+                                             {"hand_over": True, "always": True}]  # fmt: skip
+            for retry in retries:
+                if report.ok and "hand_over" in retry:
+                    break
+                other = compiled_as(**retry, rejoin=rejoin)
+                if other.ir == compiled.ir:  # no path was too thin: the same program
+                    continue
+                checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
+                if checked.ok and (not report.ok or checked.matched > report.matched):
+                    return other, checked
+        return compiled, report
+
+    compiled, report = settled(rejoin=True)
+    if shared and report.structural_ok and (not report.ok or report.fallbacks):
+        # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs
+        # to the fallback: each its own way, unless the rejoined program verifies and matches
+        # at least as many runs
+        apart, checked = settled(rejoin=False)
+        if not report.ok or (checked.ok and checked.matched > report.matched):
+            compiled, report = apart, checked
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,
@@ -451,12 +473,14 @@ def compile_families(
     members: dict[str, Sequence[NormEpisode]] = {}
     results: dict[str, CompileResult] = {}
     refused: dict[str, str] = {}
-    for family, episodes in group_episodes(normalized, by, effects=effects):
+    families = group_episodes(normalized, by, effects=effects)
+    for family, episodes in families:
         members[family] = episodes
+        peers = [e for other, eps in families if other != family for e in eps if e.success]
         try:
             results[family] = compile_normalized(
                 episodes, name=f"{prefix}-{family}" if prefix else family,
-                task_family=task_family or family, effects=effects, **options,
+                task_family=task_family or family, effects=effects, peers=peers, **options,
             )  # fmt: skip
         except CompileError as exc:
             refused[family] = str(exc)

@@ -122,8 +122,9 @@ class ReplayTools:
 
     Matched means the same effects: each write the tree makes must be the next recorded write
     (same tool, same arguments); a read is answered with the recorded result of the same call
-    (same tool and arguments) the episode made, the last one before the next write when it made
-    it more than once, so reads may be added, dropped or reordered. A read of a tool that
+    (same tool and arguments) the episode made (its calls the compiler left out included), the
+    last one before the next write when it made it more than once, so reads may be added,
+    dropped or reordered. A read of a tool that
     answered nothing (``None``, ``""``, an empty list or dict) to every call the episode made
     gets that empty answer whatever its arguments (a scratchpad such as ``think``).
 
@@ -165,6 +166,7 @@ class ReplayTools:
         self.effects = effects
         self.expected = expected_calls(episode, failing, effects)
         self.steps = episode.steps
+        self.aside = episode.dropped  # reads the compiler left out: they still answer
         self.writes_done = 0
         self.calls: list[ReplayedCall] = []
         self.divergence: Divergence | None = None
@@ -224,7 +226,7 @@ class ReplayTools:
 
     def _read(self, name: str, arguments: dict[str, Any]) -> NormStep:
         """The recorded call a read is answered with (module docstring)."""
-        of_tool = [s for s in self.steps if name in (s.logical_tool, s.host_tool)]
+        of_tool = [s for s in (*self.steps, *self.aside) if name in (s.logical_tool, s.host_tool)]
         same = [s for s in of_tool if typed_equal(arguments, s.arguments)]
         if not same and of_tool and all(s.ok and empty(s.result) for s in of_tool):
             return of_tool[-1]  # it answered nothing to any call (a scratchpad like think)

@@ -38,6 +38,7 @@ __all__ = [
     "DiffSide",
     "DiffStep",
     "StepDiff",
+    "compared_episodes",
     "diff_html",
     "diff_summary",
     "diff_text",
@@ -139,8 +140,11 @@ def step_diff(tree: Root | Mapping[str, Any], episode: NormEpisode) -> StepDiff:
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
     execution = execute(root, episode)
     shape = TreeShape.of(root)
-    replay = ReplayTools(episode, tools=shape.tools, predicates=shape.predicates,
-                         failing=shape.failing)  # fmt: skip
+    # a react fallback lists every tool of its family: they answer from the record too, or
+    # the run would stop at binding before its first node (no call, no hand-over to show)
+    reacts = [str(t) for n in shape.nodes if n.get("kind") == "react" for t in n.get("tools") or ()]
+    replay = ReplayTools(episode, tools=tuple(dict.fromkeys([*shape.tools, *reacts])),
+                         predicates=shape.predicates, failing=shape.failing)  # fmt: skip
     sink = ListTraceSink()
     root.run(model=decision_model(shape, episode), tools=replay.tools,
              predicates=replay.predicates, raise_errors=False, trace_sink=sink,
@@ -243,13 +247,33 @@ def diff_text(diff: StepDiff) -> str:
     return "\n".join(lines)
 
 
-def diff_summary(diffs: list[StepDiff]) -> str:
-    """``N episode(s): a matched, b handed to the fallback, c diverged``."""
+def diff_summary(diffs: list[StepDiff], skipped: int = 0) -> str:
+    """``N episode(s): a matched, b handed to the fallback, c diverged``, and how many failed
+    recorded runs were left out (:func:`compared_episodes`)."""
     kinds = [d.kind for d in diffs]
+    left_out = (
+        f"; {skipped} failed recorded run{'s' if skipped != 1 else ''} skipped (never compiled "
+        "from; --episode ID shows it)"
+        if skipped
+        else ""
+    )
     return (
         f"{len(diffs)} episode(s): {kinds.count('matched')} matched, "
         f"{kinds.count('fallback')} handed to the fallback, {kinds.count('diverged')} diverged"
+        + left_out
     )
+
+
+def compared_episodes(
+    episodes: list[NormEpisode], episode: str | None = None
+) -> tuple[list[NormEpisode], int]:
+    """The episodes a diff compares and how many it skips: with ``episode``, the one with that
+    id; else every one but the recorded runs that failed (never compiled from, so a package
+    owes them nothing: a run that stopped before its first call is no divergence)."""
+    if episode is not None:
+        return [e for e in episodes if e.episode_id == episode], 0
+    kept = [e for e in episodes if e.success is not False]
+    return kept, len(episodes) - len(kept)
 
 
 DIFF_CSS = """

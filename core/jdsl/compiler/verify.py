@@ -274,10 +274,17 @@ def _replay_episode(compiled: CompiledBehavior, episode: NormEpisode) -> list[Re
     for action in compiled.actions:
         if eid in action.at:
             checks += _replay_action(action, ok_steps[action.at[eid]], episode)
+    given = {  # synthesized inputs: what the episode passed where the program reads them
+        str(c.source): ok_steps[a.at[eid]].arguments[c.argument]
+        for a in compiled.actions if eid in a.at for c in a.choices
+        if c.how == "input" and c.source not in episode.inputs
+        and c.argument in ok_steps[a.at[eid]].arguments
+    }  # fmt: skip
     for guard in compiled.guards:
         if eid in guard.at:
             chosen = selections(compiled.actions, eid, guard.at[eid], ok_steps)
-            checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode, chosen))
+            checks.append(_replay_guard(guard, ok_steps[guard.at[eid]], episode,
+                                        {**given, **chosen}))  # fmt: skip
     return checks
 
 
@@ -336,7 +343,7 @@ def _replay_action(
 
 
 def _replay_guard(
-    guard: CompiledGuard, step: NormStep, episode: NormEpisode, chosen: dict[str, list[int]]
+    guard: CompiledGuard, step: NormStep, episode: NormEpisode, chosen: dict[str, Any]
 ) -> ReplayCheck:
     state = {**episode.inputs, **step.state_before, **chosen}
     node = guard.node

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler import NormEpisode, compile_normalized, group_episodes
-from jdsl.compiler.holdout import holdout_families
+from jdsl.compiler.holdout import holdout_families, holdout_split
 from jdsl.compiler.lineage import StateIndex, is_meaningful
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.stream import normalize_stream
@@ -153,9 +153,13 @@ def holdout_figures(
     totals = dict.fromkeys(("compiled", "verified", "too_few", "no_success", "held", "served", "matched",
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
+    kept_of = {family: holdout_split(members, n)[0] for family, members in families}
 
     def compile_family(family: str, kept: list[NormEpisode]) -> Any:
-        result = compile_normalized(kept, name=family, reads=reads)
+        peers = [
+            e for other, eps in kept_of.items() if other != family for e in eps if e.success
+        ]  # other families' compiled runs (never a held-out one)
+        result = compile_normalized(kept, name=family, reads=reads, peers=peers)
         if on_compiled is not None:
             on_compiled(family, result)
         return result
@@ -165,9 +169,7 @@ def holdout_figures(
         if result is None:  # one successful run (held out), or none
             totals["too_few" if any(e.success for e in one.held) else "no_success"] += 1
             continue
-        if (
-            report is None
-        ):  # verification failed: no package is written, its held-out runs are refused
+        if report is None:  # verification failed: no package is written, its runs are refused
             unverified.append(one.family)
             totals["held"] += one.references
             totals["refused"] += one.references

@@ -188,8 +188,17 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         except jsondata.JsonDataError as exc:
             raise ImportFormatError(f"not JSON ({exc})", path=path, where=f"line {number}") from exc
         if not isinstance(row, dict) or not isinstance(row.get("messages"), list):
+            tau = isinstance(row, list) and any(isinstance(r, dict) and "traj" in r for r in row)
+            hint = (
+                " (this is a JSON list of runs with 'traj': a tau-bench results file: import it "
+                "with `jdsl import tau-bench`)"
+                if tau
+                else ""
+            )
             raise ImportFormatError(
-                'expected an object with a "messages" list', path=path, where=f"line {number}"
+                f'expected an object with a "messages" list{hint}',
+                path=path,
+                where=f"line {number}",
             )
         yield number, row
 

@@ -39,6 +39,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from jdsl.envs.data import DataNotFoundError, load_json
+from jdsl.errors import InputError
 from jdsl.importers.common import ImportFormatError, emit_conversations, read_json
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.importers.tau_results import ParsedRun, RunFormatError, parse_run
@@ -129,7 +130,13 @@ class SkippedEpisode:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: run {self.index} ({self.episode}): {self.field}: {self.message}"
+        return f"{self.path}: {self.run}: {self.field}: {self.message}"
+
+    @property
+    def run(self) -> str:
+        """``run 3 (task 5 trial 1)``, or ``run 3`` for a run that names itself no better."""
+        named = self.episode != f"run {self.index}"
+        return f"run {self.index} ({self.episode})" if named else f"run {self.index}"
 
 
 @dataclass(frozen=True)
@@ -348,6 +355,12 @@ def read_tau_bench(
     Warns:
         ImportSkipWarning: once per malformed run skipped.
     """
+    if domain is not None and domain not in DOMAINS:
+        raise InputError(
+            f"domain {domain!r} is not a tau-bench domain jdsl ships; pass one of: "
+            f"{', '.join(DOMAINS)} (or none, to tell it from the runs' tools)",
+            key="domain",
+        )
     path = Path(path)
     rows = read_json(path)
     if not isinstance(rows, list):
@@ -382,7 +395,7 @@ def _read_rows(
             if strict:
                 raise ImportFormatError(
                     f"{bad.field}: {bad.message} (without --strict / strict=True the run is "
-                    "skipped with a warning)", path=path, where=f"run {index} ({bad.episode})",
+                    "skipped with a warning)", path=path, where=bad.run,
                 ) from exc  # fmt: skip
             warnings.warn(ImportSkipWarning(f"skipped {bad}"), stacklevel=3)
             skipped.append(bad)

@@ -180,15 +180,22 @@ def _message(traj: Sequence[Any], i: int) -> tuple[str, str]:
     return str(role), content
 
 
-def _parse_action(content: str, i: int) -> tuple[str, dict[str, Any]] | None:
+def _parse_action(content: str, i: int, answered: bool) -> tuple[str, dict[str, Any]] | None:
     """``(name, arguments)`` of an assistant message's action; None for plain text, which
-    tau-bench treats as ``respond`` with the whole text."""
+    tau-bench treats as ``respond`` with the whole text. ``answered``: the next message is an
+    ``API output:``, so the environment ran the action and its JSON must parse."""
     text = _action_text(content)
     if text is None:
         return None
     try:
         action = jsondata.loads(text)
-    except ValueError:
+    except ValueError as exc:
+        if answered:  # the environment ran a call this text does not tell: it cannot be read
+            raise RunFormatError(
+                f"traj.{i}.content",
+                f"the Action JSON is not JSON ({exc}), yet traj.{i + 1} answers it with "
+                f"{API_OUTPUT!r}: the call it made cannot be read; fix or drop the run",
+            ) from exc
         return None  # tau-bench's own fallback: the text is what the agent said
     if not isinstance(action, Mapping) or not isinstance(action.get("name"), str):
         raise RunFormatError(f"traj.{i}.content", 'the Action JSON has no "name" string')
@@ -220,7 +227,13 @@ def _assistant_action(
 ) -> int:
     """Append the assistant message at ``i`` (and its ``API output:``); return the last index
     consumed."""
-    action = _parse_action(content, i)
+    after = traj[i + 1] if i + 1 < len(traj) else None
+    answered = (
+        isinstance(after, Mapping)
+        and after.get("role") == "user"
+        and str(after.get("content") or "").startswith(API_OUTPUT)
+    )
+    action = _parse_action(content, i, answered)
     thought = content.split(_ACTION)[0].strip() if _ACTION in content else ""
     thought = thought.removeprefix(_THOUGHT).strip()
     if action is None or action[0] == RESPOND_ACTION:

@@ -11,12 +11,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from pydantic import TypeAdapter
-
-from jdsl.inputs import InputUse
+from jdsl.inputs import InputUse, signature_reads
 from jdsl.ir.walk import walk_ir
 from jdsl.package.bundle import BehaviorPackage
-from jdsl.signature import Signature
 
 __all__ = ["InputUse", "input_types"]
 
@@ -52,13 +49,8 @@ def _typed_reads(
             schema = properties.get(arg)
             if isinstance(key, str) and _KEY.fullmatch(key) and isinstance(schema, dict):
                 yield key, f"{tool}.{arg}", _with_definitions(schema, whole)
-    elif kind in ("predict", "react"):
-        sources = node.get("input_sources") or {}
-        for field in Signature.parse(str(node.get("signature"))).inputs:
-            key = str(sources.get(field.name, field.name))
-            if field.type != "str" and _KEY.fullmatch(key):
-                where = f"{node.get('id') or kind} input {field.name}"
-                yield key, where, TypeAdapter(field.annotation).json_schema()
+    else:
+        yield from signature_reads(node)
 
 
 def _with_definitions(schema: dict[str, Any], whole: Mapping[str, Any]) -> dict[str, Any]:

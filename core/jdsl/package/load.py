@@ -91,7 +91,7 @@ def _read_zip(path: Path) -> dict[str, bytes]:
     if not zipfile.is_zipfile(path):
         raise PackageError(
             f"{str(path)!r} is not a valid .jdsl archive: pass a .jdsl file or package folder "
-            "written by jdsl compile -o or jdsl package export",
+            "written by `jdsl compile -o` (or jdsl.package.export_jdsl / export_dir)",
             path=str(path),
         )
     try:
@@ -182,8 +182,15 @@ def _read_dir(root: Path) -> dict[str, bytes]:
         for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
             member = Path(folder, name).relative_to(root).as_posix()
             if member not in files and member not in listed:
-                raise PackageError(f"file {member!r} is not listed in the manifest", path=member)
+                raise PackageError(_unlisted(member), path=member)
     return files
+
+
+def _unlisted(name: str) -> str:
+    return (
+        f"file {name!r} is not listed in the manifest: something was added to the package "
+        "after it was written; remove the file, or compile the package again with `jdsl compile -o`"
+    )
 
 
 def _read_file(root: Path, name: str) -> bytes:
@@ -192,7 +199,11 @@ def _read_file(root: Path, name: str) -> bytes:
     try:
         info = file.lstat()
     except FileNotFoundError:
-        raise PackageError(f"package {str(root)!r} has no {name!r}", path=name) from None
+        raise PackageError(
+            f"package {str(root)!r} has no {name!r}: pass a package folder or .jdsl archive "
+            "written by `jdsl compile -o` (or jdsl.package.export_jdsl / export_dir)",
+            path=name,
+        ) from None
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
         raise PackageError(
             f"refusing {name!r}: not a regular file (links are not allowed)", path=name
@@ -257,8 +268,8 @@ def verify_package(package: BehaviorPackage) -> None:
     files = package.files
     if "manifest.json" not in files:
         raise PackageError(
-            "package has no manifest.json: pass a package written by jdsl compile -o or "
-            "jdsl package export",
+            "package has no manifest.json: pass a package written by `jdsl compile -o` (or "
+            "jdsl.package.export_jdsl / export_dir)",
             path="manifest.json",
         )
     manifest = _manifest(files["manifest.json"])
@@ -267,10 +278,14 @@ def verify_package(package: BehaviorPackage) -> None:
     for name in sorted(files):
         check_member_name(name)
         if name != "manifest.json" and name not in listed:
-            raise PackageError(f"file {name!r} is not listed in the manifest", path=name)
+            raise PackageError(_unlisted(name), path=name)
     for name, expected in sorted(listed.items()):
         if name not in files:
-            raise PackageError(f"manifest references missing file {name!r}", path=name)
+            raise PackageError(
+                f"manifest references missing file {name!r}: the package is incomplete; copy "
+                "it again, or compile it again with `jdsl compile -o`",
+                path=name,
+            )
         if digest(files[name]) != expected:
             raise PackageError(
                 f"digest mismatch for {name!r}: the file changed after packaging "

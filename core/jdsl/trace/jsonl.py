@@ -9,13 +9,19 @@ when the sink is dropped and at interpreter exit. So a run that raises or is int
 nothing; only a hard kill (SIGKILL, power loss) can lose the last 0.1 s of events.
 ``flush_interval_s=0`` writes every event before ``emit`` returns (add ``fsync=True`` to
 survive power loss).
+
+The runtime's events (:meth:`JsonlTraceSink.recorder`) are buffered as their parts, numbered
+and timed as they come; their lines are built and hashed into the chain when they are written,
+so a run pays for encoding and hashing in one pass at its end. The bytes are the same.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 import weakref
+from collections.abc import Callable
 from hashlib import sha256
 from pathlib import Path
 from typing import Any
@@ -28,7 +34,9 @@ from jdsl.trace.events import (
     RUNTIME_ACTORS,
     SCHEMA_VERSION,
     Actor,
+    EpisodeChain,
     EventSource,
+    Timestamps,
     TraceEvent,
     actor_error,
     digest,
@@ -135,7 +143,7 @@ class JsonlTraceSink(BaseTraceSink):
         self._screen = RedactionScreen.of(self.redactor)
         self._file = LineFile(
             self.path, self._lock, interval_s=flush_interval_s, max_lines=flush_events,
-            fsync=fsync,
+            fsync=fsync, render=_render,
         )  # fmt: skip
         self._closer = weakref.finalize(self, self._file.close_finally)
         # Whether this class's own append keeps events (a subclass may replace it); the class
@@ -163,6 +171,7 @@ class JsonlTraceSink(BaseTraceSink):
     def emit(self, event: TraceEvent) -> TraceEvent:
         """Prepare, stamp and buffer ``event``; written at episode end or by the policy."""
         with self._lock:
+            _render(self._file.lines)  # recorded events first: they come before in the chain
             stamped = super().emit(event)
             if self._own_append:  # kept by _keeper
                 self._written(stamped.kind)
@@ -180,34 +189,22 @@ class JsonlTraceSink(BaseTraceSink):
             self._file.added()
 
     def recorder(self, capture_id: str, episode_id: str) -> Recorder | None:
-        """A :data:`~jdsl.trace.sinks.Recorder` buffering each event's line as it comes.
+        """A :data:`~jdsl.trace.sinks.Recorder` keeping each event as its parts.
 
-        Each line is encoded once, from a template of the episode's fixed fields: the hash is
-        taken over the canonical JSON of the event without ``event_hash``, which is then put
-        at its sorted place (after ``episode_id``). A field that would need escaping takes the
-        general encoder (:func:`~jdsl.trace.canonical.event_text`) instead; both write the
-        same bytes. None when a subclass changed ``prepare``, ``append`` or ``emit``.
+        An event is numbered and kept at once, with its redacted payload text and the time
+        (as the list sink keeps events); its line is built and hashed when the buffer is
+        written (:meth:`flush`, the end of the episode, the flush policy, and before
+        :meth:`emit` stamps an event), by :func:`_line_builder`. None when a subclass changed
+        ``prepare``, ``append`` or ``emit``.
         """
         if self._overrides(JsonlTraceSink, "prepare", "append", "emit"):
             return None
         chain = self._chainer.chain(capture_id, episode_id)
-        fields: dict[str, Any] = {
-            "capture_id": capture_id, "episode_id": episode_id, "payload": None,
-            "schema_version": SCHEMA_VERSION, "source": _SOURCE, "state_after_ref": None,
-            "state_before_ref": None,
-        }  # fmt: skip
-        templated = _plain(capture_id + episode_id + chain.prefix)
-        ids = f',"capture_id":"{capture_id}","episode_id":"{episode_id}"'
-        fixed = f'"schema_version":"{SCHEMA_VERSION}","sequence":'
-        source = f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null'
-        prefix, plain_kinds = chain.prefix, set(RUNTIME_ACTORS)
-        clock, lock, file = self._clock, self._lock, self._file
+        build = _line_builder(chain, self._clock)
+        lock, file, now = self._lock, self._file, time.time_ns
         payload_text, screen = self._payload_text, self._screen
         # Text this short is under the blob threshold (4 bytes a character at most).
         small = self.blob_threshold_bytes // 4 if self.blob_store is not None else sys.maxsize
-        # Each actor's line starts the same (no blob refs): its text, and a hash fed with it
-        # that every event copies (the hash of head + rest is the hash fed head, then rest).
-        heads: dict[str, tuple[str, Any]] = {}
         # Lines after which the policy may act (LineFile.added): the first one buffered (the
         # timer), a full batch, or every line when each is written at once.
         eager, batch = file.interval_s <= 0, file.max_lines
@@ -219,54 +216,18 @@ class JsonlTraceSink(BaseTraceSink):
             if actor not in ACTORS:
                 raise actor_error(actor)
             if type(payload) is JsonText and screen is not None and len(payload.text) <= small:
-                text, refs = payload.text, []  # a shared payload under the blob threshold
+                text, refs = payload.text, None  # a shared payload under the blob threshold
                 if screen.may_redact_text(payload):
                     text, refs = payload_text(payload)
             else:
                 text, refs = payload_text(payload)
             with lock:
-                sequence, tail = chain.next, chain.tail
-                stamp = clock.now()
-                if type(parent) is int:
-                    parent_text = f'"{prefix}{parent:012x}"'
-                elif parent is None:
-                    parent_text = "null"
-                elif isinstance(parent, str) and _plain(parent):
-                    parent_text = f'"{parent}"'
-                else:
-                    parent_text = ""
-                if templated and parent_text and (kind in plain_kinds or _plain(kind)):
-                    tail_text = "null" if tail is None else f'"{tail}"'
-                    rest = (
-                        f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
-                        f'"parent_event_id":{parent_text},"payload":{text},'
-                        f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
-                        f'"timestamp":"{stamp}"}}'
-                    )
-                    if refs:
-                        head = f'{{"actor":"{actor}","blob_refs":{event_json(refs)}{ids}'
-                        hasher = sha256((head + rest).encode())
-                    else:
-                        head, fed = heads.get(actor) or _head(heads, actor, ids)
-                        hasher = fed.copy()
-                        hasher.update(rest.encode())
-                    event_hash = "sha256:" + hasher.hexdigest()
-                    line = f'{head},"event_hash":"{event_hash}"{rest}\n'
-                else:
-                    parent_id = chain.parent_id(parent)
-                    fields.update(
-                        actor=actor, blob_refs=refs, event_id=chain.event_id(sequence),
-                        kind=kind, parent_event_id=parent_id, prev_event_hash=tail,
-                        sequence=sequence, timestamp=stamp,
-                    )  # fmt: skip
-                    unhashed = event_text(fields, text)
-                    event_hash = digest(unhashed)
-                    line = with_hash(unhashed, event_hash) + "\n"
-                # Commit and keep with no call or jump between: a Ctrl-C cannot split them.
-                chain.next = sequence + 1
-                chain.tail = event_hash
+                ns = now()
+                sequence = chain.next
                 lines = file.lines
-                lines.append(line)
+                # Number and keep with no call or jump between: a Ctrl-C cannot split them.
+                chain.next = sequence + 1
+                lines.append((build, sequence, kind, actor, parent, text, refs, ns))
                 if kind == _EPISODE_FINISHED:
                     file.flush()
                 elif eager or len(lines) == 1 or len(lines) >= batch:
@@ -329,6 +290,99 @@ class JsonlTraceSink(BaseTraceSink):
 _SOURCE = EventSource().__dict__  # the runtime's source, as JSON data
 _SOURCE_TEXT = event_json(_SOURCE)
 _EPISODE_FINISHED = "episode.finished"
+
+
+Build = Callable[[list[Any], int], int]
+"""``build(lines, index) -> index``: builds the lines of the run of one episode's kept events
+that starts at ``index``, in place; returns the index after it (:func:`_line_builder`)."""
+
+
+def _render(lines: list[Any]) -> None:
+    """Replace the events recorders kept as parts in ``lines`` by their lines, in order (each
+    episode's events were kept in sequence order, so each chain links in order)."""
+    index, end = 0, len(lines)
+    while index < end:
+        item = lines[index]
+        index = item[0](lines, index) if type(item) is tuple else index + 1
+
+
+def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
+    """What builds and hashes the lines of one episode's kept events (a :data:`Build`).
+
+    Each line is encoded once, from a template of the episode's fixed fields: the hash is
+    taken over the canonical JSON of the event without ``event_hash``, which is then put at its
+    sorted place (after ``episode_id``). A field that would need escaping takes the general
+    encoder (:func:`~jdsl.trace.canonical.event_text`) instead; both write the same bytes.
+    """
+    capture_id, episode_id, prefix = chain.capture_id, chain.episode_id, chain.prefix
+    fields: dict[str, Any] = {
+        "capture_id": capture_id, "episode_id": episode_id, "payload": None,
+        "schema_version": SCHEMA_VERSION, "source": _SOURCE, "state_after_ref": None,
+        "state_before_ref": None,
+    }  # fmt: skip
+    templated = _plain(capture_id + episode_id + prefix)
+    ids = f',"capture_id":"{capture_id}","episode_id":"{episode_id}"'
+    fixed = f'"schema_version":"{SCHEMA_VERSION}","sequence":'
+    source = f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null'
+    plain_kinds, stamp_of = set(RUNTIME_ACTORS), clock.format  # kinds found plain are added
+    # Each actor's line starts the same (no blob refs): its text, and a hash fed with it
+    # that every event copies (the hash of head + rest is the hash fed head, then rest).
+    heads: dict[str, tuple[str, Any]] = {}
+
+    def build(lines: list[Any], index: int) -> int:
+        last_ms, stamp = -1, ""
+        end = len(lines)
+        while index < end:
+            item = lines[index]
+            if type(item) is not tuple or item[0] is not build:
+                break
+            _, sequence, kind, actor, parent, text, refs, ns = item
+            if ns // 1_000_000 != last_ms:
+                last_ms, stamp = ns // 1_000_000, stamp_of(ns)
+            tail = chain.tail
+            if type(parent) is int:
+                parent_text = f'"{prefix}{parent:012x}"'
+            elif parent is None:
+                parent_text = "null"
+            elif isinstance(parent, str) and _plain(parent):
+                parent_text = f'"{parent}"'
+            else:
+                parent_text = ""
+            if kind not in plain_kinds and _plain(kind):
+                plain_kinds.add(kind)
+            if templated and parent_text and kind in plain_kinds:
+                tail_text = "null" if tail is None else f'"{tail}"'
+                rest = (
+                    f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
+                    f'"parent_event_id":{parent_text},"payload":{text},'
+                    f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
+                    f'"timestamp":"{stamp}"}}'
+                )
+                if refs:
+                    head = f'{{"actor":"{actor}","blob_refs":{event_json(refs)}{ids}'
+                    hasher = sha256((head + rest).encode())
+                else:
+                    head, fed = heads.get(actor) or _head(heads, actor, ids)
+                    hasher = fed.copy()
+                    hasher.update(rest.encode())
+                event_hash = "sha256:" + hasher.hexdigest()
+                line = f'{head},"event_hash":"{event_hash}"{rest}\n'
+            else:
+                fields.update(
+                    actor=actor, blob_refs=refs or [], event_id=chain.event_id(sequence),
+                    kind=kind, parent_event_id=chain.parent_id(parent), prev_event_hash=tail,
+                    sequence=sequence, timestamp=stamp,
+                )  # fmt: skip
+                unhashed = event_text(fields, text)
+                event_hash = digest(unhashed)
+                line = with_hash(unhashed, event_hash) + "\n"
+            # Link and keep with no call or jump between: an interruption cannot split them.
+            chain.tail = event_hash
+            lines[index] = line
+            index += 1
+        return index
+
+    return build
 
 
 def _head(heads: dict[str, tuple[str, Any]], actor: str, ids: str) -> tuple[str, Any]:

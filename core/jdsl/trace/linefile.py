@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -63,10 +64,12 @@ class LineFile:
         interval_s: the longest a line waits in the buffer; 0 writes each line at once.
         max_lines: flush when this many lines are buffered.
         fsync: ``os.fsync`` after every write.
+        render: called with :attr:`lines` at the start of every flush (lock held, Ctrl-C
+            held) to replace, in place, the items a sink kept unencoded by their lines.
 
     Attributes:
         lines: the buffered lines (a sink may append to it while holding :attr:`lock`, then
-            call :meth:`added`).
+            call :meth:`added`), or items ``render`` turns into lines.
         needs_newline: the file ends inside a line (a torn last line): write a newline first.
     """
 
@@ -78,13 +81,15 @@ class LineFile:
         interval_s: float = 0.1,
         max_lines: int = 200,
         fsync: bool = False,
+        render: Callable[[list[Any]], None] | None = None,
     ) -> None:
         self.path = path
+        self.render = render
         self.lock = lock
         self.interval_s = interval_s
         self.max_lines = max_lines
         self.fsync = fsync
-        self.lines: list[str] = []
+        self.lines: list[Any] = []  # str, or an item render turns into one
         self.needs_newline = False
         self._batch: _Batch | None = None  # being written (see flush)
         self._fd: int | None = None
@@ -108,6 +113,8 @@ class LineFile:
         if not self.lines and self._batch is None:
             return
         with self.lock, interrupts_held():
+            if self.render is not None and self.lines:
+                self.render(self.lines)
             while self._batch is not None or self.lines:
                 self._write_batch(self._fd if self._fd is not None else self._open())
 

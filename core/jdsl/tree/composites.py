@@ -31,7 +31,9 @@ class _Composite(Node):
 class Sequence(_Composite):
     """Behavior-tree AND: tick children in order; FAILURE at the first failure, else SUCCESS.
 
-    An empty sequence succeeds.
+    A failure after the first child succeeded marks the run's failure as *under way*
+    (``ctx.under_way``): a selector keeps it over a later alternative's. An empty sequence
+    succeeds.
     """
 
     kind: Literal["sequence"] = "sequence"
@@ -41,8 +43,9 @@ class Sequence(_Composite):
         return "seq"
 
     def _tick(self, ctx: RunContext) -> Status:
-        for child in self.children:
+        for i, child in enumerate(self.children):
             if child.tick(ctx) is _FAILURE:
+                ctx.under_way = ctx.under_way or i > 0
                 return _FAILURE
         return _SUCCESS
 
@@ -51,7 +54,9 @@ class Selector(_Composite):
     """Behavior-tree OR: the first child that succeeds wins; FAILURE when none does.
 
     A child that succeeds recovers the failures before it (``ctx.failure`` is cleared); when
-    none does, ``ctx.failure`` is the last child's. An empty selector fails.
+    none does, ``ctx.failure`` is that of the last child that was under way (a sequence that
+    failed after its first child succeeded: the alternative its first child selected), else
+    the last child's. An empty selector fails.
     """
 
     kind: Literal["selector"] = "selector"
@@ -61,8 +66,14 @@ class Selector(_Composite):
         return "sel"
 
     def _tick(self, ctx: RunContext) -> Status:
+        kept = None
         for child in self.children:
+            ctx.under_way = False
             if child.tick(ctx) is _SUCCESS:
                 ctx.failure = None
                 return _SUCCESS
+            if ctx.under_way:
+                kept = ctx.failure
+        if kept is not None:
+            ctx.failure, ctx.under_way = kept, True
         return _FAILURE if self.children else ctx.fail(self, "the selector has no children")

@@ -202,6 +202,8 @@ class RunContext:
             SUCCESS. None when the run succeeded; kept whether or not the run is traced. When
             the run ended with an exception, ``error`` is the cause and ``failure`` is whatever
             failure was pending before it.
+        under_way: whether the last FAILURE ended a sequence after its first child succeeded
+            (set by sequences, read by selectors: :class:`jdsl.tree.composites.Selector`).
         abandoned: True for the context of a subtree a ``timeout`` gave up on (see
             :class:`jdsl.tree.scope.ScopedContext`); always False here.
         tracing: whether a sink is attached.
@@ -215,6 +217,9 @@ class RunContext:
         node_events: ``{id(node): NodeEvents}`` (:mod:`jdsl.tree.node_events`) (the payloads of its ``node.enter`` and
             ``node.exit``) filled by :meth:`events_of`; a traced ``Root.run`` starts it with
             the ones its earlier runs of the same tree made.
+        missing_inputs: keys the tree reads that no node writes and the run was not given
+            (set by ``Root.run`` from its static check): a predict that reads one fails rather
+            than send the model ``null`` (:func:`jdsl.tree.predict.missing_inputs`).
     """
 
     def __init__(
@@ -252,9 +257,11 @@ class RunContext:
         self.status: Status = Status.FAILURE
         self.error: BaseException | None = None
         self.failure: Failure | None = None
+        self.under_way = False
         self.tracing = trace_sink is not None
         self.node_names: dict[int, tuple[str | None, str]] = {}
         self.node_events: dict[int, NodeEvents] = {}
+        self.missing_inputs: frozenset[str] = frozenset()
         self.trace: Callable[..., int | None] = _untraced
         if trace_sink is not None:
             self.trace = recorder_for(trace_sink, capture_id, episode_id)

@@ -59,6 +59,20 @@ def read_inputs(
     return values
 
 
+def missing_inputs(sig: Signature, sources: dict[str, str], ctx: RunContext) -> list[str]:
+    """The keys the input fields read that are run inputs nobody gave
+    (:attr:`RunContext.missing_inputs`): outside a selector the static check stops such a
+    run; inside one (a compiled package's program under its fallback) the predict fails on
+    them, so the next alternative takes over and no model is ever sent ``null`` for them."""
+    missing = []
+    for name in sig.input_names:
+        path = sources.get(name, name).removeprefix("blackboard.")
+        first = path.split(".")[0].split("[")[0]
+        if first in ctx.missing_inputs and first not in ctx.blackboard:
+            missing.append(first)
+    return list(dict.fromkeys(missing))
+
+
 class Predict(SignedLeaf):
     """Ask the model once for the signature's outputs and write them to the blackboard.
 
@@ -90,6 +104,14 @@ class Predict(SignedLeaf):
     def _tick(self, ctx: RunContext) -> Status:
         model = ctx.require_model()
         sig = self.parsed
+        missing = missing_inputs(sig, self.input_sources or {}, ctx) if ctx.missing_inputs else []
+        if missing:
+            keys = ", ".join(missing)
+            return ctx.fail(
+                self,
+                f"reads {keys}, which no node writes and the run's inputs do not give; give "
+                f"{keys} as a run input",
+            )
         inputs = read_inputs(self, sig, self.input_sources or {}, ctx)
         prompt = render_prompt(sig, inputs, self.instructions, self.examples or ())
         system = ctx.window.system

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, PrivateAttr
 
 from jdsl.errors import ModelOutputError
 from jdsl.flows import react_flow
-from jdsl.interaction.tools import Tool, tool_name
+from jdsl.interaction.cancel import is_cancelled
+from jdsl.interaction.tools import HOST_NAME, Tool, tool_name
 from jdsl.providers.messages import Message
 from jdsl.signature import render_prompt
 from jdsl.tree.context import unbound_error
@@ -20,7 +23,7 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
 
-__all__ = ["React"]
+__all__ = ["React", "host_names"]
 
 
 class React(SignedLeaf):
@@ -37,7 +40,8 @@ class React(SignedLeaf):
     say why. A react ticked while a failure is pending (a selector's later child, e.g. a compiled
     package's fallback) takes over from it: ``react.started`` names it (``after_failure``) and an
     input named ``failure`` that the blackboard does not hold gets ``"<node id>: <reason>"``. An exception the model raised (a bad key, a dropped connection, a ``converse``
-    returning neither a ModelTurn nor a str) propagates unchanged after ``react.finished``.
+    returning neither a ModelTurn nor a str) propagates unchanged after ``react.finished``, and
+    a Ctrl-C during the loop raises KeyboardInterrupt after it (the run ends cancelled).
 
     Attributes:
         signature: e.g. ``"question -> answer"`` or ``"ticket -> category, urgency: int"``.
@@ -59,11 +63,13 @@ class React(SignedLeaf):
 
     def _bound_tools(self, ctx: RunContext) -> list[Callable[..., Any]]:
         bound: list[Callable[..., Any]] = []
+        hosts = host_names(self.tools)
         for name in self.tools:
             fn = ctx.bindings.tools.get(name) or self._fns.get(name)
             if fn is None:
                 raise unbound_error("tool", name, ctx.bindings.tools)
-            named = fn if _named(fn) == name else Tool(fn, name=name)
+            host = hosts[name]
+            named = fn if _named(fn) == host else Tool(fn, name=host)
             bound.append(named)
         return bound
 
@@ -115,12 +121,40 @@ class React(SignedLeaf):
         if result.exception is not None:
             # a model that cannot be reached, or breaks the protocol, is an error, not a FAILURE
             raise result.exception
+        if result.stop_reason == "cancelled" and not is_cancelled(ctx.cancel):
+            # react_flow's Ctrl-C (no token was cancelled): the run stops as cancelled, as a
+            # Ctrl-C anywhere else in the tree does, instead of failing into a sibling
+            raise KeyboardInterrupt
         if outputs is None:
             stopped = f"react stopped: {result.stop_reason}" + (f" ({error})" if error else "")
             return ctx.fail(self, stopped if not result.completed else f"react answer: {error}")
         for key, value in outputs.items():
             ctx.write(key, value, self)
         return Status.SUCCESS
+
+
+def host_names(names: Sequence[str]) -> dict[str, str]:
+    """The name a model sees for each tool name a react leaf lists: the name itself when
+    every provider takes it (:data:`~jdsl.interaction.tools.HOST_NAME`), else, for a capability
+    id (``retail.cancel_pending_order``, as a compiled package's fallback lists its tools), its
+    last part when no other listed name shares it, else the id with every other character
+    made ``_`` (``retail_cancel_pending_order``).
+
+    Example:
+        >>> host_names(["add", "retail.cancel", "a.get", "b.get"])
+        {'add': 'add', 'retail.cancel': 'cancel', 'a.get': 'a_get', 'b.get': 'b_get'}
+    """
+    lasts = Counter(n.rsplit(".", 1)[-1] for n in names)
+    hosts: dict[str, str] = {}
+    for name in names:
+        last = name.rsplit(".", 1)[-1]
+        if HOST_NAME.match(name):
+            hosts[name] = name
+        elif lasts[last] == 1 and HOST_NAME.match(last) and last not in names:
+            hosts[name] = last
+        else:
+            hosts[name] = re.sub(r"[^A-Za-z0-9_-]", "_", name)[-64:] or "tool"
+    return hosts
 
 
 def _named(fn: Callable[..., Any]) -> str | None:

@@ -290,6 +290,7 @@ class Root(Node):
             report = memo.report()
             if report.errors:
                 raise BehaviorCheckError(report)
+            ctx.missing_inputs = frozenset(report.inputs).difference(inputs)
             if ctx.model is None and self.model_id and uses_model:
                 ctx.model = _resolve_model(self.model_id)
             if ctx.model is not None and uses_model:

@@ -30,9 +30,11 @@ from jdsl.compiler.candidates import RECOVERY
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.rejoin import choice_tokens, choice_tools
 from jdsl.compiler.residualize import CompilerModel, as_compiler_model
+from jdsl.compiler.staticize.again import again_fork, writing_again
 from jdsl.compiler.staticize.emit import emit, hand_over_node, result
-from jdsl.compiler.staticize.fragment import EMPTY, Evidence
+from jdsl.compiler.staticize.fragment import EMPTY, Evidence, Here
 from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.staticize.recovery import contested_notes
 from jdsl.compiler.staticize.shape import plan_shape
@@ -67,6 +69,9 @@ def staticize(
     hand_over: bool = False,
     same_writes: bool = False,
     unaccounted: Collection[str] = (),
+    always: bool = False,
+    rejoin: bool = True,
+    peers: Sequence[NormEpisode] = (),
 ) -> CompiledBehavior:
     """Build the compiled behavior (IR, residual signatures, provenance) from the evidence.
 
@@ -89,31 +94,45 @@ def staticize(
             fits (the fallback takes over there).
         unaccounted: the episodes the program compiled without ``hand_over`` did not account
             for (neither matched nor handed to the fallback in verification).
+        always: with ``hand_over``, the paths' common part and a hand-over where they part,
+            whatever their support (:func:`~jdsl.compiler.branches.plan_branches`).
+        rejoin: alternative lookups with the support are one choice token whose arms rejoin
+            at once (:mod:`jdsl.compiler.rejoin`); False: each stays its own way.
+        peers: successful runs of the corpus's other families: support for an alternative
+            lookup the family took (:func:`jdsl.compiler.rejoin.choice_tokens`).
     """
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
 
+    recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
+                  if c.type == RECOVERY and c.accepted}  # fmt: skip
+    found = choice_tokens(successful_pool(episodes), read_only, min_support, peers)
+    choices = {  # a lookup recovering from another's failure is a recovery, not a choice
+        tool: token for tool, token in found.items() if rejoin
+        and not any({a, b} <= set(choice_tools(token)) for a, b in recoveries)
+    }  # fmt: skip
+
     def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
         seq, positions, _ = compress(episode, loops)
-        return seq, positions
+        return tuple(choices.get(t, t) for t in seq), positions
 
     plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
-                         tokens=tokens if loops else None, hand_over=hand_over,
-                         same_writes=same_writes, unaccounted=unaccounted)  # fmt: skip
+                         tokens=tokens if loops or choices else None, hand_over=hand_over,
+                         same_writes=same_writes, unaccounted=unaccounted,
+                         always=always)  # fmt: skip
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
         return result(ev, EMPTY, (), plan.aligned, ("no successful episode to compile", *contested))
     notes = list(plan.notes)
-    recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
-                  if c.type == RECOVERY and c.accepted}  # fmt: skip
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
-                              loops=specs, thin=plan.thin, routed=plan.same_writes)  # fmt: skip
+                              loops=specs, thin=plan.thin, routed=plan.same_writes,
+                              choices={t: choice_tools(t) for t in choices.values()})  # fmt: skip
     if plan.hand_over is not None:  # the common part, then the fallback: no run is served
         pool = lanes[0].episodes
         program = emit(ev, items, pool, None)
-        ways = len({tokens(e)[0] if loops else e.tool_sequence() for e in pool})
+        ways = len({tokens(e)[0] for e in pool})
         program += hand_over_node(program, plan.hand_over, ways, pool)
         made = result(ev, program, lanes[0].skeleton, pool, (*notes, *contested))
         return dataclasses.replace(made, aligned=())
@@ -121,4 +140,12 @@ def staticize(
     aligned = subset(plan.aligned, [i for i, h in enumerate(heads(plan.aligned))
                                     if h.episode_id in kept])  # fmt: skip
     program = emit(ev, items, aligned, lanes[0], other=plan.same_writes)
+    again = writing_again(successful_pool(episodes), lanes, kept, read_only)
+    if again:  # runs that make a compiled path's writes, then more: the fallback's, at the end
+        here = Here(scope=aligned, available=program.produced, inputs=program.inputs,
+                    residual_keys=program.residual_keys, ids=program.ids)  # fmt: skip
+        tools = [
+            s.logical_tool for e in again for s in e.ok_steps() if not read_only(s.logical_tool)
+        ]
+        program += again_fork(here, again, tools)
     return result(ev, program, lanes[0].skeleton, aligned, (*notes, *contested))

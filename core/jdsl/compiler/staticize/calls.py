@@ -291,11 +291,16 @@ def residual_inputs(here: Here) -> list[str]:
     return ["conversation"] if "conversation" in shared else sorted(shared)
 
 
-def route_decision(here: Here, routes: Sequence[tuple[str, str]]) -> tuple[str, Fragment]:
-    """A residual decision choosing a branch alternative by name, and its output key."""
-    key, n = "route", 2
-    while key in here.available:
-        key, n = f"route_{n}", n + 1
+def route_decision(
+    here: Here, routes: Sequence[tuple[str, str]], base: str = "route"
+) -> tuple[str, Fragment]:
+    """A residual decision choosing a branch alternative by name, and its output key
+    (``base``, numbered when taken: a key written before, or decided anywhere earlier in the
+    program, e.g. inside an alternative of an earlier fork, since replay answers a route by its
+    key, :mod:`jdsl.compiler.decisions`)."""
+    key, n = base, 2
+    while key in here.available or f"choose_{key}" in here.ids:
+        key, n = f"{base}_{n}", n + 1
     inputs = sorted(here.shared_inputs() | here.available)
     b = Build(here)
     residual = residualize_route(node_id=b.id(f"choose_{key}"), output=key,

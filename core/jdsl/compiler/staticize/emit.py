@@ -175,7 +175,8 @@ class _Walk:
         b.add(self.body(b.here, arm.body, skip, arm.strands[0].lane if arm.ends else None))
         body = b.out
         lane = arm.lane
-        inputs, names = _input_guard(b.here, node_id, k, lane, slots, body)
+        inputs, names = _input_guard(b.here, node_id, k, lane, slots, body,
+                                     synthesized=fork.selection == "inputs")  # fmt: skip
         nodes = [*inputs.nodes, *body.nodes]
         tools = tuple(s.tool for s in slots)
         n = len(lane.episodes)
@@ -283,12 +284,20 @@ def _selector(
 
 
 def _input_guard(
-    here: Here, node_id: str, k: int, lane: Lane, slots: Sequence[Slot], body: Fragment
-) -> tuple[Fragment, tuple[str, ...]]:
+    here: Here, node_id: str, k: int, lane: Lane, slots: Sequence[Slot], body: Fragment,
+    synthesized: bool = False,
+) -> tuple[Fragment, tuple[str, ...]]:  # fmt: skip
     """``exists(...)`` of the run inputs the alternative's arguments read, to put first in it
-    (unless a mined guard there already says so), and those inputs."""
+    (unless a mined guard there already says so), and those inputs; with ``synthesized`` (a
+    fork selected by its arms' inputs), also of the inputs no episode recorded that no node of
+    the alternative writes (a host gives them: the run took this way when it has them)."""
     read = {str(c.source) for a in body.actions for c in a.choices if c.how == "input"}
-    names = tuple(sorted(n for n in read if all(n in e.inputs for e in lane.episodes)))
+    names = tuple(sorted(
+        n for n in read
+        if all(n in e.inputs for e in lane.episodes)
+        or (synthesized and n not in body.produced and not any(n in e.inputs
+                                                               for e in lane.episodes))
+    ))  # fmt: skip
     if not names:
         return EMPTY, ()
     mined = [g for g in body.guards if g.origin == "mined"]

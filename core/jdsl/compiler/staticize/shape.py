@@ -40,7 +40,7 @@ from jdsl.compiler.branches import Lane
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.selection import arm_conditions
 from jdsl.compiler.staticize.loops import LoopSpec
-from jdsl.compiler.store import joined
+from jdsl.compiler.store import joined, subset
 
 __all__ = ["Arm", "Call", "Fork", "Item", "Strand", "plan_shape"]
 
@@ -162,6 +162,7 @@ def plan_shape(
     recoveries: Collection[tuple[str, str]] = (),
     loops: Mapping[str, LoopSpec] | None = None,
     thin: Sequence[Lane] = (),
+    choices: Mapping[str, Sequence[str]] | None = None,
     routed: bool = False,
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
@@ -174,9 +175,13 @@ def plan_shape(
     ``sel(primary on_error=fail, backup)``, :mod:`jdsl.compiler.staticize.recovery`) serves both.
     With ``routed`` no fork is selected by ``inputs`` (thin paths: a route decision may answer
     that none fits, :attr:`jdsl.compiler.branches.BranchPlan.same_writes`).
+
+    ``choices``: ``{choice token: its tools}`` (:func:`jdsl.compiler.rejoin.choice_tokens`):
+    each such token is a fork of one call per tool that rejoins at once (:meth:`_Planner.item`).
     """
     keys = count()
-    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}), routed)
+    plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}),
+                    {t: tuple(tools) for t, tools in (choices or {}).items()}, routed)  # fmt: skip
     strands = [Strand(lane, 0) for lane in lanes] + [Strand(lane, 0, True) for lane in thin]
     items, kept = plan.walk(strands)
     ids = {id(s.lane) for s in kept}
@@ -186,10 +191,32 @@ def plan_shape(
 class _Planner:
     def __init__(
         self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
-        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec], routed: bool = False,
+        recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec],
+        choices: dict[str, tuple[str, ...]], routed: bool = False,
     ) -> None:  # fmt: skip
         self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
-        self.loops, self.routed = loops, routed
+        self.loops, self.choices, self.routed = loops, choices, routed
+
+    def item(self, strands: Sequence[Strand], n: int = 0) -> Item:
+        """The compiled ``strands``' ``n``-th next token (the same in each): a call, or for a
+        choice token a fork with one arm per tool (one call each, the strands whose runs made
+        it) that rejoins at once, selected by the run inputs each arm reads."""
+        going = [s.advanced(n) for s in strands if not s.thin]
+        token = going[0].rest[0]
+        tools = self.choices.get(token)
+        if tools is None:
+            return self.call(token, _where(going))
+        arms = []
+        for tool in tools:
+            parts = [p for s in going if (p := _taking(s, tool)) is not None]
+            if parts:
+                at = _where(parts)
+                arms.append(Arm(tuple(parts), (Call(("call", next(self.keys)), tool, at),), False))
+        arms.sort(key=lambda a: -len(a.episodes))
+        if len(arms) == 1:  # these strands' runs took one of the alternatives only
+            (call,) = arms[0].body
+            return call
+        return _fork(tuple(arms), self.read_only, tail=going[0].rest[1:], routed=self.routed)
 
     def call(self, token: str, at: Where) -> Call:
         loop = self.loops.get(token)
@@ -208,7 +235,11 @@ class _Planner:
         loops = {at: (token, n) for at, token, n in strand.lane.loops}
         rest, n = strand.rest, 0
         for token in tokens:
-            if token in self.loops:
+            if token in self.choices:
+                if n >= len(rest) or rest[n] not in self.choices[token]:
+                    return None
+                n += 1
+            elif token in self.loops:
                 found, m = loops.get(strand.offset + n, ("", 0))
                 if found != token:
                     return None
@@ -261,7 +292,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
         joined, off = planner.join([list(g) for g in groups], [s for s in strands if s.thin])
         handing = tuple(Arm(tuple(g), (), ends=True, hand_over=True) for g in _groups(off))
         if len(groups) == 1 and not handing:
-            items.append(planner.call(going[0].rest[0], _where(going)))
+            items.append(planner.item(going))
             strands = _advanced(joined, [1], planner)
             continue
         if len(groups) == 1:  # thin ways part here from the one compiled way
@@ -384,8 +415,28 @@ def _meeting(groups: Sequence[Sequence[Strand]]) -> list[int] | None:
     return [o[best] for o in options]
 
 
-def _own_calls(group: Sequence[Strand], cut: int, planner: _Planner) -> list[Call]:
-    return [planner.call(group[0].rest[i], _where(group, i)) for i in range(cut)]
+def _own_calls(group: Sequence[Strand], cut: int, planner: _Planner) -> list[Item]:
+    return [planner.item(group, i) for i in range(cut)]
+
+
+def _taking(strand: Strand, tool: str) -> Strand | None:
+    """``strand`` (at a choice token) narrowed to the episodes that call ``tool`` there, with
+    ``tool`` for the token in its lane; None when none does."""
+    lane, t = strand.lane, strand.offset
+
+    def calling(p: int, episodes: Sequence[NormEpisode]) -> Sequence[NormEpisode]:
+        return subset(episodes, [i for i, e in enumerate(episodes)
+                                 if e.ok_steps()[p].logical_tool == tool])  # fmt: skip
+
+    skeleton = (*lane.skeleton[:t], tool, *lane.skeleton[t + 1 :])
+    if not lane.parts:
+        episodes = calling(t, lane.episodes)
+        return Strand(Lane(skeleton, episodes), t) if len(episodes) else None
+    parts = tuple((eps, ps) for eps0, ps in lane.parts
+                  if len(eps := calling(ps[t][0], eps0)))  # fmt: skip
+    if not parts:
+        return None
+    return Strand(Lane(skeleton, joined([eps for eps, _ in parts]), parts), t)
 
 
 def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -> bool:
