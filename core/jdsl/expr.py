@@ -25,6 +25,7 @@ IR expressions are JSON objects with exactly one operator key::
     {"eq" | "neq" | "lt" | "lte" | "gt" | "gte" | "in": [operand, operand]}
     {"and" | "or": [expression, ...]}        short-circuit
     {"not": expression}
+    {"const": true} or {"const": false}      a literal: always true / false
 
 Operands are ``{"ref": path}`` (absent -> None), ``{"const": value}`` or a bare JSON literal.
 A comparison that raises ``TypeError`` (``"a" < 1``) is False. The text form
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import operator
 import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
@@ -94,16 +96,9 @@ MAX_INDEX_DIGITS: Final = 18
 
 _INDEX = re.compile(rf"\s*-?\d{{1,{MAX_INDEX_DIGITS}}}\s*")
 _TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+|\.")
-_COMPARE = {
-    "eq": lambda a, b: a == b,
-    "neq": lambda a, b: a != b,
-    "lt": lambda a, b: a < b,
-    "lte": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "gte": lambda a, b: a >= b,
-    "in": lambda a, b: a in b,
-}
-OPERATORS: Final = frozenset({"exists", "and", "or", "not", *_COMPARE})
+_COMPARE = {"eq": operator.eq, "neq": operator.ne, "lt": operator.lt, "lte": operator.le,
+            "gt": operator.gt, "gte": operator.ge, "in": lambda a, b: a in b}  # fmt: skip
+OPERATORS: Final = frozenset({"exists", "and", "or", "not", "const", *_COMPARE})
 """Every IR expression operator."""
 
 
@@ -330,6 +325,8 @@ def evaluate(
             return not evaluate(arg, data, reads, _depth=deeper)
         results = (evaluate(item, data, reads, _depth=deeper) for item in _items(arg, op))
         return all(results) if op == "and" else any(results)
+    if op == "const":
+        return bool(arg)
     if op == "exists":
         path = _exists_path(arg)
         value = resolve_path(path, data)
@@ -363,8 +360,8 @@ def describe(expr: Any) -> str:
             return f" {op} ".join(_describe_child(item) for item in _items(arg, op))
         if op == "not":
             return f"not ({describe(arg)})"
-        if op == "exists":
-            return f"exists({_exists_path(arg)})"
+        if op in ("exists", "const"):
+            return f"exists({_exists_path(arg)})" if op == "exists" else json.dumps(arg)
         left, right = _pair(arg, op)
     except ValidationError:
         return repr(expr)
@@ -400,6 +397,8 @@ def _single_operator(expr: Any) -> tuple[str, Any]:
     ((op, arg),) = expr.items()
     if op not in OPERATORS:
         raise ValidationError([f"unknown operator {preview(op)}; use one of {sorted(OPERATORS)}"])
+    if op == "const" and not isinstance(arg, bool):
+        raise ValidationError([f"'const' is true or false, got {preview(arg)}; compare with =="])
     return op, arg
 
 
@@ -457,6 +456,7 @@ def validate_expr(expr: Any, where: str = "expression", *, _depth: int = 0) -> l
             return validate_expr(arg, f"{where}.not", _depth=deeper)
         if op == "exists":
             parse_path(_exists_path(arg))
+        if op in ("exists", "const"):  # a const's true / false was checked by _single_operator
             return []
         problems: list[str] = []
         for operand in _pair(arg, op):

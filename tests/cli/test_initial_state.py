@@ -4,12 +4,15 @@ run never made, before its first write, from the shipped airline database (as th
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from jdsl.cli import app
+from jdsl.commands.validate import initial_state, recorded_initial_state
+from jdsl.compiler import normalize_all
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
-from jdsl.trace import JsonlTraceSink
+from jdsl.trace import JsonlTraceSink, read_events
 from typer.testing import CliRunner
 
 FAMILY = "airline.update_reservation_flights+transfer_to_human_agents"
@@ -55,6 +58,27 @@ def test_compile_holdout_answers_unrecorded_reads_from_the_shipped_db(tmp_path: 
     assert row.split()[1] == "matched", validated.stdout
     unknown = runner.invoke(app, [*base, "-o", str(tmp_path / "c"), "--initial-state", "x"])
     assert unknown.exit_code != 0 and "tau_airline" in unknown.output
+
+
+def test_the_import_records_the_initial_state_and_old_imports_keep_the_skill_rule(
+    tmp_path: Path,
+) -> None:
+    traces = _task_20(tmp_path)
+    started = [json.loads(line) for line in traces.read_text().splitlines()]
+    started = [e["payload"] for e in started if e["kind"] == "episode.started"]
+    assert started and {s["initial_state"] for s in started} == {"tau_airline"}
+    episodes = normalize_all(read_events(traces).episodes)
+    assert {recorded_initial_state(e) for e in episodes} == {"tau_airline"}
+    # a trace imported before the name was recorded: the skill tau_bench.airline names it
+    old = [replace(e, metadata={k: v for k, v in e.metadata.items() if k != "initial_state"})
+           for e in episodes]  # fmt: skip
+    assert {recorded_initial_state(e) for e in old} == {"tau_airline"}
+    assert initial_state(None, old) is not None and initial_state(None, episodes) is not None
+    # the recorded name wins over the skill; an unknown one (no shipped db) answers nothing
+    renamed = [replace(e, metadata={**e.metadata, "skill": "other"}) for e in episodes]
+    assert initial_state(None, renamed) is not None
+    retail = [replace(e, metadata={**e.metadata, "initial_state": "tau_retail"}) for e in episodes]
+    assert initial_state(None, retail) is None and initial_state(None, []) is None
 
 
 def test_compile_without_holdout_verifies_with_the_shipped_db_too(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jdsl.commands.package import fallback_note
 from jdsl.compiler import compile_behavior, execute, normalize_all, validate_package
-from jdsl.compiler.fallback import FALLBACK_ID, WRAPPER_ID, split_fallback
+from jdsl.compiler.fallback import FALLBACK_ID, WRAPPER_ID, split_fallback, takeover
 from jdsl.compiler.verify import verify
 from jdsl.ir import from_ir
 from jdsl.testing import ScriptedModel
@@ -209,3 +210,30 @@ def test_without_a_fallback_the_compiled_failure_stands() -> None:
     ctx = from_ir(result.package.ir).run(tools=_tools([], []), user_id="u9", zip="1",
                                          raise_errors=False)  # fmt: skip
     assert ctx.status is not Status.SUCCESS
+
+
+def test_the_trace_and_the_replay_say_the_same_takeover(family: Any) -> None:
+    # a live run whose order has no id (the value the cancel needs is missing) ...
+    tools = _tools([], ["#W80"])
+    tools["get_order"] = lambda order_id: {"status": "pending"}
+    sink = ListTraceSink()
+    from_ir(family.package.ir).run(
+        tools=tools, model=ScriptedModel("0", "I cannot find that order's id."),
+        trace_sink=sink, user_id="u8", zip="08123", conversation=["cancel it"],
+    )  # fmt: skip
+    taken = takeover(sink.events)
+    after = next(e for e in sink.events if e.kind == "react.started").payload["after_failure"]
+    assert taken is not None and taken.fallback_id == FALLBACK_ID and taken.call_index == 2
+    assert (taken.node_id, taken.reason) == (after["node_id"], after["reason"])
+    note = fallback_note(sink.events)
+    assert note is not None and f"stopped at {taken.node_id} ({taken.reason})" in note
+    # ... and the replay of a recorded run that found the same stop at the same node, for the
+    # same reason, after the same calls
+    b = EpisodeBuilder("held", inputs={"user_id": "u8", "zip": "08123"})
+    b.call("get_user", {"id": "u8", "orders": ["#W80"]}, store="user", user_id="u8")
+    b.call("get_order", {"status": "pending"}, store="order", order_id="#W80")
+    replayed = execute(family.package.ir, normalize_all([b.done(True)])[0]).fallback
+    assert replayed is not None
+    assert (replayed.node_id, replayed.reason, replayed.call_index) == (
+        taken.node_id, taken.reason, taken.call_index)  # fmt: skip
+    assert takeover([e for e in sink.events if e.kind != "node.enter"]) is None

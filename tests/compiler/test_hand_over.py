@@ -17,6 +17,7 @@ from jdsl.compiler import compile_normalized, normalize_all
 from jdsl.compiler.fallback import compiled_program, split_fallback
 from jdsl.compiler.lookups import initial_lookups
 from jdsl.compiler.verify import verify
+from jdsl.text import format_behavior
 
 sys.path.insert(0, str(Path(__file__).parent))
 from events import EpisodeBuilder  # noqa: E402
@@ -90,6 +91,9 @@ def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
         _hand_overs(result.ir)[0]["id"]
     ]
     assert any("hand" in note and "fallback" in note for note in result.compiled.notes)
+    # the hand-over is the literal guard false, written so in the package's text
+    assert _hand_overs(result.ir)[0]["expression"] == {"const": False}
+    assert f"guard false id={_hand_overs(result.ir)[0]['id']}" in format_behavior(result.ir)
 
 
 def test_two_runs_parting_at_the_start_go_to_the_fallback_at_once() -> None:

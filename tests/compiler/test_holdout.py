@@ -12,7 +12,7 @@ from jdsl.cli import app
 from jdsl.compiler import compile_normalized, holdout_split, normalize_all, validate_package
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import compiled_program
-from jdsl.compiler.holdout import ir_paths
+from jdsl.compiler.holdout import holdout_families, ir_paths
 from jdsl.envs.data import data_path
 from jdsl.importers import import_tau_bench
 from jdsl.package import export_jdsl
@@ -283,3 +283,22 @@ def test_holdout_cli_boundaries_name_the_fix(tmp_path: Path) -> None:
     assert every.stdout.count("\n") > only.stdout.count("\n")
     unknown = RUNNER.invoke(app, ["package", "validate", str(package), str(traces), "-e", "x"])
     assert unknown.exit_code == 1 and "no episode 'x' in the traces" in unknown.stderr
+
+
+def test_holdout_families_splits_compiles_and_validates_each_family(
+    airline: dict[str, list[Any]],
+) -> None:
+    one = next(f for f, es in sorted(airline.items()) if sum(e.success is True for e in es) == 1)
+    compiled: list[str] = []
+
+    def compile_family(family: str, kept: list[Any]) -> Any:
+        compiled.append(family)
+        return compile_normalized(kept, name="f")
+
+    chosen = [(one, airline[one]), ("airline_test_42", airline["airline_test_42"])]
+    too_few, done = holdout_families(chosen, 1, compile_family)
+    assert compiled == [one, "airline_test_42"]  # the compile decides what is too few
+    assert too_few.result is None and too_few.report is None and too_few.references == 1
+    assert done.result is not None and done.result.ok and done.report is not None
+    assert [r.episode_id for r in done.report.rows] == [e.episode_id for e in done.held]
+    assert done.held == tuple(holdout_split(airline["airline_test_42"], 1)[1])

@@ -6,10 +6,12 @@ import pytest
 from jdsl.errors import ValidationError
 from jdsl.expr import (
     MISSING,
+    describe,
     evaluate,
     expression_paths,
     missing_step,
     parse_path,
+    preview,
     resolve_path,
     validate_expr,
 )
@@ -157,3 +159,20 @@ def test_expression_paths_in_order_without_repeats():
         "or": [{"exists": "a"}, {"eq": [_ref("b.c"), _ref("a")]}, {"not": {"exists": _ref("d")}}]
     }
     assert expression_paths(expr) == ["a", "b.c", "d"]
+
+
+def test_true_and_false_literals_evaluate_describe_and_read_nothing():
+    assert evaluate(_const(True), BOARD) is True and evaluate(_const(False), BOARD) is False
+    assert evaluate({"and": [{"exists": "customer"}, {"not": _const(False)}]}, BOARD) is True
+    assert describe(_const(False)) == "false" and validate_expr(_const(True)) == []
+    assert expression_paths({"or": [_const(False), {"exists": "a"}]}) == ["a"]
+
+
+@pytest.mark.parametrize("value", [3, None, "true", [True], {"ref": "flag"}])
+def test_a_const_expression_that_is_not_a_bool_is_a_validation_error(value):
+    with pytest.raises(ValidationError, match="true or false"):
+        evaluate(_const(value), BOARD)
+    assert validate_expr(_const(value)) == [
+        f"expression: 'const' is true or false, got {preview(value)}; compare with =="
+    ]
+    assert describe(_const(value)) == repr(_const(value))  # a malformed part prints as its repr

@@ -117,3 +117,51 @@ def test_malformed_expressions_raise_with_column(text: str, col: int, fragment: 
 def test_format_rejects_malformed_ir(expression: object) -> None:
     with pytest.raises(ValidationError):
         format_expression(expression)
+
+
+@pytest.mark.parametrize(
+    ("text", "expression"),
+    [
+        ("false", const(False)),
+        ("true", const(True)),
+        ("not false", {"not": const(False)}),
+        ("exists(a) and true", {"and": [{"exists": ref("a")}, const(True)]}),
+        ("false or a == 1", {"or": [const(False), {"eq": [ref("a"), const(1)]}]}),
+        ("true == a", {"eq": [const(True), ref("a")]}),  # compared: an operand, as before
+        ("a != false", {"neq": [ref("a"), const(False)]}),
+        ("true in a", {"in": [const(True), ref("a")]}),
+    ],
+)
+def test_true_and_false_alone_are_literals_and_round_trip(text: str, expression: dict) -> None:
+    assert parse_expression(text) == expression
+    assert format_expression(expression) == text
+    assert parse_expression(format_expression(expression)) == expression
+
+
+def test_a_literal_guard_round_trips_in_behavior_text_and_draws_as_written() -> None:
+    from jdsl.drawing.labels import drawing_label
+    from jdsl.text import format_behavior, parse_behavior_ir
+
+    ir = parse_behavior_ir("guard false id=hand_over_1\n")
+    guard = ir["root"]["child"]
+    assert guard == {"kind": "guard", "expression": const(False), "id": "hand_over_1"}
+    assert "guard false id=hand_over_1" in format_behavior(ir)
+    assert drawing_label(guard) == "guard false"
+
+
+@pytest.mark.parametrize(
+    ("text", "col", "fragment"),
+    [("null", 5, "expected a comparison"), ('"x"', 4, "expected a comparison"),
+     ("3", 2, "expected a comparison"), ("true 3", 6, "unexpected '3'"),
+     ("true = a", 6, "'=' is not a comparison")],
+)  # fmt: skip
+def test_other_literals_alone_still_need_a_comparison(text: str, col: int, fragment: str) -> None:
+    with pytest.raises(BehaviorSyntaxError) as info:
+        parse_expression(text)
+    assert info.value.col == col and fragment in info.value.message and info.value.hint
+
+
+@pytest.mark.parametrize("value", [3, None, "false", [False]])
+def test_a_const_expression_that_is_not_a_bool_is_refused(value: object) -> None:
+    with pytest.raises(ValidationError, match="true or false"):
+        format_expression(const(value))

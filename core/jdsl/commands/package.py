@@ -21,7 +21,7 @@ from jdsl.commands.inputs import parse_inputs, read_tools
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
 from jdsl.commands.validate import validate_command
-from jdsl.compiler.fallback import FALLBACK_ID, split_fallback
+from jdsl.compiler.fallback import FALLBACK_ID, split_fallback, takeover
 from jdsl.inputs import unread_inputs_note
 from jdsl.package import input_types, load_package
 from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, TraceEvent
@@ -127,15 +127,13 @@ def run_command(
 
 def fallback_note(events: Sequence[TraceEvent]) -> str | None:
     """The note for a run whose compiled program stopped and whose fallback took over (the
-    fallback's ``react.started`` names the failure in ``after_failure``); None otherwise."""
-    for event in events:
-        payload = event.payload
-        if event.kind == "react.started" and payload.get("node_id") == FALLBACK_ID:
-            failed = payload.get("after_failure") or {}
-            where = failed.get("node_id", "?")
-            return (
-                f"note: the compiled program stopped at {where} ({failed.get('reason', '?')}); "
-                "the package's fallback (a react agent with the family's tools) took the rest "
-                "of the run"
-            )
-    return None
+    package's fallback, :func:`jdsl.compiler.fallback.takeover`: its ``react.started`` names
+    the failure in ``after_failure``); None otherwise."""
+    taken = takeover(events)
+    if taken is None or taken.fallback_id != FALLBACK_ID:
+        return None
+    return (
+        f"note: the compiled program stopped at {taken.node_id or '?'} "
+        f"({taken.reason or '?'}); the package's fallback (a react agent with the family's "
+        "tools) took the rest of the run"
+    )

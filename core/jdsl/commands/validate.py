@@ -23,17 +23,16 @@ import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
 from jdsl.compiler import (
-    CompileError,
     HeldOutReport,
     NormEpisode,
     compile_normalized,
     group_episodes,
-    holdout_split,
     normalize_all,
     validate_package,
 )
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.families import GroupBy
+from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.package import SUFFIX, export_jdsl, load_package
@@ -47,6 +46,7 @@ __all__ = [
     "family_width",
     "first_problem",
     "initial_state",
+    "recorded_initial_state",
     "validate_command",
 ]
 
@@ -69,22 +69,21 @@ INITIAL_STATE_OPTION = typer.Option(
     metavar="DOMAIN",
     help="Held-out validation (and, with --holdout, verification): answer a read a run never "
     "made, before its first write, from the database every run of DOMAIN starts from "
-    f"({', '.join(INITIAL_STATES)}: the shipped db; default: the runs' own tau-bench domain "
-    "when it has one; none: never).",
+    f"({', '.join(INITIAL_STATES)}: the shipped db; default: the one the runs record (jdsl "
+    "import tau-bench records their domain's) when known; none: never).",
 )
 """``--initial-state DOMAIN`` of ``jdsl package validate`` and ``jdsl compile --holdout``."""
 
 
 def initial_state(name: str | None, episodes: Sequence[NormEpisode] = ()) -> ReadAnswers | None:
     """The :data:`~jdsl.compiler.lookups.ReadAnswers` of ``--initial-state``: ``none`` for
-    none; when not given, the domain's when every episode is a tau-bench run of one domain
-    that has one (a note on stderr says so), else none."""
+    none; when not given, the one every episode records (:func:`recorded_initial_state`) when
+    it is known (a note on stderr says so), else none."""
     if name == "none":
         return None
     if name is None:
-        skills = {str(e.metadata.get("skill") or "") for e in episodes}
-        domain = skills.pop().removeprefix("tau_bench.") if len(skills) == 1 else ""
-        name = f"tau_{domain}" if f"tau_{domain}" in INITIAL_STATES else None
+        named = {recorded_initial_state(e) for e in episodes}
+        name = named.pop() if len(named) == 1 and named <= set(INITIAL_STATES) else None
         if name is None:
             return None
         typer.echo(f"reads the runs never made are answered from the {name} db every tau-bench "
@@ -96,6 +95,16 @@ def initial_state(name: str | None, episodes: Sequence[NormEpisode] = ()) -> Rea
             param_hint="--initial-state",
         )
     return INITIAL_STATES[name]()
+
+
+def recorded_initial_state(episode: NormEpisode) -> str:
+    """The initial state ``episode`` names: its ``initial_state`` metadata (``jdsl import
+    tau-bench`` records it, :mod:`jdsl.importers.tau_bench`), else, for a run imported before
+    it did, ``tau_<domain>`` of its ``tau_bench.<domain>`` skill."""
+    recorded = episode.metadata.get("initial_state")
+    if recorded:
+        return str(recorded)
+    return f"tau_{str(episode.metadata.get('skill') or '').removeprefix('tau_bench.')}"
 
 
 @cli_errors
@@ -248,23 +257,24 @@ def compile_holdout(
     width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
     rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
-    for family, members in families:
+
+    def compile_family(family: str, kept: list[NormEpisode]) -> Any:
+        return compile_normalized(kept, name=family if by else base,
+                                  task_family=task_family or family,
+                                  min_support=min_support, reads=reads)  # fmt: skip
+
+    for one in holdout_families(families, n, compile_family, reads=reads):
+        family, members, result, report = one.family, one.members, one.result, one.report
         runs = f"{sum(e.success is not False for e in members)}/{len(members)}"
-        kept, held = holdout_split(members, n)
-        try:
-            result = compile_normalized(kept, name=family if by else base,
-                                        task_family=task_family or family,
-                                        min_support=min_support, reads=reads)  # fmt: skip
-        except CompileError:  # nothing successful left to compile from
+        if result is None:  # nothing successful left to compile from
             rows.append(_row(family, width, runs, "too few", None, None))
             notes.append(_too_few(family, members, n))
             continue
-        report = validate_package(result.package, held, reads=reads) if result.ok else None
         written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
             result.ok) else None  # fmt: skip
-        counts = _counts(report, held)
+        counts = _counts(report, one.held)
         rows.append(_row(family, width, runs, result.verification.status, counts, written))
-        if (line := _held_line(report, held)) is not None:
+        if (line := _held_line(report, one.held)) is not None:
             rows.append(line)
         if not result.ok:
             rows.append(first_problem(result))

@@ -21,14 +21,18 @@ is ``sel [compiled, react fallback]`` (:func:`with_fallback`):
 
 Replay (:mod:`jdsl.compiler.replay`) never asks a model to stand in for the fallback: it runs
 the compiled child (:func:`split_fallback`) and reports where the fallback would have taken
-over (:class:`Fallback`).
+over (:class:`Fallback`, from the run's failure, the record the fallback's ``after_failure``
+carries). A traced run says where a fallback took over in its events: :func:`takeover` reads
+it, for ``jdsl package run``'s note (:mod:`jdsl.commands.package`) and the step diff
+(:mod:`jdsl.compiler.stepdiff`).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,15 +41,17 @@ from jdsl.ir.nodes import child_slots
 
 __all__ = [
     "FALLBACK_ID",
-    "HAND_OVER",
     "Fallback",
+    "Takeover",
     "attach_fallback",
     "compiled_program",
     "family_tools",
     "guard_refs",
     "hand_over_guard",
     "hands_over",
+    "is_fallback_node",
     "split_fallback",
+    "takeover",
     "with_fallback",
 ]
 
@@ -55,19 +61,18 @@ WRAPPER_ID = "compiled_or_fallback"
 """The id of the selector ``[compiled, fallback]``."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESERVED = frozenset({"conversation", "failure", "answer"})
-HAND_OVER = "the recorded runs part ways here"
-"""What a hand-over guard compares (its reason, in the trace and the fallback's input)."""
-_HAND_OVER_EXPRESSION = {"eq": [{"const": HAND_OVER}, {"const": "a compiled path"}]}
+_HAND_OVER_EXPRESSION = {"const": False}
 
 
 def hand_over_guard(node_id: str) -> dict[str, Any]:
-    """A guard that never holds: where the compiled program hands the rest of a run to the
+    """A guard that never holds (``guard false``): where the compiled program hands the rest of a run to the
     fallback (the recorded runs went on in ways too thin to compile)."""
     return {"kind": "guard", "id": node_id, "expression": copy.deepcopy(_HAND_OVER_EXPRESSION)}
 
 
 def hands_over(node: Mapping[str, Any]) -> bool:
-    """Whether ``node`` is a :func:`hand_over_guard`."""
+    """Whether ``node`` is a :func:`hand_over_guard` (any ``guard false``: it can only hand
+    over)."""
     return node.get("kind") == "guard" and node.get("expression") == _HAND_OVER_EXPRESSION
 
 
@@ -95,6 +100,61 @@ class Fallback:
     def to_dict(self) -> dict[str, Any]:
         return {"node_id": self.node_id, "reason": self.reason, "call_index": self.call_index,
                 "writes_done": self.writes_done}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Takeover:
+    """Where a fallback took over in a run's trace (:func:`takeover`).
+
+    Attributes:
+        fallback_id: the node that took over (its ``node.enter``).
+        node_id: the node whose FAILURE it took over from (``after_failure`` of the fallback's
+            ``react.started``); None when the trace does not say.
+        reason: why that node failed; None when the trace does not say.
+        call_index: how many tool calls the run had made before it took over.
+        event_index: the position of its ``node.enter`` among the events.
+    """
+
+    fallback_id: str
+    node_id: str | None
+    reason: str | None
+    call_index: int
+    event_index: int
+
+
+def is_fallback_node(payload: Mapping[str, Any]) -> bool:
+    """Whether a ``node.enter`` payload is a node taking over for a compiled program: a react
+    leaf, or a node whose own id starts with ``fallback`` (the wrapper
+    ``compiled_or_fallback`` holds the compiled program too and is not one)."""
+    name = str(payload.get("node_id") or "").rsplit("/", 1)[-1].lower()
+    return name.startswith("fallback") or payload.get("type") == "react"
+
+
+def takeover(events: Iterable[Any]) -> Takeover | None:
+    """Where a fallback took over in a run's events (:class:`~jdsl.trace.TraceEvent` s or
+    their dicts): the first ``node.enter`` of a node :func:`is_fallback_node` accepts, with the
+    failure the first ``react.started`` after it names (``after_failure``); None when no
+    fallback ran."""
+    found: Takeover | None = None
+    calls = 0
+    for index, event in enumerate(events):
+        kind, payload = _kind_payload(event)
+        if found is None and kind == "tool.call.started":
+            calls += 1
+        elif found is None and kind == "node.enter" and is_fallback_node(payload):
+            found = Takeover(str(payload.get("node_id") or ""), None, None, calls, index)
+        elif found is not None and kind == "react.started" and "after_failure" in payload:
+            failed = payload.get("after_failure") or {}
+            return dataclasses.replace(
+                found, node_id=failed.get("node_id"), reason=failed.get("reason")
+            )
+    return found
+
+
+def _kind_payload(event: Any) -> tuple[Any, Mapping[str, Any]]:
+    if isinstance(event, Mapping):
+        return event.get("kind"), event.get("payload") or {}
+    return getattr(event, "kind", None), getattr(event, "payload", None) or {}
 
 
 def _walk(node: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
@@ -273,8 +333,6 @@ def with_fallback(
 def attach_fallback(compiled: Any, episodes: Sequence[NormEpisode]) -> Any:
     """A copy of a :class:`~jdsl.compiler.compiled.CompiledBehavior` whose IR is wrapped by
     :func:`with_fallback` and whose required capabilities include the fallback's tools."""
-    import dataclasses
-
     ir, tools = with_fallback(compiled.ir, episodes, family=compiled.name, inputs=compiled.inputs)
     if not tools:
         return compiled

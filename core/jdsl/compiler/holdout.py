@@ -26,12 +26,15 @@ package was not compiled from):
    the held-out run passed at that call (the k-th action of a tool <-> its k-th successful call).
 
 :func:`validate_package` returns a :class:`HeldOutReport` (rows, summary, ``text``,
-``to_dict()``); :func:`holdout_split` splits a family into compile and held-out episodes.
+``to_dict()``); :func:`holdout_split` splits a family into compile and held-out episodes;
+:func:`holdout_families` runs the whole loop (split each family, compile, validate) that
+``jdsl compile --holdout`` (:mod:`jdsl.commands.validate`) and the demo
+(:mod:`jdsl.demo.heldout_job`) report on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 from typing import Any
@@ -45,7 +48,15 @@ from jdsl.compiler.replay import Divergence, Execution, execute
 from jdsl.ir.nodes import child_slots
 from jdsl.tree import typed_equal
 
-__all__ = ["HeldOutReport", "HeldOutRow", "holdout_split", "ir_paths", "validate_package"]
+__all__ = [
+    "FamilyHoldout",
+    "HeldOutReport",
+    "HeldOutRow",
+    "holdout_families",
+    "holdout_split",
+    "ir_paths",
+    "validate_package",
+]
 
 _MAX_PATHS = 512
 
@@ -360,3 +371,53 @@ def holdout_split(
     return [e for e in episodes if e.episode_id not in held], [
         e for e in episodes if e.episode_id in held
     ]
+
+
+@dataclass(frozen=True)
+class FamilyHoldout:
+    """One family of :func:`holdout_families`.
+
+    Attributes:
+        family: the family name.
+        members: its episodes, in order.
+        held: the episodes held out (:func:`holdout_split`).
+        result: the compile of the rest (a :class:`~jdsl.compiler.CompileResult`); None when
+            nothing successful was left to compile from (the compile raised
+            :class:`~jdsl.compiler.errors.CompileError`).
+        report: the package validated on ``held``; None when not compiled, or when the package
+            failed verification (no package is written: its held-out runs are refused).
+    """
+
+    family: str
+    members: tuple[NormEpisode, ...]
+    held: tuple[NormEpisode, ...]
+    result: Any | None
+    report: HeldOutReport | None
+
+    @property
+    def references(self) -> int:
+        """The held-out runs that are references (successful runs)."""
+        return sum(e.success is not False for e in self.held)
+
+
+def holdout_families(
+    families: Iterable[tuple[str, Sequence[NormEpisode]]], n: int,
+    compile_family: Callable[[str, list[NormEpisode]], Any], *, reads: ReadAnswers | None = None,
+) -> Iterator[FamilyHoldout]:  # fmt: skip
+    """Hold out each family's last ``n`` successful episodes, compile the rest with
+    ``compile_family(family, kept)`` (returning a :class:`~jdsl.compiler.CompileResult`) and
+    validate a verified package on the held-out ones (``reads``: :func:`validate_package`),
+    one family at a time, in the order given.
+
+    Raises:
+        CompileError: ``n`` is below 1.
+    """
+    for family, members in families:
+        kept, held = holdout_split(members, n)
+        try:
+            result = compile_family(family, kept)
+        except CompileError:  # nothing successful left to compile from
+            yield FamilyHoldout(family, tuple(members), tuple(held), None, None)
+            continue
+        report = validate_package(result.package, held, reads=reads) if result.ok else None
+        yield FamilyHoldout(family, tuple(members), tuple(held), result, report)

@@ -8,7 +8,8 @@ does (recorded tool results and model decisions served back), with a trace, and 
 and the package's ``k``-th call. Each side lists the blackboard paths the call read and the key
 it wrote; the first divergence (:class:`~jdsl.compiler.replay.Divergence`) is marked; a
 fallback node taking over (a node whose id starts with ``fallback``, or a ``react``
-leaf standing in for a compiled part) is shown where it happens.
+leaf standing in for a compiled part: :func:`jdsl.compiler.fallback.takeover`) is shown where
+it happens.
 
 :func:`diff_text` prints it (``jdsl show --diff PKG TRACES``); :func:`diff_html` is the static
 HTML the notebook's :class:`jdsl_nb.widgets.DiffView` also shows.
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
-from jdsl.compiler.fallback import Fallback
+from jdsl.compiler.fallback import Fallback, takeover
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, ReplayTools, call_text, execute
 from jdsl.ir import from_ir
@@ -174,24 +175,17 @@ def _teacher_side(step: NormStep) -> DiffSide:
                     (step.store,) if step.store else ())  # fmt: skip
 
 
-def _is_fallback(payload: Mapping[str, Any]) -> bool:
-    """A react leaf, or a node whose own id starts with ``fallback`` (the compiler's wrapper,
-    ``compiled_or_fallback``, holds the compiled program too and is not one)."""
-    name = str(payload.get("node_id") or "").rsplit("/", 1)[-1].lower()
-    return name.startswith("fallback") or payload.get("type") == "react"
-
-
 def _package_calls(events: list[dict[str, Any]]) -> tuple[list[DiffSide], str | None]:
-    """The package's calls from its trace, each with the reads and writes of its node."""
+    """The package's calls from its trace, each with the reads and writes of its node, and
+    the node that took over for the compiled program (:func:`~jdsl.compiler.fallback.takeover`;
+    the calls from there on are the fallback's)."""
+    taken = takeover(events)
     calls: list[DiffSide] = []
     reads: dict[str, list[str]] = {}
     open_calls: dict[str, int] = {}
-    taking_over: str | None = None
-    for event in events:
+    for index, event in enumerate(events):
         kind, payload = event.get("kind"), event.get("payload") or {}
-        if kind == "node.enter" and taking_over is None and _is_fallback(payload):
-            taking_over = str(payload.get("node_id") or "")
-        elif kind == "blackboard.read":
+        if kind == "blackboard.read":
             reads.setdefault(str(payload.get("reader")), []).append(str(payload.get("path")))
         elif kind == "tool.call.started":
             node = str(payload.get("node_id") or "")
@@ -202,13 +196,13 @@ def _package_calls(events: list[dict[str, Any]]) -> tuple[list[DiffSide], str | 
             open_calls[node] = len(calls)
             calls.append(DiffSide(str(name), dict(payload.get("arguments") or {}), node,
                                   tuple(dict.fromkeys(reads.pop(node, []))), (),
-                                  taking_over is not None))  # fmt: skip
+                                  taken is not None and index > taken.event_index))  # fmt: skip
         elif kind == "blackboard.write" and str(payload.get("writer")) in open_calls:
             at = open_calls.pop(str(payload.get("writer")))
             side = calls[at]
             calls[at] = DiffSide(side.tool, side.arguments, side.node_id, side.reads,
                                  (*side.writes, str(payload.get("key"))), side.fallback)  # fmt: skip
-    return calls, taking_over
+    return calls, taken.fallback_id if taken is not None else None
 
 
 def _state(teacher: DiffSide | None, package: DiffSide | None) -> str:

@@ -4,8 +4,8 @@ with one run held out, and the lineage recall of list elements.
 The file is ``tau_airline/raw/gpt-4o-airline.dev.json`` (what tau-bench's ``run.py`` wrote: 87
 gpt-4o runs, 54 with reward 1.0), imported with :func:`jdsl.importers.import_tau_bench` and
 grouped by intent (what the runs change: :mod:`jdsl.compiler.families`). Each family is
-compiled on all but its last successful run (:func:`jdsl.compiler.holdout_split`) and the
-package validated on that run (:func:`jdsl.compiler.validate_package`): served end to end
+compiled on all but its last successful run and the package validated on that run
+(:func:`jdsl.compiler.holdout.holdout_families`, the loop ``jdsl compile --holdout`` runs): served end to end
 (matched: the same writes and outcome), handed to the fallback, or refused; constants and
 constants a held-out run contradicts (target 0); and the model calls each served run made next
 to the recorded agent's assistant turns (each one a model call). A family with a single
@@ -27,13 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler import (
-    NormEpisode,
-    compile_normalized,
-    group_episodes,
-    holdout_split,
-    validate_package,
-)
+from jdsl.compiler import NormEpisode, compile_normalized, group_episodes
+from jdsl.compiler.holdout import holdout_families, holdout_split
 from jdsl.compiler.lineage import StateIndex, is_meaningful
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.stream import normalize_stream
@@ -158,24 +153,28 @@ def holdout_figures(
     totals = dict.fromkeys(("compiled", "verified", "too_few", "no_success", "held", "served", "matched",
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
-    split = {family: holdout_split(members, n) for family, members in families}
-    for family, (kept, held) in split.items():
+    kept_of = {family: holdout_split(members, n)[0] for family, members in families}
+
+    def compile_family(family: str, kept: list[NormEpisode]) -> Any:
         peers = [
-            e for other, (eps, _) in split.items() if other != family for e in eps if e.success
+            e for other, eps in kept_of.items() if other != family for e in eps if e.success
         ]  # other families' compiled runs (never a held-out one)
-        if not any(e.success for e in kept):  # one successful run (held out), or none
-            totals["too_few" if any(e.success for e in held) else "no_success"] += 1
-            continue
         result = compile_normalized(kept, name=family, reads=reads, peers=peers)
         if on_compiled is not None:
             on_compiled(family, result)
-        if not result.ok:  # no package is written: its held-out runs are refused
-            unverified.append(family)
-            totals["held"] += sum(e.success is not False for e in held)
-            totals["refused"] += sum(e.success is not False for e in held)
+        return result
+
+    for one in holdout_families(families, n, compile_family, reads=reads):
+        result, report = one.result, one.report
+        if result is None:  # one successful run (held out), or none
+            totals["too_few" if any(e.success for e in one.held) else "no_success"] += 1
+            continue
+        if report is None:  # verification failed: no package is written, its runs are refused
+            unverified.append(one.family)
+            totals["held"] += one.references
+            totals["refused"] += one.references
             totals["compiled"] += 1
             continue
-        report = validate_package(result.package, held, reads=reads)
         served = [r for r in report.rows if r.served]
         for key, value in (("compiled", 1), ("verified", result.ok), ("held", report.references),
                            ("served", report.served), ("matched", report.matched),

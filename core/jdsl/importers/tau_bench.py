@@ -14,7 +14,9 @@ Two file shapes are read, detected per row (both are JSON lists):
 Each run becomes one jdsl episode (events: :mod:`jdsl.importers.conversation`): its id is
 ``tau_<family>_<trial>``, its ``task_family`` ``<domain>_<split>_<task id>`` (the runs of one
 task form one family), its run inputs ``{"user_id": ...}``, its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by
-what they change unless told otherwise: :mod:`jdsl.compiler.families`); what the user simulator said is kept
+what they change unless told otherwise: :mod:`jdsl.compiler.families`) and ``initial_state:
+"tau_<domain>"`` (the database every run starts from, which answers the reads a run never made
+in held-out validation: :mod:`jdsl.commands.validate`); what the user simulator said is kept
 as ``user.message`` events (the compiler reads them as the ``conversation``). A results file
 names neither domain nor split: the domain is the shipped one whose tools the run calls (or its
 system prompt names), the split the one of the shipped task with the same id and instruction.
@@ -191,6 +193,7 @@ def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
         **extra,
         "task_family": episode.family,
         "group_by": "intent",
+        "initial_state": _initial_state(episode.domain),
         "source_episode_id": episode.episode_id,
         "reward": episode.reward,
     }
@@ -206,6 +209,14 @@ def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
         reward=episode.reward,
         passed=_passed(episode.reward),
     )
+
+
+def _initial_state(domain: str) -> str:
+    """The name of the database every run of ``domain`` starts from (``tau_airline``), recorded
+    as the imported episodes' ``initial_state`` metadata: ``jdsl compile --holdout`` and
+    ``jdsl package validate`` answer a read a run never made from it
+    (``--initial-state``, :mod:`jdsl.commands.validate`)."""
+    return f"tau_{domain}"
 
 
 def _passed(reward: float | None) -> bool | None:
@@ -266,6 +277,7 @@ def _run_conversation(
         "gold_actions": run.gold_actions, "gold_outputs": run.gold_outputs,
         "source": {"format": "tau-bench results", "path": path.name, "index": index},
         "task_family": family, "reward": run.reward, "group_by": "intent",
+        "initial_state": _initial_state(domain),
     }  # fmt: skip
     return Conversation(
         episode_id=f"tau_{family}_{run.trial}",

@@ -5,13 +5,14 @@ Text grammar (docs/design.md §3), loosest binding first::
     expr    := and ("or" and)*
     and     := not ("and" not)*
     not     := "not" not | atom
-    atom    := "(" expr ")" | "exists" "(" path ")" | operand OP operand
+    atom    := "(" expr ")" | "exists" "(" path ")" | operand OP operand | "true" | "false"
     OP      := "==" | "!=" | "<" | "<=" | ">" | ">=" | "in"
     operand := path | JSON literal
 
 IR form (docs/ARCHITECTURE.md): one operator key per object; ``eq neq lt lte gt gte in`` take
 two operands (``{"ref": path}`` or ``{"const": value}``), ``and``/``or`` a list, ``not`` one
-expression, ``exists`` a ``{"ref": path}``. A chain ``a and b and c`` is one ``and`` with three
+expression, ``exists`` a ``{"ref": path}``; ``true`` / ``false`` alone (not compared) is the
+literal ``{"const": true}`` / ``{"const": false}``. A chain ``a and b and c`` is one ``and`` with three
 items; parentheses keep nesting, so ``a and (b and c)`` stays two levels and prints back the same.
 
 Example:
@@ -50,7 +51,8 @@ COMPARISONS: dict[str, str] = {
 _SYMBOLS = {op: text for text, op in COMPARISONS.items()}
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3}
 _NEEDS_COMPARISON = (
-    "a guard operand needs a comparison: write key == true, exists(key) or key in [..]"
+    "a guard operand needs a comparison: write key == true, exists(key) or key in [..] "
+    "(true and false alone are the literals)"
 )
 
 
@@ -121,6 +123,8 @@ def _read_atom(scanner: Scanner, depth: int) -> dict[str, Any]:
         scanner.expect(")", "write exists(path)")
         return {"exists": {"ref": path}}
     left = _read_operand(scanner)
+    if isinstance(left.get("const"), bool) and not _compared(scanner):
+        return left  # the literal true / false
     operator = _read_comparison(scanner)
     return {operator: [left, _read_operand(scanner)]}
 
@@ -129,6 +133,15 @@ def _read_operand(scanner: Scanner) -> dict[str, Any]:
     if scanner.starts_literal() or scanner.peek("'"):
         return {"const": scanner.literal()}
     return {"ref": scanner.path()}
+
+
+def _compared(scanner: Scanner) -> bool:
+    """Whether a comparison (or a lone ``=``, reported by :func:`_read_comparison`) comes next;
+    the cursor stays."""
+    start = scanner.pos
+    found = any(map(scanner.peek, ("=", "!=", "<", ">"))) or scanner.accept_word("in")
+    scanner.pos = start
+    return found
 
 
 def _read_comparison(scanner: Scanner) -> str:
@@ -169,6 +182,10 @@ def format_expression(expression: Any) -> str:
         if not isinstance(path, str):
             raise ValidationError([f"exists needs a path, got {operand!r}"])
         return f"exists({format_path(path)})"
+    if operator == "const":
+        if not isinstance(operand, bool):
+            raise ValidationError([f"'const' is true or false, got {operand!r}; compare with =="])
+        return format_literal(operand)
     if operator in _SYMBOLS:
         if not isinstance(operand, list) or len(operand) != 2:
             raise ValidationError([f"{operator!r} needs a list of two operands, got {operand!r}"])

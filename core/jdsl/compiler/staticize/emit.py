@@ -195,10 +195,10 @@ class _Walk:
 def hand_over_node(
     program: Fragment, position: int, ways: int, episodes: Sequence[NormEpisode]
 ) -> Fragment:
-    """A guard that never holds, after the common part of paths too thin to branch: the
-    compiled program fails there and the package's fallback takes over (its trace names this
-    node, :mod:`jdsl.compiler.fallback`). ``position``: how many calls the paths share;
-    ``ways``: how many paths part there."""
+    """A guard that never holds (``guard false``), after the common part of paths too thin to
+    branch: the compiled program fails there and the package's fallback takes over (its trace
+    names this node, :mod:`jdsl.compiler.fallback`). ``position``: how many calls the paths
+    share; ``ways``: how many paths part there."""
     why = (f"the runs take {ways} ways after {position} shared call(s), none with the support "
            "to be compiled: the fallback takes over here")  # fmt: skip
     return _hand_over(Here(scope=episodes, ids=program.ids), position, why)
