@@ -129,6 +129,23 @@ def test_inspect_shows_input_types_and_alternatives(runner, shop, tmp_path) -> N
     assert "missing run inputs: one of: zip | first_name, nickname" in missing.output
 
 
+def test_a_branch_with_an_alternative_that_needs_nothing_lists_optional_inputs(
+    runner, shop, tmp_path
+) -> None:
+    """A compiled branch one of whose ways reads no run input requires nothing (a run without
+    those inputs takes that way): `inspect` said `one of:  | destination` and, for a branch whose
+    ways all need nothing, `one of:  | ` (seen on tau-bench's gpt-4o airline families)."""
+    package = load_package(shop[0])
+    manifest = {**package.manifest, "source": {"inputs": ["count"], "input_alternatives": [
+        [[], []], [[], ["destination"]], [["reservation_id"], [], []]]}}  # fmt: skip
+    rebuilt = BehaviorPackage.assemble(manifest, behavior=package.ir, tools=package.tools.values())
+    path = export_jdsl(rebuilt, tmp_path / "alt.jdsl")
+    result = runner.invoke(app, ["package", "inspect", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "run inputs    count (integer); optional: destination, reservation_id\n" in result.output
+    assert rebuilt.missing_inputs({"count"}) == []
+
+
 def test_an_input_given_twice_is_an_error_not_a_silent_last_wins() -> None:
     with pytest.raises(typer.BadParameter, match="'email' is given twice"):
         parse_inputs(["email=a@b.c", "email=x@y.z"])

@@ -189,10 +189,15 @@ def package_summary(pkg: BehaviorPackage) -> str:
             for k in keys
         )
 
+    branches = source.get("input_alternatives") or []
+    # a branch one of whose ways reads no run input requires nothing: its inputs are optional
+    optional = dict.fromkeys(k for b in branches if [] in b for alt in b for k in alt)
     inputs = [typed(source.get("inputs") or [])] + [
         "one of: " + " | ".join(typed(alt) for alt in branch)
-        for branch in source.get("input_alternatives") or []
+        for branch in branches
+        if [] not in branch
     ]
+    inputs += ["optional: " + typed(list(optional))] if optional else []
     lines = [
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
         f"digest        {m.get('manifest_digest')} (compare with the author's; --digest pins it)",
