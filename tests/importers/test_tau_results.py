@@ -291,3 +291,24 @@ def test_a_run_without_a_name_is_named_once(tmp_path: Path) -> None:
     with pytest.raises(ImportFormatError) as caught:
         read_tau_bench(path, strict=True)
     assert "run 0 (run 0)" not in str(caught.value) and "run 0: traj:" in str(caught.value)
+
+
+def test_runs_of_the_same_task_and_trial_are_kept_renamed_and_the_summary_says_so(
+    tmp_path: Path,
+) -> None:
+    """Two results files of the same tasks concatenated (two agents, two `run.py` runs): every
+    run is kept, the later ones renamed ``tau_{family}_{trial}_{row}``; the summary counted them
+    silently, so held-out lines named episodes like ``tau_retail_train_60_1_156`` unexplained."""
+    rows = _rows(SLICE)
+    merged = tmp_path / "merged.json"
+    merged.write_text(json.dumps(rows + rows), encoding="utf-8")
+    found = read_tau_bench(merged)
+    ids = [c.episode_id for c in found.conversations]
+    assert len(ids) == len(set(ids)) == 2 * len(rows)
+    assert ids[len(rows)] == f"{ids[0]}_{len(rows)}"
+    assert found.renamed == len(rows)
+    assert found.summary().endswith(
+        f"0 skipped, {len(rows)} renamed (the same task and trial as an earlier run: "
+        f"{ids[len(rows)]} ...)"
+    )
+    assert "renamed" not in read_tau_bench(SLICE).summary()

@@ -149,6 +149,8 @@ class TauImport:
         skipped: the malformed runs left out.
         formats: ``{"results" | "episodes": runs}``.
         strategies: ``{"tool-calling" | "act" | "react": runs}``.
+        renamed_ids: the runs of a task and trial an earlier run already had (kept, their
+            episode id suffixed with their row: ``tau_airline_test_1_0_20``).
     """
 
     path: str
@@ -156,6 +158,12 @@ class TauImport:
     skipped: tuple[SkippedEpisode, ...]
     formats: Mapping[str, int]
     strategies: Mapping[str, int]
+    renamed_ids: tuple[str, ...] = ()
+
+    @property
+    def renamed(self) -> int:
+        """How many runs were renamed (see ``renamed_ids``)."""
+        return len(self.renamed_ids)
 
     @property
     def succeeded(self) -> int:
@@ -169,6 +177,11 @@ class TauImport:
         return (
             f"{n} runs ({self.succeeded} succeeded, {n - self.succeeded} failed; {kinds}), "
             f"{len(self.skipped)} skipped"
+        ) + (
+            f", {self.renamed} renamed (the same task and trial as an earlier run: "
+            f"{self.renamed_ids[0]} ...)"
+            if self.renamed_ids
+            else ""
         )
 
 
@@ -367,23 +380,28 @@ def read_tau_bench(
         raise ImportFormatError(
             "expected a JSON list of runs (a tau-bench results file or episodes)", path=path
         )
-    conversations, skipped, formats, strategies = _read_rows(rows, path, strict, domain, capture_id)
+    conversations, skipped, formats, strategies, renamed = _read_rows(
+        rows, path, strict, domain, capture_id
+    )
     if rows and not conversations:
         raise ImportFormatError(
             f"none of its {len(rows)} runs could be read (first: {skipped[0].field}: "
             f"{skipped[0].message})", path=path,
         )  # fmt: skip
-    return TauImport(str(path), tuple(conversations), tuple(skipped), formats, strategies)
+    return TauImport(
+        str(path), tuple(conversations), tuple(skipped), formats, strategies, tuple(renamed)
+    )
 
 
 def _read_rows(
     rows: Sequence[Any], path: Path, strict: bool, domain: str | None, capture_id: str
-) -> tuple[list[Conversation], list[SkippedEpisode], Counter[str], Counter[str]]:
+) -> tuple[list[Conversation], list[SkippedEpisode], Counter[str], Counter[str], list[str]]:
     conversations: list[Conversation] = []
     skipped: list[SkippedEpisode] = []
     formats: Counter[str] = Counter()
     strategies: Counter[str] = Counter()
     seen: set[str] = set()
+    renamed: list[str] = []
     for index, row in enumerate(rows):
         try:
             kind, strategy, conversation = _read_row(row, index, path, capture_id, domain)
@@ -402,11 +420,12 @@ def _read_rows(
             continue
         if conversation.episode_id in seen:  # the same task and trial twice: keep both
             conversation = replace(conversation, episode_id=f"{conversation.episode_id}_{index}")
+            renamed.append(conversation.episode_id)
         seen.add(conversation.episode_id)
         conversations.append(conversation)
         formats[kind] += 1
         strategies[strategy] += 1
-    return conversations, skipped, formats, strategies
+    return conversations, skipped, formats, strategies, renamed
 
 
 def tau_bench_conversations(
