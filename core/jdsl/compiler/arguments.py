@@ -8,7 +8,10 @@ follow the slot ("aligned" episodes):
 1. ``dataflow``: an exact lineage path that explains the value in *every* aligned episode, whose
    names are available at that point of the compiled tree and that picks no list element by
    position -> ``{"ref": path}``; for a list argument that was every element of one list in
-   state in every episode, the list path ``order.items[*].item_id``;
+   state in every episode, the list path ``order.items[*].item_id``. A path decided from one
+   episode must also hold in the same call of the family's other runs where it exists
+   (:mod:`jdsl.compiler.support`), and yields to a stated input when the user stated the
+   value, unless it is the object the call names or acts on;
 2. ``selection``: a list argument built from elements of one list in state, different ones per
    episode -> ``{"ref": "order.items[$item_indexes].item_id"}``; a residual decision writes
    ``item_indexes: list[int]``;
