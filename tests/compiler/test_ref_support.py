@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from jdsl.compiler import compile_normalized, normalize_all, validate_package
+from jdsl.compiler.branches import read_only_of
 from jdsl.compiler.lookups import initial_lookups
+from jdsl.compiler.support import SameCalls, contradicted
 from jdsl.compiler.verify import verify
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -111,3 +113,20 @@ def test_a_stated_value_seen_in_one_run_is_the_stated_input() -> None:
                    and "by_user" in a.at)  # fmt: skip
     cabin = next(c for c in by_user.choices if c.argument == "cabin")
     assert (cabin.how, cabin.stated) == ("input", True), cabin
+
+
+def test_the_same_call_is_the_same_tool_after_the_same_writes() -> None:
+    """The booking of the run from the reservation is the same call as the user's run's
+    booking; a run that also cancels makes other writes, and its booking is not compared."""
+    also = _Agent("also_cancels", inputs={"user_id": "u3"})
+    also.call("get_reservation_details", RESERVATIONS["R8"], store="other", reservation_id="R8")
+    also.call("book_reservation", {"ok": True}, store="booked", user_id="u3", origin="ATL",
+              destination="PHL", cabin="economy")  # fmt: skip
+    also.call("cancel_reservation", {"ok": True}, store="c", reservation_id="R8")
+    runs = normalize_all([_by_user("by_user", "u1", "R0"), _by_reservation(), also.done(True)])
+    same = SameCalls(runs, read_only_of(None))
+    found = same("by_user", 2, ["by_user"])
+    assert [s.arguments["user_id"] for s in found] == ["u2"]
+    assert contradicted("other.cabin", "cabin", found)
+    assert not contradicted("other.origin", "origin", found)
+    assert same("by_user", 0, []) == []  # no other run looks the user up first
