@@ -67,12 +67,12 @@ INITIAL_STATE_OPTION = typer.Option(
     None,
     "--initial-state",
     metavar="DOMAIN",
-    help="Held-out validation (and, with --holdout, verification): answer a read a run never "
-    "made, before its first write, from the database every run of DOMAIN starts from "
+    help="Answer a read a run never made, before its first write, from the database every run of DOMAIN starts from "
     f"({', '.join(INITIAL_STATES)}: the shipped db; default: the one the runs record (jdsl "
     "import tau-bench records their domain's) when known; none: never).",
 )
-"""``--initial-state DOMAIN`` of ``jdsl package validate`` and ``jdsl compile --holdout``."""
+"""``--initial-state DOMAIN`` of ``jdsl package validate`` (``jdsl compile`` declares its own,
+which also serves verification)."""
 
 
 def initial_state(name: str | None, episodes: Sequence[NormEpisode] = ()) -> ReadAnswers | None:
@@ -125,6 +125,9 @@ def validate_command(
     only: list[str] = typer.Option(
         [], "--episode", "-e", metavar="ID", help="Validate on this episode only (repeatable)."
     ),
+    skip_bad_lines: bool = typer.Option(
+        False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
+    ),
 ) -> None:
     """Would the package have served these runs, and done what they did? (exit 1 on a
     divergence). By default only the runs of the package's family are checked (the family
@@ -139,7 +142,8 @@ def validate_command(
     # (the rule PackageBundle.bind hints with); --canonical pairs override it.
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
     mapping.update({host: logical for host, _, logical in pairs})
-    episodes = [e for trace in traces for e in read_events(trace).episodes]
+    strict = not skip_bad_lines
+    episodes = [e for trace in traces for e in read_events(trace, strict=strict).episodes]
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
