@@ -22,6 +22,7 @@ from typing import Any, get_args
 import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.kinds import refuse_non_package
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -136,6 +137,7 @@ def validate_command(
     bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
     if bad:
         raise typer.BadParameter(f"{bad[0]!r} is not HOST=LOGICAL", param_hint="--canonical")
+    refuse_non_package(path, "jdsl package validate")
     pkg = load_package(path)
     # Host names as compile canonicalized them: a trace recorded against the host's tools
     # names ``cancel_pending_order`` where the package requires ``retail.cancel_pending_order``
