@@ -51,10 +51,23 @@ __all__ = [
     "validate_command",
 ]
 
+
+def _holdout_at_least_one(value: int | None) -> int | None:
+    """``--holdout N`` below 1 is a usage error that names the fix (the option's own ``min``
+    answered only "Input should be greater than or equal to 1")."""
+    if value is not None and value < 1:
+        raise typer.BadParameter(
+            f"--holdout {value} holds out no run; pass --holdout 1 or more (the number of each "
+            "family's last successful runs to validate on), or leave --holdout out to compile "
+            "from every run"
+        )
+    return value
+
+
 HOLDOUT_OPTION = typer.Option(
     None,
     "--holdout",
-    min=1,
+    callback=_holdout_at_least_one,
     metavar="N",
     help="Compile each family without its last N "
     "successful episodes and validate the package on those; -o is a directory.",
