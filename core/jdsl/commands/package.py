@@ -22,7 +22,7 @@ from jdsl.commands.kinds import refuse_non_package
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
 from jdsl.commands.validate import validate_command
-from jdsl.compiler.fallback import FALLBACK_ID, split_fallback, takeover
+from jdsl.compiler.fallback import split_fallback, takeover_note
 from jdsl.inputs import unread_inputs_note
 from jdsl.package import input_types, load_package
 from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, TraceEvent
@@ -134,14 +134,8 @@ def run_command(
 
 
 def fallback_note(events: Sequence[TraceEvent]) -> str | None:
-    """The note for a run whose compiled program stopped and whose fallback took over (the
-    package's fallback, :func:`jdsl.compiler.fallback.takeover`: its ``react.started`` names
-    the failure in ``after_failure``); None otherwise."""
-    taken = takeover(events)
-    if taken is None or taken.fallback_id != FALLBACK_ID:
-        return None
-    return (
-        f"note: the compiled program stopped at {taken.node_id or '?'} "
-        f"({taken.reason or '?'}); the package's fallback (a react agent with the family's "
-        "tools) took the rest of the run"
-    )
+    """The note for a run whose compiled program stopped and whose fallback took over
+    (:func:`jdsl.compiler.fallback.takeover_note`, the notebook's wording too); None
+    otherwise."""
+    said = takeover_note(events)
+    return None if said is None else f"note: {said}"

@@ -52,6 +52,7 @@ __all__ = [
     "is_fallback_node",
     "split_fallback",
     "takeover",
+    "takeover_note",
     "with_fallback",
 ]
 
@@ -149,6 +150,20 @@ def takeover(events: Iterable[Any]) -> Takeover | None:
                 found, node_id=failed.get("node_id"), reason=failed.get("reason")
             )
     return found
+
+
+def takeover_note(events: Iterable[Any]) -> str | None:
+    """What a run of a package says when its fallback took over (:func:`takeover`, the
+    package's own :data:`FALLBACK_ID` leaf): where the compiled program stopped and why. The
+    one wording of ``jdsl package run``'s note (:mod:`jdsl.commands.package`) and the
+    notebook's (``jdsl_nb/binding.py``); None when no fallback of the package ran."""
+    taken = takeover(events)
+    if taken is None or taken.fallback_id != FALLBACK_ID:
+        return None
+    return (
+        f"the compiled program stopped at {taken.node_id or '?'} ({taken.reason or '?'}); the "
+        "package's fallback (a react agent with the family's tools) took the rest of the run"
+    )
 
 
 def _kind_payload(event: Any) -> tuple[Any, Mapping[str, Any]]:
