@@ -41,6 +41,7 @@ from jdsl.ir.nodes import child_slots
 
 __all__ = [
     "FALLBACK_ID",
+    "HAND_OVER_REASON",
     "Fallback",
     "Takeover",
     "attach_fallback",
@@ -65,10 +66,21 @@ _RESERVED = frozenset({"conversation", "failure", "answer"})
 _HAND_OVER_EXPRESSION = {"const": False}
 
 
+HAND_OVER_REASON = (
+    "the recorded runs part ways here, too few of them each way to compile: the fallback "
+    "takes the rest of the run"
+)
+"""What a hand-over guard says when it fails (its ``context``): the reason in the trace, the
+fallback's ``failure`` input and replay's :class:`Fallback`."""
+
+
 def hand_over_guard(node_id: str) -> dict[str, Any]:
-    """A guard that never holds (``guard false``): where the compiled program hands the rest of a run to the
-    fallback (the recorded runs went on in ways too thin to compile)."""
-    return {"kind": "guard", "id": node_id, "expression": copy.deepcopy(_HAND_OVER_EXPRESSION)}
+    """A guard that never holds (``guard false``): where the compiled program hands the rest of
+    a run to the fallback (the recorded runs went on in ways too thin to compile). Its
+    ``context`` is :data:`HAND_OVER_REASON`: a failing guard's reason carries its context
+    (:class:`jdsl.tree.leaves.Guard`), so the fallback is told in words why it took over."""
+    return {"kind": "guard", "id": node_id, "expression": copy.deepcopy(_HAND_OVER_EXPRESSION),
+            "context": HAND_OVER_REASON}  # fmt: skip
 
 
 def hands_over(node: Mapping[str, Any]) -> bool:
