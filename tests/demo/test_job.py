@@ -247,3 +247,16 @@ def test_cli_model_errors_are_clean(
     result = CliRunner().invoke(_app(), ["demo", "--out", str(tmp_path / "o"), "--model", model])
     assert result.exit_code == 1
     assert message in result.output
+
+
+def test_the_readme_excerpt_is_what_the_demo_prints(demo: DemoResult) -> None:
+    """README.md quotes the demo's report; its airline table and held-out lines had drifted
+    (refs 1 / model 3 for the transfer family, 2.4 model calls per served run, where the demo
+    printed 3 / 7 and 2.6). Every quoted line must be a line of today's report."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    excerpt = readme.split("An excerpt:\n\n```\n", 1)[1].split("\n```", 1)[0]
+    report = (demo.out / "report.txt").read_text().replace(str(demo.out), "jdsl-demo-out")
+    lines = set(report.splitlines())
+    missing = [line for line in excerpt.splitlines() if line.strip() not in ("", "...")
+               and line not in lines]  # fmt: skip
+    assert not missing, "README.md's demo excerpt differs from the report:\n" + "\n".join(missing)
