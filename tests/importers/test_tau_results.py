@@ -312,3 +312,21 @@ def test_runs_of_the_same_task_and_trial_are_kept_renamed_and_the_summary_says_s
         f"{ids[len(rows)]} ...)"
     )
     assert "renamed" not in read_tau_bench(SLICE).summary()
+
+
+def test_an_action_that_is_not_json_says_the_text_after_action_as_tau_bench_does(
+    tmp_path: Path,
+) -> None:
+    """tau-bench's chat_react_agent turns an ``Action:`` that is not JSON into ``respond`` with
+    ``content.split("Action:")[-1].strip()``; the import said the whole message, Thought and
+    ``Action:`` included."""
+    rows = _rows(FIXTURES / "react-airline.json")[:1]
+    traj = rows[0]["traj"]
+    at = next(
+        i for i, m in enumerate(traj) if m["role"] == "assistant" and '"respond"' in m["content"]
+    )
+    traj[at]["content"] = "Thought:\nI will answer.\nAction:\nSure, I can look that up."
+    trace = import_tau_bench(_write(tmp_path, rows))
+    said = [e.payload["content"] for e in trace if e.kind == EventKind.ASSISTANT_MESSAGE]
+    assert "Sure, I can look that up." in said
+    assert not any(s.startswith(("Action:", "Thought:")) for s in said)

@@ -182,8 +182,9 @@ def _message(traj: Sequence[Any], i: int) -> tuple[str, str]:
 
 def _parse_action(content: str, i: int, answered: bool) -> tuple[str, dict[str, Any]] | None:
     """``(name, arguments)`` of an assistant message's action; None for plain text, which
-    tau-bench treats as ``respond`` with the whole text. ``answered``: the next message is an
-    ``API output:``, so the environment ran the action and its JSON must parse."""
+    tau-bench treats as ``respond`` with the text after the last ``Action:`` (all of it without
+    one). ``answered``: the next message is an ``API output:``, so the environment ran the
+    action and its JSON must parse."""
     text = _action_text(content)
     if text is None:
         return None
@@ -237,7 +238,12 @@ def _assistant_action(
     thought = content.split(_ACTION)[0].strip() if _ACTION in content else ""
     thought = thought.removeprefix(_THOUGHT).strip()
     if action is None or action[0] == RESPOND_ACTION:
-        said = content if action is None else str(action[1].get("content", ""))
+        # tau-bench's fallback says the text after the last Action: (all of it when there is none)
+        said = (
+            (_action_text(content) or content)
+            if action is None
+            else str(action[1].get("content", ""))
+        )
         turns.append(AssistantTurn(said, raw=content, thought=thought))
         return i
     name, arguments = action
