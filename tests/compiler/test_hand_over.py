@@ -161,3 +161,15 @@ def test_the_fallback_is_told_in_words_where_the_runs_part_ways() -> None:
     assert failure.startswith(f"{_hand_overs(result.ir)[0]['id']}: "), failure
     assert "the recorded runs part ways here" in failure, failure
     assert _hand_overs(result.ir)[0]["expression"] == {"const": False}
+
+
+def test_the_compile_table_says_a_program_that_hands_every_run_over_serves_none() -> None:
+    """A fresh user's finding: such a family read only "passed ... fallback N" in `jdsl compile
+    --group-by`; the line under its row now says it serves none, and why."""
+    from jdsl.commands.compile import _serves_none
+
+    line = _serves_none(compile_normalized(_at_the_start(), name="update", reads=READS))
+    assert line is not None and "serves none: every run is handed to the fallback" in line
+    assert "part ways after 0 shared call(s)" in line
+    served = compile_normalized(_after_a_shared_call()[:1], name="one", reads=READS)
+    assert served.verification.status == "passed" and _serves_none(served) is None

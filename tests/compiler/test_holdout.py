@@ -160,7 +160,7 @@ def test_the_cli_validates_and_exits_1_on_a_divergence(tmp_path: Path) -> None:
         "2 episodes (2 references): 2 served, 1 matched, 0 unreplayable, 0 fallback, 0 refused, 1 divergence"
         in result.stdout
     )
-    assert "#W0000001" in result.stdout and "1 held-out episode(s) diverged" in result.stderr
+    assert "#W0000001" in result.stdout and "1 episode(s) diverged" in result.stderr
 
 
 def test_compile_holdout_compiles_validates_and_writes(tmp_path: Path) -> None:

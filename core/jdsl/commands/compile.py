@@ -255,6 +255,8 @@ def _compile_families(
         rows.append(_family_row(family, width, result, target))
         if result.verification.status == "failed":
             rows.append(first_problem(result))
+        elif (serves_none := _serves_none(result)) is not None:
+            rows.append(serves_none)
         failed = failed or result.verification.status == "failed"
         written += target is not None
     typer.echo(
@@ -327,6 +329,18 @@ def _coverage(verification: dict[str, Any]) -> str:
     """Replay coverage, ``n/a`` when nothing was replayed."""
     coverage = verification["replay_coverage"]
     return "n/a" if coverage is None else str(coverage)
+
+
+def _serves_none(result: CompileResult) -> str | None:
+    """The line under a verified family whose program hands every run it executed to the
+    fallback (``guard false`` first): it passes, since each run is accounted for, but serves
+    nothing; the line says so and why (the compile note on where the runs part)."""
+    report = result.report()
+    v = report["verification"]
+    if v["status"] != "passed" or not v["executed"] or v["matched"]:
+        return None
+    why = next((n for n in report.get("notes", ()) if "part ways" in n), None)
+    return "    serves none: every run is handed to the fallback" + (f" ({why})" if why else "")
 
 
 def _family_row(family: str, width: int, result: CompileResult, written: Path | None) -> str:

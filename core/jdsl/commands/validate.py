@@ -171,7 +171,7 @@ def validate_command(
     typer.echo(report.text)
     if not report.ok:
         raise cli_fail(
-            f"{report.divergences} held-out episode(s) diverged from what the package did",
+            f"{report.divergences} episode(s) diverged from what the package did",
             "see each divergence above: the package would not have done what those runs did",
         )
 
