@@ -8,7 +8,8 @@ episode (one call per element, in order).
 
 A loop over some elements (:attr:`LoopSpec.select`) first asks a residual decision which ones
 (``<name>_indexes: list[int]``, the 0-based indexes in the order the calls take them) and loops
-over ``<head>[$<name>_indexes]``.
+over ``<head>[$<name>_indexes]``. A scan (:attr:`LoopSpec.prefix`) asks the same for the first
+elements to read, up to the one to stop at; its store stays available after the loop.
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ def emit_loop(
     inside = dataclasses.replace(b.here, sequence=(), available=b.here.available | {item},
                                  loop_items=b.here.loop_items | {item})  # fmt: skip
     made = call(ev, inside, slot, names, (), fixed={spec.argument: element})
-    # after the loop its stores hold only the last element's result: nothing more is available
-    b.add(dataclasses.replace(made, nodes=(), produced=frozenset(),
-                              loop_items=made.loop_items | {item}))  # fmt: skip
+    # after the loop its stores hold only the last element's result: nothing more is available,
+    # but after a scan (a prefix) the last scanned element is the one it stopped at
+    b.add(dataclasses.replace(made, nodes=(), loop_items=made.loop_items | {item},
+                              produced=made.produced if spec.prefix else frozenset()))  # fmt: skip
     body = list(made.nodes)
     child: dict[str, Any] = (
         body[0] if len(body) == 1
@@ -90,7 +92,10 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
     residual = residualize_argument(
         node_id=b.id(f"choose_{key}"), output=key, values=[picked[:3] or [0]],
         inputs=[*residual_inputs(here), top_key(spec.head)], model=ev.model,
-        note=(f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
+        note=(f"Answer with a JSON list of the 0-based indexes of the first elements of "
+              f"{spec.head} to call {slot.tool} for, in order (0, 1, ...), up to the one to "
+              f"stop at." if spec.prefix else
+              f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
               f"to call {slot.tool} for, in the order to call it."),
     )  # fmt: skip
     b.add(residual_node(b.here, residual, None))
