@@ -50,7 +50,7 @@ def test_a_prefix_scan_is_one_loop_and_acts_on_the_last_scanned() -> None:
     assert result.ok and v.executed == v.matched == len(_RUNS), result.report().text
     held = validate_package(result.package, normalize_all([_run(9, 5, 4)]))
     (row,) = held.rows
-    assert row.served and row.matched, held.text()
+    assert row.served and row.matched, held.text
 
 
 def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
@@ -81,4 +81,4 @@ def test_a_package_wrong_on_purpose_does_not_match() -> None:
         assert not any(e.matched for e in execute_all(ir, held)), edit
     # a held-out run acting on another scanned order than the last one is not matched
     other = validate_package(result.package, normalize_all([_run(7, 5, 4, acted=1)]))
-    assert not other.rows[0].matched, other.text()
+    assert not other.rows[0].matched, other.text

@@ -25,6 +25,7 @@ from jdsl.compiler.residualize import residualize_argument
 from jdsl.compiler.staticize.calls import call, decisions, residual_inputs, residual_node
 from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
 from jdsl.compiler.staticize.loops import LoopSpec, element_at
+from jdsl.compiler.staticize.scans import scan_store
 
 __all__ = ["emit_loop"]
 
@@ -62,11 +63,14 @@ def emit_loop(
     inside = dataclasses.replace(b.here, sequence=(), available=b.here.available | {item},
                                  loop_items=b.here.loop_items | {item})  # fmt: skip
     made = call(ev, inside, slot, names, (), fixed={spec.argument: element})
-    # after the loop its stores hold only the last element's result: nothing more is available,
-    # but after a scan (a prefix) the last scanned element is the one it stopped at
-    b.add(dataclasses.replace(made, nodes=(), loop_items=made.loop_items | {item},
-                              produced=made.produced if spec.prefix else frozenset()))  # fmt: skip
     body = list(made.nodes)
+    produced: frozenset[str] = frozenset()
+    if spec.prefix:  # after a scan its store holds the element it stopped at
+        body = [_stored(n, slot.tool) for n in body]
+        produced = frozenset(scan_store(p) for p in made.produced)
+    # after the loop its stores hold only the last element's result: nothing more is available
+    b.add(dataclasses.replace(made, nodes=(), produced=produced,
+                              loop_items=made.loop_items | {item}))  # fmt: skip
     child: dict[str, Any] = (
         body[0] if len(body) == 1
         else {"kind": "sequence", "id": b.id(f"each_{slug(slot.tool)}_body"), "children": body}
@@ -77,6 +81,18 @@ def emit_loop(
     b.add(proof(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {items} "
                 f"({spec.argument} = the element{spec.tail})"))  # fmt: skip
     return b.out
+
+
+def _stored(node: dict[str, Any], tool: str) -> dict[str, Any]:
+    """``node`` with the store of each call of ``tool`` in it the scan's (staticize/scans.py)."""
+    node = dict(node)
+    if node.get("kind") == "action" and node.get("tool") == tool and node.get("store"):
+        node["store"] = scan_store(str(node["store"]))
+    if isinstance(node.get("child"), dict):
+        node["child"] = _stored(node["child"], tool)
+    if node.get("children"):
+        node["children"] = [_stored(c, tool) for c in node["children"]]
+    return node
 
 
 def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[str, Fragment]:

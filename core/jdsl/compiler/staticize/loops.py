@@ -23,8 +23,8 @@ A *scan* (``LoopSpec.prefix``): consecutive calls of one read-only tool over the
 of a list, ``<head>[0]<tail>`` ... ``<head>[m-1]<tail>``, stopping before its end in some run
 (read orders one by one until the one to act on): one token too, compiled as a ``for_each``
 over a residual selection of the scanned prefix; after it, its store holds the last scanned
-element's result, which a later call may read (the order then acted on). A scan's calls must
-store under one key (a later call reading the last result reads that key in every run).
+element's result, which a later call may read (the order then acted on). A scan's calls store
+under one key or each under its own (:mod:`jdsl.compiler.staticize.scans` renames them).
 """
 
 from __future__ import annotations
@@ -85,9 +85,10 @@ def _runs_at(ok: Sequence[NormStep], i: int, *, prefix: bool = False) -> list[tu
                 if ok[i + n].logical_tool != spec.tool or not _element(ok[i + n], spec, n):
                     break
                 n += 1
-            if prefix and len({c.store for c in ok[i : i + n]}) != 1:
-                # a scan stores every element under one key: after the loop it holds the last
-                # one, as the program's one store does (numbered stores per call are not renamed)
+            stores = [c.store for c in ok[i : i + n]]
+            if prefix and len(set(stores)) not in (1, len(stores)):
+                # a scan stores every element under one key, or each under its own (renamed
+                # as the loop's one store, staticize/scans.py)
                 continue
             if n == len(items):
                 found.append((n, spec))
