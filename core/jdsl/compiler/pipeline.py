@@ -25,8 +25,8 @@ from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
 from jdsl.compiler.rejoin import share_stores
-from jdsl.compiler.staticize.scans import scan_stores
 from jdsl.compiler.staticize import staticize
+from jdsl.compiler.staticize.scans import scan_stores
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
     EpisodeSource,
@@ -331,7 +331,9 @@ def compile_normalized(
     normalized, noops = drop_noops(normalized, effects)
     normalized, shared = share_stores(normalized, read_only_of(effects))
     normalized, scanned = scan_stores(normalized, read_only_of(effects))
-    if noops or unused or shared or scanned:  # the shards' facts and replay hold the calls as recorded
+    if (
+        noops or unused or shared or scanned
+    ):  # the shards' facts and replay hold the calls as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)

@@ -15,18 +15,23 @@ to that name); the loop's action stores under the name
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
+from jdsl.compiler.branches import successful_pool
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.rejoin import rename_stores
-from jdsl.compiler.branches import successful_pool
 from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.store import NormStore
+from jdsl.ir.walk import walk_ir
 
-__all__ = ["scan_store", "scan_stores"]
+__all__ = ["program_scans", "scan_store", "scan_stores"]
 
 _EARLIER = "__scanned"
+_SCANNED = re.compile(r"^[a-z0-9_]+_scanned(_\d+)?$")
+_SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
 
 
 def scan_store(first: str) -> str:
@@ -57,12 +62,39 @@ def _renames(episode: NormEpisode, loops: Collection[LoopSpec]) -> dict[str, str
     return renames
 
 
+def program_scans(ir: Mapping[str, Any]) -> frozenset[LoopSpec]:
+    """The scans a compiled program loops over (``for_each x in xs[$k]`` whose call stores
+    under a scan's name), to rename held-out runs' stores as the compiled runs' were."""
+    found = set()
+    for node in walk_ir(ir.get("root", ir)):
+        match = (
+            _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
+        )
+        if match is None:
+            continue
+        item = str(node.get("item"))
+        for action in walk_ir(node.get("child") or {}):
+            if action.get("kind") != "action" or _EARLIER in str(action.get("store", "")):
+                continue
+            if not _SCANNED.match(str(action.get("store", ""))):
+                continue
+            for arg, spec in (action.get("args") or {}).items():
+                ref = str(spec.get("ref", "")) if isinstance(spec, Mapping) else ""
+                if ref == item or ref.startswith((f"{item}.", f"{item}[")):
+                    found.add(LoopSpec(str(action["tool"]), arg, match["head"], ref[len(item) :],
+                                       select=True, prefix=True))  # fmt: skip
+    return frozenset(found)
+
+
 def scan_stores(
-    episodes: Sequence[NormEpisode], read_only: Callable[[str], bool]
+    episodes: Sequence[NormEpisode],
+    read_only: Callable[[str], bool],
+    loops: Collection[LoopSpec] | None = None,
 ) -> tuple[Sequence[NormEpisode], bool]:
     """The episodes with each scan's stores renamed (module docstring), and whether any was
-    (the family's loops: :func:`~jdsl.compiler.staticize.loops.family_loops`)."""
-    loops = family_loops(successful_pool(episodes), read_only=read_only)
+    (``loops``, else the family's: :func:`~jdsl.compiler.staticize.loops.family_loops`)."""
+    if loops is None:
+        loops = family_loops(successful_pool(episodes), read_only=read_only)
     if not any(spec.prefix for spec in loops):
         return episodes, False
     renames = [_renames(e, loops) for e in episodes]
