@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from jdsl.compiler import compile_behavior, normalize_all, validate_package
 from jdsl.compiler.fallback import compiled_program
 from jdsl.compiler.replay import execute_all
@@ -21,7 +22,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from events import EpisodeBuilder  # noqa: E402
 
 
-def _run(i: int, count: int, scanned: int, acted: int | None = None) -> dict[str, Any]:
+def _run(
+    i: int, count: int, scanned: int, acted: int | None = None, *, one_store: bool = True
+) -> dict[str, Any]:
     ids = [f"#W{i}{k}0{k}" for k in range(count)]
     acted = scanned - 1 if acted is None else acted
     b = EpisodeBuilder(f"ep{i}", inputs={"user_id": f"u{i}"})
@@ -30,8 +33,9 @@ def _run(i: int, count: int, scanned: int, acted: int | None = None) -> dict[str
            node_type="react", user_id=f"u{i}")  # fmt: skip
     for k in range(scanned):
         status = "pending" if k == scanned - 1 else "delivered"
-        b.call("get_order_details", {"order_id": ids[k], "status": status}, store="order",
-               node_id="agent", node_type="react", order_id=ids[k])  # fmt: skip
+        extra = {"store": "order"} if one_store else {}  # else a store per call, numbered
+        b.call("get_order_details", {"order_id": ids[k], "status": status}, node_id="agent",
+               node_type="react", order_id=ids[k], **extra)  # fmt: skip
     b.call("cancel_pending_order", {"ok": True, "order_id": ids[acted]}, node_id="agent",
            node_type="react", order_id=ids[acted])  # fmt: skip
     return b.done(True)
@@ -40,17 +44,20 @@ def _run(i: int, count: int, scanned: int, acted: int | None = None) -> dict[str
 _RUNS = [(0, 3, 1), (1, 4, 2), (2, 5, 3), (3, 3, 2), (4, 4, 1)]
 
 
-def test_a_prefix_scan_is_one_loop_and_acts_on_the_last_scanned() -> None:
-    result = compile_behavior([_run(*r) for r in _RUNS], name="cancel")
+@pytest.mark.parametrize("one_store", [True, False])
+def test_a_prefix_scan_is_one_loop_and_acts_on_the_last_scanned(one_store: bool) -> None:
+    result = compile_behavior([_run(*r, one_store=one_store) for r in _RUNS], name="cancel")
     text = format_behavior(from_ir(result.compiled.ir))
     assert "for_each" in text and "user.orders" in text, text
     assert "user.orders[0]" not in text and "user.orders[1]" not in text, text
     assert result.compiled.branches == (), text
     v = result.verification
     assert result.ok and v.executed == v.matched == len(_RUNS), result.report().text
-    held = validate_package(result.package, normalize_all([_run(9, 5, 4)]))
+    held = validate_package(result.package, normalize_all([_run(9, 5, 4, one_store=one_store)]))
     (row,) = held.rows
     assert row.served and row.matched, held.text
+    other = validate_package(result.package, normalize_all([_run(7, 5, 4, 1, one_store=one_store)]))
+    assert not other.rows[0].matched, other.text  # acted on another scanned order
 
 
 def _nodes(node: dict[str, Any]) -> list[dict[str, Any]]:
