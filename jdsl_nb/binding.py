@@ -151,8 +151,8 @@ def package_root(
 def package_notes(package: Any, values: Mapping[str, Any], events: list[Any]) -> list[str]:
     """What a run of ``package`` should say besides its result (as ``jdsl package run`` does):
     the run inputs it lacks, and where its compiled program stopped and handed the run to the
-    package's fallback (that fallback's ``react.started`` names the failure)."""
-    from jdsl.compiler.fallback import FALLBACK_ID
+    package's fallback (:func:`jdsl.compiler.fallback.takeover_note`, the CLI's wording)."""
+    from jdsl.compiler.fallback import takeover_note
 
     notes = []
     missing = package.missing_inputs(values)
@@ -162,14 +162,6 @@ def package_notes(package: Any, values: Mapping[str, Any], events: list[Any]) ->
             "where the compiled program needs them (give them with --input KEY=VALUE to run "
             "the compiled program)"
         )
-    for event in events:
-        payload = event.payload
-        if event.kind == "react.started" and payload.get("node_id") == FALLBACK_ID:
-            failed = payload.get("after_failure") or {}
-            notes.append(
-                f"the compiled program stopped at {failed.get('node_id', '?')} "
-                f"({failed.get('reason', '?')}); the package's fallback (a react agent with the "
-                "family's tools) took the rest of the run"
-            )
-            break
+    if (said := takeover_note(events)) is not None:
+        notes.append(said)
     return notes

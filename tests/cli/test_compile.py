@@ -202,6 +202,17 @@ def test_an_unknown_initial_state_is_a_usage_error_with_or_without_holdout(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("n", ["0", "-2"])
+def test_a_holdout_below_one_is_a_usage_error_naming_the_fix(runner, traces, tmp_path, n) -> None:
+    out = tmp_path / "out"
+    result = _compile(runner, traces(3), "-o", out, "--holdout", n)
+    assert result.exit_code == 2, result.output
+    assert "Input should be" not in result.output
+    assert f"--holdout {n} holds out no run" in result.output, result.output
+    assert "pass --holdout 1 or more" in result.output and "leave --holdout out" in result.output
+    assert not out.exists()
+
+
 def test_an_output_ending_in_a_slash_is_a_directory_made_for_the_package(
     runner, traces, tmp_path
 ) -> None:

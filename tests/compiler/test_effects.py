@@ -18,7 +18,13 @@ from typing import Any
 import pytest
 from jdsl.commands.package import fallback_note
 from jdsl.compiler import compile_behavior, execute, normalize_all, validate_package
-from jdsl.compiler.fallback import FALLBACK_ID, WRAPPER_ID, split_fallback, takeover
+from jdsl.compiler.fallback import (
+    FALLBACK_ID,
+    WRAPPER_ID,
+    split_fallback,
+    takeover,
+    takeover_note,
+)
 from jdsl.compiler.verify import verify
 from jdsl.ir import from_ir
 from jdsl.testing import ScriptedModel
@@ -237,3 +243,20 @@ def test_the_trace_and_the_replay_say_the_same_takeover(family: Any) -> None:
     assert (replayed.node_id, replayed.reason, replayed.call_index) == (
         taken.node_id, taken.reason, taken.call_index)  # fmt: skip
     assert takeover([e for e in sink.events if e.kind != "node.enter"]) is None
+
+
+def test_the_cli_and_the_notebook_say_the_takeover_in_one_wording(family: Any) -> None:
+    """``jdsl package run``'s note and the notebook's package-run note are one text, kept next
+    to :func:`takeover` (the notebook may not import command code)."""
+    from jdsl_nb.binding import package_notes
+
+    tools = _tools([], ["#W80"])
+    tools["get_order"] = lambda order_id: {"status": "pending"}
+    sink = ListTraceSink()
+    seeds = {"user_id": "u8", "zip": "08123", "conversation": ["cancel it"]}
+    from_ir(family.package.ir).run(tools=tools, model=ScriptedModel("0", "No id."),
+                                   trace_sink=sink, **seeds)  # fmt: skip
+    said = takeover_note(sink.events)
+    assert said is not None and said.startswith("the compiled program stopped at ")
+    assert fallback_note(sink.events) == f"note: {said}"
+    assert package_notes(family.package, seeds, sink.events)[-1] == said

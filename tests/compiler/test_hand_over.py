@@ -137,3 +137,27 @@ def test_paths_that_replay_on_one_compiled_path_stay_served() -> None:
     v = result.verification
     assert result.ok and v.matched == v.executed == 2, result.report().text
     assert not _hand_overs(result.ir)
+
+
+def test_the_fallback_is_told_in_words_where_the_runs_part_ways() -> None:
+    """The hand-over is ``guard false``, whose own reason ("guard false was false") says
+    nothing: the react fallback's ``failure`` input names the parting point in words."""
+    from jdsl.ir import from_ir
+    from jdsl.testing import ScriptedModel
+    from jdsl.trace import ListTraceSink
+
+    result = compile_normalized(_after_a_shared_call(), name="update", reads=READS)
+    tools = {
+        "get_reservation": lambda reservation_id: RESERVATIONS[reservation_id],
+        "get_user": lambda user_id: USERS[user_id],
+        "update_flights": lambda reservation_id, payment_id: "ok",
+        "update_payment": lambda reservation_id, payment_id: "ok",
+    }
+    sink = ListTraceSink()
+    from_ir(result.package.ir).run(tools=tools, model=ScriptedModel("done"), trace_sink=sink,
+                                   reservation_id="R1", raise_errors=False)  # fmt: skip
+    started = next(e for e in sink.events if e.kind == "react.started").payload
+    failure = started["inputs"]["failure"]
+    assert failure.startswith(f"{_hand_overs(result.ir)[0]['id']}: "), failure
+    assert "the recorded runs part ways here" in failure, failure
+    assert _hand_overs(result.ir)[0]["expression"] == {"const": False}

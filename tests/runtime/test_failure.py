@@ -63,6 +63,17 @@ def test_a_false_guard_names_the_expression_and_the_values_read() -> None:
     )
 
 
+def test_a_false_guard_says_why_in_its_context() -> None:
+    """A guard asks no model: its ``context`` is the words its failure gives; for ``guard
+    false`` (whose "was false" says nothing) instead of the test's outcome."""
+    said = parse_behavior('root g\n  guard false id=stop context="nothing past here"\n')
+    assert said.run().failure.reason == "guard false: nothing past here"  # type: ignore[union-attr]
+    tested = root("t").do(guard("n > 1", id="big", context="only big orders"))
+    assert tested.run(n=0).failure.reason == (  # type: ignore[union-attr]
+        "guard n > 1 was false (n = 0): only big orders"
+    )
+
+
 def test_check_guard_call_and_a_failing_tool_say_why() -> None:
     assert root("c").do(check("n", 1)).run(n=2).failure.reason == (  # type: ignore[union-attr]
         "check n == 1 was false (n = 2)"

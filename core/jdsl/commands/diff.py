@@ -54,7 +54,7 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     normalized: Sequence[NormEpisode] = normalize_all(episodes, canonical=mapping)
     if episode is None and not every:
         normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
-    compared, skipped = compared_episodes(normalized, episode)
+    compared, skipped = compared_episodes(list(normalized), episode)
     diffs = [step_diff(pkg.ir, norm) for norm in compared]
     if diffs:
         typer.echo("\n\n".join(diff_text(d) for d in diffs))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from jdsl.commands.boundary import cli_fail
 
-__all__ = ["refuse_package", "refuse_trace"]
+__all__ = ["refuse_non_package", "refuse_package", "refuse_trace"]
 
 
 def _is_package(path: Path) -> bool:
@@ -40,6 +40,45 @@ def refuse_trace(path: Path, command: str) -> None:
             f"{path} is a trace (JSONL), which `{command}` does not take (it runs FILE.behavior)",
             f"look at it with `jdsl show {path}`, or compile it with `jdsl compile {path} -o OUT`",
         )
+
+
+def refuse_non_package(path: Path, command: str) -> None:
+    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as its package, is a
+    trace or a tau-bench results file instead (a JSON file, not an archive): name what it is
+    and the commands that make a package of it.
+
+    Args:
+        path: the file a user passed as PKG.
+        command: what the user ran, e.g. ``"jdsl package run"``.
+    """
+    if not path.is_file() or zipfile.is_zipfile(path):
+        return
+    if path.suffix not in {".jsonl", ".json"} and _first_char(path) not in {"{", "["}:
+        return
+    compile_it = f"compile it into a package with `jdsl compile {path} -o OUT.jdsl`"
+    if _is_tau_bench(path):
+        what = "a tau-bench results file"
+        compile_it = (
+            f"import it with `jdsl import tau-bench {path} -o TRACES.jsonl`, then compile "
+            "the traces into a package with `jdsl compile TRACES.jsonl -o OUT.jdsl`"
+        )
+    else:
+        what = "a trace (JSONL)"
+    raise cli_fail(
+        f"{path} is {what}, but `{command}` takes a behavior package "
+        "(PKG: a .jdsl archive or package folder)",
+        f"{compile_it}, then `{command} OUT.jdsl`",
+    )
+
+
+def _is_tau_bench(path: Path) -> bool:
+    """A tau-bench results file: its telltale ``"traj"`` key near the start (the marker
+    :mod:`jdsl.trace.reader` recognizes it by)."""
+    try:
+        with path.open("rb") as handle:
+            return b'"traj"' in handle.read(4096)
+    except OSError:
+        return False
 
 
 def _first_char(path: Path) -> str:

@@ -5,7 +5,7 @@
     jdsl package inspect PKG
     jdsl package verify PKG [--digest sha256:HEX]
     jdsl package validate PKG TRACES...   (jdsl.commands.validate)
-    jdsl package run PKG --tools module:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
+    jdsl package run PKG --tools module:NAME|file.py:NAME [--input KEY=VALUE ...] [--model ID | --reply TEXT]
         [--digest sha256:HEX] [--trace OUT.jsonl]
 """
 
@@ -18,10 +18,11 @@ import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
 from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.commands.kinds import refuse_non_package
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
 from jdsl.commands.validate import validate_command
-from jdsl.compiler.fallback import FALLBACK_ID, split_fallback, takeover
+from jdsl.compiler.fallback import split_fallback, takeover_note
 from jdsl.inputs import unread_inputs_note
 from jdsl.package import input_types, load_package
 from jdsl.trace import FanoutSink, JsonlTraceSink, ListTraceSink, TraceEvent
@@ -44,6 +45,7 @@ _DIGEST = typer.Option(
 @cli_errors
 def inspect_command(path: Path = _PKG) -> None:
     """Show a package: name, verification, inputs, permissions, metrics and the tree."""
+    refuse_non_package(path, "jdsl package inspect")
     typer.echo(package_summary(load_package(path)))
 
 
@@ -52,6 +54,7 @@ def inspect_command(path: Path = _PKG) -> None:
 def verify_command(path: Path = _PKG, digest: str | None = _DIGEST) -> None:
     """Check format, every digest and the IR (exit 1 on any problem); with --digest, also that
     it is the package its author published (digests alone prove integrity, not authorship)."""
+    refuse_non_package(path, "jdsl package verify")
     pkg = load_package(path, digest=digest)
     pinned = ", the pinned digest" if digest else ""
     typer.echo(
@@ -64,7 +67,11 @@ def verify_command(path: Path = _PKG, digest: str | None = _DIGEST) -> None:
 def run_command(
     path: Path = _PKG,
     tools: str = typer.Option(
-        ..., "--tools", "-t", metavar="module:NAME", help="module:NAME of the host tools."
+        ...,
+        "--tools",
+        "-t",
+        metavar="module:NAME",
+        help="module:NAME (or file.py:NAME) of the host tools.",
     ),
     inputs: list[str] = typer.Option(
         [],
@@ -93,6 +100,7 @@ def run_command(
     takes the rest of the run (a note on stderr says which inputs were missing). When the
     fallback takes over, a note on stderr names the step where the compiled program stopped
     and why. An input the package never reads gets a warning (a typo'd key)."""
+    refuse_non_package(path, "jdsl package run")
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
     if trace is not None:
@@ -126,14 +134,8 @@ def run_command(
 
 
 def fallback_note(events: Sequence[TraceEvent]) -> str | None:
-    """The note for a run whose compiled program stopped and whose fallback took over (the
-    package's fallback, :func:`jdsl.compiler.fallback.takeover`: its ``react.started`` names
-    the failure in ``after_failure``); None otherwise."""
-    taken = takeover(events)
-    if taken is None or taken.fallback_id != FALLBACK_ID:
-        return None
-    return (
-        f"note: the compiled program stopped at {taken.node_id or '?'} "
-        f"({taken.reason or '?'}); the package's fallback (a react agent with the family's "
-        "tools) took the rest of the run"
-    )
+    """The note for a run whose compiled program stopped and whose fallback took over
+    (:func:`jdsl.compiler.fallback.takeover_note`, the notebook's wording too); None
+    otherwise."""
+    said = takeover_note(events)
+    return None if said is None else f"note: {said}"

@@ -22,6 +22,7 @@ from typing import Any, get_args
 import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.kinds import refuse_non_package
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -50,10 +51,23 @@ __all__ = [
     "validate_command",
 ]
 
+
+def _holdout_at_least_one(value: int | None) -> int | None:
+    """``--holdout N`` below 1 is a usage error that names the fix (the option's own ``min``
+    answered only "Input should be greater than or equal to 1")."""
+    if value is not None and value < 1:
+        raise typer.BadParameter(
+            f"--holdout {value} holds out no run; pass --holdout 1 or more (the number of each "
+            "family's last successful runs to validate on), or leave --holdout out to compile "
+            "from every run"
+        )
+    return value
+
+
 HOLDOUT_OPTION = typer.Option(
     None,
     "--holdout",
-    min=1,
+    callback=_holdout_at_least_one,
     metavar="N",
     help="Compile each family without its last N "
     "successful episodes and validate the package on those; -o is a directory.",
@@ -67,12 +81,12 @@ INITIAL_STATE_OPTION = typer.Option(
     None,
     "--initial-state",
     metavar="DOMAIN",
-    help="Held-out validation (and, with --holdout, verification): answer a read a run never "
-    "made, before its first write, from the database every run of DOMAIN starts from "
+    help="Answer a read a run never made, before its first write, from the database every run of DOMAIN starts from "
     f"({', '.join(INITIAL_STATES)}: the shipped db; default: the one the runs record (jdsl "
     "import tau-bench records their domain's) when known; none: never).",
 )
-"""``--initial-state DOMAIN`` of ``jdsl package validate`` and ``jdsl compile --holdout``."""
+"""``--initial-state DOMAIN`` of ``jdsl package validate`` (``jdsl compile`` declares its own,
+which also serves verification)."""
 
 
 def initial_state(name: str | None, episodes: Sequence[NormEpisode] = ()) -> ReadAnswers | None:
@@ -125,6 +139,9 @@ def validate_command(
     only: list[str] = typer.Option(
         [], "--episode", "-e", metavar="ID", help="Validate on this episode only (repeatable)."
     ),
+    skip_bad_lines: bool = typer.Option(
+        False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
+    ),
 ) -> None:
     """Would the package have served these runs, and done what they did? (exit 1 on a
     divergence). By default only the runs of the package's family are checked (the family
@@ -133,13 +150,15 @@ def validate_command(
     bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
     if bad:
         raise typer.BadParameter(f"{bad[0]!r} is not HOST=LOGICAL", param_hint="--canonical")
+    refuse_non_package(path, "jdsl package validate")
     pkg = load_package(path)
     # Host names as compile canonicalized them: a trace recorded against the host's tools
     # names ``cancel_pending_order`` where the package requires ``retail.cancel_pending_order``
     # (the rule PackageBundle.bind hints with); --canonical pairs override it.
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
     mapping.update({host: logical for host, _, logical in pairs})
-    episodes = [e for trace in traces for e in read_events(trace).episodes]
+    strict = not skip_bad_lines
+    episodes = [e for trace in traces for e in read_events(trace, strict=strict).episodes]
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)

@@ -21,20 +21,20 @@ from jdsl.compiler.normalized import NormStep
 from jdsl.errors import ValidationError
 from jdsl.expr import parse_path
 
-__all__ = ["acted_on", "coincides"]
+__all__ = ["acted_on", "coincides", "names_object"]
 
 
 def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _names_object(argument: str, field: str) -> bool:
+def names_object(argument: str, field: str) -> bool:
     """Whether an argument equal to an object's ``field`` names that object: the field is the
     object's own id, spelled like the argument (``reservation_id``) or ``id``.
 
-    >>> _names_object("reservation_id", "reservation_id"), _names_object("order_id", "id")
+    >>> names_object("reservation_id", "reservation_id"), names_object("order_id", "id")
     (True, True)
-    >>> _names_object("cabin", "cabin"), _names_object("payment_id", "amount")
+    >>> names_object("cabin", "cabin"), names_object("payment_id", "amount")
     (False, False)
     """
     if not argument.endswith("id"):
@@ -52,7 +52,7 @@ def acted_on(argument: str, step: NormStep) -> set[str]:
             continue
         for path in paths:
             top, _, field = path.partition(".")
-            if field and "[" not in top and _names_object(other, field):
+            if field and "[" not in top and names_object(other, field):
                 found.add(top)
     return found
 

@@ -8,7 +8,10 @@ follow the slot ("aligned" episodes):
 1. ``dataflow``: an exact lineage path that explains the value in *every* aligned episode, whose
    names are available at that point of the compiled tree and that picks no list element by
    position -> ``{"ref": path}``; for a list argument that was every element of one list in
-   state in every episode, the list path ``order.items[*].item_id``;
+   state in every episode, the list path ``order.items[*].item_id``. A path decided from one
+   episode must also hold in the same call of the family's other runs where it exists
+   (:mod:`jdsl.compiler.support`), and yields to a stated input when the user stated the
+   value, unless it is the object the call names or acts on;
 2. ``selection``: a list argument built from elements of one list in state, different ones per
    episode -> ``{"ref": "order.items[$item_indexes].item_id"}``; a residual decision writes
    ``item_indexes: list[int]``;
@@ -35,11 +38,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from jdsl.compiler.acted import acted_on, coincides
+from jdsl.compiler.acted import acted_on, coincides, names_object
 from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import NormStep
 from jdsl.compiler.store import SlotSteps
+from jdsl.compiler.support import contradicted
 from jdsl.errors import ValidationError
 from jdsl.expr import parse_path
 
@@ -206,17 +210,29 @@ def rank_sources(argument: str, step: NormStep, sources: Sequence[str]) -> tuple
     return tuple(p for _, p in sorted(enumerate(kept), key=rank))
 
 
-def _dataflow(seen: Sequence[_Seen], available: set[str] | None) -> str | None:
-    """The best path explaining every step's value (names available, unless None); a path
-    that picks a list element by position is never one (:func:`_element_path`)."""
+def _dataflow(
+    seen: Sequence[_Seen], available: set[str] | None, refuted: Callable[[str], bool] | None = None
+) -> str | None:
+    """The best path explaining every step's value (names available, unless None) that
+    ``refuted`` does not refute; a path that picks a list element by position is never one
+    (:func:`_element_path`)."""
     for path in seen[0].sources:
         if _FIXED_INDEX.search(path):
             continue
-        if (available is None or path_names(path) <= available) and all(
-            path in s.sources for s in seen[1:]
+        if (
+            (available is None or path_names(path) <= available)
+            and all(path in s.sources for s in seen[1:])
+            and (refuted is None or not refuted(path))
         ):
             return path
     return None
+
+
+def _own(path: str, argument: str, step: NormStep) -> bool:
+    """Whether ``path`` is the object the call names or acts on (``res.reservation_id`` for
+    ``reservation_id``, a field of the reservation updated): never a coincidence."""
+    field = path.rpartition(".")[2]
+    return names_object(argument, field) or top_key(path) in acted_on(argument, step)
 
 
 def _list_path(
@@ -294,6 +310,7 @@ def choose_argument(
     synthesized_input: str,
     who: Callable[[], Sequence[tuple[str, str]]] | None = None,
     always_stated: Callable[[], bool] | None = None,
+    peers: Callable[[], Sequence[NormStep]] | None = None,
 ) -> ArgChoice:
     """Choose the representation of ``argument`` over the aligned steps of one slot (the
     order of preference in the module docstring).
@@ -308,6 +325,11 @@ def choose_argument(
             two or more tasks); None: not known, no constant.
         always_stated: whether every run of the family stated the argument when it made the
             call (:class:`StatedIndex`); None: not known (a stated value stays an input).
+        peers: the same call in the family's other runs (:class:`jdsl.compiler.support.SameCalls`):
+            a source decided from one run that one of them contradicts is not a ref
+            (:func:`jdsl.compiler.support.contradicted`); and a source from one run equal to a
+            value the user stated yields to the stated input, unless it is the object the call
+            names or acts on. None: not known.
     """
     seen = (
         steps.memo(("observe", argument), lambda v: _observe(argument, v))
@@ -315,7 +337,14 @@ def choose_argument(
         else _observe(argument, steps)
     )  # a slot's observations are read by input_names and again by the emitter
     values = tuple(s.value for s in seen)
-    path = _dataflow(seen, available)
+    thin = peers is not None and len(seen) < 2  # a source decided from one run
+    refuted = _refuted(argument, peers) if thin and peers is not None else None
+    path = _dataflow(seen, available, refuted)
+    chosen = steps[0].model_chosen
+    if path is not None and thin and chosen and seen[0].stated:
+        if not _own(path, argument, steps[0]):
+            return ArgChoice(argument, "input", {"ref": synthesized_input}, synthesized_input,
+                             values, stated=True)  # fmt: skip
     if path is not None:
         return ArgChoice(argument, "dataflow", {"ref": path}, path, values)
     listed = _list_path(argument, seen, available, index_key(argument))
@@ -324,7 +353,6 @@ def choose_argument(
     key = _common_input(seen)
     if key is not None:  # a value equal to a run input is never frozen
         return ArgChoice(argument, "input", {"ref": key}, key, values)
-    chosen = steps[0].model_chosen
     synth = {"ref": synthesized_input}
     element = _element_path(argument, seen, available, index_key(argument))
     if chosen and all(s.stated for s in seen):
@@ -339,6 +367,19 @@ def choose_argument(
     if chosen:
         return ArgChoice(argument, "residual", synth, synthesized_input, values)
     return ArgChoice(argument, "input", synth, synthesized_input, values)
+
+
+def _refuted(argument: str, peers: Callable[[], Sequence[NormStep]]) -> Callable[[str], bool]:
+    """Whether the same call in another run of the family contradicts a source (asked for
+    the other runs once)."""
+    found: list[Sequence[NormStep]] = []
+
+    def refuted(path: str) -> bool:
+        if not found:
+            found.append(peers())
+        return contradicted(path, argument, found[0])
+
+    return refuted
 
 
 class StatedIndex:

@@ -41,6 +41,7 @@ from jdsl.ir.nodes import child_slots
 
 __all__ = [
     "FALLBACK_ID",
+    "HAND_OVER_REASON",
     "Fallback",
     "Takeover",
     "attach_fallback",
@@ -52,6 +53,7 @@ __all__ = [
     "is_fallback_node",
     "split_fallback",
     "takeover",
+    "takeover_note",
     "with_fallback",
 ]
 
@@ -64,10 +66,21 @@ _RESERVED = frozenset({"conversation", "failure", "answer"})
 _HAND_OVER_EXPRESSION = {"const": False}
 
 
+HAND_OVER_REASON = (
+    "the recorded runs part ways here, too few of them each way to compile: the fallback "
+    "takes the rest of the run"
+)
+"""What a hand-over guard says when it fails (its ``context``): the reason in the trace, the
+fallback's ``failure`` input and replay's :class:`Fallback`."""
+
+
 def hand_over_guard(node_id: str) -> dict[str, Any]:
-    """A guard that never holds (``guard false``): where the compiled program hands the rest of a run to the
-    fallback (the recorded runs went on in ways too thin to compile)."""
-    return {"kind": "guard", "id": node_id, "expression": copy.deepcopy(_HAND_OVER_EXPRESSION)}
+    """A guard that never holds (``guard false``): where the compiled program hands the rest of
+    a run to the fallback (the recorded runs went on in ways too thin to compile). Its
+    ``context`` is :data:`HAND_OVER_REASON`: a failing guard's reason carries its context
+    (:class:`jdsl.tree.leaves.Guard`), so the fallback is told in words why it took over."""
+    return {"kind": "guard", "id": node_id, "expression": copy.deepcopy(_HAND_OVER_EXPRESSION),
+            "context": HAND_OVER_REASON}  # fmt: skip
 
 
 def hands_over(node: Mapping[str, Any]) -> bool:
@@ -149,6 +162,20 @@ def takeover(events: Iterable[Any]) -> Takeover | None:
                 found, node_id=failed.get("node_id"), reason=failed.get("reason")
             )
     return found
+
+
+def takeover_note(events: Iterable[Any]) -> str | None:
+    """What a run of a package says when its fallback took over (:func:`takeover`, the
+    package's own :data:`FALLBACK_ID` leaf): where the compiled program stopped and why. The
+    one wording of ``jdsl package run``'s note (:mod:`jdsl.commands.package`) and the
+    notebook's (``jdsl_nb/binding.py``); None when no fallback of the package ran."""
+    taken = takeover(events)
+    if taken is None or taken.fallback_id != FALLBACK_ID:
+        return None
+    return (
+        f"the compiled program stopped at {taken.node_id or '?'} ({taken.reason or '?'}); the "
+        "package's fallback (a react agent with the family's tools) took the rest of the run"
+    )
 
 
 def _kind_payload(event: Any) -> tuple[Any, Mapping[str, Any]]:

@@ -40,7 +40,8 @@ class Node(BaseModel):
     Attributes:
         kind: the discriminator (``"action"``, ``"sequence"``, ...).
         id: optional author id, unique in a tree; stable identity for compiled artifacts.
-        context: system-prompt text pushed on the ContextWindow while this subtree runs.
+        context: system-prompt text pushed on the ContextWindow while this subtree runs (a
+            guard, which asks no model, gives it as the words of its failure).
 
     Subclasses implement ``_tick(ctx) -> Status``; :meth:`tick` is never overridden.
     """

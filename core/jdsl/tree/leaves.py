@@ -373,9 +373,15 @@ class Guard(Node):
         return Status.SUCCESS if result else self._false(ctx, values)
 
     def _false(self, ctx: RunContext, values: dict[str, Any]) -> Status:
+        """FAILURE with the reason: the test and what it read; a guard's ``context`` (text a
+        guard, which asks no model, has no other use for) says why in words, after the test or,
+        for a constant (``guard false``, whose "was false" says nothing), instead of it."""
         read = ", ".join(f"{path} = {preview(value)}" for path, value in values.items())
-        reason = f"guard {describe(self.expression)} was false" + (f" ({read})" if read else "")
-        return ctx.fail(self, reason)
+        test = f"guard {describe(self.expression)}"
+        if self.context and "const" in self.expression:
+            return ctx.fail(self, f"{test}: {self.context}")
+        reason = f"{test} was false" + (f" ({read})" if read else "")
+        return ctx.fail(self, f"{reason}: {self.context}" if self.context else reason)
 
 
 class GuardCall(_Bound):

@@ -208,7 +208,8 @@ def _argument(
     synth = names.get((slot.key, arg), arg)
     choice = choose_argument(arg, slot.steps, available=set(here.available),
                              synthesized_input=synth, who=lambda: _who(slot),
-                             always_stated=lambda: ev.stated(slot.tool, arg))  # fmt: skip
+                             always_stated=lambda: ev.stated(slot.tool, arg),
+                             peers=lambda: ev.peers(slot))  # fmt: skip
     if choice.source == synth and synth in here.loop_items:  # not the loop's last element
         synth = numbered(synth, here.loop_items | here.available | here.inputs)
         choice = dataclasses.replace(choice, spec={"ref": synth}, source=synth)

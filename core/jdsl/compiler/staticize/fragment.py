@@ -26,9 +26,10 @@ from jdsl.compiler.compiled import (
     NodeProvenance,
 )
 from jdsl.compiler.consolidate import Candidate
-from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.residualize import CompilerModel, Residual
 from jdsl.compiler.store import SlotSteps, episode_ids, joined
+from jdsl.compiler.support import SameCalls
 
 __all__ = [
     "EMPTY", "Build", "Evidence", "Fragment", "Here", "Names", "Slot", "proof", "weakest",
@@ -82,6 +83,7 @@ class Evidence:
         self._episodes = episodes
         self._index = {eid: i for i, eid in enumerate(episode_ids(episodes))}
         self.stated = StatedIndex(episodes)
+        self.same_calls = SameCalls(episodes, read_only)
         self._by_key = {Fact(c.type, c.claim, "", None).key: c for c in candidates}
         guard_index: dict[tuple[Any, Any], list[Candidate]] = {}
         for c in candidates:
@@ -95,6 +97,12 @@ class Evidence:
 
     def candidate(self, type_: str, claim: dict[str, Any]) -> Candidate | None:
         return self._by_key.get(Fact(type_, claim, "", None).key)
+
+    def peers(self, slot: Slot) -> list[NormStep]:
+        """The call of ``slot`` in the family's runs outside it (:class:`SameCalls`)."""
+        position, episodes = slot.at[0]
+        ids = [eid for _, eps in slot.at for eid in episode_ids(eps)]
+        return self.same_calls(ids[0], position, ids) if ids else []
 
     def episode(self, episode_id: str) -> NormEpisode | None:
         """The episode of that id (the last one when ids repeat), None when there is none."""

@@ -1,0 +1,56 @@
+"""``jdsl package ...``: advice and help name only options the command has; a file of another
+kind given as PKG is named for what it is."""
+
+from __future__ import annotations
+
+from jdsl.cli import app
+from jdsl.envs.data import data_path
+from jdsl.package import export_jdsl
+from jdsl.trace import JsonlTraceSink
+
+from tests.nb.lesson_diff import compiled, held_out
+
+
+def test_validate_takes_the_skip_bad_lines_it_advises(runner, tmp_path) -> None:
+    package = export_jdsl(compiled().package, tmp_path / "remind.jdsl")
+    sink = JsonlTraceSink(tmp_path / "held.jsonl")
+    held_out(sink)
+    sink.close()
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text((tmp_path / "held.jsonl").read_text(encoding="utf-8") + '{"kind": "ep')
+    args = ["package", "validate", str(package), str(torn), "--all"]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 1 and "--skip-bad-lines" in refused.output
+    skipped = runner.invoke(app, [*args, "--skip-bad-lines"])
+    assert "No such option" not in skipped.output
+    assert "held" in skipped.stdout, skipped.output
+
+
+def test_validate_help_names_no_holdout(runner) -> None:
+    result = runner.invoke(app, ["package", "validate", "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    assert "--holdout" not in result.output
+
+
+def test_a_trace_or_tau_bench_file_given_as_a_package_says_what_it_is(runner, tmp_path) -> None:
+    sink = JsonlTraceSink(tmp_path / "runs.jsonl")
+    held_out(sink)
+    sink.close()
+    raw = data_path("tau_airline", "raw", "gpt-4o-airline.dev.json").read_text(encoding="utf-8")
+    (tmp_path / "tb.jsonl").write_text(raw, encoding="utf-8")
+    for name, what, fix in (
+        ("runs.jsonl", "is a trace (JSONL)", "jdsl compile {} -o"),
+        ("tb.jsonl", "is a tau-bench results file", "jdsl import tau-bench {} -o"),
+    ):
+        path = str(tmp_path / name)
+        for argv in (["package", "run", path, "--tools", "tools:TOOLS"],
+                     ["package", "inspect", path]):  # fmt: skip
+            result = runner.invoke(app, argv, terminal_width=300)
+            assert result.exit_code == 1, result.output
+            assert what in result.output and fix.format(path) in result.output, result.output
+            assert "not a valid .jdsl archive" not in result.output
+
+
+def test_package_run_help_names_file_py_tools(runner) -> None:
+    result = runner.invoke(app, ["package", "run", "--help"], terminal_width=200)
+    assert "file.py:NAME" in result.output, result.output
