@@ -162,11 +162,11 @@ def test_two_thin_ways_at_one_point_hand_over_at_one_guard() -> None:
 
 
 def _scanning(eid: str, uid: str, pick: int, *, every: bool = True) -> dict[str, Any]:
-    """Look the user up and each of their orders (``every``; else the first only), then
-    cancel one."""
+    """Look the user up and each of their orders (``every``; else the last only: reading the
+    first ones would be a scan that stopped early, staticize/loops.py), then cancel one."""
     b = EpisodeBuilder(eid, inputs={"user_id": uid})
     b.call("get_user", USERS[uid], store="user", user_id=uid)
-    orders = USERS[uid]["orders"] if every else USERS[uid]["orders"][:1]
+    orders = USERS[uid]["orders"] if every else USERS[uid]["orders"][-1:]
     for order in orders:
         b.call("get_order", {"order_id": order, "status": "pending"}, store="order",
                order_id=order)  # fmt: skip
@@ -175,8 +175,8 @@ def _scanning(eid: str, uid: str, pick: int, *, every: bool = True) -> dict[str,
 
 
 def test_a_thin_run_that_does_not_make_the_loops_calls_is_handed_over() -> None:
-    """The compiled way reads every order of the user (a loop); a thin run read one only: it
-    parts where the loop starts, and replay places it on the hand-over, not on the loop."""
+    """The compiled way reads every order of the user (a loop); a thin run read the last one
+    only: it parts where the loop starts, and replay places it on the hand-over, not on the loop."""
     runs = [_scanning("s1", "u1", 1), _scanning("s2", "u2", 2), _scanning("s3", "u3", 0)]
     runs.append(_scanning("t1", "u2", 0, every=False))
     result = compile_normalized(normalize_all(runs), name="cancel")

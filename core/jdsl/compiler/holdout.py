@@ -45,6 +45,7 @@ from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.replay import Divergence, Execution, execute
+from jdsl.compiler.staticize.scans import program_scans, scan_stores
 from jdsl.ir.nodes import child_slots
 from jdsl.tree import typed_equal
 
@@ -344,6 +345,9 @@ def validate_package(
     ]
     name = str(getattr(package, "name", None) or package.manifest.get("name") or "package")
     effects = _effects(package)
+    scans = program_scans(compiled_program(package.ir))  # stores renamed as compiled runs'
+    if scans:
+        normalized = list(scan_stores(normalized, lambda _: True, scans)[0])
     return HeldOutReport(name, tuple(_row(package, e, effects, reads) for e in normalized))
 
 

@@ -26,6 +26,7 @@ from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
 from jdsl.compiler.rejoin import share_stores
 from jdsl.compiler.staticize import staticize
+from jdsl.compiler.staticize.scans import scan_stores
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
     EpisodeSource,
@@ -329,7 +330,10 @@ def compile_normalized(
     normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
     normalized, shared = share_stores(normalized, read_only_of(effects))
-    if noops or unused or shared:  # the shards' facts and replay hold the calls as recorded
+    normalized, scanned = scan_stores(normalized, read_only_of(effects))
+    if (
+        noops or unused or shared or scanned
+    ):  # the shards' facts and replay hold the calls as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)

@@ -29,7 +29,7 @@ from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import GuardObservation, ModelDecision, NormEpisode, NormStep
 from jdsl.compiler.store import NormStore
 
-__all__ = ["CHOICE", "choice_tokens", "choice_tools", "share_stores"]
+__all__ = ["CHOICE", "choice_tokens", "choice_tools", "rename_stores", "share_stores"]
 
 CHOICE = "one of "
 """How a choice token starts: ``one of find_user_id_by_email | find_user_id_by_name_zip``."""
@@ -216,3 +216,9 @@ def _renamed(episode: NormEpisode, renames: Mapping[str, str]) -> NormEpisode:
         decisions=tuple(_decision(d, renames) for d in episode.decisions),
         guards=tuple(_guard(g, renames) for g in episode.guards),
     )
+
+
+def rename_stores(episode: NormEpisode, renames: Mapping[str, str]) -> NormEpisode:
+    """``episode`` with the stores ``renames`` names renamed everywhere (stores, sources, state,
+    decision inputs, guard expressions)."""
+    return _renamed(episode, renames) if renames else episode

@@ -8,7 +8,8 @@ episode (one call per element, in order).
 
 A loop over some elements (:attr:`LoopSpec.select`) first asks a residual decision which ones
 (``<name>_indexes: list[int]``, the 0-based indexes in the order the calls take them) and loops
-over ``<head>[$<name>_indexes]``.
+over ``<head>[$<name>_indexes]``. A scan (:attr:`LoopSpec.prefix`) asks the same for the first
+elements to read, up to the one to stop at; its store stays available after the loop.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from jdsl.compiler.residualize import residualize_argument
 from jdsl.compiler.staticize.calls import call, decisions, residual_inputs, residual_node
 from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
 from jdsl.compiler.staticize.loops import LoopSpec, element_at
+from jdsl.compiler.staticize.scans import scan_store
 
 __all__ = ["emit_loop"]
 
@@ -61,10 +63,14 @@ def emit_loop(
     inside = dataclasses.replace(b.here, sequence=(), available=b.here.available | {item},
                                  loop_items=b.here.loop_items | {item})  # fmt: skip
     made = call(ev, inside, slot, names, (), fixed={spec.argument: element})
-    # after the loop its stores hold only the last element's result: nothing more is available
-    b.add(dataclasses.replace(made, nodes=(), produced=frozenset(),
-                              loop_items=made.loop_items | {item}))  # fmt: skip
     body = list(made.nodes)
+    produced: frozenset[str] = frozenset()
+    if spec.prefix:  # after a scan its store holds the element it stopped at
+        body = [_stored(n, slot.tool) for n in body]
+        produced = frozenset(scan_store(p) for p in made.produced)
+    # after the loop its stores hold only the last element's result: nothing more is available
+    b.add(dataclasses.replace(made, nodes=(), produced=produced,
+                              loop_items=made.loop_items | {item}))  # fmt: skip
     child: dict[str, Any] = (
         body[0] if len(body) == 1
         else {"kind": "sequence", "id": b.id(f"each_{slug(slot.tool)}_body"), "children": body}
@@ -75,6 +81,18 @@ def emit_loop(
     b.add(proof(node_id, "for_each", [], f"LOOP {slot.tool} once per element of {items} "
                 f"({spec.argument} = the element{spec.tail})"))  # fmt: skip
     return b.out
+
+
+def _stored(node: dict[str, Any], tool: str) -> dict[str, Any]:
+    """``node`` with the store of each call of ``tool`` in it the scan's (staticize/scans.py)."""
+    node = dict(node)
+    if node.get("kind") == "action" and node.get("tool") == tool and node.get("store"):
+        node["store"] = scan_store(str(node["store"]))
+    if isinstance(node.get("child"), dict):
+        node["child"] = _stored(node["child"], tool)
+    if node.get("children"):
+        node["children"] = [_stored(c, tool) for c in node["children"]]
+    return node
 
 
 def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[str, Fragment]:
@@ -90,7 +108,10 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
     residual = residualize_argument(
         node_id=b.id(f"choose_{key}"), output=key, values=[picked[:3] or [0]],
         inputs=[*residual_inputs(here), top_key(spec.head)], model=ev.model,
-        note=(f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
+        note=(f"Answer with a JSON list of the 0-based indexes of the first elements of "
+              f"{spec.head} to call {slot.tool} for, in order (0, 1, ...), up to the one to "
+              f"stop at." if spec.prefix else
+              f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
               f"to call {slot.tool} for, in the order to call it."),
     )  # fmt: skip
     b.add(residual_node(b.here, residual, None))

@@ -18,6 +18,13 @@ reservation, is not one call repeated). Found with two or more
 calls in some run and in two or more episodes, it is one token too, compiled as a ``for_each``
 over the elements a residual selection (``list[int]``) picks. A run over every element of a
 loop over every element is that loop (preferred where both fit).
+
+A *scan* (``LoopSpec.prefix``): consecutive calls of one read-only tool over the first elements
+of a list, ``<head>[0]<tail>`` ... ``<head>[m-1]<tail>``, stopping before its end in some run
+(read orders one by one until the one to act on): one token too, compiled as a ``for_each``
+over a residual selection of the scanned prefix; after it, its store holds the last scanned
+element's result, which a later call may read (the order then acted on). A scan's calls store
+under one key or each under its own (:mod:`jdsl.compiler.staticize.scans` renames them).
 """
 
 from __future__ import annotations
@@ -45,19 +52,22 @@ class LoopSpec:
     head: str
     tail: str
     select: bool = False
+    prefix: bool = False
 
     @property
     def token(self) -> str:
         """How the loop reads in a compressed sequence (and the compile report)."""
-        return f"for_each {self.head}{'[selected]' if self.select else ''}: {self.tool}"
+        mark = "[prefix]" if self.prefix else "[selected]" if self.select else ""
+        return f"for_each {self.head}{mark}: {self.tool}"
 
 
 def _element(step: NormStep, spec: LoopSpec, k: int) -> bool:
     return f"{spec.head}[{k}]{spec.tail}" in step.arg_sources.get(spec.argument, ())
 
 
-def _runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
-    """``(length, spec)`` of every run starting at call ``i`` (longest first)."""
+def _runs_at(ok: Sequence[NormStep], i: int, *, prefix: bool = False) -> list[tuple[int, LoopSpec]]:
+    """``(length, spec)`` of every run starting at call ``i`` (longest first); with ``prefix``,
+    of every scan (:attr:`LoopSpec.prefix`, the length negative when it stopped early)."""
     step = ok[i]
     found = []
     for argument, sources in step.arg_sources.items():
@@ -65,16 +75,25 @@ def _runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
             match = _FIRST.search(path)
             if match is None or _FIRST.search(path, match.end()) or "[" in path[: match.start()]:
                 continue
-            spec = LoopSpec(step.logical_tool, argument, path[: match.start()], path[match.end() :])
+            spec = LoopSpec(step.logical_tool, argument, path[: match.start()],
+                            path[match.end() :], select=prefix, prefix=prefix)  # fmt: skip
             items = resolve_path(spec.head, step.state_before)
             if items is MISSING or not isinstance(items, list) or not items:
                 continue
-            n = len(items)
-            calls = ok[i : i + n]
-            if len(calls) == n and all(
-                c.logical_tool == spec.tool and _element(c, spec, k) for k, c in enumerate(calls)
-            ):
+            n = 0
+            while n < len(items) and i + n < len(ok):
+                if ok[i + n].logical_tool != spec.tool or not _element(ok[i + n], spec, n):
+                    break
+                n += 1
+            stores = [c.store for c in ok[i : i + n]]
+            if prefix and len(set(stores)) not in (1, len(stores)):
+                # a scan stores every element under one key, or each under its own (renamed
+                # as the loop's one store, staticize/scans.py)
+                continue
+            if n == len(items):
                 found.append((n, spec))
+            elif prefix and n:
+                found.append((-n, spec))
     return sorted(found, key=lambda f: (-f[0], f[1].head, f[1].argument))
 
 
@@ -122,7 +141,7 @@ def _selected_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
 
 
 def _all_runs_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
-    return _runs_at(ok, i) + _selected_at(ok, i)
+    return _runs_at(ok, i) + _runs_at(ok, i, prefix=True) + _selected_at(ok, i)
 
 
 def family_loops(
@@ -138,6 +157,7 @@ def family_loops(
     so is one of a ``read_only`` tool (a read of some elements keeps each result: a later call
     may read the second one looked up, which after a loop no store holds)."""
     long: set[LoopSpec] = set()
+    early: set[LoopSpec] = set()  # scans that stopped before the list's end in some episode
     support: dict[LoopSpec, int] = {}
     for episode in episodes:
         ok = episode.ok_steps()
@@ -145,16 +165,24 @@ def family_loops(
         for i in range(len(ok)):
             for n, spec in _all_runs_at(ok, i):
                 here.add(spec)
-                if n >= 2:
+                if n < 0:
+                    early.add(spec)
+                if abs(n) >= 2:
                     long.add(spec)
         for spec in here:
             support[spec] = support.get(spec, 0) + 1
     found = {spec for spec in long if support[spec] >= min_support}
+    scans = {
+        (s.tool, s.argument, s.head, s.tail) for s in found
+        if s.prefix and s in early and read_only is not None and read_only(s.tool)
+    }  # fmt: skip
     every = {(s.tool, s.argument, s.head, s.tail) for s in found if not s.select}
     return frozenset(
         s for s in found
-        if not (s.select and ((s.tool, s.argument, s.head, s.tail) in every
-                              or read_only is None or read_only(s.tool)))
+        if ((s.tool, s.argument, s.head, s.tail) in scans) == s.prefix
+        and not (s.select and not s.prefix
+                 and ((s.tool, s.argument, s.head, s.tail) in every | scans
+                      or read_only is None or read_only(s.tool)))
     )  # fmt: skip
 
 
@@ -179,6 +207,7 @@ def compress(
             i += 1
             continue
         n, spec = run
+        n = abs(n)
         tokens.append(spec.token)
         positions.append(tuple(range(i, i + n)))
         specs[spec.token] = spec
