@@ -20,8 +20,8 @@ demo: $(STAMP)
 	$(BIN)/jdsl demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check core jdsl_nb tests bench
-	$(BIN)/ruff format --check core jdsl_nb tests bench
+	$(BIN)/ruff check core tests bench
+	$(BIN)/ruff format --check core tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

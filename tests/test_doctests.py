@@ -11,7 +11,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 ROOTS = (REPO / "core", REPO)
-PACKAGES = (REPO / "core" / "jdsl", REPO / "jdsl_nb")
+PACKAGES = (REPO / "core" / "jdsl", REPO / "core" / "jdsl_nb")
 
 
 def modules_with_examples() -> list[str]:

@@ -58,8 +58,8 @@ def test_a_build_of_the_package_ships_the_data(tmp_path: Path) -> None:
         if (REPO / name).exists():
             (source / name).write_bytes((REPO / name).read_bytes())
     subprocess.run(["cp", "-r", str(REPO / "core" / "jdsl"), str(source / "core")], check=True)
-    (source / "jdsl_nb").mkdir()
-    (source / "jdsl_nb" / "__init__.py").write_text("")
+    (source / "core" / "jdsl_nb").mkdir()
+    (source / "core" / "jdsl_nb" / "__init__.py").write_text("")
     build = tmp_path / "build"
     subprocess.run(
         [
