@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jdsl.cli import app
 from jdsl.compiler import compile_behavior, group_episodes, normalize_all
-from jdsl.compiler.families import intent_writes, is_write, recommended_grouping
+from jdsl.compiler.families import family_members, intent_writes, is_write, recommended_grouping
 from jdsl.importers import import_tau_bench
 from jdsl.trace import JsonlTraceSink
 from typer.testing import CliRunner
@@ -128,3 +128,12 @@ def test_jdsl_compile_groups_tau_bench_runs_by_intent_unless_told(tmp_path: Path
     assert header[:9] == ["family", "ok/runs", "verify", "held", "served", "matched", "unrepl",
                           "fallback", "refused"], held.output  # fmt: skip
     assert "airline.transfer_to_human_agents" in held.stdout
+
+
+def test_family_members_finds_a_family_under_the_grouping_that_names_it_else_every_run() -> None:
+    runs = [_episode("a", "get_user", "cancel_order", domain="retail"),
+            _episode("b", "get_user", "think", domain="retail")]  # fmt: skip
+    members, by = family_members(runs, "retail.cancel_order")
+    assert ([e.episode_id for e in members], by) == (["a"], "intent")
+    members, by = family_members(runs, "a family no grouping names")
+    assert ([e.episode_id for e in members], by) == (["a", "b"], None)

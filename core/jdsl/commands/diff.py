@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import get_args
 
 import typer
 
 from jdsl.commands.boundary import cli_fail
 from jdsl.compiler import NormEpisode, normalize_all
-from jdsl.compiler.families import GroupBy, group_episodes
+from jdsl.compiler.families import family_members
 from jdsl.compiler.stepdiff import (
     compared_episodes,
     diff_html,
@@ -51,10 +50,10 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
                 if episode is None or e.episode_id == episode]  # fmt: skip
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
-    normalized: Sequence[NormEpisode] = normalize_all(episodes, canonical=mapping)
+    normalized = normalize_all(episodes, canonical=mapping)
     if episode is None and not every:
         normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
-    compared, skipped = compared_episodes(list(normalized), episode)
+    compared, skipped = compared_episodes(normalized, episode)
     diffs = [step_diff(pkg.ir, norm) for norm in compared]
     if diffs:
         typer.echo("\n\n".join(diff_text(d) for d in diffs))
@@ -69,16 +68,12 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
         raise typer.Exit(code=1)
 
 
-def _family_runs(normalized: Sequence[NormEpisode], family: str) -> Sequence[NormEpisode]:
-    """The runs of the package's family under the first grouping that names it (a note on
-    stderr counts the others); every run when none does (a package compiled whole)."""
-    for by in get_args(GroupBy):
-        members = dict(group_episodes(normalized, by)).get(family)
-        if members:
-            skipped = len(normalized) - len(members)
-            if skipped:
-                typer.echo(f"diffing the {len(members)} run(s) of family {family!r} (grouped by "
-                           f"{by}); {skipped} run(s) of other families skipped (--all diffs "
-                           "them too)", err=True)  # fmt: skip
-            return members
-    return normalized
+def _family_runs(normalized: Sequence[NormEpisode], family: str) -> list[NormEpisode]:
+    """The runs of the package's family (:func:`~jdsl.compiler.families.family_members`), with
+    a note on stderr of how many runs of other families were skipped."""
+    members, by = family_members(normalized, family)
+    if by is not None and len(members) < len(normalized):
+        skipped = len(normalized) - len(members)
+        typer.echo(f"diffing the {len(members)} run(s) of family {family!r} (grouped by {by}); "
+                   f"{skipped} run(s) of other families skipped (--all diffs them too)", err=True)  # fmt: skip
+    return members

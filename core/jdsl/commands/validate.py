@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import typer
 
@@ -32,7 +32,7 @@ from jdsl.compiler import (
     validate_package,
 )
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
-from jdsl.compiler.families import GroupBy
+from jdsl.compiler.families import GroupBy, family_members
 from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
@@ -187,19 +187,14 @@ def _chosen(normalized: Sequence[NormEpisode], ids: Sequence[str]) -> list[NormE
 
 
 def _family_runs(normalized: Sequence[NormEpisode], family: str) -> list[NormEpisode]:
-    """The runs of the package's family (grouped by intent, task or sequence, whichever
-    names it), with a note of how many others were skipped; every run when no grouping
-    names the family (a package compiled without --group-by)."""
-    for by in get_args(GroupBy):
-        members = dict(group_episodes(normalized, by)).get(family)
-        if members:
-            skipped = len(normalized) - len(members)
-            if skipped:
-                typer.echo(f"validating on the {len(members)} run(s) of family {family!r} "
-                           f"(grouped by {by}); {skipped} run(s) of other families skipped "
-                           "(--all checks them too)", err=True)  # fmt: skip
-            return members
-    return list(normalized)
+    """The runs of the package's family (:func:`~jdsl.compiler.families.family_members`), with
+    a note on stderr of how many runs of other families were skipped."""
+    members, by = family_members(normalized, family)
+    if by is not None and len(members) < len(normalized):
+        skipped = len(normalized) - len(members)
+        typer.echo(f"validating on the {len(members)} run(s) of family {family!r} (grouped by {by}); "
+                   f"{skipped} run(s) of other families skipped (--all checks them too)", err=True)  # fmt: skip
+    return members
 
 
 _COLUMNS = ("held", "served", "matched", "unrepl", "fallback", "refused", "diverged", "consts")

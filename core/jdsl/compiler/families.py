@@ -31,7 +31,14 @@ from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.package import ToolEffects, default_effects
 
-__all__ = ["GroupBy", "group_episodes", "intent_writes", "is_write", "recommended_grouping"]
+__all__ = [
+    "GroupBy",
+    "family_members",
+    "group_episodes",
+    "intent_writes",
+    "is_write",
+    "recommended_grouping",
+]
 
 GroupBy = Literal["intent", "task", "sequence"]
 NO_WRITE = "no_write"
@@ -116,6 +123,20 @@ def group_episodes(
     for episode in episodes:
         groups.setdefault(_key(episode, by, effects), []).append(episode)
     return sorted(groups.items())
+
+
+def family_members(
+    episodes: Sequence[NormEpisode], family: str
+) -> tuple[list[NormEpisode], GroupBy | None]:
+    """The episodes of ``family`` under the first grouping (intent, task, sequence) that names
+    it, and that grouping; every episode and None when none does (a package compiled without
+    grouping). Used by ``jdsl package validate`` and ``jdsl show --diff`` to check a package
+    on its own family's runs."""
+    for by in get_args(GroupBy):
+        members = dict(group_episodes(episodes, by)).get(family)
+        if members:
+            return members, by
+    return list(episodes), None
 
 
 def recommended_grouping(episodes: Sequence[NormEpisode]) -> GroupBy | None:
