@@ -20,8 +20,8 @@ demo: $(STAMP)
 	$(BIN)/jdsl demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check core tests bench
-	$(BIN)/ruff format --check core tests bench
+	$(BIN)/ruff check --no-cache core tests bench
+	$(BIN)/ruff format --check --no-cache core tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -143,7 +143,6 @@ def runview_rows(size: int, *, repeats: int, with_targets: bool) -> list[Row]:
 def drawing_rows(*, repeats: int, nodes: int = 300) -> list[Row]:
     """Time to draw a ``nodes``-node tree with each available Graphviz renderer."""
     from jdsl.drawing import available_renderers
-
     from jdsl_nb import drawing_html
 
     tree = drawing_tree(nodes)
@@ -195,7 +194,6 @@ def step_rows(*, repeats: int, nodes: int = 300) -> list[Row]:
     """One step of the run view's debugger on a run of the ``nodes``-node tree: the time the
     kernel takes to move the slider (recolour, cursor, panes) and the bytes that step sends."""
     from jdsl.trace import ListTraceSink
-
     from jdsl_nb import RunView
 
     tree = drawing_tree(nodes)

@@ -13,7 +13,6 @@ from IPython.core.error import UsageError
 from jdsl.errors import InputError, JdslError
 from jdsl.inputs import RUN_PARAMETERS, parse_inputs
 from jdsl.tree import Action, Root
-
 from jdsl_nb.magic_inputs import split_pairs, typed_inputs
 from jdsl_nb.shellwords import split_words
 

@@ -222,11 +222,10 @@ def test_views_fit_the_output_width_without_scrolling(tmp_path, cancel_ir, run_e
     require_program(CHROMIUM, "apt-get install chromium")
     from jdsl.demo import teacher_tree
     from jdsl.drawing import drawing_html
-    from playwright.sync_api import sync_playwright
-
     from jdsl_nb.compile_views import compile_html
     from jdsl_nb.rundata import RunData
     from jdsl_nb.views import run_html
+    from playwright.sync_api import sync_playwright
 
     wide = {
         "kind": "root",

@@ -11,6 +11,7 @@ import re
 import shutil
 
 import jdsl.drawing
+import jdsl_nb
 import pytest
 from jdsl.drawing import (
     NODE_STYLE,
@@ -24,8 +25,6 @@ from jdsl.drawing import (
     tree_dot,
 )
 from jdsl.errors import MissingDependencyError
-
-import jdsl_nb
 
 
 def test_jdsl_nb_keeps_its_names_as_the_core_objects():

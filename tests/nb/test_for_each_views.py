@@ -8,7 +8,6 @@ import pytest
 from jdsl.drawing import NODE_STYLE, drawing_label, node_statuses, structural_ids, tree_dot
 from jdsl.text import parse_behavior
 from jdsl.trace import ListTraceSink
-
 from jdsl_nb.provenance import events_from_activity, provenance
 from jdsl_nb.rundata import RunData
 from jdsl_nb.stepping import JUMP_KINDS, StepIndex

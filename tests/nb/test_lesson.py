@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from jdsl_nb.views import run_text
 
 REMIND = """seq

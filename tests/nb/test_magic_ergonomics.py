@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-
 from jdsl_nb.hints import magic_hints
 from jdsl_nb.magic_inputs import split_pairs, typed_inputs
 

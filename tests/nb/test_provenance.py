@@ -242,7 +242,6 @@ def test_a_real_react_run_shows_the_call_as_chosen_by_the_model():
     from jdsl.providers.messages import ModelTurn, ToolCall
     from jdsl.testing import ScriptedModel
     from jdsl.trace import ListTraceSink
-
     from jdsl_nb.rundata import RunData
     from jdsl_nb.views import run_html, run_text
 

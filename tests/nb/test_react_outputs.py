@@ -6,7 +6,6 @@ from jdsl.providers.messages import ModelTurn, ToolCall
 from jdsl.testing import ScriptedModel
 from jdsl.text import parse_behavior
 from jdsl.trace import ListTraceSink
-
 from jdsl_nb.rundata import RunData
 from jdsl_nb.views import run_html, run_text
 

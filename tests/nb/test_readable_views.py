@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from jdsl_nb.compile_views import compile_html, package_html
 from jdsl_nb.glossary import TERMS
+
 from tests.nb.lesson_diff import compiled
 
 GLOSSARY = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"

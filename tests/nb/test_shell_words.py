@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
 from jdsl.tree import Action, Root
-
 from jdsl_nb.magic_inputs import split_pairs, typed_inputs
 from jdsl_nb.shellwords import split_words
 

@@ -11,7 +11,6 @@ from jdsl.drawing import structural_ids
 from jdsl.testing import ScriptedModel
 from jdsl.text import parse_behavior
 from jdsl.trace import ListTraceSink
-
 from jdsl_nb.rundata import RunData
 from jdsl_nb.stepping import StepIndex, css_string, step_css
 from jdsl_nb.timeline import event_summary

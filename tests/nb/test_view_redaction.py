@@ -8,7 +8,6 @@ from typing import Any
 from jdsl.dsl import act, predict, ref, root, seq
 from jdsl.testing import ScriptedModel
 from jdsl.trace import ListTraceSink
-
 from jdsl_nb.widgets import RunView
 
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2

@@ -8,7 +8,6 @@ import sys
 
 import ipywidgets as w
 import pytest
-
 from jdsl_nb.widgets import CompileView, RunView, candidates_frame
 
 
@@ -262,8 +261,8 @@ def test_the_arrow_keys_belong_to_the_run_view_in_every_front_end(run_events):
 
 def test_the_diff_view_steps_on_the_arrow_keys_too():
     from jdsl.compiler.stepdiff import step_diff
-
     from jdsl_nb.widgets import DiffView
+
     from tests.nb.lesson_diff import compiled, held_out_normalized
 
     view = DiffView(step_diff(compiled().package.ir, held_out_normalized()[0]))
