@@ -115,6 +115,11 @@ class Scanner:
             return True
         return False
 
+    def refuse(self, literal: str, message: str, hint: str) -> None:
+        """Fail with ``message`` and ``hint`` when ``literal`` comes next (a common mistake)."""
+        if self.peek(literal):
+            self.fail(message, hint)
+
     def expect(self, literal: str, hint: str = "") -> None:
         """Consume ``literal`` or fail naming what was found instead."""
         if not self.accept(literal):
@@ -167,13 +172,10 @@ class Scanner:
 
     def literal(self) -> Any:
         """Read one JSON literal; strings are double-quoted JSON strings."""
-        self.skip_ws()
+        self.refuse(
+            "'", "single-quoted strings are not allowed", 'use double quotes, as in JSON: "text"'
+        )
         start = self.pos
-        if self.text.startswith("'", start):
-            self.fail(
-                "single-quoted strings are not allowed",
-                'use double quotes, as in JSON: "text"',
-            )
         try:
             value, end = _DECODER.raw_decode(self.text, start)
         except json.JSONDecodeError as exc:
@@ -217,13 +219,12 @@ class Scanner:
         Grammar: ``NAME ( .NAME | [INT] | [$NAME] | [*] | ["key"] | ['key'] )*``; ``$name`` only
         inside brackets; a quoted key is kept verbatim (no escapes), as ``jdsl.expr`` reads it.
         """
-        self.skip_ws()
+        self.refuse(
+            "$",
+            "'$name' may appear only inside brackets",
+            "index with the value of a blackboard key as orders[$name]; a bare key needs no $",
+        )
         start = self.pos
-        if self.text.startswith("$", start):
-            self.fail(
-                "'$name' may appear only inside brackets",
-                "index with the value of a blackboard key as orders[$name]; a bare key needs no $",
-            )
         head = self.match(IDENTIFIER)
         if head is None:
             self.fail(
