@@ -290,6 +290,9 @@ class JsonlTraceSink(BaseTraceSink):
 _SOURCE = EventSource().__dict__  # the runtime's source, as JSON data
 _SOURCE_TEXT = event_json(_SOURCE)
 _EPISODE_FINISHED = "episode.finished"
+_LOW_HEX = tuple(f"{low:02x}" for low in range(256))
+"""The last two hex digits of an event id, by ``sequence & 255`` (formatting an int with a
+spec costs a few times a tuple lookup; the builder formats the rest once per 256 events)."""
 
 
 Build = Callable[[list[Any], int], int]
@@ -329,8 +332,11 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
     # that every event copies (the hash of head + rest is the hash fed head, then rest).
     heads: dict[str, tuple[str, Any]] = {}
 
+    low_hex = _LOW_HEX
+
     def build(lines: list[Any], index: int) -> int:
         last_ms, stamp = -1, ""
+        block, block_id = -1, ""  # sequence >> 8, and its event ids' text but the last two digits
         end = len(lines)
         while index < end:
             item = lines[index]
@@ -340,8 +346,12 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
             if ns // 1_000_000 != last_ms:
                 last_ms, stamp = ns // 1_000_000, stamp_of(ns)
             tail = chain.tail
+            if sequence >> 8 != block:
+                block = sequence >> 8
+                block_id = f"{prefix}{block:010x}"
             if type(parent) is int:
-                parent_text = f'"{prefix}{parent:012x}"'
+                parent_block = block_id if parent >> 8 == block else f"{prefix}{parent >> 8:010x}"
+                parent_text = f'"{parent_block}{low_hex[parent & 255]}"'
             elif parent is None:
                 parent_text = "null"
             elif isinstance(parent, str) and _plain(parent):
@@ -353,7 +363,7 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
             if templated and parent_text and kind in plain_kinds:
                 tail_text = "null" if tail is None else f'"{tail}"'
                 rest = (
-                    f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
+                    f',"event_id":"{block_id}{low_hex[sequence & 255]}","kind":"{kind}",'
                     f'"parent_event_id":{parent_text},"payload":{text},'
                     f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
                     f'"timestamp":"{stamp}"}}'
