@@ -146,9 +146,11 @@ class JsonlTraceSink(BaseTraceSink):
             fsync=fsync, render=_render,
         )  # fmt: skip
         self._closer = weakref.finalize(self, self._file.close_finally)
-        # Whether this class's own append keeps events (a subclass may replace it); the class
-        # of an object does not change, so one check serves every event.
+        # Whether this class's own append keeps events, and whether its recorder keeps their
+        # parts (a subclass may replace them); the class of an object does not change, so one
+        # check serves every event and run.
         self._own_append = not self._overrides(JsonlTraceSink, "append")
+        self._records = not self._overrides(JsonlTraceSink, "prepare", "append", "emit")
         if resume and self.path.is_file():  # not a device or pipe (/dev/full reads for ever)
             self._resume()
 
@@ -197,14 +199,19 @@ class JsonlTraceSink(BaseTraceSink):
         :meth:`emit` stamps an event), by :func:`_line_builder`. None when a subclass changed
         ``prepare``, ``append`` or ``emit``.
         """
-        if self._overrides(JsonlTraceSink, "prepare", "append", "emit"):
+        if not self._records:
             return None
         chain = self._chainer.chain(capture_id, episode_id)
         build = _line_builder(chain, self._clock)
         lock, file, now = self._lock, self._file, time.time_ns
         payload_text, screen = self._payload_text, self._screen
-        # Text this short is under the blob threshold (4 bytes a character at most).
+        defaults, finished = RUNTIME_ACTORS, _EPISODE_FINISHED
+        # A shared payload this short is under the blob threshold (4 bytes a character at
+        # most): written as it is when the screen passed it (its answer kept on the payload,
+        # ``JsonText.screened``) and the redactor follows no value; else as any payload.
         small = self.blob_threshold_bytes // 4 if self.blob_store is not None else sys.maxsize
+        redactor = self.redactor
+        fingerprint = screen.fingerprint if screen is not None else None
         # Lines after which the policy may act (LineFile.added): the first one buffered (the
         # timer), a full batch, or every line when each is written at once.
         eager, batch = file.interval_s <= 0, file.max_lines
@@ -212,13 +219,20 @@ class JsonlTraceSink(BaseTraceSink):
         def record(
             kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
         ) -> int:
-            actor = actor or RUNTIME_ACTORS.get(kind, "system")
-            if actor not in ACTORS:
+            if not actor:
+                actor = defaults.get(kind, "system")
+            elif actor not in ACTORS:
                 raise actor_error(actor)
-            if type(payload) is JsonText and screen is not None and len(payload.text) <= small:
-                text, refs = payload.text, None  # a shared payload under the blob threshold
-                if screen.may_redact_text(payload):
-                    text, refs = payload_text(payload)
+            if (
+                type(payload) is JsonText
+                and len(payload.text) <= small  # type: ignore[union-attr]
+                and (
+                    screen is None
+                    or payload.screened.get(fingerprint) is False  # type: ignore[union-attr]
+                    and redactor.followed_pattern is None  # type: ignore[union-attr]
+                )
+            ):
+                text, refs = payload.text, None  # type: ignore[union-attr]
             else:
                 text, refs = payload_text(payload)
             with lock:
@@ -228,7 +242,7 @@ class JsonlTraceSink(BaseTraceSink):
                 # Number and keep with no call or jump between: a Ctrl-C cannot split them.
                 chain.next = sequence + 1
                 lines.append((build, sequence, kind, actor, parent, text, refs, ns))
-                if kind == _EPISODE_FINISHED:
+                if kind == finished:
                     file.flush()
                 elif eager or len(lines) == 1 or len(lines) >= batch:
                     file.added()
