@@ -70,3 +70,13 @@ def test_cut_episodes_are_left_out_of_families_and_holdout_too(runner, traces, t
         line = "1 episode(s) cut off mid-run (no episode.finished: ep_success_3) left out"
         assert line in result.output, (extra, result.output)
         assert "ep_success_3" not in result.output.replace(line, ""), (extra, result.output)
+
+
+def test_show_says_unfinished_in_the_table_as_in_the_detail_line(runner, traces, tmp_path) -> None:
+    cut = _cut_after_first_call(traces(2), tmp_path / "cut.jsonl", "ep_success_1")
+    result = runner.invoke(app, ["show", str(cut)])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split()[2] for line in result.output.splitlines()[1:3]}
+    assert rows == {"ep_success_0": "success", "ep_success_1": "unfinished"}
+    assert "episode ep_success_1  skill=cancel  status=unfinished" in result.output
+    assert "None" not in result.output.split("\n\n")[0]
