@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.compiler import compile_behavior, normalize_all
+from jdsl.compiler import compile_behavior, holdout_split, normalize_all
 from jdsl.compiler.errors import CompileError
 from jdsl.errors import JdslError
 from jdsl.importers.otel import import_otel
@@ -79,3 +79,10 @@ def test_finished_runs_of_unknown_outcome_and_imported_runs_without_reward_still
     imported = compile_behavior(import_otel(OTEL).episodes, name="agent")  # no reward recorded
     assert imported.ok and imported.report()["episodes"] == 4
     assert not any("cut off" in note for note in imported.report()["notes"])
+
+
+def test_a_cut_episode_is_never_held_out() -> None:
+    runs = normalize_all([_run("a"), _run("b"), _run("c", finished=False)])
+    kept, held = holdout_split(runs, 1)
+    assert [e.episode_id for e in held] == ["b"]
+    assert [e.episode_id for e in kept] == ["a", "c"]  # the compile leaves c out, with a note
