@@ -80,3 +80,25 @@ def test_show_says_unfinished_in_the_table_as_in_the_detail_line(runner, traces,
     assert rows == {"ep_success_0": "success", "ep_success_1": "unfinished"}
     assert "episode ep_success_1  skill=cancel  status=unfinished" in result.output
     assert "None" not in result.output.split("\n\n")[0]
+
+
+def test_validate_leaves_a_cut_run_out_instead_of_calling_it_unreplayable(
+    runner, traces, tmp_path
+) -> None:
+    whole = traces(3)
+    package = tmp_path / "p.jdsl"
+    assert runner.invoke(app, ["compile", str(whole), "-o", str(package)]).exit_code == 0
+    cut = _cut_after_first_call(whole, tmp_path / "cut.jsonl", "ep_success_2")
+    result = runner.invoke(app, ["package", "validate", str(package), str(cut)])
+    assert result.exit_code == 0, result.output
+    assert "unreplayable" not in result.stdout.replace("0 unreplayable", "")
+    assert "ep_success_2" not in result.stdout
+    assert "note: 1 episode(s) cut off mid-run (no episode.finished: ep_success_2) left out" in (
+        result.stderr
+    )
+    only_cut = _cut_after_first_call(traces(1, name="one.jsonl"), tmp_path / "c1.jsonl",
+                                     "ep_success_0")  # fmt: skip
+    refused = runner.invoke(app, ["package", "validate", str(package), str(only_cut)])
+    assert refused.exit_code == 1
+    assert "error: the 1 episode(s) in " in refused.output
+    assert "end without episode.finished: they look cut off mid-run" in refused.output

@@ -25,10 +25,11 @@ _FIX = "pass the complete trace file, or record the runs again"
 
 
 def finished_only(
-    episodes: Sequence[NormEpisode],
+    episodes: Sequence[NormEpisode], *, which: str = "to compile from"
 ) -> tuple[Sequence[NormEpisode], tuple[str, ...]]:
     """``(the complete episodes, the ids of those cut off mid-run)``, in order (a
-    :class:`~jdsl.compiler.store.NormStore` stays one, nothing decoded).
+    :class:`~jdsl.compiler.store.NormStore` stays one, nothing decoded); ``which`` says what
+    the episodes are for in the error (``the 2 episode(s) to compile from (a, b) end ...``).
 
     Raises:
         CompileError: every episode (one at least) is cut off: nothing finished to compile.
@@ -40,7 +41,7 @@ def finished_only(
     if len(cut) == len(found):
         shown = ", ".join(cut[:3]) + (f" and {len(cut) - 3} more" if len(cut) > 3 else "")
         raise CompileError(
-            f"the {len(cut)} episode(s) to compile from ({shown}) end without episode.finished: "
+            f"the {len(cut)} episode(s) {which} ({shown}) end without episode.finished: "
             f"they look cut off mid-run (a trace file truncated, or a run killed); {_FIX}",
             episodes=cut,
         )
