@@ -22,6 +22,7 @@ from typing import Any
 import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_non_package
 from jdsl.compiler import (
     HeldOutReport,
@@ -33,7 +34,7 @@ from jdsl.compiler import (
 )
 from jdsl.compiler.admit import cut_note, finished_only
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
-from jdsl.compiler.families import GroupBy, family_members
+from jdsl.compiler.families import GroupBy
 from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
@@ -171,7 +172,7 @@ def validate_command(
     if only:
         normalized = _chosen(normalized, only)
     elif not every:
-        normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
+        normalized = family_runs(normalized, pkg, doing="validating on", all_does="checks them too")
     reads = initial_state(state, normalized)
     report = validate_package(pkg, normalized, canonical=mapping, reads=reads)
     typer.echo(report.text)
@@ -190,17 +191,6 @@ def _chosen(normalized: Sequence[NormEpisode], ids: Sequence[str]) -> list[NormE
         near = ", ".join(sorted(known)[:5]) + (", ..." if len(known) > 5 else "")
         raise cli_fail(f"no episode {unknown[0]!r} in the traces", f"pass one of: {near}")
     return [e for e in normalized if e.episode_id in set(ids)]
-
-
-def _family_runs(normalized: Sequence[NormEpisode], family: str) -> list[NormEpisode]:
-    """The runs of the package's family (:func:`~jdsl.compiler.families.family_members`), with
-    a note on stderr of how many runs of other families were skipped."""
-    members, by = family_members(normalized, family)
-    if by is not None and len(members) < len(normalized):
-        skipped = len(normalized) - len(members)
-        typer.echo(f"validating on the {len(members)} run(s) of family {family!r} (grouped by {by}); "
-                   f"{skipped} run(s) of other families skipped (--all checks them too)", err=True)  # fmt: skip
-    return members
 
 
 _COLUMNS = ("held", "served", "matched", "unrepl", "fallback", "refused", "diverged", "consts")
