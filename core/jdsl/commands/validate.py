@@ -32,6 +32,7 @@ from jdsl.compiler import (
     normalize_all,
     validate_package,
 )
+from jdsl.compiler.admit import cut_note, finished_only
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.families import GroupBy
 from jdsl.compiler.holdout import holdout_families
@@ -146,7 +147,8 @@ def validate_command(
 ) -> None:
     """Would the package have served these runs, and done what they did? (exit 1 on a
     divergence). By default only the runs of the package's family are checked (the family
-    its manifest names, grouped as the compile grouped them); --all checks every run."""
+    its manifest names, grouped as the compile grouped them); --all checks every run. A run
+    cut off mid-run (no episode.finished) is left out under a note."""
     pairs = [item.partition("=") for item in canonical]
     bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
     if bad:
@@ -163,6 +165,10 @@ def validate_command(
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
+    complete, cut = finished_only(normalized, which=f"in {', '.join(map(str, traces))}")
+    if cut:  # a run cut off mid-run did not end: there is nothing to compare the package with
+        typer.echo(f"note: {cut_note(cut)}", err=True)
+        normalized = list(complete)
     if only:
         normalized = _chosen(normalized, only)
     elif not every:
