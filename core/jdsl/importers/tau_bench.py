@@ -13,7 +13,9 @@ Two file shapes are read, detected per row (both are JSON lists):
 
 Each run becomes one jdsl episode (events: :mod:`jdsl.importers.conversation`): its id is
 ``tau_<family>_<trial>``, its ``task_family`` ``<domain>_<split>_<task id>`` (the runs of one
-task form one family), its run inputs ``{"user_id": ...}``, its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by
+task form one family), its run inputs ``{"user_id": ...}`` when a user message states the task's user id
+(:func:`~jdsl.importers.tau_results.stated_inputs`; the hidden ``info.task.user_id`` is
+metadata), its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by
 what they change unless told otherwise: :mod:`jdsl.compiler.families`) and ``initial_state:
 "tau_<domain>"`` (the database every run starts from, which answers the reads a run never made
 in held-out validation: :mod:`jdsl.commands.validate`); what the user simulator said is kept
@@ -42,7 +44,7 @@ from jdsl.envs.data import DataNotFoundError, load_json
 from jdsl.errors import InputError
 from jdsl.importers.common import ImportFormatError, emit_conversations, read_json
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
-from jdsl.importers.tau_results import ParsedRun, RunFormatError, parse_run
+from jdsl.importers.tau_results import ParsedRun, RunFormatError, parse_run, stated_inputs
 from jdsl.trace import EventSource, Trace, TraceSink
 
 __all__ = [
@@ -210,15 +212,16 @@ def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
         "source_episode_id": episode.episode_id,
         "reward": episode.reward,
     }
+    turns = [_turn(step, at) for at, step in enumerate(episode.steps)]
     return Conversation(
         episode_id=f"tau_{episode.family}_{episode.trial}",
         capture_id=capture_id,
         skill=f"tau_bench.{episode.domain}",
         source=EventSource(host="tau-bench", adapter="import.tau_bench", model=episode.agent_model),
-        inputs={"user_id": episode.user_id} if episode.user_id else {},
+        inputs=stated_inputs(episode.user_id, turns),
         metadata=metadata,
         tools=_domain_tools(episode.domain),
-        turns=[_turn(step, at) for at, step in enumerate(episode.steps)],
+        turns=turns,
         reward=episode.reward,
         passed=_passed(episode.reward),
     )
@@ -297,7 +300,7 @@ def _run_conversation(
         capture_id=capture_id,
         skill=f"tau_bench.{domain}",
         source=EventSource(host="tau-bench", adapter="import.tau_bench"),
-        inputs={"user_id": run.user_id} if run.user_id else {},
+        inputs=stated_inputs(run.user_id, run.turns),
         metadata=metadata,
         system=run.system,
         tools=_domain_tools(domain),

@@ -30,6 +30,7 @@ from jdsl.importers.conversation import AssistantTurn, ToolOutcome, UserTurn
 from jdsl.importers.openai_chat import ChatBuilder
 
 __all__ = [
+    "stated_inputs",
     "API_OUTPUT",
     "RESPOND_ACTION",
     "ParsedRun",
@@ -149,6 +150,16 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
         system=system,
         turns=turns,
     )
+
+
+def stated_inputs(user_id: str | None, turns: Sequence[UserTurn | AssistantTurn]) -> dict[str, Any]:
+    """The run inputs a run's user gave the agent: ``{"user_id": ...}`` when a user message
+    states the task's ``user_id``, else nothing. tau-bench's ``info.task.user_id`` is the
+    task's hidden answer key: an airline user states it, a retail user gives an email or a
+    name and zip code and the agent looks the id up, so it is an input only when said (it
+    stays in the episode's metadata either way)."""
+    said = "\n".join(t.content for t in turns if isinstance(t, UserTurn))
+    return {"user_id": user_id} if user_id and user_id in said else {}
 
 
 def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn]]:
