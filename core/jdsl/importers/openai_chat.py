@@ -48,14 +48,20 @@ def _text(content: Any) -> str:
     raise ValueError(f"content must be a string or a list of parts, not {type(content).__name__}")
 
 
-def _arguments(raw: Any) -> dict[str, Any]:
+def _arguments(raw: Any, keep_raw: bool = True) -> dict[str, Any]:
+    """A call's arguments; text that is no JSON object becomes ``{"_raw_arguments": text}``,
+    or (``keep_raw=False``) a ValueError naming the text."""
     if isinstance(raw, dict):
         return raw
     try:
         value = jsondata.loads(raw) if raw else {}
     except (TypeError, ValueError):
-        return {"_raw_arguments": raw}
-    return value if isinstance(value, dict) else {"_raw_arguments": raw}
+        value = None
+    if isinstance(value, dict):
+        return value
+    if not keep_raw:
+        raise ValueError(f"the call's arguments are not JSON of an object: {str(raw)[:80]!r}")
+    return {"_raw_arguments": raw}
 
 
 @dataclass
@@ -69,7 +75,10 @@ class _OpenCall:
 class ChatBuilder:
     """Collects one conversation's turns, attaching tool messages to the calls they answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_raw_arguments: bool = True) -> None:
+        """``keep_raw_arguments=False``: arguments that are not JSON raise ValueError (tau-bench
+        parses every call's arguments, so its runs never hold such calls)."""
+        self.keep_raw = keep_raw_arguments
         self.system: list[str] = []
         self.turns: list[UserTurn | tuple[str, list[_OpenCall]]] = []
         self.calls: dict[str, _OpenCall] = {}
@@ -94,7 +103,8 @@ class ChatBuilder:
             raise ValueError(
                 f"a tool call's function must be an object, not {type(function).__name__}"
             )
-        call = _OpenCall(call_id, function.get("name", ""), _arguments(function.get("arguments")))
+        arguments = _arguments(function.get("arguments"), self.keep_raw)
+        call = _OpenCall(call_id, function.get("name", ""), arguments)
         self.calls[call_id] = call
         if isinstance(call.name, str):
             self.waiting.setdefault(call.name, []).append(call)

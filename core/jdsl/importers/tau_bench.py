@@ -99,7 +99,7 @@ class TauEpisode(BaseModel):
     task_split: str = "test"
     task_id: int | str
     trial: int = 0
-    reward: float | None = None
+    reward: float | None = Field(default=None, ge=0.0, le=1.0)  # tau-bench: 1.0 solved
     agent_model: str | None = None
     user_id: str | None = None
     instruction: str = ""
@@ -276,9 +276,29 @@ def _detect_domain(run: ParsedRun) -> str | None:
     return named[0] if named else None
 
 
+def _check_domain(run: ParsedRun, domain: str, path: Path, index: int) -> None:
+    """Refuse ``--domain`` for a run whose calls are all another domain's tools.
+
+    Raises:
+        ImportFormatError: names the run, the domain its calls belong to and the fix.
+    """
+    called = {c.name for t in run.turns if isinstance(t, AssistantTurn) for c in t.calls}
+    if not called or called <= _tool_names(domain):
+        return
+    fits = [d for d in DOMAINS if called <= _tool_names(d)]
+    if fits:
+        raise ImportFormatError(
+            f"its calls are {fits[0]} tools ({', '.join(sorted(called)[:3])}), not {domain} "
+            f"ones: drop --domain {domain} (the calls tell the domain) or pass --domain "
+            f"{fits[0]}", path=path, where=f"run {index} (task {run.task_id})",
+        )  # fmt: skip
+
+
 def _run_conversation(
     run: ParsedRun, index: int, path: Path, capture_id: str, domain: str | None
 ) -> Conversation:
+    if domain is not None:
+        _check_domain(run, domain, path, index)
     domain = domain or _detect_domain(run)
     if domain is None:
         raise RunFormatError(
@@ -408,6 +428,8 @@ def _read_rows(
     for index, row in enumerate(rows):
         try:
             kind, strategy, conversation = _read_row(row, index, path, capture_id, domain)
+        except ImportFormatError:  # the whole file's fault (a --domain its calls contradict)
+            raise
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # RunFormatError too
             # a field's shape found past parse_run is the run's fault too
             field, detail = (exc.field, exc.detail) if isinstance(exc, RunFormatError) else (

@@ -130,6 +130,10 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
         raise RunFormatError("reward", "missing: give the run's reward (1.0 solved, 0.0 failed)")
     if isinstance(reward, bool) or not isinstance(reward, int | float):
         raise RunFormatError("reward", f"expected a number, got {type(reward).__name__}")
+    if not 0.0 <= reward <= 1.0:  # tau-bench scores a run 1.0 (solved) or 0.0 (failed)
+        raise RunFormatError(
+            "reward", f"{reward} is not between 0 and 1 (tau-bench: 1.0 solved, 0.0 failed)"
+        )
     strategy = detect_strategy(traj)
     system, turns = (_chat_turns if strategy == "tool-calling" else _action_turns)(traj)
     gold = [
@@ -163,7 +167,7 @@ def stated_inputs(user_id: str | None, turns: Sequence[UserTurn | AssistantTurn]
 
 
 def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn]]:
-    builder = ChatBuilder()
+    builder = ChatBuilder(keep_raw_arguments=False)
     for i, message in enumerate(traj):
         try:
             builder.add(message)
