@@ -48,3 +48,20 @@ def test_family_runs_keeps_every_run_when_no_grouping_names_the_family(
     kept = family_runs(runs, _package("unknown"), doing="validating on", all_does="checks them too")
     assert [e.episode_id for e in kept] == ["a", "b"]
     assert capsys.readouterr().err == ""
+
+
+def test_runs_that_call_none_of_the_package_tools_are_refused() -> None:
+    """An airline package validated on retail runs counted 16 of them "served" (the family
+    filter fell away when no grouping named the family); none of the runs belongs to it."""
+    from jdsl.commands.families import NoFamilyRunsError
+
+    runs = [_run("a", "get_user", "cancel_order"), _run("b", "get_user", "think")]
+    pkg = cast(
+        BehaviorPackage,
+        SimpleNamespace(
+            manifest={"task_family": "airline.cancel_reservation"},
+            required_capabilities=("airline.get_reservation_details", "airline.cancel_reservation"),
+        ),
+    )
+    with pytest.raises(NoFamilyRunsError, match=r"none of the 2 run.*airline\.cancel_reservation"):
+        family_runs(runs, pkg, doing="validating on", all_does="checks them too")
