@@ -38,6 +38,7 @@ from jdsl.compiler.families import GroupBy
 from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
+from jdsl.envs.tau_retail import initial_reads as retail_reads
 from jdsl.package import SUFFIX, export_jdsl, load_package
 from jdsl.trace import read_events
 
@@ -76,7 +77,10 @@ HOLDOUT_OPTION = typer.Option(
 )
 """``jdsl compile --holdout N`` (the option, declared here with the code it runs)."""
 
-INITIAL_STATES: dict[str, Callable[[], ReadAnswers]] = {"tau_airline": initial_reads}
+INITIAL_STATES: dict[str, Callable[[], ReadAnswers]] = {
+    "tau_airline": initial_reads,
+    "tau_retail": retail_reads,
+}
 """``--initial-state`` names: the state every run of a domain starts from."""
 
 INITIAL_STATE_OPTION = typer.Option(
