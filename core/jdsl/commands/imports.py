@@ -28,7 +28,7 @@ from jdsl.commands.boundary import (
 )
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
-from jdsl.importers.openai_chat import openai_chat_conversations
+from jdsl.importers.openai_chat import openai_chat_conversations, raw_argument_calls
 from jdsl.importers.otel import otel_conversations
 from jdsl.importers.tau_bench import (
     DOMAINS,
@@ -175,7 +175,19 @@ def openai_chat_command(
     out: str = _OUT,
 ) -> None:
     """Import an OpenAI chat-completions log (JSONL, one conversation per line)."""
-    _run(openai_chat_conversations, log, out)
+
+    def read(path: Path) -> list[Conversation]:
+        found = openai_chat_conversations(path)
+        raw = raw_argument_calls(found)
+        if raw:
+            typer.echo(
+                f"warning: {len(raw)} tool call(s) have arguments that are not a JSON object "
+                f'(kept as {{"_raw_arguments": text}}; first: {raw[0]})',
+                err=True,
+            )
+        return found
+
+    _run(read, log, out)
 
 
 @import_app.command("otel")

@@ -31,7 +31,13 @@ from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.trace import EventSource, Trace, TraceSink
 
-__all__ = ["ChatBuilder", "chat_turns", "import_openai_chat", "openai_chat_conversations"]
+__all__ = [
+    "ChatBuilder",
+    "chat_turns",
+    "import_openai_chat",
+    "openai_chat_conversations",
+    "raw_argument_calls",
+]
 
 
 def _text(content: Any) -> str:
@@ -231,6 +237,19 @@ def openai_chat_conversations(
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a field's shape
             raise ImportFormatError(str(exc), path=path, where=f"line {number}") from exc
     return conversations
+
+
+def raw_argument_calls(conversations: Sequence[Conversation]) -> list[str]:
+    """``<episode> call <id> <tool> '<text>'`` of every call whose arguments were kept as
+    ``{"_raw_arguments": text}`` (not a JSON object), for ``jdsl import`` to warn of."""
+    return [
+        f"{c.episode_id} call {call.call_id} {call.name} {str(call.arguments['_raw_arguments'])!r}"
+        for c in conversations
+        for turn in c.turns
+        if isinstance(turn, AssistantTurn)
+        for call in turn.calls
+        if set(call.arguments) == {"_raw_arguments"}
+    ]
 
 
 def import_openai_chat(
