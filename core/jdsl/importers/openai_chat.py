@@ -66,7 +66,7 @@ def _arguments(raw: Any, keep_raw: bool = True) -> dict[str, Any]:
     if isinstance(value, dict):
         return value
     if not keep_raw:
-        raise ValueError(f"the call's arguments are not JSON of an object: {str(raw)[:80]!r}")
+        raise ValueError(f"arguments are not JSON of an object: {str(raw)[:80]!r}")
     return {"_raw_arguments": raw}
 
 
@@ -109,7 +109,10 @@ class ChatBuilder:
             raise ValueError(
                 f"a tool call's function must be an object, not {type(function).__name__}"
             )
-        arguments = _arguments(function.get("arguments"), self.keep_raw)
+        try:
+            arguments = _arguments(function.get("arguments"), self.keep_raw)
+        except ValueError as exc:
+            raise ValueError(f"tool call {call_id} {function.get('name')!r}: {exc}") from None
         call = _OpenCall(call_id, function.get("name", ""), arguments)
         self.calls[call_id] = call
         if isinstance(call.name, str):
