@@ -197,7 +197,7 @@ def test_an_unknown_initial_state_is_a_usage_error_with_or_without_holdout(
     out = tmp_path / "out"
     result = _compile(runner, traces(3), "-o", out, "--initial-state", "bogus", *extra)
     assert result.exit_code == 2, result.output
-    assert "'bogus' is not a known domain; pass one of: tau_airline" in result.output
+    assert "'bogus' is not a known domain; pass one of: tau_airline, tau_retail" in result.output
     assert not out.exists()
 
 
