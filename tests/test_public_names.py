@@ -191,6 +191,7 @@ PUBLIC_NAMES: dict[str, list[str]] = {
         "capability_tools",
         "evaluate_arithmetic",
         "gold_replay",
+        "initial_reads",
         "load_tasks",
         "retail_snapshot",
         "retail_tool_schemas",

@@ -277,11 +277,8 @@ def _detect_domain(run: ParsedRun) -> str | None:
 
 
 def _check_domain(run: ParsedRun, domain: str, path: Path, index: int) -> None:
-    """Refuse ``--domain`` for a run whose calls are all another domain's tools.
-
-    Raises:
-        ImportFormatError: names the run, the domain its calls belong to and the fix.
-    """
+    """Raise ImportFormatError (naming the run, its calls' domain and the fix) when ``--domain``
+    names a domain whose tools the run's calls are not, and another domain's they are."""
     called = {c.name for t in run.turns if isinstance(t, AssistantTurn) for c in t.calls}
     if not called or called <= _tool_names(domain):
         return
