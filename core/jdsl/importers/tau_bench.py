@@ -13,10 +13,10 @@ Two file shapes are read, detected per row (both are JSON lists):
 
 Each run becomes one jdsl episode (events: :mod:`jdsl.importers.conversation`): its id is
 ``tau_<family>_<trial>``, its ``task_family`` ``<domain>_<split>_<task id>`` (the runs of one
-task form one family), its run inputs ``{"user_id": ...}`` when a user message states the task's user id
+task form one family), its run inputs ``{"user_id": ...}`` only when a user message states it
 (:func:`~jdsl.importers.tau_results.stated_inputs`; the hidden ``info.task.user_id`` is
-metadata), its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by
-what they change unless told otherwise: :mod:`jdsl.compiler.families`) and ``initial_state:
+metadata), its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by what they
+change unless told otherwise: :mod:`jdsl.compiler.families`) and ``initial_state:
 "tau_<domain>"`` (the database every run starts from, which answers the reads a run never made
 in held-out validation: :mod:`jdsl.commands.validate`); what the user simulator said is kept
 as ``user.message`` events (the compiler reads them as the ``conversation``). A results file
@@ -276,11 +276,11 @@ def _detect_domain(run: ParsedRun) -> str | None:
     return named[0] if named else None
 
 
-def _check_domain(run: ParsedRun, domain: str, path: Path, index: int) -> None:
+def _check_domain(run: ParsedRun, domain: str | None, path: Path, index: int) -> None:
     """Raise ImportFormatError (naming the run, its calls' domain and the fix) when ``--domain``
     names a domain whose tools the run's calls are not, and another domain's they are."""
     called = {c.name for t in run.turns if isinstance(t, AssistantTurn) for c in t.calls}
-    if not called or called <= _tool_names(domain):
+    if domain is None or not called or called <= _tool_names(domain):
         return
     fits = [d for d in DOMAINS if called <= _tool_names(d)]
     if fits:
@@ -294,8 +294,7 @@ def _check_domain(run: ParsedRun, domain: str, path: Path, index: int) -> None:
 def _run_conversation(
     run: ParsedRun, index: int, path: Path, capture_id: str, domain: str | None
 ) -> Conversation:
-    if domain is not None:
-        _check_domain(run, domain, path, index)
+    _check_domain(run, domain, path, index)
     domain = domain or _detect_domain(run)
     if domain is None:
         raise RunFormatError(
