@@ -39,6 +39,7 @@ The tree::
     │   └── CompileInputError    compiler input of a form it cannot read
     ├── CallDivergence           compiler.replay: a call that is not the next recorded one
     ├── DataNotFoundError        envs.data: a package-data file that does not exist
+    ├── NoFamilyRunsError        commands.families: traces with no run of the package's family
     ├── TeacherModelError        demo.teacher: a question the offline teacher does not answer
     └── ProviderError            a model provider failed
         ├── AuthenticationError
