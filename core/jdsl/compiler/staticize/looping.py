@@ -9,8 +9,8 @@ episode (one call per element, in order).
 A loop over some elements (:attr:`LoopSpec.select`) first asks a residual decision which ones
 (``<name>_indexes: list[int]``, the 0-based indexes in the order the calls take them) and loops
 over ``<head>[$<name>_indexes]``. A scan (:attr:`LoopSpec.prefix`) asks the same for the first
-elements to read, up to the one to stop at, and, when every run's reads were such a prefix,
-checks the answer where it is bound
+elements to read, up to the one to stop at, and, when every run's reads were such a prefix
+and a later call acts on what it found, checks the answer where it is bound
 (``guard <head>[$<name>_indexes] prefix_of <head>``: an index out of range or an answer that
 is not 0, 1, ... fails the guard, and the package's fallback takes over with its reason); its
 store stays available after the loop.
@@ -19,6 +19,7 @@ store stays available after the loop.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -122,7 +123,7 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
     b.add(proof(residual.node["id"], "predict", [],
                 f"model-chosen elements of {spec.head} to call {slot.tool} for"))  # fmt: skip
     items = f"{spec.head}[${key}]"
-    if spec.prefix and _prefixes(slot, spec):  # the answer is 0, 1, ...: else the fallback
+    if spec.prefix and _prefixes(slot, spec) and _consumed(slot):  # 0, 1, ...: else fallback
         b.add(_prefix_guard(b.here, items, spec.head, key))
     return items, b.out
 
@@ -138,6 +139,24 @@ def _prefixes(slot: Slot, spec: LoopSpec) -> bool:
             taken.setdefault(episode.episode_id, []).append((position, -1 if k is None else k))
     return all([k for _, k in sorted(found)] == list(range(len(found)))
                for found in taken.values())  # fmt: skip
+
+
+def _consumed(slot: Slot) -> bool:
+    """Whether a later call of some run acts on what the scan found: an argument whose lineage
+    reads the scan's store (the order read last, then cancelled). A scan nothing reads after
+    it reads what the run wanted to see, in any order: its answer is not held to a prefix."""
+    store = scan_store(str(slot.steps[0].store or ""))
+    last: dict[str, int] = {}
+    for position, episodes in slot.at:
+        for episode in episodes:
+            last[episode.episode_id] = max(position, last.get(episode.episode_id, -1))
+    for _, episodes in slot.at:
+        for episode in episodes:
+            later = episode.ok_steps()[last[episode.episode_id] + 1 :]
+            if any(re.split(r"[.\[]", path, maxsplit=1)[0] == store
+                   for step in later for path in step.arg_lineage.values()):  # fmt: skip
+                return True
+    return False
 
 
 def _prefix_guard(here: Here, items: str, head: str, key: str) -> Fragment:

@@ -180,7 +180,7 @@ def family_loops(
     scans = {
         (s.tool, s.argument, s.head, s.tail) for s in found
         if s.prefix and s in early and read_only is not None and read_only(s.tool)
-        and _only_prefixes(episodes, s)
+        and _one_list(episodes, s)
     }  # fmt: skip
     found |= _acting(episodes, read_only, {tool for tool, *_ in scans})
     every = {(s.tool, s.argument, s.head, s.tail) for s in found if not s.select}
@@ -193,19 +193,18 @@ def family_loops(
     )  # fmt: skip
 
 
-def _only_prefixes(episodes: Sequence[NormEpisode], spec: LoopSpec) -> bool:
+def _one_list(episodes: Sequence[NormEpisode], spec: LoopSpec) -> bool:
     """Whether every stretch of consecutive calls of the scan's tool that reads an element of
-    its list reads only elements of that one list, 0, 1, ...: a run that read items 3 then 0,
-    or 2 and 3, picked the elements it meant, and one that read ``order_1.items[0]`` then
-    ``order_2.items[0]`` read items of several lists; neither is a scan (a loop over one list
-    stopping at the element found)."""
+    its list reads elements of that one list only: a run that read ``order_1.items[0]`` then
+    ``order_2.items[0]`` read items of several lists, which is no scan of one (a loop over one
+    list stopping at the element found)."""
     for episode in episodes:
         stretch: list[int | None] = []
         for step in [*episode.ok_steps(), None]:
             if step is not None and step.logical_tool == spec.tool:
                 stretch.append(element_at(step, spec))
                 continue
-            if any(k is not None for k in stretch) and stretch != list(range(len(stretch))):
+            if None in stretch and any(k is not None for k in stretch):
                 return False
             stretch = []
     return True
