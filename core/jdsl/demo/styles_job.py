@@ -12,6 +12,7 @@ Run ``python -m jdsl.demo.styles_job [style ...]`` for the table.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -106,7 +107,16 @@ def styles_lines(found: Sequence[StyleFigures]) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    print("\n".join(styles_lines([style_figures(name) for name in argv or list(STYLES)])))
+    """``python -m jdsl.demo.styles_job [--tasks-per-family N] [STYLE ...]``: the figures of
+    each style (all by default), its corpus over ``N`` tasks per family (default: the
+    style's own; 10 makes the 40-task corpora)."""
+    per_family = None
+    if argv[:1] == ["--tasks-per-family"] and len(argv) > 1:
+        per_family, argv = int(argv[1]), argv[2:]
+    styles = [STYLES[name] for name in argv or list(STYLES)]
+    if per_family is not None:
+        styles = [dataclasses.replace(style, tasks_per_family=per_family) for style in styles]
+    print("\n".join(styles_lines([style_figures(style) for style in styles])))
 
 
 if __name__ == "__main__":
