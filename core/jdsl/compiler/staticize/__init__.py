@@ -128,7 +128,8 @@ def staticize(
     notes = list(plan.notes)
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
                               loops=specs, thin=plan.thin, routed=plan.same_writes,
-                              choices={t: choice_tools(t) for t in choices.values()})  # fmt: skip
+                              choices={t: choice_tools(t) for t in choices.values()},
+                              same_calls=ev.same_calls)  # fmt: skip
     if plan.hand_over is not None:  # the common part, then the fallback: no run is served
         pool = lanes[0].episodes
         program = emit(ev, items, pool, None)
