@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jdsl.compiler import compile_normalized, normalize_all
+from jdsl.compiler import normalize_all
 from jdsl.compiler.lookups import initial_lookups
 from jdsl.compiler.names import error_class
 from jdsl.ir import from_ir
 from jdsl.tree import Status
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import EpisodeBuilder, compiled  # noqa: E402
 
 USERS = {u: {"user_id": u, "name": f"User {u}"} for u in ("u1", "u2", "u3", "u4")}
 RESERVATIONS = {
@@ -57,8 +57,7 @@ def _compiled() -> Any:
                           _run("ok2", "u3", "R8", search_fails=False),
                           _run("ok3", "u4", "R9", search_fails=False),
                           _run("down", "u1", "R0", search_fails=True)])  # fmt: skip
-    result = compile_normalized(runs, name="book", reads=READS, contracts=CONTRACTS, fallback=False)
-    assert result.ok, result.report().text
+    result = compiled(runs, name="book", reads=READS, contracts=CONTRACTS, fallback=False)
     return result
 
 

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jdsl.compiler import compile_normalized, normalize_all
+from jdsl.compiler import normalize_all
 from jdsl.compiler.lookups import initial_lookups
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import EpisodeBuilder, compiled, nodes  # noqa: E402
 
 USERS = {u: {"user_id": u, "name": f"User {u}", "email": f"{u}@example.com"} for u in ("u1", "u2")}
 RESERVATIONS = {
@@ -43,27 +43,14 @@ def _run(name: str, user: str, rid: str, *, by: str) -> dict[str, Any]:
 def _compiled() -> Any:
     runs = normalize_all([_run("by_email", "u1", "R0", by="email"),
                           _run("by_name", "u2", "R4", by="name")])  # fmt: skip
-    result = compile_normalized(runs, name="book", reads=READS, fallback=False, min_support=1)
-    assert result.ok, result.report().text
+    result = compiled(runs, name="book", reads=READS, fallback=False, min_support=1)
     return result
-
-
-def _nodes(node: Any) -> list[dict[str, Any]]:
-    if not isinstance(node, dict):
-        return []
-    found = [node]
-    for key in ("child", "children"):
-        value = node.get(key)
-        for child in value if isinstance(value, list) else [value]:
-            found += _nodes(child)
-    return found
 
 
 def test_the_ways_meet_before_a_call_a_one_run_coincidence_alone_told_apart() -> None:
     result = _compiled()
-    nodes = _nodes(result.compiled.ir["root"])
-    books = [n for n in nodes if n.get("tool") == "book_reservation"]
+    books = nodes(result.ir, tool="book_reservation")
     assert len(books) == 1, books  # one booking after the ways meet
     assert books[0]["args"]["cabin"] != {"ref": "other.cabin"}
-    assert not [n for n in nodes if n.get("kind") == "predict"]  # no route a model is asked
+    assert not nodes(result.ir, kind="predict")  # no route a model is asked
     assert (result.verification.executed, result.verification.matched) == (2, 2)
