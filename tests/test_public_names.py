@@ -485,6 +485,7 @@ PUBLIC_NAMES: dict[str, list[str]] = {
         "Selector",
         "Sequence",
         "Status",
+        "Takeover",
         "Timeout",
         "Write",
         "assign_runtime_ids",

@@ -32,6 +32,7 @@ from jdsl.commands.validate import (
     initial_state,
 )
 from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
+from jdsl.compiler.admit import cut_note, finished_only
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shards
 from jdsl.compiler.families import GroupBy, recommended_grouping
@@ -179,8 +180,10 @@ def _compile(
     state: str | None,
 ) -> None:
     """The normalized episodes into a package, one per family, or held out; ``compile_all``
-    compiles all of them (the engine's :func:`~jdsl.compiler.compile_normalized`)."""
-    _require_success(normalized, traces)
+    compiles all of them (the engine's :func:`~jdsl.compiler.compile_normalized`, which leaves
+    out the episodes cut off mid-run and notes them in its report; the families and held-out
+    compiles get only the complete episodes, under a note)."""
+    normalized, cut = _require_success(normalized, traces)
     if group_by is None and (recommended := recommended_grouping(normalized)) is not None:
         if out.exists() and not out.is_dir():
             raise cli_fail(f"-o {out} is a file", f"these runs compile by {recommended} (their "
@@ -192,6 +195,8 @@ def _compile(
     if group_by is not None and out.suffix == SUFFIX and not out.is_dir():
         raise cli_fail(f"-o {out} names one package, but --group-by writes one per family",
                        "pass a directory for the packages, e.g. -o packages/")  # fmt: skip
+    if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
+        typer.echo(f"note: {cut_note(cut)}")
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
@@ -296,19 +301,29 @@ def _verification_fail(status: str) -> Exception:
     return cli_fail("verification failed; no package written", "see the problems above")
 
 
-def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -> None:
-    """The compiler builds from successful episodes (or ones of unknown outcome)."""
+def _require_success(
+    normalized: Sequence[NormEpisode], paths: Sequence[Path]
+) -> tuple[Sequence[NormEpisode], tuple[str, ...]]:
+    """The compiler builds from successful episodes (or ones of unknown outcome), never from
+    episodes cut off mid-run: ``(the complete episodes, the ids of the cut ones)``.
+
+    Raises:
+        CompileError: every episode is cut off mid-run (``finished_only``,
+            :mod:`jdsl.compiler.admit`).
+    """
     files = ", ".join(str(p) for p in paths)
     if not normalized:
         raise cli_fail(
             f"no episodes in {files}",
             "record runs with a JsonlTraceSink, or convert other logs with `jdsl import`",
         )
-    if all(e.success is False for e in normalized):
+    complete, cut = finished_only(normalized)
+    if all(e.success is False for e in complete):
         raise cli_fail(
             f"no successful episode in {files} ({len(normalized)} failed or cancelled)",
             "a package is compiled from runs that succeeded; add traces of successful runs",
         )
+    return complete, cut
 
 
 def _write_package(package: BehaviorPackage, target: Path) -> Path:

@@ -22,6 +22,7 @@ from typing import Any
 import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_non_package
 from jdsl.compiler import (
     HeldOutReport,
@@ -31,8 +32,9 @@ from jdsl.compiler import (
     normalize_all,
     validate_package,
 )
+from jdsl.compiler.admit import cut_note, finished_only
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
-from jdsl.compiler.families import GroupBy, family_members
+from jdsl.compiler.families import GroupBy
 from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
@@ -145,7 +147,8 @@ def validate_command(
 ) -> None:
     """Would the package have served these runs, and done what they did? (exit 1 on a
     divergence). By default only the runs of the package's family are checked (the family
-    its manifest names, grouped as the compile grouped them); --all checks every run."""
+    its manifest names, grouped as the compile grouped them); --all checks every run. A run
+    cut off mid-run (no episode.finished) is left out under a note."""
     pairs = [item.partition("=") for item in canonical]
     bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
     if bad:
@@ -162,10 +165,14 @@ def validate_command(
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
+    complete, cut = finished_only(normalized, which=f"in {', '.join(map(str, traces))}")
+    if cut:  # a run cut off mid-run did not end: there is nothing to compare the package with
+        typer.echo(f"note: {cut_note(cut)}", err=True)
+        normalized = list(complete)
     if only:
         normalized = _chosen(normalized, only)
     elif not every:
-        normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
+        normalized = family_runs(normalized, pkg, doing="validating on", all_does="checks them too")
     reads = initial_state(state, normalized)
     report = validate_package(pkg, normalized, canonical=mapping, reads=reads)
     typer.echo(report.text)
@@ -184,17 +191,6 @@ def _chosen(normalized: Sequence[NormEpisode], ids: Sequence[str]) -> list[NormE
         near = ", ".join(sorted(known)[:5]) + (", ..." if len(known) > 5 else "")
         raise cli_fail(f"no episode {unknown[0]!r} in the traces", f"pass one of: {near}")
     return [e for e in normalized if e.episode_id in set(ids)]
-
-
-def _family_runs(normalized: Sequence[NormEpisode], family: str) -> list[NormEpisode]:
-    """The runs of the package's family (:func:`~jdsl.compiler.families.family_members`), with
-    a note on stderr of how many runs of other families were skipped."""
-    members, by = family_members(normalized, family)
-    if by is not None and len(members) < len(normalized):
-        skipped = len(normalized) - len(members)
-        typer.echo(f"validating on the {len(members)} run(s) of family {family!r} (grouped by {by}); "
-                   f"{skipped} run(s) of other families skipped (--all checks them too)", err=True)  # fmt: skip
-    return members
 
 
 _COLUMNS = ("held", "served", "matched", "unrepl", "fallback", "refused", "diverged", "consts")

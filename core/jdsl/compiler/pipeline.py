@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of, successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -117,6 +118,7 @@ class CompileResult:
         normalized: the normalized episodes (a :class:`~jdsl.compiler.store.NormStore` when
             streamed: each read decodes the episode).
         metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
+        cut_off: the episodes left out as cut off mid-run (:mod:`jdsl.compiler.admit`).
     """
 
     package: BehaviorPackage
@@ -125,6 +127,7 @@ class CompileResult:
     verification: VerificationReport
     normalized: Sequence[NormEpisode]
     metrics: PackageMetrics
+    cut_off: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -171,6 +174,7 @@ class CompileResult:
             constants=constants,
             model_decisions=[r.node["id"] + ": " + r.node["signature"] for r in c.residuals],
             notes=list(c.notes),
+            cut_off=list(self.cut_off),
         )
 
 
@@ -180,31 +184,6 @@ def _how(choice: ArgChoice, decided: set[str]) -> str:
     if choice.how == "dataflow" and top_key(choice.source or "") in decided:
         return "model output"
     return "input, stated by the user" if choice.stated else choice.how
-
-
-def _require_calls(pool: Sequence[NormEpisode]) -> None:
-    """Refuse a pool in which no episode completed a tool call: its skeleton would be empty.
-
-    Raises:
-        CompileError: naming the episodes; when their outcome is unknown (no
-            ``episode.finished``), saying they look cut off mid-run (a truncated trace file).
-    """
-    if any(step.ok for episode in pool for step in episode.steps):
-        return
-    ids = [episode.episode_id for episode in pool]
-    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-    if all(episode.success is None for episode in pool):
-        raise CompileError(
-            f"the {len(ids)} episode(s) to compile from ({shown}) end before their first "
-            "completed tool call and without episode.finished: they look cut off mid-run (a trace file "
-            "truncated, or a run killed); pass the complete trace, or record the runs again",
-            episodes=ids,
-        )
-    raise CompileError(
-        f"the {len(ids)} successful episode(s) ({shown}) complete no tool call, so there "
-        "is no skeleton to compile; a behavior is compiled from runs whose tool calls succeed",
-        episodes=ids,
-    )
 
 
 def _spec_text(spec: Mapping[str, Any]) -> str:
@@ -262,7 +241,9 @@ def compile_behavior(
 
     Raises:
         CompileError: an episode's hash chain is broken (an edited, dropped or reordered
-            event), or no episode succeeded.
+            event), no episode succeeded, or every episode is cut off mid-run (no
+            ``episode.finished``: :mod:`jdsl.compiler.admit`; when only some are, they are
+            left out, and the report's notes and ``cut_off`` name them).
         CompileInputError: ``episodes`` is none of the forms above (a ``TypeError`` too).
         TraceNotFoundError: a trace path that does not exist (a ``FileNotFoundError`` too).
 
@@ -321,19 +302,22 @@ def compile_normalized(
     may support such a lookup the family took too few times.
 
     This is the one place the passes are chained (the CLI, ``show --compile``, held-out
-    validation, the demo and the Dask engine all come here).
+    validation, the demo and the Dask engine all come here). Episodes cut off mid-run are left
+    out first (:func:`~jdsl.compiler.admit.finished_only`), and a note says how many.
 
     Raises:
-        CompileError: no episode succeeded (see :func:`require_success`).
+        CompileError: no episode succeeded (see :func:`~jdsl.compiler.admit.require_success`), or every one is cut
+            off mid-run.
     """
+    normalized, cut = finished_only(normalized)
     require_success(normalized)
     normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
     normalized, shared = share_stores(normalized, read_only_of(effects))
     normalized, scanned = scan_stores(normalized, read_only_of(effects))
     if (
-        noops or unused or shared or scanned
-    ):  # the shards' facts and replay hold the calls as recorded
+        noops or unused or shared or scanned or cut
+    ):  # the shards' facts and replay hold the calls (and the episodes) as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -395,6 +379,8 @@ def compile_normalized(
         apart, checked = settled(family_of(rejoin=False))
         if not report.ok or (checked.ok and checked.matched > report.matched):
             compiled, report = apart, checked
+    if cut:
+        compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,
@@ -407,6 +393,7 @@ def compile_normalized(
         verification=report,
         normalized=normalized if isinstance(normalized, NormStore) else tuple(normalized),
         metrics=package_metrics(compiled.ir),
+        cut_off=cut,
     )
 
 
@@ -423,25 +410,6 @@ def check_chains(episodes: Iterable[Any]) -> None:
         refuse_broken(episode)
 
 
-def require_success(normalized: Sequence[NormEpisode]) -> None:
-    """Refuse to compile when no episode succeeded (nor has an unknown outcome), or when the
-    episodes compiled from complete no tool call (there is no skeleton to compile).
-
-    Raises:
-        CompileError: naming how many episodes there were and the fix.
-    """
-    pool = successful_pool(normalized)
-    if pool:
-        _require_calls(pool)
-        return
-    raise CompileError(
-        f"no successful episode among {len(normalized)}: a behavior is compiled from runs "
-        "that succeeded; record successful runs, or mark outcomes (episode.finished status "
-        "'success', or an outcome/reward event)",
-        episodes=[e.episode_id for e in normalized],
-    )
-
-
 @dataclass(frozen=True)
 class CompiledFamilies:
     """What :func:`compile_families` produced, family by family (sorted by name).
@@ -451,12 +419,14 @@ class CompiledFamilies:
         members: ``{family: its episodes}``.
         results: ``{family: CompileResult}`` for each family that compiled.
         refused: ``{family: why}`` for each family that could not (no successful episode...).
+        cut_off: the episodes left out as cut off mid-run (:mod:`jdsl.compiler.admit`).
     """
 
     by: str
     members: Mapping[str, Sequence[NormEpisode]]
     results: Mapping[str, CompileResult]
     refused: Mapping[str, str]
+    cut_off: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -479,7 +449,13 @@ def compile_families(
         task_family: recorded in each manifest (default: the family).
         effects: capability -> effects (which calls write: intent grouping, verification).
         **options: the other :func:`compile_normalized` arguments.
+
+    Episodes cut off mid-run are left out before grouping (``cut_off`` names them).
+
+    Raises:
+        CompileError: every episode is cut off mid-run.
     """
+    normalized, cut = finished_only(normalized)
     members: dict[str, Sequence[NormEpisode]] = {}
     results: dict[str, CompileResult] = {}
     refused: dict[str, str] = {}
@@ -494,4 +470,4 @@ def compile_families(
             )  # fmt: skip
         except CompileError as exc:
             refused[family] = str(exc)
-    return CompiledFamilies(by, members, results, refused)
+    return CompiledFamilies(by, members, results, refused, cut)
