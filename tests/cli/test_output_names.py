@@ -84,3 +84,4 @@ def test_the_package_keeps_its_name_only_the_file_name_is_made_safe(tmp_path: Pa
     (package,) = _written(tmp_path)
     assert package.parent == out and not package.name.startswith(".")
     assert ".." not in package.name and "/" not in package.name
+    assert "'../../pwned' is not a safe file name; the file is pwned.jdsl" in result.output

@@ -213,6 +213,9 @@ def _compile(
         if not result.ok:
             raise _verification_fail(result.verification.status)
         target = path_inside(out, safe_file_name(base, suffix=SUFFIX)) if out.is_dir() else out
+        if out.is_dir() and target.name != f"{base}{SUFFIX}":
+            typer.echo(f"note: the package name {base!r} is not a safe file name; the file is "
+                       f"{target.name} (-n NAME to choose)", err=True)  # fmt: skip
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
     _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
