@@ -26,6 +26,7 @@ from jdsl.demo.heldout_job import HoldoutFigures, holdout_figures
 from jdsl.demo.retail_styles import STYLES, Style, style_runs
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import walk_ir
+from jdsl.trace.filenames import path_inside, safe_file_name
 
 __all__ = ["StyleFigures", "frozen_values", "style_figures", "styles_lines"]
 
@@ -88,7 +89,7 @@ def style_figures(style: Style | str, work: Path | None = None) -> StyleFigures:
         frozen.extend(f"{family}: {what}" for what in frozen_values(result.ir))
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = (work or Path(tmp)) / f"{style.name}-retail.json"
+        path = path_inside(work or tmp, safe_file_name(f"{style.name}-retail", suffix=".json"))
         path.write_text(json.dumps(rows), encoding="utf-8")
         raw = import_tau_bench(str(path)).episodes
     figures = holdout_figures(raw, on_compiled=scan)
