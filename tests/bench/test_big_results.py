@@ -6,8 +6,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from bench.big_results import airline_copies, main, retail_trials
 from jdsl.demo.retail_styles import style_runs
+
+from bench.big_results import airline_copies, main, retail_trials
 
 
 def test_retail_trials_run_every_task_each_trial_in_run_py_order() -> None:
