@@ -7,13 +7,13 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, read_only_of
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -26,7 +26,7 @@ from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
 from jdsl.compiler.rejoin import share_stores
-from jdsl.compiler.staticize import staticize
+from jdsl.compiler.staticize import Family, emit_plan, plan_key, prepare
 from jdsl.compiler.staticize.scans import scan_stores
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
@@ -325,22 +325,17 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(
-        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
-        always: bool = False, rejoin: bool = True,
-    ) -> CompiledBehavior:  # fmt: skip
-        made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over, same_writes=same_writes,
-                         unaccounted=unaccounted, always=always, rejoin=rejoin,
-                         peers=peers)  # fmt: skip
+    def compiled_as(family: Family, plan: BranchPlan) -> CompiledBehavior:
+        made = emit_plan(family, plan, candidates, name=name, model=model)
         if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
                 for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    def settled(rejoin: bool) -> tuple[CompiledBehavior, VerificationReport]:
-        compiled = compiled_as(rejoin=rejoin)
+    def settled(family: Family) -> tuple[CompiledBehavior, VerificationReport]:
+        plan = family.plan()
+        compiled = compiled_as(family, plan)
         report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
         if fallback and report.structural_ok and (not report.ok or report.fallbacks):
             # the path followed (one run's, when no path has the support to be branched) does
@@ -349,15 +344,21 @@ def compile_normalized(
             # fits) if that serves more, else, instead of a failure, hand over where the paths
             # part (and where a path too thin to compile, holding a run left unaccounted, parts
             # from them; the last resort: the paths' common part, handing over where they part
-            # whatever their support: a package that does the known part rather than none)
+            # whatever their support: a package that does the known part rather than none).
+            # A retry whose plan is one already compiled makes that program: not compiled again
             unaccounted = [e.episode_id for e in report.unaccounted]
             retries: list[dict[str, Any]] = [{"same_writes": True},
                                              {"hand_over": True, "unaccounted": unaccounted},
                                              {"hand_over": True, "always": True}]  # fmt: skip
+            tried = {plan_key(plan)}
             for retry in retries:
                 if report.ok and "hand_over" in retry:
                     break
-                other = compiled_as(**retry, rejoin=rejoin)
+                other_plan = family.plan(**retry)
+                if plan_key(other_plan) in tried:
+                    continue
+                tried.add(plan_key(other_plan))
+                other = compiled_as(family, other_plan)
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
@@ -365,12 +366,17 @@ def compile_normalized(
                     return other, checked
         return compiled, report
 
-    compiled, report = settled(rejoin=True)
-    if shared and report.structural_ok and (not report.ok or report.fallbacks):
+    def family_of(rejoin: bool) -> Family:
+        return prepare(normalized, candidates, effects=effects, min_support=min_support,
+                       rejoin=rejoin, peers=peers)  # fmt: skip
+
+    rejoined = family_of(rejoin=True)
+    compiled, report = settled(rejoined)
+    if shared and rejoined.choices and report.structural_ok and (not report.ok or report.fallbacks):
         # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs
         # to the fallback: each its own way, unless the rejoined program verifies and matches
-        # at least as many runs
-        apart, checked = settled(rejoin=False)
+        # at least as many runs (no lookup rejoined: each is its own way already)
+        apart, checked = settled(family_of(rejoin=False))
         if not report.ok or (checked.ok and checked.matched > report.matched):
             compiled, report = apart, checked
     if cut:
