@@ -12,10 +12,10 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from jdsl.compiler.fallback import hands_over
+from jdsl.compiler.arms import Arms, handing
 from jdsl.compiler.families import is_write
 from jdsl.compiler.fits import OTHER_ROUTE, path_calls, run_fits
 from jdsl.compiler.lineage import element_index, selected_indexes
@@ -48,6 +48,7 @@ class TreeShape:
         failing: the tools of ``on_error="fail"`` actions.
         predicts: ``(node id, output keys)`` per predict leaf, in tree order.
         produced: the keys some node writes (action stores and predict outputs).
+        arms: the subtree walks and route checks of the tree's nodes (:mod:`.arms`).
     """
 
     nodes: tuple[dict[str, Any], ...]
@@ -56,6 +57,7 @@ class TreeShape:
     failing: tuple[str, ...]
     predicts: tuple[tuple[str, tuple[str, ...]], ...]
     produced: frozenset[str]
+    arms: Arms = field(default_factory=Arms, compare=False, repr=False)
 
     @classmethod
     def of(cls, tree: Root | Mapping[str, Any]) -> TreeShape:
@@ -101,9 +103,10 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     for decision in episode.decisions:
         for key, value in decision.outputs.items():
             written.setdefault(key, []).append(value)
-    routes = _routes(nodes, episode)
-    reached = _reached(nodes[0], routes) if nodes else set()
-    chosen = {**routes, **_chosen_arguments(nodes, episode, reached),
+    arms = shape.arms
+    routes = _routes(nodes, episode, arms)
+    reached = _reached(nodes[0], routes, arms) if nodes else set()
+    chosen = {**routes, **_chosen_arguments(nodes, episode, arms, reached),
               **loop_selections(nodes, episode, reached)}  # fmt: skip
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
@@ -120,7 +123,7 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     return ReplayModel(events, strict=True)
 
 
-def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, Any]:
+def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode, arms: Arms) -> dict[str, Any]:
     """``{key: value}`` for route decisions: a selector whose alternatives each check
     ``key == value`` gets the value of the alternative whose first call the episode made
     first (the path the teacher took). An alternative's first call is the k-th call of its
@@ -128,7 +131,7 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     second product lookup is not the path of a run that made one lookup, before the selector.
     Selectors are decided top down, inside the alternative taken only: two alternatives may
     each hold a selector on the same key. An alternative that hands over to the fallback
-    (:func:`_handing_checks`) names the tools its runs called there: a run that made that call
+    (:meth:`.arms.Arms.handing_checks`) names the tools its runs called there: a run that made that call
     first took it. Where two alternatives' first calls are the same call, one that starts with a
     loop over every element of a list (``for_each x in xs``) is not the way of a run that did
     not make that call for every element there."""
@@ -137,17 +140,17 @@ def _routes(nodes: Sequence[dict[str, Any]], episode: NormEpisode) -> dict[str, 
     at: dict[str, list[int]] = {}
     for position, step in enumerate(episode.ok_steps()):
         at.setdefault(step.logical_tool, []).append(position)
-    counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {})}
+    counted = {str(n.get("id")): k for n, k in _numbered(nodes[0], {}, arms)}
     found: dict[str, Any] = {}
     calls = tuple((s.logical_tool, is_write(s.logical_tool)) for s in episode.ok_steps())
-    fit = _Fit(nodes[0], _other_keys(nodes), calls)
+    fit = _Fit(nodes[0], _other_keys(nodes), calls, arms)
     writes = sum(1 for _, write in calls if write)
 
     def again() -> bool:  # the run made more writes than the path it took so far
-        return writes > _writes_reached(nodes[0], found)
+        return writes > _writes_reached(nodes[0], found, arms)
 
     tools = tuple(collapsed(tool for tool, _ in calls))
-    _decide(nodes[0], at, counted, found, episode.ok_steps(), fit, _Run(tools, again))
+    _decide(nodes[0], at, counted, found, episode.ok_steps(), fit, _Run(tools, again), arms)
     return found
 
 
@@ -168,10 +171,11 @@ class _Fit:
     root: Mapping[str, Any]
     keys: frozenset[str]
     calls: tuple[tuple[str, bool], ...]
+    arms: Arms
 
     def fits(self, routes: Mapping[str, Any]) -> bool:
         """Whether the run fits the tree's path along ``routes``."""
-        return any(run_fits(p, self.calls) for p in path_calls(self.root, routes, _route))
+        return any(run_fits(p, self.calls) for p in path_calls(self.root, routes, self.arms.route))
 
 
 def _other_keys(nodes: Sequence[dict[str, Any]]) -> frozenset[str]:
@@ -188,7 +192,7 @@ def _other_keys(nodes: Sequence[dict[str, Any]]) -> frozenset[str]:
 
 def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mapping[str, int],
             found: dict[str, Any], steps: Sequence[NormStep], fit: _Fit,
-            run: _Run) -> None:  # fmt: skip
+            run: _Run, arms: Arms) -> None:  # fmt: skip
     """Decide the route selectors under ``node`` as the run took them; a route that offers
     :data:`OTHER_ROUTE` takes the alternative (in the order the run made their first calls)
     whose path the run fits (:func:`jdsl.compiler.fits.run_fits`), else answers it. An
@@ -198,21 +202,21 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
     is the same call of the run, the one whose calls the run went on to make in order the
     furthest."""
     children = [c for c in child_slots(node) if isinstance(c, dict)]
-    routes = [_route(child) for child in children] if node.get("kind") == "selector" else []
+    routes = [arms.route(child) for child in children] if node.get("kind") == "selector" else []
     if routes and all(r is not None for r in routes):
         firsts: list[tuple[float, bool, int, int, str, Any]] = []
         collapsed_at = collapsed_positions(at)
         for n, ways in enumerate(routes):
             for key, value, action in ways or ():
                 if action is None:
-                    hands = any(never_holds(c) for c in _walk(children[n]))
+                    hands = any(never_holds(c) for c in arms.walk(children[n]))
                     if not hands or run.again():
                         firsts.append((-1.0 if hands else math.inf, False, 0, n, key, value))
                     continue
                 calls = at.get(str(action["tool"])) or []
                 k = counted.get(str(action.get("id")), 0)
                 if k < len(calls):
-                    skips = _skips_loop(children[n], calls[k], steps)
+                    skips = _skips_loop(children[n], calls[k], steps, arms)
                     agree = agreement(children[n], run.tools, collapsed_at.get(calls[k], 0))
                     firsts.append((calls[k], skips, -agree, n, key, value))
         key = str(routes[0][0][0]) if routes[0] else ""
@@ -226,26 +230,28 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
             found.setdefault(key, value)
             children = [children[n]]
     for child in children:
-        _decide(child, at, counted, found, steps, fit, run)
+        _decide(child, at, counted, found, steps, fit, run, arms)
 
 
-def _writes_reached(root: Mapping[str, Any], routes: Mapping[str, Any]) -> int:
+def _writes_reached(root: Mapping[str, Any], routes: Mapping[str, Any], arms: Arms) -> int:
     """The writes a run with these route decisions makes (a recovery's failing first try, an
     action ``on_error=fail``, does not count: its backup does)."""
-    reached = _reached(root, routes)
-    return sum(1 for n in _walk(root) if n.get("kind") == "action" and n.get("on_error") != "fail"
+    reached = _reached(root, routes, arms)
+    return sum(1 for n in arms.walk(root) if n.get("kind") == "action" and n.get("on_error") != "fail"
                and str(n.get("id") or "") in reached and is_write(str(n.get("tool"))))  # fmt: skip
 
 
-def _skips_loop(alternative: Mapping[str, Any], position: int, steps: Sequence[NormStep]) -> bool:
+def _skips_loop(
+    alternative: Mapping[str, Any], position: int, steps: Sequence[NormStep], arms: Arms
+) -> bool:
     """Whether ``alternative`` starts with a loop over every element of a list and the run,
     from its call at ``position``, did not call the loop's tool once per element."""
-    for node in _walk(alternative):
+    for node in arms.walk(alternative):
         if node.get("kind") == "action":
             return False
         if node.get("kind") != "for_each" or "[$" in str(node.get("items", "")):
             continue
-        tool = next((n.get("tool") for n in _walk(node.get("child")) if n.get("kind") == "action"),
+        tool = next((n.get("tool") for n in arms.walk(node.get("child")) if n.get("kind") == "action"),
                     None)  # fmt: skip
         try:
             elements = resolve_path(str(node.get("items")), steps[position].state_before)
@@ -260,61 +266,23 @@ def _skips_loop(alternative: Mapping[str, Any], position: int, steps: Sequence[N
     return False
 
 
-def _route(alternative: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any] | None]] | None:
-    """``[(key, value, first action)]`` of an alternative that starts by checking a route; an
-    alternative that hands over (:func:`_handing_checks`): one per tool it names, the action
-    ``{"tool": that tool, "id": "<its id>/<tool>"}``; an alternative without a call: None as
-    its action (:mod:`jdsl.compiler.staticize.again`)."""
-    checks = _handing_checks(alternative)
-    if checks is not None:
-        return [(str(c["key"]), c.get("equals"), _handing(alternative, c)) for c in checks]
-    body = alternative.get("children") if alternative.get("kind") == "sequence" else None
-    check = next((n for n in body or () if n.get("kind") == "check"), None)
-    action = next((n for n in _walk(alternative) if n.get("kind") == "action"), None)
-    if check is None:
-        return None
-    return [(str(check["key"]), check.get("equals"), action)]
-
-
-def _handing(alternative: Mapping[str, Any], check: Mapping[str, Any]) -> dict[str, Any]:
-    tool = str(check.get("equals"))
-    return {"kind": "hand_over", "tool": tool, "id": f"{alternative.get('id')}/{tool}"}
-
-
-def _handing_checks(alternative: Mapping[str, Any]) -> list[dict[str, Any]] | None:
-    """The route checks of an alternative that hands over to the fallback (``seq [check route
-    == <tool>, hand_over guard]``, several tools: ``seq [sel [check ...], hand_over guard]``,
-    :func:`jdsl.compiler.fallback.hand_over_guard`): each names the tool its runs called
-    there. None for any other alternative."""
-    body = alternative.get("children") if alternative.get("kind") == "sequence" else None
-    if not body or not any(hands_over(n) for n in body):
-        return None
-    if any(n.get("kind") == "action" for n in _walk(alternative)):
-        return None
-    first = body[0]
-    checks = [first] if first.get("kind") == "check" else list(first.get("children") or ())
-    if first.get("kind") not in ("check", "selector") or not checks:
-        return None
-    return checks if all(c.get("kind") == "check" for c in checks) else None
-
-
-def _reached(node: Mapping[str, Any], routes: Mapping[str, Any]) -> set[str]:
+def _reached(node: Mapping[str, Any], routes: Mapping[str, Any], arms: Arms) -> set[str]:
     """The ids of the predict leaves and actions a run with these route decisions can reach: a
     selector whose alternatives check a decided route is entered only through the matching
     one."""
     found = {str(node.get("id") or "")} if node.get("kind") in ("predict", "action") else set()
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     if node.get("kind") == "selector":
-        arms = [_route(child) for child in children]
-        if arms and all(a and all(key in routes for key, _, _ in a) for a in arms):
-            children = [c for c, a in zip(children, arms, strict=True)
+        ways = [arms.route(child) for child in children]
+        if ways and all(a and all(key in routes for key, _, _ in a) for a in ways):
+            children = [c for c, a in zip(children, ways, strict=True)
                         if any(routes[key] == value for key, value, _ in a or ())]  # fmt: skip
-    return found.union(*(_reached(child, routes) for child in children))
+    return found.union(*(_reached(child, routes, arms) for child in children))
 
 
 def _chosen_arguments(
-    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None,
-    *, path: set[str] | None = None,
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, arms: Arms,
+    reached: set[str] | None = None, *, path: set[str] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """``{key: value}`` for action arguments that ref a bare key: the value the k-th action of a
     tool (:func:`_numbered`) had in the k-th successful call of that tool; for a selection
@@ -325,7 +293,7 @@ def _chosen_arguments(
     calls: dict[str, list[NormStep]] = {}
     for step in episode.ok_steps():
         calls.setdefault(step.logical_tool, []).append(step)
-    counted = _numbered(nodes[0] if nodes else {}, {}, reached if path is None else path)
+    counted = _numbered(nodes[0] if nodes else {}, {}, arms, reached if path is None else path)
     numbered = [(node, k) for node, k in counted
                 if node.get("kind") == "action"
                 and (reached is None or str(node.get("id") or "") in reached)]  # fmt: skip
@@ -371,7 +339,7 @@ def _acted_on(
 
 
 def _numbered(
-    node: Mapping[str, Any], seen: dict[str, int], reached: set[str] | None = None
+    node: Mapping[str, Any], seen: dict[str, int], arms: Arms, reached: set[str] | None = None
 ) -> list[tuple[dict[str, Any], int]]:
     """Each action under ``node`` (pre-order) with how many actions of its tool a run reaching
     it made before (``seen``, updated): the alternatives of a selector each count from where
@@ -384,16 +352,16 @@ def _numbered(
         return [(dict(node), k)]
     children = [c for c in child_slots(node) if isinstance(c, dict)]
     if node.get("kind") != "selector":
-        return [pair for child in children for pair in _numbered(child, seen, reached)]
+        return [pair for child in children for pair in _numbered(child, seen, arms, reached)]
     found, start, after = [], dict(seen), dict(seen)
     for child in children:
         arm = dict(start)
-        checks = _handing_checks(child)
+        checks = arms.handing_checks(child)
         if checks is not None:
-            found += [(_handing(child, c), arm.get(str(c.get("equals")), -1) + 1) for c in checks]
+            found += [(handing(child, c), arm.get(str(c.get("equals")), -1) + 1) for c in checks]
         else:
-            found += _numbered(child, arm, reached)
-        if reached is not None and not {str(n.get("id") or "") for n in _walk(child)} & reached:
+            found += _numbered(child, arm, arms, reached)
+        if reached is not None and not arms.ids(child) & reached:
             continue  # an alternative the run does not take
         if checks is not None:
             continue
@@ -413,8 +381,9 @@ def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode)
     shape = tree if isinstance(tree, TreeShape) else TreeShape.of(tree)
     inputs = dict(episode.inputs)
     nodes = shape.nodes
-    path = _reached(nodes[0], _routes(nodes, episode)) if nodes else None
-    for key, value in _chosen_arguments(nodes, episode, path=path).items():
+    arms = shape.arms
+    path = _reached(nodes[0], _routes(nodes, episode, arms), arms) if nodes else None
+    for key, value in _chosen_arguments(nodes, episode, arms, path=path).items():
         if key not in shape.produced and key not in inputs:
             inputs[key] = value
     return inputs

@@ -277,17 +277,21 @@ def _one_run(task: RetailTask, style: Style, rng: random.Random, trial: int) -> 
             "info": {"task": info, "source": "user"}, "traj": traj, "trial": trial}  # fmt: skip
 
 
-def style_runs(style: Style | str, *, tasks_per_family: int | None = None) -> list[dict[str, Any]]:
+def style_runs(
+    style: Style | str, *, tasks_per_family: int | None = None, trials: int | None = None
+) -> list[dict[str, Any]]:
     """The results-file rows of ``style`` (a :class:`Style` or a name in :data:`STYLES`) over
     :func:`retail_style_tasks`: one run per task, a second with the style's ``second_run``
-    share (in trial order, as ``run.py`` writes), all drawn from ``random.Random(style.name)``."""
+    share (in trial order, as ``run.py`` writes), all drawn from ``random.Random(style.name)``.
+    With ``trials``, every task is run that many times instead (``run.py --num-trials``)."""
     style = STYLES[style] if isinstance(style, str) else style
     rng = random.Random(style.name)
     per_family = tasks_per_family or style.tasks_per_family
     tasks = retail_style_tasks(per_family)
-    second = [t for t in tasks if rng.random() < style.second_run]
+    if trials is None:
+        rounds = [tasks, [t for t in tasks if rng.random() < style.second_run]]
+    else:
+        rounds = [tasks] * trials
     return [  # in the order tau-bench's run.py writes them: every task of trial 0, then trial 1
-        _one_run(task, style, rng, trial)
-        for trial, chosen in enumerate((tasks, second))
-        for task in chosen
+        _one_run(task, style, rng, trial) for trial, chosen in enumerate(rounds) for task in chosen
     ]
