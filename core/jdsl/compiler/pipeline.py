@@ -7,13 +7,14 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, read_only_of
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, read_only_of, successful_pool
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -47,6 +48,9 @@ __all__ = [
     "compile_families",
     "compile_normalized",
 ]
+
+MAX_SUPPORT_RETRIES: Final = 3
+"""How many higher support bars a program that leaves runs unaccounted is retried at."""
 
 
 class CompileReport(dict[str, Any]):
@@ -327,10 +331,10 @@ def compile_normalized(
 
     def compiled_as(
         hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
-        always: bool = False, rejoin: bool = True,
+        always: bool = False, rejoin: bool = True, support: int = min_support,
     ) -> CompiledBehavior:  # fmt: skip
         made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over, same_writes=same_writes,
+                         min_support=support, hand_over=hand_over, same_writes=same_writes,
                          unaccounted=unaccounted, always=always, rejoin=rejoin,
                          peers=peers)  # fmt: skip
         if noops or unused:
@@ -339,8 +343,8 @@ def compile_normalized(
                 for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    def settled(rejoin: bool) -> tuple[CompiledBehavior, VerificationReport]:
-        compiled = compiled_as(rejoin=rejoin)
+    def settled(rejoin: bool, support: int) -> tuple[CompiledBehavior, VerificationReport]:
+        compiled = compiled_as(rejoin=rejoin, support=support)
         report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
         if fallback and report.structural_ok and (not report.ok or report.fallbacks):
             # the path followed (one run's, when no path has the support to be branched) does
@@ -357,7 +361,7 @@ def compile_normalized(
             for retry in retries:
                 if report.ok and "hand_over" in retry:
                     break
-                other = compiled_as(**retry, rejoin=rejoin)
+                other = compiled_as(**retry, rejoin=rejoin, support=support)
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
@@ -365,14 +369,28 @@ def compile_normalized(
                     return other, checked
         return compiled, report
 
-    compiled, report = settled(rejoin=True)
-    if shared and report.structural_ok and (not report.ok or report.fallbacks):
-        # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs
-        # to the fallback: each its own way, unless the rejoined program verifies and matches
-        # at least as many runs
-        apart, checked = settled(rejoin=False)
-        if not report.ok or (checked.ok and checked.matched > report.matched):
-            compiled, report = apart, checked
+    def supported(support: int) -> tuple[CompiledBehavior, VerificationReport]:
+        compiled, report = settled(rejoin=True, support=support)
+        if shared and report.structural_ok and (not report.ok or report.fallbacks):
+            # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave
+            # runs to the fallback: each its own way, unless the rejoined program verifies and
+            # matches at least as many runs
+            apart, checked = settled(rejoin=False, support=support)
+            if not report.ok or (checked.ok and checked.matched > report.matched):
+                compiled, report = apart, checked
+        return compiled, report
+
+    compiled, report = supported(min_support)
+    for support in more_support(normalized, min_support):
+        # a path supported enough to branch whose program does not account for every run (a
+        # route its record cannot answer), or serves none: the paths below a
+        # higher bar hand over where they part instead (more runs of the same paths never
+        # serve fewer: the same runs twice compile as once at twice the bar)
+        if not report.structural_ok or (report.ok and report.matched):
+            break
+        other, checked = supported(support)
+        if checked.ok and (not report.ok or checked.matched > report.matched):
+            compiled, report = other, checked
     if cut:
         compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
     compiled = promote(compiled, report)
@@ -389,6 +407,13 @@ def compile_normalized(
         metrics=package_metrics(compiled.ir),
         cut_off=cut,
     )
+
+
+def more_support(normalized: Sequence[NormEpisode], min_support: int) -> list[int]:
+    """The support bars above ``min_support`` at which fewer successful paths are branched:
+    each path's count of successful episodes plus one, at most :data:`MAX_SUPPORT_RETRIES`."""
+    counts = Counter(e.tool_sequence() for e in successful_pool(normalized))
+    return sorted({n + 1 for n in counts.values() if n >= min_support})[:MAX_SUPPORT_RETRIES]
 
 
 def check_chains(episodes: Iterable[Any]) -> None:
