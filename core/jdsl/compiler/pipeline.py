@@ -346,7 +346,7 @@ def compile_normalized(
     def settled(rejoin: bool, support: int) -> tuple[CompiledBehavior, VerificationReport]:
         compiled = compiled_as(rejoin=rejoin, support=support)
         report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
-        if fallback and report.structural_ok and (not report.ok or report.fallbacks):
+        if fallback and report.structural_ok and (not report.accounted or report.fallbacks):
             # the path followed (one run's, when no path has the support to be branched) does
             # not account for every run, or leaves runs to the fallback: follow every thin path
             # making the writes most runs make (a route where they part; the fallback when none
@@ -359,24 +359,24 @@ def compile_normalized(
                                              {"hand_over": True, "unaccounted": unaccounted},
                                              {"hand_over": True, "always": True}]  # fmt: skip
             for retry in retries:
-                if report.ok and "hand_over" in retry:
+                if report.accounted and "hand_over" in retry:
                     break
                 other = compiled_as(**retry, rejoin=rejoin, support=support)
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
-                if checked.ok and (not report.ok or checked.matched > report.matched):
+                if checked.accounted and (not report.accounted or checked.matched > report.matched):
                     return other, checked
         return compiled, report
 
     def supported(support: int) -> tuple[CompiledBehavior, VerificationReport]:
         compiled, report = settled(rejoin=True, support=support)
-        if shared and report.structural_ok and (not report.ok or report.fallbacks):
+        if shared and report.structural_ok and (not report.accounted or report.fallbacks):
             # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave
             # runs to the fallback: each its own way, unless the rejoined program verifies and
             # matches at least as many runs
             apart, checked = settled(rejoin=False, support=support)
-            if not report.ok or (checked.ok and checked.matched > report.matched):
+            if not report.accounted or (checked.accounted and checked.matched > report.matched):
                 compiled, report = apart, checked
         return compiled, report
 
@@ -389,7 +389,7 @@ def compile_normalized(
         if not report.structural_ok or (report.ok and report.matched):
             break
         other, checked = supported(support)
-        if checked.ok and (not report.ok or checked.matched > report.matched):
+        if checked.accounted and (not report.accounted or checked.matched > report.matched):
             compiled, report = other, checked
     if cut:
         compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
