@@ -299,8 +299,9 @@ def compile_normalized(
     else, when the path followed fails, it is the paths' common part, handing over to the
     fallback where they part, if that passes; likewise, next to supported paths, a path too
     thin to compile whose runs the program does not account for hands over where it parts from
-    them. ``reads`` answers, in verification, reads an episode never made before its first
-    write (:mod:`jdsl.compiler.lookups`); verification executes each run as recorded. Runs that part at one lookup and rejoin are one program
+    them. ``reads`` answers, in
+    verification, reads an episode never made before its first write
+    (:mod:`jdsl.compiler.lookups`). Runs that part at one lookup and rejoin are one program
     (:mod:`jdsl.compiler.rejoin`); ``peers`` (successful runs of the corpus's other families)
     may support such a lookup the family took too few times.
 
@@ -314,7 +315,6 @@ def compile_normalized(
     """
     normalized, cut = finished_only(normalized)
     require_success(normalized)
-    as_recorded = normalized
     normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
     normalized, shared = share_stores(normalized, read_only_of(effects))
@@ -323,8 +323,6 @@ def compile_normalized(
         noops or unused or shared or scanned or cut
     ):  # the shards' facts and replay hold the calls (and the episodes) as recorded
         facts, replay = None, None
-    # verification executes each run as recorded, as package validate does (one verdict)
-    recorded = {e.episode_id: e for e in as_recorded} if normalized is not as_recorded else None
     candidates = (
         consolidate(normalized, contracts=contracts)
         if facts is None
@@ -347,13 +345,15 @@ def compile_normalized(
 
     def settled(rejoin: bool, support: int) -> tuple[CompiledBehavior, VerificationReport]:
         compiled = compiled_as(rejoin=rejoin, support=support)
-        report = verify(
-            compiled, normalized, replay=replay, effects=effects, reads=reads, recorded=recorded
-        )
+        report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
         if fallback and report.structural_ok and (not report.accounted or report.fallbacks):
-            # the program does not account for every run, or leaves runs to the fallback: the
-            # thin paths making the writes most runs make (a route where they part), else hand
-            # over where thin paths part, else (last resort) the paths' common part
+            # the path followed (one run's, when no path has the support to be branched) does
+            # not account for every run, or leaves runs to the fallback: follow every thin path
+            # making the writes most runs make (a route where they part; the fallback when none
+            # fits) if that serves more, else, instead of a failure, hand over where the paths
+            # part (and where a path too thin to compile, holding a run left unaccounted, parts
+            # from them; the last resort: the paths' common part, handing over where they part
+            # whatever their support: a package that does the known part rather than none)
             unaccounted = [e.episode_id for e in report.unaccounted]
             retries: list[dict[str, Any]] = [{"same_writes": True},
                                              {"hand_over": True, "unaccounted": unaccounted},
@@ -364,14 +364,7 @@ def compile_normalized(
                 other = compiled_as(**retry, rejoin=rejoin, support=support)
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
-                checked = verify(
-                    other,
-                    normalized,
-                    replay=replay,
-                    effects=effects,
-                    reads=reads,
-                    recorded=recorded,
-                )
+                checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
                 if checked.accounted and (not report.accounted or checked.matched > report.matched):
                     return other, checked
         return compiled, report

@@ -33,12 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
-from jdsl.compiler.fallback import compiled_program
 from jdsl.compiler.lineage import element_index, selected_indexes, value_key
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, Execution, iter_executions
-from jdsl.compiler.staticize.scans import program_scans, scan_stores
 from jdsl.errors import JdslError
 from jdsl.expr import MISSING, evaluate, resolve_path
 from jdsl.ir import validate_ir
@@ -233,7 +231,6 @@ def verify(
     replay: ReplayMap | None = None,
     effects: Mapping[str, Any] | None = None,
     reads: ReadAnswers | None = None,
-    recorded: Mapping[str, NormEpisode] | None = None,
 ) -> VerificationReport:
     """Validate the IR, replay its refs and guards, and execute it on every successful episode.
 
@@ -248,17 +245,12 @@ def verify(
         effects: capability -> effects deciding which calls are writes (default: by name).
         reads: answers reads an episode never made, before its first write (the state every
             run starts from, :mod:`jdsl.compiler.lookups`); not passed to ``replay``.
-        recorded: ``{episode id: the episode as recorded}`` when the compile rewrote
-            ``episodes`` (unused reads or no-ops dropped, stores shared or scanned): each run is
-            executed as recorded, as ``jdsl package validate`` and ``show --diff`` execute it
-            (one verdict per run); the replay checks stay on ``episodes``.
     """
     report = validate_ir(compiled.ir, required_capabilities=compiled.required_capabilities)
     run = execute and report.ok and compiled.ir["root"].get("child") is not None
     if replay is None:
         parts: Iterable[ReplayPart] = [replay_part(compiled, episodes, execute=run,
-                                                   effects=effects, reads=reads,
-                                                   recorded=recorded)]  # fmt: skip
+                                                   effects=effects, reads=reads)]  # fmt: skip
     else:
         parts = replay(compiled, run)
     checks: list[ReplayCheck] = []
@@ -273,7 +265,6 @@ def verify(
 def replay_part(
     compiled: CompiledBehavior, episodes: Iterable[NormEpisode], *, execute: bool,
     effects: Mapping[str, Any] | None = None, reads: ReadAnswers | None = None,
-    recorded: Mapping[str, NormEpisode] | None = None,
 ) -> ReplayPart:  # fmt: skip
     """The per-episode layer of :func:`verify` over ``episodes`` (in order, each read once):
     each aligned episode's ref and guard replay checks and, with ``execute``, the tree's
@@ -287,17 +278,7 @@ def replay_part(
             if episode.episode_id in aligned:
                 checks.extend(_replay_episode(compiled, episode))
             if episode.episode_id in aligned or episode.success is not False:
-                yield as_recorded(episode)
-
-    scans = program_scans(compiled_program(compiled.ir)) if recorded else ()
-
-    def as_recorded(episode: NormEpisode) -> NormEpisode:
-        """The episode as validation sees it: as recorded, its stores named as the program's
-        scans name them (:func:`jdsl.compiler.holdout.validate_package`)."""
-        if not recorded or episode.episode_id not in recorded:
-            return episode
-        found = recorded[episode.episode_id]
-        return scan_stores([found], lambda _: True, scans)[0][0] if scans else found
+                yield episode
 
     if not execute:
         for _ in checked():
