@@ -27,6 +27,7 @@ The tree::
     ├── TraceFormatError         trace.reader: a trace file line that is not a JSON trace event
     ├── TraceNotFoundError       trace.reader: a trace path that does not exist
     ├── TracePathError           trace.jsonl: a trace file path a JsonlTraceSink cannot write
+    ├── OutputPathError          trace.filenames: a file name from data that would leave its output directory
     ├── BlobError                trace.blobs: a blob ref the store cannot give back
     │   ├── CorruptBlobError     a stored blob whose bytes do not hash to its ref
     │   └── MissingBlobError     a blob ref that is not in the store

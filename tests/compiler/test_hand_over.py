@@ -4,16 +4,15 @@ do not make the same writes either (then each path is followed behind a route de
 ``test_same_writes.py``), the program compiles the common part and hands over to the family's
 fallback at the parting point: every run is accounted for as a fallback at a recorded point (issue
 24: "a tool-using agent would not refuse: it would do the known part and reason about the rest").
-A program that serves none of its runs end to end is no verified program, though (fresh7 finding
-2: such packages read "verification passed"): it fails verification, and its problem says every
-run is handed over and where."""
+A program that serves none of its runs end to end is no verified program, though (fresh7: such
+packages read "verification passed"): it fails verification, its problem says where every run is
+handed over."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
 
 from jdsl.compiler import compile_normalized, normalize_all
 from jdsl.compiler.fallback import compiled_program, split_fallback
@@ -22,7 +21,7 @@ from jdsl.compiler.verify import verify
 from jdsl.text import format_behavior
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import EpisodeBuilder, compiled, hand_overs  # noqa: E402
 
 USERS = {"u1": {"payments": ["P0", "P1"]}, "u7": {"payments": ["P6", "P7"]}}
 RESERVATIONS = {"R1": {"id": "R1", "user": "u1", "paid": "P1"},
@@ -60,25 +59,6 @@ def _at_the_start() -> list:
     return normalize_all([one.done(True), two.done(True)])
 
 
-def _walk(node: Any) -> list[dict[str, Any]]:
-    if not isinstance(node, dict):
-        return []
-    found = [node]
-    for key in ("child", "children"):
-        value = node.get(key)
-        for child in value if isinstance(value, list) else [value]:
-            found += _walk(child)
-    return found
-
-
-def _hand_overs(ir: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        n
-        for n in _walk(compiled_program(ir)["root"])
-        if str(n.get("id", "")).startswith("hand_over")
-    ]
-
-
 def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
     result = compile_normalized(_after_a_shared_call(), name="update", reads=READS)
     v = result.verification
@@ -93,12 +73,12 @@ def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
     assert all(str(e.fallback.node_id).startswith("hand_over") for e in v.executions)
     flow = compiled_program(result.ir)["root"]["child"]["children"]
     assert [n.get("tool") or n["id"] for n in flow if n["kind"] in ("action", "guard")][-1:] == [
-        _hand_overs(result.ir)[0]["id"]
+        hand_overs(result.ir)[0]["id"]
     ]
     assert any("hand" in note and "fallback" in note for note in result.compiled.notes)
     # the hand-over is the literal guard false, written so in the package's text
-    assert _hand_overs(result.ir)[0]["expression"] == {"const": False}
-    assert f"guard false id={_hand_overs(result.ir)[0]['id']}" in format_behavior(result.ir)
+    assert hand_overs(result.ir)[0]["expression"] == {"const": False}
+    assert f"guard false id={hand_overs(result.ir)[0]['id']}" in format_behavior(result.ir)
 
 
 def test_two_runs_parting_at_the_start_go_to_the_fallback_at_once() -> None:
@@ -107,7 +87,7 @@ def test_two_runs_parting_at_the_start_go_to_the_fallback_at_once() -> None:
     assert not result.ok and v.accounted and v.serves_none, result.report().text
     assert (v.executed, v.fallbacks, v.unreplayable) == (2, 2, 0)
     assert all(e.fallback.writes_done == 0 and e.fallback.call_index == 0 for e in v.executions)
-    assert len(_hand_overs(result.ir)) == 1
+    assert len(hand_overs(result.ir)) == 1
     assert split_fallback(result.compiled.ir)[1] is not None  # the package has its fallback
 
 
@@ -141,7 +121,7 @@ def test_paths_that_replay_on_one_compiled_path_stay_served() -> None:
     result = compile_normalized(normalize_all(runs), name="note")
     v = result.verification
     assert result.ok and v.matched == v.executed == 2, result.report().text
-    assert not _hand_overs(result.ir)
+    assert not hand_overs(result.ir)
 
 
 def test_the_fallback_is_told_in_words_where_the_runs_part_ways() -> None:
@@ -163,9 +143,9 @@ def test_the_fallback_is_told_in_words_where_the_runs_part_ways() -> None:
                                    reservation_id="R1", raise_errors=False)  # fmt: skip
     started = next(e for e in sink.events if e.kind == "react.started").payload
     failure = started["inputs"]["failure"]
-    assert failure.startswith(f"{_hand_overs(result.ir)[0]['id']}: "), failure
+    assert failure.startswith(f"{hand_overs(result.ir)[0]['id']}: "), failure
     assert "the recorded runs part ways here" in failure, failure
-    assert _hand_overs(result.ir)[0]["expression"] == {"const": False}
+    assert hand_overs(result.ir)[0]["expression"] == {"const": False}
 
 
 def test_the_compile_table_says_a_program_that_hands_every_run_over_serves_none() -> None:

@@ -42,6 +42,7 @@ from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
 from jdsl.trace import iter_episodes
+from jdsl.trace.filenames import file_names, path_inside, safe_file_name
 
 __all__ = ["compile_command"]
 
@@ -211,7 +212,10 @@ def _compile(
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
-        target = out / f"{base}{SUFFIX}" if out.is_dir() else out
+        target = path_inside(out, safe_file_name(base, suffix=SUFFIX)) if out.is_dir() else out
+        if out.is_dir() and target.name != f"{base}{SUFFIX}":
+            typer.echo(f"note: the package name {base!r} is not a safe file name; the file is "
+                       f"{target.name} (-n NAME to choose)", err=True)  # fmt: skip
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
     _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
@@ -249,6 +253,7 @@ def _compile_families(
     )
     rows, failed, written = [], False, 0
     width = family_width(list(compiled.members))
+    files = file_names(compiled.members, suffix=SUFFIX)  # a family never names a path
     for family, members in sorted(compiled.members.items(), key=_natural):
         result = compiled.results.get(family)
         if result is None:  # refused: no successful episode in this family
@@ -256,7 +261,8 @@ def _compile_families(
                         f"{'not written':>39}")  # fmt: skip
             failed = True
             continue
-        target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
+        file = path_inside(out, files[family])
+        target = _write_package(result.package, file) if result.ok else None
         rows.append(_family_row(family, width, result, target))
         if result.verification.status == "failed":
             rows.append(first_problem(result))

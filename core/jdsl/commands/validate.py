@@ -40,6 +40,7 @@ from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.package import SUFFIX, export_jdsl, load_package
 from jdsl.trace import read_events
+from jdsl.trace.filenames import file_names, path_inside
 
 __all__ = [
     "HOLDOUT_OPTION",
@@ -266,6 +267,7 @@ def compile_holdout(
     )
     width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
+    files = file_names((f for f, _ in families), suffix=SUFFIX)  # a family never names a path
     rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
 
     def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
@@ -280,8 +282,8 @@ def compile_holdout(
             rows.append(_row(family, width, runs, "too few", None, None))
             notes.append(_too_few(family, members, n))
             continue
-        written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
-            result.ok) else None  # fmt: skip
+        file = path_inside(out, files[family])
+        written = export_jdsl(result.package, file, add_suffix=False) if result.ok else None
         counts = _counts(report, one.held)
         rows.append(_row(family, width, runs, result.verification.status, counts, written))
         if (line := _held_line(report, one.held)) is not None:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, read_only_of, successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of, successful_pool
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -27,7 +27,7 @@ from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
 from jdsl.compiler.rejoin import share_stores
-from jdsl.compiler.staticize import staticize
+from jdsl.compiler.staticize import Family, emit_plan, plan_key, prepare
 from jdsl.compiler.staticize.scans import scan_stores
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
@@ -329,39 +329,36 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(
-        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
-        always: bool = False, rejoin: bool = True, support: int = min_support,
-    ) -> CompiledBehavior:  # fmt: skip
-        made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=support, hand_over=hand_over, same_writes=same_writes,
-                         unaccounted=unaccounted, always=always, rejoin=rejoin,
-                         peers=peers)  # fmt: skip
+    def compiled_as(family: Family, plan: BranchPlan) -> CompiledBehavior:
+        made = emit_plan(family, plan, candidates, name=name, model=model)
         if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
                 for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    def settled(rejoin: bool, support: int) -> tuple[CompiledBehavior, VerificationReport]:
-        compiled = compiled_as(rejoin=rejoin, support=support)
+    def settled(family: Family) -> tuple[CompiledBehavior, VerificationReport]:
+        plan = family.plan()
+        compiled = compiled_as(family, plan)
         report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
         if fallback and report.structural_ok and (not report.accounted or report.fallbacks):
-            # the path followed (one run's, when no path has the support to be branched) does
-            # not account for every run, or leaves runs to the fallback: follow every thin path
-            # making the writes most runs make (a route where they part; the fallback when none
-            # fits) if that serves more, else, instead of a failure, hand over where the paths
-            # part (and where a path too thin to compile, holding a run left unaccounted, parts
-            # from them; the last resort: the paths' common part, handing over where they part
-            # whatever their support: a package that does the known part rather than none)
+            # the program does not account for every run, or leaves runs to the fallback: the
+            # thin paths making the writes most runs make (a route where they part), else hand
+            # over where thin paths part, else (last resort) the paths' common part. A retry
+            # whose plan is one already compiled makes that program: not compiled again
             unaccounted = [e.episode_id for e in report.unaccounted]
             retries: list[dict[str, Any]] = [{"same_writes": True},
                                              {"hand_over": True, "unaccounted": unaccounted},
                                              {"hand_over": True, "always": True}]  # fmt: skip
+            tried = {plan_key(plan)}
             for retry in retries:
                 if report.accounted and "hand_over" in retry:
                     break
-                other = compiled_as(**retry, rejoin=rejoin, support=support)
+                other_plan = family.plan(**retry)
+                if plan_key(other_plan) in tried:
+                    continue
+                tried.add(plan_key(other_plan))
+                other = compiled_as(family, other_plan)
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
@@ -369,13 +366,21 @@ def compile_normalized(
                     return other, checked
         return compiled, report
 
+    def family_of(rejoin: bool, support: int) -> Family:
+        return prepare(normalized, candidates, effects=effects, min_support=support,
+                       rejoin=rejoin, peers=peers)  # fmt: skip
+
     def supported(support: int) -> tuple[CompiledBehavior, VerificationReport]:
-        compiled, report = settled(rejoin=True, support=support)
-        if shared and report.structural_ok and (not report.accounted or report.fallbacks):
-            # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave
-            # runs to the fallback: each its own way, unless the rejoined program verifies and
-            # matches at least as many runs
-            apart, checked = settled(rejoin=False, support=support)
+        rejoined = family_of(rejoin=True, support=support)
+        compiled, report = settled(rejoined)
+        if (
+            shared
+            and rejoined.choices
+            and report.structural_ok
+            and (not report.accounted or report.fallbacks)
+        ):  # the lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs to the
+            # fallback: each its own way, unless the rejoined program matches at least as many
+            apart, checked = settled(family_of(rejoin=False, support=support))
             if not report.accounted or (checked.accounted and checked.matched > report.matched):
                 compiled, report = apart, checked
         return compiled, report
@@ -383,9 +388,9 @@ def compile_normalized(
     compiled, report = supported(min_support)
     for support in more_support(normalized, min_support):
         # a path supported enough to branch whose program does not account for every run (a
-        # route its record cannot answer), or serves none: the paths below a
-        # higher bar hand over where they part instead (more runs of the same paths never
-        # serve fewer: the same runs twice compile as once at twice the bar)
+        # route its record cannot answer), or serves none: the paths below a higher bar hand
+        # over where they part instead (more runs of the same paths never serve fewer: the
+        # same runs twice compile as once at twice the bar)
         if not report.structural_ok or (report.ok and report.matched):
             break
         other, checked = supported(support)

@@ -12,6 +12,7 @@ Run ``python -m jdsl.demo.styles_job [style ...]`` for the table.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -25,6 +26,7 @@ from jdsl.demo.heldout_job import HoldoutFigures, holdout_figures
 from jdsl.demo.retail_styles import STYLES, Style, style_runs
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import walk_ir
+from jdsl.trace.filenames import path_inside, safe_file_name
 
 __all__ = ["StyleFigures", "frozen_values", "style_figures", "styles_lines"]
 
@@ -87,7 +89,7 @@ def style_figures(style: Style | str, work: Path | None = None) -> StyleFigures:
         frozen.extend(f"{family}: {what}" for what in frozen_values(result.ir))
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = (work or Path(tmp)) / f"{style.name}-retail.json"
+        path = path_inside(work or tmp, safe_file_name(f"{style.name}-retail", suffix=".json"))
         path.write_text(json.dumps(rows), encoding="utf-8")
         raw = import_tau_bench(str(path)).episodes
     figures = holdout_figures(raw, on_compiled=scan)
@@ -106,7 +108,16 @@ def styles_lines(found: Sequence[StyleFigures]) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    print("\n".join(styles_lines([style_figures(name) for name in argv or list(STYLES)])))
+    """``python -m jdsl.demo.styles_job [--tasks-per-family N] [STYLE ...]``: the figures of
+    each style (all by default), its corpus over ``N`` tasks per family (default: the
+    style's own; 10 makes the 40-task corpora)."""
+    per_family = None
+    if argv[:1] == ["--tasks-per-family"] and len(argv) > 1:
+        per_family, argv = int(argv[1]), argv[2:]
+    styles = [STYLES[name] for name in argv or list(STYLES)]
+    if per_family is not None:
+        styles = [dataclasses.replace(style, tasks_per_family=per_family) for style in styles]
+    print("\n".join(styles_lines([style_figures(style) for style in styles])))
 
 
 if __name__ == "__main__":
