@@ -21,7 +21,7 @@ from jdsl.compiler.verify import verify
 from jdsl.text import format_behavior
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder, compiled, hand_overs  # noqa: E402
+from events import EpisodeBuilder, hand_overs  # noqa: E402
 
 USERS = {"u1": {"payments": ["P0", "P1"]}, "u7": {"payments": ["P6", "P7"]}}
 RESERVATIONS = {"R1": {"id": "R1", "user": "u1", "paid": "P1"},
