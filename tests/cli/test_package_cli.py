@@ -54,3 +54,14 @@ def test_a_trace_or_tau_bench_file_given_as_a_package_says_what_it_is(runner, tm
 def test_package_run_help_names_file_py_tools(runner) -> None:
     result = runner.invoke(app, ["package", "run", "--help"], terminal_width=200)
     assert "file.py:NAME" in result.output, result.output
+
+
+def test_inspect_says_n_a_for_a_coverage_nothing_was_replayed_for() -> None:
+    """fresh7: ``jdsl package inspect`` printed Python's ``None`` as the replay coverage."""
+    from jdsl.commands.show import verification_line
+
+    line = verification_line({"status": "failed", "replay_coverage": None, "executed": 2,
+                              "matched": 0, "fallback": 2})  # fmt: skip
+    assert "None" not in line and "replay coverage n/a" in line
+    assert "executed 2 episode(s), 0 matched, 2 handed to the fallback" in line
+    assert "replay coverage 0.5;" in verification_line({"status": "passed", "replay_coverage": 0.5})

@@ -2,9 +2,11 @@
 path leaves another run unaccounted (its record cannot answer what that path asks), and the runs
 do not make the same writes either (then each path is followed behind a route decision:
 ``test_same_writes.py``), the program compiles the common part and hands over to the family's
-fallback at the parting point: every run is accounted for as a fallback at a recorded point, the
-family verifies (issue 24: "a tool-using agent would not refuse: it would do the known part and
-reason about the rest")."""
+fallback at the parting point: every run is accounted for as a fallback at a recorded point (issue
+24: "a tool-using agent would not refuse: it would do the known part and reason about the rest").
+A program that serves none of its runs end to end is no verified program, though (fresh7: such
+packages read "verification passed"): it fails verification, its problem says where every run is
+handed over."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from jdsl.compiler.verify import verify
 from jdsl.text import format_behavior
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder, compiled, hand_overs  # noqa: E402
+from events import EpisodeBuilder, hand_overs  # noqa: E402
 
 USERS = {"u1": {"payments": ["P0", "P1"]}, "u7": {"payments": ["P6", "P7"]}}
 RESERVATIONS = {"R1": {"id": "R1", "user": "u1", "paid": "P1"},
@@ -58,8 +60,12 @@ def _at_the_start() -> list:
 
 
 def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
-    result = compiled(_after_a_shared_call(), name="update", reads=READS)
+    result = compile_normalized(_after_a_shared_call(), name="update", reads=READS)
     v = result.verification
+    assert not result.ok and v.accounted, result.report().text
+    assert v.problems == (v.serves_none,)
+    assert v.serves_none.startswith("serves none of its 2 run(s) end to end: every run is handed")
+    assert "hand_over" in v.serves_none and "the recorded runs part ways here" in v.serves_none
     assert (v.executed, v.matched, v.fallbacks, v.unreplayable) == (2, 0, 2, 0)
     # the known part is made (the shared read), then the fallback takes over
     assert {e.episode_id: (e.fallback.writes_done, e.fallback.call_index)
@@ -76,8 +82,9 @@ def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
 
 
 def test_two_runs_parting_at_the_start_go_to_the_fallback_at_once() -> None:
-    result = compiled(_at_the_start(), name="update", reads=READS)
+    result = compile_normalized(_at_the_start(), name="update", reads=READS)
     v = result.verification
+    assert not result.ok and v.accounted and v.serves_none, result.report().text
     assert (v.executed, v.fallbacks, v.unreplayable) == (2, 2, 0)
     assert all(e.fallback.writes_done == 0 and e.fallback.call_index == 0 for e in v.executions)
     assert len(hand_overs(result.ir)) == 1

@@ -291,9 +291,9 @@ def test_holdout_families_splits_compiles_and_validates_each_family(
     one = next(f for f, es in sorted(airline.items()) if sum(e.success is True for e in es) == 1)
     compiled: list[str] = []
 
-    def compile_family(family: str, kept: list[Any]) -> Any:
+    def compile_family(family: str, kept: list[Any], peers: list[Any]) -> Any:
         compiled.append(family)
-        return compile_normalized(kept, name="f")
+        return compile_normalized(kept, name="f", peers=peers)
 
     chosen = [(one, airline[one]), ("airline_test_42", airline["airline_test_42"])]
     too_few, done = holdout_families(chosen, 1, compile_family)
@@ -302,3 +302,25 @@ def test_holdout_families_splits_compiles_and_validates_each_family(
     assert done.result is not None and done.result.ok and done.report is not None
     assert [r.episode_id for r in done.report.rows] == [e.episode_id for e in done.held]
     assert done.held == tuple(holdout_split(airline["airline_test_42"], 1)[1])
+
+
+def test_holdout_families_hands_each_compile_the_other_families_kept_runs_as_peers(
+    airline: dict[str, list[Any]],
+) -> None:
+    """The CLI's ``--holdout`` and the demo chain one call: both compile a family with the
+    other families' successful kept runs as ``peers`` (never a held-out run), as plain
+    ``--group-by`` does (fresh7: the CLI passed none and its figures differed)."""
+    chosen = sorted(airline.items())[:3]
+    seen: dict[str, set[str]] = {}
+
+    def compile_family(family: str, kept: list[Any], peers: list[Any]) -> Any:
+        seen[family] = {e.episode_id for e in peers}
+        return compile_normalized(kept, name="f", peers=peers)
+
+    done = list(holdout_families(chosen, 1, compile_family))
+    for family, _members in chosen:
+        want = {e.episode_id for other, eps in chosen if other != family
+                for e in holdout_split(eps, 1)[0] if e.success}  # fmt: skip
+        assert seen[family] == want
+        held = {e.episode_id for one in done for e in one.held}
+        assert not seen[family] & held

@@ -46,3 +46,22 @@ def test_a_run_with_the_same_calls_and_outcome_is_matched() -> None:
     diff = step_diff(result.package.ir, episode)
     assert diff.matched and diff.verdict == "matched"
     assert diff.package_outcome == diff.teacher_outcome == "success"
+
+
+def test_the_diff_and_package_validate_give_one_verdict_per_run() -> None:
+    """fresh7 finding 1: ``show --diff`` called a run ``diverged`` that ``package validate``
+    called ``unreplayable`` (a read the record never made): both judge a run by one execution."""
+    from jdsl.compiler import validate_package
+    from jdsl.compiler.stepdiff import diff_summary
+
+    result = compile_behavior([_cancel(i) for i in range(3)], name="cancel")
+    b = EpisodeBuilder("ep9", inputs={"user_id": "u9"}, task_id="t9")
+    b.call("cancel_reservation", {"ok": True}, node_id="agent", node_type="react",
+           reservation_id="R9X9Z")  # fmt: skip
+    (episode,) = normalize_all([b.done(True)])
+    (row,) = validate_package(result.package, [episode]).rows
+    assert row.outcome == "unreplayable"
+    diff = step_diff(result.package.ir, episode)
+    assert diff.kind == row.outcome and not diff.matched
+    assert diff.verdict.startswith("unreplayable at step")
+    assert "0 diverged, 1 unreplayable" in diff_summary([diff])

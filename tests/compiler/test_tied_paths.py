@@ -2,7 +2,8 @@
 the shorter path would end the longer run with its writes unmade. When the path planned first
 still leaves a run unaccounted (an extra write it never made, a decision its record does not
 hold), the program compiles the part the paths share and hands over to the fallback where they
-part (``tests/compiler/test_hand_over.py``)."""
+part (``tests/compiler/test_hand_over.py``); a program serving none of its runs end to end
+fails verification."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def test_the_shorter_run_unaccounted_on_the_longer_path_hands_over_after_the_sha
     # the shorter run's record does not hold (unreplayable): instead both runs make the shared
     # calls, the first cancel included, and are handed to the fallback
     v = result.verification
-    assert result.ok, result.report().text
+    # every run is accounted for, but none served end to end: that fails verification
+    assert not result.ok and v.accounted and v.serves_none, result.report().text
     assert {e.episode_id: (e.outcome, e.fallback and e.fallback.writes_done)
             for e in v.executions} == {"one": ("fallback", 1), "two": ("fallback", 1)}  # fmt: skip
 
@@ -58,7 +60,8 @@ def test_one_write_repeated_over_some_bookings_serves_both_runs() -> None:
 def test_a_write_the_shorter_run_never_made_hands_over_after_the_shared_write() -> None:
     result = compile_normalized(_episodes(then="refund_booking"), name="cancel")
     v = result.verification
-    assert result.ok, result.report().text
+    # every run is accounted for, but none served end to end: that fails verification
+    assert not result.ok and v.accounted and v.serves_none, result.report().text
     # following the longer path, the shorter run would make a refund it never made (diverged)
     assert {e.episode_id: (e.outcome, e.fallback and e.fallback.writes_done)
             for e in v.executions} == {"one": ("fallback", 1), "two": ("fallback", 1)}  # fmt: skip

@@ -266,7 +266,7 @@ def _compile_families(
         rows.append(_family_row(family, width, result, target))
         if result.verification.status == "failed":
             rows.append(first_problem(result))
-        elif (serves_none := _serves_none(result)) is not None:
+        if (serves_none := _serves_none(result)) is not None:
             rows.append(serves_none)
         failed = failed or result.verification.status == "failed"
         written += target is not None
@@ -353,13 +353,13 @@ def _coverage(verification: dict[str, Any]) -> str:
 
 
 def _serves_none(result: CompileResult) -> str | None:
-    """The line under a verified family whose program hands every run it executed to the
-    fallback (``guard false`` first): it passes, since each run is accounted for, but serves
-    nothing; the line says so and why (the compile note on where the runs part)."""
-    report = result.report()
-    v = report["verification"]
-    if v["status"] != "passed" or not v["executed"] or v["matched"]:
+    """The line under a family whose program hands every run it executed to the fallback
+    (``guard false`` first): it fails verification (:attr:`~jdsl.compiler.verify.
+    VerificationReport.serves_none`); the line says why (the compile note on where the runs
+    part)."""
+    if not result.verification.serves_none:
         return None
+    report = result.report()
     why = next((n for n in report.get("notes", ()) if "part ways" in n), None)
     return "    serves none: every run is handed to the fallback" + (f" ({why})" if why else "")
 

@@ -209,10 +209,7 @@ def package_summary(pkg: BehaviorPackage) -> str:
         f"{m.get('name')} {m.get('version')} ({m.get('format')})",
         f"digest        {m.get('manifest_digest')} (compare with the author's; --digest pins it)",
         f"task family   {m.get('task_family') or '-'}",
-        f"verification  {verification.get('status')} (replay coverage "
-        f"{verification.get('replay_coverage', '-')}; executed "
-        f"{verification.get('executed', '-')} episode(s), {verification.get('matched', '-')}"
-        f" matched{_unmatched(verification)})",
+        verification_line(verification),
         f"run inputs    {'; '.join(i for i in inputs if i) or '-'}",
         f"reads         {', '.join(perms['reads']) or '-'}",
         f"writes        {', '.join(perms['writes']) or '-'}",
@@ -222,6 +219,18 @@ def package_summary(pkg: BehaviorPackage) -> str:
         f"external refs {', '.join(_external(pkg)) or 'none'}",
     ]
     return "\n".join([*map(_escaped, lines), "", format_behavior(pkg.ir)])
+
+
+def verification_line(verification: Mapping[str, Any]) -> str:
+    """``verification  passed (replay coverage 1.0; executed 3 episode(s), 3 matched)``
+    (``n/a`` when nothing was replayed)."""
+    coverage = verification.get("replay_coverage", "-")
+    return (
+        f"verification  {verification.get('status')} (replay coverage "
+        f"{'n/a' if coverage is None else coverage}; executed "
+        f"{verification.get('executed', '-')} episode(s), {verification.get('matched', '-')}"
+        f" matched{_unmatched(verification)})"
+    )
 
 
 def _unmatched(verification: Mapping[str, Any]) -> str:

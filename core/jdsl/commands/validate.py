@@ -274,10 +274,10 @@ def compile_holdout(
     files = file_names((f for f, _ in families), suffix=SUFFIX)  # a family never names a path
     rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
 
-    def compile_family(family: str, kept: list[NormEpisode]) -> Any:
+    def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
         return compile_normalized(kept, name=family if by else base,
-                                  task_family=task_family or family,
-                                  min_support=min_support, reads=reads)  # fmt: skip
+                                  task_family=task_family or family, min_support=min_support,
+                                  reads=reads, peers=peers)  # fmt: skip
 
     for one in holdout_families(families, n, compile_family, reads=reads):
         family, members, result, report = one.family, one.members, one.result, one.report

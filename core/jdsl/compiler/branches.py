@@ -347,11 +347,14 @@ def _common_part(
         split = tuple((subset(pool, ix), positions[:n]) for seq in ranked
                       for positions, ix in parts[seq].items())  # fmt: skip
         lane = Lane(common, joined([eps for eps, _ in split]), split)
+    if max(len(groups[s]) for s in ranked) < min_support:
+        why = f"none with {min_support} episodes (see --min-support)"
+    else:  # the last resort (``always``): the supported paths' program did not verify
+        why = "the program following the supported ones did not pass verification"
     note = (
-        f"{len(ranked)} successful paths part ways after {n} shared call(s), none with "
-        f"{min_support} episodes (see --min-support), and following one leaves runs whose "
-        "record cannot answer what it asks: the program makes the shared calls and hands "
-        "over to the fallback where they part"
+        f"{len(ranked)} successful paths part ways after {n} shared call(s), {why}, and "
+        "following one leaves runs whose record cannot answer what it asks: the program "
+        "makes the shared calls and hands over to the fallback where they part"
     )
     return BranchPlan((lane,), n, 0, subset(pool, []), (note,), hand_over=n)
 

@@ -407,20 +407,26 @@ class FamilyHoldout:
 
 def holdout_families(
     families: Iterable[tuple[str, Sequence[NormEpisode]]], n: int,
-    compile_family: Callable[[str, list[NormEpisode]], Any], *, reads: ReadAnswers | None = None,
+    compile_family: Callable[[str, list[NormEpisode], list[NormEpisode]], Any], *,
+    reads: ReadAnswers | None = None,
 ) -> Iterator[FamilyHoldout]:  # fmt: skip
     """Hold out each family's last ``n`` successful episodes, compile the rest with
-    ``compile_family(family, kept)`` (returning a :class:`~jdsl.compiler.CompileResult`) and
-    validate a verified package on the held-out ones (``reads``: :func:`validate_package`),
-    one family at a time, in the order given.
+    ``compile_family(family, kept, peers)`` (returning a :class:`~jdsl.compiler.CompileResult`;
+    ``peers``: the other families' successful kept runs, never a held-out one, for
+    ``compile_normalized(peers=...)`` as plain ``--group-by`` passes them) and validate a
+    verified package on the held-out ones (``reads``: :func:`validate_package`), one family at
+    a time, in the order given. The CLI's ``--holdout`` and the demo both come here.
 
     Raises:
         CompileError: ``n`` is below 1.
     """
+    families = list(families)
+    kept_of = {family: holdout_split(members, n)[0] for family, members in families}
     for family, members in families:
         kept, held = holdout_split(members, n)
+        peers = [e for other, eps in kept_of.items() if other != family for e in eps if e.success]
         try:
-            result = compile_family(family, kept)
+            result = compile_family(family, kept, peers)
         except CompileError:  # nothing successful left to compile from
             yield FamilyHoldout(family, tuple(members), tuple(held), None, None)
             continue

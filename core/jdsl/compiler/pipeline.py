@@ -7,13 +7,14 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of, successful_pool
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -47,6 +48,9 @@ __all__ = [
     "compile_families",
     "compile_normalized",
 ]
+
+MAX_SUPPORT_RETRIES: Final = 3
+"""How many higher support bars a program that leaves runs unaccounted is retried at."""
 
 
 class CompileReport(dict[str, Any]):
@@ -337,22 +341,18 @@ def compile_normalized(
         plan = family.plan()
         compiled = compiled_as(family, plan)
         report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
-        if fallback and report.structural_ok and (not report.ok or report.fallbacks):
-            # the path followed (one run's, when no path has the support to be branched) does
-            # not account for every run, or leaves runs to the fallback: follow every thin path
-            # making the writes most runs make (a route where they part; the fallback when none
-            # fits) if that serves more, else, instead of a failure, hand over where the paths
-            # part (and where a path too thin to compile, holding a run left unaccounted, parts
-            # from them; the last resort: the paths' common part, handing over where they part
-            # whatever their support: a package that does the known part rather than none).
-            # A retry whose plan is one already compiled makes that program: not compiled again
+        if fallback and report.structural_ok and (not report.accounted or report.fallbacks):
+            # the program does not account for every run, or leaves runs to the fallback: the
+            # thin paths making the writes most runs make (a route where they part), else hand
+            # over where thin paths part, else (last resort) the paths' common part. A retry
+            # whose plan is one already compiled makes that program: not compiled again
             unaccounted = [e.episode_id for e in report.unaccounted]
             retries: list[dict[str, Any]] = [{"same_writes": True},
                                              {"hand_over": True, "unaccounted": unaccounted},
                                              {"hand_over": True, "always": True}]  # fmt: skip
             tried = {plan_key(plan)}
             for retry in retries:
-                if report.ok and "hand_over" in retry:
+                if report.accounted and "hand_over" in retry:
                     break
                 other_plan = family.plan(**retry)
                 if plan_key(other_plan) in tried:
@@ -362,23 +362,40 @@ def compile_normalized(
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
-                if checked.ok and (not report.ok or checked.matched > report.matched):
+                if checked.accounted and (not report.accounted or checked.matched > report.matched):
                     return other, checked
         return compiled, report
 
-    def family_of(rejoin: bool) -> Family:
-        return prepare(normalized, candidates, effects=effects, min_support=min_support,
+    def family_of(rejoin: bool, support: int) -> Family:
+        return prepare(normalized, candidates, effects=effects, min_support=support,
                        rejoin=rejoin, peers=peers)  # fmt: skip
 
-    rejoined = family_of(rejoin=True)
-    compiled, report = settled(rejoined)
-    if shared and rejoined.choices and report.structural_ok and (not report.ok or report.fallbacks):
-        # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs
-        # to the fallback: each its own way, unless the rejoined program verifies and matches
-        # at least as many runs (no lookup rejoined: each is its own way already)
-        apart, checked = settled(family_of(rejoin=False))
-        if not report.ok or (checked.ok and checked.matched > report.matched):
-            compiled, report = apart, checked
+    def supported(support: int) -> tuple[CompiledBehavior, VerificationReport]:
+        rejoined = family_of(rejoin=True, support=support)
+        compiled, report = settled(rejoined)
+        if (
+            shared
+            and rejoined.choices
+            and report.structural_ok
+            and (not report.accounted or report.fallbacks)
+        ):  # the lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs to the
+            # fallback: each its own way, unless the rejoined program matches at least as many
+            apart, checked = settled(family_of(rejoin=False, support=support))
+            if not report.accounted or (checked.accounted and checked.matched > report.matched):
+                compiled, report = apart, checked
+        return compiled, report
+
+    compiled, report = supported(min_support)
+    for support in more_support(normalized, min_support):
+        # a path supported enough to branch whose program does not account for every run (a
+        # route its record cannot answer), or serves none: the paths below a higher bar hand
+        # over where they part instead (more runs of the same paths never serve fewer: the
+        # same runs twice compile as once at twice the bar)
+        if not report.structural_ok or (report.ok and report.matched):
+            break
+        other, checked = supported(support)
+        if checked.accounted and (not report.accounted or checked.matched > report.matched):
+            compiled, report = other, checked
     if cut:
         compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
     compiled = promote(compiled, report)
@@ -395,6 +412,13 @@ def compile_normalized(
         metrics=package_metrics(compiled.ir),
         cut_off=cut,
     )
+
+
+def more_support(normalized: Sequence[NormEpisode], min_support: int) -> list[int]:
+    """The support bars above ``min_support`` at which fewer successful paths are branched:
+    each path's count of successful episodes plus one, at most :data:`MAX_SUPPORT_RETRIES`."""
+    counts = Counter(e.tool_sequence() for e in successful_pool(normalized))
+    return sorted({n + 1 for n in counts.values() if n >= min_support})[:MAX_SUPPORT_RETRIES]
 
 
 def check_chains(episodes: Iterable[Any]) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
+from jdsl.compiler.executions import UNREPLAYABLE, Execution
 from jdsl.compiler.fallback import Fallback, takeover
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.replay import Divergence, ReplayTools, call_text, execute
@@ -112,9 +113,13 @@ class StepDiff:
 
     @property
     def kind(self) -> str:
-        """``matched``, ``fallback`` (handed over after matching writes) or ``diverged``."""
+        """``matched``, ``fallback`` (handed over after matching writes), ``unreplayable`` (a
+        read or decision the record does not hold: what :meth:`~jdsl.compiler.executions.
+        Execution.outcome` and ``jdsl package validate`` call it) or ``diverged``."""
         if self.matched:
             return "matched"
+        if self.divergence is not None and self.divergence.kind in UNREPLAYABLE:
+            return "unreplayable"
         return "fallback" if self.divergence is None and self.handed_over else "diverged"
 
     @property
@@ -128,17 +133,23 @@ class StepDiff:
                 f"handed to the fallback at step {over.call_index} after {over.writes_done} "
                 f"matching write(s) ({over.reason})"
             )
+        if self.kind == "unreplayable" and self.divergence is not None:
+            return f"unreplayable at step {self.first} ({self.divergence.reason})"
         return f"DIVERGED at step {self.first}"
 
 
-def step_diff(tree: Root | Mapping[str, Any], episode: NormEpisode) -> StepDiff:
-    """Replay ``episode`` through ``tree`` (a Root or a Behavior IR document) and align.
+def step_diff(
+    tree: Root | Mapping[str, Any], episode: NormEpisode, execution: Execution | None = None
+) -> StepDiff:
+    """Replay ``episode`` through ``tree`` (a Root or a Behavior IR document) and align;
+    ``execution``: the run's verdict as :func:`jdsl.compiler.holdout.validate_package` judged
+    it (the same reads and effects: one verdict per run), else :func:`execute` here.
 
     Raises:
         ValidationError: ``tree`` is an IR document that does not load.
     """
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    execution = execute(root, episode)
+    execution = execution if execution is not None else execute(root, episode)
     shape = TreeShape.of(root)
     # a react fallback lists every tool of its family: they answer from the record too, or
     # the run would stop at binding before its first node (no call, no hand-over to show)
@@ -260,6 +271,7 @@ def diff_summary(diffs: list[StepDiff], skipped: int = 0) -> str:
     return (
         f"{len(diffs)} episode(s): {kinds.count('matched')} matched, "
         f"{kinds.count('fallback')} handed to the fallback, {kinds.count('diverged')} diverged"
+        + (f", {kinds.count('unreplayable')} unreplayable" if "unreplayable" in kinds else "")
         + left_out
     )
 

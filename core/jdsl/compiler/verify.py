@@ -146,20 +146,42 @@ class VerificationReport:
         executed = tuple(f"execution {d}" for d in self.divergences)
         unserved = tuple(f"execution episode {e.episode_id!r} (compiled from it): {e.fallback}"
                          for e in self.unserved if e.fallback is not None)  # fmt: skip
-        return self.structural_problems + replayed + executed + unserved
+        none = (self.serves_none,) if self.serves_none else ()
+        return self.structural_problems + replayed + executed + unserved + none
+
+    @property
+    def serves_none(self) -> str:
+        """Why the program serves none of the runs it executed end to end (every one handed
+        to the fallback: a package that only hands over is not a verified program), or ``""``."""
+        if not self.executions or self.matched or self.unaccounted:
+            return ""
+        where = sorted({f"{e.fallback.node_id} ({e.fallback.reason})" for e in self.executions
+                        if e.fallback is not None})  # fmt: skip
+        return (f"serves none of its {self.executed} run(s) end to end: every run is handed "
+                f"to the fallback at {'; '.join(where[:3]) or 'its start'}")  # fmt: skip
 
     @property
     def status(self) -> str:
         """``passed`` (structure ok, every replay check held, every executed episode matched or
         was handed to the fallback, and every episode compiled from was served end to end),
         ``failed`` (a structural problem, a failed check, a divergence, an unreplayable episode,
-        an episode compiled from that went to the fallback) or
+        an episode compiled from that went to the fallback, every executed episode handed to
+        the fallback: :attr:`serves_none`) or
         ``unverified`` (structure ok but nothing was replayed or executed)."""
         if not self.structural_ok or self.replay_passed != self.replay_checks:
             return "failed"
-        if self.divergences or self.unserved:
+        if self.divergences or self.unserved or self.serves_none:
             return "failed"
         return "passed" if self.checks or self.executions else "unverified"
+
+    @property
+    def accounted(self) -> bool:
+        """Every run is accounted for (matched, or handed to the fallback after matching
+        writes) and every check held: ``ok`` but for :attr:`serves_none` (what the compile's
+        retries compare: a program that only hands over is the last resort, not a pass)."""
+        return self.ok or (self.status == "failed" and bool(self.serves_none)
+                           and not (self.divergences or self.unserved)
+                           and self.structural_ok and self.replay_passed == self.replay_checks)  # fmt: skip
 
     @property
     def ok(self) -> bool:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler import NormEpisode, compile_normalized, group_episodes
-from jdsl.compiler.holdout import holdout_families, holdout_split
+from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lineage import StateIndex, is_meaningful
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.stream import normalize_stream
@@ -153,12 +153,8 @@ def holdout_figures(
     totals = dict.fromkeys(("compiled", "verified", "too_few", "no_success", "held", "served", "matched",
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
-    kept_of = {family: holdout_split(members, n)[0] for family, members in families}
 
-    def compile_family(family: str, kept: list[NormEpisode]) -> Any:
-        peers = [
-            e for other, eps in kept_of.items() if other != family for e in eps if e.success
-        ]  # other families' compiled runs (never a held-out one)
+    def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
         result = compile_normalized(kept, name=family, reads=reads, peers=peers)
         if on_compiled is not None:
             on_compiled(family, result)

@@ -1,0 +1,47 @@
+"""Compile verification, ``jdsl package validate`` and ``show --diff`` give one verdict per
+run (fresh7 finding 1: verification executed the runs as the compile rewrote them, unused
+reads dropped, and called a run 'handed to the fallback' that validation, executing it as
+recorded, called 'unreplayable')."""
+
+from __future__ import annotations
+
+import pytest
+from jdsl.compiler import validate_package
+from jdsl.compiler.families import group_episodes
+from jdsl.compiler.pipeline import compile_normalized
+from jdsl.compiler.stepdiff import step_diff
+from jdsl.compiler.stream import normalize_stream
+from jdsl.demo.retail_styles import style_runs
+from jdsl.importers import import_tau_bench
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="verification executes the runs the compile rewrote (unused reads dropped, stores "
+    "shared and scanned, synthesized decisions); validate executes them as recorded. Executing "
+    "them as recorded in verification (tried: 795c254, reverted) makes the routes that rely on "
+    "the rewritten decisions unreplayable (retail modify: '[\"id\"]' recorded where an int "
+    "index is asked) and fails families that serve their held-out runs",
+)
+def test_verification_validate_and_the_diff_agree_on_every_training_run(tmp_path) -> None:
+    import json
+
+    path = tmp_path / "terse.json"
+    path.write_text(json.dumps(style_runs("terse")), encoding="utf-8")
+    families = dict(
+        group_episodes(normalize_stream(import_tau_bench(str(path)).episodes), "intent")
+    )
+    runs = list(families["retail.cancel_pending_order"])
+    result = compile_normalized(runs, name="cancel")
+    verified = {e.episode_id: e.outcome for e in result.verification.executions}
+    assert verified
+    rows = {r.episode_id: r for r in validate_package(result.package, runs).rows}
+    assert {i: rows[i].outcome for i in verified} == verified
+    for run in runs:
+        if run.episode_id in verified:
+            assert (
+                step_diff(result.package.ir, run, rows[run.episode_id].execution).kind
+                == (verified[run.episode_id])
+            )
