@@ -19,10 +19,10 @@ from typing import Any
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.boundary import cli_errors, cli_fail, reporting_skips
 from jdsl.ir.walk import walk_ir
 from jdsl.package import BehaviorPackage, input_types, load_package
-from jdsl.trace import Episode, EventKind, TraceEvent, read_events
+from jdsl.trace import Episode, EventKind, SkippedLines, TraceEvent, read_events
 from jdsl.trace.addresses import redact_address
 
 __all__ = ["episode_timeline", "package_summary", "show_command"]
@@ -133,9 +133,10 @@ def _episodes_table(episodes: Iterable[Episode]) -> str:
 
 
 def _show_trace(
-    path: Path, episode_id: str | None, compile_preview: bool, *, strict: bool = True
+    path: Path, episode_id: str | None, compile_preview: bool, skipped: SkippedLines | None
 ) -> None:
-    episodes = [e for e in read_events(path, strict=strict).episodes if not e.is_control]
+    trace = read_events(path, strict=skipped is None, skipped=skipped)
+    episodes = [e for e in trace.episodes if not e.is_control]
     if not episodes:
         raise cli_fail(
             f"{path} holds no episodes",
@@ -279,7 +280,8 @@ def show_command(
     if diff:
         from jdsl.commands.diff import show_diff
 
-        show_diff(path, traces or [], html, episode, strict=not skip_bad_lines, every=every)
+        with reporting_skips(skip_bad_lines) as skipped:
+            show_diff(path, traces or [], html, episode, skipped=skipped, every=every)
         return
     if html is not None:
         raise cli_fail(
@@ -292,4 +294,5 @@ def show_command(
     elif path.is_dir() or path.suffix == ".jdsl":
         typer.echo(package_summary(load_package(path)))
     else:
-        _show_trace(path, episode, compile_preview, strict=not skip_bad_lines)
+        with reporting_skips(skip_bad_lines) as skipped:
+            _show_trace(path, episode, compile_preview, skipped)
