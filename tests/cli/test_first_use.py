@@ -89,7 +89,7 @@ def test_an_output_named_like_one_package_is_refused_for_a_directory_of_them(
 
 def test_compile_help_says_when_out_is_a_directory(runner) -> None:
     text = " ".join(runner.invoke(app, ["compile", "--help"]).output.split())
-    assert "with --holdout or --group-by, a directory (not NAME.jdsl)" in text
+    assert "With --holdout or --group-by, a directory (not NAME.jdsl)" in text
 
 
 # 3. --input KEY= (an empty value)
