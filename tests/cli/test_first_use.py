@@ -99,7 +99,7 @@ def test_an_empty_input_value_is_refused_naming_the_key(runner, tmp_path) -> Non
     result = runner.invoke(app, ["run", str(EXAMPLES / "retail_lookup.behavior"), "--tools",
                                  TOOLS, "--input", "email="])  # fmt: skip
     assert result.exit_code == 2
-    assert "--input email= has an empty value" in _one_line(result)
+    assert "Invalid value for --input: email= has an empty value" in _one_line(result)
     assert "email:='\"\"'" in result.output  # how to pass an empty string on purpose
     with pytest.raises(InputError, match="email= has an empty value") as info:
         parse_inputs(["email="])

@@ -80,7 +80,8 @@ def run_command(
         metavar="KEY=VALUE",
         help="Run input (repeatable). KEY=VALUE is a string, or the type the package records "
         "for KEY (a tool argument or a typed signature field); KEY:=JSON is a JSON value; "
-        "KEY=@FILE reads the value from FILE.",
+        "KEY=@FILE reads the value from FILE. An empty VALUE is refused (KEY:='\"\"' passes an "
+        "empty string).",
     ),
     model: str | None = typer.Option(
         None, "--model", "-m", metavar="ID", help="Provider model id."
