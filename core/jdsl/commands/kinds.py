@@ -43,14 +43,21 @@ def refuse_trace(path: Path, command: str) -> None:
 
 
 def refuse_non_package(path: Path, command: str) -> None:
-    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as its package, is a
-    trace or a tau-bench results file instead (a JSON file, not an archive): name what it is
-    and the commands that make a package of it.
+    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as its package, is
+    behavior text (``.behavior``: name ``jdsl run``), or a trace or a tau-bench results file
+    (a JSON file, not an archive): name what it is and the commands that make a package of it.
 
     Args:
         path: the file a user passed as PKG.
         command: what the user ran, e.g. ``"jdsl package run"``.
     """
+    if path.suffix == ".behavior" and path.is_file():
+        raise cli_fail(
+            f"{path} is behavior text, but `{command}` takes a behavior package "
+            "(PKG: a .jdsl archive or package folder)",
+            f"run it with `jdsl run {path} --tools module:NAME`, or look at it with "
+            f"`jdsl show {path}`",
+        )
     if not path.is_file() or zipfile.is_zipfile(path):
         return
     if path.suffix not in {".jsonl", ".json"} and _first_char(path) not in {"{", "["}:

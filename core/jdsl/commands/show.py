@@ -28,7 +28,6 @@ from jdsl.trace.addresses import redact_address
 __all__ = ["episode_timeline", "package_summary", "show_command"]
 
 K = EventKind
-_WIDTH = 100
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -80,7 +79,7 @@ def _line(event: TraceEvent) -> str | None:
     if kind == K.TOOL_CALL_FAILED:
         return f"  ! {_short(p.get('error'))}"
     if kind == K.MODEL_RESPONDED:
-        calls = ", ".join(str(c.get("name")) for c in p.get("tool_calls") or [])
+        calls = _short(", ".join(str(c.get("name")) for c in p.get("tool_calls") or []), 40)
         said = _short(p.get("raw_output") or "") + (f" [calls {calls}]" if calls else "")
         usage = p.get("usage") or {}
         tokens = (
@@ -101,7 +100,10 @@ def _line(event: TraceEvent) -> str | None:
 
 
 def episode_timeline(episode: Episode) -> str:
-    """An episode as text: a header, then one line per step, indented by tree depth."""
+    """An episode as text: a header, then one line per step, indented by tree depth.
+
+    A line is never cut as a whole (that dropped the closing ``)`` of a deep tool call): each
+    value in it is cut, ending in ``…``, by :func:`_short`."""
     started, finished = episode.started, episode.finished
     head = (
         f"episode {episode.episode_id}  skill={started.get('skill')}  "
@@ -113,7 +115,7 @@ def episode_timeline(episode: Episode) -> str:
             depth = max(depth - 1, 0)
         text = _line(event)
         if text is not None:
-            lines.append(f"  {event.sequence:>4}  " + ("  " * depth + _escaped(text))[:_WIDTH])
+            lines.append(f"  {event.sequence:>4}  " + "  " * depth + _escaped(text))
         if event.kind == K.NODE_ENTER:
             depth += 1
     if finished.get("error_message"):
