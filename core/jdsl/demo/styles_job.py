@@ -7,11 +7,12 @@ run, the package validated on it). Every compiled package is also searched for w
 but was frozen (:func:`frozen_values`): a constant list or id-like string, a fixed list position
 (``orders[2]``) or a path through a record id (``payment_methods.credit_card_7952624``).
 
-Run ``python -m jdsl.demo.styles_job [style ...]`` for the table.
+Run ``python -m jdsl.demo.styles_job [style ...]`` for the table (``--help``: the styles).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -106,7 +107,21 @@ def styles_lines(found: Sequence[StyleFigures]) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    print("\n".join(styles_lines([style_figures(name) for name in argv or list(STYLES)])))
+    """``python -m jdsl.demo.styles_job [STYLE ...]``: the table of the styles named (all by
+    default); an unknown style is a usage error (exit 2)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m jdsl.demo.styles_job",
+        description="The held-out figures of jdsl on tau-bench retail results files written by "
+        "scripted agents of several styles (jdsl.demo.retail_styles); takes a minute a style.",
+    )
+    parser.add_argument(
+        "styles", nargs="*", metavar="STYLE", help=f"of {', '.join(STYLES)} (default: all)"
+    )
+    names = parser.parse_args(argv).styles or list(STYLES)
+    unknown = [name for name in names if name not in STYLES]
+    if unknown:
+        parser.error(f"no style {unknown[0]!r}: pass one of {', '.join(STYLES)}")
+    print("\n".join(styles_lines([style_figures(name) for name in names])))
 
 
 if __name__ == "__main__":
