@@ -34,7 +34,7 @@ def _one_line(result) -> str:
 # 1. --skip-bad-lines says what it skipped
 
 
-@pytest.mark.parametrize("command", ["compile", "show", "validate"])
+@pytest.mark.parametrize("command", ["compile", "show", "validate", "diff"])
 def test_skip_bad_lines_says_how_many_lines_it_skipped_and_why(runner, traces, tmp_path, command):
     trace = traces(4)
     lines = len(trace.read_text().splitlines())
@@ -45,13 +45,10 @@ def test_skip_bad_lines_says_how_many_lines_it_skipped_and_why(runner, traces, t
         args = ["show", str(trace)]
     else:
         pkg = tmp_path / "c.jdsl"
-        assert (
-            runner.invoke(
-                app, ["compile", str(traces(3, name="u.jsonl")), "-o", str(pkg)]
-            ).exit_code
-            == 0
-        )
-        args = ["package", "validate", str(pkg), str(trace)]
+        made = runner.invoke(app, ["compile", str(traces(3, name="u.jsonl")), "-o", str(pkg)])
+        assert made.exit_code == 0
+        args = [*(["show", "--diff"] if command == "diff" else ["package", "validate"]),
+                str(pkg), str(trace)]  # fmt: skip
     result = runner.invoke(app, [*args, "--skip-bad-lines"])
     assert result.exit_code == 0, result.output
     assert (f"warning: --skip-bad-lines skipped 1 line of {trace} that is not a trace event "
@@ -192,3 +189,11 @@ def test_every_timeline_line_closes_what_it_opens(runner, tmp_path) -> None:
     assert result.exit_code == 0
     for line in result.output.splitlines():
         assert line.count("(") == line.count(")"), line
+
+
+def test_a_bad_chat_log_line_names_the_fix(runner, tmp_path) -> None:
+    log = tmp_path / "chat.jsonl"
+    log.write_text('{"messages": [{"role": "user", "content": "hi"}]}\n{"messages": [{"ro\n')
+    result = runner.invoke(app, ["import", "openai-chat", str(log), "-o", str(tmp_path / "t")])
+    assert result.exit_code == 1
+    assert "line 2: not JSON" in result.stderr and "fix or remove the line" in result.stderr

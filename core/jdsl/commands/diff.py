@@ -32,12 +32,12 @@ __all__ = ["show_diff"]
 
 
 def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
-              episode: str | None = None, *, skipped: SkippedLines | None = None,
+              episode: str | None = None, *, skip_log: SkippedLines | None = None,
               every: bool = False) -> None:  # fmt: skip
     """Print (and with ``html`` write) the step-aligned diff of the episodes in ``traces``:
     those of the package's family (as ``jdsl package validate`` picks them), every one with
     ``every`` or when no grouping names the family, or the one ``episode`` names
-    (``skipped``: skip trace lines that are not events, counted there; None: strict)."""
+    (``skip_log``: skip trace lines that are not events, counted there; None: strict)."""
     if not traces:
         raise cli_fail("jdsl show --diff needs a package and traces", "jdsl show --diff PKG "
                        "TRACES.jsonl...")  # fmt: skip
@@ -47,7 +47,7 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     pkg = load_package(package)
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
     episodes = [e for trace in traces
-                for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes
+                for e in read_events(trace, strict=skip_log is None, skipped=skip_log).episodes
                 if episode is None or e.episode_id == episode]  # fmt: skip
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")

@@ -283,7 +283,7 @@ def show_command(
         from jdsl.commands.diff import show_diff
 
         with reporting_skips(skip_bad_lines) as skipped:
-            show_diff(path, traces or [], html, episode, skipped=skipped, every=every)
+            show_diff(path, traces or [], html, episode, skip_log=skipped, every=every)
         return
     if html is not None:
         raise cli_fail(
