@@ -197,3 +197,24 @@ def test_a_bad_chat_log_line_names_the_fix(runner, tmp_path) -> None:
     result = runner.invoke(app, ["import", "openai-chat", str(log), "-o", str(tmp_path / "t")])
     assert result.exit_code == 1
     assert "line 2: not JSON" in result.stderr and "fix or remove the line" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["compile", "validate", "export", "diff"])
+def test_a_behavior_file_given_as_traces_points_to_jdsl_run(runner, traces, tmp_path, command):
+    """Behavior text given where traces go was read as a trace with a bad first line, and the
+    advice was --skip-bad-lines."""
+    behavior = EXAMPLES / "retail_cancel.behavior"
+    pkg = tmp_path / "c.jdsl"
+    assert runner.invoke(app, ["compile", str(traces(3)), "-o", str(pkg)]).exit_code == 0
+    args = {
+        "compile": ["compile", str(behavior), "-o", str(tmp_path / "x.jdsl")],
+        "validate": ["package", "validate", str(pkg), str(behavior)],
+        "export": ["export", "otel", str(behavior), "--out", str(tmp_path / "o.json")],
+        "diff": ["show", "--diff", str(pkg), str(behavior)],
+    }[command]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    said = " ".join(_one_line(result).split())
+    assert f"{behavior} is behavior text, not a trace" in said
+    assert f"record one with `jdsl run {behavior} --tools module:NAME --trace TRACES.jsonl`" in said
+    assert "--skip-bad-lines" not in said

@@ -29,7 +29,7 @@ from jdsl.commands.boundary import (
     require_parent,
 )
 from jdsl.commands.inputs import parse_inputs
-from jdsl.commands.kinds import refuse_package
+from jdsl.commands.kinds import refuse_behavior, refuse_package
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATES,
@@ -144,6 +144,7 @@ def compile_command(
     """
     for path in traces:
         refuse_package(path, "jdsl compile")
+        refuse_behavior(path, "jdsl compile")
     _refuse_repeats(traces)
     out = Path(out_text)
     require_parent(out, "-o")

@@ -16,6 +16,7 @@ from pathlib import Path
 import typer
 
 from jdsl.commands.boundary import cli_fail
+from jdsl.commands.kinds import refuse_behavior
 from jdsl.compiler import NormEpisode, normalize_all
 from jdsl.compiler.families import family_members
 from jdsl.compiler.stepdiff import (
@@ -44,6 +45,8 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     if not (package.is_dir() or package.suffix == ".jdsl"):
         raise cli_fail(f"{package} is not a package", "give the .jdsl package first, then the "
                        "traces: jdsl show --diff PKG TRACES.jsonl")  # fmt: skip
+    for trace in traces:
+        refuse_behavior(trace, "jdsl show --diff PKG")
     pkg = load_package(package)
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
     episodes = [e for trace in traces

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from jdsl.commands.boundary import cli_fail
 
-__all__ = ["refuse_non_package", "refuse_package", "refuse_trace"]
+__all__ = ["refuse_behavior", "refuse_non_package", "refuse_package", "refuse_trace"]
 
 
 def _is_package(path: Path) -> bool:
@@ -29,6 +29,18 @@ def refuse_package(path: Path, command: str) -> None:
             f"{path} is a jdsl behavior package, which `{command}` does not take",
             f"run it with `jdsl package run {path} --tools module:NAME`, check it with "
             f"`jdsl package validate {path}`, or look at it with `jdsl show {path}`",
+        )
+
+
+def refuse_behavior(path: Path, command: str) -> None:
+    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as a trace, is behavior
+    text (``.behavior``): read as a trace, its first line was "not a trace event", with the
+    advice to skip such lines."""
+    if path.suffix == ".behavior":
+        raise cli_fail(
+            f"{path} is behavior text, not a trace, which `{command}` takes",
+            f"record one with `jdsl run {path} --tools module:NAME --trace TRACES.jsonl`, then "
+            f"`{command}` TRACES.jsonl",
         )
 
 

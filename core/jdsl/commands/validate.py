@@ -23,7 +23,7 @@ import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail, count, reporting_skips
 from jdsl.commands.inputs import parse_inputs
-from jdsl.commands.kinds import refuse_non_package
+from jdsl.commands.kinds import refuse_behavior, refuse_non_package
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -150,6 +150,8 @@ def validate_command(
     its manifest names, grouped as the compile grouped them); --all checks every run."""
     pairs = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     refuse_non_package(path, "jdsl package validate")
+    for trace in traces:
+        refuse_behavior(trace, "jdsl package validate PKG")
     pkg = load_package(path)
     # Host names as compile canonicalized them: a trace recorded against the host's tools
     # names ``cancel_pending_order`` where the package requires ``retail.cancel_pending_order``
