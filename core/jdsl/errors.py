@@ -27,6 +27,7 @@ The tree::
     ├── TraceFormatError         trace.reader: a trace file line that is not a JSON trace event
     ├── TraceNotFoundError       trace.reader: a trace path that does not exist
     ├── TracePathError           trace.jsonl: a trace file path a JsonlTraceSink cannot write
+    ├── OutputPathError          trace.filenames: a file name from data that would leave its output directory
     ├── BlobError                trace.blobs: a blob ref the store cannot give back
     │   ├── CorruptBlobError     a stored blob whose bytes do not hash to its ref
     │   └── MissingBlobError     a blob ref that is not in the store
@@ -39,6 +40,7 @@ The tree::
     │   └── CompileInputError    compiler input of a form it cannot read
     ├── CallDivergence           compiler.replay: a call that is not the next recorded one
     ├── DataNotFoundError        envs.data: a package-data file that does not exist
+    ├── NoFamilyRunsError        commands.families: traces with no run of the package's family
     ├── TeacherModelError        demo.teacher: a question the offline teacher does not answer
     └── ProviderError            a model provider failed
         ├── AuthenticationError

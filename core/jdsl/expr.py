@@ -22,15 +22,15 @@ An absent step yields :data:`MISSING`, so ``exists`` tells "absent" from "stored
 IR expressions are JSON objects with exactly one operator key::
 
     {"exists": "path"} or {"exists": {"ref": "path"}}
-    {"eq" | "neq" | "lt" | "lte" | "gt" | "gte" | "in": [operand, operand]}
+    {"eq" | "neq" | "lt" | "lte" | "gt" | "gte" | "in" | "prefix_of": [operand, operand]}
     {"and" | "or": [expression, ...]}        short-circuit
     {"not": expression}
     {"const": true} or {"const": false}      a literal: always true / false
 
 Operands are ``{"ref": path}`` (absent -> None), ``{"const": value}`` or a bare JSON literal.
-A comparison that raises ``TypeError`` (``"a" < 1``) is False. The text form
-(``orders[$i].status == "pending"``) lives in :mod:`jdsl.text.expression`.
-"""
+A comparison that raises ``TypeError`` (``"a" < 1``) is False. ``a prefix_of b``: two lists, ``a``
+the start of ``b`` (``xs[$k] prefix_of xs``: ``k`` is 0, 1, ... in range). Text form:
+:mod:`jdsl.text.expression`."""
 
 from __future__ import annotations
 
@@ -97,7 +97,8 @@ MAX_INDEX_DIGITS: Final = 18
 _INDEX = re.compile(rf"\s*-?\d{{1,{MAX_INDEX_DIGITS}}}\s*")
 _TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+|\.")
 _COMPARE = {"eq": operator.eq, "neq": operator.ne, "lt": operator.lt, "lte": operator.le,
-            "gt": operator.gt, "gte": operator.ge, "in": lambda a, b: a in b}  # fmt: skip
+            "gt": operator.gt, "gte": operator.ge, "in": lambda a, b: a in b,
+            "prefix_of": lambda a, b: type(a) is type(b) is list and b[: len(a)] == a}  # fmt: skip
 OPERATORS: Final = frozenset({"exists", "and", "or", "not", "const", *_COMPARE})
 """Every IR expression operator."""
 
@@ -365,7 +366,7 @@ def describe(expr: Any) -> str:
         left, right = _pair(arg, op)
     except ValidationError:
         return repr(expr)
-    return f"{_describe_operand(left)} {_SYMBOL_TEXT[op]} {_describe_operand(right)}"
+    return f"{_describe_operand(left)} {_SYMBOL_TEXT.get(op, op)} {_describe_operand(right)}"
 
 
 def _describe_child(item: Any) -> str:

@@ -32,6 +32,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
+from pydantic import Field as PydanticField
 from pydantic import ValidationError as PydanticValidationError
 
 from jdsl.errors import ModelOutputError, SignatureError
@@ -130,7 +131,11 @@ class Signature:
 
     @cached_property
     def _output_model(self) -> type[BaseModel]:
-        fields: dict[str, Any] = {f.name: (f.annotation, ...) for f in self.outputs}
+        """A model whose fields ``o0, o1 ...`` are aliased to the output names: pydantic keeps a
+        field named ``_x`` private (an imported call argument ``_raw_arguments`` is one)."""
+        fields: dict[str, Any] = {
+            f"o{i}": (f.annotation, PydanticField(alias=f.name)) for i, f in enumerate(self.outputs)
+        }
         return create_model(  # type: ignore[call-overload,no-any-return]
             "Outputs", __config__=ConfigDict(extra="ignore", str_strip_whitespace=True), **fields
         )
@@ -169,7 +174,7 @@ class Signature:
                 raw=raw,
                 field=name,
             ) from None
-        return {n: getattr(model, n) for n in self.output_names}
+        return {n: getattr(model, f"o{i}") for i, n in enumerate(self.output_names)}
 
     def parse_output(self, text: str) -> dict[str, Any]:
         """Parse a model's reply into validated outputs.

@@ -105,8 +105,11 @@ def test_run_names_the_model_flags_when_a_model_leaf_has_no_model(runner, traces
     assert "the package's fallback (a react agent with the family's tools) took the rest" in (
         missing.stderr
     )
+    # the status line says who served the run: a bare "success" would read as the package's
+    assert missing.stdout.startswith("status: success (fallback took over at "), missing.stdout
     served = runner.invoke(app, [*base, "--reply", "0"])
     assert "took the rest" not in served.stderr  # the compiled program served it
+    assert served.stdout.startswith("status: success\n"), served.stdout
 
 
 def test_package_run_warns_of_an_unread_input_and_writes_its_trace(

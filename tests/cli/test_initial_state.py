@@ -77,8 +77,10 @@ def test_the_import_records_the_initial_state_and_old_imports_keep_the_skill_rul
     # the recorded name wins over the skill; an unknown one (no shipped db) answers nothing
     renamed = [replace(e, metadata={**e.metadata, "skill": "other"}) for e in episodes]
     assert initial_state(None, renamed) is not None
+    unknown = [replace(e, metadata={**e.metadata, "initial_state": "tau_x"}) for e in episodes]
+    assert initial_state(None, unknown) is None and initial_state(None, []) is None
     retail = [replace(e, metadata={**e.metadata, "initial_state": "tau_retail"}) for e in episodes]
-    assert initial_state(None, retail) is None and initial_state(None, []) is None
+    assert initial_state(None, retail) is not None  # the retail db ships too
 
 
 def test_compile_without_holdout_verifies_with_the_shipped_db_too(tmp_path: Path) -> None:

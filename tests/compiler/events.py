@@ -1,8 +1,18 @@
-"""Hand-built episodes (event dicts per docs/ARCHITECTURE.md) for pass-level tests."""
+"""Hand-built episodes (event dicts per docs/ARCHITECTURE.md) for pass-level tests, and what
+the compiler tests do with them: compile a family (:func:`compiled`), find nodes in the program
+(:func:`nodes`, :func:`hand_overs`), verify a program broken on purpose (:func:`verify_broken`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from jdsl.compiler import compile_normalized
+from jdsl.compiler.fallback import compiled_program
+from jdsl.compiler.verify import VerificationReport, verify
+from jdsl.ir.walk import walk_ir
 
 
 class EpisodeBuilder:
@@ -73,3 +83,38 @@ class EpisodeBuilder:
             status = "success" if success else "failure"
             self.emit("episode.finished", {"skill": "hand", "status": status})
         return {"episode_id": self.episode_id, "events": self.events}
+
+
+class AgentBuilder(EpisodeBuilder):
+    """An episode whose calls a model chose (a react loop's, as imported tau-bench runs are)."""
+
+    def call(self, tool: str, result: Any = None, **kwargs: Any) -> EpisodeBuilder:
+        return super().call(tool, result, node_id="agent", node_type="react", **kwargs)
+
+
+def compiled(runs: Sequence[Any], *, name: str, **options: Any) -> Any:
+    """``compile_normalized(runs, name=name, **options)``, which must compile."""
+    result = compile_normalized(runs, name=name, **options)
+    assert result.ok, result.report().text
+    return result
+
+
+def nodes(ir: dict[str, Any], **fields: Any) -> list[dict[str, Any]]:
+    """The program's nodes (the package's fallback around it left out) with those fields."""
+    return [n for n in walk_ir(compiled_program(ir)["root"])
+            if all(n.get(k) == v for k, v in fields.items())]  # fmt: skip
+
+
+def hand_overs(ir: dict[str, Any]) -> list[dict[str, Any]]:
+    """The program's hand-over guards (:func:`jdsl.compiler.staticize.emit.hand_over_node`)."""
+    return [n for n in nodes(ir) if str(n.get("id", "")).startswith("hand_over")]
+
+
+def verify_broken(
+    result: Any, break_it: Callable[[dict[str, Any]], dict[str, Any]], **options: Any
+) -> VerificationReport:
+    """Verification of ``result``'s program as ``break_it`` changes it (which it must)."""
+    ir = result.compiled.ir
+    wrong_ir = break_it(ir)
+    assert wrong_ir != ir
+    return verify(dataclasses.replace(result.compiled, ir=wrong_ir), result.normalized, **options)

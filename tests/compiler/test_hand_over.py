@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
 
 from jdsl.compiler import compile_normalized, normalize_all
 from jdsl.compiler.fallback import compiled_program, split_fallback
@@ -20,7 +19,7 @@ from jdsl.compiler.verify import verify
 from jdsl.text import format_behavior
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import EpisodeBuilder, compiled, hand_overs  # noqa: E402
 
 USERS = {"u1": {"payments": ["P0", "P1"]}, "u7": {"payments": ["P6", "P7"]}}
 RESERVATIONS = {"R1": {"id": "R1", "user": "u1", "paid": "P1"},
@@ -58,29 +57,9 @@ def _at_the_start() -> list:
     return normalize_all([one.done(True), two.done(True)])
 
 
-def _walk(node: Any) -> list[dict[str, Any]]:
-    if not isinstance(node, dict):
-        return []
-    found = [node]
-    for key in ("child", "children"):
-        value = node.get(key)
-        for child in value if isinstance(value, list) else [value]:
-            found += _walk(child)
-    return found
-
-
-def _hand_overs(ir: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        n
-        for n in _walk(compiled_program(ir)["root"])
-        if str(n.get("id", "")).startswith("hand_over")
-    ]
-
-
 def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
-    result = compile_normalized(_after_a_shared_call(), name="update", reads=READS)
+    result = compiled(_after_a_shared_call(), name="update", reads=READS)
     v = result.verification
-    assert result.ok, result.report().text
     assert (v.executed, v.matched, v.fallbacks, v.unreplayable) == (2, 0, 2, 0)
     # the known part is made (the shared read), then the fallback takes over
     assert {e.episode_id: (e.fallback.writes_done, e.fallback.call_index)
@@ -88,21 +67,20 @@ def test_two_runs_parting_after_a_shared_call_hand_over_there() -> None:
     assert all(str(e.fallback.node_id).startswith("hand_over") for e in v.executions)
     flow = compiled_program(result.ir)["root"]["child"]["children"]
     assert [n.get("tool") or n["id"] for n in flow if n["kind"] in ("action", "guard")][-1:] == [
-        _hand_overs(result.ir)[0]["id"]
+        hand_overs(result.ir)[0]["id"]
     ]
     assert any("hand" in note and "fallback" in note for note in result.compiled.notes)
     # the hand-over is the literal guard false, written so in the package's text
-    assert _hand_overs(result.ir)[0]["expression"] == {"const": False}
-    assert f"guard false id={_hand_overs(result.ir)[0]['id']}" in format_behavior(result.ir)
+    assert hand_overs(result.ir)[0]["expression"] == {"const": False}
+    assert f"guard false id={hand_overs(result.ir)[0]['id']}" in format_behavior(result.ir)
 
 
 def test_two_runs_parting_at_the_start_go_to_the_fallback_at_once() -> None:
-    result = compile_normalized(_at_the_start(), name="update", reads=READS)
+    result = compiled(_at_the_start(), name="update", reads=READS)
     v = result.verification
-    assert result.ok, result.report().text
     assert (v.executed, v.fallbacks, v.unreplayable) == (2, 2, 0)
     assert all(e.fallback.writes_done == 0 and e.fallback.call_index == 0 for e in v.executions)
-    assert len(_hand_overs(result.ir)) == 1
+    assert len(hand_overs(result.ir)) == 1
     assert split_fallback(result.compiled.ir)[1] is not None  # the package has its fallback
 
 
@@ -136,7 +114,7 @@ def test_paths_that_replay_on_one_compiled_path_stay_served() -> None:
     result = compile_normalized(normalize_all(runs), name="note")
     v = result.verification
     assert result.ok and v.matched == v.executed == 2, result.report().text
-    assert not _hand_overs(result.ir)
+    assert not hand_overs(result.ir)
 
 
 def test_the_fallback_is_told_in_words_where_the_runs_part_ways() -> None:
@@ -158,9 +136,9 @@ def test_the_fallback_is_told_in_words_where_the_runs_part_ways() -> None:
                                    reservation_id="R1", raise_errors=False)  # fmt: skip
     started = next(e for e in sink.events if e.kind == "react.started").payload
     failure = started["inputs"]["failure"]
-    assert failure.startswith(f"{_hand_overs(result.ir)[0]['id']}: "), failure
+    assert failure.startswith(f"{hand_overs(result.ir)[0]['id']}: "), failure
     assert "the recorded runs part ways here" in failure, failure
-    assert _hand_overs(result.ir)[0]["expression"] == {"const": False}
+    assert hand_overs(result.ir)[0]["expression"] == {"const": False}
 
 
 def test_the_compile_table_says_a_program_that_hands_every_run_over_serves_none() -> None:

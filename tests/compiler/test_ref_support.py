@@ -13,14 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from jdsl.compiler import compile_normalized, normalize_all, validate_package
+from jdsl.compiler import normalize_all, validate_package
 from jdsl.compiler.branches import read_only_of
 from jdsl.compiler.lookups import initial_lookups
 from jdsl.compiler.support import SameCalls, contradicted
 from jdsl.compiler.verify import verify
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import AgentBuilder, compiled, nodes  # noqa: E402
 
 USERS = {u: {"user_id": u, "name": f"User {u}"} for u in ("u1", "u2", "u3")}
 RESERVATIONS = {
@@ -31,17 +31,10 @@ READS = initial_lookups({"get_user_details": ("user_id", USERS),
                          "get_reservation_details": ("reservation_id", RESERVATIONS)})  # fmt: skip
 
 
-class _Agent(EpisodeBuilder):
-    """An episode whose calls a model chose (a react loop's, as imported runs are)."""
-
-    def call(self, tool: str, result: Any = None, **kwargs: Any) -> EpisodeBuilder:
-        return super().call(tool, result, node_id="agent", node_type="react", **kwargs)
-
-
 def _by_user(name: str, user: str, rid: str, said: str = "") -> dict[str, Any]:
     """From the user, then an older reservation of theirs; books economy (``said``: what the
     user's message adds)."""
-    b = _Agent(name, inputs={"user_id": user})
+    b = AgentBuilder(name, inputs={"user_id": user})
     b.emit("user.message", {"content": f"I am {user}. Book me ATL to PHL again.{said}"})
     b.call("get_user_details", USERS[user], store="user", user_id=user)
     b.call("get_reservation_details", RESERVATIONS[rid], store="other", reservation_id=rid)
@@ -52,7 +45,7 @@ def _by_user(name: str, user: str, rid: str, said: str = "") -> dict[str, Any]:
 
 def _by_reservation() -> dict[str, Any]:
     """From the reservation the user names (business); books economy."""
-    b = _Agent("by_reservation", inputs={"user_id": "u2"})
+    b = AgentBuilder("by_reservation", inputs={"user_id": "u2"})
     b.emit("user.message", {"content": "My reservation is R4; book ATL to PHL again."})
     b.call("get_reservation_details", RESERVATIONS["R4"], store="other", reservation_id="R4")
     b.call("book_reservation", {"ok": True}, store="booked", user_id="u2", origin="ATL",
@@ -60,27 +53,15 @@ def _by_reservation() -> dict[str, Any]:
     return b.done(True)
 
 
-def _walk(node: Any) -> list[dict[str, Any]]:
-    if not isinstance(node, dict):
-        return []
-    found = [node]
-    for key in ("child", "children"):
-        value = node.get(key)
-        for child in value if isinstance(value, list) else [value]:
-            found += _walk(child)
-    return found
-
-
 def _cabins(ir: dict[str, Any]) -> list[Any]:
-    return [n["args"]["cabin"] for n in _walk(ir["root"]) if n.get("tool") == "book_reservation"]
+    return [n["args"]["cabin"] for n in nodes(ir, tool="book_reservation")]
 
 
 def test_a_coincidence_in_the_only_run_of_a_path_is_not_a_ref() -> None:
     """The path from the user has one run, whose other reservation happens to be economy;
     the run from the reservation makes the same booking with ``other.cabin`` business."""
     runs = normalize_all([_by_user("by_user", "u1", "R0"), _by_reservation()])
-    result = compile_normalized(runs, name="book", reads=READS)
-    assert result.ok, result.report().text
+    result = compiled(runs, name="book", reads=READS)
     cabins = _cabins(result.compiled.ir)
     assert cabins and {"ref": "other.cabin"} not in cabins, cabins
     assert (result.verification.executed, result.verification.matched) == (2, 2)
@@ -88,8 +69,7 @@ def test_a_coincidence_in_the_only_run_of_a_path_is_not_a_ref() -> None:
 
 def test_the_coincidental_ref_fails_verification_where_it_differs() -> None:
     runs = normalize_all([_by_user("by_user", "u1", "R0"), _by_reservation()])
-    result = compile_normalized(runs, name="book", reads=READS)
-    assert result.ok, result.report().text
+    result = compiled(runs, name="book", reads=READS)
     held = normalize_all([_by_user("held", "u3", "R8")])  # the user's path; other: business
     assert [r.outcome for r in validate_package(result.package, held, reads=READS).rows] == [
         "matched"
@@ -107,8 +87,7 @@ def test_a_stated_value_seen_in_one_run_is_the_stated_input() -> None:
     """The user said "economy"; the other reservation is economy too, in the path's only run
     and nowhere contradicted: the user's word, not the field."""
     runs = normalize_all([_by_user("by_user", "u1", "R0", " In economy."), _by_reservation()])
-    result = compile_normalized(runs, name="book", reads=READS)
-    assert result.ok, result.report().text
+    result = compiled(runs, name="book", reads=READS)
     by_user = next(a for a in result.compiled.actions if a.tool == "book_reservation"
                    and "by_user" in a.at)  # fmt: skip
     cabin = next(c for c in by_user.choices if c.argument == "cabin")
@@ -118,7 +97,7 @@ def test_a_stated_value_seen_in_one_run_is_the_stated_input() -> None:
 def test_the_same_call_is_the_same_tool_after_the_same_writes() -> None:
     """The booking of the run from the reservation is the same call as the user's run's
     booking; a run that also cancels makes other writes, and its booking is not compared."""
-    also = _Agent("also_cancels", inputs={"user_id": "u3"})
+    also = AgentBuilder("also_cancels", inputs={"user_id": "u3"})
     also.call("get_reservation_details", RESERVATIONS["R8"], store="other", reservation_id="R8")
     also.call("book_reservation", {"ok": True}, store="booked", user_id="u3", origin="ATL",
               destination="PHL", cabin="economy")  # fmt: skip

@@ -12,19 +12,16 @@ instead of handing every run over at the first call.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jdsl.compiler import compile_normalized, normalize_all, validate_package
-from jdsl.compiler.fallback import compiled_program
-from jdsl.compiler.verify import verify
 from jdsl.ir.walk import walk_ir
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import EpisodeBuilder, compiled, hand_overs, nodes, verify_broken  # noqa: E402
 
 USERS = {
     "u1": ("ann.lee@example.com", "Ann", "Lee", "10001", "#A1"),
@@ -72,22 +69,19 @@ def _family() -> list:
 
 
 def test_arms_that_part_at_the_identity_step_rejoin_into_one_continuation() -> None:
-    result = compile_normalized(_family(), name="cancel")
+    result = compiled(_family(), name="cancel")
     v = result.verification
-    assert result.ok, result.report().text
     assert v.matched == v.executed == 4, result.report().text
-    root = compiled_program(result.ir)["root"]
-    tools = [n["tool"] for n in walk_ir(root) if n.get("kind") == "action"]
+    tools = [n["tool"] for n in nodes(result.ir, kind="action")]
     # one continuation after the identity step, not one per arm
     assert tools.count("get_user_details") == tools.count("get_order_details") == 1
     assert tools.count("find_user_id_by_email") == tools.count("find_user_id_by_name_zip") == 1
-    assert not [n for n in walk_ir(root) if str(n.get("id", "")).startswith("hand_over")]
+    assert not hand_overs(result.ir)
 
 
 @pytest.mark.parametrize("by", ["email", "name_zip"])
 def test_a_held_out_run_of_either_identity_is_served(by: str) -> None:
-    result = compile_normalized(_family(), name="cancel")
-    assert result.ok, result.report().text
+    result = compiled(_family(), name="cancel")
     held = normalize_all([_run("h5", "u5", by=by, rules=False)])
     report = validate_package(result.package, held)
     assert report.served == report.matched == 1, report
@@ -100,10 +94,8 @@ def test_a_thin_identity_arm_is_not_compiled() -> None:
         _run("e1", "u1", by="email", rules=False), _run("n2", "u2", by="name_zip", rules=True),
         _run("n3", "u3", by="name_zip", rules=True), _run("n4", "u4", by="name_zip", rules=False),
     ])  # fmt: skip
-    result = compile_normalized(runs, name="cancel")
-    assert result.ok, result.report().text
-    tools = [n["tool"] for n in walk_ir(compiled_program(result.ir)["root"])
-             if n.get("kind") == "action"]  # fmt: skip
+    result = compiled(runs, name="cancel")
+    tools = [n["tool"] for n in nodes(result.ir, kind="action")]
     assert "find_user_id_by_email" not in tools
     outcomes = {e.episode_id: e.outcome for e in result.verification.executions}
     assert outcomes["e1"] != "matched"
@@ -130,12 +122,7 @@ def _swapping_the_identity_lookups(ir: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("break_it", [_cancelling_the_users_first_order,
                                       _swapping_the_identity_lookups])  # fmt: skip
 def test_verification_catches_a_rejoined_package_broken_on_purpose(break_it: Any) -> None:
-    result = compile_normalized(_family(), name="cancel")
-    assert result.ok, result.report().text
-    ir = result.compiled.ir
-    wrong_ir = break_it(ir)
-    assert wrong_ir != ir
-    report = verify(dataclasses.replace(result.compiled, ir=wrong_ir), result.normalized)
+    report = verify_broken(compiled(_family(), name="cancel"), break_it)
     assert not report.ok
 
 

@@ -24,7 +24,7 @@ from jdsl.compiler.staticize import staticize
 from jdsl.compiler.verify import verify
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import AgentBuilder, EpisodeBuilder, compiled, nodes  # noqa: E402
 
 USERS = {
     "u1": {"user_id": "u1", "reservations": ["R0", "R1"]},
@@ -53,13 +53,6 @@ READS = initial_lookups({"get_user_details": ("user_id", USERS),
                          "get_reservation_details": ("reservation_id", RESERVATIONS)})  # fmt: skip
 
 
-class _Agent(EpisodeBuilder):
-    """An episode whose calls a model chose (a react loop's, as imported tau-bench runs are)."""
-
-    def call(self, tool: str, result: Any = None, **kwargs: Any) -> EpisodeBuilder:
-        return super().call(tool, result, node_id="agent", node_type="react", **kwargs)
-
-
 def _found(date: str, *numbers: str) -> list[dict[str, Any]]:
     return [{"flight_number": n, "date": date, "origin": "ATL", "destination": "PHL",
              "prices": {"economy": 120}} for n in numbers]  # fmt: skip
@@ -71,7 +64,7 @@ def _legs(*pairs: tuple[str, str]) -> list[dict[str, str]]:
 
 def _by_user() -> dict[str, Any]:
     """From the user: their second reservation, new one-stop flights on a date they say."""
-    b = _Agent("by_user", inputs={"user_id": "u1"})
+    b = AgentBuilder("by_user", inputs={"user_id": "u1"})
     b.emit("user.message", {"content": "I am u1. Move my trip to 2024-05-24, in economy."})
     b.call("get_user_details", USERS["u1"], store="user", user_id="u1")
     b.call("get_reservation_details", RESERVATIONS["R1"], store="res", reservation_id="R1")
@@ -86,7 +79,7 @@ def _by_user() -> dict[str, Any]:
 def _by_reservation() -> dict[str, Any]:
     """From the reservation the user names: a direct flight on its first leg's date, the
     second leg kept."""
-    b = _Agent("by_reservation", inputs={"user_id": "u2"})
+    b = AgentBuilder("by_reservation", inputs={"user_id": "u2"})
     b.emit("user.message", {"content": "My reservation is R5; change the first flight."})
     b.call("get_reservation_details", RESERVATIONS["R5"], store="res", reservation_id="R5")
     b.call("search_direct_flight", _found("2024-05-19", "HX90"), store="found",
@@ -99,7 +92,7 @@ def _by_reservation() -> dict[str, Any]:
 
 def _downgrade_all() -> dict[str, Any]:
     """Every reservation of the user to economy, flights unchanged: two writes."""
-    b = _Agent("downgrade_all", inputs={"user_id": "u3"})
+    b = AgentBuilder("downgrade_all", inputs={"user_id": "u3"})
     b.emit("user.message", {"content": "I am u3: downgrade all my flights to economy."})
     b.call("get_user_details", USERS["u3"], store="user", user_id="u3")
     for rid in ("R8", "R9"):
@@ -113,32 +106,21 @@ def _downgrade_all() -> dict[str, Any]:
     return b.done(True)
 
 
-def _walk(node: Any) -> list[dict[str, Any]]:
-    if not isinstance(node, dict):
-        return []
-    found = [node]
-    for key in ("child", "children"):
-        value = node.get(key)
-        for child in value if isinstance(value, list) else [value]:
-            found += _walk(child)
-    return found
-
-
 def _updates(ir: dict[str, Any]) -> list[dict[str, Any]]:
-    return [n for n in _walk(ir["root"]) if n.get("tool") == "update_reservation_flights"]
+    return nodes(ir, tool="update_reservation_flights")
 
 
 def test_thin_paths_with_the_same_write_are_served_and_the_other_run_falls_back() -> None:
     runs = normalize_all([_by_user(), _by_reservation(), _downgrade_all()])
-    result = compile_normalized(runs, name="update_flights", reads=READS)
+    result = compiled(runs, name="update_flights", reads=READS)
     v = result.verification
-    assert result.ok, result.report().text
     assert (v.executed, v.matched, v.fallbacks, v.unreplayable) == (3, 2, 1, 0)
     (other,) = [e for e in v.executions if e.fallback is not None]
     assert other.episode_id == "downgrade_all" and other.fallback.writes_done == 0
     program = compiled_program(result.ir)
-    routes = [n for n in _walk(program["root"]) if n.get("kind") == "predict"
-              and f'"{OTHER_ROUTE}"' in str(n.get("signature"))]  # fmt: skip
+    routes = [
+        n for n in nodes(program, kind="predict") if f'"{OTHER_ROUTE}"' in str(n["signature"])
+    ]
     assert len(routes) == 1, result.report().text  # where the paths part: pick one, or none
     # each path's update: the reservation acted on is a ref, the new flights a model choice
     for action in _updates(program):
@@ -207,15 +189,14 @@ def _cancel_runs() -> list[dict[str, Any]]:
 
 def test_thin_paths_parting_between_two_cancels_serve_both_runs() -> None:
     runs = normalize_all(_cancel_runs())
-    result = compile_normalized(runs, name="cancel", reads=READS)
+    result = compiled(runs, name="cancel", reads=READS)
     v = result.verification
-    assert result.ok, result.report().text
     assert (v.executed, v.matched, v.fallbacks) == (2, 2, 0), result.report().text
     # the paths as routed alternatives (what the airline runs compile to): they meet again at
     # the last cancel, a loop whose selection is not the one the second path made before it
     routed = attach_fallback(staticize(runs, consolidate(runs), name="cancel",
                                        same_writes=True), runs)  # fmt: skip
-    selections = [n["items"] for n in _walk(routed.ir["root"]) if n.get("kind") == "for_each"]
+    selections = [n["items"] for n in nodes(routed.ir, kind="for_each")]
     assert len(selections) == len(set(selections)) == 2, selections
     report = verify(routed, runs, reads=READS)
     assert (report.ok, report.matched) == (True, 2), report.problems
@@ -224,17 +205,17 @@ def test_thin_paths_parting_between_two_cancels_serve_both_runs() -> None:
 def _mixed_task() -> list[dict[str, Any]]:
     """Airline task 24's shape: two runs only look things up (from the user, or from the
     reservation the user names; one calculates once, the other twice), the third transfers."""
-    one = _Agent("from_user", inputs={"user_id": "u2"})
+    one = AgentBuilder("from_user", inputs={"user_id": "u2"})
     one.emit("user.message", {"content": "I am u2, about reservation R5: what would 2+3 cost?"})
     one.call("get_user_details", USERS["u2"], store="user", user_id="u2")
     one.call("get_reservation_details", RESERVATIONS["R5"], store="res", reservation_id="R5")
     one.call("calculate", 5, store="sum", expression="2 + 3")
-    two = _Agent("from_reservation", inputs={"user_id": "u2"})
+    two = AgentBuilder("from_reservation", inputs={"user_id": "u2"})
     two.emit("user.message", {"content": "About reservation R5: what would 2+3 and 5-1 cost?"})
     two.call("get_reservation_details", RESERVATIONS["R5"], store="res", reservation_id="R5")
     two.call("calculate", 5, store="sum", expression="2 + 3")
     two.call("calculate", 4, store="sum_2", expression="5 - 1")
-    three = _Agent("transfer", inputs={"user_id": "u2"})
+    three = AgentBuilder("transfer", inputs={"user_id": "u2"})
     three.emit("user.message", {"content": "About reservation R5: I want a human."})
     three.call("get_reservation_details", RESERVATIONS["R5"], store="res", reservation_id="R5")
     three.call("transfer_to_human_agents", "ok", store="t", summary="wants a human")
@@ -242,9 +223,8 @@ def _mixed_task() -> list[dict[str, Any]]:
 
 
 def test_a_task_mixing_intents_serves_the_runs_that_share_their_writes() -> None:
-    result = compile_normalized(normalize_all(_mixed_task()), name="task_24", reads=READS)
+    result = compiled(normalize_all(_mixed_task()), name="task_24", reads=READS)
     v = result.verification
-    assert result.ok, result.report().text
     assert (v.executed, v.matched, v.fallbacks, v.unreplayable) == (3, 2, 1, 0)
     (handed,) = [e.episode_id for e in v.executions if e.fallback is not None]
     assert handed == "transfer"
@@ -252,7 +232,7 @@ def test_a_task_mixing_intents_serves_the_runs_that_share_their_writes() -> None
 
 def _held_out(name: str, search: str | None) -> dict[str, Any]:
     """A new run of the update: from the user, then the flights searched ``search`` way."""
-    b = _Agent(name, inputs={"user_id": "u2"})
+    b = AgentBuilder(name, inputs={"user_id": "u2"})
     b.emit("user.message", {"content": "I am u2. Change the first flight of R5."})
     b.call("get_user_details", USERS["u2"], store="user", user_id="u2")
     b.call("get_reservation_details", RESERVATIONS["R5"], store="res", reservation_id="R5")

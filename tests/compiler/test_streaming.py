@@ -77,7 +77,7 @@ def test_the_store_reads_back_the_episodes_it_was_given(shards) -> None:
     assert list(subset(store, [4, 1])) == [episodes[4], episodes[1]]
     halves = NormStore.concat([store.take(range(4)), store.take(range(4, len(store)))])
     assert list(halves) == list(episodes)
-    expected = [(e.episode_id, e.success, e.source_digest) for e in episodes]
+    expected = [(e.episode_id, e.success, e.source_digest, e.complete) for e in episodes]
     assert heads(store) == heads(halves) == heads(list(episodes)) == expected  # none decoded
     assert heads(store.take([4, 1])) == [expected[4], expected[1]]
     assert pickle.loads(pickle.dumps(store)).heads() == expected

@@ -10,19 +10,16 @@ made there. A thin run the compiled way does account for stays served.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.compiler import compile_normalized, normalize_all
-from jdsl.compiler.fallback import compiled_program
-from jdsl.compiler.verify import verify
+from jdsl.compiler import normalize_all
 from jdsl.ir.walk import walk_ir
 
 sys.path.insert(0, str(Path(__file__).parent))
-from events import EpisodeBuilder  # noqa: E402
+from events import EpisodeBuilder, compiled, hand_overs, nodes, verify_broken  # noqa: E402
 
 USERS = {
     "u1": {"id": "u1", "orders": ["#A1", "#B1"]},
@@ -65,31 +62,24 @@ def _family(*, extra_read: bool = False) -> list:
     ])  # fmt: skip
 
 
-def _hand_overs(ir: dict[str, Any]) -> list[dict[str, Any]]:
-    return [n for n in walk_ir(compiled_program(ir)["root"])
-            if str(n.get("id", "")).startswith("hand_over")]  # fmt: skip
-
-
 def test_a_thin_arm_hands_over_at_its_parting_point_after_the_shared_write() -> None:
-    result = compile_normalized(_family(), name="cancel")
+    result = compiled(_family(), name="cancel")
     v = result.verification
-    assert result.ok, result.report().text
     outcomes = {e.episode_id: e.outcome for e in v.executions}
     assert outcomes == {"s1": "matched", "s2": "matched", "s3": "matched", "t1": "fallback"}
     (t1,) = [e for e in v.executions if e.episode_id == "t1"]
     assert t1.fallback is not None
     assert t1.fallback.writes_done == 1  # update_address made (and matched), then handed over
     assert str(t1.fallback.node_id).startswith("hand_over")
-    assert len(_hand_overs(result.ir)) == 1
+    assert len(hand_overs(result.ir)) == 1
     assert set(result.compiled.aligned) == {"s1", "s2", "s3"}
 
 
 def test_a_thin_run_the_supported_way_accounts_for_stays_served() -> None:
-    result = compile_normalized(_family(extra_read=True), name="cancel")
+    result = compiled(_family(extra_read=True), name="cancel")
     v = result.verification
-    assert result.ok, result.report().text
     assert v.matched == v.executed == 4
-    assert not _hand_overs(result.ir)
+    assert not hand_overs(result.ir)
 
 
 def test_a_thin_arm_at_the_first_call() -> None:
@@ -100,9 +90,8 @@ def test_a_thin_arm_at_the_first_call() -> None:
     b.call("get_order", {"order_id": "#A4", "status": "pending"}, store="order", order_id="#A4")
     b.call("cancel_order", "cancelled", store="cancelled", order_id="#A4")
     runs.append(b.done(True))
-    result = compile_normalized(normalize_all(runs), name="cancel")
+    result = compiled(normalize_all(runs), name="cancel")
     v = result.verification
-    assert result.ok, result.report().text
     assert (v.matched, v.fallbacks) == (3, 1)
     (t1,) = [e for e in v.executions if e.episode_id == "t1"]
     assert t1.fallback is not None and t1.fallback.writes_done == 0
@@ -113,7 +102,7 @@ def _without_hand_over(ir: dict[str, Any]) -> dict[str, Any]:
     wrong = copy.deepcopy(ir)
     for node in walk_ir(wrong["root"]):
         if node.get("kind") == "selector":
-            node["children"] = [c for c in node["children"] if not _hand_overs({"root": c})]
+            node["children"] = [c for c in node["children"] if not hand_overs({"root": c})]
     return wrong
 
 
@@ -128,12 +117,7 @@ def _writing_the_wrong_order(ir: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("break_it", [_without_hand_over, _writing_the_wrong_order])
 def test_verification_catches_a_package_broken_on_purpose(break_it: Any) -> None:
-    result = compile_normalized(_family(), name="cancel")
-    assert result.ok, result.report().text
-    ir = result.compiled.ir
-    wrong_ir = break_it(ir)
-    assert wrong_ir != ir
-    report = verify(dataclasses.replace(result.compiled, ir=wrong_ir), result.normalized)
+    report = verify_broken(compiled(_family(), name="cancel"), break_it)
     assert not report.ok
     assert report.unaccounted
 
@@ -150,15 +134,14 @@ def test_two_thin_ways_at_one_point_hand_over_at_one_guard() -> None:
     b.guard({"eq": [{"ref": "rules.fee"}, 0]})  # the rules are read: not an unused read
     b.call("cancel_order", "cancelled", store="cancelled", order_id="#B1")
     runs.append(b.done(True))
-    result = compile_normalized(normalize_all(runs), name="cancel")
+    result = compiled(normalize_all(runs), name="cancel")
     v = result.verification
-    assert result.ok, result.report().text
     handed = {e.episode_id: e.fallback for e in v.executions if e.fallback is not None}
     assert set(handed) == {"t1", "t2"} and v.matched == 3
     assert all(
         f.writes_done == 1 and str(f.node_id).startswith("hand_over") for f in handed.values()
     )
-    assert len(_hand_overs(result.ir)) == 1
+    assert len(hand_overs(result.ir)) == 1
 
 
 def _scanning(eid: str, uid: str, pick: int, *, every: bool = True) -> dict[str, Any]:
@@ -179,9 +162,8 @@ def test_a_thin_run_that_does_not_make_the_loops_calls_is_handed_over() -> None:
     only: it parts where the loop starts, and replay places it on the hand-over, not on the loop."""
     runs = [_scanning("s1", "u1", 1), _scanning("s2", "u2", 2), _scanning("s3", "u3", 0)]
     runs.append(_scanning("t1", "u2", 0, every=False))
-    result = compile_normalized(normalize_all(runs), name="cancel")
+    result = compiled(normalize_all(runs), name="cancel")
     v = result.verification
-    assert result.ok, result.report().text
-    assert any(n.get("kind") == "for_each" for n in walk_ir(compiled_program(result.ir)["root"]))
+    assert nodes(result.ir, kind="for_each")
     outcomes = {e.episode_id: e.outcome for e in v.executions}
     assert outcomes == {"s1": "matched", "s2": "matched", "s3": "matched", "t1": "fallback"}

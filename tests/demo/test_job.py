@@ -270,3 +270,38 @@ def test_every_tool_call_line_of_the_teacher_timeline_is_closed(demo: DemoResult
     lines = [line for e in read_events(demo.trace_path).episodes
              for line in episode_timeline(e).splitlines() if " call " in line]  # fmt: skip
     assert lines and all(line.endswith(")") for line in lines), lines[:3]
+
+
+def _readme_package_run() -> tuple[list[str], str]:
+    """README's ``jdsl package run`` command (its arguments after ``jdsl``) and the status line
+    README quotes for it."""
+    import shlex
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    command = readme.split(".venv/bin/jdsl package run ", 1)[1].split("\n```", 1)[0]
+    args = shlex.split(command.replace("\\\n", " "))
+    quoted = readme.split("The `package run` above prints\n\n```\n", 1)[1].split("\n```", 1)[0]
+    return ["package", "run", *args], quoted
+
+
+def test_the_readme_package_run_says_the_fallback_took_over(demo: DemoResult) -> None:
+    """The customer's first order was delivered: the compiled program stops at the guard and
+    the fallback takes the run over. ``status: success`` alone read as "cancelled"; the status
+    line says who served the run, where the compiled program stopped and why."""
+    from jdsl.cli import app
+
+    args, quoted = _readme_package_run()
+    args[2] = str(demo.package_path)  # jdsl-demo-out/retail_cancel.jdsl
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == quoted.splitlines()[0]
+    assert quoted.startswith(
+        "status: success (fallback took over at order_is_pending: guard order.status == "
+        "\"pending\" was false (order.status = 'delivered'))"
+    )
+    assert '"cancelled"' not in result.stdout  # the fallback cancelled nothing
+    served = [
+        a if not a.startswith("email=") else "email=isabella.sanchez6218@example.com" for a in args
+    ]  # fmt: skip  (her first order is pending)
+    result = CliRunner().invoke(app, served)
+    assert result.exit_code == 0 and result.stdout.splitlines()[0] == "status: success"

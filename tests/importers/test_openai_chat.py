@@ -214,3 +214,25 @@ def test_a_malformed_line_names_the_line_and_message(tmp_path: Path, row: Any, m
 )
 def test_parse_result_parses_only_json_text(text: str, value: Any) -> None:
     assert parse_result(text) == value
+
+
+def test_the_cli_warns_of_call_arguments_that_are_not_json(tmp_path: Path) -> None:
+    """Such calls were imported silently (then compiled as a constant ``_raw_arguments``)."""
+    from jdsl.commands.imports import import_app
+    from typer.testing import CliRunner
+
+    row = {
+        "id": "r1",
+        "messages": [
+            {"role": "user", "content": "find x"},
+            {"role": "assistant", "tool_calls": [_call("c1", "lookup", '{"q": ')]},
+            {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+        ],
+    }
+    path = _write(tmp_path, row)
+    result = CliRunner().invoke(import_app, ["openai-chat", str(path), "-o", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    assert (
+        "warning: 1 tool call(s) have arguments that are not a JSON object (kept as "
+        '{"_raw_arguments": text}; first: r1 call c1 lookup \'{"q": \')' in result.stderr
+    )

@@ -16,6 +16,7 @@ from jdsl.demo.teacher import GoldChoice, offline_teacher, teacher_tree
 from jdsl.envs.tau_retail import RetailEnv, tree_tools
 from jdsl.importers import ImportFormatError
 from jdsl.importers.otel import import_otel, otel_conversations
+from jdsl.ir.walk import walk_ir
 from jdsl.trace import ListTraceSink, read_events
 from jdsl.trace.otel import trace_spans, write_otlp_json
 from typer.testing import CliRunner
@@ -50,11 +51,11 @@ def test_the_instrumented_agent_compiles_with_dataflow_refs() -> None:
         for a in result.compiled.actions for c in a.choices
     }  # fmt: skip
     assert args[("list_orders", "customer_id")] == ("dataflow", {"ref": "lookup_out.id"})
-    # which order is a choice (a position is never a fixed index): a residual int selects it
-    assert args[("cancel", "order_id")] == (
-        "selection",
-        {"ref": "list_orders_out[$order_index].id"},
-    )
+    # which orders are a choice (never a fixed index, never a fixed count): the cancel is a
+    # loop over the orders a residual list[int] selects (compiler/staticize/loops.py)
+    assert args[("cancel", "order_id")] == ("loop", {"ref": "order_id_item.id"})
+    loops = [n for n in walk_ir(result.ir["root"]) if n.get("kind") == "for_each"]
+    assert [n["items"] for n in loops] == ["list_orders_out[$order_indexes]"]
     assert args[("lookup", "email")] == ("input", {"ref": "email"})
 
 

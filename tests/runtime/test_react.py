@@ -194,3 +194,23 @@ def test_ctrl_c_during_a_react_model_call_cancels_the_run():
     assert finished["stop_reason"] == "cancelled"
     assert sink.events[-1].kind == "episode.finished"
     assert sink.events[-1].payload["status"] == "cancelled"
+
+
+def test_the_run_says_which_react_took_over_from_which_failure_without_a_trace():
+    """A react ticked after a failed sibling takes over from it: the run's result says so
+    (``ctx.takeover``), traced or not; a run the first child serves has none."""
+    from jdsl import guard, sel
+
+    tree = root("r").do(
+        sel(guard("ready == true", id="is_ready"), react("q -> answer", tools=[add], id="fallback"))
+    )
+    ctx = tree.run(model=ScriptedModel("done"), q="?", ready=False)
+    assert ctx.status is Status.SUCCESS and ctx.takeover is not None
+    assert (ctx.takeover.by, ctx.takeover.failure.node_id) == ("fallback", "is_ready")
+    assert ctx.takeover.failure.reason.startswith("guard ready == true was false")
+    assert str(ctx.takeover) == f"fallback took over at is_ready: {ctx.takeover.failure.reason}"
+    sink = ListTraceSink()
+    traced = tree.run(model=ScriptedModel("done"), q="?", ready=False, trace_sink=sink)
+    started = next(e for e in sink.events if e.kind == "react.started").payload
+    assert started["after_failure"]["reason"] == traced.takeover.failure.reason
+    assert tree.run(model=ScriptedModel("done"), q="?", ready=True).takeover is None

@@ -114,3 +114,16 @@ def test_render_prompt_multi_and_react():
         "x -> a, b", {}
     )
     assert "Use the available tools" in render_prompt("x -> a", {"x": 1}, react=True)
+
+
+def test_an_output_named_with_a_leading_underscore_validates() -> None:
+    """pydantic keeps ``_name`` fields private: an imported call argument ``_raw_arguments``
+    compiled to a choice whose replay raised ``AttributeError: 'Outputs' object has no
+    attribute '_raw_arguments'``."""
+    sig = Signature.parse("x -> _raw_arguments, n: int")
+    assert sig.validate_outputs({"_raw_arguments": " a ", "n": "2"}) == {
+        "_raw_arguments": "a",
+        "n": 2,
+    }
+    with pytest.raises(ModelOutputError, match="output n: 'x' is not a valid int"):
+        sig.validate_outputs({"_raw_arguments": "a", "n": "x"})

@@ -213,6 +213,25 @@ def test_every_jsonl_line_is_the_canonical_json_of_its_event(tmp_path, text: str
     assert lines == [event.to_json() for event in events]
 
 
+def test_ids_and_parents_of_a_long_episode_are_the_canonical_json(tmp_path) -> None:
+    """Event ids are written from a per-256-events prefix: lines past the first blocks, and
+    parents in an earlier block, are still each event's canonical JSON."""
+    path = tmp_path / "t.jsonl"
+    with JsonlTraceSink(path, flush_events=97) as sink:
+        record = recorder_for(sink, "cap", "ep")
+        first = record("node.enter", {"node_id": "root"})
+        parent = first
+        for n in range(1, 700):
+            parent = record("node.exit", {"n": n}, first if n % 3 == 0 else parent)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    events = read_events(path)
+    assert len(lines) == 700 and verify_chain(events) == []
+    assert lines == [event.to_json() for event in events]
+    ids = [event.event_id for event in events]
+    assert [int(i[-12:], 16) for i in ids] == list(range(700))
+    assert events[699].parent_event_id == ids[0] and events[698].parent_event_id == ids[697]
+
+
 @pytest.mark.parametrize("text", TRICKY)
 def test_event_text_is_the_canonical_json_of_the_fields(text: str) -> None:
     event = TraceEvent(

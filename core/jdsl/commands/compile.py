@@ -40,6 +40,7 @@ from jdsl.commands.validate import (
     initial_state,
 )
 from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
+from jdsl.compiler.admit import cut_note, finished_only
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
 from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shards
 from jdsl.compiler.families import GroupBy, recommended_grouping
@@ -49,6 +50,7 @@ from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
 from jdsl.trace import iter_episodes
+from jdsl.trace.filenames import file_names, path_inside, safe_file_name
 
 __all__ = ["compile_command"]
 
@@ -200,8 +202,10 @@ def _compile(
     state: str | None,
 ) -> None:
     """The normalized episodes into a package, one per family, or held out; ``compile_all``
-    compiles all of them (the engine's :func:`~jdsl.compiler.compile_normalized`)."""
-    _require_success(normalized, traces)
+    compiles all of them (the engine's :func:`~jdsl.compiler.compile_normalized`, which leaves
+    out the episodes cut off mid-run and notes them in its report; the families and held-out
+    compiles get only the complete episodes, under a note)."""
+    normalized, cut = _require_success(normalized, traces)
     if group_by is None and (recommended := recommended_grouping(normalized)) is not None:
         if not out.is_dir() and (out.exists() or out.suffix == SUFFIX):
             what = "is a file" if out.exists() and not out.is_dir() else (
@@ -212,6 +216,8 @@ def _compile(
         typer.echo(f"grouping by {recommended} (the importer's recommendation; --group-by to "
                    "change)", err=True)  # fmt: skip
         group_by = recommended
+    if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
+        typer.echo(f"note: {cut_note(cut)}")
     base = name or next(
         (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
     )
@@ -226,7 +232,10 @@ def _compile(
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
-        target = out / f"{base}{SUFFIX}" if out.is_dir() else out
+        target = path_inside(out, safe_file_name(base, suffix=SUFFIX)) if out.is_dir() else out
+        if out.is_dir() and target.name != f"{base}{SUFFIX}":
+            typer.echo(f"note: the package name {base!r} is not a safe file name; the file is "
+                       f"{target.name} (-n NAME to choose)", err=True)  # fmt: skip
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
     _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
@@ -264,6 +273,7 @@ def _compile_families(
     )
     rows, failed, written = [], False, 0
     width = family_width(list(compiled.members))
+    files = file_names(compiled.members, suffix=SUFFIX)  # a family never names a path
     for family, members in sorted(compiled.members.items(), key=_natural):
         result = compiled.results.get(family)
         if result is None:  # refused: no successful episode in this family
@@ -271,7 +281,8 @@ def _compile_families(
                         f"{'not written':>39}")  # fmt: skip
             failed = True
             continue
-        target = _write_package(result.package, out / f"{family}{SUFFIX}") if result.ok else None
+        file = path_inside(out, files[family])
+        target = _write_package(result.package, file) if result.ok else None
         rows.append(_family_row(family, width, result, target))
         if result.verification.status == "failed":
             rows.append(first_problem(result))
@@ -316,19 +327,29 @@ def _verification_fail(status: str) -> Exception:
     return cli_fail("verification failed; no package written", "see the problems above")
 
 
-def _require_success(normalized: Sequence[NormEpisode], paths: Sequence[Path]) -> None:
-    """The compiler builds from successful episodes (or ones of unknown outcome)."""
+def _require_success(
+    normalized: Sequence[NormEpisode], paths: Sequence[Path]
+) -> tuple[Sequence[NormEpisode], tuple[str, ...]]:
+    """The compiler builds from successful episodes (or ones of unknown outcome), never from
+    episodes cut off mid-run: ``(the complete episodes, the ids of the cut ones)``.
+
+    Raises:
+        CompileError: every episode is cut off mid-run (``finished_only``,
+            :mod:`jdsl.compiler.admit`).
+    """
     files = ", ".join(str(p) for p in paths)
     if not normalized:
         raise cli_fail(
             f"no episodes in {files}",
             "record runs with a JsonlTraceSink, or convert other logs with `jdsl import`",
         )
-    if all(e.success is False for e in normalized):
+    complete, cut = finished_only(normalized)
+    if all(e.success is False for e in complete):
         raise cli_fail(
             f"no successful episode in {files} ({len(normalized)} failed or cancelled)",
             "a package is compiled from runs that succeeded; add traces of successful runs",
         )
+    return complete, cut
 
 
 def _write_package(package: BehaviorPackage, target: Path) -> Path:

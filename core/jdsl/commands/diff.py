@@ -16,9 +16,9 @@ from pathlib import Path
 import typer
 
 from jdsl.commands.boundary import cli_fail
+from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_behavior
-from jdsl.compiler import NormEpisode, normalize_all
-from jdsl.compiler.families import family_members
+from jdsl.compiler import normalize_all
 from jdsl.compiler.stepdiff import (
     compared_episodes,
     diff_html,
@@ -56,7 +56,7 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
     if episode is None and not every:
-        normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
+        normalized = family_runs(normalized, pkg, doing="diffing", all_does="diffs them too")
     compared, skipped = compared_episodes(normalized, episode)
     diffs = [step_diff(pkg.ir, norm) for norm in compared]
     if diffs:
@@ -70,14 +70,3 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
         typer.echo(f"html: {html}", err=True)
     if diverged:
         raise typer.Exit(code=1)
-
-
-def _family_runs(normalized: Sequence[NormEpisode], family: str) -> list[NormEpisode]:
-    """The runs of the package's family (:func:`~jdsl.compiler.families.family_members`), with
-    a note on stderr of how many runs of other families were skipped."""
-    members, by = family_members(normalized, family)
-    if by is not None and len(members) < len(normalized):
-        skipped = len(normalized) - len(members)
-        typer.echo(f"diffing the {len(members)} run(s) of family {family!r} (grouped by {by}); "
-                   f"{skipped} run(s) of other families skipped (--all diffs them too)", err=True)  # fmt: skip
-    return members

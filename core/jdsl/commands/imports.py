@@ -28,7 +28,7 @@ from jdsl.commands.boundary import (
 )
 from jdsl.importers.common import emit_conversations
 from jdsl.importers.conversation import Conversation
-from jdsl.importers.openai_chat import openai_chat_conversations
+from jdsl.importers.openai_chat import openai_chat_conversations, raw_argument_calls
 from jdsl.importers.otel import otel_conversations
 from jdsl.importers.tau_bench import (
     DOMAINS,
@@ -38,6 +38,7 @@ from jdsl.importers.tau_bench import (
 )
 from jdsl.trace import EventKind, JsonlTraceSink, TraceEvent, blob_dir_for
 from jdsl.trace.atomic import temp_beside
+from jdsl.trace.filenames import path_inside, safe_file_name
 
 __all__ = ["import_app"]
 
@@ -78,9 +79,14 @@ def _has_content(path: Path) -> bool:
     return any(key in text for key in _CONTENT_KEYS)
 
 
+def _in_dir(out: Path, source: Path) -> Path:
+    """``out/<source stem>.jsonl``, the stem made one safe file name."""
+    return path_inside(out, safe_file_name(source.stem, suffix=".jsonl"))
+
+
 def _target(source: Path, out: Path) -> Path:
     """``out``, or ``out/<source stem>.jsonl`` when ``out`` is a directory; never ``source``."""
-    target = out / f"{source.stem}.jsonl" if out.is_dir() else require_parent(out, "-o")
+    target = _in_dir(out, source) if out.is_dir() else require_parent(out, "-o")
     if target.exists() and target.resolve() == source.resolve():
         raise cli_fail(f"-o {target} is the source file", "write the trace to another file")
     return target
@@ -94,7 +100,7 @@ def _run(
     as_dir = out.endswith(("/", os.sep)) and not Path(out).exists()
     if as_dir:
         require_parent(Path(out), "-o")
-    target = Path(out) / f"{source.stem}.jsonl" if as_dir else _target(source, Path(out))
+    target = _in_dir(Path(out), source) if as_dir else _target(source, Path(out))
     conversations = reader(source)
     if not conversations:
         raise cli_fail(
@@ -175,7 +181,19 @@ def openai_chat_command(
     out: str = _OUT,
 ) -> None:
     """Import an OpenAI chat-completions log (JSONL, one conversation per line)."""
-    _run(openai_chat_conversations, log, out)
+
+    def read(path: Path) -> list[Conversation]:
+        found = openai_chat_conversations(path)
+        raw = raw_argument_calls(found)
+        if raw:
+            typer.echo(
+                f"warning: {len(raw)} tool call(s) have arguments that are not a JSON object "
+                f'(kept as {{"_raw_arguments": text}}; first: {raw[0]})',
+                err=True,
+            )
+        return found
+
+    _run(read, log, out)
 
 
 @import_app.command("otel")

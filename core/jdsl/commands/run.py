@@ -63,6 +63,11 @@ def run_model(ir: Mapping[str, Any], model_id: str | None, reply: Sequence[str])
 def report_run(ctx: Any) -> None:
     """Print a finished run (status, where it failed, blackboard) and exit 0 on success.
 
+    A run a react took over from a failure (a compiled package's fallback) says so on its
+    status line, where and why: ``status: success (fallback took over at order_is_pending:
+    guard order.status == "pending" was false (...))`` (``ctx.takeover``); a bare
+    ``status: success`` is a run the tree served without a takeover.
+
     What is printed goes through the default :class:`~jdsl.trace.Redactor`, as a trace file's
     payloads do: a value under a key such as ``api_key`` or ``password``, and a substring that
     looks like a credential (``sk-...``), print as ``«redacted»``; so does a value hidden on
@@ -70,7 +75,8 @@ def report_run(ctx: Any) -> None:
     """
     redactor = Redactor()
     board = redactor.redact(jsonable(dict(ctx.blackboard)))  # first: learns what to follow
-    typer.echo(f"status: {ctx.status.value}")
+    served = "" if ctx.takeover is None else f" ({redactor.redact_text(str(ctx.takeover))})"
+    typer.echo(f"status: {ctx.status.value}{served}")
     if ctx.error is not None:
         # A host tool's own exception (a KeyError's text is only the key) is shown as the run's
         # failure, which names the node and the exception type; jdsl's errors carry their fix.

@@ -99,6 +99,13 @@ def _line(event: TraceEvent) -> str | None:
     return None
 
 
+def _status_word(episode: Episode) -> str:
+    """How an episode ended, one word wherever ``jdsl show`` prints it: its recorded status,
+    ``unfinished`` when cut off mid-run (no ``episode.finished``: a truncated file, a killed
+    run), ``unknown`` when it finished without recording one."""
+    return episode.status or ("unknown" if episode.complete else "unfinished")
+
+
 def episode_timeline(episode: Episode) -> str:
     """An episode as text: a header, then one line per step, indented by tree depth.
 
@@ -107,7 +114,7 @@ def episode_timeline(episode: Episode) -> str:
     started, finished = episode.started, episode.finished
     head = (
         f"episode {episode.episode_id}  skill={started.get('skill')}  "
-        f"status={finished.get('status', 'unfinished')}  events={len(episode)}"
+        f"status={_status_word(episode)}  events={len(episode)}"
     )
     lines, depth = [_escaped(head)], 0
     for event in episode.ordered():
@@ -129,7 +136,7 @@ def _episodes_table(episodes: Iterable[Episode]) -> str:
     for e in episodes:
         rows.append(
             f"{_escaped(e.episode_id)[:36]:<36} {_escaped(e.skill)[:20]:<20} "
-            f"{_escaped(e.status)[:10]:<10} {len(e.tool_calls()):>5} {len(e.model_calls()):>5}"
+            f"{_escaped(_status_word(e))[:10]:<10} {len(e.tool_calls()):>5} {len(e.model_calls()):>5}"
         )
     return "\n".join(rows)
 

@@ -22,6 +22,7 @@ from typing import Any
 import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail, count, reporting_skips
+from jdsl.commands.families import family_runs
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_non_package
 from jdsl.compiler import (
@@ -32,13 +33,16 @@ from jdsl.compiler import (
     normalize_all,
     validate_package,
 )
+from jdsl.compiler.admit import cut_note, finished_only
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
-from jdsl.compiler.families import GroupBy, family_members
+from jdsl.compiler.families import GroupBy
 from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
+from jdsl.envs.tau_retail import initial_reads as retail_reads
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, load_package
 from jdsl.trace import SkippedLines, read_events
+from jdsl.trace.filenames import file_names, path_inside
 
 __all__ = [
     "HOLDOUT_OPTION",
@@ -76,7 +80,10 @@ HOLDOUT_OPTION = typer.Option(
 )
 """``jdsl compile --holdout N`` (the option, declared here with the code it runs)."""
 
-INITIAL_STATES: dict[str, Callable[[], ReadAnswers]] = {"tau_airline": initial_reads}
+INITIAL_STATES: dict[str, Callable[[], ReadAnswers]] = {
+    "tau_airline": initial_reads,
+    "tau_retail": retail_reads,
+}
 """``--initial-state`` names: the state every run of a domain starts from."""
 
 INITIAL_STATE_OPTION = typer.Option(
@@ -147,7 +154,8 @@ def validate_command(
 ) -> None:
     """Would the package have served these runs, and done what they did? (exit 1 on a
     divergence). By default only the runs of the package's family are checked (the family
-    its manifest names, grouped as the compile grouped them); --all checks every run."""
+    its manifest names, grouped as the compile grouped them); --all checks every run. A run
+    cut off mid-run (no episode.finished) is left out under a note."""
     pairs = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     refuse_non_package(path, "jdsl package validate")
     for trace in traces:
@@ -173,10 +181,14 @@ def _validate(
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
+    complete, cut = finished_only(normalized, which=f"in {', '.join(map(str, traces))}")
+    if cut:  # a run cut off mid-run did not end: there is nothing to compare the package with
+        typer.echo(f"note: {cut_note(cut)}", err=True)
+        normalized = list(complete)
     if only:
         normalized = _chosen(normalized, only)
     elif not every:
-        normalized = _family_runs(normalized, str(pkg.manifest.get("task_family") or ""))
+        normalized = family_runs(normalized, pkg, doing="validating on", all_does="checks them too")
     reads = initial_state(state, normalized)
     report = validate_package(pkg, normalized, canonical=mapping, reads=reads)
     typer.echo(report.text)
@@ -195,17 +207,6 @@ def _chosen(normalized: Sequence[NormEpisode], ids: Sequence[str]) -> list[NormE
         near = ", ".join(sorted(known)[:5]) + (", ..." if len(known) > 5 else "")
         raise cli_fail(f"no episode {unknown[0]!r} in the traces", f"pass one of: {near}")
     return [e for e in normalized if e.episode_id in set(ids)]
-
-
-def _family_runs(normalized: Sequence[NormEpisode], family: str) -> list[NormEpisode]:
-    """The runs of the package's family (:func:`~jdsl.compiler.families.family_members`), with
-    a note on stderr of how many runs of other families were skipped."""
-    members, by = family_members(normalized, family)
-    if by is not None and len(members) < len(normalized):
-        skipped = len(normalized) - len(members)
-        typer.echo(f"validating on the {len(members)} run(s) of family {family!r} (grouped by {by}); "
-                   f"{skipped} run(s) of other families skipped (--all checks them too)", err=True)  # fmt: skip
-    return members
 
 
 _COLUMNS = ("held", "served", "matched", "unrepl", "fallback", "refused", "diverged", "consts")
@@ -281,6 +282,7 @@ def compile_holdout(
     )
     width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
+    files = file_names((f for f, _ in families), suffix=SUFFIX)  # a family never names a path
     rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
 
     def compile_family(family: str, kept: list[NormEpisode]) -> Any:
@@ -295,8 +297,8 @@ def compile_holdout(
             rows.append(_row(family, width, runs, "too few", None, None))
             notes.append(_too_few(family, members, n))
             continue
-        written = export_jdsl(result.package, out / f"{family}{SUFFIX}", add_suffix=False) if (
-            result.ok) else None  # fmt: skip
+        file = path_inside(out, files[family])
+        written = export_jdsl(result.package, file, add_suffix=False) if result.ok else None
         counts = _counts(report, one.held)
         rows.append(_row(family, width, runs, result.verification.status, counts, written))
         if (line := _held_line(report, one.held)) is not None:

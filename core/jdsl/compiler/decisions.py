@@ -19,6 +19,7 @@ from jdsl.compiler.fallback import hands_over
 from jdsl.compiler.families import is_write
 from jdsl.compiler.fits import OTHER_ROUTE, path_calls, run_fits
 from jdsl.compiler.lineage import element_index, selected_indexes
+from jdsl.compiler.loop_answers import loop_selections
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.ways import agreement, collapsed, collapsed_positions, never_holds
 from jdsl.errors import JdslError
@@ -103,7 +104,7 @@ def decision_model(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpis
     routes = _routes(nodes, episode)
     reached = _reached(nodes[0], routes) if nodes else set()
     chosen = {**routes, **_chosen_arguments(nodes, episode, reached),
-              **_loop_selections(nodes, episode, reached)}  # fmt: skip
+              **loop_selections(nodes, episode, reached)}  # fmt: skip
     events: list[dict[str, Any]] = []
     for node_id, outputs in shape.predicts:
         if node_id not in reached:  # an alternative the run did not take: never answered
@@ -402,70 +403,6 @@ def _numbered(
 
 
 _BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
-
-
-def _loop_selections(
-    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
-) -> dict[str, Any]:
-    """``{key: indexes}`` for each loop over selected elements ``for_each x in xs[$key]``
-    whose child calls a tool with an argument ``x<tail>``: the index in ``xs`` of each call of
-    that loop's run in the episode (what the residual that selects answered). The calls of a
-    tool whose argument is ``xs[k]<tail>`` form runs (consecutive successful calls of it); the
-    n-th such loop of a tool in the tree (pre-order) takes the n-th run; with ``reached`` (the
-    run's path, :func:`_reached`), among the loops the run reaches only."""
-    found: dict[str, Any] = {}
-    seen: dict[str, int] = {}  # tool -> loops of it so far
-    for node in nodes:
-        match = (
-            _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
-        )
-        if match is None or match["key"] in found:
-            continue
-        inside = {str(n.get("id") or "") for n in _walk(node.get("child"))}
-        if reached is not None and not inside & reached:
-            continue
-        looped = _looped(node, match["head"], match["key"])
-        if looped is None:
-            continue
-        tool, arg, path = looped
-        runs = _runs(episode.ok_steps(), tool, arg, path, match["key"])
-        n = seen[tool] = seen.get(tool, -1) + 1
-        found[match["key"]] = runs[n] if n < len(runs) else []
-    return found
-
-
-def _looped(node: dict[str, Any], head: str, key: str) -> tuple[str, str, str] | None:
-    """``(tool, argument, xs[$key]<tail>)`` of the first call in a loop's child whose argument
-    reads the loop's element (``x<tail>``), or None."""
-    item = str(node.get("item"))
-    for action in _walk(node.get("child")):
-        if action.get("kind") != "action":
-            continue
-        for arg, spec in (action.get("args") or {}).items():
-            ref = str(spec.get("ref", "")) if isinstance(spec, dict) else ""
-            tail = ref[len(item) :]
-            if ref.startswith(item) and (not tail or tail[0] in ".["):
-                return str(action.get("tool")), arg, f"{head}[${key}]{tail}"
-    return None
-
-
-def _runs(steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str) -> list[list[int]]:
-    """The element indexes of each run of consecutive calls of ``tool`` whose ``arg`` is an
-    element of the list ``path`` selects from."""
-    runs: list[list[int]] = []
-    last = -2
-    for at, step in enumerate(steps):
-        if step.logical_tool != tool:
-            continue
-        k = element_index(path, step.arg_sources.get(arg, ())).get(key)
-        if k is None:
-            continue
-        if at != last + 1 or not runs:
-            runs.append([])
-        runs[-1].append(k)
-        last = at
-    return runs
 
 
 def run_inputs(tree: Root | Mapping[str, Any] | TreeShape, episode: NormEpisode) -> dict[str, Any]:

@@ -363,14 +363,15 @@ def holdout_split(
     episodes: Sequence[NormEpisode], n: int
 ) -> tuple[list[NormEpisode], list[NormEpisode]]:
     """``(compile, held out)``: the last ``n`` successful episodes (in order) are held out;
-    everything else compiles (failed runs stay there: they are never compiled from).
+    everything else compiles (failed runs, and runs cut off mid-run, stay there: they are
+    never compiled from).
 
     Raises:
         CompileError: ``n`` is below 1.
     """
     if n < 1:
         raise CompileError(f"hold out at least 1 episode, not {n}; pass n >= 1")
-    successful = [e for e in episodes if e.success is not False]
+    successful = [e for e in episodes if e.success is not False and e.complete]
     held = {e.episode_id for e in successful[-n:]}
     return [e for e in episodes if e.episode_id not in held], [
         e for e in episodes if e.episode_id in held

@@ -68,6 +68,7 @@ class _Walker:
         self.started: dict[str, Any] = {}
         self.finished: dict[str, Any] = {}
         self.outcome: dict[str, Any] | None = None
+        self.ended = False
         self.ok_count = 0
         self.occurrences: dict[str, int] = {}
         self.fresh_store: dict[str, Any] = {}
@@ -87,9 +88,11 @@ class _Walker:
 
     def _episode_finished(self, event: EventLike) -> None:
         self.finished = dict(event.payload)
+        self.ended = True
 
     def _outcome(self, event: EventLike) -> None:
         self.outcome = dict(event.payload)
+        self.ended = True
 
     def _user_message(self, event: EventLike) -> None:
         content = event.payload.get("content")
@@ -269,6 +272,7 @@ class _Walker:
             source_digest=_digest(records),
             conversation=tuple(self.said),
             replies=tuple(self.replied),
+            complete=self.ended,
         )
 
 

@@ -142,6 +142,10 @@ class NormEpisode:
             :mod:`jdsl.compiler.unused`, looks for a read's values in).
         dropped: calls the compiler left out of ``steps`` (unused reads, no-ops), each
             numbered as the call that followed it; replay still answers a read from them.
+        complete: whether the run's end is recorded (``episode.finished``, or an outcome
+            event); False for a run cut off mid-run, which is never compiled from
+            (:func:`~jdsl.compiler.admit.finished_only`). ``success`` is None both for it
+            and for a finished run whose outcome is unknown.
     """
 
     __reduce__ = _reduce
@@ -159,6 +163,7 @@ class NormEpisode:
     conversation: tuple[str, ...] = ()
     replies: tuple[tuple[int, str], ...] = ()
     dropped: tuple[NormStep, ...] = ()
+    complete: bool = True
 
     def tool_sequence(self) -> tuple[str, ...]:
         """The logical tools of the successful calls, in order (the episode's skeleton)."""

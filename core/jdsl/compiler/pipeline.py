@@ -7,12 +7,13 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, read_only_of, successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -25,7 +26,7 @@ from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reduce import FactTable
 from jdsl.compiler.rejoin import share_stores
-from jdsl.compiler.staticize import staticize
+from jdsl.compiler.staticize import Family, emit_plan, plan_key, prepare
 from jdsl.compiler.staticize.scans import scan_stores
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
@@ -117,6 +118,7 @@ class CompileResult:
         normalized: the normalized episodes (a :class:`~jdsl.compiler.store.NormStore` when
             streamed: each read decodes the episode).
         metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
+        cut_off: the episodes left out as cut off mid-run (:mod:`jdsl.compiler.admit`).
     """
 
     package: BehaviorPackage
@@ -125,6 +127,7 @@ class CompileResult:
     verification: VerificationReport
     normalized: Sequence[NormEpisode]
     metrics: PackageMetrics
+    cut_off: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -171,6 +174,7 @@ class CompileResult:
             constants=constants,
             model_decisions=[r.node["id"] + ": " + r.node["signature"] for r in c.residuals],
             notes=list(c.notes),
+            cut_off=list(self.cut_off),
         )
 
 
@@ -180,31 +184,6 @@ def _how(choice: ArgChoice, decided: set[str]) -> str:
     if choice.how == "dataflow" and top_key(choice.source or "") in decided:
         return "model output"
     return "input, stated by the user" if choice.stated else choice.how
-
-
-def _require_calls(pool: Sequence[NormEpisode]) -> None:
-    """Refuse a pool in which no episode completed a tool call: its skeleton would be empty.
-
-    Raises:
-        CompileError: naming the episodes; when their outcome is unknown (no
-            ``episode.finished``), saying they look cut off mid-run (a truncated trace file).
-    """
-    if any(step.ok for episode in pool for step in episode.steps):
-        return
-    ids = [episode.episode_id for episode in pool]
-    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-    if all(episode.success is None for episode in pool):
-        raise CompileError(
-            f"the {len(ids)} episode(s) to compile from ({shown}) end before their first "
-            "completed tool call and without episode.finished: they look cut off mid-run (a trace file "
-            "truncated, or a run killed); pass the complete trace, or record the runs again",
-            episodes=ids,
-        )
-    raise CompileError(
-        f"the {len(ids)} successful episode(s) ({shown}) complete no tool call, so there "
-        "is no skeleton to compile; a behavior is compiled from runs whose tool calls succeed",
-        episodes=ids,
-    )
 
 
 def _spec_text(spec: Mapping[str, Any]) -> str:
@@ -262,7 +241,9 @@ def compile_behavior(
 
     Raises:
         CompileError: an episode's hash chain is broken (an edited, dropped or reordered
-            event), or no episode succeeded.
+            event), no episode succeeded, or every episode is cut off mid-run (no
+            ``episode.finished``: :mod:`jdsl.compiler.admit`; when only some are, they are
+            left out, and the report's notes and ``cut_off`` name them).
         CompileInputError: ``episodes`` is none of the forms above (a ``TypeError`` too).
         TraceNotFoundError: a trace path that does not exist (a ``FileNotFoundError`` too).
 
@@ -321,19 +302,22 @@ def compile_normalized(
     may support such a lookup the family took too few times.
 
     This is the one place the passes are chained (the CLI, ``show --compile``, held-out
-    validation, the demo and the Dask engine all come here).
+    validation, the demo and the Dask engine all come here). Episodes cut off mid-run are left
+    out first (:func:`~jdsl.compiler.admit.finished_only`), and a note says how many.
 
     Raises:
-        CompileError: no episode succeeded (see :func:`require_success`).
+        CompileError: no episode succeeded (see :func:`~jdsl.compiler.admit.require_success`), or every one is cut
+            off mid-run.
     """
+    normalized, cut = finished_only(normalized)
     require_success(normalized)
     normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
     normalized, noops = drop_noops(normalized, effects)
     normalized, shared = share_stores(normalized, read_only_of(effects))
     normalized, scanned = scan_stores(normalized, read_only_of(effects))
     if (
-        noops or unused or shared or scanned
-    ):  # the shards' facts and replay hold the calls as recorded
+        noops or unused or shared or scanned or cut
+    ):  # the shards' facts and replay hold the calls (and the episodes) as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -341,22 +325,17 @@ def compile_normalized(
         else facts.candidates(contracts)
     )
 
-    def compiled_as(
-        hand_over: bool = False, same_writes: bool = False, unaccounted: Collection[str] = (),
-        always: bool = False, rejoin: bool = True,
-    ) -> CompiledBehavior:  # fmt: skip
-        made = staticize(normalized, candidates, name=name, model=model, effects=effects,
-                         min_support=min_support, hand_over=hand_over, same_writes=same_writes,
-                         unaccounted=unaccounted, always=always, rejoin=rejoin,
-                         peers=peers)  # fmt: skip
+    def compiled_as(family: Family, plan: BranchPlan) -> CompiledBehavior:
+        made = emit_plan(family, plan, candidates, name=name, model=model)
         if noops or unused:
             made = dataclasses.replace(made, notes=(*made.notes, *(
                 f"no-op tool {tool} not compiled (read-only, answered nothing, result unused)"
                 for tool in noops), *unused_notes(unused)))  # fmt: skip
         return attach_fallback(made, normalized) if fallback else made
 
-    def settled(rejoin: bool) -> tuple[CompiledBehavior, VerificationReport]:
-        compiled = compiled_as(rejoin=rejoin)
+    def settled(family: Family) -> tuple[CompiledBehavior, VerificationReport]:
+        plan = family.plan()
+        compiled = compiled_as(family, plan)
         report = verify(compiled, normalized, replay=replay, effects=effects, reads=reads)
         if fallback and report.structural_ok and (not report.ok or report.fallbacks):
             # the path followed (one run's, when no path has the support to be branched) does
@@ -365,15 +344,21 @@ def compile_normalized(
             # fits) if that serves more, else, instead of a failure, hand over where the paths
             # part (and where a path too thin to compile, holding a run left unaccounted, parts
             # from them; the last resort: the paths' common part, handing over where they part
-            # whatever their support: a package that does the known part rather than none)
+            # whatever their support: a package that does the known part rather than none).
+            # A retry whose plan is one already compiled makes that program: not compiled again
             unaccounted = [e.episode_id for e in report.unaccounted]
             retries: list[dict[str, Any]] = [{"same_writes": True},
                                              {"hand_over": True, "unaccounted": unaccounted},
                                              {"hand_over": True, "always": True}]  # fmt: skip
+            tried = {plan_key(plan)}
             for retry in retries:
                 if report.ok and "hand_over" in retry:
                     break
-                other = compiled_as(**retry, rejoin=rejoin)
+                other_plan = family.plan(**retry)
+                if plan_key(other_plan) in tried:
+                    continue
+                tried.add(plan_key(other_plan))
+                other = compiled_as(family, other_plan)
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
@@ -381,14 +366,21 @@ def compile_normalized(
                     return other, checked
         return compiled, report
 
-    compiled, report = settled(rejoin=True)
-    if shared and report.structural_ok and (not report.ok or report.fallbacks):
+    def family_of(rejoin: bool) -> Family:
+        return prepare(normalized, candidates, effects=effects, min_support=min_support,
+                       rejoin=rejoin, peers=peers)  # fmt: skip
+
+    rejoined = family_of(rejoin=True)
+    compiled, report = settled(rejoined)
+    if shared and rejoined.choices and report.structural_ok and (not report.ok or report.fallbacks):
         # the alternative lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs
         # to the fallback: each its own way, unless the rejoined program verifies and matches
-        # at least as many runs
-        apart, checked = settled(rejoin=False)
+        # at least as many runs (no lookup rejoined: each is its own way already)
+        apart, checked = settled(family_of(rejoin=False))
         if not report.ok or (checked.ok and checked.matched > report.matched):
             compiled, report = apart, checked
+    if cut:
+        compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,
@@ -401,6 +393,7 @@ def compile_normalized(
         verification=report,
         normalized=normalized if isinstance(normalized, NormStore) else tuple(normalized),
         metrics=package_metrics(compiled.ir),
+        cut_off=cut,
     )
 
 
@@ -417,25 +410,6 @@ def check_chains(episodes: Iterable[Any]) -> None:
         refuse_broken(episode)
 
 
-def require_success(normalized: Sequence[NormEpisode]) -> None:
-    """Refuse to compile when no episode succeeded (nor has an unknown outcome), or when the
-    episodes compiled from complete no tool call (there is no skeleton to compile).
-
-    Raises:
-        CompileError: naming how many episodes there were and the fix.
-    """
-    pool = successful_pool(normalized)
-    if pool:
-        _require_calls(pool)
-        return
-    raise CompileError(
-        f"no successful episode among {len(normalized)}: a behavior is compiled from runs "
-        "that succeeded; record successful runs, or mark outcomes (episode.finished status "
-        "'success', or an outcome/reward event)",
-        episodes=[e.episode_id for e in normalized],
-    )
-
-
 @dataclass(frozen=True)
 class CompiledFamilies:
     """What :func:`compile_families` produced, family by family (sorted by name).
@@ -445,12 +419,14 @@ class CompiledFamilies:
         members: ``{family: its episodes}``.
         results: ``{family: CompileResult}`` for each family that compiled.
         refused: ``{family: why}`` for each family that could not (no successful episode...).
+        cut_off: the episodes left out as cut off mid-run (:mod:`jdsl.compiler.admit`).
     """
 
     by: str
     members: Mapping[str, Sequence[NormEpisode]]
     results: Mapping[str, CompileResult]
     refused: Mapping[str, str]
+    cut_off: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -473,7 +449,13 @@ def compile_families(
         task_family: recorded in each manifest (default: the family).
         effects: capability -> effects (which calls write: intent grouping, verification).
         **options: the other :func:`compile_normalized` arguments.
+
+    Episodes cut off mid-run are left out before grouping (``cut_off`` names them).
+
+    Raises:
+        CompileError: every episode is cut off mid-run.
     """
+    normalized, cut = finished_only(normalized)
     members: dict[str, Sequence[NormEpisode]] = {}
     results: dict[str, CompileResult] = {}
     refused: dict[str, str] = {}
@@ -488,4 +470,4 @@ def compile_families(
             )  # fmt: skip
         except CompileError as exc:
             refused[family] = str(exc)
-    return CompiledFamilies(by, members, results, refused)
+    return CompiledFamilies(by, members, results, refused, cut)

@@ -30,10 +30,11 @@ class EpisodeHead(NamedTuple):
     episode_id: str
     success: bool | None
     source_digest: str
+    complete: bool = True
 
     @classmethod
     def of(cls, episode: NormEpisode) -> EpisodeHead:
-        return cls(episode.episode_id, episode.success, episode.source_digest)
+        return cls(episode.episode_id, episode.success, episode.source_digest, episode.complete)
 
 
 class NormStore(Sequence[NormEpisode]):
@@ -137,7 +138,8 @@ class NormStore(Sequence[NormEpisode]):
         return f"NormStore({len(self)} episodes, {size:,} bytes, {len(self._irs)} teacher IRs)"
 
     def heads(self) -> list[EpisodeHead]:
-        """Each episode's id, outcome and source digest, in order, read without decoding."""
+        """Each episode's id, outcome, source digest and whether it is complete, in order,
+        read without decoding."""
         return list(self._heads)
 
     @property

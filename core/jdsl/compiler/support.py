@@ -78,6 +78,22 @@ class SameCalls:
         skip = {episode_id, *exclude}
         return [step for eid, step in index.get(keys[position], ()) if eid not in skip]
 
+    def instead(
+        self, episode_id: str, position: int, tool: str, exclude: Iterable[str]
+    ) -> list[NormStep]:
+        """The calls of ``tool`` the other runs (none of ``exclude``) made where ``episode_id``
+        made the call at ``position`` instead (a recovering call: where the runs whose call of
+        ``tool`` worked made it), after the same writes."""
+        index = self._built()
+        keys = self._keys.get(episode_id)
+        if keys is None or not 0 <= position < len(keys):
+            return []
+        writes, before, _, _ = keys[position]
+        since = sum(1 for k in keys[:position] if k[1] == before and k[2] == tool)
+        skip = {episode_id, *exclude}
+        found = index.get((writes, before, tool, since), ())
+        return [step for eid, step in found if eid not in skip]
+
 
 def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

@@ -13,6 +13,7 @@ Run ``python -m jdsl.demo.styles_job [style ...]`` for the table (``--help``: th
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
@@ -26,6 +27,7 @@ from jdsl.demo.heldout_job import HoldoutFigures, holdout_figures
 from jdsl.demo.retail_styles import STYLES, Style, style_runs
 from jdsl.importers import import_tau_bench
 from jdsl.ir.walk import walk_ir
+from jdsl.trace.filenames import path_inside, safe_file_name
 
 __all__ = ["StyleFigures", "frozen_values", "style_figures", "styles_lines"]
 
@@ -88,7 +90,7 @@ def style_figures(style: Style | str, work: Path | None = None) -> StyleFigures:
         frozen.extend(f"{family}: {what}" for what in frozen_values(result.ir))
 
     with tempfile.TemporaryDirectory() as tmp:
-        path = (work or Path(tmp)) / f"{style.name}-retail.json"
+        path = path_inside(work or tmp, safe_file_name(f"{style.name}-retail", suffix=".json"))
         path.write_text(json.dumps(rows), encoding="utf-8")
         raw = import_tau_bench(str(path)).episodes
     figures = holdout_figures(raw, on_compiled=scan)
@@ -107,8 +109,9 @@ def styles_lines(found: Sequence[StyleFigures]) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m jdsl.demo.styles_job [STYLE ...]``: the table of the styles named (all by
-    default); an unknown style is a usage error (exit 2)."""
+    """``python -m jdsl.demo.styles_job [--tasks-per-family N] [STYLE ...]``: the figures of
+    each style (all by default), its corpus over ``N`` tasks per family (default: the
+    style's own; 10 makes the 40-task corpora); an unknown style is a usage error (exit 2)."""
     parser = argparse.ArgumentParser(
         prog="python -m jdsl.demo.styles_job",
         description="The held-out figures of jdsl on tau-bench retail results files written by "
@@ -117,11 +120,23 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "styles", nargs="*", metavar="STYLE", help=f"of {', '.join(STYLES)} (default: all)"
     )
-    names = parser.parse_args(argv).styles or list(STYLES)
+    parser.add_argument(
+        "--tasks-per-family",
+        type=int,
+        metavar="N",
+        help="tasks per family in each corpus (default: the style's own; 10: 40-task corpora)",
+    )
+    args = parser.parse_args(argv)
+    names = args.styles or list(STYLES)
     unknown = [name for name in names if name not in STYLES]
     if unknown:
         parser.error(f"no style {unknown[0]!r}: pass one of {', '.join(STYLES)}")
-    print("\n".join(styles_lines([style_figures(name) for name in names])))
+    styles = [STYLES[name] for name in names]
+    if args.tasks_per_family is not None:
+        styles = [
+            dataclasses.replace(style, tasks_per_family=args.tasks_per_family) for style in styles
+        ]
+    print("\n".join(styles_lines([style_figures(style) for style in styles])))
 
 
 if __name__ == "__main__":

@@ -10,9 +10,10 @@ pydantic models to the trace writer, walks values recursively). Ints keep every 
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
+
+from jdsl.ir.nodes import finite_float, refuse_constant
 
 __all__ = ["MAX_DEPTH", "JsonDataError", "check_value", "loads"]
 
@@ -42,7 +43,7 @@ def loads(text: str | bytes) -> Any:
             the module doc).
     """
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+        value = json.loads(text, parse_constant=refuse_constant, parse_float=finite_float)
     except json.JSONDecodeError as exc:
         raise JsonDataError(exc.msg, f"line {exc.lineno} col {exc.colno}") from None
     except RecursionError:
@@ -51,17 +52,6 @@ def loads(text: str | bytes) -> Any:
         raise JsonDataError(str(exc).split("; use sys.")[0]) from None
     check_value(value)
     return value
-
-
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number; write a finite number or null")
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"the number {text[:40]} is too large for a double; write a smaller one")
-    return number
 
 
 def _too_deep(limit: int) -> str:

@@ -31,7 +31,13 @@ from jdsl.importers.common import ImportFormatError, emit_conversations
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.trace import EventSource, Trace, TraceSink
 
-__all__ = ["ChatBuilder", "chat_turns", "import_openai_chat", "openai_chat_conversations"]
+__all__ = [
+    "ChatBuilder",
+    "chat_turns",
+    "import_openai_chat",
+    "openai_chat_conversations",
+    "raw_argument_calls",
+]
 
 
 def _text(content: Any) -> str:
@@ -48,14 +54,20 @@ def _text(content: Any) -> str:
     raise ValueError(f"content must be a string or a list of parts, not {type(content).__name__}")
 
 
-def _arguments(raw: Any) -> dict[str, Any]:
+def _arguments(raw: Any, keep_raw: bool = True) -> dict[str, Any]:
+    """A call's arguments; text that is no JSON object becomes ``{"_raw_arguments": text}``,
+    or (``keep_raw=False``) a ValueError naming the text."""
     if isinstance(raw, dict):
         return raw
     try:
         value = jsondata.loads(raw) if raw else {}
     except (TypeError, ValueError):
-        return {"_raw_arguments": raw}
-    return value if isinstance(value, dict) else {"_raw_arguments": raw}
+        value = None
+    if isinstance(value, dict):
+        return value
+    if not keep_raw:
+        raise ValueError(f"arguments are not JSON of an object: {str(raw)[:80]!r}")
+    return {"_raw_arguments": raw}
 
 
 @dataclass
@@ -69,7 +81,10 @@ class _OpenCall:
 class ChatBuilder:
     """Collects one conversation's turns, attaching tool messages to the calls they answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_raw_arguments: bool = True) -> None:
+        """``keep_raw_arguments=False``: arguments that are not JSON raise ValueError (tau-bench
+        parses every call's arguments, so its runs never hold such calls)."""
+        self.keep_raw = keep_raw_arguments
         self.system: list[str] = []
         self.turns: list[UserTurn | tuple[str, list[_OpenCall]]] = []
         self.calls: dict[str, _OpenCall] = {}
@@ -94,7 +109,11 @@ class ChatBuilder:
             raise ValueError(
                 f"a tool call's function must be an object, not {type(function).__name__}"
             )
-        call = _OpenCall(call_id, function.get("name", ""), _arguments(function.get("arguments")))
+        try:
+            arguments = _arguments(function.get("arguments"), self.keep_raw)
+        except ValueError as exc:
+            raise ValueError(f"tool call {call_id} {function.get('name')!r}: {exc}") from None
+        call = _OpenCall(call_id, function.get("name", ""), arguments)
         self.calls[call_id] = call
         if isinstance(call.name, str):
             self.waiting.setdefault(call.name, []).append(call)
@@ -228,6 +247,19 @@ def openai_chat_conversations(
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # a field's shape
             raise ImportFormatError(str(exc), path=path, where=f"line {number}") from exc
     return conversations
+
+
+def raw_argument_calls(conversations: Sequence[Conversation]) -> list[str]:
+    """``<episode> call <id> <tool> '<text>'`` of every call whose arguments were kept as
+    ``{"_raw_arguments": text}`` (not a JSON object), for ``jdsl import`` to warn of."""
+    return [
+        f"{c.episode_id} call {call.call_id} {call.name} {str(call.arguments['_raw_arguments'])!r}"
+        for c in conversations
+        for turn in c.turns
+        if isinstance(turn, AssistantTurn)
+        for call in turn.calls
+        if set(call.arguments) == {"_raw_arguments"}
+    ]
 
 
 def import_openai_chat(

@@ -13,8 +13,10 @@ Two file shapes are read, detected per row (both are JSON lists):
 
 Each run becomes one jdsl episode (events: :mod:`jdsl.importers.conversation`): its id is
 ``tau_<family>_<trial>``, its ``task_family`` ``<domain>_<split>_<task id>`` (the runs of one
-task form one family), its run inputs ``{"user_id": ...}``, its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by
-what they change unless told otherwise: :mod:`jdsl.compiler.families`) and ``initial_state:
+task form one family), its run inputs ``{"user_id": ...}`` only when a user message states it
+(:func:`~jdsl.importers.tau_results.stated_inputs`; the hidden ``info.task.user_id`` is
+metadata), its metadata ``group_by: "intent"`` (``jdsl compile`` groups the runs by what they
+change unless told otherwise: :mod:`jdsl.compiler.families`) and ``initial_state:
 "tau_<domain>"`` (the database every run starts from, which answers the reads a run never made
 in held-out validation: :mod:`jdsl.commands.validate`); what the user simulator said is kept
 as ``user.message`` events (the compiler reads them as the ``conversation``). A results file
@@ -42,7 +44,7 @@ from jdsl.envs.data import DataNotFoundError, load_json
 from jdsl.errors import InputError
 from jdsl.importers.common import ImportFormatError, emit_conversations, read_json
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
-from jdsl.importers.tau_results import ParsedRun, RunFormatError, parse_run
+from jdsl.importers.tau_results import ParsedRun, RunFormatError, parse_run, stated_inputs
 from jdsl.trace import EventSource, Trace, TraceSink
 
 __all__ = [
@@ -97,7 +99,7 @@ class TauEpisode(BaseModel):
     task_split: str = "test"
     task_id: int | str
     trial: int = 0
-    reward: float | None = None
+    reward: float | None = Field(default=None, ge=0.0, le=1.0)  # tau-bench: 1.0 solved
     agent_model: str | None = None
     user_id: str | None = None
     instruction: str = ""
@@ -210,15 +212,16 @@ def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
         "source_episode_id": episode.episode_id,
         "reward": episode.reward,
     }
+    turns = [_turn(step, at) for at, step in enumerate(episode.steps)]
     return Conversation(
         episode_id=f"tau_{episode.family}_{episode.trial}",
         capture_id=capture_id,
         skill=f"tau_bench.{episode.domain}",
         source=EventSource(host="tau-bench", adapter="import.tau_bench", model=episode.agent_model),
-        inputs={"user_id": episode.user_id} if episode.user_id else {},
+        inputs=stated_inputs(episode.user_id, turns),
         metadata=metadata,
         tools=_domain_tools(episode.domain),
-        turns=[_turn(step, at) for at, step in enumerate(episode.steps)],
+        turns=turns,
         reward=episode.reward,
         passed=_passed(episode.reward),
     )
@@ -273,9 +276,25 @@ def _detect_domain(run: ParsedRun) -> str | None:
     return named[0] if named else None
 
 
+def _check_domain(run: ParsedRun, domain: str | None, path: Path, index: int) -> None:
+    """Raise ImportFormatError (naming the run, its calls' domain and the fix) when ``--domain``
+    names a domain whose tools the run's calls are not, and another domain's they are."""
+    called = {c.name for t in run.turns if isinstance(t, AssistantTurn) for c in t.calls}
+    if domain is None or not called or called <= _tool_names(domain):
+        return
+    fits = [d for d in DOMAINS if called <= _tool_names(d)]
+    if fits:
+        raise ImportFormatError(
+            f"its calls are {fits[0]} tools ({', '.join(sorted(called)[:3])}), not {domain} "
+            f"ones: drop --domain {domain} (the calls tell the domain) or pass --domain "
+            f"{fits[0]}", path=path, where=f"run {index} (task {run.task_id})",
+        )  # fmt: skip
+
+
 def _run_conversation(
     run: ParsedRun, index: int, path: Path, capture_id: str, domain: str | None
 ) -> Conversation:
+    _check_domain(run, domain, path, index)
     domain = domain or _detect_domain(run)
     if domain is None:
         raise RunFormatError(
@@ -297,7 +316,7 @@ def _run_conversation(
         capture_id=capture_id,
         skill=f"tau_bench.{domain}",
         source=EventSource(host="tau-bench", adapter="import.tau_bench"),
-        inputs={"user_id": run.user_id} if run.user_id else {},
+        inputs=stated_inputs(run.user_id, run.turns),
         metadata=metadata,
         system=run.system,
         tools=_domain_tools(domain),
@@ -405,6 +424,8 @@ def _read_rows(
     for index, row in enumerate(rows):
         try:
             kind, strategy, conversation = _read_row(row, index, path, capture_id, domain)
+        except ImportFormatError:  # the whole file's fault (a --domain its calls contradict)
+            raise
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # RunFormatError too
             # a field's shape found past parse_run is the run's fault too
             field, detail = (exc.field, exc.detail) if isinstance(exc, RunFormatError) else (

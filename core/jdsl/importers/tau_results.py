@@ -30,6 +30,7 @@ from jdsl.importers.conversation import AssistantTurn, ToolOutcome, UserTurn
 from jdsl.importers.openai_chat import ChatBuilder
 
 __all__ = [
+    "stated_inputs",
     "API_OUTPUT",
     "RESPOND_ACTION",
     "ParsedRun",
@@ -129,6 +130,10 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
         raise RunFormatError("reward", "missing: give the run's reward (1.0 solved, 0.0 failed)")
     if isinstance(reward, bool) or not isinstance(reward, int | float):
         raise RunFormatError("reward", f"expected a number, got {type(reward).__name__}")
+    if not 0.0 <= reward <= 1.0:  # tau-bench scores a run 1.0 (solved) or 0.0 (failed)
+        raise RunFormatError(
+            "reward", f"{reward} is not between 0 and 1 (tau-bench: 1.0 solved, 0.0 failed)"
+        )
     strategy = detect_strategy(traj)
     system, turns = (_chat_turns if strategy == "tool-calling" else _action_turns)(traj)
     gold = [
@@ -151,8 +156,18 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
     )
 
 
+def stated_inputs(user_id: str | None, turns: Sequence[UserTurn | AssistantTurn]) -> dict[str, Any]:
+    """The run inputs a run's user gave the agent: ``{"user_id": ...}`` when a user message
+    states the task's ``user_id``, else nothing. tau-bench's ``info.task.user_id`` is the
+    task's hidden answer key: an airline user states it, a retail user gives an email or a
+    name and zip code and the agent looks the id up, so it is an input only when said (it
+    stays in the episode's metadata either way)."""
+    said = "\n".join(t.content for t in turns if isinstance(t, UserTurn))
+    return {"user_id": user_id} if user_id and user_id in said else {}
+
+
 def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn]]:
-    builder = ChatBuilder()
+    builder = ChatBuilder(keep_raw_arguments=False)
     for i, message in enumerate(traj):
         try:
             builder.add(message)

@@ -26,7 +26,9 @@ __all__ = [
     "NODE_FIELDS",
     "NodeChecker",
     "child_slots",
+    "finite_float",
     "nesting_problem",
+    "refuse_constant",
     "walk_ir",
 ]
 
@@ -67,6 +69,21 @@ def nesting_problem(document: Any, limit: int = MAX_IR_NESTING) -> str | None:
 
 
 _INT_LIMIT = 10**MAX_INT_DIGITS  # compared, never printed: no int -> str conversion
+
+
+def finite_float(text: str) -> float:
+    """The ``parse_float`` of every strict JSON reader (behavior text literals, imported files):
+    the float ``text`` spells, or ValueError when it overflows a double (``1e400``)."""
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"the number {text[:40]} is too large for a double; write a smaller one")
+    return number
+
+
+def refuse_constant(name: str) -> Any:
+    """The ``parse_constant`` of every strict JSON reader: ``NaN`` and ``Infinity`` raise
+    ValueError (JSON has no such numbers)."""
+    raise ValueError(f"{name} is not a JSON number; write a finite number or null")
 
 
 def _items(value: dict[Any, Any] | list[Any]) -> list[Any]:

@@ -6,10 +6,11 @@ Text grammar (docs/design.md §3), loosest binding first::
     and     := not ("and" not)*
     not     := "not" not | atom
     atom    := "(" expr ")" | "exists" "(" path ")" | operand OP operand | "true" | "false"
-    OP      := "==" | "!=" | "<" | "<=" | ">" | ">=" | "in"
+    OP      := "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "prefix_of"
     operand := path | JSON literal
 
-IR form (docs/ARCHITECTURE.md): one operator key per object; ``eq neq lt lte gt gte in`` take
+IR form (docs/ARCHITECTURE.md): one operator key per object; ``eq neq lt lte gt gte in
+prefix_of`` take
 two operands (``{"ref": path}`` or ``{"const": value}``), ``and``/``or`` a list, ``not`` one
 expression, ``exists`` a ``{"ref": path}``; ``true`` / ``false`` alone (not compared) is the
 literal ``{"const": true}`` / ``{"const": false}``. A chain ``a and b and c`` is one ``and`` with three
@@ -45,10 +46,12 @@ COMPARISONS: dict[str, str] = {
     "<": "lt",
     ">": "gt",
     "in": "in",
+    "prefix_of": "prefix_of",
 }
 """Text operator -> IR operator (two-character operators first, so they match first)."""
 
 _SYMBOLS = {op: text for text, op in COMPARISONS.items()}
+_WORDS = ("in", "prefix_of")
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3}
 _NEEDS_COMPARISON = (
     "a guard operand needs a comparison: write key == true, exists(key) or key in [..] "
@@ -139,7 +142,9 @@ def _compared(scanner: Scanner) -> bool:
     """Whether a comparison (or a lone ``=``, reported by :func:`_read_comparison`) comes next;
     the cursor stays."""
     start = scanner.pos
-    found = any(map(scanner.peek, ("=", "!=", "<", ">"))) or scanner.accept_word("in")
+    found = any(map(scanner.peek, ("=", "!=", "<", ">"))) or any(
+        scanner.accept_word(word) for word in _WORDS
+    )
     scanner.pos = start
     return found
 
@@ -147,8 +152,8 @@ def _compared(scanner: Scanner) -> bool:
 def _read_comparison(scanner: Scanner) -> str:
     scanner.skip_ws()
     for text, operator in COMPARISONS.items():
-        if text == "in":
-            if scanner.accept_word("in"):
+        if text in _WORDS:
+            if scanner.accept_word(text):
                 return operator
         elif scanner.accept(text):
             return operator

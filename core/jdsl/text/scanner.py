@@ -8,13 +8,18 @@ and column. Names, paths, JSON literals and the ``#`` comment rule live here.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, NoReturn
 
 from jdsl.errors import BehaviorSyntaxError
 from jdsl.expr import MAX_INDEX_DIGITS
-from jdsl.ir.nodes import MAX_INT_DIGITS, MAX_IR_NESTING, nesting_problem
+from jdsl.ir.nodes import (
+    MAX_INT_DIGITS,
+    MAX_IR_NESTING,
+    finite_float,
+    nesting_problem,
+    refuse_constant,
+)
 
 __all__ = [
     "IDENTIFIER",
@@ -48,30 +53,17 @@ _WS = re.compile(r"[ \t]*")
 _LITERAL_START = re.compile(r'["\[{\-0-9]|true\b|false\b|null\b')
 
 
-class _BadNumber(ValueError):
-    """A number JSON cannot round-trip: inf, nan, or an int over Python's digit limit."""
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _BadNumber(f"{text[:40]} is not a finite number")
-    return value
-
-
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise _BadNumber(f"a whole number has more than {MAX_INT_DIGITS} digits")
+        raise ValueError(f"a whole number has more than {MAX_INT_DIGITS} digits")
     return int(text)
 
 
-def _no_constant(text: str) -> Any:
-    raise _BadNumber(f"{text} is not a JSON number")
-
-
 _DECODER = json.JSONDecoder(
-    parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant
+    parse_float=finite_float, parse_int=_bounded_int, parse_constant=refuse_constant
 )
+"""Reads JSON literals; a number JSON cannot round-trip (inf, nan, 1e400, an int over
+:data:`MAX_INT_DIGITS` digits) raises ValueError."""
 
 
 _LITERAL_HINT = 'constants are JSON literals: "text", 3, 2.5, true, false, null, [..], {..}'
@@ -122,6 +114,11 @@ class Scanner:
             self.pos += len(literal)
             return True
         return False
+
+    def refuse(self, literal: str, message: str, hint: str) -> None:
+        """Fail with ``message`` and ``hint`` when ``literal`` comes next (a common mistake)."""
+        if self.peek(literal):
+            self.fail(message, hint)
 
     def expect(self, literal: str, hint: str = "") -> None:
         """Consume ``literal`` or fail naming what was found instead."""
@@ -175,18 +172,15 @@ class Scanner:
 
     def literal(self) -> Any:
         """Read one JSON literal; strings are double-quoted JSON strings."""
-        self.skip_ws()
+        self.refuse(
+            "'", "single-quoted strings are not allowed", 'use double quotes, as in JSON: "text"'
+        )
         start = self.pos
-        if self.text.startswith("'", start):
-            self.fail(
-                "single-quoted strings are not allowed",
-                'use double quotes, as in JSON: "text"',
-            )
         try:
             value, end = _DECODER.raw_decode(self.text, start)
         except json.JSONDecodeError as exc:
             self._literal_error(exc, start)
-        except _BadNumber as exc:
+        except ValueError as exc:  # a number JSON cannot round-trip
             self.fail(f"malformed literal: {exc}", _LITERAL_HINT, pos=start)
         except RecursionError:
             value, end = None, -1
@@ -225,13 +219,12 @@ class Scanner:
         Grammar: ``NAME ( .NAME | [INT] | [$NAME] | [*] | ["key"] | ['key'] )*``; ``$name`` only
         inside brackets; a quoted key is kept verbatim (no escapes), as ``jdsl.expr`` reads it.
         """
-        self.skip_ws()
+        self.refuse(
+            "$",
+            "'$name' may appear only inside brackets",
+            "index with the value of a blackboard key as orders[$name]; a bare key needs no $",
+        )
         start = self.pos
-        if self.text.startswith("$", start):
-            self.fail(
-                "'$name' may appear only inside brackets",
-                "index with the value of a blackboard key as orders[$name]; a bare key needs no $",
-            )
         head = self.match(IDENTIFIER)
         if head is None:
             self.fail(

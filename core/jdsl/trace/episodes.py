@@ -186,6 +186,16 @@ class Episode:
         return dict(found[-1].payload) if found else {}
 
     @property
+    def complete(self) -> bool:
+        """Whether the run's end is recorded: an ``episode.finished``, or an environment's
+        outcome (``environment.reward`` / ``environment.verdict``). False for a run cut off
+        mid-run (a truncated trace file, a killed process): its :attr:`status` is None too,
+        and so is the status of a finished run that recorded none, which is complete."""
+        ends = (EventKind.EPISODE_FINISHED, EventKind.ENVIRONMENT_REWARD,
+                EventKind.ENVIRONMENT_VERDICT)  # fmt: skip
+        return any(e.kind in ends for e in self.events)
+
+    @property
     def skill(self) -> str | None:
         """The root's name."""
         return self.started.get("skill")
@@ -202,7 +212,8 @@ class Episode:
 
     @property
     def status(self) -> str | None:
-        """How the run ended: success / failure / error / cancelled; None if unfinished."""
+        """How the run ended: success / failure / error / cancelled; None if unfinished
+        (or the finish recorded no status: :attr:`complete` tells the two apart)."""
         return self.finished.get("status")
 
     def tool_calls(self) -> list[ToolInvocation]:

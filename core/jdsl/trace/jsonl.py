@@ -146,9 +146,12 @@ class JsonlTraceSink(BaseTraceSink):
             fsync=fsync, render=_render,
         )  # fmt: skip
         self._closer = weakref.finalize(self, self._file.close_finally)
-        # Whether this class's own append keeps events (a subclass may replace it); the class
-        # of an object does not change, so one check serves every event.
+        # Whether this class's own append keeps events, and whether its recorder keeps their
+        # parts (a subclass may replace them); the class of an object does not change, so one
+        # check serves every event and run.
         self._own_append = not self._overrides(JsonlTraceSink, "append")
+        self._records = not self._overrides(JsonlTraceSink, "prepare", "append", "emit")
+        self._kinds: dict[str, str] = {}  # _line_builder's kind texts, shared by the episodes
         if resume and self.path.is_file():  # not a device or pipe (/dev/full reads for ever)
             self._resume()
 
@@ -197,14 +200,19 @@ class JsonlTraceSink(BaseTraceSink):
         :meth:`emit` stamps an event), by :func:`_line_builder`. None when a subclass changed
         ``prepare``, ``append`` or ``emit``.
         """
-        if self._overrides(JsonlTraceSink, "prepare", "append", "emit"):
+        if not self._records:
             return None
         chain = self._chainer.chain(capture_id, episode_id)
-        build = _line_builder(chain, self._clock)
+        build = _line_builder(chain, self._clock, self._kinds)
         lock, file, now = self._lock, self._file, time.time_ns
         payload_text, screen = self._payload_text, self._screen
-        # Text this short is under the blob threshold (4 bytes a character at most).
+        defaults, finished = RUNTIME_ACTORS, _EPISODE_FINISHED
+        # A shared payload this short is under the blob threshold (4 bytes a character at
+        # most): written as it is when the screen passed it (its answer kept on the payload,
+        # ``JsonText.screened``) and the redactor follows no value; else as any payload.
         small = self.blob_threshold_bytes // 4 if self.blob_store is not None else sys.maxsize
+        redactor = self.redactor
+        fingerprint = screen.fingerprint if screen is not None else None
         # Lines after which the policy may act (LineFile.added): the first one buffered (the
         # timer), a full batch, or every line when each is written at once.
         eager, batch = file.interval_s <= 0, file.max_lines
@@ -212,13 +220,20 @@ class JsonlTraceSink(BaseTraceSink):
         def record(
             kind: str, payload: dict[str, Any], parent: Parent = None, actor: Actor | None = None
         ) -> int:
-            actor = actor or RUNTIME_ACTORS.get(kind, "system")
-            if actor not in ACTORS:
+            if not actor:
+                actor = defaults.get(kind, "system")
+            elif actor not in ACTORS:
                 raise actor_error(actor)
-            if type(payload) is JsonText and screen is not None and len(payload.text) <= small:
-                text, refs = payload.text, None  # a shared payload under the blob threshold
-                if screen.may_redact_text(payload):
-                    text, refs = payload_text(payload)
+            if (
+                type(payload) is JsonText
+                and len(payload.text) <= small  # type: ignore[union-attr]
+                and (
+                    screen is None
+                    or payload.screened.get(fingerprint) is False  # type: ignore[union-attr]
+                    and redactor.followed_pattern is None  # type: ignore[union-attr]
+                )
+            ):
+                text, refs = payload.text, None  # type: ignore[union-attr]
             else:
                 text, refs = payload_text(payload)
             with lock:
@@ -228,7 +243,7 @@ class JsonlTraceSink(BaseTraceSink):
                 # Number and keep with no call or jump between: a Ctrl-C cannot split them.
                 chain.next = sequence + 1
                 lines.append((build, sequence, kind, actor, parent, text, refs, ns))
-                if kind == _EPISODE_FINISHED:
+                if kind == finished:
                     file.flush()
                 elif eager or len(lines) == 1 or len(lines) >= batch:
                     file.added()
@@ -290,6 +305,14 @@ class JsonlTraceSink(BaseTraceSink):
 _SOURCE = EventSource().__dict__  # the runtime's source, as JSON data
 _SOURCE_TEXT = event_json(_SOURCE)
 _EPISODE_FINISHED = "episode.finished"
+_FIXED = f'"schema_version":"{SCHEMA_VERSION}","sequence":'
+_SOURCE_FIELDS = (
+    f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null,"timestamp":"'
+)
+_KINDS_KEPT = 1024
+_LOW_HEX = tuple(f"{low:02x}" for low in range(256))
+"""The last two hex digits of an event id, by ``sequence & 255`` (formatting an int with a
+spec costs a few times a tuple lookup; the builder formats the rest once per 256 events)."""
 
 
 Build = Callable[[list[Any], int], int]
@@ -306,13 +329,15 @@ def _render(lines: list[Any]) -> None:
         index = item[0](lines, index) if type(item) is tuple else index + 1
 
 
-def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
+def _line_builder(chain: EpisodeChain, clock: Timestamps, kinds: dict[str, str]) -> Build:
     """What builds and hashes the lines of one episode's kept events (a :data:`Build`).
 
     Each line is encoded once, from a template of the episode's fixed fields: the hash is
     taken over the canonical JSON of the event without ``event_hash``, which is then put at its
     sorted place (after ``episode_id``). A field that would need escaping takes the general
     encoder (:func:`~jdsl.trace.canonical.event_text`) instead; both write the same bytes.
+    ``kinds`` keeps each kind's text between the event id and the parent id ("" for a kind
+    that needs escaping) for the sink's episodes (the first :data:`_KINDS_KEPT` kinds).
     """
     capture_id, episode_id, prefix = chain.capture_id, chain.episode_id, chain.prefix
     fields: dict[str, Any] = {
@@ -322,15 +347,16 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
     }  # fmt: skip
     templated = _plain(capture_id + episode_id + prefix)
     ids = f',"capture_id":"{capture_id}","episode_id":"{episode_id}"'
-    fixed = f'"schema_version":"{SCHEMA_VERSION}","sequence":'
-    source = f',"source":{_SOURCE_TEXT},"state_after_ref":null,"state_before_ref":null'
-    plain_kinds, stamp_of = set(RUNTIME_ACTORS), clock.format  # kinds found plain are added
-    # Each actor's line starts the same (no blob refs): its text, and a hash fed with it
-    # that every event copies (the hash of head + rest is the hash fed head, then rest).
+    fixed, source, low_hex, stamp_of = _FIXED, _SOURCE_FIELDS, _LOW_HEX, clock.format
+    # Each actor's line start (no blob refs), and a hash fed with it that every event copies
+    # (the hash of head + rest is the hash fed head, then rest).
     heads: dict[str, tuple[str, Any]] = {}
 
     def build(lines: list[Any], index: int) -> int:
         last_ms, stamp = -1, ""
+        block, block_id = -1, ""  # sequence >> 8, and its event ids' text but the last two digits
+        tail = chain.tail
+        tail_text = "null" if tail is None else f'"{tail}"'
         end = len(lines)
         while index < end:
             item = lines[index]
@@ -339,24 +365,28 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
             _, sequence, kind, actor, parent, text, refs, ns = item
             if ns // 1_000_000 != last_ms:
                 last_ms, stamp = ns // 1_000_000, stamp_of(ns)
-            tail = chain.tail
-            if type(parent) is int:
-                parent_text = f'"{prefix}{parent:012x}"'
-            elif parent is None:
+            if sequence >> 8 != block:
+                block = sequence >> 8
+                block_id = f"{prefix}{block:010x}"
+            if parent is None:
                 parent_text = "null"
+            elif type(parent) is int:
+                parent_block = block_id if parent >> 8 == block else f"{prefix}{parent >> 8:010x}"
+                parent_text = f'"{parent_block}{low_hex[parent & 255]}"'
             elif isinstance(parent, str) and _plain(parent):
                 parent_text = f'"{parent}"'
             else:
                 parent_text = ""
-            if kind not in plain_kinds and _plain(kind):
-                plain_kinds.add(kind)
-            if templated and parent_text and kind in plain_kinds:
-                tail_text = "null" if tail is None else f'"{tail}"'
+            kind_text = kinds.get(kind)
+            if kind_text is None:
+                kind_text = f'","kind":"{kind}",' if _plain(kind) else ""
+                if len(kinds) < _KINDS_KEPT:
+                    kinds[kind] = kind_text
+            if templated and parent_text and kind_text:
                 rest = (
-                    f',"event_id":"{prefix}{sequence:012x}","kind":"{kind}",'
+                    f',"event_id":"{block_id}{low_hex[sequence & 255]}{kind_text}'
                     f'"parent_event_id":{parent_text},"payload":{text},'
-                    f'"prev_event_hash":{tail_text},{fixed}{sequence}{source},'
-                    f'"timestamp":"{stamp}"}}'
+                    f'"prev_event_hash":{tail_text},{fixed}{sequence}{source}{stamp}"}}'
                 )
                 if refs:
                     head = f'{{"actor":"{actor}","blob_refs":{event_json(refs)}{ids}'
@@ -366,7 +396,8 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
                     hasher = fed.copy()
                     hasher.update(rest.encode())
                 event_hash = "sha256:" + hasher.hexdigest()
-                line = f'{head},"event_hash":"{event_hash}"{rest}\n'
+                tail_text = f'"{event_hash}"'
+                line = f'{head},"event_hash":{tail_text}{rest}\n'
             else:
                 fields.update(
                     actor=actor, blob_refs=refs or [], event_id=chain.event_id(sequence),
@@ -375,9 +406,10 @@ def _line_builder(chain: EpisodeChain, clock: Timestamps) -> Build:
                 )  # fmt: skip
                 unhashed = event_text(fields, text)
                 event_hash = digest(unhashed)
+                tail_text = f'"{event_hash}"'
                 line = with_hash(unhashed, event_hash) + "\n"
             # Link and keep with no call or jump between: an interruption cannot split them.
-            chain.tail = event_hash
+            chain.tail = tail = event_hash
             lines[index] = line
             index += 1
         return index

@@ -128,7 +128,8 @@ class LineFile:
         batch = self._batch
         self._settle(batch)
         if batch.start < 0:  # nothing of it written yet: it starts at the end of the file
-            self._batch = batch = batch._replace(start=os.fstat(fd).st_size)
+            start = os.fstat(fd).st_size
+            self._batch = batch = _Batch(batch.lines, batch.taken, batch.text, batch.newline, start)
             view = memoryview(batch.data)
         else:  # cut short: what the file does not hold yet
             view = memoryview(batch.data)[max(os.fstat(fd).st_size - batch.start, 0) :]

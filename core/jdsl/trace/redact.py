@@ -139,7 +139,9 @@ class Redactor:
         self._long: dict[str, str] = {}  # long strings already redacted (_long_text)
         self._long_chars = 0  # their total length
         self._followed: dict[str, None] = {}  # secret values seen, oldest first
-        self._follow_re: re.Pattern[str] | None = None  # any of them; None: none seen
+        self.followed_pattern: re.Pattern[str] | None = None
+        """Matches any value :meth:`follow` made secret; None while there is none (read it
+        to skip :meth:`follows` on a hot path; only :meth:`follow` sets it)."""
 
     def with_paths(self, paths: Iterable[str]) -> Redactor:
         """A copy that also redacts the given dotted JSON paths."""
@@ -214,7 +216,7 @@ class Redactor:
         while len(self._followed) > MAX_FOLLOWED:
             del self._followed[next(iter(self._followed))]
         ordered = sorted(self._followed, key=len, reverse=True)  # the longest match wins
-        self._follow_re = re.compile("|".join(map(re.escape, ordered)))
+        self.followed_pattern = re.compile("|".join(map(re.escape, ordered)))
         self._texts.clear()  # answers cached before may now hide more
         self._long.clear()
         self._long_chars = 0
@@ -222,11 +224,11 @@ class Redactor:
     def follows(self, text: str) -> bool:
         """Whether ``text`` holds a value :meth:`follow` made secret (a quick check that
         :class:`~jdsl.trace.screen.RedactionScreen` adds to its own)."""
-        found = self._follow_re
+        found = self.followed_pattern
         return found is not None and found.search(text) is not None
 
     def _hide_followed(self, text: str) -> str:
-        found = self._follow_re
+        found = self.followed_pattern
         return text if found is None else found.sub(self._replacement, text)
 
     def is_sensitive_key(self, key: str, value: Any = None) -> bool:

@@ -25,6 +25,7 @@ from jdsl.tree.react import React
 from jdsl.tree.root import Root
 from jdsl.tree.scope import Abandoned, ScopedContext
 from jdsl.tree.status import Status
+from jdsl.tree.takeover import Takeover
 
 __all__ = [
     "INPUT_WRITER",
@@ -56,6 +57,7 @@ __all__ = [
     "Selector",
     "Sequence",
     "Status",
+    "Takeover",
     "Timeout",
     "Write",
     "assign_runtime_ids",

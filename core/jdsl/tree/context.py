@@ -28,6 +28,7 @@ from jdsl.tree.status import Status
 if TYPE_CHECKING:
     from jdsl.trace.sinks import TraceSink
     from jdsl.tree.base import Node
+    from jdsl.tree.takeover import Takeover
 
 __all__ = [
     "Bindings",
@@ -220,6 +221,8 @@ class RunContext:
         missing_inputs: keys the tree reads that no node writes and the run was not given
             (set by ``Root.run`` from its static check): a predict that reads one fails rather
             than send the model ``null`` (:func:`jdsl.tree.predict.missing_inputs`).
+        takeovers: each :class:`~jdsl.tree.takeover.Takeover` of the run, in order (a react
+            that took the run over from a pending failure; shared with scoped views).
     """
 
     def __init__(
@@ -262,6 +265,7 @@ class RunContext:
         self.node_names: dict[int, tuple[str | None, str]] = {}
         self.node_events: dict[int, NodeEvents] = {}
         self.missing_inputs: frozenset[str] = frozenset()
+        self.takeovers: list[Takeover] = []
         self.trace: Callable[..., int | None] = _untraced
         if trace_sink is not None:
             self.trace = recorder_for(trace_sink, capture_id, episode_id)
@@ -274,6 +278,12 @@ class RunContext:
 
     abandoned = False
     """Whether the subtree running on this context was abandoned (only a scoped view can be)."""
+
+    @property
+    def takeover(self) -> Takeover | None:
+        """The run's first :attr:`takeovers` (where a fallback took over, and why), or None
+        when no react took the run over (a compiled package's program served it)."""
+        return self.takeovers[0] if self.takeovers else None
 
     def names(self, node: Node) -> tuple[str | None, str]:
         """``(effective id, label)`` of ``node``, computed once per run."""

@@ -19,6 +19,7 @@ from jdsl.tree.context import unbound_error
 from jdsl.tree.predict import read_inputs
 from jdsl.tree.signed import SignedLeaf
 from jdsl.tree.status import Status
+from jdsl.tree.takeover import Takeover
 
 if TYPE_CHECKING:
     from jdsl.tree.context import RunContext
@@ -79,6 +80,8 @@ class React(SignedLeaf):
         tools = self._bound_tools(ctx)
         inputs = read_inputs(self, sig, {}, ctx)
         pending = ctx.failure  # a react after a failed sibling takes over from it
+        if pending is not None:
+            ctx.takeovers.append(Takeover(ctx.names(self)[0] or self.kind, pending))
         if pending is not None and "failure" in inputs and inputs["failure"] is None:
             inputs["failure"] = f"{pending.node_id}: {pending.reason}"
         prompt = render_prompt(sig, inputs, self.instructions, react=True)

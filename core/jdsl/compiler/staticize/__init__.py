@@ -22,10 +22,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, plan_branches, read_only_of, successful_pool
+from jdsl.compiler.arguments import stable_key
+from jdsl.compiler.branches import (
+    MIN_BRANCH_SUPPORT,
+    BranchPlan,
+    Lane,
+    plan_branches,
+    read_only_of,
+    successful_pool,
+)
 from jdsl.compiler.candidates import RECOVERY
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
@@ -38,10 +47,10 @@ from jdsl.compiler.staticize.fragment import EMPTY, Evidence, Here
 from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.staticize.recovery import contested_notes
 from jdsl.compiler.staticize.shape import plan_shape
-from jdsl.compiler.store import heads, subset
+from jdsl.compiler.store import episode_ids, heads, subset
 from jdsl.package import ToolEffects
 
-__all__ = ["modal_skeleton", "staticize"]
+__all__ = ["Family", "emit_plan", "modal_skeleton", "plan_key", "prepare", "staticize"]
 
 
 def modal_skeleton(episodes: Sequence[NormEpisode]) -> tuple[tuple[str, ...], list[NormEpisode]]:
@@ -101,26 +110,94 @@ def staticize(
         peers: successful runs of the corpus's other families: support for an alternative
             lookup the family took (:func:`jdsl.compiler.rejoin.choice_tokens`).
     """
+    family = prepare(episodes, candidates, effects=effects, min_support=min_support,
+                     rejoin=rejoin, peers=peers)  # fmt: skip
+    plan = family.plan(hand_over=hand_over, same_writes=same_writes, unaccounted=unaccounted,
+                       always=always)  # fmt: skip
+    return emit_plan(family, plan, candidates, name=name, model=model)
+
+
+@dataclass(frozen=True)
+class Family:
+    """What staticize knows of a family before it plans (the loops over lists, the accepted
+    recoveries, the alternative lookups that rejoin): the same for every plan of it, so a
+    compile that plans it more than once (:func:`jdsl.compiler.pipeline.compile_normalized`'s
+    retries) works it out once (:func:`prepare`)."""
+
+    episodes: Sequence[NormEpisode]
+    read_only: Callable[[str], bool]
+    min_support: int
+    loops: tuple[LoopSpec, ...]
+    recoveries: frozenset[tuple[str, str]]
+    choices: Mapping[str, str]
+    """``{tool: choice token}`` of the alternative lookups compiled as one (:mod:`jdsl.
+    compiler.rejoin`); empty: none (planning with or without rejoining is the same)."""
+
+    def tokens(self, episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+        seq, positions, _ = compress(episode, self.loops)
+        return tuple(self.choices.get(t, t) for t in seq), positions
+
+    def plan(
+        self, *, hand_over: bool = False, same_writes: bool = False,
+        unaccounted: Collection[str] = (), always: bool = False,
+    ) -> BranchPlan:  # fmt: skip
+        """The paths it follows with those options (:func:`~jdsl.compiler.branches.
+        plan_branches`); the program emitted from a plan depends on nothing else
+        (:func:`plan_key`)."""
+        return plan_branches(self.episodes, read_only=self.read_only,
+                             min_support=self.min_support,
+                             tokens=self.tokens if self.loops or self.choices else None,
+                             hand_over=hand_over, same_writes=same_writes,
+                             unaccounted=unaccounted, always=always)  # fmt: skip
+
+
+def prepare(
+    episodes: Sequence[NormEpisode],
+    candidates: Sequence[Candidate],
+    *,
+    effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
+    min_support: int = MIN_BRANCH_SUPPORT,
+    rejoin: bool = True,
+    peers: Sequence[NormEpisode] = (),
+) -> Family:
+    """The :class:`Family` of ``episodes`` (the arguments as :func:`staticize`'s)."""
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
-    specs: dict[str, LoopSpec] = {spec.token: spec for spec in loops}
-
-    recoveries = {(c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
-                  if c.type == RECOVERY and c.accepted}  # fmt: skip
+    recoveries = frozenset((c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
+                           if c.type == RECOVERY and c.accepted)  # fmt: skip
     found = choice_tokens(successful_pool(episodes), read_only, min_support, peers)
     choices = {  # a lookup recovering from another's failure is a recovery, not a choice
         tool: token for tool, token in found.items() if rejoin
         and not any({a, b} <= set(choice_tools(token)) for a, b in recoveries)
     }  # fmt: skip
+    return Family(episodes, read_only, min_support, tuple(loops), recoveries, choices)
 
-    def tokens(episode: NormEpisode) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
-        seq, positions, _ = compress(episode, loops)
-        return tuple(choices.get(t, t) for t in seq), positions
 
-    plan = plan_branches(episodes, read_only=read_only, min_support=min_support,
-                         tokens=tokens if loops or choices else None, hand_over=hand_over,
-                         same_writes=same_writes, unaccounted=unaccounted,
-                         always=always)  # fmt: skip
+def plan_key(plan: BranchPlan) -> tuple[Any, ...]:
+    """What of ``plan`` the emitted program depends on, by episode ids: two plans of one
+    :class:`Family` with equal keys emit the same program."""
+
+    def lane(x: Lane) -> tuple[Any, ...]:
+        parts = tuple((tuple(episode_ids(eps)), ps) for eps, ps in x.parts)
+        return (x.skeleton, tuple(episode_ids(x.episodes)), parts, x.loops)
+
+    return (tuple(map(lane, plan.lanes)), tuple(map(lane, plan.thin)), plan.head, plan.tail,
+            tuple(episode_ids(plan.aligned)), plan.notes, plan.selection,
+            stable_key(plan.conditions), plan.hand_over, plan.same_writes)  # fmt: skip
+
+
+def emit_plan(
+    family: Family,
+    plan: BranchPlan,
+    candidates: Sequence[Candidate],
+    *,
+    name: str = "behavior",
+    model: CompilerModel | Any = None,
+) -> CompiledBehavior:
+    """The compiled behavior of ``family`` following ``plan`` (:meth:`Family.plan`)."""
+    episodes, read_only, tokens = family.episodes, family.read_only, family.tokens
+    specs: dict[str, LoopSpec] = {spec.token: spec for spec in family.loops}
+    recoveries, choices = family.recoveries, family.choices
     ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
     contested = contested_notes(candidates)
     if not plan.lanes:
@@ -128,7 +205,8 @@ def staticize(
     notes = list(plan.notes)
     items, lanes = plan_shape(plan.lanes, read_only=read_only, notes=notes, recoveries=recoveries,
                               loops=specs, thin=plan.thin, routed=plan.same_writes,
-                              choices={t: choice_tools(t) for t in choices.values()})  # fmt: skip
+                              choices={t: choice_tools(t) for t in choices.values()},
+                              same_calls=ev.same_calls)  # fmt: skip
     if plan.hand_over is not None:  # the common part, then the fallback: no run is served
         pool = lanes[0].episodes
         program = emit(ev, items, pool, None)

@@ -9,12 +9,17 @@ episode (one call per element, in order).
 A loop over some elements (:attr:`LoopSpec.select`) first asks a residual decision which ones
 (``<name>_indexes: list[int]``, the 0-based indexes in the order the calls take them) and loops
 over ``<head>[$<name>_indexes]``. A scan (:attr:`LoopSpec.prefix`) asks the same for the first
-elements to read, up to the one to stop at; its store stays available after the loop.
+elements to read, up to the one to stop at, and, when every run's reads were such a prefix
+and a later call acts on what it found, checks the answer where it is bound
+(``guard <head>[$<name>_indexes] prefix_of <head>``: an index out of range or an answer that
+is not 0, 1, ... fails the guard, and the package's fallback takes over with its reason); its
+store stays available after the loop.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -117,4 +122,52 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
     b.add(residual_node(b.here, residual, None))
     b.add(proof(residual.node["id"], "predict", [],
                 f"model-chosen elements of {spec.head} to call {slot.tool} for"))  # fmt: skip
-    return f"{spec.head}[${key}]", b.out
+    items = f"{spec.head}[${key}]"
+    if spec.prefix and _prefixes(slot, spec) and _consumed(slot):  # 0, 1, ...: else fallback
+        b.add(_prefix_guard(b.here, items, spec.head, key))
+    return items, b.out
+
+
+def _prefixes(slot: Slot, spec: LoopSpec) -> bool:
+    """Whether every run's calls of the loop (``slot.at``: every element's call) read elements
+    0, 1, ... of the list: a scan. Where some run read others (items 3 then 0: the ones it
+    meant), the loop reads a selection and its answer is not held to a prefix."""
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for position, episodes in slot.at:
+        for episode in episodes:
+            k = element_at(episode.ok_steps()[position], spec)
+            taken.setdefault(episode.episode_id, []).append((position, -1 if k is None else k))
+    return all([k for _, k in sorted(found)] == list(range(len(found)))
+               for found in taken.values())  # fmt: skip
+
+
+def _consumed(slot: Slot) -> bool:
+    """Whether a later call of some run acts on what the scan found: an argument whose lineage
+    reads the scan's store (the order read last, then cancelled). A scan nothing reads after
+    it reads what the run wanted to see, in any order: its answer is not held to a prefix."""
+    store = scan_store(str(slot.steps[0].store or ""))
+    last: dict[str, int] = {}
+    for position, episodes in slot.at:
+        for episode in episodes:
+            last[episode.episode_id] = max(position, last.get(episode.episode_id, -1))
+    for _, episodes in slot.at:
+        for episode in episodes:
+            later = episode.ok_steps()[last[episode.episode_id] + 1 :]
+            if any(re.split(r"[.\[]", path, maxsplit=1)[0] == store
+                   for step in later for path in step.arg_lineage.values()):  # fmt: skip
+                return True
+    return False
+
+
+def _prefix_guard(here: Here, items: str, head: str, key: str) -> Fragment:
+    """``guard <head>[$key] prefix_of <head>`` after a scan's selection: its failure (an index
+    out of range, an answer not 0, 1, ...) hands the run to the fallback, with the reason.
+    Execution replay checks it (the recorded answers are prefixes); it has no static replay
+    check (the recorded state holds no answer), so it is no :class:`CompiledGuard`."""
+    node_id = here.unique(f"check_{key}")
+    node = {"kind": "guard", "id": node_id,
+            "expression": {"prefix_of": [{"ref": items}, {"ref": head}]},
+            "context": f"{key} must be the indexes 0, 1, ... of the first elements of {head} "
+                       "to scan, each in range"}  # fmt: skip
+    made = Fragment(nodes=(node,), ids=frozenset({node_id}))
+    return made + proof(node_id, "guard", [], "a scan's selection is a prefix of the list")

@@ -17,7 +17,10 @@ the same in each call (a write with other arguments per element, e.g. new flight
 reservation, is not one call repeated). Found with two or more
 calls in some run and in two or more episodes, it is one token too, compiled as a ``for_each``
 over the elements a residual selection (``list[int]``) picks. A run over every element of a
-loop over every element is that loop (preferred where both fit).
+loop over every element is that loop (preferred where both fit). A write the model chose on an
+element of a list is such a loop even from one call in one run (:func:`_acting`): how many
+elements a run acts on is never a fixed count (cancel one reservation in the run compiled
+from, two in the next).
 
 A *scan* (``LoopSpec.prefix``): consecutive calls of one read-only tool over the first elements
 of a list, ``<head>[0]<tail>`` ... ``<head>[m-1]<tail>``, stopping before its end in some run
@@ -41,6 +44,7 @@ __all__ = ["LoopSpec", "compress", "element_at", "family_loops"]
 
 _FIRST = re.compile(r"\[0\]")
 _INDEX = re.compile(r"\[(\d+)\]")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,8 @@ def family_loops(
     episodes (one run does not tell a loop over every element from calls that happened to take
     them all). A selection loop whose tool a loop over every element covers is left out, and
     so is one of a ``read_only`` tool (a read of some elements keeps each result: a later call
-    may read the second one looked up, which after a loop no store holds)."""
+    may read the second one looked up, which after a loop no store holds). Writes acting on
+    elements (:func:`_acting`) are selection loops whatever their support."""
     long: set[LoopSpec] = set()
     early: set[LoopSpec] = set()  # scans that stopped before the list's end in some episode
     support: dict[LoopSpec, int] = {}
@@ -175,7 +180,9 @@ def family_loops(
     scans = {
         (s.tool, s.argument, s.head, s.tail) for s in found
         if s.prefix and s in early and read_only is not None and read_only(s.tool)
+        and _one_list(episodes, s)
     }  # fmt: skip
+    found |= _acting(episodes, read_only, {tool for tool, *_ in scans})
     every = {(s.tool, s.argument, s.head, s.tail) for s in found if not s.select}
     return frozenset(
         s for s in found
@@ -184,6 +191,95 @@ def family_loops(
                  and ((s.tool, s.argument, s.head, s.tail) in every | scans
                       or read_only is None or read_only(s.tool)))
     )  # fmt: skip
+
+
+def _one_list(episodes: Sequence[NormEpisode], spec: LoopSpec) -> bool:
+    """Whether every stretch of consecutive calls of the scan's tool that reads an element of
+    its list reads elements of that one list only: a run that read ``order_1.items[0]`` then
+    ``order_2.items[0]`` read items of several lists, which is no scan of one (a loop over one
+    list stopping at the element found)."""
+    for episode in episodes:
+        stretch: list[int | None] = []
+        for step in [*episode.ok_steps(), None]:
+            if step is not None and step.logical_tool == spec.tool:
+                stretch.append(element_at(step, spec))
+                continue
+            if None in stretch and any(k is not None for k in stretch):
+                return False
+            stretch = []
+    return True
+
+
+def _derived(step: NormStep, argument: str, earlier: Sequence[NormStep], head: str) -> bool:
+    """Whether ``argument`` of ``step`` is a value of one element of ``head`` or of the object
+    that holds the list: a source in the list itself, in the result of an ``earlier`` call on
+    one of its elements (the payment of the reservation being updated), or another field of
+    the list's holder (``target.cabin`` next to ``target.payment_history[0]``: the call acts on
+    ``target``, not on an element of its list). A value per element, which a loop cannot
+    repeat; a run input (a bare name among the sources) is not."""
+    paths = [*step.arg_sources.get(argument, ()),
+             *(p for ps in step.element_sources.get(argument, ()) for p in ps),
+             *(s.head for s in step.list_sources.get(argument, ()))]  # fmt: skip
+    if any(_NAME.fullmatch(p) for p in paths):
+        return False
+    holder = head.rpartition(".")[0]
+    stores = {
+        str(s.store) for s in earlier if s.store
+        and any(p.startswith(head + "[") for ps in s.arg_sources.values() for p in ps)
+    }  # fmt: skip
+    return any(p.startswith(head + "[") or (holder and p.startswith(holder + "."))
+               or re.split(r"[.\[]", p, maxsplit=1)[0] in stores for p in paths)  # fmt: skip
+
+
+def _found_by(step: NormStep, argument: str, earlier: Sequence[NormStep],
+              scanned: Collection[str]) -> bool:  # fmt: skip
+    """Whether the lineage of ``argument`` is a field of the result of a call of a
+    ``scanned`` tool."""
+    lineage = step.arg_lineage.get(argument) or ""
+    top = re.split(r"[.\[]", lineage, maxsplit=1)[0]
+    return bool(top) and any(s.store == top and s.logical_tool in scanned for s in earlier)
+
+
+def _acting(
+    episodes: Sequence[NormEpisode],
+    read_only: Callable[[str], bool] | None,
+    scanned: Collection[str] = (),
+) -> set[LoopSpec]:
+    """Writes acting on elements: a write the model chose (:attr:`NormStep.model_chosen`) whose
+    argument is ``<head>[k]<tail>``, one call or several, in every call of that tool in every
+    episode, never stated by the user, each other argument not a value of the element
+    (:func:`_derived`), the list holding several elements in some call (one element is no
+    choice seen). How many elements a run acts on is the run's choice, even in one run: a loop
+    over a selection. A write on what a scan found (its argument's lineage a store of a
+    ``scanned`` tool: the order read last) acts on that one: the scan is the structure."""
+    if read_only is None:
+        return set()
+    by_tool: dict[str, set[LoopSpec]] = {}
+    refused: set[str] = set()
+    among: set[LoopSpec] = set()  # picked among several elements in some call
+    for episode in episodes:
+        ok = episode.ok_steps()
+        for i, step in enumerate(ok):
+            tool = step.logical_tool
+            if read_only(tool) or tool in refused:
+                continue
+            if any(_found_by(step, a, ok[:i], scanned) for a in step.arguments):
+                refused.add(tool)
+                by_tool[tool] = set()
+                continue
+            here = {
+                s for n, s in _selected_at(ok, i) if n and s.argument not in step.stated_args
+                and not any(_derived(step, a, ok[:i], s.head) for a in step.arguments
+                            if a != s.argument)
+            } if step.model_chosen else set()  # fmt: skip
+            by_tool[tool] = by_tool[tool] & here if tool in by_tool else here
+            if not by_tool[tool]:
+                refused.add(tool)
+            for spec in here:
+                items = resolve_path(spec.head, step.state_before)
+                if isinstance(items, list) and len(items) > 1:
+                    among.add(spec)
+    return {s for specs in by_tool.values() for s in specs if s in among}
 
 
 def compress(

@@ -15,6 +15,10 @@ turns the tool's exception (or returned FAILURE) into the node's FAILURE, so the
   recovering call of the supporting episodes is added after it, its arguments chosen the same
   way over those episodes' recovering calls.
 
+Either way the family's other runs are the arguments' *peers* (:func:`_peers`): a source seen in
+the recovering runs alone (one run, with a contract backing the recovery) that the same request
+in another run contradicts is not a ref (:mod:`jdsl.compiler.support`).
+
 Only accepted (uncontested) recoveries compile; contested ones are reported
 (:func:`contested_notes`). Inside a branch alternative a recovering call must be read-only.
 :func:`with_recovery` returns the node to emit and the fragment of what it took (ids, run
@@ -23,7 +27,7 @@ inputs, provenance, notes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from jdsl.compiler.arguments import choose_argument
@@ -100,6 +104,23 @@ def _recovering(ev: Evidence, c: Candidate) -> list[NormStep]:
     return found
 
 
+def _peers(ev: Evidence, c: Candidate) -> Callable[[], list[NormStep]]:
+    """The same request in the family's runs outside ``c``'s support: where a supporting run
+    made the recovering call, the other runs' call of the same tool and their call of the tool
+    that failed (it worked there): what holds a one-run source to the family
+    (:func:`jdsl.compiler.support.contradicted`). Asked for once, when a source needs it."""
+
+    def found() -> list[NormStep]:
+        position, steps = c.claim["position"], dict[int, NormStep]()
+        for eid in c.support:  # a supporting run that failed has no peers: the next one
+            same = ev.same_calls(eid, position, c.support)
+            same += ev.same_calls.instead(eid, position, c.claim["on_error_of"], c.support)
+            steps.update((id(s), s) for s in same)
+        return list(steps.values())
+
+    return found
+
+
 def _call(
     ev: Evidence,
     here: Here,
@@ -116,8 +137,10 @@ def _call(
         return None, EMPTY
     args: dict[str, Any] = {}
     out = EMPTY
+    peers = _peers(ev, c)
     for arg in steps[0].arguments:
-        choice = choose_argument(arg, steps, available=set(here.available), synthesized_input="\0")
+        choice = choose_argument(arg, steps, available=set(here.available), synthesized_input="\0",
+                                 peers=peers)  # fmt: skip
         if choice.how not in ("dataflow", "input", "const") or choice.source == "\0":
             note = f"recovery {c.text} left out: its argument {arg} is not explained"
             return None, out + Fragment(notes=(note,))

@@ -37,10 +37,11 @@ from typing import Any
 
 from jdsl.compiler.arguments import choose_argument
 from jdsl.compiler.branches import Lane
-from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.selection import arm_conditions
 from jdsl.compiler.staticize.loops import LoopSpec
-from jdsl.compiler.store import joined, subset
+from jdsl.compiler.store import episode_ids, joined, subset
+from jdsl.compiler.support import SameCalls
 
 __all__ = ["Arm", "Call", "Fork", "Item", "Strand", "plan_shape"]
 
@@ -164,6 +165,7 @@ def plan_shape(
     thin: Sequence[Lane] = (),
     choices: Mapping[str, Sequence[str]] | None = None,
     routed: bool = False,
+    same_calls: SameCalls | None = None,
 ) -> tuple[tuple[Item, ...], tuple[Lane, ...]]:
     """The program over ``lanes`` (the modal lane first) and the lanes it follows (those not
     left out); ``notes`` gets what was left out and why. ``thin`` lanes hand over where they
@@ -178,10 +180,13 @@ def plan_shape(
 
     ``choices``: ``{choice token: its tools}`` (:func:`jdsl.compiler.rejoin.choice_tokens`):
     each such token is a fork of one call per tool that rejoins at once (:meth:`_Planner.item`).
+    ``same_calls`` hold arguments read from one run to the family where ways meet, as the
+    emitter does (:func:`_tail_reads_alike`, :mod:`jdsl.compiler.support`).
     """
     keys = count()
     plan = _Planner(read_only, notes, keys, frozenset(recoveries), dict(loops or {}),
-                    {t: tuple(tools) for t, tools in (choices or {}).items()}, routed)  # fmt: skip
+                    {t: tuple(tools) for t, tools in (choices or {}).items()}, routed,
+                    same_calls)  # fmt: skip
     strands = [Strand(lane, 0) for lane in lanes] + [Strand(lane, 0, True) for lane in thin]
     items, kept = plan.walk(strands)
     ids = {id(s.lane) for s in kept}
@@ -193,9 +198,11 @@ class _Planner:
         self, read_only: Callable[[str], bool], notes: list[str], keys: count[int],
         recoveries: frozenset[tuple[str, str]], loops: dict[str, LoopSpec],
         choices: dict[str, tuple[str, ...]], routed: bool = False,
+        same_calls: SameCalls | None = None,
     ) -> None:  # fmt: skip
         self.read_only, self.notes, self.keys, self.recoveries = read_only, notes, keys, recoveries
         self.loops, self.choices, self.routed = loops, choices, routed
+        self.same_calls = same_calls
 
     def item(self, strands: Sequence[Strand], n: int = 0) -> Item:
         """The compiled ``strands``' ``n``-th next token (the same in each): a call, or for a
@@ -301,7 +308,7 @@ def _plan(strands: list[Strand], planner: _Planner) -> tuple[list[Item], list[St
             items.append(_fork((arm, *handing), read_only, tail=(), routed=planner.routed))
             return items, kept
         cuts = _meeting(groups)
-        if cuts is not None and _tail_reads_alike(groups, cuts):
+        if cuts is not None and _tail_reads_alike(groups, cuts, planner.same_calls):
             after = _advanced(joined, cuts, planner)
             backup = _recovered(groups, cuts, planner.recoveries)
             if backup is not None and not handing:
@@ -439,20 +446,39 @@ def _taking(strand: Strand, tool: str) -> Strand | None:
     return Strand(Lane(skeleton, joined([eps for eps, _ in parts]), parts), t)
 
 
-def _tail_reads_alike(groups: Sequence[Sequence[Strand]], cuts: Sequence[int]) -> bool:
+def _tail_reads_alike(
+    groups: Sequence[Sequence[Strand]], cuts: Sequence[int], same_calls: SameCalls | None = None
+) -> bool:
     """Whether every argument of the first call after the meeting compiles over all groups as
-    over the first group alone (every arm writes the keys the shared calls read)."""
+    over the first group alone (every arm writes the keys the shared calls read), each held to
+    the same call in the family's other runs (``same_calls``)."""
     firsts = [[s.advanced(c) for s in g] for g, c in zip(groups, cuts, strict=True)]
     for n in range(_common([s for g in firsts for s in g])):
-        alone = [e.ok_steps()[p] for p, eps in _where(firsts[0], n) for e in eps]
-        joint = alone + [e.ok_steps()[p] for g in firsts[1:] for p, eps in _where(g, n)
-                         for e in eps]  # fmt: skip
+        mine = _where(firsts[0], n)
+        joint_at = mine + tuple(w for g in firsts[1:] for w in _where(g, n))
+        alone = [e.ok_steps()[p] for p, eps in mine for e in eps]
+        joint = [e.ok_steps()[p] for p, eps in joint_at for e in eps]
+        one_peers, both_peers = _peers(same_calls, mine), _peers(same_calls, joint_at)
         for arg in alone[0].arguments:
-            one = choose_argument(arg, alone, available=None, synthesized_input=_UNNAMED)
-            both = choose_argument(arg, joint, available=None, synthesized_input=_UNNAMED)
+            one = choose_argument(arg, alone, available=None, synthesized_input=_UNNAMED,
+                                  peers=one_peers)  # fmt: skip
+            both = choose_argument(arg, joint, available=None, synthesized_input=_UNNAMED,
+                                   peers=both_peers)  # fmt: skip
             if (one.how, one.spec) != (both.how, both.spec):
                 return False
     return True
+
+
+def _peers(same_calls: SameCalls | None, at: Where) -> Callable[[], Sequence[NormStep]] | None:
+    """The call at ``at`` in the family's runs outside it (as ``Evidence.peers``), on first use."""
+    if same_calls is None or not at:
+        return None
+
+    def found() -> Sequence[NormStep]:
+        ids = [eid for _, eps in at for eid in episode_ids(eps)]
+        return same_calls(ids[0], at[0][0], ids) if ids else []
+
+    return found
 
 
 def _fork(

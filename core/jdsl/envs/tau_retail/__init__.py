@@ -12,6 +12,7 @@ the benchmark's own, shipped in :mod:`jdsl.data` (MIT, Copyright (c) 2024 Sierra
 """
 
 from jdsl.envs.tau_retail.env import RETAIL_TOOLS, RetailEnv, RetailStep, retail_tool_schemas
+from jdsl.envs.tau_retail.initial import initial_reads
 from jdsl.envs.tau_retail.reads import TERMINAL_TOOLS, evaluate_arithmetic
 from jdsl.envs.tau_retail.store import RetailSnapshot, RetailState, retail_snapshot
 from jdsl.envs.tau_retail.tasks import (
@@ -48,6 +49,7 @@ __all__ = [
     "capability_tools",
     "evaluate_arithmetic",
     "gold_replay",
+    "initial_reads",
     "load_tasks",
     "retail_snapshot",
     "retail_tool_schemas",

@@ -1,0 +1,65 @@
+"""The runs of a package's task family, as the commands that check a package against traces
+(``jdsl package validate``, ``jdsl show --diff``) pick them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import typer
+
+from jdsl.compiler import NormEpisode
+from jdsl.compiler.families import family_members
+from jdsl.errors import JdslError
+from jdsl.package import BehaviorPackage
+
+__all__ = ["NoFamilyRunsError", "family_runs"]
+
+
+class NoFamilyRunsError(JdslError):
+    """No run given can be of the package's family: no grouping names it and no run makes
+    at least half of its calls to tools the package requires (the traces are another family's or domain's)."""
+
+
+def _tail(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _could_be_its_run(episode: NormEpisode, tools: frozenset[str]) -> bool:
+    """Whether at least half of ``episode``'s calls are to tools the package requires (by host
+    name: a run that diverged calls a tool or two the package never does; a run of another
+    domain shares at most a generic read or two with it)."""
+    ours = sum(_tail(s.logical_tool) in tools for s in episode.steps)
+    return bool(episode.steps) and 2 * ours >= len(episode.steps)
+
+
+def family_runs(
+    normalized: Sequence[NormEpisode], pkg: BehaviorPackage, *, doing: str, all_does: str
+) -> list[NormEpisode]:
+    """The runs of ``pkg``'s family (:func:`~jdsl.compiler.families.family_members`), with a
+    note on stderr of how many runs of other families were skipped.
+
+    Args:
+        normalized: every run the command read.
+        pkg: the package whose manifest names the family (``task_family``).
+        doing: what the command does to the runs it keeps (``"diffing"``), for the note.
+        all_does: what ``--all`` does with the skipped runs (``"diffs them too"``).
+    """
+    family = str(pkg.manifest.get("task_family") or "")
+    members, by = family_members(normalized, family)
+    tools = frozenset(_tail(c) for c in getattr(pkg, "required_capabilities", ()) or ())
+    calling = [e for e in members if e.steps]  # a run with no call tells nothing
+    if by is None and tools and calling and not any(_could_be_its_run(e, tools) for e in calling):
+        raise NoFamilyRunsError(
+            f"none of the {len(members)} run(s) given is of family {family!r}: no grouping "
+            f"names it and none makes half its calls to the package's tools ({', '.join(sorted(tools)[:4])}"
+            f"{' ...' if len(tools) > 4 else ''}) — pass the traces of that family's runs "
+            "(the same domain as the package)"
+        )
+    if by is not None and len(members) < len(normalized):
+        skipped = len(normalized) - len(members)
+        typer.echo(
+            f"{doing} the {len(members)} run(s) of family {family!r} (grouped by {by}); "
+            f"{skipped} run(s) of other families skipped (--all {all_does})",
+            err=True,
+        )
+    return members

@@ -1,0 +1,117 @@
+"""What a loop's selection residual answered in a recorded run (:mod:`jdsl.compiler.decisions`).
+
+A loop over selected elements ``for_each x in xs[$key]`` (:mod:`jdsl.compiler.staticize.looping`)
+is answered, in replay, with the indexes of the elements the run's calls took. A scan (its
+answer guarded ``xs[$key] prefix_of xs``) reads elements 0, 1, ...: its run starts at the first
+element, so a run that read another element of the list just before (item 3, then items 0, 1)
+made that call on its own, not as part of the scan (as the compile split it,
+:func:`jdsl.compiler.staticize.loops.compress`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from jdsl.compiler.lineage import element_index
+from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.ir.walk import walk_ir
+
+__all__ = ["loop_selections"]
+
+_SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    return list(walk_ir(node)) if isinstance(node, dict) else []
+
+
+def _scans(nodes: Sequence[dict[str, Any]]) -> set[str]:
+    """The ``items`` of the loops whose selection a ``prefix_of`` guard holds to a prefix."""
+    found = set()
+    for node in nodes:
+        expression = node.get("expression") if node.get("kind") == "guard" else None
+        pair = expression.get("prefix_of") if isinstance(expression, dict) else None
+        if isinstance(pair, list) and pair and isinstance(pair[0], dict):
+            found.add(str(pair[0].get("ref")))
+    return found
+
+
+def loop_selections(
+    nodes: Sequence[dict[str, Any]], episode: NormEpisode, reached: set[str] | None = None
+) -> dict[str, Any]:
+    """``{key: indexes}`` for each loop over selected elements ``for_each x in xs[$key]``
+    whose child calls a tool with an argument ``x<tail>``: the index in ``xs`` of each call of
+    that loop's run in the episode (what the residual that selects answered). The calls of a
+    tool whose argument is ``xs[k]<tail>`` form runs (consecutive successful calls of it); the
+    n-th such loop of a tool in the tree (pre-order) takes the n-th run; with ``reached`` (the
+    run's path, :func:`jdsl.compiler.decisions._reached`), among the loops the run reaches only."""
+    found: dict[str, Any] = {}
+    seen: dict[str, int] = {}  # tool -> loops of it so far
+    scans = _scans(nodes)
+    for node in nodes:
+        match = (
+            _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
+        )
+        if match is None or match["key"] in found:
+            continue
+        inside = {str(n.get("id") or "") for n in _walk(node.get("child"))}
+        if reached is not None and not inside & reached:
+            continue
+        looped = _looped(node, match["head"], match["key"])
+        if looped is None:
+            continue
+        tool, arg, path = looped
+        runs = _runs(episode.ok_steps(), tool, arg, path, match["key"],
+                     scan=node.get("items") in scans)  # fmt: skip
+        n = seen[tool] = seen.get(tool, -1) + 1
+        found[match["key"]] = runs[n] if n < len(runs) else []
+    return found
+
+
+def _looped(node: dict[str, Any], head: str, key: str) -> tuple[str, str, str] | None:
+    """``(tool, argument, xs[$key]<tail>)`` of the first call in a loop's child whose argument
+    reads the loop's element (``x<tail>``), or None."""
+    item = str(node.get("item"))
+    for action in _walk(node.get("child")):
+        if action.get("kind") != "action":
+            continue
+        for arg, spec in (action.get("args") or {}).items():
+            ref = str(spec.get("ref", "")) if isinstance(spec, dict) else ""
+            tail = ref[len(item) :]
+            if ref.startswith(item) and (not tail or tail[0] in ".["):
+                return str(action.get("tool")), arg, f"{head}[${key}]{tail}"
+    return None
+
+
+def _runs(
+    steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str, *, scan: bool = False
+) -> list[list[int]]:
+    """The element indexes of each run of consecutive calls of ``tool`` whose ``arg`` is an
+    element of the list ``path`` selects from; with ``scan``, split as scans
+    (:func:`_scan_parts`)."""
+    runs: list[list[int]] = []
+    last = -2
+    for at, step in enumerate(steps):
+        if step.logical_tool != tool:
+            continue
+        k = element_index(path, step.arg_sources.get(arg, ())).get(key)
+        if k is None:
+            continue
+        if at != last + 1 or not runs:
+            runs.append([])
+        runs[-1].append(k)
+        last = at
+    return [part for run in runs for part in _scan_parts(run)] if scan else runs
+
+
+def _scan_parts(run: list[int]) -> list[list[int]]:
+    """A stretch of calls as scans: a new scan at each element 0; the calls before the first
+    one, when there is one, were calls of their own (not answered here)."""
+    parts: list[list[int]] = []
+    for k in run:
+        if not parts or k == 0:
+            parts.append([])
+        parts[-1].append(k)
+    return parts[1:] if len(parts) > 1 and parts[0][0] != 0 else parts

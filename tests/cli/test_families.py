@@ -1,0 +1,67 @@
+"""Which runs ``jdsl package validate`` and ``jdsl show --diff`` check a package against."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+from jdsl.commands.families import family_runs
+from jdsl.compiler import normalize_all
+from jdsl.package import BehaviorPackage
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "compiler"))
+from events import EpisodeBuilder  # noqa: E402
+
+
+def _run(eid: str, *tools: str) -> Any:
+    b = EpisodeBuilder(eid, inputs={"user_id": "u1"}, domain="retail")
+    for k, tool in enumerate(tools):
+        b.call(tool, {"ok": k}, store=f"r{k}", n=k)
+    return normalize_all([b.done(True)])[0]
+
+
+def _package(family: str) -> BehaviorPackage:
+    return cast(BehaviorPackage, SimpleNamespace(manifest={"task_family": family}))
+
+
+def test_family_runs_keeps_the_package_family_and_says_what_it_skipped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    runs = [_run("a", "get_user", "cancel_order"), _run("b", "get_user", "think")]
+    kept = family_runs(
+        runs, _package("retail.cancel_order"), doing="diffing", all_does="diffs them too"
+    )
+    assert [e.episode_id for e in kept] == ["a"]
+    assert capsys.readouterr().err == (
+        "diffing the 1 run(s) of family 'retail.cancel_order' (grouped by intent); "
+        "1 run(s) of other families skipped (--all diffs them too)\n"
+    )
+
+
+def test_family_runs_keeps_every_run_when_no_grouping_names_the_family(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    runs = [_run("a", "get_user", "cancel_order"), _run("b", "get_user", "think")]
+    kept = family_runs(runs, _package("unknown"), doing="validating on", all_does="checks them too")
+    assert [e.episode_id for e in kept] == ["a", "b"]
+    assert capsys.readouterr().err == ""
+
+
+def test_runs_that_call_none_of_the_package_tools_are_refused() -> None:
+    """An airline package validated on retail runs counted 16 of them "served" (the family
+    filter fell away when no grouping named the family); none of the runs belongs to it."""
+    from jdsl.commands.families import NoFamilyRunsError
+
+    runs = [_run("a", "get_user", "cancel_order"), _run("b", "get_user", "think")]
+    pkg = cast(
+        BehaviorPackage,
+        SimpleNamespace(
+            manifest={"task_family": "airline.cancel_reservation"},
+            required_capabilities=("airline.get_reservation_details", "airline.cancel_reservation"),
+        ),
+    )
+    with pytest.raises(NoFamilyRunsError, match=r"none of the 2 run.*airline\.cancel_reservation"):
+        family_runs(runs, pkg, doing="validating on", all_does="checks them too")

@@ -1,0 +1,87 @@
+"""A trace never chooses where a file is written (notes fresh7 finding 1c): every file name a
+command derives from data (a skill, a family, ``-n``) is one safe path component inside ``-o``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jdsl.cli import app
+from typer.testing import CliRunner
+
+RUNNER = CliRunner()
+
+
+def _chat_rows(skill: str) -> str:
+    rows = []
+    for i in range(3):
+        arguments = json.dumps({"q": f"item{i}x"})
+        rows.append({
+            "metadata": {"skill": skill, "inputs": {"q": f"item{i}x"}},
+            "tools": [{"type": "function", "function": {
+                "name": "lookup",
+                "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+            }}],
+            "messages": [
+                {"role": "user", "content": f"find item{i}x"},
+                {"role": "assistant", "content": None, "tool_calls": [{
+                    "id": "c1", "type": "function",
+                    "function": {"name": "lookup", "arguments": arguments},
+                }]},
+                {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"id": "ID099"})},
+                {"role": "assistant", "content": "done"},
+            ],
+        })  # fmt: skip
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def _imported(tmp_path: Path, skill: str) -> Path:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(_chat_rows(skill), encoding="utf-8")
+    trace = tmp_path / "chat_tr.jsonl"
+    result = RUNNER.invoke(app, ["import", "openai-chat", str(chat), "-o", str(trace)])
+    assert result.exit_code == 0, result.output
+    return trace
+
+
+def _written(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.jdsl"))
+
+
+@pytest.mark.parametrize(
+    ("skill", "extra"),
+    [
+        ("../../pwned", []),
+        ("{tmp}/abs/pwned", []),
+        ("..", []),
+        ("ok", ["-n", "../../escaped"]),
+        ("../../pwned", ["--holdout", "1"]),
+    ],
+    ids=["skill ..", "skill absolute", "skill is ..", "-n ..", "holdout skill .."],
+)
+def test_a_name_from_the_trace_stays_inside_the_output_directory(
+    tmp_path: Path, skill: str, extra: list[str]
+) -> None:
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    trace = _imported(work, skill.format(tmp=tmp_path))
+    out = work / "out"
+    out.mkdir()
+    result = RUNNER.invoke(app, ["compile", str(trace), "-o", f"{out}/", *extra])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    written = _written(tmp_path)
+    assert written, result.output
+    assert all(p.parent == out for p in written), (written, result.output)
+
+
+def test_the_package_keeps_its_name_only_the_file_name_is_made_safe(tmp_path: Path) -> None:
+    trace = _imported(tmp_path, "../../pwned")
+    out = tmp_path / "out"
+    out.mkdir()
+    result = RUNNER.invoke(app, ["compile", str(trace), "-o", f"{out}/"])
+    assert result.exit_code == 0, result.output
+    (package,) = _written(tmp_path)
+    assert package.parent == out and not package.name.startswith(".")
+    assert ".." not in package.name and "/" not in package.name
+    assert "'../../pwned' is not a safe file name; the file is pwned.jdsl" in result.output
