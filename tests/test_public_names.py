@@ -421,6 +421,7 @@ PUBLIC_NAMES: dict[str, list[str]] = {
         "RequestMessagesError",
         "SCHEMA_VERSION",
         "SafeSink",
+        "SkippedLines",
         "ToolInvocation",
         "Trace",
         "TraceEvent",

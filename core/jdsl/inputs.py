@@ -9,7 +9,9 @@ parameter that reads KEY whole, or a typed signature input, :func:`tree_input_ty
 VALUE is read as that type (``zip=77209`` stays the string ``"77209"`` for ``find_user(zip:
 str)``, ``count=3`` is the integer 3 for ``count: int``) and checked against it. ``KEY:=JSON``
 (as in httpie) always gives the JSON value, unchecked. ``KEY=@PATH`` and ``KEY:=@PATH`` read
-the value's text from the file PATH (as in httpie), then the same way.
+the value's text from the file PATH (as in httpie), then the same way. ``KEY=`` with nothing
+after it is refused: it is most often a shell variable that is not set (``email=$EMAIL``); an
+empty string on purpose is ``KEY:='""'``.
 
 >>> parse_inputs(["name=Ada", "n:=3", "zip=02134"], types={"zip": [("find.zip", {"type": "string"})]})
 {'name': 'Ada', 'n': 3, 'zip': '02134'}
@@ -121,14 +123,20 @@ def parse_inputs(
         types: ``{key: [(where, JSON Schema)]}``, e.g. from :func:`jdsl.package.input_types`.
 
     Raises:
-        InputError: an item without ``=``, a key given twice, bad JSON after ``:=``, or a value
-            that does not fit the recorded type.
+        InputError: an item without ``=``, an empty value (``KEY=``), a key given twice, bad
+            JSON after ``:=``, or a value that does not fit the recorded type.
     """
     inputs: dict[str, Any] = {}
     for pair in pairs:
         key, text, as_json = split_pair(pair)
         if key in inputs:
             raise InputError(f"{key!r} is given twice; keep one of them", key=key)
+        if not text and not as_json:
+            raise InputError(
+                f"{key}= has an empty value (a shell variable that is not set?); pass a value, "
+                f"or {key}:='\"\"' for an empty string",
+                key=key,
+            )
         given = text
         if text.startswith("@"):
             text = _file_text(key, text[1:], ":=" if as_json else "=")

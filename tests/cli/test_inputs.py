@@ -94,7 +94,7 @@ def test_input_types_come_from_tool_contracts_and_typed_signature_fields(shop) -
 
 def test_parse_inputs_rules() -> None:
     types = {"n": [("t.n", {"type": "integer"})], "tags": [("t.tags", {"type": "array"})]}
-    assert parse_inputs(["zip=02134", "n=7", "tags=[1]", "o:={\"a\": 1}", "e="], types=types) == {
+    assert parse_inputs(["zip=02134", "n=7", "tags=[1]", "o:={\"a\": 1}", 'e:=""'], types=types) == {
         "zip": "02134", "n": 7, "tags": [1], "o": {"a": 1}, "e": ""}  # fmt: skip
     with pytest.raises(typer.BadParameter, match="is not KEY=VALUE") as info:
         parse_inputs(["=x"], option="--canonical")

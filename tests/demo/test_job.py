@@ -262,6 +262,16 @@ def test_the_readme_excerpt_is_what_the_demo_prints(demo: DemoResult) -> None:
     assert not missing, "README.md's demo excerpt differs from the report:\n" + "\n".join(missing)
 
 
+def test_every_tool_call_line_of_the_teacher_timeline_is_closed(demo: DemoResult) -> None:
+    """``jdsl show`` cut each timeline line at 100 characters: the teacher's deep
+    ``call find_user_id_by_name_zip({...})`` lost its closing parenthesis."""
+    from jdsl.commands.show import episode_timeline
+
+    lines = [line for e in read_events(demo.trace_path).episodes
+             for line in episode_timeline(e).splitlines() if " call " in line]  # fmt: skip
+    assert lines and all(line.endswith(")") for line in lines), lines[:3]
+
+
 def _readme_package_run() -> tuple[list[str], str]:
     """README's ``jdsl package run`` command (its arguments after ``jdsl``) and the status line
     README quotes for it."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from jdsl.demo.family import (
     cancel_tasks,
@@ -14,6 +16,7 @@ from jdsl.demo.teacher import (
     GoldChoice,
     TeacherModelError,
     offline_teacher,
+    teacher_file,
     teacher_text,
     teacher_tree,
 )
@@ -21,6 +24,8 @@ from jdsl.envs.tau_retail import RetailEnv, load_tasks, reward, tree_tools
 from jdsl.errors import JdslError
 from jdsl.providers.messages import Message, ToolSpec
 from jdsl.text import format_behavior, parse_behavior
+
+REPO = Path(__file__).parents[2]
 
 
 def test_family_and_split_are_fixed() -> None:
@@ -109,3 +114,15 @@ def test_teacher_without_a_usable_identity_fails_before_any_write() -> None:
     ctx = teacher_tree().run(model=model, tools=tree_tools(env), raise_errors=False, **inputs)
     assert ctx.status.value == "failure"
     assert model.calls == [] and reward(env, task) == 0.0
+
+
+def test_the_teacher_file_printed_is_a_path_the_user_can_open(monkeypatch, tmp_path) -> None:
+    """The demo printed ``jdsl/examples/retail_cancel.behavior``, a path that opens from
+    nowhere: the file is at ``core/jdsl/examples/`` in the repository (or wherever jdsl is
+    installed). Inside the folder that holds it: relative to there; elsewhere: the full path."""
+    monkeypatch.chdir(REPO)
+    assert teacher_file() == "core/jdsl/examples/retail_cancel.behavior"
+    assert (REPO / teacher_file()).read_text(encoding="utf-8") == teacher_text()
+    monkeypatch.chdir(tmp_path)
+    shown = Path(teacher_file())
+    assert shown.is_absolute() and shown.read_text(encoding="utf-8") == teacher_text()

@@ -76,7 +76,7 @@ CASES = {
     "JSON objects": _items(meta_='{"a": [1, 2], "b": {"c": null}}', note_="[1, 2]"),
     "quoted strings": _items(first_name='"Ada Lovelace"', note="cancel my order", meta_='"x"'),
     "@file": _items(note="@note.txt", meta_="@meta.json"),
-    "empty values": _items(note="", zip=""),
+    "empty strings on purpose": _items(note_='""', zip_='""'),
 }
 
 
@@ -99,6 +99,7 @@ def test_what_the_one_reader_gives(lesson, ip):
 BAD = {
     "not the declared type": _items(count="three"),
     "empty where an int is wanted": _items(count=""),
+    "an empty value (an unset shell variable)": _items(note=""),
     "bad JSON after :=": _items(meta_="[1"),
     "no such file": _items(note="@missing.txt"),
     "a file that is not JSON after :=": _items(meta_="@note.txt"),

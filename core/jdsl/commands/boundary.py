@@ -4,18 +4,22 @@
 :func:`cli_fail` builds such a failure, :func:`cli_advice` rewrites the library's Python advice
 (``pass model=... to run()``) into the flags that do the same, :func:`require_parent` is the one
 output-path check (``-o``, ``--out``), :func:`bad_parameter` turns a
-:class:`~jdsl.errors.InputError` into typer's usage error (exit 2) and :func:`choice` checks an
-option's value against its choices.
+:class:`~jdsl.errors.InputError` into typer's usage error (exit 2), :func:`choice` checks an
+option's value against its choices, :func:`count` reads a whole-number option and
+:func:`reporting_skips` tells what ``--skip-bad-lines`` skipped.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import errno
 import functools
+import gc
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -23,6 +27,7 @@ import typer
 
 from jdsl.errors import InputError, JdslError, MissingDirectoryError
 from jdsl.trace.addresses import redact_addresses
+from jdsl.trace.reader import SkippedLines
 
 __all__ = [
     "MODEL_FIX",
@@ -32,7 +37,9 @@ __all__ = [
     "cli_advice",
     "cli_errors",
     "cli_fail",
+    "count",
     "out_path",
+    "reporting_skips",
     "require_parent",
 ]
 
@@ -149,7 +156,9 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Decorate a typer command: a :class:`~jdsl.errors.JdslError`, ``OSError`` or
     ``UnicodeDecodeError`` leaving it prints ``error: <what> — <how to fix>`` (a JdslError's
     message already names the fix) and exits 1 instead of a traceback; a Ctrl-C prints
-    ``interrupted (Ctrl-C): ...`` and exits 130.
+    ``interrupted (Ctrl-C): ...`` and exits 130, at once: the heap is frozen at exit
+    (``gc.freeze``), so the interpreter's last collection passes over it (over the demo's heap,
+    on a busy machine, it took 3-5 s of a Ctrl-C's exit).
 
     Put it under ``@app.command(...)``; typer still reads the command's parameters.
     """
@@ -159,6 +168,8 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except KeyboardInterrupt:  # a run's trace already closed its episode as cancelled
+            atexit.unregister(gc.freeze)  # once, however many commands a test runs
+            atexit.register(gc.freeze)
             typer.echo(
                 "interrupted (Ctrl-C): stopped; a --trace file keeps what ran, its episode "
                 "ended as cancelled",
@@ -221,3 +232,51 @@ def choice(choices: Sequence[str]) -> Callable[[str], str]:
         return value
 
     return parse
+
+
+def count(option: str, minimum: int | None = None) -> Callable[[str | int], int]:
+    """A typer ``parser=`` for a whole-number option: ``--holdout abc`` is typer's usage error
+    (exit 2) ``--holdout abc is not a number; pass --holdout N (a whole number)`` where an
+    ``int`` annotation answers in pydantic's words ("Input should be a valid integer"); a
+    number below ``minimum`` (when given) is refused the same way.
+
+    Example:
+        >>> count("--min-support", 1)("2")
+        2
+    """
+    least = "" if minimum is None else f", {minimum} or more"
+
+    def parse(value: str | int) -> int:
+        try:
+            number = value if isinstance(value, int) else int(value.strip())
+        except ValueError:
+            raise typer.BadParameter(
+                f"{option} {value} is not a number; pass {option} N (a whole number{least})"
+            ) from None
+        if minimum is not None and number < minimum:
+            raise typer.BadParameter(
+                f"{option} {value} is below {minimum}; pass {option} N (a whole number{least})"
+            )
+        return number
+
+    return parse
+
+
+@contextlib.contextmanager
+def reporting_skips(skip: bool) -> Iterator[SkippedLines | None]:
+    """For ``--skip-bad-lines`` (``skip``): the :class:`~jdsl.trace.reader.SkippedLines` to
+    read with (None without the flag: reads stay strict); when the command ends, also by an
+    error, each file's skipped lines are told on stderr, ``warning: --skip-bad-lines skipped
+    1 line of t.jsonl that is not a trace event (line 37: ...)``.
+
+    Read with ``strict=skipped is None, skipped=skipped``.
+    """
+    if not skip:
+        yield None
+        return
+    skipped = SkippedLines()
+    try:
+        yield skipped
+    finally:
+        for note in skipped.notes():
+            typer.echo(f"warning: --skip-bad-lines {note}", err=True)

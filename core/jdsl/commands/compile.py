@@ -19,9 +19,17 @@ from typing import Any, Literal, cast, get_args
 
 import typer
 
-from jdsl.commands.boundary import choice, cli_errors, cli_fail, out_path, require_parent
+from jdsl.commands.boundary import (
+    choice,
+    cli_errors,
+    cli_fail,
+    count,
+    out_path,
+    reporting_skips,
+    require_parent,
+)
 from jdsl.commands.inputs import parse_inputs
-from jdsl.commands.kinds import refuse_package
+from jdsl.commands.kinds import refuse_behavior, refuse_package
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATES,
@@ -59,8 +67,9 @@ def compile_command(
         "-o",
         "--out",
         metavar="OUT",
-        help="The package file to write (replaced), or a directory to write NAME.jdsl in; with "
-        "--group-by, the directory that gets one package per family.",
+        help="The package file to write (replaced), or a directory to write NAME.jdsl in. "
+        "With --holdout or --group-by, a directory (not NAME.jdsl) that gets one package per "
+        "family; so it is for runs whose importer recommends grouping (tau-bench's).",
     ),
     name: str | None = typer.Option(
         None,
@@ -105,7 +114,7 @@ def compile_command(
     min_support: int = typer.Option(
         MIN_BRANCH_SUPPORT,
         "--min-support",
-        min=1,
+        parser=count("--min-support", 1),
         metavar="N",
         help="Successful episodes a branch alternative needs; thinner paths are reported and "
         "left out.",
@@ -137,19 +146,16 @@ def compile_command(
     """
     for path in traces:
         refuse_package(path, "jdsl compile")
+        refuse_behavior(path, "jdsl compile")
     _refuse_repeats(traces)
     out = Path(out_text)
     require_parent(out, "-o")
     if state not in (None, "none", *INITIAL_STATES):
         initial_state(state)  # an unknown domain: the usage error, before any work
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
-    if (group_by is not None or holdout) and out.exists() and not out.is_dir():
-        fix = (
-            f"with {'--holdout' if group_by is None else '--group-by'}, -o is a directory; pass one"
-        )
-        raise cli_fail(f"-o {out} is a file", fix)
+    if group_by is not None or holdout:
+        _refuse_one_package(out, "--holdout" if group_by is None else "--group-by")
     out = out_path(out_text, "-o")  # -o DIR/: a directory, made now
-    strict = not skip_bad_lines
     options = (
         traces,
         out,
@@ -160,12 +166,27 @@ def compile_command(
         min_support,
         state,
     )
-    if engine == "dask":
+    if engine == "dask":  # the workers read the files: what they skip is not counted here
         with dask_client(scheduler) as client:
-            reduced = reduce_shards(client, traces, mapping, strict=strict)
+            reduced = reduce_shards(client, traces, mapping, strict=not skip_bad_lines)
             return _compile(reduced.normalized, partial(compile_reduced, client, reduced), *options)
-    normalized = normalize_stream(iter_episodes(traces, strict=strict), canonical=mapping)
-    return _compile(normalized, partial(compile_normalized, normalized), *options)
+    with reporting_skips(skip_bad_lines) as skipped:
+        episodes = iter_episodes(traces, strict=skipped is None, skipped=skipped)
+        normalized = normalize_stream(episodes, canonical=mapping)
+        return _compile(normalized, partial(compile_normalized, normalized), *options)
+
+
+def _refuse_one_package(out: Path, option: str) -> None:
+    """Exit 1 when ``-o`` is a file, or names one package (``x.jdsl``, not a directory yet),
+    where ``option`` writes one package per family into a directory."""
+    if out.exists() and not out.is_dir():
+        raise cli_fail(f"-o {out} is a file", f"with {option}, -o is a directory; pass one")
+    if out.suffix == SUFFIX and not out.is_dir():
+        raise cli_fail(
+            f"-o {out} names one package ({SUFFIX}), but {option} writes one package per "
+            "family into a directory",
+            "pass a directory, e.g. -o packages/",
+        )
 
 
 def _compile(
@@ -186,16 +207,15 @@ def _compile(
     compiles get only the complete episodes, under a note)."""
     normalized, cut = _require_success(normalized, traces)
     if group_by is None and (recommended := recommended_grouping(normalized)) is not None:
-        if out.exists() and not out.is_dir():
-            raise cli_fail(f"-o {out} is a file", f"these runs compile by {recommended} (their "
+        if not out.is_dir() and (out.exists() or out.suffix == SUFFIX):
+            what = "is a file" if out.exists() and not out.is_dir() else (
+                f"names one package ({SUFFIX})")  # fmt: skip
+            raise cli_fail(f"-o {out} {what}", f"these runs compile by {recommended} (their "
                            "importer recommends it), one package per family, into a directory; "
-                           "pass a directory, or --group-by")  # fmt: skip
+                           "pass a directory, e.g. -o packages/, or --group-by")  # fmt: skip
         typer.echo(f"grouping by {recommended} (the importer's recommendation; --group-by to "
                    "change)", err=True)  # fmt: skip
         group_by = recommended
-    if group_by is not None and out.suffix == SUFFIX and not out.is_dir():
-        raise cli_fail(f"-o {out} names one package, but --group-by writes one per family",
-                       "pass a directory for the packages, e.g. -o packages/")  # fmt: skip
     if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
         typer.echo(f"note: {cut_note(cut)}")
     base = name or next(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, require_parent
+from jdsl.commands.boundary import cli_errors, cli_fail, count, require_parent
 from jdsl.demo.job import DEFAULT_OUT, run_demo
 
 __all__ = ["demo_command"]
@@ -34,7 +34,11 @@ def demo_command(
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
     tasks: int | None = typer.Option(
-        None, "--tasks", min=1, help="With a local: model, run only the first N held-out tasks."
+        None,
+        "--tasks",
+        parser=count("--tasks", 1),
+        metavar="N",
+        help="With a local: model, run only the first N held-out tasks.",
     ),
 ) -> None:
     """Run the main job: retail teacher traces -> a verified package -> held-out tasks scored;

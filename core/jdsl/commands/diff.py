@@ -17,6 +17,7 @@ import typer
 
 from jdsl.commands.boundary import cli_fail
 from jdsl.commands.families import family_runs
+from jdsl.commands.kinds import refuse_behavior
 from jdsl.commands.validate import initial_state
 from jdsl.compiler import normalize_all, validate_package
 from jdsl.compiler.stepdiff import (
@@ -27,27 +28,30 @@ from jdsl.compiler.stepdiff import (
     step_diff,
 )
 from jdsl.package import load_package
-from jdsl.trace import read_events
+from jdsl.trace import SkippedLines, read_events
 
 __all__ = ["show_diff"]
 
 
 def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
-              episode: str | None = None, *, strict: bool = True,
+              episode: str | None = None, *, skip_log: SkippedLines | None = None,
               every: bool = False) -> None:  # fmt: skip
     """Print (and with ``html`` write) the step-aligned diff of the episodes in ``traces``:
     those of the package's family (as ``jdsl package validate`` picks them), every one with
     ``every`` or when no grouping names the family, or the one ``episode`` names
-    (``strict=False``: skip trace lines that are not events)."""
+    (``skip_log``: skip trace lines that are not events, counted there; None: strict)."""
     if not traces:
         raise cli_fail("jdsl show --diff needs a package and traces", "jdsl show --diff PKG "
                        "TRACES.jsonl...")  # fmt: skip
     if not (package.is_dir() or package.suffix == ".jdsl"):
         raise cli_fail(f"{package} is not a package", "give the .jdsl package first, then the "
                        "traces: jdsl show --diff PKG TRACES.jsonl")  # fmt: skip
+    for trace in traces:
+        refuse_behavior(trace, "jdsl show --diff PKG")
     pkg = load_package(package)
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
-    episodes = [e for trace in traces for e in read_events(trace, strict=strict).episodes
+    episodes = [e for trace in traces
+                for e in read_events(trace, strict=skip_log is None, skipped=skip_log).episodes
                 if episode is None or e.episode_id == episode]  # fmt: skip
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")

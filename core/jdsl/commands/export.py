@@ -48,9 +48,11 @@ def otel_command(
     service_name: str = typer.Option("jdsl", "--service-name", help="The service.name resource."),
 ) -> None:
     """Export a trace as GenAI semantic-convention spans over OTLP/HTTP, or to an OTLP JSON file."""
+    from jdsl.commands.kinds import refuse_behavior
     from jdsl.trace import read_events
     from jdsl.trace.otel import export_otel, trace_spans, write_otlp_json
 
+    refuse_behavior(traces, "jdsl export otel")
     if out is not None and endpoint is not None:
         raise typer.BadParameter("give --endpoint or --out, not both", param_hint="--out")
     if out is None and endpoint is None and not any(os.environ.get(v) for v in _ENDPOINT_VARS):

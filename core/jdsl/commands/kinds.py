@@ -8,7 +8,7 @@ from pathlib import Path
 
 from jdsl.commands.boundary import cli_fail
 
-__all__ = ["refuse_non_package", "refuse_package", "refuse_trace"]
+__all__ = ["refuse_behavior", "refuse_non_package", "refuse_package", "refuse_trace"]
 
 
 def _is_package(path: Path) -> bool:
@@ -32,6 +32,18 @@ def refuse_package(path: Path, command: str) -> None:
         )
 
 
+def refuse_behavior(path: Path, command: str) -> None:
+    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as a trace, is behavior
+    text (``.behavior``): read as a trace, its first line was "not a trace event", with the
+    advice to skip such lines."""
+    if path.suffix == ".behavior":
+        raise cli_fail(
+            f"{path} is behavior text, not a trace, which `{command}` takes",
+            f"record one with `jdsl run {path} --tools module:NAME --trace TRACES.jsonl`, then "
+            f"`{command}` TRACES.jsonl",
+        )
+
+
 def refuse_trace(path: Path, command: str) -> None:
     """Raise the CLI exit (code 1) when ``path`` looks like a jdsl trace (``.jsonl``, or a
     first line that is a JSON object), which ``command`` does not take."""
@@ -43,14 +55,21 @@ def refuse_trace(path: Path, command: str) -> None:
 
 
 def refuse_non_package(path: Path, command: str) -> None:
-    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as its package, is a
-    trace or a tau-bench results file instead (a JSON file, not an archive): name what it is
-    and the commands that make a package of it.
+    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as its package, is
+    behavior text (``.behavior``: name ``jdsl run``), or a trace or a tau-bench results file
+    (a JSON file, not an archive): name what it is and the commands that make a package of it.
 
     Args:
         path: the file a user passed as PKG.
         command: what the user ran, e.g. ``"jdsl package run"``.
     """
+    if path.suffix == ".behavior" and path.is_file():
+        raise cli_fail(
+            f"{path} is behavior text, but `{command}` takes a behavior package "
+            "(PKG: a .jdsl archive or package folder)",
+            f"run it with `jdsl run {path} --tools module:NAME`, or look at it with "
+            f"`jdsl show {path}`",
+        )
     if not path.is_file() or zipfile.is_zipfile(path):
         return
     if path.suffix not in {".jsonl", ".json"} and _first_char(path) not in {"{", "["}:

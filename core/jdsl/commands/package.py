@@ -66,12 +66,12 @@ def verify_command(path: Path = _PKG, digest: str | None = _DIGEST) -> None:
 @cli_errors
 def run_command(
     path: Path = _PKG,
-    tools: str = typer.Option(
-        ...,
+    tools: str | None = typer.Option(
+        None,
         "--tools",
         "-t",
         metavar="module:NAME",
-        help="module:NAME (or file.py:NAME) of the host tools.",
+        help="module:NAME (or file.py:NAME) of the host tools (required).",
     ),
     inputs: list[str] = typer.Option(
         [],
@@ -80,7 +80,8 @@ def run_command(
         metavar="KEY=VALUE",
         help="Run input (repeatable). KEY=VALUE is a string, or the type the package records "
         "for KEY (a tool argument or a typed signature field); KEY:=JSON is a JSON value; "
-        "KEY=@FILE reads the value from FILE.",
+        "KEY=@FILE reads the value from FILE. An empty VALUE is refused (KEY:='\"\"' passes an "
+        "empty string).",
     ),
     model: str | None = typer.Option(
         None, "--model", "-m", metavar="ID", help="Provider model id."
@@ -106,6 +107,12 @@ def run_command(
     if trace is not None:
         require_parent(trace, "--trace")
     pkg = load_package(path, digest=digest)
+    if tools is None:  # asked once the package is known to be one: it names what to bind
+        raise cli_fail(
+            f"no --tools: {pkg.name} calls {', '.join(pkg.required_capabilities) or 'no tool'}",
+            "pass --tools module:NAME (or file.py:NAME) holding them: a {capability: fn} "
+            "mapping, a list of tools, or a function returning one",
+        )
     seeds = parse_inputs(inputs, types=input_types(pkg))
     root = pkg.as_root(read_tools(tools), model_id=model)
     if note := unread_inputs_note(root, list(seeds)):

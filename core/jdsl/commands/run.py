@@ -30,7 +30,8 @@ __all__ = ["report_run", "run_command", "run_model"]
 _INPUT_HELP = (
     "Run input (repeatable). KEY=VALUE is a string (or the type of the tool parameter that "
     "reads KEY; for a package, the type it records for KEY); KEY:=JSON is a JSON value; "
-    "KEY=@FILE reads the value from FILE."
+    "KEY=@FILE reads the value from FILE. An empty VALUE is refused (KEY:='\"\"' passes an "
+    "empty string)."
 )
 
 

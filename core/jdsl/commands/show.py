@@ -19,16 +19,15 @@ from typing import Any
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.boundary import cli_errors, cli_fail, reporting_skips
 from jdsl.ir.walk import walk_ir
 from jdsl.package import BehaviorPackage, input_types, load_package
-from jdsl.trace import Episode, EventKind, TraceEvent, read_events
+from jdsl.trace import Episode, EventKind, SkippedLines, TraceEvent, read_events
 from jdsl.trace.addresses import redact_address
 
 __all__ = ["episode_timeline", "package_summary", "show_command"]
 
 K = EventKind
-_WIDTH = 100
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -80,7 +79,7 @@ def _line(event: TraceEvent) -> str | None:
     if kind == K.TOOL_CALL_FAILED:
         return f"  ! {_short(p.get('error'))}"
     if kind == K.MODEL_RESPONDED:
-        calls = ", ".join(str(c.get("name")) for c in p.get("tool_calls") or [])
+        calls = _short(", ".join(str(c.get("name")) for c in p.get("tool_calls") or []), 40)
         said = _short(p.get("raw_output") or "") + (f" [calls {calls}]" if calls else "")
         usage = p.get("usage") or {}
         tokens = (
@@ -108,7 +107,10 @@ def _status_word(episode: Episode) -> str:
 
 
 def episode_timeline(episode: Episode) -> str:
-    """An episode as text: a header, then one line per step, indented by tree depth."""
+    """An episode as text: a header, then one line per step, indented by tree depth.
+
+    A line is never cut as a whole (that dropped the closing ``)`` of a deep tool call): each
+    value in it is cut, ending in ``…``, by :func:`_short`."""
     started, finished = episode.started, episode.finished
     head = (
         f"episode {episode.episode_id}  skill={started.get('skill')}  "
@@ -120,7 +122,7 @@ def episode_timeline(episode: Episode) -> str:
             depth = max(depth - 1, 0)
         text = _line(event)
         if text is not None:
-            lines.append(f"  {event.sequence:>4}  " + ("  " * depth + _escaped(text))[:_WIDTH])
+            lines.append(f"  {event.sequence:>4}  " + "  " * depth + _escaped(text))
         if event.kind == K.NODE_ENTER:
             depth += 1
     if finished.get("error_message"):
@@ -140,9 +142,10 @@ def _episodes_table(episodes: Iterable[Episode]) -> str:
 
 
 def _show_trace(
-    path: Path, episode_id: str | None, compile_preview: bool, *, strict: bool = True
+    path: Path, episode_id: str | None, compile_preview: bool, skipped: SkippedLines | None
 ) -> None:
-    episodes = [e for e in read_events(path, strict=strict).episodes if not e.is_control]
+    trace = read_events(path, strict=skipped is None, skipped=skipped)
+    episodes = [e for e in trace.episodes if not e.is_control]
     if not episodes:
         raise cli_fail(
             f"{path} holds no episodes",
@@ -295,7 +298,8 @@ def show_command(
     if diff:
         from jdsl.commands.diff import show_diff
 
-        show_diff(path, traces or [], html, episode, strict=not skip_bad_lines, every=every)
+        with reporting_skips(skip_bad_lines) as skipped:
+            show_diff(path, traces or [], html, episode, skip_log=skipped, every=every)
         return
     if html is not None:
         raise cli_fail(
@@ -308,4 +312,5 @@ def show_command(
     elif path.is_dir() or path.suffix == ".jdsl":
         typer.echo(package_summary(load_package(path)))
     else:
-        _show_trace(path, episode, compile_preview, strict=not skip_bad_lines)
+        with reporting_skips(skip_bad_lines) as skipped:
+            _show_trace(path, episode, compile_preview, skipped)

@@ -21,9 +21,10 @@ from typing import Any
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail
+from jdsl.commands.boundary import cli_errors, cli_fail, count, reporting_skips
 from jdsl.commands.families import family_runs
-from jdsl.commands.kinds import refuse_non_package
+from jdsl.commands.inputs import parse_inputs
+from jdsl.commands.kinds import refuse_behavior, refuse_non_package
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -39,8 +40,8 @@ from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.envs.tau_retail import initial_reads as retail_reads
-from jdsl.package import SUFFIX, export_jdsl, load_package
-from jdsl.trace import read_events
+from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, load_package
+from jdsl.trace import SkippedLines, read_events
 from jdsl.trace.filenames import file_names, path_inside
 
 __all__ = [
@@ -71,6 +72,7 @@ def _holdout_at_least_one(value: int | None) -> int | None:
 HOLDOUT_OPTION = typer.Option(
     None,
     "--holdout",
+    parser=count("--holdout"),
     callback=_holdout_at_least_one,
     metavar="N",
     help="Compile each family without its last N "
@@ -154,19 +156,28 @@ def validate_command(
     divergence). By default only the runs of the package's family are checked (the family
     its manifest names, grouped as the compile grouped them); --all checks every run. A run
     cut off mid-run (no episode.finished) is left out under a note."""
-    pairs = [item.partition("=") for item in canonical]
-    bad = [item for item, (_, sep, _) in zip(canonical, pairs, strict=True) if not sep]
-    if bad:
-        raise typer.BadParameter(f"{bad[0]!r} is not HOST=LOGICAL", param_hint="--canonical")
+    pairs = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     refuse_non_package(path, "jdsl package validate")
+    for trace in traces:
+        refuse_behavior(trace, "jdsl package validate PKG")
     pkg = load_package(path)
     # Host names as compile canonicalized them: a trace recorded against the host's tools
     # names ``cancel_pending_order`` where the package requires ``retail.cancel_pending_order``
     # (the rule PackageBundle.bind hints with); --canonical pairs override it.
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
-    mapping.update({host: logical for host, _, logical in pairs})
-    strict = not skip_bad_lines
-    episodes = [e for trace in traces for e in read_events(trace, strict=strict).episodes]
+    mapping.update(pairs)
+    with reporting_skips(skip_bad_lines) as skipped:
+        _validate(pkg, traces, mapping, state, every, only, skipped)
+
+
+def _validate(
+    pkg: BehaviorPackage, traces: Sequence[Path], mapping: dict[str, str], state: str | None,
+    every: bool, only: Sequence[str], skipped: SkippedLines | None,
+) -> None:  # fmt: skip
+    """``jdsl package validate`` once its arguments are checked (``skipped``: the lines
+    ``--skip-bad-lines`` skips, None: strict)."""
+    episodes = [e for trace in traces
+                for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes]  # fmt: skip
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)

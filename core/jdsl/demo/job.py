@@ -44,9 +44,9 @@ from jdsl.demo.retail_job import (
 from jdsl.demo.returns_job import ReturnFigures, compile_returns
 from jdsl.demo.teacher import (
     OFFLINE_TEACHER_ID,
-    TEACHER_BEHAVIOR,
     GoldChoice,
     offline_teacher,
+    teacher_file,
     teacher_text,
     teacher_tree,
 )
@@ -152,7 +152,7 @@ class DemoResult:
 
     @property
     def teacher_file(self) -> str:
-        return f"jdsl/examples/{TEACHER_BEHAVIOR}"
+        return teacher_file()
 
     @property
     def teacher_text(self) -> str:

@@ -21,14 +21,20 @@ share of runs that fail (reward 0: the agent writes with a wrong argument, the o
 reason or another item, or hands over to a human) and 1 or 2 runs per task. Everything is drawn
 from one ``random.Random`` seeded by the style's name, so a corpus is the same on every machine.
 :data:`STYLES` holds four such corpora; :mod:`jdsl.demo.styles_job` measures them.
+
+``python -m jdsl.demo.retail_styles STYLE -o FILE.json`` writes one style's results file, for
+``jdsl import tau-bench FILE.json -o TRACES.jsonl`` (``--help``: the styles).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from jdsl.envs.tau_retail import RetailEnv, RetailTask, load_tasks, reward
@@ -295,3 +301,31 @@ def style_runs(
     return [  # in the order tau-bench's run.py writes them: every task of trial 0, then trial 1
         _one_run(task, style, rng, trial) for trial, chosen in enumerate(rounds) for task in chosen
     ]
+
+
+def main(argv: Sequence[str]) -> None:
+    """``python -m jdsl.demo.retail_styles STYLE [-o FILE.json]``: write the style's results
+    file (default ``STYLE-retail.json``); an unknown style is a usage error (exit 2)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m jdsl.demo.retail_styles",
+        description="Write a tau-bench retail results file of a scripted agent (not a "
+        "language model) of one style, for `jdsl import tau-bench`.",
+    )
+    parser.add_argument("style", metavar="STYLE", help=f"one of {', '.join(STYLES)}")
+    parser.add_argument(
+        "-o", "--out", metavar="FILE.json", help="where to write it (default STYLE-retail.json)"
+    )
+    args = parser.parse_args(argv)
+    if args.style not in STYLES:
+        parser.error(f"no style {args.style!r}: pass one of {', '.join(STYLES)}")
+    out = Path(args.out or f"{args.style}-retail.json")
+    if not out.parent.is_dir():
+        parser.error(f"no directory {str(out.parent)!r} for -o {out}: pass a path in one")
+    rows = style_runs(args.style)
+    out.write_text(json.dumps(rows), encoding="utf-8")
+    print(f"{out}: {len(rows)} {args.style} runs; import them with: "
+          f"jdsl import tau-bench {out} -o TRACES.jsonl")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

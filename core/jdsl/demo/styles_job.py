@@ -7,11 +7,12 @@ run, the package validated on it). Every compiled package is also searched for w
 but was frozen (:func:`frozen_values`): a constant list or id-like string, a fixed list position
 (``orders[2]``) or a path through a record id (``payment_methods.credit_card_7952624``).
 
-Run ``python -m jdsl.demo.styles_job [style ...]`` for the table.
+Run ``python -m jdsl.demo.styles_job [style ...]`` for the table (``--help``: the styles).
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import re
@@ -110,13 +111,31 @@ def styles_lines(found: Sequence[StyleFigures]) -> list[str]:
 def main(argv: list[str]) -> None:
     """``python -m jdsl.demo.styles_job [--tasks-per-family N] [STYLE ...]``: the figures of
     each style (all by default), its corpus over ``N`` tasks per family (default: the
-    style's own; 10 makes the 40-task corpora)."""
-    per_family = None
-    if argv[:1] == ["--tasks-per-family"] and len(argv) > 1:
-        per_family, argv = int(argv[1]), argv[2:]
-    styles = [STYLES[name] for name in argv or list(STYLES)]
-    if per_family is not None:
-        styles = [dataclasses.replace(style, tasks_per_family=per_family) for style in styles]
+    style's own; 10 makes the 40-task corpora); an unknown style is a usage error (exit 2)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m jdsl.demo.styles_job",
+        description="The held-out figures of jdsl on tau-bench retail results files written by "
+        "scripted agents of several styles (jdsl.demo.retail_styles); takes a minute a style.",
+    )
+    parser.add_argument(
+        "styles", nargs="*", metavar="STYLE", help=f"of {', '.join(STYLES)} (default: all)"
+    )
+    parser.add_argument(
+        "--tasks-per-family",
+        type=int,
+        metavar="N",
+        help="tasks per family in each corpus (default: the style's own; 10: 40-task corpora)",
+    )
+    args = parser.parse_args(argv)
+    names = args.styles or list(STYLES)
+    unknown = [name for name in names if name not in STYLES]
+    if unknown:
+        parser.error(f"no style {unknown[0]!r}: pass one of {', '.join(STYLES)}")
+    styles = [STYLES[name] for name in names]
+    if args.tasks_per_family is not None:
+        styles = [
+            dataclasses.replace(style, tasks_per_family=args.tasks_per_family) for style in styles
+        ]
     print("\n".join(styles_lines([style_figures(style) for style in styles])))
 
 

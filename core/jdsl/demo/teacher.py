@@ -1,6 +1,6 @@
 """The demo's teacher: the shipped behavior and an offline stand-in for a teacher LLM.
 
-The teacher behavior is ``jdsl/examples/retail_cancel.behavior``. Its two model decisions (the
+The teacher behavior is ``core/jdsl/examples/retail_cancel.behavior`` (:func:`teacher_file`). Its two model decisions (the
 residual signatures ``request, user -> order_index: int`` and ``request, order -> reason``) are
 what a teacher LLM would answer. Offline, :func:`offline_teacher` answers them instead: it reads
 the prompt the predict leaf rendered (the inputs it shows) and the task's gold choice (the gold
@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 from jdsl.envs.tau_retail import RetailTask
 from jdsl.errors import JdslError
@@ -63,6 +64,17 @@ def teacher_text() -> str:
     """The teacher behavior text, as shipped in ``jdsl/examples``."""
     path = resources.files("jdsl").joinpath("examples", TEACHER_BEHAVIOR)
     return path.read_text(encoding="utf-8")
+
+
+def teacher_file() -> str:
+    """The teacher behavior's file as a path the user can open: relative to the current
+    directory when it is inside it (``core/jdsl/examples/retail_cancel.behavior`` from a
+    checkout), else where jdsl is installed (absolute)."""
+    path = Path(str(resources.files("jdsl").joinpath("examples", TEACHER_BEHAVIOR))).resolve()
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def teacher_tree() -> Root:

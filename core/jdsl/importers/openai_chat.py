@@ -194,6 +194,11 @@ def _conversation(row: dict[str, Any], episode_id: str, capture_id: str) -> Conv
     )
 
 
+_ONE_REQUEST = (
+    'each line must be one chat-completions request, {"messages": [...]}: fix or remove the line'
+)
+
+
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -205,14 +210,16 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             row = jsondata.loads(line)
         except jsondata.JsonDataError as exc:
-            raise ImportFormatError(f"not JSON ({exc})", path=path, where=f"line {number}") from exc
+            raise ImportFormatError(
+                f"not JSON ({exc}); {_ONE_REQUEST}", path=path, where=f"line {number}"
+            ) from exc
         if not isinstance(row, dict) or not isinstance(row.get("messages"), list):
             tau = isinstance(row, list) and any(isinstance(r, dict) and "traj" in r for r in row)
             hint = (
                 " (this is a JSON list of runs with 'traj': a tau-bench results file: import it "
                 "with `jdsl import tau-bench`)"
                 if tau
-                else ""
+                else f"; {_ONE_REQUEST}"
             )
             raise ImportFormatError(
                 f'expected an object with a "messages" list{hint}',

@@ -5,7 +5,14 @@
 in this process by ``xllamacpp`` (extra ``jdsl[local]``) on the GGUF weights of
 :mod:`jdsl.providers.local_weights`. The server starts on first use, is health-checked
 (``GET /health``), is shared by every model of the same weights in the process (one server per
-weights file), and stops at exit, or at the end of ``with model:`` / ``with LocalServer(...)``.
+weights file), and stops at the end of ``with model:`` / ``with LocalServer(...)``, or with
+the process.
+
+A Ctrl-C lets the process go within a step: stopping the server waits for the prompt or
+generation step under way, so steps are short (:data:`PROMPT_BATCH`); a Ctrl-C while the
+weights load is raised once the server is held, and a server that has not started is waited
+for before it is freed (freed while it loads, it waited for ever). The server is stopped, not
+left running, at exit: a process that ends while a step computes crashes (SIGSEGV in ggml).
 
 What a small model can satisfy:
 
@@ -26,10 +33,13 @@ Any other running server (llama.cpp's ``llama-server``, vLLM, Ollama) is reached
 from __future__ import annotations
 
 import atexit
+import contextlib
+import ctypes
 import functools
 import gc
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -49,6 +59,12 @@ from jdsl.providers.openai import OpenAIModel
 __all__ = ["LocalModel", "LocalServer", "shared_server", "tool_schema"]
 
 ToolMode = Literal["json", "native"]
+PROMPT_BATCH = 64
+"""Tokens the server reads a prompt in per step (llama.cpp's ``n_batch``/``n_ubatch``; its own
+default is 2048/512). A stop of the server waits for the step under way: one step over a
+2,000-token prompt took 70 s on one thread of a busy machine; a step of 64 tokens takes a
+fraction of a second and reads the prompt as fast (measured on the same busy machine: 141 s
+against 177 s for the whole answer)."""
 DEFAULT_GENERATION = GenerationSettings(temperature=0.0, seed=0, max_tokens=256)
 """Greedy decoding and a bounded answer unless ``generation=`` says otherwise."""
 
@@ -84,6 +100,7 @@ class LocalServer:
         self.port = port
         self.startup_timeout_s = startup_timeout_s
         self._server: Any = None
+        self._healthy = False
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -110,6 +127,7 @@ class LocalServer:
             params.model.path = str(path)
             params.n_ctx = self.ctx_size
             params.n_parallel = 1  # one slot: its prompt cache keeps a shared prefix
+            params.n_batch = params.n_ubatch = PROMPT_BATCH  # a stop waits one short step
             params.cpuparams.n_threads = self.threads
             params.cpuparams_batch.n_threads = self.threads
             params.hostnames = ["127.0.0.1"]
@@ -117,7 +135,9 @@ class LocalServer:
             params.use_jinja = True
             params.verbosity = -1
             self.port = params.port
-            self._server = xllamacpp.Server(params)
+            self._healthy = False
+            with _interrupt_after():  # loading the weights: a Ctrl-C waits for the server
+                self._server = xllamacpp.Server(params)
             atexit.register(self.stop)
         self._wait_healthy()
         return self
@@ -130,12 +150,30 @@ class LocalServer:
             return False
 
     def stop(self) -> None:
-        """Stop the server (its memory is freed); a later :meth:`start` starts it again."""
+        """Stop the server (its memory is freed); a later :meth:`start` starts it again.
+
+        A server that has not answered ``/health`` yet is waited for first (up to
+        ``startup_timeout_s``): xllamacpp's server, freed while it loads, waits for ever; one
+        that never answers is left to the process's exit instead.
+        """
         with self._lock:
             server, self._server = self._server, None
-        if server is not None:
-            del server
-            gc.collect()
+        if server is None:
+            return
+        if not (self._healthy or self._answers_within(self.startup_timeout_s)):
+            _leave_to_exit(server)
+            return
+        del server
+        gc.collect()
+
+    def _answers_within(self, seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while not self.health():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        self._healthy = True
+        return True
 
     def __enter__(self) -> LocalServer:
         return self.start()
@@ -144,17 +182,49 @@ class LocalServer:
         self.stop()
 
     def _wait_healthy(self) -> None:
-        deadline = time.monotonic() + self.startup_timeout_s
-        while not self.health():
-            if time.monotonic() > deadline:
-                self.stop()
-                raise ProviderError(
-                    f"the local llama.cpp server for {self.weights!r} did not answer /health "
-                    f"within {self.startup_timeout_s:g}s; pass startup_timeout_s=... or check "
-                    "that the GGUF file loads",
-                    provider="local",
-                )
-            time.sleep(0.1)
+        if not self._answers_within(self.startup_timeout_s):
+            with self._lock:
+                server, self._server = self._server, None
+            if server is not None:
+                _leave_to_exit(server)  # never answered: freeing it could wait for ever
+            raise ProviderError(
+                f"the local llama.cpp server for {self.weights!r} did not answer /health "
+                f"within {self.startup_timeout_s:g}s; pass startup_timeout_s=... or check "
+                "that the GGUF file loads",
+                provider="local",
+            )
+
+
+def _leave_to_exit(server: Any) -> None:
+    """Never free ``server`` (an xllamacpp server that never answered ``/health``): one more
+    reference that nothing drops, so no destructor joins its threads, which for a server still
+    starting waits for ever; the process's end takes its memory and threads."""
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(server))
+
+
+@contextlib.contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """A Ctrl-C during the block is raised when the block ends, not inside it (in the main
+    thread, when Python's own handler is installed; elsewhere the block runs as it is).
+
+    ``xllamacpp.Server(params)`` loads the weights in one C call; the KeyboardInterrupt raised
+    as it returned dropped the server before anything held it, and freeing a server that is
+    still starting waits for ever.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _free_port() -> int:

@@ -46,6 +46,7 @@ from jdsl.trace.messages import (
 )
 from jdsl.trace.payloads import PARENT_KINDS, PAYLOAD_FIELDS, payload_problems
 from jdsl.trace.reader import (
+    SkippedLines,
     TraceFormatError,
     TraceNotFoundError,
     blob_dir_for,
@@ -97,6 +98,7 @@ __all__ = [
     "ToolInvocation",
     "Trace",
     "TraceEvent",
+    "SkippedLines",
     "TraceFormatError",
     "TraceNotFoundError",
     "TracePathError",

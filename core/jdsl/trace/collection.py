@@ -13,7 +13,7 @@ from jdsl.trace.blobs import BlobStore, hydrate
 from jdsl.trace.chain import verify_chain
 from jdsl.trace.episodes import Episode, segment_episodes
 from jdsl.trace.events import TraceEvent
-from jdsl.trace.reader import blob_dir_for, iter_events
+from jdsl.trace.reader import SkippedLines, blob_dir_for, iter_events
 
 __all__ = ["COLUMNS", "Trace", "read_events"]
 
@@ -106,7 +106,12 @@ class Trace(list[TraceEvent]):
 
     @classmethod
     def load(
-        cls, path: str | os.PathLike[str], *, resolve_blobs: bool = False, strict: bool = True
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        resolve_blobs: bool = False,
+        strict: bool = True,
+        skipped: SkippedLines | None = None,
     ) -> Trace:
         """Read a JSONL trace file (see :func:`read_events`).
 
@@ -114,7 +119,7 @@ class Trace(list[TraceEvent]):
         """
         blobs = blob_dir_for(path)
         store = BlobStore(blobs) if blobs.is_dir() or resolve_blobs else None
-        trace = cls(iter_events(path, strict=strict), blob_store=store)
+        trace = cls(iter_events(path, strict=strict, skipped=skipped), blob_store=store)
         return trace.hydrated() if resolve_blobs else trace
 
     def _copy_blobs(self, target: BlobStore) -> None:
@@ -127,7 +132,11 @@ class Trace(list[TraceEvent]):
 
 
 def read_events(
-    path: str | os.PathLike[str], *, resolve_blobs: bool = False, strict: bool = True
+    path: str | os.PathLike[str],
+    *,
+    resolve_blobs: bool = False,
+    strict: bool = True,
+    skipped: SkippedLines | None = None,
 ) -> Trace:
     """Read a JSONL trace file into a :class:`Trace`.
 
@@ -136,8 +145,10 @@ def read_events(
         resolve_blobs: replace blob markers by the full values from ``<path>.blobs`` (the
             hydrated events no longer verify; check the chain first).
         strict: raise :class:`~jdsl.trace.TraceFormatError` on a bad line, else skip it.
+        skipped: with ``strict=False``, counts the lines skipped
+            (:class:`~jdsl.trace.reader.SkippedLines`).
     """
-    return Trace.load(path, resolve_blobs=resolve_blobs, strict=strict)
+    return Trace.load(path, resolve_blobs=resolve_blobs, strict=strict, skipped=skipped)
 
 
 def _record(event: TraceEvent) -> dict[str, Any]:

@@ -11,6 +11,10 @@ skipped line).
 :func:`iter_episodes` streams a file's episodes in bounded memory: a first pass notes on which
 line each episode ends, the second builds each episode and hands it over at that line, so only
 the episodes still open (one, for runs recorded one after another) are held.
+
+A :class:`SkippedLines` given to a ``strict=False`` read counts the lines it skipped, per file,
+and keeps the first one's number and what was wrong with it (``jdsl ... --skip-bad-lines``
+prints that).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import json
 import os
 import stat
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +36,7 @@ from jdsl.trace.episodes import Episode, EpisodeSegmenter, part_id
 from jdsl.trace.events import RUNTIME_SOURCE, EventSource, TraceEvent
 
 __all__ = [
+    "SkippedLines",
     "TraceFormatError",
     "TraceNotFoundError",
     "blob_dir_for",
@@ -88,6 +94,39 @@ class TraceNotFoundError(JdslError, FileNotFoundError):
         return (TraceNotFoundError, (self.path,))
 
 
+@dataclass
+class SkippedLines:
+    """The lines a ``strict=False`` read skipped: per file, how many and the first one.
+
+    Pass one as ``skipped=`` to :func:`iter_events`, :func:`iter_episodes` or
+    :func:`~jdsl.trace.read_events`; read :meth:`notes` after (also after a failure).
+
+    Attributes:
+        counts: file -> the number of lines skipped.
+        first: file -> ``(line number, what was wrong)`` of the first skipped line.
+    """
+
+    counts: dict[str, int] = field(default_factory=dict)
+    first: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def add(self, path: str, line: int, reason: str) -> None:
+        """Count a skipped ``line`` of ``path``; the first one keeps its ``reason``."""
+        self.counts[path] = self.counts.get(path, 0) + 1
+        self.first.setdefault(path, (line, reason))
+
+    def notes(self) -> list[str]:
+        """One sentence per file with skipped lines: ``skipped 2 lines of t.jsonl that are
+        not trace events (first: line 7: not a trace event (...))``."""
+        notes = []
+        for path, count in self.counts.items():
+            line, reason = self.first[path]
+            what = "line of {} that is" if count == 1 else "lines of {} that are"
+            first = "" if count == 1 else "first: "
+            notes.append(f"skipped {count} {what.format(path)} not a trace event "
+                         f"({first}line {line}: {reason})")  # fmt: skip
+        return notes
+
+
 def _stat(path: Path) -> os.stat_result:
     """``path.stat()``.
 
@@ -106,7 +145,9 @@ def blob_dir_for(path: str | os.PathLike[str]) -> Path:
     return path.with_name(path.name + ".blobs")
 
 
-def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterator[TraceEvent]:
+def iter_events(
+    path: str | os.PathLike[str], *, strict: bool = True, skipped: SkippedLines | None = None
+) -> Iterator[TraceEvent]:
     """Yield the events of a JSONL trace file in file order; blank lines are skipped.
 
     Args:
@@ -114,6 +155,7 @@ def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterato
         strict: raise :class:`TraceFormatError` on a line that is not an event (not JSON, not
             UTF-8, nested too deep, or without a ``kind``); with ``strict=False`` such lines
             (e.g. one torn by a crash mid-write) are skipped.
+        skipped: with ``strict=False``, counts the lines skipped (see :class:`SkippedLines`).
 
     Raises:
         TraceFormatError: a bad line (``strict=True``); a directory or a device (``line`` 0).
@@ -125,12 +167,15 @@ def iter_events(path: str | os.PathLike[str], *, strict: bool = True) -> Iterato
         raise TraceFormatError(
             "a device, not a trace file: pass a JSONL file (or a pipe)", path=str(path), line=0
         )
-    for _, event in _numbered_events(Path(path), strict, None):
+    for _, event in _numbered_events(Path(path), strict, None, skipped=skipped):
         yield event
 
 
 def iter_episodes(
-    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, strict: bool = True
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    *,
+    strict: bool = True,
+    skipped: SkippedLines | None = None,
 ) -> Iterator[Episode]:
     """Yield the episodes of one or more trace files, one at a time, in bounded memory.
 
@@ -143,6 +188,7 @@ def iter_episodes(
     Args:
         paths: a trace file or several, read in the order given.
         strict: as :func:`iter_events`.
+        skipped: as :func:`iter_events` (each skipped line counted once, though read twice).
 
     Raises:
         TraceFormatError: a bad line (``strict=True``); a path that is a pipe or a device
@@ -150,10 +196,10 @@ def iter_episodes(
         TraceNotFoundError: a path that does not exist (a ``FileNotFoundError``).
     """
     for path in [paths] if isinstance(paths, str | os.PathLike) else paths:
-        yield from _file_episodes(Path(path), strict)
+        yield from _file_episodes(Path(path), strict, skipped)
 
 
-def _file_episodes(path: Path, strict: bool) -> Iterator[Episode]:
+def _file_episodes(path: Path, strict: bool, skipped: SkippedLines | None) -> Iterator[Episode]:
     mode = _stat(path).st_mode
     _refuse_directory(path, mode)
     if not stat.S_ISREG(mode):
@@ -170,7 +216,7 @@ def _file_episodes(path: Path, strict: bool) -> Iterator[Episode]:
     segmenter = EpisodeSegmenter()
     open_parts: dict[int, Episode] = {}
     handed = 0
-    for number, event in _numbered_events(path, strict, size):
+    for number, event in _numbered_events(path, strict, size, skipped=skipped):
         index, part, start = segmenter.place(event)
         if start is not None:
             open_parts[index] = Episode(
@@ -210,11 +256,16 @@ def _episode_ends(path: Path, strict: bool, size: int) -> tuple[list[int], set[s
 
 
 def _numbered_events(
-    path: Path, strict: bool, size: int | None, *, exact: bool = True
+    path: Path,
+    strict: bool,
+    size: int | None,
+    *,
+    exact: bool = True,
+    skipped: SkippedLines | None = None,
 ) -> Iterator[tuple[int, TraceEvent]]:
     """``(line number, event)`` for each event line, reading at most ``size`` bytes
     (``exact``: as for :func:`decode_json`; the first pass, which only places events in
-    episodes, does without)."""
+    episodes, does without); a line skipped (``strict=False``) is counted in ``skipped``."""
     where = str(path)
     with path.open("rb") as handle:
         left = size
@@ -224,13 +275,18 @@ def _numbered_events(
                     return
                 line, left = line[:left], left - len(line)
             if line.strip():
-                event = _parse_line(line, where, number, strict, exact)
+                event = _parse_line(line, where, number, strict, exact, skipped)
                 if event is not None:
                     yield number, event
 
 
 def _parse_line(
-    line: bytes, path: str, number: int, strict: bool, exact: bool = True
+    line: bytes,
+    path: str,
+    number: int,
+    strict: bool,
+    exact: bool = True,
+    skipped: SkippedLines | None = None,
 ) -> TraceEvent | None:
     try:
         data = decode_json(line, exact=exact)
@@ -240,31 +296,34 @@ def _parse_line(
             raise ValueError("not a JSON object with a 'kind'")
         return _fast_event(data) or TraceEvent.from_dict(data)
     except ValueError as exc:  # json, orjson, UTF-8 and pydantic errors are ValueErrors
+        what, fix = _problem(line, exc)
         if not strict:
+            if skipped is not None:
+                skipped.add(path, number, what if len(what) <= 120 else what[:119] + "…")
             return None
-        raise TraceFormatError(_problem(line, exc), path=path, line=number) from None
+        raise TraceFormatError(f"{what}; {fix}", path=path, line=number) from None
 
 
-def _problem(line: bytes, exc: ValueError) -> str:
+def _problem(line: bytes, exc: ValueError) -> tuple[str, str]:
     """What is wrong with a line that is no event, and the fix."""
     try:
         line.decode("utf-8")
     except UnicodeDecodeError as bad:
         return (
-            f"not UTF-8 text ({bad.reason} at byte {bad.start} of the line); pass a jdsl trace "
-            "(JSONL written by a JsonlTraceSink or `jdsl import`), or read with strict=False "
-            "to skip the line (e.g. one torn by a crash mid-write)"
+            f"not UTF-8 text ({bad.reason} at byte {bad.start} of the line)",
+            "pass a jdsl trace (JSONL written by a JsonlTraceSink or `jdsl import`), or read "
+            "with strict=False to skip the line (e.g. one torn by a crash mid-write)",
         )
     head = line[:4096]
     for marker, command in _FOREIGN:
         if marker in head:
             return (
-                f"not a trace event but {command[0]} ({exc}); convert it first: "
-                f"`jdsl import {command[1]} FILE -o TRACES.jsonl`"
+                f"not a trace event but {command[0]} ({exc})",
+                f"convert it first: `jdsl import {command[1]} FILE -o TRACES.jsonl`",
             )
     return (
-        f"not a trace event ({exc}); each line must be one TraceEvent JSON object, "
-        "or read with strict=False to skip it"
+        f"not a trace event ({exc})",
+        "each line must be one TraceEvent JSON object, or read with strict=False to skip it",
     )
 
 
