@@ -81,6 +81,9 @@ def test_a_ctrl_c_during_a_finalizers_write_still_stops_the_program(
         signal.raise_signal(signal.SIGINT)  # a real Ctrl-C while the tail is written
         return real_write(fd, data)
 
+    # Sinks earlier tests dropped in reference cycles would be finalized by the collect below,
+    # each write a Ctrl-C of its own, one arriving after this test: collect them first.
+    gc.collect()
     sink = JsonlTraceSink(tmp_path / "t.jsonl", flush_interval_s=3600)
     sink._file.lines.append('{"x": 1}\n')
     monkeypatch.setattr(linefile_module.os, "write", write_with_ctrl_c)
