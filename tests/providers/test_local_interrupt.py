@@ -251,5 +251,8 @@ def test_ctrl_c_while_the_local_server_starts_exits_promptly(tmp_path, loading) 
         process.wait()
         pytest.fail(f"still running 30 s after Ctrl-C: {log.read_text()}")
     took = time.monotonic() - pressed
-    assert process.returncode in (130, 0), log.read_text()  # 0: it had started already
+    # 0 or killed by SIGINT (-2): it had started already and the Ctrl-C came while it exited
+    # (Python puts SIGINT back to its default while the interpreter finalizes)
+    started = "started" in log.read_text()
+    assert process.returncode in ((130, 0, -signal.SIGINT) if started else (130,)), log.read_text()
     assert took < 5, f"exit took {took:.1f} s"
