@@ -25,7 +25,7 @@ from typing import Any
 
 from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.names import slug
-from jdsl.compiler.normalized import ModelDecision, NormEpisode
+from jdsl.compiler.normalized import ModelDecision
 from jdsl.compiler.residualize import residualize_argument
 from jdsl.compiler.staticize.calls import call, decisions, residual_inputs, residual_node
 from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
@@ -123,31 +123,20 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
     b.add(proof(residual.node["id"], "predict", [],
                 f"model-chosen elements of {spec.head} to call {slot.tool} for"))  # fmt: skip
     items = f"{spec.head}[${key}]"
-    if (
-        spec.prefix and _prefixes(slot, spec, here.scope) and _consumed(slot)
-    ):  # 0, 1, ...: else fallback
+    if spec.prefix and _prefixes(slot, spec) and _consumed(slot):  # 0, 1, ...: else fallback
         b.add(_prefix_guard(b.here, items, spec.head, key))
     return items, b.out
 
 
-def _prefixes(slot: Slot, spec: LoopSpec, scope: Sequence[NormEpisode] = ()) -> bool:
+def _prefixes(slot: Slot, spec: LoopSpec) -> bool:
     """Whether every run's calls of the loop (``slot.at``: every element's call) read elements
     0, 1, ... of the list: a scan. Where some run read others (items 3 then 0: the ones it
-    meant), the loop reads a selection and its answer is not held to a prefix. ``scope``: the
-    runs the loop serves (every run of its path, :class:`~jdsl.compiler.staticize.fragment.
-    Here`), whose calls of the tool over the list's elements count too: a run that read one
-    element without scanning (``get_order_details`` of ``orders[1]`` only) is not in
-    ``slot.at`` when its single call was not compressed into the loop, but the loop serves it."""
+    meant), the loop reads a selection and its answer is not held to a prefix."""
     taken: dict[str, list[tuple[int, int]]] = {}
     for position, episodes in slot.at:
         for episode in episodes:
             k = element_at(episode.ok_steps()[position], spec)
             taken.setdefault(episode.episode_id, []).append((position, -1 if k is None else k))
-    for episode in scope:  # a run of this path whose only calls are not the loop's (it read
-        # the element it meant, orders[1], and nothing before it) goes through the loop too
-        if episode.episode_id not in taken:
-            picked = [element_at(step, spec) for step in episode.ok_steps()]
-            taken[episode.episode_id] = [(i, k) for i, k in enumerate(picked) if k is not None]
     return all([k for _, k in sorted(found)] == list(range(len(found)))
                for found in taken.values())  # fmt: skip
 
