@@ -155,10 +155,12 @@ def test_group_by_writes_one_package_per_family(retail_trace, tmp_path) -> None:
 
 
 def test_parse_inputs() -> None:
-    assert parse_inputs(["a=1", "b=x y", "c:={\"k\": true}", "d=", "e:=1"]) == {
+    assert parse_inputs(["a=1", "b=x y", "c:={\"k\": true}", 'd:=""', "e:=1"]) == {
         "a": "1", "b": "x y", "c": {"k": True}, "d": "", "e": 1}  # fmt: skip
     with pytest.raises(Exception, match="KEY=VALUE"):
         parse_inputs(["novalue"])
+    with pytest.raises(Exception, match="d= has an empty value"):
+        parse_inputs(["d="])
 
 
 _COMPILE = """

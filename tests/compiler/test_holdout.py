@@ -269,7 +269,7 @@ def test_holdout_cli_boundaries_name_the_fix(tmp_path: Path) -> None:
     assert big.exit_code == 1 and "--holdout 50 held out no run" in big.stderr
     assert "use --holdout" in big.stdout  # each 'too few' family says what would fit
     one = RUNNER.invoke(app, [*base, "-o", str(tmp_path / "one.jdsl")])
-    assert one.exit_code == 1 and "writes one per family" in one.stderr
+    assert one.exit_code == 1 and "writes one package per family into a directory" in one.stderr
     assert not (tmp_path / "one.jdsl").exists()
     out = tmp_path / "pk"
     held = RUNNER.invoke(app, [*base, "--holdout", "1", "-o", str(out)])

@@ -121,7 +121,9 @@ def test_jdsl_compile_groups_tau_bench_runs_by_intent_unless_told(tmp_path: Path
     existing = tmp_path / "x.jdsl"
     existing.write_text("")
     file = runner.invoke(app, ["compile", str(traces), "-o", str(existing)])
-    assert file.exit_code == 1 and "pass a directory, or --group-by" in file.output
+    assert (
+        file.exit_code == 1 and "pass a directory, e.g. -o packages/, or --group-by" in file.output
+    )
     held = runner.invoke(app, ["compile", str(traces), "--group-by", "intent", "--holdout", "1",
                                "-o", str(tmp_path / "h")])  # fmt: skip
     header = held.stdout.splitlines()[0].split()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from jdsl.compiler.families import is_write
-from jdsl.compiler.stream import normalize_stream
 from jdsl.envs.data import data_path, load_json
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.expr import MISSING
 from jdsl.importers import import_tau_bench
+
+from tests.envs.recorded import compare_reads_before_writes
 
 
 def test_a_known_user_is_answered_an_unknown_one_is_not() -> None:
@@ -22,13 +22,5 @@ def test_a_known_user_is_answered_an_unknown_one_is_not() -> None:
 def test_every_recorded_lookup_before_a_write_equals_the_answer() -> None:
     reads = initial_reads()
     raw = import_tau_bench(str(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json")))
-    compared = 0
-    for episode in normalize_stream(raw.episodes):
-        for step in episode.steps:
-            if is_write(step.logical_tool, None) and step.ok:
-                break
-            answer = reads(step.logical_tool, step.arguments)
-            if step.ok and answer is not MISSING:
-                assert answer == step.result, (episode.episode_id, step.index)
-                compared += 1
+    compared = compare_reads_before_writes(reads, raw.episodes)
     assert compared > 150

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from jdsl.commands.validate import INITIAL_STATES, initial_state
-from jdsl.compiler.families import is_write
-from jdsl.compiler.stream import normalize_stream
 from jdsl.demo.retail_styles import style_runs
 from jdsl.envs.tau_retail import initial_reads
 from jdsl.expr import MISSING
 from jdsl.importers import import_tau_bench
+
+from tests.envs.recorded import compare_reads_before_writes
 
 
 def test_the_name_the_importer_records_is_an_initial_state() -> None:
@@ -31,13 +31,5 @@ def test_every_recorded_lookup_before_a_write_equals_the_answer(tmp_path: Path) 
     path = tmp_path / "retail.json"
     path.write_text(json.dumps(style_runs("direct")), encoding="utf-8")
     reads = initial_reads()
-    compared = 0
-    for episode in normalize_stream(import_tau_bench(str(path)).episodes):
-        for step in episode.steps:
-            if is_write(step.logical_tool, None) and step.ok:
-                break
-            answer = reads(step.logical_tool, step.arguments)
-            if step.ok and answer is not MISSING:
-                assert answer == step.result, (episode.episode_id, step.index)
-                compared += 1
+    compared = compare_reads_before_writes(reads, import_tau_bench(str(path)).episodes)
     assert compared > 30
