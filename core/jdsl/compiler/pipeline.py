@@ -319,9 +319,7 @@ def compile_normalized(
     normalized, noops = drop_noops(normalized, effects)
     normalized, shared = share_stores(normalized, read_only_of(effects))
     normalized, scanned = scan_stores(normalized, read_only_of(effects))
-    if (
-        noops or unused or shared or scanned or cut
-    ):  # the shards' facts and replay hold the calls (and the episodes) as recorded
+    if noops or unused or shared or scanned or cut:  # the shards' facts, replay: as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -362,7 +360,7 @@ def compile_normalized(
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
-                if checked.accounted and (not report.accounted or checked.matched > report.matched):
+                if _improves(checked, report):
                     return other, checked
         return compiled, report
 
@@ -387,14 +385,12 @@ def compile_normalized(
 
     compiled, report = supported(min_support)
     for support in more_support(normalized, min_support):
-        # a path supported enough to branch whose program does not account for every run (a
-        # route its record cannot answer), or serves none: the paths below a higher bar hand
-        # over where they part instead (more runs of the same paths never serve fewer: the
-        # same runs twice compile as once at twice the bar)
+        # a program that leaves runs unaccounted or serves none: paths below a higher bar hand
+        # over where they part (the same runs twice compile as once at twice the bar)
         if not report.structural_ok or (report.ok and report.matched):
             break
         other, checked = supported(support)
-        if checked.accounted and (not report.accounted or checked.matched > report.matched):
+        if _improves(checked, report):
             compiled, report = other, checked
     if cut:
         compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
@@ -412,6 +408,11 @@ def compile_normalized(
         metrics=package_metrics(compiled.ir),
         cut_off=cut,
     )
+
+
+def _improves(new: VerificationReport, old: VerificationReport) -> bool:
+    """``new`` accounts for every run, and ``old`` does not or matches fewer runs."""
+    return new.accounted and (not old.accounted or new.matched > old.matched)
 
 
 def more_support(normalized: Sequence[NormEpisode], min_support: int) -> list[int]:
