@@ -176,15 +176,25 @@ def compile_command(
         return _compile(normalized, partial(compile_normalized, normalized), *options)
 
 
+def _not_a_directory(out: Path) -> str | None:
+    """Why ``-o`` cannot be the directory of one package per family (it is a file, or names
+    one package, ``x.jdsl``, and is no directory yet), or None."""
+    if out.is_dir():
+        return None
+    if out.exists():
+        return "is a file"
+    return f"names one package ({SUFFIX})" if out.suffix == SUFFIX else None
+
+
 def _refuse_one_package(out: Path, option: str) -> None:
-    """Exit 1 when ``-o`` is a file, or names one package (``x.jdsl``, not a directory yet),
-    where ``option`` writes one package per family into a directory."""
-    if out.exists() and not out.is_dir():
+    """Exit 1 when ``-o`` is no directory (:func:`_not_a_directory`) where ``option`` writes one
+    package per family into a directory."""
+    what = _not_a_directory(out)
+    if what == "is a file":
         raise cli_fail(f"-o {out} is a file", f"with {option}, -o is a directory; pass one")
-    if out.suffix == SUFFIX and not out.is_dir():
+    if what is not None:
         raise cli_fail(
-            f"-o {out} names one package ({SUFFIX}), but {option} writes one package per "
-            "family into a directory",
+            f"-o {out} {what}, but {option} writes one package per family into a directory",
             "pass a directory, e.g. -o packages/",
         )
 
@@ -207,9 +217,7 @@ def _compile(
     compiles get only the complete episodes, under a note)."""
     normalized, cut = _require_success(normalized, traces)
     if group_by is None and (recommended := recommended_grouping(normalized)) is not None:
-        if not out.is_dir() and (out.exists() or out.suffix == SUFFIX):
-            what = "is a file" if out.exists() and not out.is_dir() else (
-                f"names one package ({SUFFIX})")  # fmt: skip
+        if (what := _not_a_directory(out)) is not None:
             raise cli_fail(f"-o {out} {what}", f"these runs compile by {recommended} (their "
                            "importer recommends it), one package per family, into a directory; "
                            "pass a directory, e.g. -o packages/, or --group-by")  # fmt: skip
