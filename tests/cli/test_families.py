@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "compiler"))
 from events import EpisodeBuilder  # noqa: E402
 
 
-def _run(eid: str, *tools: str) -> Any:
-    b = EpisodeBuilder(eid, inputs={"user_id": "u1"}, domain="retail")
+def _run(eid: str, *tools: str, domain: str = "retail") -> Any:
+    b = EpisodeBuilder(eid, inputs={"user_id": "u1"}, domain=domain)
     for k, tool in enumerate(tools):
         b.call(tool, {"ok": k}, store=f"r{k}", n=k)
     return normalize_all([b.done(True)])[0]
@@ -65,3 +65,25 @@ def test_runs_that_call_none_of_the_package_tools_are_refused() -> None:
     )
     with pytest.raises(NoFamilyRunsError, match=r"none of the 2 run.*airline\.cancel_reservation"):
         family_runs(runs, pkg, doing="validating on", all_does="checks them too")
+
+
+def test_runs_of_another_domain_sharing_a_tool_name_are_refused() -> None:
+    """The demo's retail package validated on airline runs counted them as its family's (both
+    domains have get_user_details): a tool of another domain is another tool."""
+    from jdsl.commands.families import NoFamilyRunsError
+
+    runs = [_run("a", "airline.get_user_details", "airline.think")]
+    pkg = cast(
+        BehaviorPackage,
+        SimpleNamespace(
+            manifest={"task_family": "retail.cancel_pending_order"},
+            required_capabilities=("retail.get_user_details", "retail.cancel_pending_order"),
+        ),
+    )
+    with pytest.raises(NoFamilyRunsError, match=r"none of the 1 run"):
+        family_runs(runs, pkg, doing="validating on", all_does="checks them too")
+    bare = [_run("c", "get_user_details", "think", domain="airline")]  # as tau-bench imports
+    with pytest.raises(NoFamilyRunsError, match=r"none of the 1 run"):
+        family_runs(bare, pkg, doing="validating on", all_does="checks them too")
+    same = [_run("b", "retail.get_user_details", "retail.cancel_pending_order")]
+    assert family_runs(same, pkg, doing="validating on", all_does="checks them too") == same

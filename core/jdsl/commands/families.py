@@ -24,11 +24,26 @@ def _tail(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
+def _requires(tools: frozenset[str], call: str) -> bool:
+    """Whether ``call`` is one of ``tools``: by id when both name a domain (``retail.`` and
+    ``airline.get_user_details`` are two tools), else by host name."""
+    if call in tools:
+        return True
+    if "." in call:
+        return _tail(call) in tools
+    return any(_tail(tool) == call for tool in tools)
+
+
 def _could_be_its_run(episode: NormEpisode, tools: frozenset[str]) -> bool:
-    """Whether at least half of ``episode``'s calls are to tools the package requires (by host
-    name: a run that diverged calls a tool or two the package never does; a run of another
-    domain shares at most a generic read or two with it)."""
-    ours = sum(_tail(s.logical_tool) in tools for s in episode.steps)
+    """Whether at least half of ``episode``'s calls are to tools the package requires
+    (:func:`_requires`: a run that diverged calls a tool or two the package never does; a run
+    of another domain shares at most a generic read or two with it), and none is of a domain
+    other than the tools' (the run's ``domain``, ``retail`` of ``retail.get_user_details``)."""
+    domains = {tool.split(".", 1)[0] for tool in tools if "." in tool}
+    domain = episode.metadata.get("domain")
+    if domains and isinstance(domain, str) and domain not in domains:
+        return False
+    ours = sum(_requires(tools, s.logical_tool) for s in episode.steps)
     return bool(episode.steps) and 2 * ours >= len(episode.steps)
 
 
@@ -46,7 +61,7 @@ def family_runs(
     """
     family = str(pkg.manifest.get("task_family") or "")
     members, by = family_members(normalized, family)
-    tools = frozenset(_tail(c) for c in getattr(pkg, "required_capabilities", ()) or ())
+    tools = frozenset(getattr(pkg, "required_capabilities", ()) or ())
     calling = [e for e in members if e.steps]  # a run with no call tells nothing
     if by is None and tools and calling and not any(_could_be_its_run(e, tools) for e in calling):
         raise NoFamilyRunsError(
