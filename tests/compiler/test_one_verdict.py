@@ -1,7 +1,8 @@
 """Compile verification, ``jdsl package validate`` and ``show --diff`` give one verdict per
 run (fresh7 finding 1: verification executed the runs as the compile rewrote them, unused
 reads dropped, and called a run 'handed to the fallback' that validation, executing it as
-recorded, called 'unreplayable')."""
+recorded, called 'unreplayable'). Each reads the run as the package does
+(:mod:`jdsl.compiler.reading`)."""
 
 from __future__ import annotations
 
@@ -17,14 +18,6 @@ from jdsl.importers import import_tau_bench
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verification executes the runs the compile rewrote (unused reads dropped, stores "
-    "shared and scanned, synthesized decisions); validate executes them as recorded. Executing "
-    "them as recorded in verification (tried: 795c254, reverted) makes the routes that rely on "
-    "the rewritten decisions unreplayable (retail modify: '[\"id\"]' recorded where an int "
-    "index is asked) and fails families that serve their held-out runs",
-)
 def test_verification_validate_and_the_diff_agree_on_every_training_run(tmp_path) -> None:
     import json
 

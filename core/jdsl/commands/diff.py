@@ -20,6 +20,7 @@ from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_behavior
 from jdsl.commands.validate import initial_state
 from jdsl.compiler import normalize_all, validate_package
+from jdsl.compiler.holdout import package_effects, read_runs
 from jdsl.compiler.stepdiff import (
     compared_episodes,
     diff_html,
@@ -59,11 +60,14 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     if episode is None and not every:
         normalized = family_runs(normalized, pkg, doing="diffing", all_does="diffs them too")
     compared, skipped = compared_episodes(normalized, episode)
-    # one verdict per run: the execution ``jdsl package validate`` judges it by (its reads)
-    rows = validate_package(pkg, compared, canonical=mapping,
-                            reads=initial_state(None, compared)).rows  # fmt: skip
+    # one verdict per run: the execution ``jdsl package validate`` judges it by (its reads),
+    # on the run as the package reads it (jdsl.compiler.reading), as the compile verified it
+    reads = initial_state(None, compared)
+    rows = validate_package(pkg, compared, canonical=mapping, reads=reads).rows
+    effects = package_effects(pkg)
     diffs = [
-        step_diff(pkg.ir, norm, row.execution) for norm, row in zip(compared, rows, strict=True)
+        step_diff(pkg.ir, norm, row.execution, reads=reads, effects=effects)
+        for norm, row in zip(read_runs(pkg, compared), rows, strict=True)
     ]
     if diffs:
         typer.echo("\n\n".join(diff_text(d) for d in diffs))

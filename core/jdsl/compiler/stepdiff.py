@@ -29,7 +29,9 @@ from typing import Any
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
 from jdsl.compiler.executions import UNREPLAYABLE, Execution
 from jdsl.compiler.fallback import Fallback, takeover
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.reads import unused_reads
 from jdsl.compiler.replay import Divergence, ReplayTools, call_text, execute
 from jdsl.ir import from_ir
 from jdsl.trace import ListTraceSink
@@ -139,23 +141,28 @@ class StepDiff:
 
 
 def step_diff(
-    tree: Root | Mapping[str, Any], episode: NormEpisode, execution: Execution | None = None
-) -> StepDiff:
+    tree: Root | Mapping[str, Any], episode: NormEpisode, execution: Execution | None = None,
+    *, reads: ReadAnswers | None = None, effects: Mapping[str, Any] | None = None,
+) -> StepDiff:  # fmt: skip
     """Replay ``episode`` through ``tree`` (a Root or a Behavior IR document) and align;
     ``execution``: the run's verdict as :func:`jdsl.compiler.holdout.validate_package` judged
-    it (the same reads and effects: one verdict per run), else :func:`execute` here.
+    it (the same reads and effects: one verdict per run), else :func:`execute` here. ``reads``
+    and ``effects`` serve the replay shown as they served that execution; ``episode`` is best
+    the run as the package reads it (:func:`jdsl.compiler.holdout.read_runs`).
 
     Raises:
         ValidationError: ``tree`` is an IR document that does not load.
     """
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    execution = execution if execution is not None else execute(root, episode)
+    if execution is None:
+        execution = execute(root, episode, effects=effects, reads=reads)
     shape = TreeShape.of(root)
     # a react fallback lists every tool of its family: they answer from the record too, or
     # the run would stop at binding before its first node (no call, no hand-over to show)
     reacts = [str(t) for n in shape.nodes if n.get("kind") == "react" for t in n.get("tools") or ()]
     replay = ReplayTools(episode, tools=tuple(dict.fromkeys([*shape.tools, *reacts])),
-                         predicates=shape.predicates, failing=shape.failing)  # fmt: skip
+                         predicates=shape.predicates, failing=shape.failing, effects=effects,
+                         unused=unused_reads(shape.nodes, effects), reads=reads)  # fmt: skip
     sink = ListTraceSink()
     root.run(model=decision_model(shape, episode), tools=replay.tools,
              predicates=replay.predicates, raise_errors=False, trace_sink=sink,
