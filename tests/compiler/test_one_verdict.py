@@ -38,3 +38,34 @@ def test_verification_validate_and_the_diff_agree_on_every_training_run(tmp_path
                 step_diff(result.package.ir, run, rows[run.episode_id].execution).kind
                 == (verified[run.episode_id])
             )
+
+
+@pytest.mark.parametrize("style", ["terse", "small"])
+def test_every_family_reads_and_judges_each_run_alike_after_export(tmp_path, style) -> None:
+    """The reading a compile keeps (manifest ``source.reading``) survives the package file:
+    the loaded package reads each training run exactly as the compile verified it, and
+    validation of every family gives each run the compile's verdict."""
+    import json
+
+    from jdsl.compiler.holdout import read_runs
+    from jdsl.package import export_jdsl, load_package
+
+    path = tmp_path / f"{style}.json"
+    path.write_text(json.dumps(style_runs(style)), encoding="utf-8")
+    families = group_episodes(normalize_stream(import_tau_bench(str(path)).episodes), "intent")
+    compared = 0
+    for family, members in families:
+        runs = list(members)
+        if not any(r.success for r in runs):
+            continue
+        result = compile_normalized(runs, name=family)
+        loaded = load_package(export_jdsl(result.package, tmp_path / f"{family}.jdsl"))
+        assert "reading" in loaded.manifest["source"], family
+        read = {e.episode_id: e for e in read_runs(loaded, runs)}
+        for episode in result.normalized:
+            assert read[episode.episode_id] == episode, (family, episode.episode_id)
+        verified = {e.episode_id: e.outcome for e in result.verification.executions}
+        rows = {r.episode_id: r.outcome for r in validate_package(loaded, runs).rows}
+        assert {i: rows[i] for i in verified} == verified, family
+        compared += len(verified)
+    assert compared >= 15
