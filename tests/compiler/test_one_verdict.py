@@ -69,3 +69,33 @@ def test_every_family_reads_and_judges_each_run_alike_after_export(tmp_path, sty
         assert {i: rows[i] for i in verified} == verified, family
         compared += len(verified)
     assert compared >= 15
+
+
+def test_the_diff_of_a_run_read_as_the_package_reads_it_shows_every_recorded_call(
+    tmp_path,
+) -> None:
+    """``show --diff`` replays the run as the package reads it (an unused lookup set aside),
+    and its teacher side still lists every call the run made, in order."""
+    import json
+
+    from jdsl.compiler.holdout import read_runs
+
+    path = tmp_path / "terse.json"
+    path.write_text(json.dumps(style_runs("terse")), encoding="utf-8")
+    families = dict(
+        group_episodes(normalize_stream(import_tau_bench(str(path)).episodes), "intent")
+    )
+    runs = list(families["retail.cancel_pending_order"])
+    result = compile_normalized(runs, name="cancel")
+    verified = {e.episode_id: e.outcome for e in result.verification.executions}
+    rows = {r.episode_id: r for r in validate_package(result.package, runs).rows}
+    read = read_runs(result.package, runs)
+    set_aside = [e for e in read if e.dropped and e.episode_id in verified]
+    assert set_aside  # the family has runs whose reading differs from their record
+    for run, as_read in zip(runs, read, strict=True):
+        if run.episode_id not in verified:
+            continue
+        diff = step_diff(result.package.ir, as_read, rows[run.episode_id].execution)
+        assert diff.kind == verified[run.episode_id]
+        teacher = [(s.teacher.tool, s.teacher.arguments) for s in diff.steps if s.teacher]
+        assert teacher == [(s.logical_tool, s.arguments) for s in run.steps]

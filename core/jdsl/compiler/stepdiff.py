@@ -45,6 +45,7 @@ __all__ = [
     "diff_html",
     "diff_summary",
     "diff_text",
+    "recorded_calls",
     "step_diff",
 ]
 
@@ -168,7 +169,7 @@ def step_diff(
              predicates=replay.predicates, raise_errors=False, trace_sink=sink,
              episode_id=episode.episode_id or None, **run_inputs(shape, episode))  # fmt: skip
     package, fallback_node = _package_calls([e.to_dict() for e in sink.events])
-    teacher = [_teacher_side(s) for s in episode.steps]  # every recorded call, reads too
+    teacher = [_teacher_side(s) for s in recorded_calls(episode)]  # every call, reads too
     steps = []
     for index in range(max(len(teacher), len(package))):
         mine = teacher[index] if index < len(teacher) else None
@@ -184,6 +185,20 @@ def step_diff(
     teacher_outcome = "failure" if episode.success is False else "success"
     return StepDiff(episode.episode_id, tuple(steps), execution.divergence, first,
                     teacher_outcome, execution.status, fallback, execution.fallback)  # fmt: skip
+
+
+def recorded_calls(episode: NormEpisode) -> list[NormStep]:
+    """``episode``'s calls in the order it made them: its steps, and each call the package's
+    reading set aside (:mod:`jdsl.compiler.reading`: an unused read, a no-op) before the step
+    that followed it."""
+    aside: dict[int, list[NormStep]] = {}
+    for step in episode.dropped:
+        aside.setdefault(step.index, []).append(step)
+    found: list[NormStep] = []
+    for step in episode.steps:
+        found += aside.pop(step.index, [])
+        found.append(step)
+    return found + [step for k in sorted(aside) for step in aside[k]]
 
 
 def _teacher_side(step: NormStep) -> DiffSide:
