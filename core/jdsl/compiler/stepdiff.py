@@ -22,13 +22,14 @@ Example:
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
 from jdsl.compiler.executions import UNREPLAYABLE, Execution
 from jdsl.compiler.fallback import Fallback, takeover
+from jdsl.compiler.holdout import package_effects, read_runs, validate_package
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.reads import unused_reads
@@ -45,6 +46,7 @@ __all__ = [
     "diff_html",
     "diff_summary",
     "diff_text",
+    "package_diffs",
     "recorded_calls",
     "step_diff",
 ]
@@ -185,6 +187,21 @@ def step_diff(
     teacher_outcome = "failure" if episode.success is False else "success"
     return StepDiff(episode.episode_id, tuple(steps), execution.divergence, first,
                     teacher_outcome, execution.status, fallback, execution.fallback)  # fmt: skip
+
+
+def package_diffs(
+    package: Any, episodes: Sequence[NormEpisode], *, reads: ReadAnswers | None = None
+) -> list[StepDiff]:
+    """:func:`step_diff` of each episode against ``package`` (a loaded or compiled package),
+    each run read as the package reads it and judged by the execution
+    :func:`~jdsl.compiler.holdout.validate_package` judges it by (``reads``: the same): one
+    verdict per run, as the compile's verification gave it (:mod:`jdsl.compiler.reading`)."""
+    rows = validate_package(package, episodes, reads=reads).rows
+    effects = package_effects(package)
+    return [
+        step_diff(package.ir, read, row.execution, reads=reads, effects=effects)
+        for read, row in zip(read_runs(package, episodes), rows, strict=True)
+    ]
 
 
 def recorded_calls(episode: NormEpisode) -> list[NormStep]:
