@@ -84,3 +84,18 @@ def test_parallel_calls_without_ids_take_their_results_in_call_order(
 
 def test_the_shipped_file_is_what_the_slice_is_cut_from() -> None:
     assert data_path("tau_airline", "raw", "gpt-4o-airline.dev.json").is_file()
+
+
+def test_a_run_without_info_task_states_the_user_id_its_user_said(tmp_path: Path) -> None:
+    """Other tau-bench revisions write ``info`` without ``task`` (or no ``info``): the user id
+    the user states, and the calls pass, is still the run's input, as with ``info.task``."""
+    rows = _rows()
+    with_task = [c.inputs for c in read_tau_bench(_write(tmp_path, rows)).conversations]
+    assert any(with_task)
+    for k, row in enumerate(rows):
+        if k % 2:
+            row.pop("info")
+        else:
+            del row["info"]["task"]["user_id"]
+    without = [c.inputs for c in read_tau_bench(_write(tmp_path, rows)).conversations]
+    assert without == with_task
