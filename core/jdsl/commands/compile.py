@@ -191,11 +191,14 @@ def compile_command(
         min_support,
         state,
     )
-    if engine == "dask":  # the workers read the files: what they skip is not counted here
-        with dask_client(scheduler) as client:
-            reduced = reduce_shards(client, traces, mapping, strict=not skip_bad_lines)
-            return _compile(reduced.normalized, partial(compile_reduced, client, reduced), *options)
     with reporting_skips(skip_bad_lines) as skipped:
+        if engine == "dask":  # the workers read the files and count what they skip
+            with dask_client(scheduler) as client:
+                reduced = reduce_shards(
+                    client, traces, mapping, strict=skipped is None, skipped=skipped
+                )
+                compile_all = partial(compile_reduced, client, reduced)
+                return _compile(reduced.normalized, compile_all, *options)
         episodes = iter_episodes(traces, strict=skipped is None, skipped=skipped)
         normalized = normalize_stream(episodes, canonical=mapping)
         return _compile(normalized, partial(compile_normalized, normalized), *options)
