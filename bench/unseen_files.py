@@ -186,6 +186,14 @@ def react_jsony(traj: list[Msg], rng: random.Random) -> list[Msg]:
     """``react`` whose Thought blocks hold JSON-looking text (and the word Action)."""
     out = as_action_traj(traj, react=True)
     for m in out:
+        if m["role"] == "system":  # the react agent's prompt: policy, the tools, the format
+            m["content"] += (
+                "\n#Available tools\n"
+                + json.dumps([{"type": "function", "function": {"name": "get_weather"}}])
+                + "\n# Instruction\nAnswer in this format:\nThought:\n<one line>\nAction:\n"
+                '{"name": <the action>, "arguments": <its arguments as JSON>}\n'
+            )
+        m.update(tool_calls=None, function_call=None)  # litellm Message fields
         if m["role"] == "assistant":
             m["content"] = m["content"].replace(
                 "Thought:\n", f"Thought:\n{_JSONY} The Action I take:\n", 1
