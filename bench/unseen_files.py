@@ -91,6 +91,17 @@ def parallel(traj: list[Msg], rng: random.Random) -> list[Msg]:
     return out
 
 
+def first_call_only(traj: list[Msg], rng: random.Random) -> list[Msg]:
+    """tau-bench before it cut ``tool_calls`` to the first: the model asked for two calls at
+    once (this one and the run's next), only the first ran and was answered; the model made the
+    second again in a later turn."""
+    calls = [m for m in traj if m.get("tool_calls")]
+    for this, after in zip(calls, calls[1:], strict=False):
+        extra = {**after["tool_calls"][0], "id": after["tool_calls"][0]["id"] + "x"}
+        this["tool_calls"] = [*this["tool_calls"], extra]
+    return traj
+
+
 def sdk_dump(traj: list[Msg], rng: random.Random) -> list[Msg]:
     """A provider SDK's ``model_dump()``: ``content: ""`` with calls, null extras, call
     ``index``, and tool messages without ``name``."""
@@ -290,6 +301,7 @@ def variations() -> dict[str, list[Row]]:
     return {
         "air_text_with_calls": _map_traj(air, text_with_calls),
         "air_parallel": _map_traj(air, parallel),
+        "air_first_call_only": _map_traj(air, first_call_only),
         "air_sdk_dump": _map_traj(air, sdk_dump),
         "air_blank_ids": _map_traj(air, blank_ids),
         "air_args_objects": _map_traj(air, args_objects),

@@ -99,3 +99,17 @@ def test_a_run_without_info_task_states_the_user_id_its_user_said(tmp_path: Path
             del row["info"]["task"]["user_id"]
     without = [c.inputs for c in read_tau_bench(_write(tmp_path, rows)).conversations]
     assert without == with_task
+
+
+def test_a_call_tau_bench_never_ran_is_not_imported(tmp_path: Path) -> None:
+    """tau-bench before it cut ``tool_calls`` to the first: a message asking for two calls
+    kept both, but only the first ran (one tool message answers it). The second never ran, so
+    it is no call of the run (the run made it again later, or never)."""
+    rows = _rows()
+    asked = copy.deepcopy(rows)
+    for row in asked:
+        calls = [m for m in row["traj"] if m.get("tool_calls")]
+        for this, after in zip(calls, calls[1:], strict=False):
+            extra = {**after["tool_calls"][0], "id": after["tool_calls"][0]["id"] + "x"}
+            this["tool_calls"] = [*this["tool_calls"], extra]
+    assert _calls(_write(tmp_path, asked)) == _calls(_write(tmp_path, rows))
