@@ -212,7 +212,7 @@ def react_jsony(traj: list[Msg], rng: random.Random) -> list[Msg]:
     return out
 
 
-def weak(traj: list[Msg], rng: random.Random) -> list[Msg]:
+def weak(traj: list[Msg], rng: random.Random, *, hand_over: bool = True) -> list[Msg]:
     """A weak model: every read repeated, a tool that does not exist, a lookup with a wrong id
     first (answered ``Error: ...``), and a hand-over to a human agent in the middle."""
     out: list[Msg] = []
@@ -248,7 +248,7 @@ def weak(traj: list[Msg], rng: random.Random) -> list[Msg]:
                 what = key.removesuffix("_id")
                 bad = list(call(calls[0]["function"]["name"], wrong, f"Error: {what} not found"))
                 out[-1:-1] = bad  # before the right call
-    if len(out) > 6:
+    if hand_over and len(out) > 6:
         mid = len(out) // 2
         while mid < len(out) and out[mid]["role"] != "user":
             mid += 1
@@ -281,12 +281,13 @@ def long_run(traj: list[Msg], rng: random.Random) -> list[Msg]:
     return out
 
 
-def weak_retail(strategy: str = "tool-calling") -> list[Row]:
+def weak_retail(strategy: str = "tool-calling", *, hand_over: bool = True) -> list[Row]:
     """A weak model on retail: 85 % of runs fail, 12 tasks a family, two trials, its
-    tool-calling runs made weak (:func:`weak`), then written in ``strategy``."""
+    tool-calling runs made weak (:func:`weak`; ``hand_over``: with a hand-over in the middle),
+    then written in ``strategy``."""
     style = Style("weak", "tool-calling", "instruction", "mixed", extra_reads=0.3, recover=0.4,
                   fail=0.85, second_run=1.0, tasks_per_family=12)  # fmt: skip
-    rows = _map_traj(style_runs(style), weak)
+    rows = _map_traj(style_runs(style), lambda t, r: weak(t, r, hand_over=hand_over))
     if strategy != "tool-calling":
         for r in rows:
             r["traj"] = as_action_traj(r["traj"], react=strategy == "react")
@@ -316,6 +317,11 @@ def variations() -> dict[str, list[Row]]:
         "retail_parallel_text": _map_traj(_map_traj(retail, parallel), text_with_calls),
         "retail_weak_tc": weak_retail(),
         "retail_weak_act": weak_retail("act"),
+        "retail_weak_no_hand_over": weak_retail("react", hand_over=False),
+        "retail_trials4": style_runs(
+            Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recover=0.2, fail=0.3),
+            trials=4,
+        ),
         "retail_react_jsony": _map_traj(retail, react_jsony),
     }
 
