@@ -121,7 +121,7 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
         RunFormatError: a missing or mistyped field, or a traj that does not fit its strategy.
     """
     if not isinstance(row, Mapping):
-        raise RunFormatError(f"[{index}]", f"expected an object, got {type(row).__name__}")
+        raise RunFormatError("(the run)", f"expected an object, got {type(row).__name__}")
     task_id = _require(row, "task_id", (int, str), "")
     traj = _require(row, "traj", list, "")
     info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
