@@ -99,3 +99,23 @@ def test_a_weak_models_family_hands_its_held_out_run_to_the_fallback_not_refuses
     figures = holdout_figures(import_tau_bench(path).episodes)
     assert figures.held_out == 1
     assert figures.refused == 0, figures.unverified
+
+
+_TRIALS = Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recover=0.2, fail=0.3)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="compiler: 21 successful runs of one intent (act; the order stated or found by "
+    "scanning user.orders, extra reads, think, a failed write retried) fail verification: "
+    "'serves none of its 20 run(s) end to end: every run is handed to the fallback at "
+    "hand_over_1 (... too few of them each way ...)'; no package, the held-out run is refused",
+)
+def test_twenty_runs_of_one_intent_over_four_trials_compile_and_serve(tmp_path: Path) -> None:
+    rows = [r for r in style_runs(_TRIALS, trials=4) if r["reward"] == 1.0
+            and {a["name"] for a in r["info"]["task"]["actions"]} == {"modify_pending_order_items"}]  # fmt: skip
+    assert len(rows) == 21
+    path = tmp_path / "trials.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    figures = holdout_figures(import_tau_bench(path).episodes)
+    assert figures.refused == 0 and figures.served == 1, figures
