@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from jdsl.envs.data import data_path
-from jdsl.importers import read_tau_bench
+from jdsl.importers import ImportSkipWarning, read_tau_bench
 from jdsl.importers.conversation import AssistantTurn
 
 SLICE = Path(__file__).parents[1] / "fixtures" / "tau_bench" / "gpt-4o-airline.slice.json"
@@ -113,3 +113,18 @@ def test_a_call_tau_bench_never_ran_is_not_imported(tmp_path: Path) -> None:
             extra = {**after["tool_calls"][0], "id": after["tool_calls"][0]["id"] + "x"}
             this["tool_calls"] = [*this["tool_calls"], extra]
     assert _calls(_write(tmp_path, asked)) == _calls(_write(tmp_path, rows))
+
+
+def test_a_run_tau_bench_recorded_as_an_error_is_skipped_naming_the_error(
+    tmp_path: Path,
+) -> None:
+    """run.py writes a run whose agent raised (a rate limit, a timeout) as ``reward 0.0,
+    info {error, traceback}, traj []``: it never ran, so it is skipped with a warning that
+    says so, not "cannot tell the domain ... pass --domain"."""
+    rows = _rows()
+    error = {"error": "litellm.RateLimitError: rate limit exceeded", "traceback": "Traceback"}
+    rows.append({"task_id": 1, "reward": 0.0, "info": error, "traj": [], "trial": 9})
+    with pytest.warns(ImportSkipWarning, match="rate limit exceeded") as caught:
+        found = read_tau_bench(_write(tmp_path, rows))
+    assert len(found.skipped) == 1 and found.skipped[0].field == "info.error"
+    assert "--domain" not in str(caught[0].message) and "rerun" in found.skipped[0].message

@@ -126,6 +126,11 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
     traj = _require(row, "traj", list, "")
     info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
     task: Mapping[str, Any] = info["task"] if isinstance(info.get("task"), Mapping) else {}
+    if not traj and info.get("error"):  # run.py's record of a run whose agent raised
+        raise RunFormatError(
+            "info.error", f"tau-bench recorded an error and no traj ({str(info['error'])[:160]}): "
+            "the run never happened; rerun the task"
+        )  # fmt: skip
     reward = row.get("reward")
     if reward is None:  # run.py writes a reward for every run; a run without one is not solved
         raise RunFormatError("reward", "missing: give the run's reward (1.0 solved, 0.0 failed)")
