@@ -318,6 +318,19 @@ def variations() -> dict[str, list[Row]]:
         "retail_weak_tc": weak_retail(),
         "retail_weak_act": weak_retail("act"),
         "retail_weak_no_hand_over": weak_retail("react", hand_over=False),
+        "retail_react_12_tasks": style_runs(
+            Style(
+                "r12",
+                "react",
+                "name_zip",
+                "mixed",
+                extra_reads=0.3,
+                think=0.3,
+                recover=0.2,
+                fail=0.3,
+                tasks_per_family=12,
+            )
+        ),
         "retail_trials4": style_runs(
             Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recover=0.2, fail=0.3),
             trials=4,
