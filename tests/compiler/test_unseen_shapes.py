@@ -109,7 +109,9 @@ _TRIALS = Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recov
     reason="compiler: 21 successful runs of one intent (act; the order stated or found by "
     "scanning user.orders, extra reads, think, a failed write retried) fail verification: "
     "'serves none of its 20 run(s) end to end: every run is handed to the fallback at "
-    "hand_over_1 (... too few of them each way ...)'; no package, the held-out run is refused",
+    "hand_over_1 (... too few of them each way ...)'; the report: '3 successful paths part ways "
+    "after 1 shared call(s), the program following the supported ones did not pass "
+    "verification'; no package, the held-out run is refused",
 )
 def test_twenty_runs_of_one_intent_over_four_trials_compile_and_serve(tmp_path: Path) -> None:
     rows = [r for r in style_runs(_TRIALS, trials=4) if r["reward"] == 1.0
