@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.envs.data import data_path
 from jdsl.importers import ImportSkipWarning, read_tau_bench
 from jdsl.importers.conversation import AssistantTurn
 
@@ -80,10 +79,6 @@ def test_parallel_calls_without_ids_take_their_results_in_call_order(
     assert _calls(_write(tmp_path, [row])) == [
         [("get_reservation_details", "result of A"), ("get_reservation_details", "result of B")]
     ]
-
-
-def test_the_shipped_file_is_what_the_slice_is_cut_from() -> None:
-    assert data_path("tau_airline", "raw", "gpt-4o-airline.dev.json").is_file()
 
 
 def test_a_run_without_info_task_states_the_user_id_its_user_said(tmp_path: Path) -> None:
