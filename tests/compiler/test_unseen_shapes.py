@@ -111,7 +111,9 @@ _TRIALS = Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recov
     "'serves none of its 20 run(s) end to end: every run is handed to the fallback at "
     "hand_over_1 (... too few of them each way ...)'; the report: '3 successful paths part ways "
     "after 1 shared call(s), the program following the supported ones did not pass "
-    "verification'; no package, the held-out run is refused",
+    "verification'; no package, the held-out run is refused. Paths: stated order read directly "
+    "(2 runs), user then one order (17), user then two orders (2): any two of them compile, all "
+    "three (a branch after the lookup and a nested one after get_order_details) match 0",
 )
 def test_twenty_runs_of_one_intent_over_four_trials_compile_and_serve(tmp_path: Path) -> None:
     rows = [r for r in style_runs(_TRIALS, trials=4) if r["reward"] == 1.0
