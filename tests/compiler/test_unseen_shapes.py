@@ -104,18 +104,9 @@ def test_a_weak_models_family_hands_its_held_out_run_to_the_fallback_not_refuses
 _TRIALS = Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recover=0.2, fail=0.3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compiler: 21 successful runs of one intent (act; the order stated or found by "
-    "scanning user.orders, extra reads, think, a failed write retried) fail verification: "
-    "'serves none of its 20 run(s) end to end: every run is handed to the fallback at "
-    "hand_over_1 (... too few of them each way ...)'; the report: '3 successful paths part ways "
-    "after 1 shared call(s), the program following the supported ones did not pass "
-    "verification'; no package, the held-out run is refused. Paths: stated order read directly "
-    "(2 runs), user then one order (17), user then two orders (2): any two of them compile, all "
-    "three (a branch after the lookup and a nested one after get_order_details) match 0",
-)
 def test_twenty_runs_of_one_intent_over_four_trials_compile_and_serve(tmp_path: Path) -> None:
+    """Three paths: the stated order read directly (2 runs), the user then one order (17), the
+    user then two orders (2); the fast reproduction is tests/compiler/test_nested_routes.py."""
     rows = [r for r in style_runs(_TRIALS, trials=4) if r["reward"] == 1.0
             and {a["name"] for a in r["info"]["task"]["actions"]} == {"modify_pending_order_items"}]  # fmt: skip
     assert len(rows) == 21
