@@ -158,3 +158,33 @@ def test_the_compile_table_says_a_program_that_hands_every_run_over_serves_none(
     assert "part ways after 0 shared call(s)" in line
     served = compile_normalized(_after_a_shared_call()[:1], name="one", reads=READS)
     assert served.verification.status == "passed" and _serves_none(served) is None
+
+
+def test_a_program_failing_verification_is_fallback_only_and_takes_its_held_out_run() -> None:
+    """Issue 24 (fallback or served 100 %): a family whose program fails verification gets a
+    package handing every run to its fallback at once (compiler/fallback_only.py), so its
+    held-out run is handed over, not refused; that package's verification fails too (it
+    serves none), never "passed"."""
+    from jdsl.compiler.holdout import holdout_families
+
+    third = EpisodeBuilder("three", inputs={"reservation_id": "R1"})
+    third.call("get_reservation", RESERVATIONS["R1"], store="res", reservation_id="R1")
+    third.call("update_payment", "ok", store="upd", reservation_id="R1", payment_id="P1")
+    runs = [*_after_a_shared_call(), *normalize_all([third.done(True)])]
+    (one,) = holdout_families(
+        [("update", runs)], 1, lambda f, kept, peers: compile_normalized(kept, name=f, reads=READS)
+    )
+    assert one.result is not None and one.result.fallback_only, one.result
+    assert one.result.verification.status == "failed"
+    package = one.result.fallback_package
+    assert package is not None
+    program = compiled_program(package.ir)["root"]["child"]
+    assert program["kind"] == "guard" and program["expression"] == {"const": False}, program
+    assert split_fallback(package.ir)[1] is not None
+    verification = package.manifest["verification"]
+    assert verification["status"] == "failed" and verification["matched"] == 0, verification
+    assert verification["executed"] == verification["fallback"] == 2, verification
+    assert one.report is not None, "no report: its held-out run was refused"
+    assert [r.outcome for r in one.report.rows] == ["fallback"], one.report.text
+    served = compile_normalized(_after_a_shared_call()[:1], name="one", reads=READS)
+    assert served.ok and not served.fallback_only

@@ -326,7 +326,8 @@ def _compile_families(
             failed = True
             continue
         file = path_inside(out, files[family])
-        target = _write_package(result.package, file) if result.ok else None
+        package = result.package if result.ok else result.fallback_package  # fallback only
+        target = _write_package(package, file) if package is not None else None
         rows.append(_family_row(family, width, result, target))
         if result.verification.status == "failed":
             rows.append(first_problem(result))
@@ -343,7 +344,8 @@ def _compile_families(
     if failed:
         raise cli_fail(
             "some families failed verification or were refused (no successful episode); their "
-            "packages were not written",
+            "programs were not written: a failed family's package is 'fallback only' (it hands "
+            "every run to its fallback), a refused one has none",
             "'failed' rows: the line under each names its first problem; 'refused' rows: add "
             "traces of successful runs",
         )

@@ -256,10 +256,13 @@ def family_width(families: Sequence[str]) -> int:
 
 
 def first_problem(result: Any) -> str:
-    """``    not written: verification failed: <its first problem>`` for a family's row."""
+    """``    not written: verification failed: <its first problem>`` for a family's row;
+    ``    fallback only: ...`` for one written as a package handing every run to its fallback
+    (``result.fallback_only``, :mod:`jdsl.compiler.fallback_only`)."""
     problems = result.verification.problems
     first = f": {problems[0]}" if problems else ""
-    return f"    not written: verification {result.verification.status}{first}"
+    how = "fallback only" if result.fallback_only else "not written"
+    return f"    {how}: verification {result.verification.status}{first}"
 
 
 def _counts(report: HeldOutReport | None, held: Sequence[NormEpisode]) -> list[int]:
@@ -298,7 +301,9 @@ def compile_holdout(
 ) -> None:  # fmt: skip
     """Compile each family (all episodes when ``by`` is None) without its last ``n``
     successful episodes, validate on those, write the verified packages into ``out``. A
-    family whose package fails verification writes none: its held-out runs count as refused.
+    family whose package fails verification is written fallback only (the line under its row
+    says so: :mod:`jdsl.compiler.fallback_only`), its held-out runs handed to the fallback;
+    without a fallback it writes none and they count as refused.
     Exit 1 when a family failed verification, a held-out run diverged, or no run could be
     held out (every family too small for ``n``)."""
     families = group_episodes(normalized, by) if by is not None else [(base, list(normalized))]
@@ -323,7 +328,8 @@ def compile_holdout(
             notes.append(_too_few(family, members, n))
             continue
         file = path_inside(out, files[family])
-        written = export_jdsl(result.package, file, add_suffix=False) if result.ok else None
+        package = result.package if result.ok else result.fallback_package  # fallback only
+        written = export_jdsl(package, file, add_suffix=False) if package is not None else None
         counts = _counts(report, one.held)
         rows.append(_row(family, width, runs, result.verification.status, counts, written))
         if (line := _held_line(report, one.held)) is not None:

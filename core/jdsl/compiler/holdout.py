@@ -402,7 +402,9 @@ class FamilyHoldout:
             nothing successful was left to compile from (the compile raised
             :class:`~jdsl.compiler.errors.CompileError`).
         report: the package validated on ``held``; None when not compiled, or when the package
-            failed verification (no package is written: its held-out runs are refused).
+            failed verification and there is no fallback to hand runs to (no package is
+            written: its held-out runs are refused); else, when it failed, the package written
+            instead is validated (``result.fallback_package``: it hands every run over).
     """
 
     family: str
@@ -442,5 +444,6 @@ def holdout_families(
         except CompileError:  # nothing successful left to compile from
             yield FamilyHoldout(family, tuple(members), tuple(held), None, None)
             continue
-        report = validate_package(result.package, held, reads=reads) if result.ok else None
+        package = result.package if result.ok else result.fallback_package  # fallback only
+        report = validate_package(package, held, reads=reads) if package is not None else None
         yield FamilyHoldout(family, tuple(members), tuple(held), result, report)

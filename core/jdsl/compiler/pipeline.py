@@ -18,6 +18,7 @@ from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import attach_fallback, compiled_program
+from jdsl.compiler.fallback_only import fallback_only_package
 from jdsl.compiler.families import GroupBy, group_episodes
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
@@ -118,6 +119,8 @@ class CompileResult:
             streamed: each read decodes the episode).
         metrics: :func:`~jdsl.compiler.metrics.package_metrics` of the IR.
         cut_off: the episodes left out as cut off mid-run (:mod:`jdsl.compiler.admit`).
+        fallback_package: when verification failed, the package written instead, handing every
+            run to the fallback (:mod:`jdsl.compiler.fallback_only`); None when it passed.
     """
 
     package: BehaviorPackage
@@ -127,11 +130,17 @@ class CompileResult:
     normalized: Sequence[NormEpisode]
     metrics: PackageMetrics
     cut_off: tuple[str, ...] = ()
+    fallback_package: BehaviorPackage | None = None
 
     @property
     def ok(self) -> bool:
         """Whether verification passed."""
         return self.verification.ok
+
+    @property
+    def fallback_only(self) -> bool:
+        """Verification failed and :attr:`fallback_package` is what a family gets (issue 24)."""
+        return not self.ok and self.fallback_package is not None
 
     @property
     def ir(self) -> dict[str, Any]:
@@ -396,12 +405,13 @@ def compile_normalized(
     if cut:
         compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
     compiled = promote(compiled, report)
-    package = build_package(
-        compiled, report, candidates, normalized,
-        task_family=task_family, effects=effects, version=version, reading=read.reading,
-    )  # fmt: skip
+    kw: dict[str, Any] = dict(task_family=task_family, effects=effects, version=version,
+                              reading=read.reading)  # fmt: skip
+    package = build_package(compiled, report, candidates, normalized, **kw)
+    handed = fallback_only_package(compiled, report, normalized, reads=reads, **kw) if fallback else None  # fmt: skip
     return CompileResult(
         package=package,
+        fallback_package=handed,
         compiled=compiled,
         candidates=tuple(candidates),
         verification=report,

@@ -10,8 +10,10 @@ compiled on all but its last successful run and the package validated on that ru
 constants a held-out run contradicts (target 0); and the model calls each served run made next
 to the recorded agent's assistant turns (each one a model call). A family with a single
 successful run has nothing left to compile from and is counted apart, as is a family with no
-successful run at all. A family whose package fails verification gets no package (as ``jdsl
-compile`` writes none): its held-out runs are refused, and the figures name the family. A read a run never made
+successful run at all. A family whose program fails verification gets a package that hands
+every run to its fallback (fallback only, as ``jdsl compile`` writes it:
+:mod:`jdsl.compiler.fallback_only`): its held-out runs are handed to the fallback, and the
+figures name the family; without a fallback (none to give) its held-out runs are refused. A read a run never made
 is answered, before the run's first write, from the shipped database every tau-bench task
 starts from (:func:`jdsl.envs.tau_airline.initial_reads`, the rule in
 :mod:`jdsl.compiler.lookups`), in verification and validation alike.
@@ -67,6 +69,7 @@ class HoldoutFigures:
     scalar_elements: tuple[int, int]
     dict_elements: tuple[int, int]
     unverified: tuple[str, ...] = ()
+    fallback_only: tuple[str, ...] = ()
     by: str = "intent"
 
     def lines(self) -> list[str]:
@@ -82,6 +85,8 @@ class HoldoutFigures:
         turns = f"{self.assistant_turns / self.served:.1f}" if self.served else "-"
         why = (f" (their family's package failed verification: {', '.join(self.unverified)})"
                if self.unverified else "")  # fmt: skip
+        only = (f" (their family's program failed verification, its package is fallback only: "
+                f"{', '.join(self.fallback_only)})" if self.fallback_only else "")  # fmt: skip
         return [
             f"Held out (tau-bench's own results file, {self.runs} gpt-4o runs, {self.successful} "
             f"successful; grouped by {self.by}, each family compiled without its last successful "
@@ -90,7 +95,7 @@ class HoldoutFigures:
             f"{self.too_few} with one successful run (nothing left to compile from), "
             f"{self.no_success} with no successful run",
             f"  held-out runs {self.held_out}: served end to end {pct(self.served, self.held_out)},"
-            f" fallback {self.fallback}, refused {self.refused}{why}",
+            f" fallback {self.fallback}{only}, refused {self.refused}{why}",
             f"  served: matched (same writes, same outcome) {pct(self.matched, self.served)}, "
             f"unreplayable {self.unreplayable}, divergences {self.divergences}",
             f"  model calls per served run {per_run} (the recorded agent: {turns} assistant turns)",
@@ -150,6 +155,7 @@ def holdout_figures(
     episodes = list(normalize_stream(raw))
     families = group_episodes(episodes, by)
     unverified: list[str] = []
+    fallback_only: list[str] = []
     totals = dict.fromkeys(("compiled", "verified", "too_few", "no_success", "held", "served", "matched",
                             "unreplayable", "fallback", "refused", "divergences", "constants",
                             "contradicted", "model_calls", "turns"), 0)  # fmt: skip
@@ -171,6 +177,8 @@ def holdout_figures(
             totals["refused"] += one.references
             totals["compiled"] += 1
             continue
+        if not result.ok:  # fallback only: every held-out run handed over
+            fallback_only.append(one.family)
         served = [r for r in report.rows if r.served]
         for key, value in (("compiled", 1), ("verified", result.ok), ("held", report.references),
                            ("served", report.served), ("matched", report.matched),
@@ -192,5 +200,5 @@ def holdout_figures(
         divergences=totals["divergences"], constants=totals["constants"],
         contradicted=totals["contradicted"], model_calls=totals["model_calls"],
         assistant_turns=totals["turns"], scalar_elements=scalars, dict_elements=dicts,
-        unverified=tuple(unverified), by=by,
+        unverified=tuple(unverified), fallback_only=tuple(fallback_only), by=by,
     )  # fmt: skip
