@@ -31,16 +31,16 @@ READS = initial_lookups({"get_user": ("user_id", USERS),
 """The state every run starts from: answers a read a run never made, before its first write."""
 
 
-def _after_a_shared_call() -> list:
+def _after_a_shared_call(**meta: str) -> list:
     """Both runs look the reservation up. One then reads the user and updates the flights,
     paying with one of the user's payments (a position the model picks), the other updates the
     payment to what the reservation was paid with: one run per path and per write, neither can
     be branched, and the second run's record holds no pick to answer the first path's question."""
-    one = EpisodeBuilder("one", inputs={"reservation_id": "R1"})
+    one = EpisodeBuilder("one", inputs={"reservation_id": "R1"}, **meta)
     one.call("get_reservation", RESERVATIONS["R1"], store="res", reservation_id="R1")
     one.call("get_user", USERS["u1"], store="user", user_id="u1")
     one.call("update_flights", "ok", store="upd", reservation_id="R1", payment_id="P0")
-    two = EpisodeBuilder("two", inputs={"reservation_id": "R7"})
+    two = EpisodeBuilder("two", inputs={"reservation_id": "R7"}, **meta)
     two.call("get_reservation", RESERVATIONS["R7"], store="res", reservation_id="R7")
     two.call("update_payment", "ok", store="upd", reservation_id="R7", payment_id="P7")
     return normalize_all([one.done(True), two.done(True)])
@@ -188,3 +188,24 @@ def test_a_program_failing_verification_is_fallback_only_and_takes_its_held_out_
     assert [r.outcome for r in one.report.rows] == ["fallback"], one.report.text
     served = compile_normalized(_after_a_shared_call()[:1], name="one", reads=READS)
     assert served.ok and not served.fallback_only
+
+
+def test_jdsl_compile_writes_a_failed_family_fallback_only_and_says_so(tmp_path, capsys) -> None:
+    """``jdsl compile --group-by``: the failed family's package is written, the line under its
+    row says "fallback only" and why its program failed; the command still exits 1."""
+    import pytest
+    from jdsl.commands.compile import _compile_families
+    from jdsl.package import load_package
+
+    runs = _after_a_shared_call(task_family="update")
+    with pytest.raises(Exception) as failed:  # typer's Exit(1), the error on stderr
+        _compile_families(runs, "task", None, "", tmp_path, 2, READS)
+    assert getattr(failed.value, "exit_code", None) == 1, failed.value
+    out, err = capsys.readouterr()
+    assert "a failed family's package is 'fallback only'" in err, err
+    (row,) = [line for line in out.splitlines() if line.startswith("update ")]
+    assert " failed " in row and row.endswith("update.jdsl"), out
+    assert "    fallback only: verification failed: serves none of its 2 run(s)" in out, out
+    package = load_package(tmp_path / "update.jdsl")
+    assert package.manifest["verification"]["status"] == "failed"
+    assert compiled_program(package.ir)["root"]["child"]["kind"] == "guard"
