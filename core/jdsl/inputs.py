@@ -107,7 +107,7 @@ def split_pair(pair: str) -> tuple[str, str, bool]:
     as_json = key.endswith(":")
     key = key.removesuffix(":").strip()
     if not sep or not key:
-        raise InputError(f"{pair!r} is not KEY=VALUE", key=key)
+        raise InputError(f"{pair!r} is not KEY=VALUE; use KEY=VALUE (or KEY:=JSON)", key=key)
     check_input_name(key)
     return key, text, as_json
 

@@ -11,14 +11,15 @@ __all__ = ["episode_diffs"]
 
 def episode_diffs(held: Any, package: Any, trace: Any = None, *,
                   episode: str | None = None) -> tuple[list[Any], int]:  # fmt: skip
-    """:func:`jdsl.compiler.stepdiff.step_diff` of each episode against ``package``, and how
+    """:func:`jdsl.compiler.stepdiff.package_diffs` of the episodes against ``package`` (each
+    run read and judged as ``jdsl package validate`` reads and judges it), and how
     many failed recorded runs were skipped (:func:`jdsl.compiler.stepdiff.compared_episodes`).
 
     Raises:
         LookupError: no episode (or none with id ``episode``).
     """
     from jdsl.compiler import normalize_all
-    from jdsl.compiler.stepdiff import compared_episodes, step_diff
+    from jdsl.compiler.stepdiff import compared_episodes, package_diffs
 
     if trace is None:
         normalized = list(getattr(held, "normalized", None) or [])
@@ -42,4 +43,4 @@ def episode_diffs(held: Any, package: Any, trace: Any = None, *,
             )
             + "; give a trace: %behavior diff RESULT TRACE_VAR_OR_FILE"
         )
-    return [step_diff(package.ir, n) for n in compared], skipped
+    return package_diffs(package, compared), skipped  # the verdict validation gives each run

@@ -159,11 +159,11 @@ def test_a_failed_reward_marks_the_episode_failed(tmp_path: Path) -> None:
         ('{"episodes": []}', "expected a JSON list of runs"),
         (
             '[{"episode_id": "x", "domain": "airline", "task_id": 1}]',
-            r"run 0 \(x\): steps: Field required",
+            r"run 1 \(x\): steps: Field required",
         ),
         (
             '[{"episode_id": "x", "domain": "airline", "task_id": 1, "steps": [{"role": "robot"}]}]',
-            r"run 0 \(x\): steps\.0\.role",
+            r"run 1 \(x\): steps\.0\.role",
         ),
     ],
 )

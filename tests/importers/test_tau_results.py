@@ -121,7 +121,7 @@ def _bad_act_rows() -> list[dict[str, Any]]:
 def test_a_bad_run_is_skipped_with_a_warning_and_counted(tmp_path: Path) -> None:
     path = _write(tmp_path, _bad_act_rows())
     with pytest.warns(
-        ImportSkipWarning, match=r"results\.json: run 1 \(task \d+ trial \d\): traj\.\d+\.content"
+        ImportSkipWarning, match=r"results\.json: run 2 \(task \d+ trial \d\): traj\.\d+\.content"
     ):
         found = read_tau_bench(path)
     assert len(found.conversations) == 2 and len(found.skipped) == 1
@@ -136,7 +136,7 @@ def test_strict_makes_a_bad_run_an_error(tmp_path: Path) -> None:
     path = _write(tmp_path, _bad_act_rows())
     with pytest.raises(
         ImportFormatError,
-        match=r"run 1 \(task .*\): traj\.\d+\.content: expected the 'API output: '",
+        match=r"run 2 \(task .*\): traj\.\d+\.content: expected the 'API output: '",
     ):
         read_tau_bench(path, strict=True)
 
@@ -211,7 +211,7 @@ def test_the_cli_warns_counts_and_strict_fails(tmp_path: Path) -> None:
     out = tmp_path / "t.jsonl"
     result = RUNNER.invoke(import_app, ["tau-bench", str(path), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "warning: skipped" in result.stderr and "run 1" in result.stderr
+    assert "warning: skipped" in result.stderr and "run 2 (task" in result.stderr
     assert "2 runs (" in result.stdout and "1 skipped" in result.stdout
     strict = RUNNER.invoke(
         import_app, ["tau-bench", str(path), "-o", str(tmp_path / "s.jsonl"), "--strict"]
@@ -258,10 +258,10 @@ def _garbled_act_rows() -> list[dict[str, Any]]:
 
 def test_a_garbled_action_that_was_answered_is_a_malformed_run(tmp_path: Path) -> None:
     path = _write(tmp_path, _garbled_act_rows())
-    with pytest.warns(ImportSkipWarning, match=r"run 1 .*traj\.\d+\.content: the Action JSON"):
+    with pytest.warns(ImportSkipWarning, match=r"run 2 .*traj\.\d+\.content: the Action JSON"):
         found = read_tau_bench(path)
     assert len(found.conversations) == 2 and found.skipped[0].index == 1
-    with pytest.raises(ImportFormatError, match=r"run 1 .*the Action JSON is not JSON"):
+    with pytest.raises(ImportFormatError, match=r"run 2 .*the Action JSON is not JSON"):
         read_tau_bench(path, strict=True)
 
 
@@ -290,7 +290,33 @@ def test_a_run_without_a_name_is_named_once(tmp_path: Path) -> None:
     path = _write(tmp_path, [["not a run"], {"task_id": 1}])
     with pytest.raises(ImportFormatError) as caught:
         read_tau_bench(path, strict=True)
-    assert "run 0 (run 0)" not in str(caught.value) and "run 0: traj:" in str(caught.value)
+    assert "run 1 (run 1)" not in str(caught.value) and "run 1: traj:" in str(caught.value)
+
+
+def test_runs_are_numbered_from_1_as_the_user_counts_them(tmp_path: Path) -> None:
+    """A run's number in a warning or an error is its place in the file counted from 1; the
+    field of a run that is not an object is the run itself, not a 0-based ``[i]``."""
+    rows = _rows(SLICE)[:1]
+    path = _write(tmp_path, [rows[0], "not a run", {"task_id": 7, "traj": [{"role": 5}]}])
+    with pytest.warns(ImportSkipWarning) as caught:
+        found = read_tau_bench(path)
+    said = [str(w.message) for w in caught]
+    assert said[0].startswith("skipped ") and ": run 2: " in said[0] and "[1]" not in said[0]
+    assert ": run 3 (task 7 trial 0): " in said[1]
+    assert [s.index for s in found.skipped] == [1, 2]
+
+
+def test_a_file_of_unreadable_runs_names_the_first_and_the_fix(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{"task_id": None, "traj": []}, {"task_id": [1], "traj": 5}])
+    with pytest.warns(ImportSkipWarning) as caught, pytest.raises(ImportFormatError):
+        read_tau_bench(path)
+    assert ": run 2: task_id" in str(caught[1].message)  # not "task [1] trial 0"
+    result = RUNNER.invoke(import_app, ["tau-bench", str(path), "-o", str(tmp_path / "t.jsonl")])
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "none of its 2 runs could be read (first: run 1: task_id:" in text
+    assert "a tau-bench results file (runs with task_id and traj)" in text
+    assert "--strict" in text and not (tmp_path / "t.jsonl").exists()
 
 
 def test_runs_of_the_same_task_and_trial_are_kept_renamed_and_the_summary_says_so(

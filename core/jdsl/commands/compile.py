@@ -50,17 +50,44 @@ from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
 from jdsl.trace import iter_episodes
-from jdsl.trace.filenames import file_names, path_inside, safe_file_name
+from jdsl.trace.filenames import MAX_NAME_BYTES, file_names, path_inside, safe_file_name
 
 __all__ = ["compile_command"]
 
 Engine = Literal["local", "dask"]
 
 
+def _package_name(value: str) -> str:
+    """A typer ``parser=`` for ``-n``: a name that is one safe file name as it is (the package
+    and its file are named by it), else typer's usage error saying what a name is."""
+    if safe_file_name(value, suffix=SUFFIX) != f"{value}{SUFFIX}":
+        safe = safe_file_name(value, suffix=SUFFIX).removesuffix(SUFFIX)
+        raise typer.BadParameter(
+            f"{value!r} is not a package name: a name is one file name (no '/' or '\\', no "
+            "'..', no leading dot, none of <>:\"|?*, at most "
+            f"{MAX_NAME_BYTES - len(SUFFIX)} bytes), e.g. -n {safe}"
+        )
+    return value
+
+
+def _trace_files(traces: list[Path]) -> list[Path]:
+    """The TRACES argument's check, made before any option's (a behavior file or a package
+    is named as such, not met with a missing ``-o``)."""
+    for path in traces:
+        refuse_package(path, "jdsl compile")
+        refuse_behavior(path, "jdsl compile")
+    return traces
+
+
 @cli_errors
 def compile_command(
     traces: list[Path] = typer.Argument(
-        ..., exists=True, dir_okay=False, metavar="TRACES", help="JSONL trace files."
+        ...,
+        exists=True,
+        dir_okay=False,
+        metavar="TRACES",
+        help="JSONL trace files.",
+        callback=_trace_files,
     ),
     out_text: str = typer.Option(
         ...,
@@ -76,6 +103,7 @@ def compile_command(
         "-n",
         "--name",
         metavar="NAME",
+        parser=_package_name,
         help="Behavior name (default: the episodes' skill, else the first file's name); with "
         "--group-by, packages are named NAME-FAMILY (default: FAMILY, as the demo names them).",
     ),
@@ -144,9 +172,6 @@ def compile_command(
     --group-by: exit 0 when every family that could be packaged was written and the rest are
     only unverified; exit 1 when a family failed or was refused, or none could be packaged.
     """
-    for path in traces:
-        refuse_package(path, "jdsl compile")
-        refuse_behavior(path, "jdsl compile")
     _refuse_repeats(traces)
     out = Path(out_text)
     require_parent(out, "-o")
@@ -226,8 +251,9 @@ def _compile(
         group_by = recommended
     if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
         typer.echo(f"note: {cut_note(cut)}")
-    base = name or next(
-        (str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), traces[0].stem
+    base = name or _safe_name(
+        next((str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), None),
+        traces[0].stem,
     )
     reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
     if holdout is not None:
@@ -240,13 +266,22 @@ def _compile(
         typer.echo(str(result.report()))
         if not result.ok:
             raise _verification_fail(result.verification.status)
-        target = path_inside(out, safe_file_name(base, suffix=SUFFIX)) if out.is_dir() else out
-        if out.is_dir() and target.name != f"{base}{SUFFIX}":
-            typer.echo(f"note: the package name {base!r} is not a safe file name; the file is "
-                       f"{target.name} (-n NAME to choose)", err=True)  # fmt: skip
+        target = path_inside(out, f"{base}{SUFFIX}") if out.is_dir() else out
         typer.echo(f"package: {_write_package(result.package, target)}")
         return
     _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
+
+
+def _safe_name(skill: str | None, stem: str) -> str:
+    """The package name when ``-n`` is not given: the episodes' ``skill``, else the first
+    file's ``stem``, made one safe file name (a note on stderr when that changed it)."""
+    text = stem if skill is None else skill
+    name = safe_file_name(text, suffix=SUFFIX).removesuffix(SUFFIX)
+    if name != text:
+        what = "the first trace file's name" if skill is None else "the episodes' skill"
+        typer.echo(f"note: {what} {text!r} is not a safe file name; the package "
+                   f"is named {name!r} (-n NAME to choose)", err=True)  # fmt: skip
+    return name
 
 
 def _refuse_repeats(traces: Sequence[Path]) -> None:

@@ -19,13 +19,13 @@ from jdsl.commands.boundary import cli_fail
 from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_behavior
 from jdsl.commands.validate import initial_state
-from jdsl.compiler import normalize_all, validate_package
+from jdsl.compiler import normalize_all
 from jdsl.compiler.stepdiff import (
     compared_episodes,
     diff_html,
     diff_summary,
     diff_text,
-    step_diff,
+    package_diffs,
 )
 from jdsl.package import load_package
 from jdsl.trace import SkippedLines, read_events
@@ -59,12 +59,9 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     if episode is None and not every:
         normalized = family_runs(normalized, pkg, doing="diffing", all_does="diffs them too")
     compared, skipped = compared_episodes(normalized, episode)
-    # one verdict per run: the execution ``jdsl package validate`` judges it by (its reads)
-    rows = validate_package(pkg, compared, canonical=mapping,
-                            reads=initial_state(None, compared)).rows  # fmt: skip
-    diffs = [
-        step_diff(pkg.ir, norm, row.execution) for norm, row in zip(compared, rows, strict=True)
-    ]
+    # one verdict per run: the execution ``jdsl package validate`` judges it by (its reads),
+    # on the run as the package reads it (jdsl.compiler.reading), as the compile verified it
+    diffs = package_diffs(pkg, compared, reads=initial_state(None, compared))
     if diffs:
         typer.echo("\n\n".join(diff_text(d) for d in diffs))
     diverged = sum(d.kind == "diverged" for d in diffs)

@@ -150,6 +150,7 @@ def tau_bench_command(
         metavar="SOURCE",
         help="a tau-bench results file (what its run.py writes: tool-calling, act or react "
         "runs) or jdsl's extraction format (tau_airline/episodes.json); detected per run",
+        exists=True,
         dir_okay=False,
     ),
     out: str = _OUT,
@@ -176,6 +177,7 @@ def openai_chat_command(
         ...,
         metavar="SOURCE",
         help="chat-completions log, one {messages: [...]} per line",
+        exists=True,
         dir_okay=False,
     ),
     out: str = _OUT,
@@ -200,7 +202,11 @@ def openai_chat_command(
 @cli_errors
 def otel_command(
     spans: Path = typer.Argument(
-        ..., metavar="SOURCE", help="OTLP JSON (one document, or one per line)", dir_okay=False
+        ...,
+        metavar="SOURCE",
+        help="OTLP JSON (one document, or one per line)",
+        exists=True,
+        dir_okay=False,
     ),
     out: str = _OUT,
 ) -> None:

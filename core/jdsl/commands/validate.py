@@ -2,7 +2,9 @@
 from the command line (:mod:`jdsl.compiler.holdout` does the work).
 
 ``validate`` prints one row per episode (matched, diverged, unreplayable, fallback with the step
-where it took over, refused, failed run) and the summary, and exits 1 when an episode diverged.
+where it took over, refused, failed run) and the summary, and exits 1 when an episode diverged
+or none is a reference (every run given failed: :class:`~jdsl.compiler.errors.NoReferenceError`);
+an episode ``--episode`` names that was cut off mid-run is refused, saying so.
 ``compile --holdout N`` compiles each family on all but its last N successful episodes,
 validates the package on those, writes the verified packages and prints one row per family
 (held, served end to end, matched, fallback, refused, diverged, constants contradicted; ``too
@@ -35,9 +37,11 @@ from jdsl.compiler import (
 )
 from jdsl.compiler.admit import cut_note, finished_only
 from jdsl.compiler.branches import MIN_BRANCH_SUPPORT
+from jdsl.compiler.errors import NoReferenceError
 from jdsl.compiler.families import GroupBy
 from jdsl.compiler.holdout import holdout_families
 from jdsl.compiler.lookups import ReadAnswers
+from jdsl.compiler.store import heads
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.envs.tau_retail import initial_reads as retail_reads
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, load_package
@@ -181,21 +185,42 @@ def _validate(
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
+    if only:  # a run named that was cut off: say so, not that it is not there
+        normalized = _chosen(normalized, only)
+        _refuse_cut(normalized)
     complete, cut = finished_only(normalized, which=f"in {', '.join(map(str, traces))}")
     if cut:  # a run cut off mid-run did not end: there is nothing to compare the package with
         typer.echo(f"note: {cut_note(cut)}", err=True)
         normalized = list(complete)
-    if only:
-        normalized = _chosen(normalized, only)
-    elif not every:
+    if not only and not every:
         normalized = family_runs(normalized, pkg, doing="validating on", all_does="checks them too")
     reads = initial_state(state, normalized)
     report = validate_package(pkg, normalized, canonical=mapping, reads=reads)
     typer.echo(report.text)
+    if not report.references:
+        failed = [r.episode_id for r in report.rows]
+        shown = ", ".join(failed[:3]) + (f" and {len(failed) - 3} more" if len(failed) > 3 else "")
+        raise NoReferenceError(
+            f"none of the {len(failed)} run(s) validated on is a reference: each one failed "
+            f"({shown}), and a failed run is listed, never compared, so nothing says what the "
+            "package should have done; pass successful runs of the package's family",
+            episodes=failed,
+        )
     if not report.ok:
         raise cli_fail(
             f"{report.divergences} episode(s) diverged from what the package did",
             "see each divergence above: the package would not have done what those runs did",
+        )
+
+
+def _refuse_cut(chosen: Sequence[NormEpisode]) -> None:
+    """Refuse an episode ``--episode`` names that was cut off mid-run (no episode.finished)."""
+    cut = [h.episode_id for h in heads(chosen) if not h.complete]
+    if cut:
+        raise cli_fail(
+            f"episode {cut[0]!r} is cut off mid-run (no episode.finished): it did not end, so "
+            "there is nothing to compare the package with",
+            "pass the complete trace file, or record the run again",
         )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from jdsl.errors import JdslError
 
-__all__ = ["CompileError", "CompileInputError"]
+__all__ = ["CompileError", "CompileInputError", "NoReferenceError"]
 
 
 class CompileError(JdslError, ValueError):
@@ -33,6 +33,11 @@ class CompileInputError(CompileError, TypeError):
     """Compiler input of a form it cannot read (``None``, a number, a mapping that is no
     episode); the message names the forms it takes. Subclasses ``TypeError`` too, so
     ``except TypeError`` keeps working."""
+
+
+class NoReferenceError(CompileError):
+    """Held-out validation given no reference: every run failed (a failed run is listed, never
+    compared), so nothing says what the package should have done; ``episodes`` names them."""
 
 
 def _rebuild(

@@ -44,8 +44,8 @@ from jdsl.compiler.fallback import Fallback, compiled_program, split_fallback
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.reading import package_reading
 from jdsl.compiler.replay import Divergence, Execution, execute
-from jdsl.compiler.staticize.scans import program_scans, scan_stores
 from jdsl.ir.nodes import child_slots
 from jdsl.tree import typed_equal
 
@@ -56,6 +56,8 @@ __all__ = [
     "holdout_families",
     "holdout_split",
     "ir_paths",
+    "package_effects",
+    "read_runs",
     "validate_package",
 ]
 
@@ -338,20 +340,28 @@ def validate_package(
         >>> report = validate_package(load_package("t.jdsl"), read_events("more.jsonl").episodes)  # doctest: +SKIP
         >>> print(report.summary())  # doctest: +SKIP
     """
-    normalized = [  # in input order; control episodes (``_...``) are skipped by normalize_all
+    name = str(getattr(package, "name", None) or package.manifest.get("name") or "package")
+    effects = package_effects(package)
+    rows = (_row(package, e, effects, reads) for e in read_runs(package, episodes, canonical))
+    return HeldOutReport(name, tuple(rows))
+
+
+def read_runs(
+    package: Any, episodes: Iterable[Any], canonical: Mapping[str, str] | None = None
+) -> list[NormEpisode]:
+    """``episodes`` (normalized first when they are :class:`jdsl.trace.Episode` s; control
+    episodes, ``_...``, skipped) as ``package``'s program reads them, in input order: what
+    :func:`validate_package` executes and ``jdsl show --diff`` shows, the way the compile's
+    verification read its own runs (:mod:`jdsl.compiler.reading`)."""
+    normalized = [
         norm
         for e in episodes
         for norm in ([e] if isinstance(e, NormEpisode) else normalize_all([e], canonical=canonical))
     ]
-    name = str(getattr(package, "name", None) or package.manifest.get("name") or "package")
-    effects = _effects(package)
-    scans = program_scans(compiled_program(package.ir))  # stores renamed as compiled runs'
-    if scans:
-        normalized = list(scan_stores(normalized, lambda _: True, scans)[0])
-    return HeldOutReport(name, tuple(_row(package, e, effects, reads) for e in normalized))
+    return package_reading(package).read_all(normalized, package_effects(package))
 
 
-def _effects(package: Any) -> dict[str, Any] | None:
+def package_effects(package: Any) -> dict[str, Any] | None:
     """The package's capability contracts' effects (which calls write), when it has them."""
     tools = getattr(package, "tools", None)
     if not isinstance(tools, Mapping) or not tools:

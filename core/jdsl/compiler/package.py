@@ -5,7 +5,8 @@ source, verification, metrics, digests; ``source.inputs`` are the run inputs eve
 ``source.optional_inputs`` those only some branch alternatives read, ``source.input_alternatives``
 per branch the inputs each alternative reads beyond the required ones, ``source.branches`` each
 branch with its alternatives' support, ``source.stated_inputs`` the inputs the user states
-(``{input: {tool, argument}}``), ``source.constants`` every constant with its support),
+(``{input: {tool, argument}}``), ``source.constants`` every constant with its support,
+``source.reading`` how the compile read its runs: :mod:`jdsl.compiler.reading`),
 ``behavior.json``, ``tools.json``
 (capability contracts with effects; shell-like capabilities are destructive and not idempotent
 unless ``effects`` says otherwise), ``signatures/<id>.json``, ``provenance.json``,
@@ -23,6 +24,7 @@ from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
 from jdsl.compiler.metrics import package_metrics
 from jdsl.compiler.normalized import NormEpisode
+from jdsl.compiler.reading import Reading
 from jdsl.compiler.residualize import infer_type
 from jdsl.compiler.store import heads
 from jdsl.compiler.verify import VerificationReport
@@ -49,8 +51,10 @@ def build_package(
     task_family: str = "",
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     version: str = "0.1.0",
+    reading: Reading | None = None,
 ) -> BehaviorPackage:
-    """Assemble the package files of a compiled (and verified) behavior."""
+    """Assemble the package files of a compiled (and verified) behavior (``reading``: how the
+    compile read its runs, :mod:`jdsl.compiler.reading`, kept as ``source.reading``)."""
     metrics = package_metrics(compiled.ir)
     used = {cid for p in compiled.provenance for cid in p.candidates}
     manifest = {
@@ -76,6 +80,7 @@ def build_package(
             "branches": [b.to_dict() for b in compiled.branches],
             "stated_inputs": _stated_inputs(compiled),
             "constants": _constants(compiled),
+            **({"reading": reading.to_dict()} if reading is not None else {}),
         },
         "verification": report.to_dict(),
         "metrics": metrics.to_dict(),

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, read_only_of, successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, successful_pool
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -22,13 +22,11 @@ from jdsl.compiler.fallback import attach_fallback, compiled_program
 from jdsl.compiler.families import GroupBy, group_episodes
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
-from jdsl.compiler.noops import drop_noops
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
+from jdsl.compiler.reading import read_family
 from jdsl.compiler.reduce import FactTable
-from jdsl.compiler.rejoin import share_stores
 from jdsl.compiler.staticize import Family, emit_plan, plan_key, prepare
-from jdsl.compiler.staticize.scans import scan_stores
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
     EpisodeSource,
@@ -36,7 +34,7 @@ from jdsl.compiler.stream import (
     normalize_stream,
     refuse_broken,
 )
-from jdsl.compiler.unused import drop_unused_reads, unused_notes
+from jdsl.compiler.unused import unused_notes
 from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
 from jdsl.package import BehaviorPackage, ToolEffects
 
@@ -315,11 +313,11 @@ def compile_normalized(
     """
     normalized, cut = finished_only(normalized)
     require_success(normalized)
-    normalized, unused = drop_unused_reads(normalized, effects)  # while thoughts are there
-    normalized, noops = drop_noops(normalized, effects)
-    normalized, shared = share_stores(normalized, read_only_of(effects))
-    normalized, scanned = scan_stores(normalized, read_only_of(effects))
-    if noops or unused or shared or scanned or cut:  # the shards' facts, replay: as recorded
+    # the runs as the program reads them, and how (the package keeps it: validate and show
+    # --diff read a run the same way, jdsl.compiler.reading)
+    read = read_family(normalized, effects)
+    normalized, unused, noops = read.episodes, read.unused, read.noops
+    if read.rewritten or cut:  # the shards' facts, replay: as recorded
         facts, replay = None, None
     candidates = (
         consolidate(normalized, contracts=contracts)
@@ -372,7 +370,7 @@ def compile_normalized(
         rejoined = family_of(rejoin=True, support=support)
         compiled, report = settled(rejoined)
         if (
-            shared
+            read.shared
             and rejoined.choices
             and report.structural_ok
             and (not report.accounted or report.fallbacks)
@@ -397,7 +395,7 @@ def compile_normalized(
     compiled = promote(compiled, report)
     package = build_package(
         compiled, report, candidates, normalized,
-        task_family=task_family, effects=effects, version=version,
+        task_family=task_family, effects=effects, version=version, reading=read.reading,
     )  # fmt: skip
     return CompileResult(
         package=package,

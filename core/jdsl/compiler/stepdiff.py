@@ -22,14 +22,17 @@ Example:
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.decisions import TreeShape, decision_model, run_inputs
 from jdsl.compiler.executions import UNREPLAYABLE, Execution
 from jdsl.compiler.fallback import Fallback, takeover
+from jdsl.compiler.holdout import package_effects, read_runs, validate_package
+from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.reads import unused_reads
 from jdsl.compiler.replay import Divergence, ReplayTools, call_text, execute
 from jdsl.ir import from_ir
 from jdsl.trace import ListTraceSink
@@ -43,6 +46,8 @@ __all__ = [
     "diff_html",
     "diff_summary",
     "diff_text",
+    "package_diffs",
+    "recorded_calls",
     "step_diff",
 ]
 
@@ -139,29 +144,34 @@ class StepDiff:
 
 
 def step_diff(
-    tree: Root | Mapping[str, Any], episode: NormEpisode, execution: Execution | None = None
-) -> StepDiff:
+    tree: Root | Mapping[str, Any], episode: NormEpisode, execution: Execution | None = None,
+    *, reads: ReadAnswers | None = None, effects: Mapping[str, Any] | None = None,
+) -> StepDiff:  # fmt: skip
     """Replay ``episode`` through ``tree`` (a Root or a Behavior IR document) and align;
     ``execution``: the run's verdict as :func:`jdsl.compiler.holdout.validate_package` judged
-    it (the same reads and effects: one verdict per run), else :func:`execute` here.
+    it (the same reads and effects: one verdict per run), else :func:`execute` here. ``reads``
+    and ``effects`` serve the replay shown as they served that execution; ``episode`` is best
+    the run as the package reads it (:func:`jdsl.compiler.holdout.read_runs`).
 
     Raises:
         ValidationError: ``tree`` is an IR document that does not load.
     """
     root = tree if isinstance(tree, Root) else from_ir(dict(tree))
-    execution = execution if execution is not None else execute(root, episode)
+    if execution is None:
+        execution = execute(root, episode, effects=effects, reads=reads)
     shape = TreeShape.of(root)
     # a react fallback lists every tool of its family: they answer from the record too, or
     # the run would stop at binding before its first node (no call, no hand-over to show)
     reacts = [str(t) for n in shape.nodes if n.get("kind") == "react" for t in n.get("tools") or ()]
     replay = ReplayTools(episode, tools=tuple(dict.fromkeys([*shape.tools, *reacts])),
-                         predicates=shape.predicates, failing=shape.failing)  # fmt: skip
+                         predicates=shape.predicates, failing=shape.failing, effects=effects,
+                         unused=unused_reads(shape.nodes, effects), reads=reads)  # fmt: skip
     sink = ListTraceSink()
     root.run(model=decision_model(shape, episode), tools=replay.tools,
              predicates=replay.predicates, raise_errors=False, trace_sink=sink,
              episode_id=episode.episode_id or None, **run_inputs(shape, episode))  # fmt: skip
     package, fallback_node = _package_calls([e.to_dict() for e in sink.events])
-    teacher = [_teacher_side(s) for s in episode.steps]  # every recorded call, reads too
+    teacher = [_teacher_side(s) for s in recorded_calls(episode)]  # every call, reads too
     steps = []
     for index in range(max(len(teacher), len(package))):
         mine = teacher[index] if index < len(teacher) else None
@@ -177,6 +187,35 @@ def step_diff(
     teacher_outcome = "failure" if episode.success is False else "success"
     return StepDiff(episode.episode_id, tuple(steps), execution.divergence, first,
                     teacher_outcome, execution.status, fallback, execution.fallback)  # fmt: skip
+
+
+def package_diffs(
+    package: Any, episodes: Sequence[NormEpisode], *, reads: ReadAnswers | None = None
+) -> list[StepDiff]:
+    """:func:`step_diff` of each episode against ``package`` (a loaded or compiled package),
+    each run read as the package reads it and judged by the execution
+    :func:`~jdsl.compiler.holdout.validate_package` judges it by (``reads``: the same): one
+    verdict per run, as the compile's verification gave it (:mod:`jdsl.compiler.reading`)."""
+    rows = validate_package(package, episodes, reads=reads).rows
+    effects = package_effects(package)
+    return [
+        step_diff(package.ir, read, row.execution, reads=reads, effects=effects)
+        for read, row in zip(read_runs(package, episodes), rows, strict=True)
+    ]
+
+
+def recorded_calls(episode: NormEpisode) -> list[NormStep]:
+    """``episode``'s calls in the order it made them: its steps, and each call the package's
+    reading set aside (:mod:`jdsl.compiler.reading`: an unused read, a no-op) before the step
+    that followed it."""
+    aside: dict[int, list[NormStep]] = {}
+    for step in episode.dropped:
+        aside.setdefault(step.index, []).append(step)
+    found: list[NormStep] = []
+    for step in episode.steps:
+        found += aside.pop(step.index, [])
+        found.append(step)
+    return found + [step for k in sorted(aside) for step in aside[k]]
 
 
 def _teacher_side(step: NormStep) -> DiffSide:

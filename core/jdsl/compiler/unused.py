@@ -48,7 +48,14 @@ from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.store import NormStore
 from jdsl.expr import resolve_path
 
-__all__ = ["UnusedReads", "drop_unused_reads", "unused_notes", "unused_reads", "varying_reads"]
+__all__ = [
+    "UnusedReads",
+    "drop_unused_reads",
+    "scrubbed",
+    "unused_notes",
+    "unused_reads",
+    "varying_reads",
+]
 
 UnusedReads = dict[str, tuple[int, int, int]]
 """``{tool: (calls dropped, runs they were dropped in, runs that made a successful call of
@@ -286,7 +293,7 @@ def _collected(result: Any, used: set[str], state: Mapping[str, Any]) -> bool:
     return any(isinstance(state.get(k), list) and result in state[k] for k in used)
 
 
-def _scrubbed(episode: NormEpisode, drop: set[int]) -> NormEpisode:
+def scrubbed(episode: NormEpisode, drop: set[int]) -> NormEpisode:
     """``episode`` without the dropped calls, and without their keys in the later calls'
     sources and states."""
     gone = {episode.steps[i].store for i in drop} - {None}
@@ -354,7 +361,7 @@ def drop_unused_reads(
     report = {t: (c[0], c[1], c[2]) for t, c in sorted(calls.items()) if c[0]}
     if not report:
         return episodes, {}
-    rewritten = (_scrubbed(e, drop) if drop else e for e, drop in found)
+    rewritten = (scrubbed(e, drop) if drop else e for e, drop in found)
     if isinstance(episodes, NormStore):
         return NormStore(rewritten), report
     return list(rewritten), report

@@ -89,6 +89,7 @@ class ChatBuilder:
         self.turns: list[UserTurn | tuple[str, list[_OpenCall]]] = []
         self.calls: dict[str, _OpenCall] = {}
         self.waiting: dict[str, list[_OpenCall]] = {}  # by name, calls in order (legacy results)
+        self.latest: list[_OpenCall] = []  # the calls of the latest assistant message
 
     def add(self, message: dict[str, Any]) -> None:
         role = message.get("role")
@@ -126,22 +127,33 @@ class ChatBuilder:
         ]
         if message.get("function_call"):
             calls.append(self._call(None, message["function_call"]))
+        self.latest = calls
         self.turns.append((_text(message.get("content")), calls))
 
     def _result(self, message: dict[str, Any]) -> None:
         call_id = message.get("tool_call_id")
-        if call_id is None:  # legacy function result: the latest unanswered call of that name
-            name = message.get("name")
-            waiting = self.waiting.get(name, []) if isinstance(name, str) else []
-            while waiting and waiting[-1].result is not None:  # answered: never again waiting
-                waiting.pop()
-            call_id = waiting[-1].call_id if waiting else None
+        if not call_id:  # no id, or "" (model servers that give calls the id "")
+            call_id = self._unnamed_result(message.get("name"))
         call = self.calls.get(call_id) if call_id is not None else None
         if call is None:
             raise ValueError(
                 f"tool message answers no earlier tool call (tool_call_id {call_id!r})"
             )
         call.result = _text(message.get("content"))
+
+    def _unnamed_result(self, name: Any) -> str | None:
+        """The id of the call a result without a call id answers: the first unanswered call
+        (of that ``name``, when given) of the latest assistant message, in call order (parallel
+        calls are answered in order); else the latest unanswered call of that name (the legacy
+        ``function`` result)."""
+        named = isinstance(name, str) and bool(name)
+        for call in self.latest:
+            if call.result is None and (not named or call.name == name):
+                return call.call_id
+        waiting = self.waiting.get(name, []) if isinstance(name, str) else []
+        while waiting and waiting[-1].result is not None:  # answered: never again waiting
+            waiting.pop()
+        return waiting[-1].call_id if waiting else None
 
     def build(self) -> tuple[str, list[UserTurn | AssistantTurn]]:
         turns: list[UserTurn | AssistantTurn] = []

@@ -120,7 +120,8 @@ class SkippedEpisode:
     Attributes:
         path: the file.
         index: the run's position in the file (0-based).
-        episode: how the run names itself (``task 5 trial 1``, an episode id) or ``run <i>``.
+        episode: how the run names itself (``task 5 trial 1``, an episode id) or ``run <n>``
+            (its place counted from 1).
         field: the dotted field at fault (``traj.5.content``, ``steps.1.tool_calls.0.name``).
         message: what is wrong with it.
     """
@@ -136,9 +137,10 @@ class SkippedEpisode:
 
     @property
     def run(self) -> str:
-        """``run 3 (task 5 trial 1)``, or ``run 3`` for a run that names itself no better."""
-        named = self.episode != f"run {self.index}"
-        return f"run {self.index} ({self.episode})" if named else f"run {self.index}"
+        """``run 3 (task 5 trial 1)``, or ``run 3`` for a run that names itself no better: its
+        place in the file counted from 1, as the user counts runs."""
+        number = f"run {self.index + 1}"
+        return f"{number} ({self.episode})" if self.episode != number else number
 
 
 @dataclass(frozen=True)
@@ -287,7 +289,7 @@ def _check_domain(run: ParsedRun, domain: str | None, path: Path, index: int) ->
         raise ImportFormatError(
             f"its calls are {fits[0]} tools ({', '.join(sorted(called)[:3])}), not {domain} "
             f"ones: drop --domain {domain} (the calls tell the domain) or pass --domain "
-            f"{fits[0]}", path=path, where=f"run {index} (task {run.task_id})",
+            f"{fits[0]}", path=path, where=f"run {index + 1} (task {run.task_id})",
         )  # fmt: skip
 
 
@@ -331,9 +333,14 @@ def _name_of(row: Any, index: int) -> str:
     if isinstance(row, Mapping):
         if isinstance(row.get("episode_id"), str):
             return str(row["episode_id"])
-        if "task_id" in row:
-            return f"task {row['task_id']} trial {row.get('trial', 0)}"
-    return f"run {index}"
+        task, trial = row.get("task_id"), row.get("trial", 0)
+        if _readable(task) and _readable(trial):  # not "task None" nor "task [1]"
+            return f"task {task} trial {trial}"
+    return f"run {index + 1}"
+
+
+def _readable(value: Any) -> bool:
+    return isinstance(value, int | str) and not isinstance(value, bool) and value != ""
 
 
 def _read_row(
@@ -404,8 +411,11 @@ def read_tau_bench(
     )
     if rows and not conversations:
         raise ImportFormatError(
-            f"none of its {len(rows)} runs could be read (first: {skipped[0].field}: "
-            f"{skipped[0].message})", path=path,
+            f"none of its {len(rows)} runs could be read (first: {skipped[0].run}: "
+            f"{skipped[0].field}: {skipped[0].message}); check that it is a tau-bench results "
+            "file (runs with task_id and traj) or jdsl's extraction format (episodes with "
+            "episode_id and steps), or fix that field in each run (--strict / strict=True stops "
+            "at the first)", path=path,
         )  # fmt: skip
     return TauImport(
         str(path), tuple(conversations), tuple(skipped), formats, strategies, tuple(renamed)
@@ -429,7 +439,7 @@ def _read_rows(
         except (ValueError, TypeError, AttributeError, KeyError) as exc:  # RunFormatError too
             # a field's shape found past parse_run is the run's fault too
             field, detail = (exc.field, exc.detail) if isinstance(exc, RunFormatError) else (
-                f"[{index}]", str(exc))  # fmt: skip
+                "(the run)", str(exc))  # fmt: skip
             bad = SkippedEpisode(str(path), index, _name_of(row, index), field, detail)
             if strict:
                 raise ImportFormatError(

@@ -21,7 +21,8 @@ which :mod:`jdsl.importers.tau_bench` turns into a skip with a warning, or an er
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -120,7 +121,7 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
         RunFormatError: a missing or mistyped field, or a traj that does not fit its strategy.
     """
     if not isinstance(row, Mapping):
-        raise RunFormatError(f"[{index}]", f"expected an object, got {type(row).__name__}")
+        raise RunFormatError("(the run)", f"expected an object, got {type(row).__name__}")
     task_id = _require(row, "task_id", (int, str), "")
     traj = _require(row, "traj", list, "")
     info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
@@ -161,9 +162,25 @@ def stated_inputs(user_id: str | None, turns: Sequence[UserTurn | AssistantTurn]
     states the task's ``user_id``, else nothing. tau-bench's ``info.task.user_id`` is the
     task's hidden answer key: an airline user states it, a retail user gives an email or a
     name and zip code and the agent looks the id up, so it is an input only when said (it
-    stays in the episode's metadata either way)."""
+    stays in the episode's metadata either way). A run without it (other tau-bench revisions
+    write ``info`` without ``task``) takes the first ``user_id`` a call passes or a result holds
+    that a user message states."""
     said = "\n".join(t.content for t in turns if isinstance(t, UserTurn))
+    if user_id is None:
+        user_id = next((v for v in _user_ids(turns) if v in said), None)
     return {"user_id": user_id} if user_id and user_id in said else {}
+
+
+_USER_ID = re.compile(r'"user_id"\s*:\s*"([^"]+)"')
+
+
+def _user_ids(turns: Sequence[UserTurn | AssistantTurn]) -> Iterator[str]:
+    """The ``user_id`` values the run's calls pass and its results hold, in order."""
+    for turn in turns:
+        for call in turn.calls if isinstance(turn, AssistantTurn) else ():
+            if isinstance(call.arguments.get("user_id"), str):
+                yield call.arguments["user_id"]
+            yield from _USER_ID.findall(call.result or "")
 
 
 def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn]]:

@@ -27,7 +27,7 @@ from jdsl.compiler.staticize.loops import LoopSpec, compress, family_loops
 from jdsl.compiler.store import NormStore
 from jdsl.ir.walk import walk_ir
 
-__all__ = ["program_scans", "scan_store", "scan_stores"]
+__all__ = ["program_scans", "scan_renames", "scan_store", "scan_stores"]
 
 _EARLIER = "__scanned"
 _SCANNED = re.compile(r"^[a-z0-9_]+_scanned(_\d+)?$")
@@ -40,7 +40,8 @@ def scan_store(first: str) -> str:
     return head if sep else first
 
 
-def _renames(episode: NormEpisode, loops: Collection[LoopSpec]) -> dict[str, str]:
+def scan_renames(episode: NormEpisode, loops: Collection[LoopSpec]) -> dict[str, str]:
+    """``{store: name}`` renaming ``episode``'s scans' stores (module docstring)."""
     ok = episode.ok_steps()
     tokens, positions, specs = compress(episode, loops)
     renames: dict[str, str] = {}
@@ -97,7 +98,7 @@ def scan_stores(
         loops = family_loops(successful_pool(episodes), read_only=read_only)
     if not any(spec.prefix for spec in loops):
         return episodes, False
-    renames = [_renames(e, loops) for e in episodes]
+    renames = [scan_renames(e, loops) for e in episodes]
     if not any(renames):
         return episodes, False
     rewritten = (rename_stores(e, r) for e, r in zip(episodes, renames, strict=True))

@@ -1,0 +1,101 @@
+"""Results files written as other models and tau-bench versions write them (bench/unseen_files.py).
+
+Each test is one way a real file differs from the shipped gpt-4o one that broke the importer.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jdsl.envs.data import data_path
+from jdsl.importers import read_tau_bench
+from jdsl.importers.conversation import AssistantTurn
+
+SLICE = Path(__file__).parents[1] / "fixtures" / "tau_bench" / "gpt-4o-airline.slice.json"
+
+
+def _rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(SLICE.read_text(encoding="utf-8"))
+    return rows
+
+
+def _write(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def _calls(path: Path) -> list[list[tuple[str, str | None]]]:
+    """(tool, result) of every call, per run."""
+    return [
+        [(c.name, c.result) for t in conv.turns if isinstance(t, AssistantTurn) for c in t.calls]
+        for conv in read_tau_bench(path).conversations
+    ]
+
+
+def test_blank_call_ids_pair_each_result_with_its_call(tmp_path: Path) -> None:
+    """Model servers that give every call the id "" (tau-bench copies it to the tool message's
+    tool_call_id): every run is imported, each call with its own result."""
+    rows = _rows()
+    blank = copy.deepcopy(rows)
+    for row in blank:
+        for m in row["traj"]:
+            for c in m.get("tool_calls") or ():
+                c["id"] = ""
+            if m["role"] == "tool":
+                m["tool_call_id"] = ""
+    found = read_tau_bench(_write(tmp_path, blank))
+    assert not found.skipped
+    assert _calls(_write(tmp_path, blank)) == _calls(_write(tmp_path, rows))
+
+
+@pytest.mark.parametrize("blank", ["", None])
+def test_parallel_calls_without_ids_take_their_results_in_call_order(
+    tmp_path: Path, blank: str | None
+) -> None:
+    """Two calls of one tool in one message, answered by tool messages without ids (``""`` or
+    none), in call order: the first result belongs to the first call."""
+    row = copy.deepcopy(_rows()[0])
+    head = [m for m in row["traj"] if m["role"] in ("system", "user")][:2]
+    fn = {"name": "get_reservation_details"}
+    row["traj"] = [
+        *head,
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "", "type": "function", "function": {**fn, "arguments": '{"reservation_id": "A"}'}},
+            {"id": "", "type": "function", "function": {**fn, "arguments": '{"reservation_id": "B"}'}},
+        ]},
+        {"role": "tool", "tool_call_id": "", "name": fn["name"], "content": "result of A"},
+        {"role": "tool", "tool_call_id": "", "name": fn["name"], "content": "result of B"},
+        {"role": "assistant", "content": "Done."},
+    ]  # fmt: skip
+    for m in row["traj"]:
+        for c in m.get("tool_calls") or ():
+            c["id"] = blank
+        if m["role"] == "tool":
+            m["tool_call_id"] = blank
+    assert _calls(_write(tmp_path, [row])) == [
+        [("get_reservation_details", "result of A"), ("get_reservation_details", "result of B")]
+    ]
+
+
+def test_the_shipped_file_is_what_the_slice_is_cut_from() -> None:
+    assert data_path("tau_airline", "raw", "gpt-4o-airline.dev.json").is_file()
+
+
+def test_a_run_without_info_task_states_the_user_id_its_user_said(tmp_path: Path) -> None:
+    """Other tau-bench revisions write ``info`` without ``task`` (or no ``info``): the user id
+    the user states, and the calls pass, is still the run's input, as with ``info.task``."""
+    rows = _rows()
+    with_task = [c.inputs for c in read_tau_bench(_write(tmp_path, rows)).conversations]
+    assert any(with_task)
+    for k, row in enumerate(rows):
+        if k % 2:
+            row.pop("info")
+        else:
+            del row["info"]["task"]["user_id"]
+    without = [c.inputs for c in read_tau_bench(_write(tmp_path, rows)).conversations]
+    assert without == with_task
