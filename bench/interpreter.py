@@ -15,16 +15,21 @@ timed with ``tick_once`` on a tree set up once. Traced runs use a fresh ``ListTr
 ``JsonlTraceSink`` (a new temp file) per sample; the py_trees peer for tracing records every
 visited behaviour and its status in a list through a visitor (``BehaviourTree.tick``).
 
-Figures are the best of the samples in process CPU time (``time.process_time``), not medians
-of wall-clock time: the bench runs on shared machines (CI, 2 cores for several jobs), where
-a sample's wall-clock time counts whatever else was scheduled meanwhile, which for runs a few
-hundred microseconds long moves the ratios from one bench run to the next. CPU time counts
-the JSONL sink's write (system time) and any thread the run starts.
+Figures are medians of process CPU time (``time.process_time``, which counts the JSONL sink's
+write, as system time, and any thread the run starts), over samples taken in turn (untraced,
+py_trees, ..., JSONL-traced, then again): a burst of load on the shared machine (CI, 2 cores
+for several jobs) slows neighbouring samples of every contender alike. A ratio is the ratio
+of the two medians; the traced rows' notes also give the median of the per-round ratios,
+which a burst moves less. Medians, not the best sample: a run a few hundred microseconds long
+is short enough to dodge the other jobs now and then, a traced one (five times longer) less
+often, so the best samples favoured the shorter contender (on one loaded machine, best-of
+ratios read 5.4-5.7x where medians and per-round ratios read 4.6-5.4x).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -33,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.table import Row
-from bench.timing import Timed, interleaved_medians
+from bench.timing import Timed, interleaved_samples, paired_ratio
 
 __all__ = ["SHAPES", "Shape", "jdsl_tree", "measure", "py_trees_tree"]
 
@@ -166,36 +171,42 @@ def _contenders(shape: Shape, tmp: Path) -> tuple[dict[str, Timed], int]:
 def measure_shape(shape: Shape, *, repeats: int, tmp: Path) -> list[Row]:
     """Rows for one shape: untraced vs py_trees, list-traced vs untraced, JSONL-traced."""
     contenders, events = _contenders(shape, tmp)
-    t = interleaved_medians(
-        contenders, repeats=repeats, number=shape.number, clock=time.process_time, pick=min
+    samples = interleaved_samples(
+        contenders, repeats=repeats, number=shape.number, clock=time.process_time
     )
+    t = {name: statistics.median(values) for name, values in samples.items()}
     per = {name: seconds / shape.ticks for name, seconds in t.items()}
+    rounds = {name: paired_ratio(samples[name], samples["untraced"]) for name in ("list", "jsonl")}
+    how = f"medians of {repeats} interleaved samples of {shape.number} runs (CPU time)"
     title = shape.title
     return [
         Row(SECTION, f"{title}: untraced, per node tick", per["untraced"], "s",
             per["py_trees"], "py_trees", "<= py_trees", per["untraced"] <= per["py_trees"],
-            f"Root.run vs tick_once; {shape.ticks} ticks per run"),
+            f"Root.run vs tick_once; {shape.ticks} ticks per run; {how}"),
         Row(SECTION, f"{title}: untraced, Root.tick only, per node tick", per["tick"], "s",
             per["py_trees"], "py_trees",
             note="Root.tick on a prepared RunContext: the ticks without run set-up"),
         Row(SECTION, f"{title}: traced to ListTraceSink, per node tick", per["list"], "s",
             per["untraced"], "jdsl untraced", "<= 2x untraced",
-            per["list"] <= 2 * per["untraced"], f"{events} events per run"),
+            per["list"] <= 2 * per["untraced"],
+            f"{events} events per run; per-round ratio {rounds['list']:.2f}x; {how}"),
         Row(SECTION, f"{title}: traced to ListTraceSink and its events read, per node tick",
             per["list_read"], "s", per["untraced"], "jdsl untraced",
             note="the list sink hashes the chain and makes payload dicts when .events is read"),
-        _jsonl_row(shape, per, t, events),
+        _jsonl_row(shape, per, t, events, f"per-round ratio {rounds['jsonl']:.2f}x; {how}"),
         Row(SECTION, f"{title}: traced to a list, against py_trees, per node tick", per["list"],
             "s", per["py_traced"], "py_trees + list visitor",
             note="py_trees keeps (id, status) per visited behaviour; jdsl stamped TraceEvents"),
     ]  # fmt: skip
 
 
-def _jsonl_row(shape: Shape, per: dict[str, float], t: dict[str, float], events: int) -> Row:
+def _jsonl_row(
+    shape: Shape, per: dict[str, float], t: dict[str, float], events: int, how: str
+) -> Row:
     """JSONL tracing: judged on the selector shape (<= 5x untraced), whose leaves stand for
     tools that do some work; on the no-op shape, where a tick costs next to nothing, the
     figure is what tracing adds per event (traced minus untraced run, over its events)."""
-    note = "a fresh temp file per sample; default redaction and blobs; buffered writes"
+    note = f"a fresh temp file per sample; default redaction and blobs; buffered writes; {how}"
     if shape.key == "sel":
         return Row(
             SECTION,
@@ -220,8 +231,8 @@ def _jsonl_row(shape: Shape, per: dict[str, float], t: dict[str, float], events:
 
 
 def measure(*, quick: bool) -> list[Row]:
-    """All interpreter rows; ``quick`` takes fewer samples (5 instead of 9) of half the runs."""
-    repeats = 5 if quick else 9
+    """All interpreter rows; ``quick`` takes fewer samples (9 instead of 15) of half the runs."""
+    repeats = 9 if quick else 15
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="jdsl-bench-") as tmp:
         for shape in SHAPES:

@@ -5,8 +5,8 @@ times, retrieval (SQLite FTS5) and the cost of hostile inputs (issue #17); print
 writes ``bench/out/RESULTS.md`` (the figures, the machine, the command; ``bench/out/`` is ignored
 by git, so ``make bench`` leaves the tree clean). The committed ``bench/RESULTS.md`` and
 ``bench/RESULTS-full.md`` are refreshed on purpose: ``--output bench/RESULTS.md``.
-Every figure is a median of several runs (the interpreter's: the best CPU time of several, see
-``bench/interpreter.py``); a peer's figure and the ratio come from the same run.
+Every figure is a median of several runs (the interpreter's: of CPU time, sampled in turn with
+its peers, see ``bench/interpreter.py``); a peer's figure and the ratio come from the same run.
 Each target is reported as met or MISSED; a section that fails is reported as such.
 
 ``--quick`` (under two minutes) takes fewer samples and compiles the 100- and 1,000-episode
@@ -65,9 +65,9 @@ NOTES = (
     "Peers run in the same process run as jdsl, so ratios are comparable even when the machine "
     "is busy; absolute figures are not (other jobs shared the cores during this run).",
     "Interpreter: jdsl is timed through Root.run (a whole run per sample: fresh context, binding "
-    "checks, the ticks); py_trees through tick_once on a tree set up once. Its figures are the "
-    "best of the samples in process CPU time, not medians of wall-clock time (the machine is "
-    "shared: see bench/interpreter.py).",
+    "checks, the ticks); py_trees through tick_once on a tree set up once. Its figures are "
+    "medians of process CPU time over samples taken in turn with the peers, not of wall-clock "
+    "time (the machine is shared: see bench/interpreter.py).",
     "Compiler: each corpus is measured in a fresh worker process, so peak memory is its own; "
     "'json.loads' is reading the same JSONL file and parsing every line.",
 )

@@ -6,11 +6,18 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Timed", "interleaved_medians", "median_seconds", "timed_once"]
+__all__ = [
+    "Timed",
+    "interleaved_medians",
+    "interleaved_samples",
+    "median_seconds",
+    "paired_ratio",
+    "timed_once",
+]
 
 
 def timed_once(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -90,6 +97,20 @@ def interleaved_medians(
         pick: what summarises a contender's samples (the median by default; ``min`` for the
             best of them).
     """
+    samples = interleaved_samples(contenders, repeats=repeats, number=number, clock=clock)
+    return {name: pick(values) for name, values in samples.items()}
+
+
+def interleaved_samples(
+    contenders: Mapping[str, Timed],
+    *,
+    repeats: int = 5,
+    number: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, list[float]]:
+    """Every sample of :func:`interleaved_medians`, in the order taken: ``{name: [seconds per
+    call, one per round]}``; the i-th samples of two contenders were taken one round apart at
+    most (see :func:`paired_ratio`)."""
     samples: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(max(repeats, 1)):
         for name, timed in contenders.items():
@@ -104,4 +125,11 @@ def interleaved_medians(
                     clock=clock,
                 )
             )
-    return {name: pick(values) for name, values in samples.items()}
+    return samples
+
+
+def paired_ratio(samples: Sequence[float], baseline: Sequence[float]) -> float:
+    """The median over rounds of ``samples[i] / baseline[i]`` (samples of the same round of
+    :func:`interleaved_samples`): a burst of load that slows one round slows both of its
+    samples, so it moves their ratio less than it moves either figure."""
+    return statistics.median(a / b for a, b in zip(samples, baseline, strict=True) if b > 0)

@@ -91,6 +91,17 @@ def parallel(traj: list[Msg], rng: random.Random) -> list[Msg]:
     return out
 
 
+def first_call_only(traj: list[Msg], rng: random.Random) -> list[Msg]:
+    """tau-bench before it cut ``tool_calls`` to the first: the model asked for two calls at
+    once (this one and the run's next), only the first ran and was answered; the model made the
+    second again in a later turn."""
+    calls = [m for m in traj if m.get("tool_calls")]
+    for this, after in zip(calls, calls[1:], strict=False):
+        extra = {**after["tool_calls"][0], "id": after["tool_calls"][0]["id"] + "x"}
+        this["tool_calls"] = [*this["tool_calls"], extra]
+    return traj
+
+
 def sdk_dump(traj: list[Msg], rng: random.Random) -> list[Msg]:
     """A provider SDK's ``model_dump()``: ``content: ""`` with calls, null extras, call
     ``index``, and tool messages without ``name``."""
@@ -186,6 +197,14 @@ def react_jsony(traj: list[Msg], rng: random.Random) -> list[Msg]:
     """``react`` whose Thought blocks hold JSON-looking text (and the word Action)."""
     out = as_action_traj(traj, react=True)
     for m in out:
+        if m["role"] == "system":  # the react agent's prompt: policy, the tools, the format
+            m["content"] += (
+                "\n#Available tools\n"
+                + json.dumps([{"type": "function", "function": {"name": "get_weather"}}])
+                + "\n# Instruction\nAnswer in this format:\nThought:\n<one line>\nAction:\n"
+                '{"name": <the action>, "arguments": <its arguments as JSON>}\n'
+            )
+        m.update(tool_calls=None, function_call=None)  # litellm Message fields
         if m["role"] == "assistant":
             m["content"] = m["content"].replace(
                 "Thought:\n", f"Thought:\n{_JSONY} The Action I take:\n", 1
@@ -193,7 +212,7 @@ def react_jsony(traj: list[Msg], rng: random.Random) -> list[Msg]:
     return out
 
 
-def weak(traj: list[Msg], rng: random.Random) -> list[Msg]:
+def weak(traj: list[Msg], rng: random.Random, *, hand_over: bool = True) -> list[Msg]:
     """A weak model: every read repeated, a tool that does not exist, a lookup with a wrong id
     first (answered ``Error: ...``), and a hand-over to a human agent in the middle."""
     out: list[Msg] = []
@@ -229,7 +248,7 @@ def weak(traj: list[Msg], rng: random.Random) -> list[Msg]:
                 what = key.removesuffix("_id")
                 bad = list(call(calls[0]["function"]["name"], wrong, f"Error: {what} not found"))
                 out[-1:-1] = bad  # before the right call
-    if len(out) > 6:
+    if hand_over and len(out) > 6:
         mid = len(out) // 2
         while mid < len(out) and out[mid]["role"] != "user":
             mid += 1
@@ -262,12 +281,13 @@ def long_run(traj: list[Msg], rng: random.Random) -> list[Msg]:
     return out
 
 
-def weak_retail(strategy: str = "tool-calling") -> list[Row]:
+def weak_retail(strategy: str = "tool-calling", *, hand_over: bool = True) -> list[Row]:
     """A weak model on retail: 85 % of runs fail, 12 tasks a family, two trials, its
-    tool-calling runs made weak (:func:`weak`), then written in ``strategy``."""
+    tool-calling runs made weak (:func:`weak`; ``hand_over``: with a hand-over in the middle),
+    then written in ``strategy``."""
     style = Style("weak", "tool-calling", "instruction", "mixed", extra_reads=0.3, recover=0.4,
                   fail=0.85, second_run=1.0, tasks_per_family=12)  # fmt: skip
-    rows = _map_traj(style_runs(style), weak)
+    rows = _map_traj(style_runs(style), lambda t, r: weak(t, r, hand_over=hand_over))
     if strategy != "tool-calling":
         for r in rows:
             r["traj"] = as_action_traj(r["traj"], react=strategy == "react")
@@ -282,6 +302,7 @@ def variations() -> dict[str, list[Row]]:
     return {
         "air_text_with_calls": _map_traj(air, text_with_calls),
         "air_parallel": _map_traj(air, parallel),
+        "air_first_call_only": _map_traj(air, first_call_only),
         "air_sdk_dump": _map_traj(air, sdk_dump),
         "air_blank_ids": _map_traj(air, blank_ids),
         "air_args_objects": _map_traj(air, args_objects),
@@ -296,6 +317,24 @@ def variations() -> dict[str, list[Row]]:
         "retail_parallel_text": _map_traj(_map_traj(retail, parallel), text_with_calls),
         "retail_weak_tc": weak_retail(),
         "retail_weak_act": weak_retail("act"),
+        "retail_weak_no_hand_over": weak_retail("react", hand_over=False),
+        "retail_react_12_tasks": style_runs(
+            Style(
+                "r12",
+                "react",
+                "name_zip",
+                "mixed",
+                extra_reads=0.3,
+                think=0.3,
+                recover=0.2,
+                fail=0.3,
+                tasks_per_family=12,
+            )
+        ),
+        "retail_trials4": style_runs(
+            Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recover=0.2, fail=0.3),
+            trials=4,
+        ),
         "retail_react_jsony": _map_traj(retail, react_jsony),
     }
 

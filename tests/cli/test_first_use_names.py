@@ -65,6 +65,11 @@ def test_a_skill_that_is_no_file_name_names_the_package_safely(runner, tmp_path)
     single = runner.invoke(app, ["compile", str(trace), "-o", str(tmp_path / "one.jdsl")])
     assert single.exit_code == 0, single.output
     assert _manifest(tmp_path / "one.jdsl")["name"] == "pwned"
+    families = tmp_path / "families"
+    families.mkdir()
+    grouped = runner.invoke(app, ["compile", str(trace), "-o", str(families), "--group-by", "task"])
+    assert grouped.exit_code == 0, grouped.output
+    assert "the package is named" not in grouped.output  # families name their packages
 
 
 def test_a_missing_input_is_reported_before_a_missing_out(runner, tmp_path) -> None:

@@ -207,3 +207,22 @@ def test_no_credential_in_a_scheduler_address_reaches_the_error(address: str) ->
         with dask_client(address.format(port=_closed_port())):
             pass
     assert "hunter2" not in str(info.value), str(info.value)
+
+
+def test_cli_engine_dask_reports_skipped_lines_as_the_local_engine(client, shards, tmp_path):
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(shards[1].read_bytes() + b"{torn\n" + b"not an event\n")
+    runner = CliRunner()
+    said = {}
+    for engine in ("local", "dask"):
+        on = (
+            ["--engine", "dask", "--scheduler", client.scheduler.address]
+            if engine == "dask"
+            else []
+        )
+        result = runner.invoke(app, ["compile", str(shards[0]), str(torn), "-o",
+                                     str(tmp_path / f"{engine}.jdsl"), "--skip-bad-lines", *on])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        said[engine] = [line for line in result.output.splitlines() if "skipped" in line]
+    assert said["dask"] == said["local"]
+    assert len(said["local"]) == 1 and f"skipped 2 lines of {torn} that are" in said["local"][0]

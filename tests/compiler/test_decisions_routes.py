@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from jdsl.compiler import execute, normalize_all
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -150,14 +149,6 @@ def test_a_nested_route_is_decided_inside_the_alternative_the_run_took() -> None
     assert run.matched, (run.divergence, run.fallback)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="replay (h24e) / reads.asking_leaf (h24f): when several predict leaves share a prompt "
-    "(choose_order_index_N), asking_leaf returns None and ReplayModel serves the oldest head of "
-    "any leaf, here the answer of a leaf in a plain selector's arm that never ran (retail "
-    "thorough at 20 tasks a family: choose_order_index_3 got a product id, 11 compiled-from "
-    "exchange/modify runs failed); the heads should be restricted to the leaves that fit",
-)
 def test_a_shared_prompt_is_never_answered_with_an_unrun_arms_decision() -> None:
     b = EpisodeBuilder("e", inputs={"q": "abc", "request": "the second"})
     b.call("find", {"items": [{"id": "A100"}, {"id": "B200"}]}, store="hit", q="abc")

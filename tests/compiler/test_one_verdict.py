@@ -99,3 +99,29 @@ def test_the_diff_of_a_run_read_as_the_package_reads_it_shows_every_recorded_cal
         assert diff.kind == verified[run.episode_id]
         teacher = [(s.teacher.tool, s.teacher.arguments) for s in diff.steps if s.teacher]
         assert teacher == [(s.logical_tool, s.arguments) for s in run.steps]
+
+
+def test_a_user_stated_input_counts_when_its_lookup_was_set_aside(tmp_path) -> None:
+    """A run that took the route without the user lookup still stated its email (in a lookup
+    the package reads as unused): validation gave it 'run inputs missing' and the fallback
+    where verification had matched it (4 runs of a tau-bench-v1-shaped retail file)."""
+    import json
+
+    from jdsl.demo.retail_styles import Style
+    from jdsl.envs.tau_retail import initial_reads
+
+    style = Style("v1retail", "tool-calling", "instruction", "mixed", extra_reads=0.2, fail=0.2,
+                  second_run=1.0)  # fmt: skip
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(style_runs(style)), encoding="utf-8")
+    families = dict(
+        group_episodes(normalize_stream(import_tau_bench(str(path)).episodes), "intent")
+    )
+    runs = list(families["retail.exchange_delivered_order_items"])
+    reads = initial_reads()
+    result = compile_normalized(runs, name="exchange", reads=reads)
+    verified = {e.episode_id: e.outcome for e in result.verification.executions}
+    rows = {
+        r.episode_id: r.outcome for r in validate_package(result.package, runs, reads=reads).rows
+    }
+    assert {i: rows[i] for i in verified} == verified

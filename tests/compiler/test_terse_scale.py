@@ -2,12 +2,15 @@
 tasks per family, 3 trials (:func:`jdsl.demo.retail_styles.style_runs`), compiled by intent
 with each family's last successful run held out.
 
-The exchange and return families (74 successful runs each) compile to a bare ``hand_over_0``
-that serves none of them: the program over their supported paths leaves runs it was compiled
-from to the fallback (a residual ``item_indexes: list[int]`` answered ``0``, not ``[0]``, at
-replay; a scan's prefix guard failing a run that read ``orders[1]`` directly), so it is not
-"accounted" (``compiler/verify.py``), and the pipeline's retries
-(``compiler/pipeline.py``) take the last resort that is: the paths' common part, nothing.
+The exchange and return families (74 successful runs each) compiled to a bare ``hand_over_0``
+that served none of them: the program over their supported paths left runs it was compiled
+from to the fallback, so it was not "accounted" (``compiler/verify.py``) and the pipeline's
+retries (``compiler/pipeline.py``) took the last resort. Replay (``compiler/decisions.py``)
+sent a run found by email down another route (the route's first call was the by-name lookup
+of its identity selector), and a run that read ``orders[1]`` directly down a scan its prefix
+guard refused; a leaf sharing its prompt with others got the answer of a leaf that never ran
+(a residual ``item_indexes: list[int]`` answered ``0``). ``tests/compiler/
+test_replay_answers.py`` pins each on a small program.
 """
 
 from __future__ import annotations
@@ -46,9 +49,6 @@ def test_the_cancel_and_modify_families_at_scale_verify() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="exchange and return: a residual selection recorded as a "
-                   "scalar (item_indexes: 0 is not a valid list[int]) leaves runs compiled from "
-                   "unserved; the compile then keeps the bare hand-over (issue 24)")  # fmt: skip
 def test_every_family_at_scale_verifies() -> None:
     rows = _compiled()
     assert all(" failed " not in row for row in rows.values()), rows

@@ -186,13 +186,13 @@ def test_lines_without_ids_and_legacy_function_calls(tmp_path: Path) -> None:
         ),
         (
             {"messages": [{"role": "robot", "content": "hi"}]},
-            r"line 1: message 0: unknown role 'robot'",
+            r"line 1: message 1: unknown role 'robot'",
         ),
         (
             {"messages": [{"role": "tool", "tool_call_id": "x", "content": "1"}]},
-            r"message 0: tool message answers no earlier tool call",
+            r"message 1: tool message answers no earlier tool call",
         ),
-        ({"messages": [{"role": "user", "content": 5}]}, r"message 0: content must be a string"),
+        ({"messages": [{"role": "user", "content": 5}]}, r"message 1: content must be a string"),
     ],
 )
 def test_a_malformed_line_names_the_line_and_message(tmp_path: Path, row: Any, match: str) -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jdsl.envs.data import data_path
-from jdsl.importers import read_tau_bench
+from jdsl.importers import ImportSkipWarning, read_tau_bench
 from jdsl.importers.conversation import AssistantTurn
 
 SLICE = Path(__file__).parents[1] / "fixtures" / "tau_bench" / "gpt-4o-airline.slice.json"
@@ -82,10 +81,6 @@ def test_parallel_calls_without_ids_take_their_results_in_call_order(
     ]
 
 
-def test_the_shipped_file_is_what_the_slice_is_cut_from() -> None:
-    assert data_path("tau_airline", "raw", "gpt-4o-airline.dev.json").is_file()
-
-
 def test_a_run_without_info_task_states_the_user_id_its_user_said(tmp_path: Path) -> None:
     """Other tau-bench revisions write ``info`` without ``task`` (or no ``info``): the user id
     the user states, and the calls pass, is still the run's input, as with ``info.task``."""
@@ -99,3 +94,32 @@ def test_a_run_without_info_task_states_the_user_id_its_user_said(tmp_path: Path
             del row["info"]["task"]["user_id"]
     without = [c.inputs for c in read_tau_bench(_write(tmp_path, rows)).conversations]
     assert without == with_task
+
+
+def test_a_call_tau_bench_never_ran_is_not_imported(tmp_path: Path) -> None:
+    """tau-bench before it cut ``tool_calls`` to the first: a message asking for two calls
+    kept both, but only the first ran (one tool message answers it). The second never ran, so
+    it is no call of the run (the run made it again later, or never)."""
+    rows = _rows()
+    asked = copy.deepcopy(rows)
+    for row in asked:
+        calls = [m for m in row["traj"] if m.get("tool_calls")]
+        for this, after in zip(calls, calls[1:], strict=False):
+            extra = {**after["tool_calls"][0], "id": after["tool_calls"][0]["id"] + "x"}
+            this["tool_calls"] = [*this["tool_calls"], extra]
+    assert _calls(_write(tmp_path, asked)) == _calls(_write(tmp_path, rows))
+
+
+def test_a_run_tau_bench_recorded_as_an_error_is_skipped_naming_the_error(
+    tmp_path: Path,
+) -> None:
+    """run.py writes a run whose agent raised (a rate limit, a timeout) as ``reward 0.0,
+    info {error, traceback}, traj []``: it never ran, so it is skipped with a warning that
+    says so, not "cannot tell the domain ... pass --domain"."""
+    rows = _rows()
+    error = {"error": "litellm.RateLimitError: rate limit exceeded", "traceback": "Traceback"}
+    rows.append({"task_id": 1, "reward": 0.0, "info": error, "traj": [], "trial": 9})
+    with pytest.warns(ImportSkipWarning, match="rate limit exceeded") as caught:
+        found = read_tau_bench(_write(tmp_path, rows))
+    assert len(found.skipped) == 1 and found.skipped[0].field == "info.error"
+    assert "--domain" not in str(caught[0].message) and "rerun" in found.skipped[0].message

@@ -191,11 +191,14 @@ def compile_command(
         min_support,
         state,
     )
-    if engine == "dask":  # the workers read the files: what they skip is not counted here
-        with dask_client(scheduler) as client:
-            reduced = reduce_shards(client, traces, mapping, strict=not skip_bad_lines)
-            return _compile(reduced.normalized, partial(compile_reduced, client, reduced), *options)
     with reporting_skips(skip_bad_lines) as skipped:
+        if engine == "dask":  # the workers read the files and count what they skip
+            with dask_client(scheduler) as client:
+                reduced = reduce_shards(
+                    client, traces, mapping, strict=skipped is None, skipped=skipped
+                )
+                compile_all = partial(compile_reduced, client, reduced)
+                return _compile(reduced.normalized, compile_all, *options)
         episodes = iter_episodes(traces, strict=skipped is None, skipped=skipped)
         normalized = normalize_stream(episodes, canonical=mapping)
         return _compile(normalized, partial(compile_normalized, normalized), *options)
@@ -251,25 +254,23 @@ def _compile(
         group_by = recommended
     if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
         typer.echo(f"note: {cut_note(cut)}")
+    reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
+    if group_by is not None and holdout is None:  # families name their packages
+        _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
+        return
     base = name or _safe_name(
         next((str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), None),
         traces[0].stem,
     )
-    reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
     if holdout is not None:
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
                                reads=reads)  # fmt: skip
-    if group_by is None:
-        result = compile_all(
-            name=base, task_family=task_family, min_support=min_support, reads=reads
-        )
-        typer.echo(str(result.report()))
-        if not result.ok:
-            raise _verification_fail(result.verification.status)
-        target = path_inside(out, f"{base}{SUFFIX}") if out.is_dir() else out
-        typer.echo(f"package: {_write_package(result.package, target)}")
-        return
-    _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
+    result = compile_all(name=base, task_family=task_family, min_support=min_support, reads=reads)
+    typer.echo(str(result.report()))
+    if not result.ok:
+        raise _verification_fail(result.verification.status)
+    target = path_inside(out, f"{base}{SUFFIX}") if out.is_dir() else out
+    typer.echo(f"package: {_write_package(result.package, target)}")
 
 
 def _safe_name(skill: str | None, stem: str) -> str:

@@ -15,6 +15,7 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -55,6 +56,11 @@ _OUT = typer.Option(
     help="The jdsl trace file to write (JSONL, replaced; large values in <file>.blobs/), or "
     "a directory to write SOURCE's name with .jsonl in.",
 )
+
+
+def _source(help: str) -> Any:
+    """The SOURCE argument of an import: a file that must exist (checked before ``-o``)."""
+    return typer.Argument(..., metavar="SOURCE", help=help, exists=True, dir_okay=False)
 
 
 def _summary(events: Sequence[TraceEvent]) -> str:
@@ -145,13 +151,9 @@ def _tau_bench(source: Path, strict: bool, domain: str | None) -> TauImport:
 @import_app.command("tau-bench")
 @cli_errors
 def tau_bench_command(
-    episodes: Path = typer.Argument(
-        ...,
-        metavar="SOURCE",
-        help="a tau-bench results file (what its run.py writes: tool-calling, act or react "
-        "runs) or jdsl's extraction format (tau_airline/episodes.json); detected per run",
-        exists=True,
-        dir_okay=False,
+    episodes: Path = _source(
+        "a tau-bench results file (what its run.py writes: tool-calling, act or react runs) or "
+        "jdsl's extraction format (tau_airline/episodes.json); detected per run"
     ),
     out: str = _OUT,
     strict: bool = typer.Option(
@@ -173,13 +175,7 @@ def tau_bench_command(
 @import_app.command("openai-chat")
 @cli_errors
 def openai_chat_command(
-    log: Path = typer.Argument(
-        ...,
-        metavar="SOURCE",
-        help="chat-completions log, one {messages: [...]} per line",
-        exists=True,
-        dir_okay=False,
-    ),
+    log: Path = _source("chat-completions log, one {messages: [...]} per line"),
     out: str = _OUT,
 ) -> None:
     """Import an OpenAI chat-completions log (JSONL, one conversation per line)."""
@@ -201,13 +197,7 @@ def openai_chat_command(
 @import_app.command("otel")
 @cli_errors
 def otel_command(
-    spans: Path = typer.Argument(
-        ...,
-        metavar="SOURCE",
-        help="OTLP JSON (one document, or one per line)",
-        exists=True,
-        dir_okay=False,
-    ),
+    spans: Path = _source("OTLP JSON (one document, or one per line)"),
     out: str = _OUT,
 ) -> None:
     """Import OpenTelemetry spans of an agent (GenAI conventions or OpenInference, OTLP JSON)."""

@@ -26,7 +26,57 @@ from jdsl.commands.boundary import bad_parameter
 from jdsl.errors import BindingError, InputError
 from jdsl.inputs import InputUse
 
-__all__ = ["parse_inputs", "read_tools"]
+__all__ = [
+    "INPUT_OPTION",
+    "REPLY_OPTION",
+    "TRACE_OPTION",
+    "parse_inputs",
+    "read_tools",
+    "refuse_model_and_reply",
+    "tools_option",
+]
+
+INPUT_OPTION: Any = typer.Option(
+    [],
+    "--input",
+    "-i",
+    metavar="KEY=VALUE",
+    help="Run input (repeatable). KEY=VALUE is a string (or the type of the tool parameter that "
+    "reads KEY; for a package, the type it records for KEY: a tool argument or a typed "
+    "signature field); KEY:=JSON is a JSON value; KEY=@FILE reads the value from FILE. An empty "
+    "VALUE is refused (KEY:='\"\"' passes an empty string).",
+)
+"""``--input KEY=VALUE`` of ``jdsl run`` and ``jdsl package run`` (read by :func:`parse_inputs`)."""
+REPLY_OPTION: Any = typer.Option(
+    [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
+)
+"""``--reply TEXT`` of the commands that run a behavior (see :func:`refuse_model_and_reply`)."""
+TRACE_OPTION: Any = typer.Option(
+    None, "--trace", metavar="OUT.jsonl", help="Append the run's trace to this JSONL file."
+)
+"""``--trace OUT.jsonl`` of the commands that run a behavior."""
+
+
+def tools_option(note: str = "") -> Any:
+    """``--tools module:NAME`` of the commands that run a behavior (read by
+    :func:`read_tools`); ``note`` ends its help (``" (required)"``)."""
+    return typer.Option(
+        None,
+        "--tools",
+        "-t",
+        metavar="module:NAME",
+        help=f"module:NAME (or file.py:NAME) of the host tools{note}.",
+    )
+
+
+def refuse_model_and_reply(model: str | None, reply: Sequence[str]) -> None:
+    """Raise typer's usage error when both ``--model`` and ``--reply`` are given.
+
+    Raises:
+        typer.BadParameter: both are given.
+    """
+    if model and reply:
+        raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
 
 
 def parse_inputs(

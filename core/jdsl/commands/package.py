@@ -17,7 +17,15 @@ from pathlib import Path
 import typer
 
 from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
-from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.commands.inputs import (
+    INPUT_OPTION,
+    REPLY_OPTION,
+    TRACE_OPTION,
+    parse_inputs,
+    read_tools,
+    refuse_model_and_reply,
+    tools_option,
+)
 from jdsl.commands.kinds import refuse_non_package
 from jdsl.commands.run import report_run, run_model
 from jdsl.commands.show import package_summary
@@ -66,33 +74,14 @@ def verify_command(path: Path = _PKG, digest: str | None = _DIGEST) -> None:
 @cli_errors
 def run_command(
     path: Path = _PKG,
-    tools: str | None = typer.Option(
-        None,
-        "--tools",
-        "-t",
-        metavar="module:NAME",
-        help="module:NAME (or file.py:NAME) of the host tools (required).",
-    ),
-    inputs: list[str] = typer.Option(
-        [],
-        "--input",
-        "-i",
-        metavar="KEY=VALUE",
-        help="Run input (repeatable). KEY=VALUE is a string, or the type the package records "
-        "for KEY (a tool argument or a typed signature field); KEY:=JSON is a JSON value; "
-        "KEY=@FILE reads the value from FILE. An empty VALUE is refused (KEY:='\"\"' passes an "
-        "empty string).",
-    ),
+    tools: str | None = tools_option(" (required)"),
+    inputs: list[str] = INPUT_OPTION,
     model: str | None = typer.Option(
         None, "--model", "-m", metavar="ID", help="Provider model id."
     ),
-    reply: list[str] = typer.Option(
-        [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
-    ),
+    reply: list[str] = REPLY_OPTION,
     digest: str | None = _DIGEST,
-    trace: Path | None = typer.Option(
-        None, "--trace", metavar="OUT.jsonl", help="Append the run's trace to this JSONL file."
-    ),
+    trace: Path | None = TRACE_OPTION,
 ) -> None:
     """Bind host tools to a package and run it once; print status and blackboard.
 
@@ -102,8 +91,7 @@ def run_command(
     fallback takes over, a note on stderr names the step where the compiled program stopped
     and why. An input the package never reads gets a warning (a typo'd key)."""
     refuse_non_package(path, "jdsl package run")
-    if model and reply:
-        raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    refuse_model_and_reply(model, reply)
     if trace is not None:
         require_parent(trace, "--trace")
     pkg = load_package(path, digest=digest)

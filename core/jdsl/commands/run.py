@@ -20,19 +20,20 @@ from typing import Any
 import typer
 
 from jdsl.commands.boundary import MODEL_FIX, cli_advice, cli_errors, cli_fail, require_parent
-from jdsl.commands.inputs import parse_inputs, read_tools
+from jdsl.commands.inputs import (
+    INPUT_OPTION,
+    REPLY_OPTION,
+    TRACE_OPTION,
+    parse_inputs,
+    read_tools,
+    refuse_model_and_reply,
+    tools_option,
+)
 from jdsl.errors import JdslError
 from jdsl.ir.walk import walk_ir
 from jdsl.trace import FanoutSink, JsonlTraceSink, Redactor, TraceSink, jsonable
 
 __all__ = ["report_run", "run_command", "run_model"]
-
-_INPUT_HELP = (
-    "Run input (repeatable). KEY=VALUE is a string (or the type of the tool parameter that "
-    "reads KEY; for a package, the type it records for KEY); KEY:=JSON is a JSON value; "
-    "KEY=@FILE reads the value from FILE. An empty VALUE is refused (KEY:='\"\"' passes an "
-    "empty string)."
-)
 
 
 def run_model(ir: Mapping[str, Any], model_id: str | None, reply: Sequence[str]) -> Any:
@@ -109,23 +110,13 @@ def run_command(
     behavior: Path = typer.Argument(
         ..., exists=True, dir_okay=False, metavar="FILE.behavior", help="Behavior text."
     ),
-    tools: str | None = typer.Option(
-        None,
-        "--tools",
-        "-t",
-        metavar="module:NAME",
-        help="module:NAME (or file.py:NAME) of the host tools.",
-    ),
-    inputs: list[str] = typer.Option([], "--input", "-i", metavar="KEY=VALUE", help=_INPUT_HELP),
+    tools: str | None = tools_option(),
+    inputs: list[str] = INPUT_OPTION,
     model: str | None = typer.Option(
         None, "--model", "-m", metavar="ID", help="Provider model id (overrides the root's)."
     ),
-    reply: list[str] = typer.Option(
-        [], "--reply", metavar="TEXT", help="Scripted model reply (offline; repeatable)."
-    ),
-    trace: Path | None = typer.Option(
-        None, "--trace", metavar="OUT.jsonl", help="Append the run's trace to this JSONL file."
-    ),
+    reply: list[str] = REPLY_OPTION,
+    trace: Path | None = TRACE_OPTION,
     otel: str | None = typer.Option(
         None, "--otel", metavar="URL", help="Also send the run's spans to this OTLP/HTTP URL."
     ),
@@ -140,8 +131,7 @@ def run_command(
     refuse_trace(behavior, "jdsl run")
     if trace is not None:
         require_parent(trace, "--trace")
-    if model and reply:
-        raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    refuse_model_and_reply(model, reply)
     tree = parse_behavior(behavior.read_text(encoding="utf-8"), name=behavior.stem)
     if model:
         tree.model(model)

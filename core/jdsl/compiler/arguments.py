@@ -43,7 +43,7 @@ from jdsl.compiler.lineage import ListSource
 from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import NormStep
 from jdsl.compiler.store import SlotSteps
-from jdsl.compiler.support import contradicted
+from jdsl.compiler.support import contradicted, unlisted
 from jdsl.errors import ValidationError
 from jdsl.expr import parse_path
 
@@ -355,6 +355,8 @@ def choose_argument(
         return ArgChoice(argument, "input", {"ref": key}, key, values)
     synth = {"ref": synthesized_input}
     element = _element_path(argument, seen, available, index_key(argument))
+    if element and element.template and peers and unlisted(element.template, argument, peers()):
+        element = None  # another run of the family passed a value the list does not hold
     if chosen and all(s.stated for s in seen):
         if element is None or always_stated is None or always_stated():
             return ArgChoice(argument, "input", synth, synthesized_input, values, stated=True)

@@ -74,6 +74,21 @@ class Arms:
         action = next((n for n in self.walk(alternative) if n.get("kind") == "action"), None)
         return [(str(check["key"]), check.get("equals"), action)]
 
+    def firsts(self, action: Mapping[str, Any] | None, alternative: Mapping[str, Any]) -> list[Any]:
+        """The actions a run along ``alternative`` may make first, ``action`` (its route's
+        first action) first: where the alternative starts by choosing how (a selector before
+        its first action: identity by email, or by name), each way's first action."""
+        if action is None:
+            return [None]
+        found = [action]
+        for node in _leading(alternative):
+            if node.get("kind") == "selector":
+                for child in node.get("children") or ():
+                    first = next((n for n in self.walk(child) if n.get("kind") == "action"), None)
+                    if first is not None and first is not action:
+                        found.append(first)
+        return found
+
     def handing_checks(self, alternative: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         """The route checks of an alternative that hands over to the fallback (``seq [check
         route == <tool>, hand_over guard]``, several tools: ``seq [sel [check ...], hand_over
@@ -95,3 +110,13 @@ class Arms:
         if first.get("kind") not in ("check", "selector") or not checks:
             return None
         return checks if all(c.get("kind") == "check" for c in checks) else None
+
+
+def _leading(alternative: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The nodes of a sequence up to its first one with an action in it (that one included)."""
+    found: list[dict[str, Any]] = []
+    for node in alternative.get("children") or () if alternative.get("kind") == "sequence" else ():
+        found.append(node)
+        if any(n.get("kind") == "action" for n in walk_ir(node)):
+            break
+    return found

@@ -35,6 +35,7 @@ from jdsl.compiler.verify import ReplayMap, ReplayPart, replay_part
 from jdsl.errors import MissingDependencyError
 from jdsl.trace import iter_episodes
 from jdsl.trace.addresses import redact_addresses
+from jdsl.trace.reader import SkippedLines
 
 __all__ = [
     "Reduced",
@@ -62,17 +63,18 @@ def map_shard(
     canonical: Mapping[str, str] | None = None,
     check_chain: bool = True,
     strict: bool = True,
-) -> tuple[NormStore, FactTable]:
-    """The per-episode passes over one shard: its normalized episodes and their fact table.
+) -> tuple[NormStore, FactTable, SkippedLines]:
+    """The per-episode passes over one shard: its normalized episodes, their fact table and
+    the lines skipped (none when ``strict``).
 
     Raises:
         CompileError: an episode's hash chain is broken (``check_chain``).
         TraceFormatError: a bad line (``strict``).
     """
-    normalized = normalize_stream(
-        iter_episodes(path, strict=strict), canonical=canonical, check_chain=check_chain
-    )
-    return normalized, FactTable.of(normalized)
+    skipped = SkippedLines()
+    episodes = iter_episodes(path, strict=strict, skipped=None if strict else skipped)
+    normalized = normalize_stream(episodes, canonical=canonical, check_chain=check_chain)
+    return normalized, FactTable.of(normalized), skipped
 
 
 def tree_reduce(client: Any, futures: Sequence[Any], *, fan_in: int = 8) -> Any:
@@ -222,15 +224,23 @@ def reduce_shards(
     check_chain: bool = True,
     strict: bool = True,
     fan_in: int = 8,
+    skipped: SkippedLines | None = None,
 ) -> Reduced:
     """:func:`map_shard` over ``shards`` on the cluster, the tables tree-reduced there, the
     normalized episodes gathered to the client in shard order (their stores kept on the
-    workers too)."""
+    workers too). With ``strict=False``, the lines the workers skipped are added to
+    ``skipped`` under each shard's name as given, as the local read counts them."""
     mapped = map_shards(client, shards, canonical, check_chain, strict)
     merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
     stores = client.map(_episodes, mapped, pure=False)
-    del mapped  # each (store, table) result is released once both parts are taken
+    lines = client.map(_skipped, mapped, pure=False)
+    del mapped  # each (store, table, skipped) result is released once its parts are taken
     parts = client.gather(stores)
+    for shard, part in zip(shards, client.gather(lines), strict=True):
+        if skipped is not None and part.counts:  # one file a shard: the worker's resolved path
+            [(count, first)] = zip(part.counts.values(), part.first.values(), strict=True)
+            skipped.counts[str(shard)] = skipped.counts.get(str(shard), 0) + count
+            skipped.first.setdefault(str(shard), first)
     return Reduced(stores, NormStore.concat(parts), merged.result())
 
 
@@ -275,12 +285,16 @@ def map_shards(
     ))  # fmt: skip
 
 
-def _table(mapped: tuple[NormStore, FactTable]) -> FactTable:
+def _table(mapped: tuple[NormStore, FactTable, SkippedLines]) -> FactTable:
     return mapped[1]
 
 
-def _episodes(mapped: tuple[NormStore, FactTable]) -> NormStore:
+def _episodes(mapped: tuple[NormStore, FactTable, SkippedLines]) -> NormStore:
     return mapped[0]
+
+
+def _skipped(mapped: tuple[NormStore, FactTable, SkippedLines]) -> SkippedLines:
+    return mapped[2]
 
 
 def _probe(scheduler: str) -> None:

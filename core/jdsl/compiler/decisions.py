@@ -19,7 +19,7 @@ from jdsl.compiler.arms import Arms, handing
 from jdsl.compiler.families import is_write
 from jdsl.compiler.fits import OTHER_ROUTE, path_calls, run_fits
 from jdsl.compiler.lineage import element_index, selected_indexes
-from jdsl.compiler.loop_answers import loop_selections
+from jdsl.compiler.loop_answers import loop_selections, skips_scan
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.compiler.ways import agreement, collapsed, collapsed_positions, never_holds
 from jdsl.errors import JdslError
@@ -213,12 +213,16 @@ def _decide(node: Mapping[str, Any], at: Mapping[str, list[int]], counted: Mappi
                     if not hands or run.again():
                         firsts.append((-1.0 if hands else math.inf, False, 0, n, key, value))
                     continue
-                calls = at.get(str(action["tool"])) or []
-                k = counted.get(str(action.get("id")), 0)
-                if k < len(calls):
-                    skips = _skips_loop(children[n], calls[k], steps, arms)
-                    agree = agreement(children[n], run.tools, collapsed_at.get(calls[k], 0))
-                    firsts.append((calls[k], skips, -agree, n, key, value))
+                made = []  # the first calls the run made of the ways the alternative starts
+                for first in arms.firsts(action, children[n]):
+                    calls = at.get(str(first["tool"])) or []
+                    k = counted.get(str(first.get("id")), 0)
+                    if k < len(calls):
+                        made.append(calls[k])
+                if made:
+                    skips = _skips_loop(children[n], min(made), steps, arms)
+                    agree = agreement(children[n], run.tools, collapsed_at.get(min(made), 0))
+                    firsts.append((min(made), skips, -agree, n, key, value))
         key = str(routes[0][0][0]) if routes[0] else ""
         if key in fit.keys and key not in found:
             firsts = [f for f in sorted(firsts) if fit.fits({**found, key: f[5]})][:1]
@@ -245,10 +249,15 @@ def _skips_loop(
     alternative: Mapping[str, Any], position: int, steps: Sequence[NormStep], arms: Arms
 ) -> bool:
     """Whether ``alternative`` starts with a loop over every element of a list and the run,
-    from its call at ``position``, did not call the loop's tool once per element."""
+    from its call at ``position``, did not call the loop's tool once per element; or with a
+    scan (:func:`~jdsl.compiler.loop_answers.skips_scan`) and the run's call there did not take
+    the list's first element."""
     for node in arms.walk(alternative):
         if node.get("kind") == "action":
             return False
+        scan = skips_scan(node, arms.walk(alternative), steps[position])
+        if scan is not None:
+            return scan
         if node.get("kind") != "for_each" or "[$" in str(node.get("items", "")):
             continue
         tool = next((n.get("tool") for n in arms.walk(node.get("child")) if n.get("kind") == "action"),

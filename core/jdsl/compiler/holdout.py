@@ -258,13 +258,15 @@ def _actions(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _stated(episode: NormEpisode, stated: Mapping[str, Mapping[str, str]]) -> set[str]:
-    """The stated inputs the user's messages of ``episode`` contain (at the call that uses them)."""
+    """The stated inputs the user's messages of ``episode`` contain (at the call that uses them;
+    a call the package's reading set aside, an unused lookup, counts: the user said it)."""
+    calls = [s for s in (*episode.steps, *episode.dropped) if s.ok]
     return {
         name
         for name, where in stated.items()
         if any(
             s.logical_tool == where.get("tool") and where.get("argument") in s.stated_args
-            for s in episode.ok_steps()
+            for s in calls
         )  # fmt: skip
     }
 

@@ -21,7 +21,7 @@ from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.ir.walk import walk_ir
 from jdsl.package import default_effects
 
-__all__ = ["loop_selections"]
+__all__ = ["loop_selections", "skips_scan"]
 
 _SELECTED = re.compile(r"^(?P<head>.+)\[\$(?P<key>[A-Za-z_][A-Za-z0-9_]*)\]$")
 
@@ -93,6 +93,24 @@ def _loops_of(nodes: Sequence[dict[str, Any]], reached: set[str] | None) -> dict
         if looped is not None:
             count[looped[0]] = count.get(looped[0], 0) + 1
     return count
+
+
+def skips_scan(
+    node: dict[str, Any], nodes: Sequence[dict[str, Any]], step: NormStep
+) -> bool | None:
+    """For a scan ``for_each x in xs[$key]`` (guarded ``xs[$key] prefix_of xs`` among
+    ``nodes``): whether the run's call at ``step``, where the loop would start, does not take
+    the list's first element (a run that read ``orders[1]`` directly did not scan); None for
+    any other node."""
+    match = _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
+    if match is None or node.get("items") not in _scans(nodes):
+        return None
+    looped = _looped(node, match["head"], match["key"])
+    if looped is None:
+        return None
+    tool, arg, path = looped
+    taken = element_index(path, step.arg_sources.get(arg, ())).get(match["key"])
+    return step.logical_tool != tool or taken != 0
 
 
 def _looped(node: dict[str, Any], head: str, key: str) -> tuple[str, str, str] | None:

@@ -10,7 +10,9 @@ branch with its alternatives' support, ``source.stated_inputs`` the inputs the u
 ``behavior.json``, ``tools.json``
 (capability contracts with effects; shell-like capabilities are destructive and not idempotent
 unless ``effects`` says otherwise), ``signatures/<id>.json``, ``provenance.json``,
-``tests/replay.jsonl`` / ``tests/guards.jsonl`` / ``tests/signatures.jsonl``,
+``tests/replay.jsonl`` (per run: its checks and its verdict, ``outcome``: matched / fallback /
+unreplayable / diverged, what ``jdsl package validate`` says of it too) /
+``tests/guards.jsonl`` / ``tests/signatures.jsonl``,
 ``evidence/summary.json`` and a ``README.md``. Nothing depends on the clock or hash seeds.
 """
 
@@ -199,6 +201,7 @@ def _tests(
             "passed": sum(by_episode.get(e.episode_id, [])),
             "executed": e.episode_id in executed,
             "matched": e.episode_id in executed and executed[e.episode_id].matched,
+            "outcome": executed[e.episode_id].outcome if e.episode_id in executed else None,
             "divergence": _divergence(executed.get(e.episode_id)),
         }
         for e in heads(episodes)

@@ -7,14 +7,13 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from jdsl.compiler.admit import cut_note, finished_only, require_success
 from jdsl.compiler.arguments import ArgChoice, top_key
-from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan, successful_pool
+from jdsl.compiler.branches import MIN_BRANCH_SUPPORT, BranchPlan
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support_grade
 from jdsl.compiler.errors import CompileError
@@ -26,6 +25,7 @@ from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.package import build_package
 from jdsl.compiler.reading import read_family
 from jdsl.compiler.reduce import FactTable
+from jdsl.compiler.retries import improves, more_support
 from jdsl.compiler.staticize import Family, emit_plan, plan_key, prepare
 from jdsl.compiler.store import NormStore
 from jdsl.compiler.stream import (
@@ -46,9 +46,6 @@ __all__ = [
     "compile_families",
     "compile_normalized",
 ]
-
-MAX_SUPPORT_RETRIES: Final = 3
-"""How many higher support bars a program that leaves runs unaccounted is retried at."""
 
 
 class CompileReport(dict[str, Any]):
@@ -297,8 +294,10 @@ def compile_normalized(
     else, when the path followed fails, it is the paths' common part, handing over to the
     fallback where they part, if that passes; likewise, next to supported paths, a path too
     thin to compile whose runs the program does not account for hands over where it parts from
-    them. ``reads`` answers, in
-    verification, reads an episode never made before its first write
+    them. Of the programs tried, the one kept passes verification, else serves the most runs
+    end to end with the same writes (:func:`~jdsl.compiler.retries.improves`): a program that
+    only hands over is the last resort. ``reads`` answers, in verification, reads an episode
+    never made before its first write
     (:mod:`jdsl.compiler.lookups`). Runs that part at one lookup and rejoin are one program
     (:mod:`jdsl.compiler.rejoin`); ``peers`` (successful runs of the corpus's other families)
     may support such a lookup the family took too few times.
@@ -347,8 +346,9 @@ def compile_normalized(
                                              {"hand_over": True, "unaccounted": unaccounted},
                                              {"hand_over": True, "always": True}]  # fmt: skip
             tried = {plan_key(plan)}
+            best = compiled, report
             for retry in retries:
-                if report.accounted and "hand_over" in retry:
+                if best[1].accounted and "hand_over" in retry:
                     break
                 other_plan = family.plan(**retry)
                 if plan_key(other_plan) in tried:
@@ -358,8 +358,11 @@ def compile_normalized(
                 if other.ir == compiled.ir:  # no path was too thin: the same program
                     continue
                 checked = verify(other, normalized, replay=replay, effects=effects, reads=reads)
-                if _improves(checked, report):
-                    return other, checked
+                if improves(checked, best[1]):
+                    best = other, checked
+                    if checked.accounted:
+                        break
+            return best
         return compiled, report
 
     def family_of(rejoin: bool, support: int) -> Family:
@@ -377,7 +380,7 @@ def compile_normalized(
         ):  # the lookups rejoined (jdsl.compiler.rejoin) do not verify, or leave runs to the
             # fallback: each its own way, unless the rejoined program matches at least as many
             apart, checked = settled(family_of(rejoin=False, support=support))
-            if not report.accounted or (checked.accounted and checked.matched > report.matched):
+            if improves(checked, report):
                 compiled, report = apart, checked
         return compiled, report
 
@@ -388,7 +391,7 @@ def compile_normalized(
         if not report.structural_ok or (report.ok and report.matched):
             break
         other, checked = supported(support)
-        if _improves(checked, report):
+        if improves(checked, report):
             compiled, report = other, checked
     if cut:
         compiled = dataclasses.replace(compiled, notes=(*compiled.notes, cut_note(cut)))
@@ -406,18 +409,6 @@ def compile_normalized(
         metrics=package_metrics(compiled.ir),
         cut_off=cut,
     )
-
-
-def _improves(new: VerificationReport, old: VerificationReport) -> bool:
-    """``new`` accounts for every run, and ``old`` does not or matches fewer runs."""
-    return new.accounted and (not old.accounted or new.matched > old.matched)
-
-
-def more_support(normalized: Sequence[NormEpisode], min_support: int) -> list[int]:
-    """The support bars above ``min_support`` at which fewer successful paths are branched:
-    each path's count of successful episodes plus one, at most :data:`MAX_SUPPORT_RETRIES`."""
-    counts = Counter(e.tool_sequence() for e in successful_pool(normalized))
-    return sorted({n + 1 for n in counts.values() if n >= min_support})[:MAX_SUPPORT_RETRIES]
 
 
 def check_chains(episodes: Iterable[Any]) -> None:

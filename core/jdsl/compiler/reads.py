@@ -66,10 +66,13 @@ def predict_prompts(nodes: Iterable[Mapping[str, Any]]) -> list[Prompt]:
             for n in nodes if n.get("kind") == "predict" and n.get("signature")]  # fmt: skip
 
 
-def asking_leaf(prompts: Sequence[Prompt], messages: Sequence[Mapping[str, Any]]) -> str | None:
+def asking_leaf(
+    prompts: Sequence[Prompt], messages: Sequence[Mapping[str, Any]]
+) -> str | frozenset[str] | None:
     """The predict leaf whose prompt the last message is (its instructions first, then its input
-    lines), or None when none or several fit."""
+    lines); the leaves that fit when several do (alternatives may ask alike: only one of them
+    asks, never a leaf whose prompt differs); None when none fits."""
     prompt = str(messages[-1].get("content") or "") if messages else ""
     found = {node for node, head, lines in prompts
              if prompt.startswith(head) and all(line in prompt for line in lines)}  # fmt: skip
-    return found.pop() if len(found) == 1 else None
+    return (found.pop() if len(found) == 1 else frozenset(found)) if found else None

@@ -337,7 +337,7 @@ class _Serving:
             n: self._forward("predicates", n) for n in dict.fromkeys(shape.predicates)
         }
 
-    def asking(self, messages: Sequence[Mapping[str, Any]]) -> str | None:
+    def asking(self, messages: Sequence[Mapping[str, Any]]) -> str | frozenset[str] | None:
         """The predict leaf a model call comes from (:func:`~jdsl.compiler.reads.asking_leaf`)."""
         return asking_leaf(self._prompts, messages)
 

@@ -21,7 +21,7 @@ from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.errors import ValidationError
 from jdsl.expr import MISSING, resolve_path
 
-__all__ = ["SameCalls", "contradicted"]
+__all__ = ["SameCalls", "contradicted", "unlisted"]
 
 _Key = tuple[tuple[str, ...], tuple[str, ...], str, int]
 """``(all the run's writes, the writes before the call, tool, its number since the last
@@ -122,5 +122,41 @@ def contradicted(path: str, argument: str, peers: Sequence[NormStep]) -> bool:
         except ValidationError:
             continue
         if held is not MISSING and _key(held) != _key(step.arguments[argument]):
+            return True
+    return False
+
+
+def unlisted(template: str, argument: str, peers: Sequence[NormStep]) -> bool:
+    """Whether some call of ``peers`` passed an ``argument`` that no element of the list
+    ``template`` (``order.payment_history[*].payment_method_id``) holds in its state, where
+    that list is there: a selection of that list does not hold in every run of the family
+    (a payment method the order was never paid with). A list absent there says nothing.
+
+    >>> from jdsl.compiler.normalized import NormStep
+    >>> def call(paid, history):
+    ...     state = {"order": {"payments": [{"id": h} for h in history]}}
+    ...     return NormStep(0, 0, "pay", "pay", {"paid": paid}, {}, {}, {}, state, None, None, None)
+    >>> unlisted("order.payments[*].id", "paid", [call("p1", ["p0", "p1"])])
+    False
+    >>> unlisted("order.payments[*].id", "paid", [call("p2", ["p0", "p1"])])
+    True
+    """
+    head, _, tail = template.partition("[*]")
+    for step in peers:
+        if argument not in step.arguments:
+            continue
+        try:
+            items = resolve_path(head, step.state_before)
+        except ValidationError:
+            continue
+        if not isinstance(items, list) or not items:
+            continue
+        held = []
+        for k in range(len(items)):
+            try:
+                held.append(resolve_path(f"{head}[{k}]{tail}", step.state_before))
+            except ValidationError:
+                continue
+        if all(_key(h) != _key(step.arguments[argument]) for h in held):
             return True
     return False

@@ -174,11 +174,11 @@ def chat_turns(messages: Sequence[dict[str, Any]]) -> tuple[str, list[UserTurn |
         ValueError: an unknown role or a tool message answering no call (names the message).
     """
     builder = ChatBuilder()
-    for index, message in enumerate(messages):
+    for number, message in enumerate(messages, start=1):  # counted as the user counts them
         try:
             builder.add(message)
         except (ValueError, AttributeError) as exc:
-            raise ValueError(f"message {index}: {exc}") from exc
+            raise ValueError(f"message {number}: {exc}") from exc
     return builder.build()
 
 

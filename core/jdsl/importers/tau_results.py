@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from jdsl.importers import jsondata
@@ -126,6 +126,11 @@ def parse_run(row: Any, *, index: int) -> ParsedRun:
     traj = _require(row, "traj", list, "")
     info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
     task: Mapping[str, Any] = info["task"] if isinstance(info.get("task"), Mapping) else {}
+    if not traj and info.get("error"):  # run.py's record of a run whose agent raised
+        raise RunFormatError(
+            "info.error", f"tau-bench recorded an error and no traj ({str(info['error'])[:160]}): "
+            "the run never happened; rerun the task"
+        )  # fmt: skip
     reward = row.get("reward")
     if reward is None:  # run.py writes a reward for every run; a run without one is not solved
         raise RunFormatError("reward", "missing: give the run's reward (1.0 solved, 0.0 failed)")
@@ -191,9 +196,19 @@ def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn
         except (ValueError, AttributeError, TypeError) as exc:
             raise RunFormatError(f"traj.{i}", str(exc)) from exc
     try:
-        return builder.build()
+        system, turns = builder.build()
     except ValueError as exc:  # a call's name or id that is not text
         raise RunFormatError("traj", str(exc)) from exc
+    return system, [_ran(t) for t in turns]
+
+
+def _ran(turn: UserTurn | AssistantTurn) -> UserTurn | AssistantTurn:
+    """The turn with only the calls tau-bench ran: each has a ``tool`` message answering it.
+    tau-bench runs one call per assistant message; before it cut ``tool_calls`` to that one,
+    a message asking for several kept them all, unanswered and never run."""
+    if isinstance(turn, UserTurn) or all(c.result is not None for c in turn.calls):
+        return turn
+    return replace(turn, calls=tuple(c for c in turn.calls if c.result is not None))
 
 
 def _message(traj: Sequence[Any], i: int) -> tuple[str, str]:

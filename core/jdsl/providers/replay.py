@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -94,8 +94,9 @@ class ReplayModel:
         strict: raise :class:`ReplayDivergence` on the first divergence (else record it and
             answer with the next recording).
         node_of: tells from a call's messages which node asks (None: any); when it names one,
-            only that node's recorded calls answer (recordings without messages are otherwise
-            answered in recorded order, whichever node asks).
+            or several that could be asking (a collection of ids), only their recorded calls
+            answer (recordings without messages are otherwise answered in recorded order,
+            whichever node asks).
 
     Attributes:
         divergence: the first :class:`Divergence`, or None while the run follows the trace.
@@ -111,7 +112,7 @@ class ReplayModel:
         trace_or_events: Any,
         *,
         strict: bool = True,
-        node_of: Callable[[Sequence[dict[str, Any]]], str | None] | None = None,
+        node_of: Callable[[Sequence[dict[str, Any]]], str | Collection[str] | None] | None = None,
     ) -> None:
         self.strict = strict
         self.node_of = node_of
@@ -150,7 +151,8 @@ class ReplayModel:
         heads = sorted((q[0] for q in self._queues.values() if q), key=lambda c: c.order)
         asking = self.node_of(actual) if self.node_of is not None else None
         if asking is not None:  # only the asking node's own recorded calls answer it
-            heads = [c for c in heads if c.node_id == asking]
+            names = {asking} if isinstance(asking, str) else set(asking)
+            heads = [c for c in heads if c.node_id in names]
         match = next((c for c in heads if _matches(c, system, actual)), None)
         if match is None:
             divergence = _divergence(

@@ -6,6 +6,10 @@ path component, :func:`file_names` does so for a batch of texts without two of t
 one file, and :func:`path_inside` joins a name to a directory and refuses anything that would
 leave it (:class:`OutputPathError`). ``SECURITY.md`` ("Where outputs are written") states the
 guarantee; ``tests/trace/test_filenames.py`` holds its cases.
+
+pathvalidate's ``sanitize_filename`` (3.3.1) was weighed for :func:`safe_file_name`: it keeps
+``..``, a leading dot (``../../pwned`` -> ``....pwned``) and U+202E, so the rules here would
+stay around it; it is not used.
 """
 
 from __future__ import annotations
