@@ -184,8 +184,11 @@ def test_a_program_failing_verification_is_fallback_only_and_takes_its_held_out_
     verification = package.manifest["verification"]
     assert verification["status"] == "failed" and verification["matched"] == 0, verification
     assert verification["executed"] == verification["fallback"] == 2, verification
+    assert package.manifest["fallback_only"].startswith("the program compiled from these runs")
+    assert "\nFallback only: the program compiled" in package.files["README.md"].decode()
     assert one.report is not None, "no report: its held-out run was refused"
     assert [r.outcome for r in one.report.rows] == ["fallback"], one.report.text
+    assert "this package is fallback only" in one.report.text, one.report.text
     served = compile_normalized(_after_a_shared_call()[:1], name="one", reads=READS)
     assert served.ok and not served.fallback_only
 

@@ -27,6 +27,11 @@ from jdsl.package import BehaviorPackage
 
 HAND_OVER_ID = "hand_over_fallback_only"
 """The id of the only compiled node of a fallback-only package."""
+HAND_OVER_CONTEXT = (
+    "this package is fallback only: the program compiled from the family's runs did not pass "
+    "verification, so the fallback takes every run"
+)
+"""Its reason, as the fallback is told (a failing guard's reason carries its context)."""
 
 
 def fallback_only_program(
@@ -39,15 +44,20 @@ def fallback_only_program(
     if not tools:
         return None
     document = compiled_program(compiled.ir)
-    document["root"] = {**document["root"], "child": hand_over_guard(HAND_OVER_ID)}
+    hand_over = {**hand_over_guard(HAND_OVER_ID), "context": HAND_OVER_CONTEXT}
+    document["root"] = {**document["root"], "child": hand_over}
     ir, tools = with_fallback(document, episodes, family=compiled.name, inputs=compiled.inputs)
-    why = report.problems[0] if report.problems else f"verification {report.status}"
-    note = (f"fallback only: the program compiled from these runs did not pass verification "
-            f"({why}); this package hands every run to its fallback before any write")  # fmt: skip
     return dataclasses.replace(
         compiled, ir=ir, residuals=(), actions=(), guards=(), provenance=(), branches=(),
-        required_capabilities=tuple(sorted(tools)), notes=(*compiled.notes, note),
+        required_capabilities=tuple(sorted(tools)), notes=(*compiled.notes, why_only(report)),
     )  # fmt: skip
+
+
+def why_only(report: VerificationReport) -> str:
+    """Why a package is fallback only: the compiled program's first problem."""
+    why = report.problems[0] if report.problems else f"verification {report.status}"
+    return (f"the program compiled from these runs did not pass verification ({why}); this "
+            "package hands every run to its fallback before any write")  # fmt: skip
 
 
 def fallback_only_package(
@@ -68,4 +78,5 @@ def fallback_only_package(
     if handed is None:
         return None
     checked = verify(handed, episodes, effects=effects, reads=reads)
-    return build_package(handed, checked, (), episodes, effects=effects, **package)
+    return build_package(handed, checked, (), episodes, effects=effects,
+                         fallback_only=why_only(report), **package)  # fmt: skip

@@ -54,9 +54,12 @@ def build_package(
     effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
     version: str = "0.1.0",
     reading: Reading | None = None,
+    fallback_only: str = "",
 ) -> BehaviorPackage:
     """Assemble the package files of a compiled (and verified) behavior (``reading``: how the
-    compile read its runs, :mod:`jdsl.compiler.reading`, kept as ``source.reading``)."""
+    compile read its runs, :mod:`jdsl.compiler.reading`, kept as ``source.reading``;
+    ``fallback_only``: why the package only hands runs to its fallback, kept as the manifest's
+    ``fallback_only`` and said in its README, :mod:`jdsl.compiler.fallback_only`)."""
     metrics = package_metrics(compiled.ir)
     used = {cid for p in compiled.provenance for cid in p.candidates}
     manifest = {
@@ -86,6 +89,7 @@ def build_package(
         },
         "verification": report.to_dict(),
         "metrics": metrics.to_dict(),
+        **({"fallback_only": fallback_only} if fallback_only else {}),
     }
     return BehaviorPackage.assemble(
         manifest,
@@ -100,7 +104,7 @@ def build_package(
             "evidence/summary.json": _summary(compiled, candidates, episodes, metrics.to_dict()),
         },
         jsonl_files=_tests(compiled, report, episodes),
-        text_files={"README.md": _readme(compiled, report, task_family)},
+        text_files={"README.md": _readme(compiled, report, task_family, fallback_only)},
     )
 
 
@@ -234,7 +238,9 @@ def _divergence(execution: Any) -> dict[str, Any] | None:
     return None if divergence is None else dict(divergence.to_dict())
 
 
-def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family: str) -> str:
+def _readme(
+    compiled: CompiledBehavior, report: VerificationReport, task_family: str, fallback_only: str
+) -> str:
     lines = [
         f"# {compiled.name}",
         "",
@@ -243,6 +249,7 @@ def _readme(compiled: CompiledBehavior, report: VerificationReport, task_family:
         f"Verification: {report.status} (replay {report.replay_passed}/{report.replay_checks};"
         f" executed {report.executed} episode(s), {report.matched} matched,"
         f" {report.fallbacks} handed to the fallback, {report.unreplayable} unreplayable)",
+        *([f"Fallback only: {fallback_only}"] if fallback_only else []),
         f"Run inputs: {', '.join(compiled.required_inputs) or '-'}",
         *(f"Branch: {b.text()}" for b in compiled.branches),
         f"Capabilities: {', '.join(compiled.required_capabilities) or '-'}",
