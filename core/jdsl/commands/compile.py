@@ -38,6 +38,7 @@ from jdsl.commands.validate import (
     family_width,
     first_problem,
     initial_state,
+    initial_states,
 )
 from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
 from jdsl.compiler.admit import cut_note, finished_only
@@ -254,18 +255,24 @@ def _compile(
         group_by = recommended
     if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
         typer.echo(f"note: {cut_note(cut)}")
-    reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
-    if group_by is not None and holdout is None:  # families name their packages
-        _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
-        return
+    if group_by is not None:  # each family's reads from its own domain's db
+        reads_of = initial_states(state, normalized)
+        if holdout is None:  # families name their packages
+            _compile_families(normalized, group_by, name, task_family, out, min_support, reads_of)
+            return
+    else:
+        reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
+        reads_of = lambda _family: reads  # noqa: E731 (one corpus: one db)
     base = name or _safe_name(
         next((str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), None),
         traces[0].stem,
     )
     if holdout is not None:
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
-                               reads=reads)  # fmt: skip
-    result = compile_all(name=base, task_family=task_family, min_support=min_support, reads=reads)
+                               reads=reads_of)  # fmt: skip
+    result = compile_all(
+        name=base, task_family=task_family, min_support=min_support, reads=reads_of(normalized)
+    )
     typer.echo(str(result.report()))
     if not result.ok:
         raise _verification_fail(result.verification.status)
@@ -307,13 +314,18 @@ def _compile_families(
     task_family: str,
     out: Path,
     min_support: int,
-    reads: ReadAnswers | None = None,
+    reads_of: Callable[[Sequence[NormEpisode]], ReadAnswers | None] | None = None,
 ) -> None:
-    """One package per family (``reads``: :func:`~jdsl.commands.validate.initial_state`). Exit 0 when every family that could be packaged was written
+    """One package per family (``reads_of``: :func:`~jdsl.commands.validate.initial_states`). Exit 0 when every family that could be packaged was written
     and the others are only unverified; 1 when a family failed verification or was refused
     (no successful episode), or when nothing could be packaged."""
     compiled = compile_families(
-        normalized, by, prefix=base, task_family=task_family, min_support=min_support, reads=reads
+        normalized,
+        by,
+        prefix=base,
+        task_family=task_family,
+        min_support=min_support,
+        reads_of=reads_of,
     )
     rows, failed, written = [], False, 0
     width = family_width(list(compiled.members))

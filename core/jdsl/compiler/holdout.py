@@ -41,6 +41,7 @@ from typing import Any
 
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import Fallback, compiled_program, split_fallback
+from jdsl.compiler.families import same_domain
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
@@ -421,13 +422,15 @@ def holdout_families(
     families: Iterable[tuple[str, Sequence[NormEpisode]]], n: int,
     compile_family: Callable[[str, list[NormEpisode], list[NormEpisode]], Any], *,
     reads: ReadAnswers | None = None,
+    reads_of: Callable[[Sequence[NormEpisode]], ReadAnswers | None] | None = None,
 ) -> Iterator[FamilyHoldout]:  # fmt: skip
     """Hold out each family's last ``n`` successful episodes, compile the rest with
     ``compile_family(family, kept, peers)`` (returning a :class:`~jdsl.compiler.CompileResult`;
     ``peers``: the other families' successful kept runs, never a held-out one, for
     ``compile_normalized(peers=...)`` as plain ``--group-by`` passes them) and validate a
     verified package on the held-out ones (``reads``: :func:`validate_package`), one family at
-    a time, in the order given. The CLI's ``--holdout`` and the demo both come here.
+    a time, in the order given (``reads_of``: a family's own ``reads``, from its runs, in
+    place of ``reads``). The CLI's ``--holdout`` and the demo both come here.
 
     Raises:
         CompileError: ``n`` is below 1.
@@ -436,11 +439,13 @@ def holdout_families(
     kept_of = {family: holdout_split(members, n)[0] for family, members in families}
     for family, members in families:
         kept, held = holdout_split(members, n)
-        peers = [e for other, eps in kept_of.items() if other != family for e in eps if e.success]
+        others = [e for other, eps in kept_of.items() if other != family for e in eps if e.success]
+        peers = same_domain(members, others)  # never another domain's runs
         try:
             result = compile_family(family, kept, peers)
         except CompileError:  # nothing successful left to compile from
             yield FamilyHoldout(family, tuple(members), tuple(held), None, None)
             continue
-        report = validate_package(result.package, held, reads=reads) if result.ok else None
+        answers = reads_of(members) if reads_of is not None else reads
+        report = validate_package(result.package, held, reads=answers) if result.ok else None
         yield FamilyHoldout(family, tuple(members), tuple(held), result, report)

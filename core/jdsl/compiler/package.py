@@ -24,6 +24,7 @@ from typing import Any
 
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
+from jdsl.compiler.families import episode_domain
 from jdsl.compiler.metrics import package_metrics
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.reading import Reading
@@ -75,6 +76,7 @@ def build_package(
             "optional_inputs": sorted(set(compiled.inputs) - set(compiled.required_inputs)),
             "input_alternatives": compiled.input_alternatives(),
             "compiler_model": compiled.compiler_model,
+            **_domain(episodes),
             "episode_count": len(episodes),
             "successful_episodes": sum(1 for h in heads(episodes) if h.success),
             "aligned_episodes": len(compiled.aligned),
@@ -102,6 +104,14 @@ def build_package(
         jsonl_files=_tests(compiled, report, episodes),
         text_files={"README.md": _readme(compiled, report, task_family)},
     )
+
+
+def _domain(episodes: Sequence[NormEpisode]) -> dict[str, str]:
+    """``{"domain": d}`` when every run compiled from is of domain ``d``
+    (:func:`~jdsl.compiler.families.episode_domain`): ``jdsl package validate`` refuses runs of
+    another domain by it, whatever the tools are called."""
+    domains = {episode_domain(e) for e in episodes}
+    return {"domain": domains.pop()} if len(domains) == 1 and "" not in domains else {}
 
 
 def _stated_inputs(compiled: CompiledBehavior) -> dict[str, dict[str, str]]:
