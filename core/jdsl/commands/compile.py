@@ -30,6 +30,7 @@ from jdsl.commands.boundary import (
 )
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_package
+from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATES,
@@ -200,8 +201,10 @@ def compile_command(
                 )
                 compile_all = partial(compile_reduced, client, reduced)
                 return _compile(reduced.normalized, compile_all, *options)
+        repeats: list[str] = []
         episodes = iter_episodes(traces, strict=skipped is None, skipped=skipped)
-        normalized = normalize_stream(episodes, canonical=mapping)
+        normalized = normalize_stream(distinct_episodes(episodes, repeats), canonical=mapping)
+        note_repeats(repeats)
         return _compile(normalized, partial(compile_normalized, normalized), *options)
 
 

@@ -27,6 +27,7 @@ from jdsl.commands.boundary import cli_errors, cli_fail, count, reporting_skips
 from jdsl.commands.families import family_runs
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_non_package
+from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -224,8 +225,12 @@ def _validate(
 ) -> None:  # fmt: skip
     """``jdsl package validate`` once its arguments are checked (``skipped``: the lines
     ``--skip-bad-lines`` skips, None: strict)."""
-    episodes = [e for trace in traces
-                for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes]  # fmt: skip
+    repeats: list[str] = []
+    episodes = list(distinct_episodes(
+        (e for trace in traces
+         for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes),
+        repeats))  # fmt: skip
+    note_repeats(repeats)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)

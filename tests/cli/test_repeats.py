@@ -1,0 +1,51 @@
+"""The same runs given twice (two trace files that overlap, or a copy of one) count once, under
+one note; a run id given twice with different content is an error naming it (fresh8 finding 2).
+And the too-few note of ``--holdout`` never advises the value just given."""
+
+from __future__ import annotations
+
+from jdsl.cli import app
+
+
+def _table(output: str) -> list[str]:
+    return [line for line in output.splitlines() if not line.startswith("package")]
+
+
+def test_a_copy_of_a_trace_file_counts_once_under_one_note(runner, traces, tmp_path):
+    one = traces(3)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(one.read_bytes())
+    alone = runner.invoke(app, ["compile", str(one), "-o", str(tmp_path / "a.jdsl")])
+    both = runner.invoke(app, ["compile", str(one), str(copy), "-o", str(tmp_path / "b.jdsl")])
+    assert alone.exit_code == 0 and both.exit_code == 0, both.output
+    assert (tmp_path / "a.jdsl").read_bytes() == (tmp_path / "b.jdsl").read_bytes()
+    notes = [line for line in both.stderr.splitlines() if "given twice" in line]
+    assert len(notes) == 1, both.stderr
+    assert "3 episode(s)" in notes[0] and "counted once" in notes[0]
+    validated = runner.invoke(app, ["package", "validate", str(tmp_path / "a.jdsl"), str(one),
+                                    str(copy)])  # fmt: skip
+    assert validated.exit_code == 0, validated.output
+    assert "summary: 3 episodes" in validated.stdout
+    assert sum("given twice" in line for line in validated.stderr.splitlines()) == 1
+
+
+def test_one_id_with_two_contents_is_an_error_naming_it(runner, traces, tmp_path):
+    one = traces(2)
+    other = tmp_path / "other.jsonl"
+    other.write_text(one.read_text().replace("cancel my order", "cancel my order now"))
+    result = runner.invoke(app, ["compile", str(one), str(other), "-o", str(tmp_path / "x.jdsl")])
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.output
+    assert "ep_success_0" in errors[0] and "different" in errors[0]
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "x.jdsl").exists()
+
+
+def test_the_too_few_note_never_advises_the_value_given(runner, traces, tmp_path):
+    result = runner.invoke(app, ["compile", str(traces(1)), "--holdout", "1",
+                                 "-o", f"{tmp_path / 'h'}/"])  # fmt: skip
+    assert "use --holdout 1 or less" not in result.output
+    two = runner.invoke(app, ["compile", str(traces(2, name="two.jsonl")), "--holdout", "2",
+                              "-o", f"{tmp_path / 'h2'}/"])  # fmt: skip
+    assert "use --holdout 1 or less" in two.output, two.output
