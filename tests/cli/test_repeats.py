@@ -4,11 +4,10 @@ And the too-few note of ``--holdout`` never advises the value just given."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from jdsl.cli import app
-
-
-def _table(output: str) -> list[str]:
-    return [line for line in output.splitlines() if not line.startswith("package")]
 
 
 def test_a_copy_of_a_trace_file_counts_once_under_one_note(runner, traces, tmp_path):
@@ -49,3 +48,21 @@ def test_the_too_few_note_never_advises_the_value_given(runner, traces, tmp_path
     two = runner.invoke(app, ["compile", str(traces(2, name="two.jsonl")), "--holdout", "2",
                               "-o", f"{tmp_path / 'h2'}/"])  # fmt: skip
     assert "use --holdout 1 or less" in two.output, two.output
+
+
+def _no_results(whole: Path, out: Path) -> Path:
+    """``whole`` with every tool call's result dropped (unstamped: no hash chain to break)."""
+    rows = [json.loads(line) for line in whole.read_text().splitlines()]
+    kept = [{**r, "event_hash": None, "prev_event_hash": None} for r in rows
+            if r["kind"] not in ("tool.call.completed", "tool.call.failed")]  # fmt: skip
+    out.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    return out
+
+
+def test_a_family_that_compiles_to_nothing_is_not_told_to_hold_out_less(runner, traces, tmp_path):
+    cut = _no_results(traces(3), tmp_path / "cut.jsonl")
+    result = runner.invoke(app, ["compile", str(cut), "--holdout", "1", "-o", f"{tmp_path / 'h'}/"])
+    assert result.exit_code == 1, result.output
+    assert "or less" not in result.output and "1 or fewer" not in result.output, result.output
+    assert "the 2 run(s) left after --holdout 1 compile to nothing" in result.stdout
+    assert "no family compiled" in result.stderr

@@ -330,13 +330,17 @@ def _held_line(report: HeldOutReport | None, held: Sequence[NormEpisode]) -> str
     return f"    held out: {', '.join(named)}" if named else None
 
 
-def _too_few(family: str, members: Sequence[NormEpisode], n: int) -> str:
-    """Why a family compiled nothing, and the --holdout that would leave it something."""
+def _too_few(family: str, members: Sequence[NormEpisode], n: int, why: str) -> str:
+    """Why a family compiled nothing, and the --holdout that would leave it something (when
+    one would; when runs were left, ``why`` they compiled to nothing)."""
     ok = sum(e.success is not False for e in members)
     if ok == 0:
         return f"    {family}: no successful run to compile from"
     if ok <= 1:
         return f"    {family}: one successful run: nothing is left to compile once it is held out"
+    if ok > n:  # runs were left: their count is not why
+        return (f"    {family}: {ok} successful runs; the {ok - n} run(s) left after --holdout "
+                f"{n} compile to nothing: {why}")  # fmt: skip
     return (f"    {family}: {ok} successful runs; --holdout {n} leaves none to compile from "
             f"(use --holdout {ok - 1} or less)")  # fmt: skip
 
@@ -358,7 +362,7 @@ def compile_holdout(
     width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
     files = file_names((f for f, _ in families), suffix=SUFFIX)  # a family never names a path
-    rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
+    rows, notes, totals, failed, small = [], [], [0] * len(_COLUMNS), False, False
 
     def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
         return compile_normalized(kept, name=family if by else base,
@@ -370,7 +374,8 @@ def compile_holdout(
         runs = f"{sum(e.success is not False for e in members)}/{len(members)}"
         if result is None:  # nothing successful left to compile from
             rows.append(_row(family, width, runs, "too few", None, None))
-            notes.append(_too_few(family, members, n))
+            notes.append(_too_few(family, members, n, one.refused))
+            small = small or sum(e.success is not False for e in members) <= n
             continue
         file = path_inside(out, files[family])
         written = export_jdsl(result.package, file, add_suffix=False) if result.ok else None
@@ -390,6 +395,11 @@ def compile_holdout(
     typer.echo(f"held out {total} episode(s): {served} served end to end ({matched} matched, "
                f"{unrepl} unreplayable), {fallback} fallback, {refused} refused, {diverged} "
                f"diverged, {consts} constants contradicted")  # fmt: skip
+    if not total and not small:
+        raise cli_fail(
+            f"--holdout {n} held out no run: no family compiled from the runs left",
+            "see 'too few' above for why",
+        )
     if not total:
         raise cli_fail(
             f"--holdout {n} held out no run: every family has {n} or fewer successful runs",

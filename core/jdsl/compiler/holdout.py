@@ -411,6 +411,8 @@ class FamilyHoldout:
     held: tuple[NormEpisode, ...]
     result: Any | None
     report: HeldOutReport | None
+    refused: str = ""
+    """Why the rest compiled to nothing (the :class:`~jdsl.compiler.errors.CompileError`)."""
 
     @property
     def references(self) -> int:
@@ -443,8 +445,8 @@ def holdout_families(
         peers = same_domain(members, others)  # never another domain's runs
         try:
             result = compile_family(family, kept, peers)
-        except CompileError:  # nothing successful left to compile from
-            yield FamilyHoldout(family, tuple(members), tuple(held), None, None)
+        except CompileError as exc:  # nothing (successful) left to compile from
+            yield FamilyHoldout(family, tuple(members), tuple(held), None, None, str(exc))
             continue
         answers = reads_of(members) if reads_of is not None else reads
         report = validate_package(result.package, held, reads=answers) if result.ok else None
