@@ -66,3 +66,17 @@ def test_a_family_that_compiles_to_nothing_is_not_told_to_hold_out_less(runner, 
     assert "or less" not in result.output and "1 or fewer" not in result.output, result.output
     assert "the 2 run(s) left after --holdout 1 compile to nothing" in result.stdout
     assert "no family compiled" in result.stderr
+
+
+def test_the_dask_engine_refuses_an_id_given_twice_naming_the_local_engine(traces, tmp_path):
+    """--engine dask reads each file on a worker: a run in two files is refused there (the
+    local engine counts it once), never counted twice."""
+    import pytest
+    from jdsl.commands.repeats import RepeatedEpisodeError, refuse_repeated_ids
+    from jdsl.compiler import normalize_all
+    from jdsl.trace import read_events
+
+    normalized = normalize_all(read_events(traces(2)).episodes)
+    refuse_repeated_ids(normalized)  # each once: fine
+    with pytest.raises(RepeatedEpisodeError, match="ep_success_0.*--engine local"):
+        refuse_repeated_ids([*normalized, normalized[0]])

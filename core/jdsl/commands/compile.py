@@ -30,7 +30,7 @@ from jdsl.commands.boundary import (
 )
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_package
-from jdsl.commands.repeats import distinct_episodes, note_repeats
+from jdsl.commands.repeats import distinct_episodes, note_repeats, refuse_repeated_ids
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATES,
@@ -200,6 +200,7 @@ def compile_command(
                 reduced = reduce_shards(
                     client, traces, mapping, strict=skipped is None, skipped=skipped
                 )
+                refuse_repeated_ids(reduced.normalized)
                 compile_all = partial(compile_reduced, client, reduced)
                 return _compile(reduced.normalized, compile_all, *options)
         repeats: list[str] = []

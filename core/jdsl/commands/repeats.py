@@ -6,14 +6,16 @@ error (:class:`RepeatedEpisodeError`). ``jdsl compile``, ``jdsl package validate
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import typer
 
 from jdsl.errors import JdslError
 from jdsl.trace import Episode
 
-__all__ = ["RepeatedEpisodeError", "distinct_episodes", "note_repeats"]
+__all__ = ["RepeatedEpisodeError", "distinct_episodes", "note_repeats", "refuse_repeated_ids"]
 
 
 class RepeatedEpisodeError(JdslError):
@@ -55,3 +57,19 @@ def note_repeats(repeats: list[str]) -> None:
         named = ", ".join(sorted(set(repeats))[:3]) + (" ..." if len(set(repeats)) > 3 else "")
         typer.echo(f"note: {len(repeats)} episode(s) given twice (the same id and events in "
                    f"more than one trace file: {named}) are counted once", err=True)  # fmt: skip
+
+
+def refuse_repeated_ids(normalized: Iterable[Any]) -> None:
+    """For ``--engine dask``, whose workers read the files apart: no episode id twice.
+
+    Raises:
+        RepeatedEpisodeError: an id comes twice (in two files).
+    """
+    counts = Counter(e.episode_id for e in normalized)
+    if twice := sorted(i for i, n in counts.items() if n > 1):
+        raise RepeatedEpisodeError(
+            f"{len(twice)} episode id(s) are in more than one trace file ({', '.join(twice[:3])}"
+            f"{' ...' if len(twice) > 3 else ''}); --engine dask reads each file on a worker "
+            "and would count them twice — pass each run once, or use --engine local (it counts "
+            "a run given twice once)"
+        )
