@@ -88,3 +88,18 @@ def test_an_initial_state_of_another_domain_is_refused(tmp_path: Path) -> None:
     fine = runner.invoke(app, ["package", "validate", str(package), str(airline),
                                "--initial-state", "tau_airline"])  # fmt: skip
     assert "tau_airline" not in fine.stderr or fine.exit_code in (0, 1)
+
+
+def test_a_package_records_only_a_domain_its_runs_name(runner, traces, tmp_path: Path) -> None:
+    """Imported runs name their domain (``retail``): the manifest keeps it; runs naming none
+    (host tools, a skill only) give no domain, so no run is refused by a skill's name."""
+    from jdsl.package import load_package
+
+    package = tmp_path / "p.jdsl"
+    assert runner.invoke(app, ["compile", str(traces(3)), "-o", str(package)]).exit_code == 0
+    assert "domain" not in load_package(package).manifest["source"]
+    retail = _import(style_runs("direct")[:12], tmp_path, "retail")
+    out = tmp_path / "rp"
+    assert runner.invoke(app, ["compile", str(retail), "-o", f"{out}/"]).exit_code in (0, 1)
+    for one in out.glob("*.jdsl"):
+        assert load_package(one).manifest["source"]["domain"] == "retail"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import typer
 
 from jdsl.compiler import NormEpisode
-from jdsl.compiler.families import episode_domain, family_members
+from jdsl.compiler.families import family_members, recorded_domain
 from jdsl.errors import JdslError
 from jdsl.package import BehaviorPackage
 
@@ -50,8 +50,8 @@ def _could_be_its_run(episode: NormEpisode, tools: frozenset[str], domains: set[
     (:func:`_requires`: a run that diverged calls a tool or two the package never does; a run
     of another domain shares at most a generic read or two with it), and it is of no domain
     other than the package's (``domains``; the run's :func:`~jdsl.compiler.families.
-    episode_domain`)."""
-    domain = episode_domain(episode)
+    recorded_domain`: a run that names none is not refused by it)."""
+    domain = recorded_domain(episode)
     if domains and domain and domain not in domains:
         return False
     ours = sum(_requires(tools, s.logical_tool) for s in episode.steps)

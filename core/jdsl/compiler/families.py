@@ -39,6 +39,7 @@ __all__ = [
     "intent_writes",
     "is_write",
     "recommended_grouping",
+    "recorded_domain",
     "same_domain",
 ]
 
@@ -86,6 +87,14 @@ def episode_domain(episode: NormEpisode, effects: Mapping[str, Any] | None = Non
     (else calls') namespace, else the ``domain`` an importer recorded, else the skill's last
     part; ``""`` when none says."""
     return _domain(episode, intent_writes(episode, effects))
+
+
+def recorded_domain(episode: NormEpisode) -> str:
+    """:func:`episode_domain` when the run names its domain (its calls' namespace, or the
+    ``domain`` an importer recorded), else ``""`` (a skill's name is no domain to refuse a run
+    by)."""
+    named = any("." in s.logical_tool for s in episode.steps) or episode.metadata.get("domain")
+    return episode_domain(episode) if named else ""
 
 
 def same_domain(

@@ -24,7 +24,7 @@ from typing import Any
 
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
-from jdsl.compiler.families import episode_domain
+from jdsl.compiler.families import recorded_domain
 from jdsl.compiler.metrics import package_metrics
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.reading import Reading
@@ -107,10 +107,10 @@ def build_package(
 
 
 def _domain(episodes: Sequence[NormEpisode]) -> dict[str, str]:
-    """``{"domain": d}`` when every run compiled from is of domain ``d``
-    (:func:`~jdsl.compiler.families.episode_domain`): ``jdsl package validate`` refuses runs of
-    another domain by it, whatever the tools are called."""
-    domains = {episode_domain(e) for e in episodes}
+    """``{"domain": d}`` when every run compiled from names domain ``d``
+    (:func:`~jdsl.compiler.families.recorded_domain`): ``jdsl package validate`` refuses runs
+    of another domain by it, whatever the tools are called."""
+    domains = {recorded_domain(e) for e in episodes}
     return {"domain": domains.pop()} if len(domains) == 1 and "" not in domains else {}
 
 
