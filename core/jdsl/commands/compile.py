@@ -30,6 +30,7 @@ from jdsl.commands.boundary import (
 )
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_package
+from jdsl.commands.repeats import distinct_episodes, note_repeats, refuse_repeated_ids
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATES,
@@ -38,6 +39,7 @@ from jdsl.commands.validate import (
     family_width,
     first_problem,
     initial_state,
+    initial_states,
 )
 from jdsl.compiler import CompileResult, NormEpisode, compile_normalized
 from jdsl.compiler.admit import cut_note, finished_only
@@ -170,7 +172,8 @@ def compile_command(
     broken, verification fails (a ref or guard does not replay, or the package executed on an
     episode does not make its calls), or it is unverified (nothing to replay or execute). With
     --group-by: exit 0 when every family that could be packaged was written and the rest are
-    only unverified; exit 1 when a family failed or was refused, or none could be packaged.
+    only unverified or too few (no successful run: as with --holdout); exit 1 when a family
+    failed or was refused (its successful runs compile to nothing), or none could be packaged.
     """
     _refuse_repeats(traces)
     out = Path(out_text)
@@ -197,10 +200,13 @@ def compile_command(
                 reduced = reduce_shards(
                     client, traces, mapping, strict=skipped is None, skipped=skipped
                 )
+                refuse_repeated_ids(reduced.normalized)
                 compile_all = partial(compile_reduced, client, reduced)
                 return _compile(reduced.normalized, compile_all, *options)
+        repeats: list[str] = []
         episodes = iter_episodes(traces, strict=skipped is None, skipped=skipped)
-        normalized = normalize_stream(episodes, canonical=mapping)
+        normalized = normalize_stream(distinct_episodes(episodes, repeats), canonical=mapping)
+        note_repeats(repeats)
         return _compile(normalized, partial(compile_normalized, normalized), *options)
 
 
@@ -254,18 +260,24 @@ def _compile(
         group_by = recommended
     if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
         typer.echo(f"note: {cut_note(cut)}")
-    reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
-    if group_by is not None and holdout is None:  # families name their packages
-        _compile_families(normalized, group_by, name, task_family, out, min_support, reads)
-        return
+    if group_by is not None:  # each family's reads from its own domain's db
+        reads_of = initial_states(state, normalized)
+        if holdout is None:  # families name their packages
+            _compile_families(normalized, group_by, name, task_family, out, min_support, reads_of)
+            return
+    else:
+        reads = initial_state(state, normalized)  # as the demo verifies tau-bench runs
+        reads_of = lambda _family: reads  # noqa: E731 (one corpus: one db)
     base = name or _safe_name(
         next((str(e.metadata["skill"]) for e in normalized if e.metadata.get("skill")), None),
         traces[0].stem,
     )
     if holdout is not None:
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
-                               reads=reads)  # fmt: skip
-    result = compile_all(name=base, task_family=task_family, min_support=min_support, reads=reads)
+                               reads=reads_of)  # fmt: skip
+    result = compile_all(
+        name=base, task_family=task_family, min_support=min_support, reads=reads_of(normalized)
+    )
     typer.echo(str(result.report()))
     if not result.ok:
         raise _verification_fail(result.verification.status)
@@ -307,28 +319,42 @@ def _compile_families(
     task_family: str,
     out: Path,
     min_support: int,
-    reads: ReadAnswers | None = None,
+    reads_of: Callable[[Sequence[NormEpisode]], ReadAnswers | None] | None = None,
 ) -> None:
-    """One package per family (``reads``: :func:`~jdsl.commands.validate.initial_state`). Exit 0 when every family that could be packaged was written
-    and the others are only unverified; 1 when a family failed verification or was refused
-    (no successful episode), or when nothing could be packaged."""
+    """One package per family (``reads_of``: :func:`~jdsl.commands.validate.initial_states`).
+    Exit 0 when every family that could be packaged was written and the others are only
+    unverified or too few (no successful run); 1 when a family failed verification or was
+    refused (its successful runs compile to nothing), or when nothing could be packaged."""
     compiled = compile_families(
-        normalized, by, prefix=base, task_family=task_family, min_support=min_support, reads=reads
+        normalized,
+        by,
+        prefix=base,
+        task_family=task_family,
+        min_support=min_support,
+        reads_of=reads_of,
     )
-    rows, failed, written = [], False, 0
+    rows, notes, failed, written = [], [], False, 0
     width = family_width(list(compiled.members))
     files = file_names(compiled.members, suffix=SUFFIX)  # a family never names a path
     for family, members in sorted(compiled.members.items(), key=_natural):
         result = compiled.results.get(family)
-        if result is None:  # refused: no successful episode in this family
-            rows.append(f"{family_cell(family, width)} {len(members):>5} {'refused':<10}"
+        runs = f"{sum(e.success is not False for e in members)}/{len(members)}"
+        if result is None and not any(e.success is not False for e in members):
+            # too few, as --holdout says: every real results file has a failed-only family
+            rows.append(f"{family_cell(family, width)} {runs:>7} {'too few':<10}"
                         f"{'not written':>39}")  # fmt: skip
+            notes.append(f"    {family}: no successful run to compile from")
+            continue
+        if result is None:  # refused: its successful runs compile to nothing
+            rows.append(f"{family_cell(family, width)} {runs:>7} {'refused':<10}"
+                        f"{'not written':>39}")  # fmt: skip
+            rows.append(f"    {compiled.refused.get(family, '')}")
             failed = True
             continue
         file = path_inside(out, files[family])
         package = result.package if result.ok else result.fallback_package  # fallback only
         target = _write_package(package, file) if package is not None else None
-        rows.append(_family_row(family, width, result, target))
+        rows.append(_family_row(family, width, members, result, target))
         if result.verification.status == "failed":
             rows.append(first_problem(result))
         if (serves_none := _serves_none(result)) is not None:
@@ -336,18 +362,19 @@ def _compile_families(
         failed = failed or result.verification.status == "failed"
         written += target is not None
     typer.echo(
-        f"{'family':<{width}} {'eps':>5} {'verify':<10} {'replay':>7} {'matched':>7}"
+        f"{'family':<{width}} {'ok/runs':>7} {'verify':<10} {'replay':>7} {'matched':>7}"
         f" {'fallback':>8} {'model':>5}"
         f" {'RDB':>6}  package"
     )
     typer.echo("\n".join(rows))
+    if notes:
+        typer.echo("too few:\n" + "\n".join(notes))
     if failed:
         raise cli_fail(
-            "some families failed verification or were refused (no successful episode); their "
-            "programs were not written: a failed family's package is 'fallback only' (it hands "
-            "every run to its fallback), a refused one has none",
-            "'failed' rows: the line under each names its first problem; 'refused' rows: add "
-            "traces of successful runs",
+            "some families failed verification or were refused; their programs were not "
+            "written: a failed family's package is 'fallback only' (it hands every run to its "
+            "fallback), a refused one has none",
+            "the line under each 'failed' or 'refused' row names its first problem",
         )
     if not written:
         raise cli_fail(
@@ -430,13 +457,19 @@ def _serves_none(result: CompileResult) -> str | None:
     return "    serves none: every run is handed to the fallback" + (f" ({why})" if why else "")
 
 
-def _family_row(family: str, width: int, result: CompileResult, written: Path | None) -> str:
+def _family_row(
+    family: str, width: int, members: Sequence[NormEpisode], result: CompileResult,
+    written: Path | None,
+) -> str:  # fmt: skip
+    """A family's row: ``ok/runs`` successful and all runs, ``model`` the arguments that are a
+    model output (``residual_refs``), as the demo's table and its legend say."""
     report = result.report()
     v, m = report["verification"], report["metrics"]
     executed = f"{v['matched']}/{v['executed']}"
+    runs = f"{sum(e.success is not False for e in members)}/{len(members)}"
     return (
-        f"{family_cell(family, width)} {report['episodes']:>5} {v['status']:<10} {_coverage(v):>7}"
+        f"{family_cell(family, width)} {runs:>7} {v['status']:<10} {_coverage(v):>7}"
         f" {executed:>7} {v.get('fallback') or 0:>8}"
-        f" {m['model_dependent_decisions']:>5} {m['residual_decision_burden']:>6.2f}  "
+        f" {m['residual_refs']:>5} {m['residual_decision_burden']:>6.2f}  "
         f"{written or 'not written'}"
     )

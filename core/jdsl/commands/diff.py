@@ -18,6 +18,7 @@ import typer
 from jdsl.commands.boundary import cli_fail
 from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_behavior
+from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.commands.validate import initial_state
 from jdsl.compiler import normalize_all
 from jdsl.compiler.stepdiff import (
@@ -50,9 +51,11 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
         refuse_behavior(trace, "jdsl show --diff PKG")
     pkg = load_package(package)
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
-    episodes = [e for trace in traces
-                for e in read_events(trace, strict=skip_log is None, skipped=skip_log).episodes
+    repeats: list[str] = []
+    episodes = [e for e in distinct_episodes((e for trace in traces for e in read_events(
+                    trace, strict=skip_log is None, skipped=skip_log).episodes), repeats)
                 if episode is None or e.episode_id == episode]  # fmt: skip
+    note_repeats(repeats)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import typer
 
 from jdsl.compiler import NormEpisode
-from jdsl.compiler.families import family_members
+from jdsl.compiler.families import family_members, recorded_domain
 from jdsl.errors import JdslError
 from jdsl.package import BehaviorPackage
 
@@ -34,14 +34,25 @@ def _requires(tools: frozenset[str], call: str) -> bool:
     return any(_tail(tool) == call for tool in tools)
 
 
-def _could_be_its_run(episode: NormEpisode, tools: frozenset[str]) -> bool:
+def _package_domains(pkg: BehaviorPackage, tools: frozenset[str]) -> set[str]:
+    """The package's domain: the one its manifest records (``source.domain``, the domain of
+    every run it was compiled from), else its tools' namespaces (``retail`` of
+    ``retail.get_user_details``); empty when neither says."""
+    source = pkg.manifest.get("source") or {}
+    recorded = source.get("domain") if isinstance(source, dict) else None
+    if isinstance(recorded, str) and recorded:
+        return {recorded}
+    return {tool.split(".", 1)[0] for tool in tools if "." in tool}
+
+
+def _could_be_its_run(episode: NormEpisode, tools: frozenset[str], domains: set[str]) -> bool:
     """Whether at least half of ``episode``'s calls are to tools the package requires
     (:func:`_requires`: a run that diverged calls a tool or two the package never does; a run
-    of another domain shares at most a generic read or two with it), and none is of a domain
-    other than the tools' (the run's ``domain``, ``retail`` of ``retail.get_user_details``)."""
-    domains = {tool.split(".", 1)[0] for tool in tools if "." in tool}
-    domain = episode.metadata.get("domain")
-    if domains and isinstance(domain, str) and domain not in domains:
+    of another domain shares at most a generic read or two with it), and it is of no domain
+    other than the package's (``domains``; the run's :func:`~jdsl.compiler.families.
+    recorded_domain`: a run that names none is not refused by it)."""
+    domain = recorded_domain(episode)
+    if domains and domain and domain not in domains:
         return False
     ours = sum(_requires(tools, s.logical_tool) for s in episode.steps)
     return bool(episode.steps) and 2 * ours >= len(episode.steps)
@@ -63,12 +74,15 @@ def family_runs(
     members, by = family_members(normalized, family)
     tools = frozenset(getattr(pkg, "required_capabilities", ()) or ())
     calling = [e for e in members if e.steps]  # a run with no call tells nothing
-    if by is None and tools and calling and not any(_could_be_its_run(e, tools) for e in calling):
+    domains = _package_domains(pkg, tools)
+    if (by is None and tools and calling
+            and not any(_could_be_its_run(e, tools, domains) for e in calling)):  # fmt: skip
+        domain = f" of domain {', '.join(sorted(domains))}" if domains else ""
         raise NoFamilyRunsError(
-            f"none of the {len(members)} run(s) given is of family {family!r}: no grouping "
-            f"names it and none makes half its calls to the package's tools ({', '.join(sorted(tools)[:4])}"
-            f"{' ...' if len(tools) > 4 else ''}) — pass the traces of that family's runs "
-            "(the same domain as the package)"
+            f"none of the {len(members)} run(s) given is of family {family!r}{domain}: no "
+            "grouping names it and none of that domain makes half its calls to the package's tools "
+            f"({', '.join(sorted(tools)[:4])}{' ...' if len(tools) > 4 else ''}) — pass the "
+            "traces of that family's runs (the same domain as the package)"
         )
     if by is not None and len(members) < len(normalized):
         skipped = len(normalized) - len(members)

@@ -27,6 +27,7 @@ from jdsl.commands.boundary import cli_errors, cli_fail, count, reporting_skips
 from jdsl.commands.families import family_runs
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_non_package
+from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -44,6 +45,7 @@ from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.store import heads
 from jdsl.envs.tau_airline import initial_reads
 from jdsl.envs.tau_retail import initial_reads as retail_reads
+from jdsl.errors import JdslError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, load_package
 from jdsl.trace import SkippedLines, read_events
 from jdsl.trace.filenames import file_names, path_inside
@@ -102,26 +104,69 @@ INITIAL_STATE_OPTION = typer.Option(
 which also serves verification)."""
 
 
+class InitialStateMismatchError(JdslError):
+    """``--initial-state`` names another domain's database than the runs record: their reads
+    would be answered from the wrong one."""
+
+
 def initial_state(name: str | None, episodes: Sequence[NormEpisode] = ()) -> ReadAnswers | None:
     """The :data:`~jdsl.compiler.lookups.ReadAnswers` of ``--initial-state``: ``none`` for
     none; when not given, the one every episode records (:func:`recorded_initial_state`) when
-    it is known (a note on stderr says so), else none."""
+    it is known (a note on stderr says so), else none.
+
+    Raises:
+        InitialStateMismatchError: ``name`` is a known state but a run records another one.
+    """
     if name == "none":
         return None
+    recorded = {recorded_initial_state(e) for e in episodes}
     if name is None:
-        named = {recorded_initial_state(e) for e in episodes}
-        name = named.pop() if len(named) == 1 and named <= set(INITIAL_STATES) else None
+        name = recorded.pop() if len(recorded) == 1 and recorded <= set(INITIAL_STATES) else None
         if name is None:
             return None
         typer.echo(f"reads the runs never made are answered from the {name} db every tau-bench "
                    "run starts from (--initial-state none: leave them unreplayable)",
                    err=True)  # fmt: skip
+    elif name in INITIAL_STATES and (others := sorted(recorded & set(INITIAL_STATES) - {name})):
+        raise InitialStateMismatchError(
+            f"--initial-state {name}, but the runs record {', '.join(others)} (another domain's "
+            f"runs: their reads would be answered from the wrong database) — omit "
+            "--initial-state (each run's own is used), or pass --initial-state none"
+        )
     if name not in INITIAL_STATES:
         raise typer.BadParameter(
             f"{name!r} is not a known domain; pass one of: {', '.join(INITIAL_STATES)}",
             param_hint="--initial-state",
         )
     return INITIAL_STATES[name]()
+
+
+def initial_states(
+    name: str | None, episodes: Sequence[NormEpisode]
+) -> Callable[[Sequence[NormEpisode]], ReadAnswers | None]:
+    """``family -> reads`` for a corpus of families: :func:`initial_state` of the corpus when
+    ``name`` is given or every run records the same state; else, for each family, the state
+    its own runs record (a family never answers its reads from another domain's database)."""
+    states = {recorded_initial_state(e) for e in episodes}
+    if name is not None or len(states) <= 1 or not states & set(INITIAL_STATES):
+        reads = initial_state(name, episodes)
+        return lambda _family: reads
+    known = sorted(states & set(INITIAL_STATES))
+    typer.echo(f"reads the runs never made are answered from the db their domain's tau-bench runs "
+               f"start from ({', '.join(known)}; --initial-state none: leave them unreplayable)",
+               err=True)  # fmt: skip
+    made: dict[str, ReadAnswers] = {}
+
+    def of(family: Sequence[NormEpisode]) -> ReadAnswers | None:
+        named = {recorded_initial_state(e) for e in family}
+        if len(named) != 1 or not named <= set(INITIAL_STATES):
+            return None
+        (state,) = named
+        if state not in made:
+            made[state] = INITIAL_STATES[state]()
+        return made[state]
+
+    return of
 
 
 def recorded_initial_state(episode: NormEpisode) -> str:
@@ -180,8 +225,12 @@ def _validate(
 ) -> None:  # fmt: skip
     """``jdsl package validate`` once its arguments are checked (``skipped``: the lines
     ``--skip-bad-lines`` skips, None: strict)."""
-    episodes = [e for trace in traces
-                for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes]  # fmt: skip
+    repeats: list[str] = []
+    episodes = list(distinct_episodes(
+        (e for trace in traces
+         for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes),
+        repeats))  # fmt: skip
+    note_repeats(repeats)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
@@ -284,20 +333,25 @@ def _held_line(report: HeldOutReport | None, held: Sequence[NormEpisode]) -> str
     return f"    held out: {', '.join(named)}" if named else None
 
 
-def _too_few(family: str, members: Sequence[NormEpisode], n: int) -> str:
-    """Why a family compiled nothing, and the --holdout that would leave it something."""
+def _too_few(family: str, members: Sequence[NormEpisode], n: int, why: str) -> str:
+    """Why a family compiled nothing, and the --holdout that would leave it something (when
+    one would; when runs were left, ``why`` they compiled to nothing)."""
     ok = sum(e.success is not False for e in members)
     if ok == 0:
         return f"    {family}: no successful run to compile from"
     if ok <= 1:
         return f"    {family}: one successful run: nothing is left to compile once it is held out"
+    if ok > n:  # runs were left: their count is not why
+        return (f"    {family}: {ok} successful runs; the {ok - n} run(s) left after --holdout "
+                f"{n} compile to nothing: {why}")  # fmt: skip
     return (f"    {family}: {ok} successful runs; --holdout {n} leaves none to compile from "
             f"(use --holdout {ok - 1} or less)")  # fmt: skip
 
 
 def compile_holdout(
     normalized: Sequence[NormEpisode], by: GroupBy | None, base: str, task_family: str,
-    out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT, reads: ReadAnswers | None = None,
+    out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT,
+    reads: Callable[[Sequence[NormEpisode]], ReadAnswers | None] = lambda _family: None,
 ) -> None:  # fmt: skip
     """Compile each family (all episodes when ``by`` is None) without its last ``n``
     successful episodes, validate on those, write the verified packages into ``out``. A
@@ -313,19 +367,20 @@ def compile_holdout(
     width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
     files = file_names((f for f, _ in families), suffix=SUFFIX)  # a family never names a path
-    rows, notes, totals, failed = [], [], [0] * len(_COLUMNS), False
+    rows, notes, totals, failed, small = [], [], [0] * len(_COLUMNS), False, False
 
     def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
         return compile_normalized(kept, name=family if by else base,
                                   task_family=task_family or family, min_support=min_support,
-                                  reads=reads, peers=peers)  # fmt: skip
+                                  reads=reads(kept), peers=peers)  # fmt: skip
 
-    for one in holdout_families(families, n, compile_family, reads=reads):
+    for one in holdout_families(families, n, compile_family, reads_of=reads):
         family, members, result, report = one.family, one.members, one.result, one.report
         runs = f"{sum(e.success is not False for e in members)}/{len(members)}"
         if result is None:  # nothing successful left to compile from
             rows.append(_row(family, width, runs, "too few", None, None))
-            notes.append(_too_few(family, members, n))
+            notes.append(_too_few(family, members, n, one.refused))
+            small = small or sum(e.success is not False for e in members) <= n
             continue
         file = path_inside(out, files[family])
         package = result.package if result.ok else result.fallback_package  # fallback only
@@ -346,6 +401,11 @@ def compile_holdout(
     typer.echo(f"held out {total} episode(s): {served} served end to end ({matched} matched, "
                f"{unrepl} unreplayable), {fallback} fallback, {refused} refused, {diverged} "
                f"diverged, {consts} constants contradicted")  # fmt: skip
+    if not total and not small:
+        raise cli_fail(
+            f"--holdout {n} held out no run: no family compiled from the runs left",
+            "see 'too few' above for why",
+        )
     if not total:
         raise cli_fail(
             f"--holdout {n} held out no run: every family has {n} or fewer successful runs",

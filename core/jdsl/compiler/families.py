@@ -33,11 +33,14 @@ from jdsl.package import ToolEffects, default_effects
 
 __all__ = [
     "GroupBy",
+    "episode_domain",
     "family_members",
     "group_episodes",
     "intent_writes",
     "is_write",
     "recommended_grouping",
+    "recorded_domain",
+    "same_domain",
 ]
 
 GroupBy = Literal["intent", "task", "sequence"]
@@ -77,6 +80,31 @@ def _domain(episode: NormEpisode, writes: Sequence[str]) -> str:
         return slug(domain)
     skill = episode.metadata.get("skill")
     return slug(str(skill).rsplit(".", 1)[-1]) if skill else ""
+
+
+def episode_domain(episode: NormEpisode, effects: Mapping[str, Any] | None = None) -> str:
+    """The domain of ``episode`` as intent families name it (module docstring): its writes'
+    (else calls') namespace, else the ``domain`` an importer recorded, else the skill's last
+    part; ``""`` when none says."""
+    return _domain(episode, intent_writes(episode, effects))
+
+
+def recorded_domain(episode: NormEpisode) -> str:
+    """:func:`episode_domain` when the run names its domain (its calls' namespace, or the
+    ``domain`` an importer recorded), else ``""`` (a skill's name is no domain to refuse a run
+    by)."""
+    named = any("." in s.logical_tool for s in episode.steps) or episode.metadata.get("domain")
+    return episode_domain(episode) if named else ""
+
+
+def same_domain(
+    family: Sequence[NormEpisode], others: Sequence[NormEpisode],
+    effects: Mapping[str, Any] | None = None,
+) -> list[NormEpisode]:  # fmt: skip
+    """The runs of ``others`` of a domain of ``family``'s runs (:func:`episode_domain`): the
+    peers a family may learn from; another domain's runs never change a family's package."""
+    domains = {episode_domain(e, effects) for e in family}
+    return [e for e in others if episode_domain(e, effects) in domains]
 
 
 def _intent_key(episode: NormEpisode, effects: Mapping[str, Any] | None) -> str:

@@ -41,6 +41,7 @@ from typing import Any
 
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import Fallback, compiled_program, split_fallback
+from jdsl.compiler.families import same_domain
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
@@ -412,6 +413,8 @@ class FamilyHoldout:
     held: tuple[NormEpisode, ...]
     result: Any | None
     report: HeldOutReport | None
+    refused: str = ""
+    """Why the rest compiled to nothing (the :class:`~jdsl.compiler.errors.CompileError`)."""
 
     @property
     def references(self) -> int:
@@ -423,13 +426,15 @@ def holdout_families(
     families: Iterable[tuple[str, Sequence[NormEpisode]]], n: int,
     compile_family: Callable[[str, list[NormEpisode], list[NormEpisode]], Any], *,
     reads: ReadAnswers | None = None,
+    reads_of: Callable[[Sequence[NormEpisode]], ReadAnswers | None] | None = None,
 ) -> Iterator[FamilyHoldout]:  # fmt: skip
     """Hold out each family's last ``n`` successful episodes, compile the rest with
     ``compile_family(family, kept, peers)`` (returning a :class:`~jdsl.compiler.CompileResult`;
     ``peers``: the other families' successful kept runs, never a held-out one, for
     ``compile_normalized(peers=...)`` as plain ``--group-by`` passes them) and validate a
     verified package on the held-out ones (``reads``: :func:`validate_package`), one family at
-    a time, in the order given. The CLI's ``--holdout`` and the demo both come here.
+    a time, in the order given (``reads_of``: a family's own ``reads``, from its runs, in
+    place of ``reads``). The CLI's ``--holdout`` and the demo both come here.
 
     Raises:
         CompileError: ``n`` is below 1.
@@ -438,12 +443,14 @@ def holdout_families(
     kept_of = {family: holdout_split(members, n)[0] for family, members in families}
     for family, members in families:
         kept, held = holdout_split(members, n)
-        peers = [e for other, eps in kept_of.items() if other != family for e in eps if e.success]
+        others = [e for other, eps in kept_of.items() if other != family for e in eps if e.success]
+        peers = same_domain(members, others)  # never another domain's runs
         try:
             result = compile_family(family, kept, peers)
-        except CompileError:  # nothing successful left to compile from
-            yield FamilyHoldout(family, tuple(members), tuple(held), None, None)
+        except CompileError as exc:  # nothing (successful) left to compile from
+            yield FamilyHoldout(family, tuple(members), tuple(held), None, None, str(exc))
             continue
         package = result.package if result.ok else result.fallback_package  # fallback only
-        report = validate_package(package, held, reads=reads) if package is not None else None
+        answers = reads_of(members) if reads_of is not None else reads
+        report = validate_package(package, held, reads=answers) if package is not None else None
         yield FamilyHoldout(family, tuple(members), tuple(held), result, report)

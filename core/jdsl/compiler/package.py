@@ -24,6 +24,7 @@ from typing import Any
 
 from jdsl.compiler.compiled import CompiledBehavior
 from jdsl.compiler.consolidate import Candidate
+from jdsl.compiler.families import recorded_domain
 from jdsl.compiler.metrics import package_metrics
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.reading import Reading
@@ -78,6 +79,7 @@ def build_package(
             "optional_inputs": sorted(set(compiled.inputs) - set(compiled.required_inputs)),
             "input_alternatives": compiled.input_alternatives(),
             "compiler_model": compiled.compiler_model,
+            **_domain(episodes),
             "episode_count": len(episodes),
             "successful_episodes": sum(1 for h in heads(episodes) if h.success),
             "aligned_episodes": len(compiled.aligned),
@@ -106,6 +108,14 @@ def build_package(
         jsonl_files=_tests(compiled, report, episodes),
         text_files={"README.md": _readme(compiled, report, task_family, fallback_only)},
     )
+
+
+def _domain(episodes: Sequence[NormEpisode]) -> dict[str, str]:
+    """``{"domain": d}`` when every run compiled from names domain ``d``
+    (:func:`~jdsl.compiler.families.recorded_domain`): ``jdsl package validate`` refuses runs
+    of another domain by it, whatever the tools are called."""
+    domains = {recorded_domain(e) for e in episodes}
+    return {"domain": domains.pop()} if len(domains) == 1 and "" not in domains else {}
 
 
 def _stated_inputs(compiled: CompiledBehavior) -> dict[str, dict[str, str]]:

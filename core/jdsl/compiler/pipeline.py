@@ -7,7 +7,7 @@ byte-identical package files. The optional compiler model only words residual in
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from jdsl.compiler.consolidate import Candidate, Contracts, consolidate, support
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import attach_fallback, compiled_program
 from jdsl.compiler.fallback_only import fallback_only_package
-from jdsl.compiler.families import GroupBy, group_episodes
+from jdsl.compiler.families import GroupBy, group_episodes, same_domain
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.metrics import PackageMetrics, package_metrics
 from jdsl.compiler.normalized import NormEpisode
@@ -461,6 +461,7 @@ class CompiledFamilies:
 def compile_families(
     normalized: Sequence[NormEpisode], by: GroupBy, *, prefix: str | None = None,
     task_family: str = "", effects: Mapping[str, ToolEffects | Mapping[str, Any]] | None = None,
+    reads_of: Callable[[Sequence[NormEpisode]], ReadAnswers | None] | None = None,
     **options: Any,
 ) -> CompiledFamilies:  # fmt: skip
     """:func:`compile_normalized` of each family of :func:`~jdsl.compiler.families.
@@ -472,6 +473,7 @@ def compile_families(
         prefix: prepended to each behavior name.
         task_family: recorded in each manifest (default: the family).
         effects: capability -> effects (which calls write: intent grouping, verification).
+        reads_of: a family's ``reads`` from its runs (in place of ``options["reads"]``).
         **options: the other :func:`compile_normalized` arguments.
 
     Episodes cut off mid-run are left out before grouping (``cut_off`` names them).
@@ -486,11 +488,14 @@ def compile_families(
     families = group_episodes(normalized, by, effects=effects)
     for family, episodes in families:
         members[family] = episodes
-        peers = [e for other, eps in families if other != family for e in eps if e.success]
+        others = [e for other, eps in families if other != family for e in eps if e.success]
+        peers = same_domain(episodes, others, effects)  # never another domain's runs
+        own = {} if reads_of is None else {"reads": reads_of(episodes)}
         try:
             results[family] = compile_normalized(
                 episodes, name=f"{prefix}-{family}" if prefix else family,
-                task_family=task_family or family, effects=effects, peers=peers, **options,
+                task_family=task_family or family, effects=effects, peers=peers,
+                **{**options, **own},
             )  # fmt: skip
         except CompileError as exc:
             refused[family] = str(exc)
