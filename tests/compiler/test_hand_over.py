@@ -202,7 +202,7 @@ def test_jdsl_compile_writes_a_failed_family_fallback_only_and_says_so(tmp_path,
 
     runs = _after_a_shared_call(task_family="update")
     with pytest.raises(Exception) as failed:  # typer's Exit(1), the error on stderr
-        _compile_families(runs, "task", None, "", tmp_path, 2, READS)
+        _compile_families(runs, "task", None, "", tmp_path, 2, lambda _runs: READS)
     assert getattr(failed.value, "exit_code", None) == 1, failed.value
     out, err = capsys.readouterr()
     assert "a failed family's package is 'fallback only'" in err, err
