@@ -57,24 +57,12 @@ def _inputs(repeat: bool) -> dict[str, tuple[str, ...]]:
     return {name: tuple(r.compiled.inputs) for name, r in families.results.items() if r.ok}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compiler: a lookup repeated with the same arguments binds each argument to a second "
-    "run input (first_name_2, last_name_2, zip_2 beside first_name, last_name, zip); a held-out "
-    "run states each value once",
-)
 def test_a_repeated_identical_read_adds_no_run_inputs() -> None:
     once, twice = _inputs(False), _inputs(True)
     assert set(once) == set(twice) and once
     assert twice == once
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compiler: runs that differ only in an unused get_user_details read (the order id "
-    "is stated either way) become two branches reading the stated order id under two input "
-    "names (one of: order_id | order_id_2)",
-)
 def test_an_unused_read_does_not_split_the_stated_order_id_into_two_inputs() -> None:
     for family, inputs in _inputs(False).items():
         assert not [i for i in inputs if i.endswith("_2")], (family, inputs)
@@ -104,17 +92,6 @@ def test_a_weak_models_family_hands_its_held_out_run_to_the_fallback_not_refuses
 _TRIALS = Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recover=0.2, fail=0.3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compiler: 21 successful runs of one intent (act; the order stated or found by "
-    "scanning user.orders, extra reads, think, a failed write retried) fail verification: "
-    "'serves none of its 20 run(s) end to end: every run is handed to the fallback at "
-    "hand_over_1 (... too few of them each way ...)'; the report: '3 successful paths part ways "
-    "after 1 shared call(s), the program following the supported ones did not pass "
-    "verification'; no package, the held-out run is refused. Paths: stated order read directly "
-    "(2 runs), user then one order (17), user then two orders (2): any two of them compile, all "
-    "three (a branch after the lookup and a nested one after get_order_details) match 0",
-)
 def test_twenty_runs_of_one_intent_over_four_trials_compile_and_serve(tmp_path: Path) -> None:
     rows = [r for r in style_runs(_TRIALS, trials=4) if r["reward"] == 1.0
             and {a["name"] for a in r["info"]["task"]["actions"]} == {"modify_pending_order_items"}]  # fmt: skip
