@@ -57,24 +57,12 @@ def _inputs(repeat: bool) -> dict[str, tuple[str, ...]]:
     return {name: tuple(r.compiled.inputs) for name, r in families.results.items() if r.ok}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compiler: a lookup repeated with the same arguments binds each argument to a second "
-    "run input (first_name_2, last_name_2, zip_2 beside first_name, last_name, zip); a held-out "
-    "run states each value once",
-)
 def test_a_repeated_identical_read_adds_no_run_inputs() -> None:
     once, twice = _inputs(False), _inputs(True)
     assert set(once) == set(twice) and once
     assert twice == once
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compiler: runs that differ only in an unused get_user_details read (the order id "
-    "is stated either way) become two branches reading the stated order id under two input "
-    "names (one of: order_id | order_id_2)",
-)
 def test_an_unused_read_does_not_split_the_stated_order_id_into_two_inputs() -> None:
     for family, inputs in _inputs(False).items():
         assert not [i for i in inputs if i.endswith("_2")], (family, inputs)

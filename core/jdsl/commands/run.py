@@ -67,7 +67,9 @@ def report_run(ctx: Any) -> None:
     A run a react took over from a failure (a compiled package's fallback) says so on its
     status line, where and why: ``status: success (fallback took over at order_is_pending:
     guard order.status == "pending" was false (...))`` (``ctx.takeover``); a bare
-    ``status: success`` is a run the tree served without a takeover.
+    ``status: success`` is a run the tree served without a takeover. A run that failed after
+    the takeover says why the react failed too (``; the fallback failed: react stopped:
+    max_tokens (...)``).
 
     What is printed goes through the default :class:`~jdsl.trace.Redactor`, as a trace file's
     payloads do: a value under a key such as ``api_key`` or ``password``, and a substring that
@@ -76,7 +78,7 @@ def report_run(ctx: Any) -> None:
     """
     redactor = Redactor()
     board = redactor.redact(jsonable(dict(ctx.blackboard)))  # first: learns what to follow
-    served = "" if ctx.takeover is None else f" ({redactor.redact_text(str(ctx.takeover))})"
+    served = "" if ctx.takeover is None else f" ({redactor.redact_text(_taken(ctx))})"
     typer.echo(f"status: {ctx.status.value}{served}")
     if ctx.error is not None:
         # A host tool's own exception (a KeyError's text is only the key) is shown as the run's
@@ -89,6 +91,16 @@ def report_run(ctx: Any) -> None:
         typer.echo(f"failed at {redactor.redact_text(str(ctx.failure))}", err=True)
     typer.echo(json.dumps(board, indent=2, sort_keys=True, default=str))
     raise typer.Exit(code=0 if ctx.status.value == "success" and ctx.error is None else 1)
+
+
+def _taken(ctx: Any) -> str:
+    """Where and why a react took the run over, and, when the run still failed after it
+    (its own model reply cut at the token limit, its step budget spent), why it failed."""
+    said = str(ctx.takeover)
+    failure = ctx.failure
+    if ctx.status.value == "failure" and failure is not None and failure != ctx.takeover.failure:
+        said += f"; the {ctx.takeover.by} failed: {failure.reason}"
+    return said
 
 
 def _sink(trace: Path | None, otel: str | None) -> tuple[TraceSink | None, list[Any]]:

@@ -7,9 +7,12 @@ is ``sel [compiled, react fallback]`` (:func:`with_fallback`):
 
 * **when**: the compiled child ends FAILURE. Every ref an action passes is checked first
   (``guard exists(path)``, :func:`guard_refs`), so an expected value that is missing is a
-  FAILURE, not an error. An error (a tool raising without ``on_error="fail"``, a denied
-  permission, an unbound tool) still stops the run: the fallback continues known work, it is
-  not a retry of an unknown fault.
+  FAILURE, not an error. A write the tool refuses (an order no longer pending) hands over too:
+  a bound package runs its compiled writes with ``on_error="fail"``
+  (:meth:`jdsl.package.BehaviorPackage.writes_hand_over`), so the tool's error is the failure
+  the fallback takes over from. Other errors (a read raising, a denied permission, an unbound
+  tool) still stop the run: the fallback continues known work, it is not a retry of an unknown
+  fault.
 * **what it gets**: the run's conversation and run inputs, and every blackboard key the compiled
   program writes (a key it did not reach is ``None``), plus ``failure``, the node that failed and
   why. The trace's ``react.started`` of the fallback names the same failure (``after_failure``).

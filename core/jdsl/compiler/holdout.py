@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
+from jdsl.compiler.decisions import run_inputs
 from jdsl.compiler.errors import CompileError
 from jdsl.compiler.fallback import Fallback, compiled_program, split_fallback
 from jdsl.compiler.families import same_domain
@@ -273,10 +274,19 @@ def _stated(episode: NormEpisode, stated: Mapping[str, Mapping[str, str]]) -> se
 
 
 def _refusal(package: Any, episode: NormEpisode) -> str:
-    """The run inputs the package needs that ``episode`` does not give ("" when none)."""
+    """The run inputs the package needs that ``episode`` does not give ("" when none): only
+    those the route the run takes reads (:func:`~jdsl.compiler.decisions.run_inputs`), so a
+    run that states its order id on the route reading it is not asked for the identity
+    another route looks the user up by; an input counts as given when the user stated it at
+    the call that used it, as recorded (:func:`_stated`)."""
     source = package.manifest.get("source") or {}
     given = set(episode.inputs) | _stated(episode, source.get("stated_inputs") or {})
-    missing = package.missing_inputs(given)
+    read = set(run_inputs(compiled_program(package.ir), episode))
+    excused = {name for name in source.get("inputs") or () if name not in read}
+    for branch in source.get("input_alternatives") or ():  # a choice the route never makes
+        if not any(set(alt) & read for alt in branch):
+            excused |= {name for alt in branch for name in alt}
+    missing = package.missing_inputs(given | excused)
     return f"run inputs missing: {'; '.join(missing)}" if missing else ""
 
 

@@ -248,12 +248,38 @@ class BehaviorPackage:
                 f"fn, ...}} (guard_call nodes call them; bound: {sorted(named)})",
                 path=self.source,
             )
-        root = from_ir(self.ir)
+        root = from_ir(self.writes_hand_over())
         root.model_id = model_hint(root.model_id)  # a hint: never an address or a key
         return root.bind(
             tools={c: table[c] for c in self.required_capabilities},
             predicates=named or None,
         )
+
+    def writes_hand_over(self) -> dict[str, Any]:
+        """The IR a bound tree runs: in a package whose root child is ``sel [compiled, react]``
+        (a compiled program and its fallback, ``jdsl.compiler.fallback``), each write action of
+        the compiled program (its contract, else :func:`default_effects`, says it writes) that
+        has no ``on_error`` gets ``on_error="fail"``: a write its tool refuses (an order no
+        longer pending) ends the compiled program with that error as the FAILURE the fallback
+        takes over from (the run's :class:`~jdsl.tree.Takeover` and trace say why), instead of
+        ending the run. A write the recorded runs saw fail is a recovery, compiled with its own
+        ``on_error`` already; reads that raise still stop the run. Replay and verification run
+        the stored IR (they never reach the fallback)."""
+        document = json.loads(json.dumps(self.ir))
+        root = document.get("root", document)
+        child = root.get("child") or {}
+        children = child.get("children") or []
+        if (
+            child.get("kind") != "selector"
+            or len(children) != 2
+            or children[1].get("kind") != "react"
+        ):
+            return document
+        for node in walk_ir(children[0]):
+            if (node.get("kind") == "action" and node.get("on_error") is None
+                    and not self.capability(str(node.get("tool"))).effects.read_only):  # fmt: skip
+                node["on_error"] = "fail"
+        return document
 
     def as_root(
         self, tools: Tools, predicates: Tools | None = None, *, model_id: str | None = None

@@ -17,7 +17,13 @@ left running, at exit: a process that ends while a step computes crashes (SIGSEG
 What a small model can satisfy:
 
 - typed outputs: a Predict asks with ``response_format`` ``json_schema`` (llama.cpp turns the
-  schema into a grammar), so ``-> order_index: int`` or ``Literal[...]`` outputs parse;
+  schema into a grammar), so ``-> order_index: int`` or ``Literal[...]`` outputs parse. The
+  grammar does not bound a ``list[int]`` answer's length or values: a compiled selection's
+  list (``user.orders[$order_indexes]``) is known only at run time and the signature does not
+  name it, so a small model may count ``1, 2, 3, ...`` until ``max_tokens`` (256 by default);
+  the predict then fails saying the reply was cut at the token limit
+  (:func:`~jdsl.providers.messages.cut_at_token_limit`). Bounding it (``maxItems``,
+  ``maximum`` from the list's size) needs the predict to carry the list it indexes;
 - tool calls (``tool_mode="json"``, the default): llama.cpp parses no tool call from small
   models' text (SmolLM2 has no tool format; Qwen2.5-Coder-0.5B writes bare JSON), and takes no
   named ``tool_choice``. So a turn with tools is asked for one JSON object under a grammar,

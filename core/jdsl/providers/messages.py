@@ -33,6 +33,7 @@ __all__ = [
     "Usage",
     "as_messages",
     "as_turn",
+    "cut_at_token_limit",
     "generate_text",
 ]
 
@@ -247,4 +248,21 @@ def as_turn(model: Any, turn: Any) -> ModelTurn:
         f"{type(model).__name__}.converse must return a ModelTurn (or a str), got "
         f"{type(turn).__name__} {turn!r:.60}; return jdsl.providers.ModelTurn(text=...)",
         raw="" if turn is None else repr(turn),
+    )
+
+
+def cut_at_token_limit(turn: ModelTurn | None) -> str | None:
+    """What to say of a reply the model stopped at its token limit (``finish_reason``
+    ``"length"``): that it was cut there, how many tokens it wrote when the provider said, and
+    how to raise the limit. None for a reply that ended on its own (its text is the answer,
+    parseable or not)."""
+    if turn is None or turn.finish_reason != "length":
+        return None
+    written = turn.usage.output_tokens if turn.usage is not None else None
+    count = f" after {written} tokens" if written else ""
+    return (
+        f"the model's reply was cut at its token limit{count} (finish_reason length), before "
+        "the answer was complete: raise max_tokens (ProviderSettings(generation="
+        "GenerationSettings(max_tokens=...)), or LocalModel(..., generation=...) for a local "
+        "model, whose default is 256), or ask for a shorter answer"
     )

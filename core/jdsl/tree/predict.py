@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from jdsl.errors import ModelOutputError
-from jdsl.providers.messages import Message, ModelTurn, as_turn
+from jdsl.providers.messages import Message, ModelTurn, as_turn, cut_at_token_limit
 from jdsl.signature import Signature, render_prompt
 from jdsl.tree.signed import SignedLeaf
 from jdsl.tree.status import Status
@@ -138,8 +138,9 @@ class Predict(SignedLeaf):
         try:
             outputs = sig.parse_output(turn.text)
         except ModelOutputError as exc:
-            self._respond(ctx, request, started, turn, status="failure", error=str(exc))
-            return ctx.fail(self, str(exc))
+            said = cut_at_token_limit(turn) or str(exc)  # the cause, not its symptom
+            self._respond(ctx, request, started, turn, status="failure", error=said)
+            return ctx.fail(self, said)
         self._respond(ctx, request, started, turn, status="success", parsed=outputs)
         for key, value in outputs.items():
             ctx.write(key, value, self)

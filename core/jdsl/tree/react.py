@@ -13,7 +13,7 @@ from jdsl.errors import ModelOutputError
 from jdsl.flows import react_flow
 from jdsl.interaction.cancel import is_cancelled
 from jdsl.interaction.tools import HOST_NAME, Tool, tool_name
-from jdsl.providers.messages import Message
+from jdsl.providers.messages import Message, cut_at_token_limit
 from jdsl.signature import render_prompt
 from jdsl.tree.context import unbound_error
 from jdsl.tree.predict import read_inputs
@@ -109,6 +109,8 @@ class React(SignedLeaf):
             on_undeclared="observe",
         )
         outputs, error = None, result.error.message if result.error else None
+        if error is None and result.stop_reason == "max_tokens" and result.turns:
+            error = cut_at_token_limit(result.turns[-1])
         if result.status == "completed":
             try:
                 outputs = sig.parse_output(result.answer)

@@ -80,8 +80,8 @@ class _Walk:
             self.slots[c.key] = Slot.of(c.key, c.tool, list(c.at))
         every = list(self.slots.values())
         self.names = input_names(
-            (s.key, s.position, s.tool, arg, s.steps) for s in every
-            for arg in s.steps[0].arguments
+            (s.key, [eid for _, eps in s.at for eid in episode_ids(eps)], arg, s.steps)
+            for s in every for arg in s.steps[0].arguments
         )  # fmt: skip
 
     def body(
