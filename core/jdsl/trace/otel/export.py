@@ -65,17 +65,21 @@ def require_sdk() -> None:
 def tracer_provider(processor: Any, *, service_name: str = DEFAULT_SERVICE_NAME) -> Any:
     """A new SDK ``TracerProvider`` (never the global one) with ``processor`` and the resource
     ``service.name`` = ``openinference.project.name`` = ``service_name`` (Phoenix files the
-    spans under that project).
+    spans under that project). Its spans keep every attribute and event put on them: a model
+    turn's span flattens the whole conversation into attributes (hundreds in a long run), and
+    the SDK's default limit (128 per span) dropped the oldest, losing calls and turns.
 
     Raises:
         MissingDependencyError: ``opentelemetry-sdk`` is not installed (extra ``otel``).
     """
     require_sdk()
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 
     resource = {"service.name": service_name, "openinference.project.name": service_name}
-    provider = TracerProvider(resource=Resource.create(resource))
+    unset = SpanLimits.UNSET  # no limit
+    limits = SpanLimits(max_span_attributes=unset, max_events=unset, max_event_attributes=unset)
+    provider = TracerProvider(resource=Resource.create(resource), span_limits=limits)
     provider.add_span_processor(processor)
     return provider
 
