@@ -162,12 +162,43 @@ def _show_trace(
     for episode in episodes:
         typer.echo("\n" + episode_timeline(episode))
     if compile_preview:
-        from jdsl.compiler import compile_normalized
-        from jdsl.compiler.stream import normalize_stream
+        _compile_preview(episodes, path)
 
+
+def _compile_preview(episodes: Sequence[Episode], path: Path) -> None:
+    """What ``jdsl compile`` gives for ``episodes``, nothing written: the same default (the
+    grouping the importer recommends, :func:`~jdsl.compiler.families.recommended_grouping`;
+    the reads answered from the initial state the runs record) and the same compile
+    (:func:`~jdsl.compiler.pipeline.compile_families`, else one
+    :func:`~jdsl.compiler.compile_normalized`)."""
+    from jdsl.commands.validate import family_cell, family_width, first_problem, initial_state
+    from jdsl.compiler import compile_normalized
+    from jdsl.compiler.families import recommended_grouping
+    from jdsl.compiler.pipeline import compile_families
+    from jdsl.compiler.stream import normalize_stream
+
+    normalized = normalize_stream(episodes)
+    reads = initial_state(None, normalized)
+    by = recommended_grouping(normalized)
+    if by is None:
         name = next((str(e.skill) for e in episodes if e.skill), path.stem)
-        result = compile_normalized(normalize_stream(episodes), name=name)
-        typer.echo("\n" + str(result.report()))
+        typer.echo("\n" + str(compile_normalized(normalized, name=name, reads=reads).report()))
+        return
+    typer.echo(f"grouping by {by} (the importer's recommendation, as `jdsl compile` does)")
+    compiled = compile_families(normalized, by, reads=reads)
+    width = family_width(list(compiled.members))
+    rows = [f"\n{'family':<{width}} {'eps':>5} {'verify':<10} {'matched':>7}"]
+    for family, members in sorted(compiled.members.items()):
+        result = compiled.results.get(family)
+        if result is None:  # no successful episode
+            rows.append(f"{family_cell(family, width)} {len(members):>5} refused")
+            continue
+        v = result.verification
+        matched = f"{v.matched}/{v.executed}"
+        rows.append(f"{family_cell(family, width)} {len(members):>5} {v.status:<10} {matched:>7}")
+        if v.status == "failed":
+            rows.append(first_problem(result))
+    typer.echo("\n".join(rows))
 
 
 def _show_behavior(path: Path) -> None:
