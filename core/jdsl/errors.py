@@ -37,7 +37,8 @@ The tree::
     ├── Fts5Unavailable          flows.fts: SQLite without FTS5, and no pysqlite3
     ├── ImportFormatError        importers.common: a foreign trace file of the wrong format
     ├── CompileError             compiler.errors: episodes the compiler refuses
-    │   └── CompileInputError    compiler input of a form it cannot read
+    │   ├── CompileInputError    compiler input of a form it cannot read
+    │   └── NoReferenceError     held-out validation given no successful run to compare with
     ├── CallDivergence           compiler.replay: a call that is not the next recorded one
     ├── DataNotFoundError        envs.data: a package-data file that does not exist
     ├── NoFamilyRunsError        commands.families: traces with no run of the package's family

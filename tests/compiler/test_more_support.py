@@ -48,3 +48,16 @@ def test_the_same_runs_twice_serve_twice_as_many(no_write: Sequence[NormEpisode]
     twice = compile_normalized(_twice(no_write), name="no_write").verification
     assert twice.ok
     assert twice.matched >= base.matched > 0
+
+
+def test_a_recovery_given_twice_serves_as_once() -> None:
+    """Family ``update_reservation_flights+transfer_to_human_agents``: one run's failed tries
+    (a recovery of support 1) given twice are not compiled at the bar that serves the runs
+    (tests/compiler/test_doubled_recovery.py)."""
+    raw = import_tau_bench(str(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json")))
+    families = dict(group_episodes(normalize_stream(raw.episodes), "intent"))
+    runs = list(families["airline.update_reservation_flights+transfer_to_human_agents"])
+    base = compile_normalized(runs, name="update").verification
+    twice = compile_normalized(_twice(runs), name="update").verification
+    assert twice.ok
+    assert twice.matched >= 2 * base.matched > 0

@@ -16,6 +16,7 @@ The file is rebuilt by :func:`one_run_per_task`; from the command line::
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from jdsl.compiler.holdout import holdout_split, validate_package
 from jdsl.compiler.replay import execute_all
 from jdsl.compiler.staticize import loops
 from jdsl.compiler.stream import normalize_stream
+from jdsl.compiler.verify import verify
 from jdsl.demo.heldout_job import RAW_RESULTS, holdout_figures
 from jdsl.envs.data import data_path
 from jdsl.envs.tau_airline import initial_reads
@@ -84,7 +86,8 @@ def _wrong(ir: dict[str, Any], how: str) -> dict[str, Any]:
             node["children"] = [c for c in node["children"]
                                 if c.get("id") != "choose_reservation_indexes"]  # fmt: skip
     for node in walk_ir(ir["root"]):
-        if node.get("kind") == "for_each" and how == "fixed position":
+        selection = "[$" in str(node.get("items"))  # the cancel's loop, not the reads'
+        if node.get("kind") == "for_each" and selection and how == "fixed position":
             action = next(n for n in walk_ir(node["child"]) if n.get("kind") == "action")
             action["args"]["reservation_id"] = {"ref": "get_user_details_out.reservations[0]"}
             node.clear()
@@ -97,15 +100,20 @@ def test_the_cancel_family_of_one_run_serves_a_run_cancelling_two(imported: list
     kept, held = _cancel_family(imported)
     result = compile_normalized(kept, name=FAMILY, reads=initial_reads())
     assert result.ok, result.report().text
-    loop = [n for n in walk_ir(result.ir["root"]) if n.get("kind") == "for_each"]
-    assert [n["items"] for n in loop] == ["get_user_details_out.reservations[$reservation_indexes]"]
+    loop = [n["items"] for n in walk_ir(result.ir["root"]) if n.get("kind") == "for_each"]
+    # a loop reading every reservation (one run read each: tests/compiler/
+    # test_one_run_traversal.py), then the cancel's loop over the selected ones
+    assert loop == ["get_user_details_out.reservations",
+                    "get_user_details_out.reservations[$reservation_indexes]"]  # fmt: skip
     report = validate_package(result.package, held, reads=initial_reads())
     (row,) = report.rows
     assert row.served and row.matched, report.text
     # built wrong on purpose: one cancel at position 0 (its own run cancelled that one)
     wrong = _wrong(result.package.ir, "fixed position")
     (own,) = execute_all(wrong, [e for e in kept if e.success])
-    assert own.matched  # verification on the one run it was compiled from cannot tell
+    assert own.matched  # executing the one run it was compiled from cannot tell
+    checked = verify(dataclasses.replace(result.compiled, ir=wrong), kept, reads=initial_reads())
+    assert any("fixed position" in p for p in checked.structural_problems), checked.problems
     (other,) = execute_all(wrong, held)
     assert not other.matched and other.divergence is not None, other
 
@@ -116,7 +124,7 @@ def test_a_fixed_count_is_caught_on_the_held_out_run(
     kept, held = _cancel_family(imported)
     monkeypatch.setattr(loops, "_acting", lambda *a, **k: set())  # built wrong: one cancel
     result = compile_normalized(kept, name=FAMILY, reads=initial_reads())
-    assert result.ok and "for_each" not in json.dumps(result.ir)
+    assert result.ok and "[$reservation_indexes]" not in json.dumps(result.ir)
     report = validate_package(result.package, held, reads=initial_reads())
     (row,) = report.rows
     assert row.served and not row.matched and report.divergences == 1, report.text

@@ -5,7 +5,9 @@ is answered, in replay, with the indexes of the elements the run's calls took. A
 answer guarded ``xs[$key] prefix_of xs``) reads elements 0, 1, ...: its run starts at the first
 element, so a run that read another element of the list just before (item 3, then items 0, 1)
 made that call on its own, not as part of the scan (as the compile split it,
-:func:`jdsl.compiler.staticize.loops.compress`).
+:func:`jdsl.compiler.staticize.loops.compress`). A run whose calls of a selection loop are
+split by reads (cancel one, read others, cancel another) made one selection's calls, unless the
+tree has a loop for each stretch (:func:`_runs`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from jdsl.compiler.lineage import element_index
 from jdsl.compiler.normalized import NormEpisode, NormStep
 from jdsl.ir.walk import walk_ir
+from jdsl.package import default_effects
 
 __all__ = ["loop_selections", "skips_scan"]
 
@@ -50,6 +53,7 @@ def loop_selections(
     found: dict[str, Any] = {}
     seen: dict[str, int] = {}  # tool -> loops of it so far
     scans = _scans(nodes)
+    loops = _loops_of(nodes, reached)
     for node in nodes:
         match = (
             _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
@@ -64,10 +68,31 @@ def loop_selections(
             continue
         tool, arg, path = looped
         runs = _runs(episode.ok_steps(), tool, arg, path, match["key"],
-                     scan=node.get("items") in scans)  # fmt: skip
+                     scan=node.get("items") in scans, loops=loops.get(tool, 1))  # fmt: skip
         n = seen[tool] = seen.get(tool, -1) + 1
         found[match["key"]] = runs[n] if n < len(runs) else []
     return found
+
+
+def _loops_of(nodes: Sequence[dict[str, Any]], reached: set[str] | None) -> dict[str, int]:
+    """``{tool: how many selection loops over it the tree has}`` (among those the run reaches,
+    with ``reached``)."""
+    count: dict[str, int] = {}
+    for node in nodes:
+        match = (
+            _SELECTED.match(str(node.get("items", ""))) if node.get("kind") == "for_each" else None
+        )
+        if match is None:
+            continue
+        if (
+            reached is not None
+            and not {str(n.get("id") or "") for n in _walk(node.get("child"))} & reached
+        ):
+            continue
+        looped = _looped(node, match["head"], match["key"])
+        if looped is not None:
+            count[looped[0]] = count.get(looped[0], 0) + 1
+    return count
 
 
 def skips_scan(
@@ -104,12 +129,16 @@ def _looped(node: dict[str, Any], head: str, key: str) -> tuple[str, str, str] |
 
 
 def _runs(
-    steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str, *, scan: bool = False
-) -> list[list[int]]:
+    steps: Sequence[NormStep], tool: str, arg: str, path: str, key: str, *, scan: bool = False,
+    loops: int = 1,
+) -> list[list[int]]:  # fmt: skip
     """The element indexes of each run of consecutive calls of ``tool`` whose ``arg`` is an
     element of the list ``path`` selects from; with ``scan``, split as scans
-    (:func:`_scan_parts`)."""
+    (:func:`_scan_parts`). Else, while there are more runs than the tree's ``loops`` of the
+    tool, two runs with only reads between are one (reads are free: a run that cancelled one
+    reservation, read others, then cancelled another made one selection's writes)."""
     runs: list[list[int]] = []
+    free: list[bool] = []  # per run after the first: only reads between it and the one before
     last = -2
     for at, step in enumerate(steps):
         if step.logical_tool != tool:
@@ -118,10 +147,19 @@ def _runs(
         if k is None:
             continue
         if at != last + 1 or not runs:
+            if runs:
+                free.append(all(default_effects(s.logical_tool).read_only
+                                for s in steps[last + 1 : at]))  # fmt: skip
             runs.append([])
         runs[-1].append(k)
         last = at
-    return [part for run in runs for part in _scan_parts(run)] if scan else runs
+    if scan:
+        return [part for run in runs for part in _scan_parts(run)]
+    while len(runs) > loops and any(free):
+        i = free.index(True)
+        runs[i : i + 2] = [runs[i] + runs[i + 1]]
+        del free[i]
+    return runs
 
 
 def _scan_parts(run: list[int]) -> list[list[int]]:

@@ -2,7 +2,9 @@
 
 Three layers (seeds/compiler-internals.md §7, plus execution from DESIGN.md §6):
 
-* structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities;
+* structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities, and no
+  write fed by a fixed position of a list a run chose from
+  (:func:`jdsl.compiler.positions.fixed_positions`);
 * replay: in every episode a compiled call was compiled from (a call inside a branch
   alternative: that alternative's episodes only), each dataflow ref must resolve in the
   recorded ``state_before`` of its call to exactly the argument the episode used (a list
@@ -32,10 +34,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jdsl.compiler.branches import read_only_of
 from jdsl.compiler.compiled import CompiledAction, CompiledBehavior, CompiledGuard
 from jdsl.compiler.lineage import element_index, selected_indexes, value_key
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.normalized import NormEpisode, NormStep
+from jdsl.compiler.positions import fixed_positions
 from jdsl.compiler.replay import Divergence, Execution, iter_executions
 from jdsl.errors import JdslError
 from jdsl.expr import MISSING, evaluate, resolve_path
@@ -258,7 +262,8 @@ def verify(
     for part in parts:
         checks += part.checks
         executions += part.executions
-    return VerificationReport(report.problems, tuple(checks), tuple(executions),
+    fixed = fixed_positions(compiled.ir, episodes, read_only_of(effects))
+    return VerificationReport(report.problems + fixed, tuple(checks), tuple(executions),
                               frozenset(compiled.aligned))  # fmt: skip
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "element_path",
     "item_name_problem",
     "items_path_problem",
+    "repeated_selection",
 ]
 
 MAX_FOR_EACH: Final = 1000
@@ -64,8 +65,9 @@ class ForEach(Decorator):
     """Tick the child once per element of the list at ``items``, the element bound to ``item``.
 
     No element -> SUCCESS (``store`` = ``[]``). A missing ``items`` path, a value that is not
-    a list, or more than ``max`` elements -> FAILURE with a reason naming the path. A child
-    FAILURE ends the loop with FAILURE. With ``collect`` (and ``store``, which comes with it),
+    a list, or more than ``max`` elements -> FAILURE with a reason naming the path; so does a
+    selection naming an element twice (``xs[$k]``, ``k = [1, 1]``: :func:`repeated_selection`),
+    before any pass. A child FAILURE ends the loop with FAILURE. With ``collect`` (and ``store``, which comes with it),
     the value at ``collect`` after each pass is appended; a pass that leaves none -> FAILURE.
     ``item`` keeps the last element after the loop.
 
@@ -128,8 +130,11 @@ class ForEach(Decorator):
                 self, f"items {self.items} has {len(elements)} elements, more than "
                 f"max={self.max}; raise max= (at most 1000) or loop over a shorter list"
             )  # fmt: skip
-        gathered: list[Any] = []
         board = ctx.blackboard  # the paths as of the read, whatever the child changes later
+        repeated = repeated_selection(self.items, board)
+        if repeated is not None:
+            return ctx.fail(self, repeated)
+        gathered: list[Any] = []
         sources = [element_path(self.items, index, board) for index in range(len(elements))]
         for index, element in enumerate(elements):
             ctx.write(self.item, element, self, source=sources[index], index=index)
@@ -176,6 +181,32 @@ def element_path(items: str, index: int, board: Mapping[str, Any]) -> str:
         parts.append(token)
     text = "".join(parts)
     return text if fanned else f"{text}[{index}]"
+
+
+def repeated_selection(items: str, board: Mapping[str, Any]) -> str | None:
+    """Why the selection in ``items`` (``xs[$k]``, ``k`` a list of indexes) names an element
+    more than once, or None: a loop over a selection acts on each element it selects once (a
+    repeated index would make a write twice)."""
+    if items in board:
+        return None
+    for token in _TOKEN.findall(items):
+        inner = token[1:-1].strip() if token.startswith("[") else ""
+        if not inner.startswith("$"):
+            continue
+        value = board.get(inner[1:])
+        if not isinstance(value, list):
+            continue
+        seen: set[str] = set()
+        for index in value:
+            key = repr(index)
+            if key in seen:
+                return (
+                    f"items {items}: {inner[1:]} selects {preview(index)} more than once "
+                    f"({preview(value)}); a selection names each element once: answer "
+                    "distinct indexes"
+                )  # fmt: skip
+            seen.add(key)
+    return None
 
 
 def _bracket(value: Any) -> str | None:

@@ -164,7 +164,8 @@ def prepare(
     read_only = read_only_of(effects)
     loops = family_loops(successful_pool(episodes), read_only=read_only)
     recoveries = frozenset((c.claim["on_error_of"], c.claim["recover_with"]) for c in candidates
-                           if c.type == RECOVERY and c.accepted)  # fmt: skip
+                           if c.type == RECOVERY and c.accepted
+                           and (c.contract_sources or len(c.support) >= min_support))  # fmt: skip
     found = choice_tokens(successful_pool(episodes), read_only, min_support, peers)
     choices = {  # a lookup recovering from another's failure is a recovery, not a choice
         tool: token for tool, token in found.items() if rejoin
@@ -198,7 +199,7 @@ def emit_plan(
     episodes, read_only, tokens = family.episodes, family.read_only, family.tokens
     specs: dict[str, LoopSpec] = {spec.token: spec for spec in family.loops}
     recoveries, choices = family.recoveries, family.choices
-    ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only)
+    ev = Evidence(name, episodes, candidates, as_compiler_model(model), read_only, recoveries)
     contested = contested_notes(candidates)
     if not plan.lanes:
         return result(ev, EMPTY, (), plan.aligned, ("no successful episode to compile", *contested))

@@ -12,7 +12,7 @@ inputs read). The emit step concatenates fragments (``a + b``) and moves ``Here`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +78,7 @@ class Evidence:
         candidates: Sequence[Candidate],
         model: CompilerModel,
         read_only: Callable[[str], bool],
+        recoveries: Collection[tuple[str, str]] | None = None,
     ) -> None:
         self.name = name
         self._episodes = episodes
@@ -91,7 +92,10 @@ class Evidence:
                 guard_index.setdefault((c.claim["position"], c.claim["before_tool"]), [])
                 guard_index[(c.claim["position"], c.claim["before_tool"])].append(c)
         self.guard_index = guard_index
-        self.recoveries = tuple(c for c in candidates if c.type == RECOVERY and c.accepted)
+        self.recoveries = tuple(  # of the accepted ones, those the family compiles (``prepare``)
+            c for c in candidates if c.type == RECOVERY and c.accepted and (
+                recoveries is None or (c.claim["on_error_of"], c.claim["recover_with"]) in recoveries)
+        )  # fmt: skip
         self.model = model
         self.read_only = read_only
 

@@ -156,8 +156,10 @@ def family_loops(
 ) -> frozenset[LoopSpec]:
     """The loops of a family: specs with a run of two or more elements in some episode, run
     over every element (or, :attr:`LoopSpec.select`, over some) in at least ``min_support``
-    episodes (one run does not tell a loop over every element from calls that happened to take
-    them all). A selection loop whose tool a loop over every element covers is left out, and
+    episodes. A loop over every element needs less where no run of the family contradicts it
+    (:func:`_uncontested`): reading each of the three reservations of the one run compiled
+    from is how the run looked, and a fixed count of reads by position would read three of
+    a user's five (issue 24, "positions are choices"). A selection loop whose tool a loop over every element covers is left out, and
     so is one of a ``read_only`` tool (a read of some elements keeps each result: a later call
     may read the second one looked up, which after a loop no store holds). Writes acting on
     elements (:func:`_acting`) are selection loops whatever their support."""
@@ -176,7 +178,8 @@ def family_loops(
                     long.add(spec)
         for spec in here:
             support[spec] = support.get(spec, 0) + 1
-    found = {spec for spec in long if support[spec] >= min_support}
+    found = {spec for spec in long if support[spec] >= min_support
+             or (not spec.select and _uncontested(episodes, spec, support[spec]))}  # fmt: skip
     scans = {
         (s.tool, s.argument, s.head, s.tail) for s in found
         if s.prefix and s in early and read_only is not None and read_only(s.tool)
@@ -191,6 +194,20 @@ def family_loops(
                  and ((s.tool, s.argument, s.head, s.tail) in every | scans
                       or read_only is None or read_only(s.tool)))
     )  # fmt: skip
+
+
+def _uncontested(episodes: Sequence[NormEpisode], spec: LoopSpec, support: int) -> bool:
+    """Whether every episode calling ``spec.tool`` on an element of its list (``support`` of
+    them went over every element) went over every element, each call the model's choice
+    (:attr:`NormStep.model_chosen`; a teacher program's own calls keep their count): no run
+    read only some."""
+    touched = 0
+    for episode in episodes:
+        calls = [s for s in episode.steps if s.ok and element_at(s, spec) is not None]
+        if not all(s.model_chosen for s in calls):
+            return False
+        touched += bool(calls)
+    return touched == support
 
 
 def _one_list(episodes: Sequence[NormEpisode], spec: LoopSpec) -> bool:
