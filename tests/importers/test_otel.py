@@ -216,12 +216,18 @@ def test_the_imported_trace_file_round_trips(tmp_path: Path) -> None:
     assert len(read_events(out).episodes) == 4
 
 
+@pytest.mark.parametrize("limits", [{}, {"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "5",
+                                     "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT": "10"}])  # fmt: skip
 def test_the_shipped_airline_runs_round_trip_through_otlp_with_every_call(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+    limits: dict[str, str],
+) -> None:  # fmt: skip
     """``export otel --content`` then ``import otel`` keeps every tool call and model turn of
     the longest shipped airline runs (their spans hold hundreds of attributes: the SDK's
-    default limit of 128 per span dropped the oldest ones, and with them calls and turns)."""
+    default limit of 128 per span dropped the oldest ones, and with them calls and turns),
+    whatever limits the SDK's environment variables set (a value cut short is broken JSON)."""
+    for name, value in limits.items():
+        monkeypatch.setenv(name, value)
     from jdsl.envs.data import data_path
     from jdsl.importers import import_tau_bench
 

@@ -40,6 +40,10 @@ __all__ = [
 
 DEFAULT_SERVICE_NAME = "jdsl"
 _BATCH = 512  # spans per OTLP request
+_LIMITS = ("max_attributes", "max_events", "max_links", "max_span_attributes",
+           "max_event_attributes", "max_link_attributes", "max_attribute_length",
+           "max_span_attribute_length")  # fmt: skip
+"""Every limit of the SDK's ``SpanLimits``: :func:`tracer_provider` lifts them all."""
 
 
 class OtelExportError(JdslError):
@@ -67,7 +71,8 @@ def tracer_provider(processor: Any, *, service_name: str = DEFAULT_SERVICE_NAME)
     ``service.name`` = ``openinference.project.name`` = ``service_name`` (Phoenix files the
     spans under that project). Its spans keep every attribute and event put on them: a model
     turn's span flattens the whole conversation into attributes (hundreds in a long run), and
-    the SDK's default limit (128 per span) dropped the oldest, losing calls and turns.
+    the SDK's default limit (128 per span) dropped the oldest, losing calls and turns; a value
+    cut to ``OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`` would be broken JSON.
 
     Raises:
         MissingDependencyError: ``opentelemetry-sdk`` is not installed (extra ``otel``).
@@ -77,8 +82,8 @@ def tracer_provider(processor: Any, *, service_name: str = DEFAULT_SERVICE_NAME)
     from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 
     resource = {"service.name": service_name, "openinference.project.name": service_name}
-    unset = SpanLimits.UNSET  # no limit
-    limits = SpanLimits(max_span_attributes=unset, max_events=unset, max_event_attributes=unset)
+    unset = SpanLimits.UNSET  # no limit, whatever OTEL_SPAN_*_LIMIT / OTEL_ATTRIBUTE_* say
+    limits = SpanLimits(**dict.fromkeys(_LIMITS, unset))
     provider = TracerProvider(resource=Resource.create(resource), span_limits=limits)
     provider.add_span_processor(processor)
     return provider
