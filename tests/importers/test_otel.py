@@ -235,6 +235,8 @@ def test_the_shipped_airline_runs_round_trip_through_otlp_with_every_call(
         Path(str(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json"))).read_text("utf-8")
     )
     longest = sorted(rows, key=lambda r: -len(r["traj"]))[:3]
+    # and a run whose model reused a call id: each result stays with its own call
+    longest += [r for r in rows if (r["task_id"], r["trial"]) == (13, 0)]
     source = tmp_path / "longest.json"
     source.write_text(json.dumps(longest), encoding="utf-8")
     original = import_tau_bench(source).episodes
@@ -245,8 +247,8 @@ def test_the_shipped_airline_runs_round_trip_through_otlp_with_every_call(
     }
     for episode in original:
         again = back[episode.episode_id]
-        assert [(c.name, c.arguments) for c in again.tool_calls()] == [
-            (c.name, c.arguments) for c in episode.tool_calls()
+        assert [(c.name, c.arguments, c.ok) for c in again.tool_calls()] == [
+            (c.name, c.arguments, c.ok) for c in episode.tool_calls()
         ]
         assert len(again.model_calls()) == len(episode.model_calls())
     assert "Attributes dict is full" not in caplog.text
