@@ -20,35 +20,73 @@ as :mod:`jdsl.commands.inputs` does.
 
 from __future__ import annotations
 
+import importlib
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
 import typer
+from typer.core import TyperGroup
 
 from jdsl import __version__
-from jdsl.commands import (
-    compile_command,
-    demo_command,
-    doctor_command,
-    export_app,
-    import_app,
-    package_app,
-    run_command,
-    show_command,
-)
 from jdsl.commands.boundary import command_app
-from jdsl.commands.inputs import parse_inputs, read_tools
+
+if TYPE_CHECKING:
+    from jdsl.commands.inputs import parse_inputs, read_tools
+    from jdsl.commands.package import package_app
 
 __all__ = ["app", "package_app", "parse_inputs", "read_tools"]
 
+_COMMANDS = MappingProxyType({
+    "demo": ("jdsl.commands.demo", "demo_command"),
+    "run": ("jdsl.commands.run", "run_command"),
+    "show": ("jdsl.commands.show", "show_command"),
+    "doctor": ("jdsl.commands.doctor", "doctor_command"),
+    "compile": ("jdsl.commands.compile", "compile_command"),
+    "package": ("jdsl.commands.package", "package_app"),
+    "import": ("jdsl.commands.imports", "import_app"),
+    "export": ("jdsl.commands.export", "export_app"),
+})  # fmt: skip
+"""Each command (in ``--help``'s order): the module and name of its typer app or function,
+imported only when the command runs (or ``--help`` lists them): ``jdsl --version`` and every
+command's start import no other command's modules (the compiler, the demo, jsonschema)."""
+
+
+class _LazyCommands(TyperGroup):
+    """The ``jdsl`` group: its commands are :data:`_COMMANDS`, each imported when asked for."""
+
+    def list_commands(self, ctx: Any) -> list[str]:  # typer's own click types
+        return [*super().list_commands(ctx), *_COMMANDS]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in _COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module, name = _COMMANDS[cmd_name]
+        target = getattr(importlib.import_module(module), name)
+        command: Any
+        if isinstance(target, typer.Typer):  # a group, even of one command (export otel)
+            command = typer.main.get_group(target)
+        else:  # a command function: an app of that one is that command
+            single = command_app(cmd_name, "")
+            single.command(cmd_name)(target)
+            command = typer.main.get_command(single)
+        command.name = cmd_name
+        return command
+
+
 app = command_app(
-    "jdsl", "Behavior trees for LLM agents: compile traces into verified, portable packages."
+    "jdsl",
+    "Behavior trees for LLM agents: compile traces into verified, portable packages.",
+    cls=_LazyCommands,
 )
-app.add_typer(package_app, name="package")
-app.add_typer(import_app, name="import")
-app.add_typer(export_app, name="export")
-app.command("demo")(demo_command)
-app.command("run")(run_command)
-app.command("show")(show_command)
-app.command("doctor")(doctor_command)
-app.command("compile")(compile_command)
+
+
+def __getattr__(name: str) -> Any:
+    """``package_app``, ``parse_inputs``, ``read_tools``: imported on first use (PEP 562)."""
+    if name == "package_app":
+        return importlib.import_module("jdsl.commands.package").package_app
+    if name in ("parse_inputs", "read_tools"):
+        return getattr(importlib.import_module("jdsl.commands.inputs"), name)
+    raise AttributeError(f"module 'jdsl.cli' has no attribute {name!r}")
 
 
 def _print_version(value: bool) -> None:

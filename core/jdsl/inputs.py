@@ -220,9 +220,10 @@ def typed_value(key: str, text: str, uses: Sequence[InputUse]) -> Any:
         except ValueError:
             pass  # the check below names the type wanted
     for where, schema in uses:
-        from jsonschema.exceptions import best_match  # lazy: jsonschema costs ~1 s to import
+        from jdsl.interaction.schemas import load_jsonschema, safe_validator  # RE2, no fetch
 
-        from jdsl.interaction.schemas import safe_validator  # fetches nothing, RE2 patterns
+        load_jsonschema()  # lazy: jsonschema costs ~0.5 s to import
+        from jsonschema.exceptions import best_match
 
         try:
             error = best_match(safe_validator(schema).iter_errors(value))

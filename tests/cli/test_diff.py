@@ -94,3 +94,23 @@ def test_show_diff_takes_the_package_family_runs_unless_all(runner, tmp_path) ->
     assert "4 episode(s):" in result.stdout and "2 failed recorded runs skipped" in result.stdout
     every = runner.invoke(app, ["show", "--diff", str(package), str(traces), "--all"])
     assert "15 episode(s):" in every.stdout and "5 failed recorded runs skipped" in every.stdout
+
+
+def test_show_diff_episode_is_repeatable_and_an_unknown_id_is_named(runner, tmp_path) -> None:
+    """``-e`` means what it means in ``jdsl package validate``: repeatable, each id shown; an
+    id the traces lack is named, with the ids there are and where to list them."""
+    package = export_jdsl(compiled().package, tmp_path / "remind.jdsl")
+    traces = tmp_path / "both.jsonl"
+    with JsonlTraceSink(traces) as sink:
+        held_out(sink)
+        failed_run(sink)
+    both = runner.invoke(app, ["show", "--diff", str(package), str(traces),
+                               "-e", "held", "-e", "forgot_request"])  # fmt: skip
+    assert "episode held:" in both.stdout and "episode forgot_request" in both.stdout
+    assert "2 episode(s):" in both.stdout
+    nope = runner.invoke(app, ["show", "--diff", str(package), str(traces), "-e", "nope"])
+    assert nope.exit_code == 1
+    assert "no episode 'nope' in" in nope.output and "no episodes in" not in nope.output
+    assert "forgot_request" in nope.output and "jdsl show" in nope.output
+    shown = runner.invoke(app, ["show", str(traces), "-e", "held", "-e", "forgot_request"])
+    assert shown.exit_code == 0 and "held" in shown.stdout and "forgot_request" in shown.stdout

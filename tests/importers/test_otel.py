@@ -214,3 +214,41 @@ def test_the_imported_trace_file_round_trips(tmp_path: Path) -> None:
     with JsonlTraceSink(out) as sink:
         import_otel(FIXTURE, sink=sink)
     assert len(read_events(out).episodes) == 4
+
+
+@pytest.mark.parametrize("limits", [{}, {"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "5",
+                                     "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT": "10"}])  # fmt: skip
+def test_the_shipped_airline_runs_round_trip_through_otlp_with_every_call(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+    limits: dict[str, str],
+) -> None:  # fmt: skip
+    """``export otel --content`` then ``import otel`` keeps every tool call and model turn of
+    the longest shipped airline runs (their spans hold hundreds of attributes: the SDK's
+    default limit of 128 per span dropped the oldest ones, and with them calls and turns),
+    whatever limits the SDK's environment variables set (a value cut short is broken JSON)."""
+    for name, value in limits.items():
+        monkeypatch.setenv(name, value)
+    from jdsl.envs.data import data_path
+    from jdsl.importers import import_tau_bench
+
+    rows = json.loads(
+        Path(str(data_path("tau_airline", "raw", "gpt-4o-airline.dev.json"))).read_text("utf-8")
+    )
+    longest = sorted(rows, key=lambda r: -len(r["traj"]))[:3]
+    # and a run whose model reused a call id: each result stays with its own call
+    longest += [r for r in rows if (r["task_id"], r["trial"]) == (13, 0)]
+    source = tmp_path / "longest.json"
+    source.write_text(json.dumps(longest), encoding="utf-8")
+    original = import_tau_bench(source).episodes
+    spans = trace_spans([e for ep in original for e in ep.events], capture_content=True)
+    assert not any(s.dropped_attributes or s.dropped_events for s in spans)
+    back = {
+        e.episode_id: e for e in import_otel(write_otlp_json(spans, tmp_path / "o.json")).episodes
+    }
+    for episode in original:
+        again = back[episode.episode_id]
+        assert [(c.name, c.arguments, c.ok) for c in again.tool_calls()] == [
+            (c.name, c.arguments, c.ok) for c in episode.tool_calls()
+        ]
+        assert len(again.model_calls()) == len(episode.model_calls())
+    assert "Attributes dict is full" not in caplog.text

@@ -356,3 +356,50 @@ def test_an_action_that_is_not_json_says_the_text_after_action_as_tau_bench_does
     said = [e.payload["content"] for e in trace if e.kind == EventKind.ASSISTANT_MESSAGE]
     assert "Sure, I can look that up." in said
     assert not any(s.startswith(("Action:", "Thought:")) for s in said)
+
+
+def _no_results(row: dict[str, Any]) -> dict[str, Any]:
+    """The run with every ``tool`` message removed: no call it made got a result."""
+    return dict(row, traj=[m for m in row["traj"] if m["role"] != "tool"])
+
+
+def _cut_after_an_action(row: dict[str, Any]) -> dict[str, Any]:
+    """The act run cut right after its first tool action (its ``API output:`` gone)."""
+    at = next(i for i, m in enumerate(row["traj"]) if m["content"].startswith("API output: "))
+    return dict(row, traj=row["traj"][:at])
+
+
+def _steps_without_results(row: dict[str, Any]) -> dict[str, Any]:
+    return dict(row, steps=[dict(s, tool_results=[]) for s in row["steps"]])
+
+
+@pytest.mark.parametrize(
+    ("rows", "change"),
+    [
+        (lambda: _rows(SLICE)[1:4], _no_results),
+        (lambda: _rows(FIXTURES / "act-airline.json")[1:4], _cut_after_an_action),
+        (lambda: _rows(FIXTURES / "react-airline.json")[1:4], _cut_after_an_action),
+        (
+            lambda: json.loads(
+                Path(str(data_path("tau_airline", "episodes.json"))).read_text(encoding="utf-8")
+            )[:3],
+            _steps_without_results,
+        ),
+    ],
+    ids=["tool-calling", "act", "react", "episodes"],
+)
+def test_a_run_whose_calls_got_no_result_is_incomplete_and_skipped(
+    tmp_path: Path, rows: Any, change: Any
+) -> None:
+    """A call without a result (its ``tool`` message / ``API output:`` missing) is a run
+    cut short: it is skipped with a named, counted warning (an error under strict), never
+    imported as a run whose calls all "succeeded" without results."""
+    rows = rows()
+    rows[1] = change(copy.deepcopy(rows[1]))
+    path = _write(tmp_path, rows)
+    with pytest.warns(ImportSkipWarning, match=r"run 2 .*has no result.*incomplete"):
+        found = read_tau_bench(path)
+    assert len(found.conversations) == 2 and [s.index for s in found.skipped] == [1]
+    assert found.summary().endswith("1 skipped")
+    with pytest.raises(ImportFormatError, match=r"run 2 .*has no result"):
+        read_tau_bench(path, strict=True)

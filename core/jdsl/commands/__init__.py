@@ -14,15 +14,22 @@ what every command shares at the boundary (errors -> ``error: <what> — <fix>``
 ``--tools`` (:mod:`jdsl.commands.inputs`, reading inputs as :mod:`jdsl.inputs` says).
 """
 
-from jdsl.commands.compile import compile_command
-from jdsl.commands.demo import demo_command
-from jdsl.commands.doctor import doctor_command
-from jdsl.commands.export import export_app
-from jdsl.commands.imports import import_app
-from jdsl.commands.inputs import parse_inputs, read_tools
-from jdsl.commands.package import package_app
-from jdsl.commands.run import report_run, run_command, run_model
-from jdsl.commands.show import episode_timeline, package_summary, show_command
+from __future__ import annotations
+
+import importlib
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jdsl.commands.compile import compile_command
+    from jdsl.commands.demo import demo_command
+    from jdsl.commands.doctor import doctor_command
+    from jdsl.commands.export import export_app
+    from jdsl.commands.imports import import_app
+    from jdsl.commands.inputs import parse_inputs, read_tools
+    from jdsl.commands.package import package_app
+    from jdsl.commands.run import report_run, run_command, run_model
+    from jdsl.commands.show import episode_timeline, package_summary, show_command
 
 __all__ = [
     "compile_command",
@@ -40,3 +47,31 @@ __all__ = [
     "run_model",
     "show_command",
 ]
+
+_HOME = MappingProxyType(
+    {
+        "compile_command": "jdsl.commands.compile",
+        "demo_command": "jdsl.commands.demo",
+        "doctor_command": "jdsl.commands.doctor",
+        "episode_timeline": "jdsl.commands.show",
+        "export_app": "jdsl.commands.export",
+        "import_app": "jdsl.commands.imports",
+        "package_app": "jdsl.commands.package",
+        "package_summary": "jdsl.commands.show",
+        "parse_inputs": "jdsl.commands.inputs",
+        "read_tools": "jdsl.commands.inputs",
+        "report_run": "jdsl.commands.run",
+        "run_command": "jdsl.commands.run",
+        "run_model": "jdsl.commands.run",
+        "show_command": "jdsl.commands.show",
+    }
+)
+"""Each name's module, imported on first use: a command's start imports only its own."""
+
+
+def __getattr__(name: str) -> Any:
+    """A name of a command module, imported on first use (PEP 562)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'jdsl.commands' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

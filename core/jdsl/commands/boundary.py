@@ -21,13 +21,14 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 
 from jdsl.errors import InputError, JdslError, MissingDirectoryError
-from jdsl.trace.addresses import redact_addresses
-from jdsl.trace.reader import SkippedLines
+
+if TYPE_CHECKING:  # imported where used: every command's start imports this module
+    from jdsl.trace.reader import SkippedLines
 
 __all__ = [
     "MODEL_FIX",
@@ -106,6 +107,8 @@ def cli_advice(message: str) -> str:
 
 def cli_fail(what: str, fix: str) -> typer.Exit:
     """Print ``error: <what> — <fix>`` to stderr; return the exit (code 1) to raise."""
+    from jdsl.trace.addresses import redact_addresses
+
     typer.echo(f"error: {redact_addresses(f'{what} — {fix}')}", err=True)
     return typer.Exit(code=1)
 
@@ -181,6 +184,8 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(code=1) from None
         except (JdslError, OSError, UnicodeDecodeError) as exc:
             addresses = [v for v in kwargs.values() if isinstance(v, str) and "://" in v]
+            from jdsl.trace.addresses import redact_addresses
+
             typer.echo(f"error: {redact_addresses(_message(exc), addresses)}", err=True)
             raise typer.Exit(code=1) from exc
 
@@ -197,12 +202,16 @@ def _quiet_stdout() -> None:
         pass
 
 
-def command_app(name: str, help: str) -> typer.Typer:
+def command_app(
+    name: str, help: str, cls: type[typer.core.TyperGroup] | None = None
+) -> typer.Typer:
     """A typer app (``jdsl`` or a group of its commands) as every one is set up: help when
-    called without arguments, no shell completion, plain help text, plain tracebacks."""
+    called without arguments, no shell completion, plain help text, plain tracebacks
+    (``cls``: the click group class, e.g. one that imports its commands when called)."""
     return typer.Typer(
         name=name,
         help=help,
+        cls=cls,
         no_args_is_help=True,
         add_completion=False,
         rich_markup_mode=None,
@@ -274,6 +283,8 @@ def reporting_skips(skip: bool) -> Iterator[SkippedLines | None]:
     if not skip:
         yield None
         return
+    from jdsl.trace.reader import SkippedLines
+
     skipped = SkippedLines()
     try:
         yield skipped

@@ -19,6 +19,7 @@ from jdsl.commands.boundary import cli_fail
 from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_behavior
 from jdsl.commands.repeats import distinct_episodes, note_repeats
+from jdsl.commands.show import named_episodes
 from jdsl.commands.validate import initial_state
 from jdsl.compiler import normalize_all
 from jdsl.compiler.stepdiff import (
@@ -35,11 +36,11 @@ __all__ = ["show_diff"]
 
 
 def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
-              episode: str | None = None, *, skip_log: SkippedLines | None = None,
+              only: Sequence[str] = (), *, skip_log: SkippedLines | None = None,
               every: bool = False) -> None:  # fmt: skip
     """Print (and with ``html`` write) the step-aligned diff of the episodes in ``traces``:
     those of the package's family (as ``jdsl package validate`` picks them), every one with
-    ``every`` or when no grouping names the family, or the one ``episode`` names
+    ``every`` or when no grouping names the family, or the ones ``only`` names, failed or not
     (``skip_log``: skip trace lines that are not events, counted there; None: strict)."""
     if not traces:
         raise cli_fail("jdsl show --diff needs a package and traces", "jdsl show --diff PKG "
@@ -52,16 +53,16 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     pkg = load_package(package)
     mapping = {c.rsplit(".", 1)[-1]: c for c in pkg.required_capabilities if "." in c}
     repeats: list[str] = []
-    episodes = [e for e in distinct_episodes((e for trace in traces for e in read_events(
-                    trace, strict=skip_log is None, skipped=skip_log).episodes), repeats)
-                if episode is None or e.episode_id == episode]  # fmt: skip
+    episodes = list(distinct_episodes((e for trace in traces for e in read_events(
+                    trace, strict=skip_log is None, skipped=skip_log).episodes), repeats))  # fmt: skip
     note_repeats(repeats)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
+    episodes = named_episodes(episodes, only, traces)
     normalized = normalize_all(episodes, canonical=mapping)
-    if episode is None and not every:
+    if not only and not every:
         normalized = family_runs(normalized, pkg, doing="diffing", all_does="diffs them too")
-    compared, skipped = compared_episodes(normalized, episode)
+    compared, skipped = (normalized, 0) if only else compared_episodes(normalized)
     # one verdict per run: the execution ``jdsl package validate`` judges it by (its reads),
     # on the run as the package reads it (jdsl.compiler.reading), as the compile verified it
     diffs = package_diffs(pkg, compared, reads=initial_state(None, compared))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import typer
 
@@ -25,7 +25,9 @@ from jdsl.package import BehaviorPackage, input_types, load_package
 from jdsl.trace import Episode, EventKind, SkippedLines, TraceEvent, read_events
 from jdsl.trace.addresses import redact_address
 
-__all__ = ["episode_timeline", "package_summary", "show_command"]
+__all__ = ["episode_timeline", "named_episodes", "package_summary", "show_command"]
+
+E = TypeVar("E", bound=Episode)
 
 K = EventKind
 
@@ -141,8 +143,25 @@ def _episodes_table(episodes: Iterable[Episode]) -> str:
     return "\n".join(rows)
 
 
+def named_episodes(episodes: Sequence[E], only: Sequence[str], traces: Sequence[Path]) -> list[E]:
+    """The episodes ``--episode`` names (all of them when none), in trace order; an id the
+    traces lack is an error naming it and the ids there are."""
+    if not only:
+        return list(episodes)
+    known = [e.episode_id for e in episodes]
+    unknown = [i for i in only if i not in set(known)]
+    if unknown:
+        near = ", ".join(_escaped(k) for k in known[:5]) + (
+            f", ... ({len(known)} in all)" if len(known) > 5 else ""
+        )
+        files = " ".join(map(str, traces))
+        raise cli_fail(f"no episode {unknown[0]!r} in {', '.join(map(str, traces))}",
+                       f"pass one of: {near} (`jdsl show {files}` lists them all)")  # fmt: skip
+    return [e for e in episodes if e.episode_id in set(only)]
+
+
 def _show_trace(
-    path: Path, episode_id: str | None, compile_preview: bool, skipped: SkippedLines | None
+    path: Path, only: Sequence[str], compile_preview: bool, skipped: SkippedLines | None
 ) -> None:
     trace = read_events(path, strict=skipped is None, skipped=skipped)
     episodes = [e for e in trace.episodes if not e.is_control]
@@ -152,22 +171,56 @@ def _show_trace(
             "pass a trace recorded by `jdsl run` or converted by `jdsl import` "
             "(`jdsl show` also takes a .jdsl package file and a .behavior text file)",
         )
-    if episode_id is not None:
-        chosen = [e for e in episodes if e.episode_id == episode_id]
-        if not chosen:
-            known = ", ".join(_escaped(e.episode_id) for e in episodes[:5])
-            raise cli_fail(f"no episode {episode_id!r} in {path}", f"pass one of: {known}")
-        episodes = chosen
+    episodes = named_episodes(episodes, only, [path])
     typer.echo(_episodes_table(episodes))
     for episode in episodes:
         typer.echo("\n" + episode_timeline(episode))
     if compile_preview:
-        from jdsl.compiler import compile_normalized
-        from jdsl.compiler.stream import normalize_stream
+        _compile_preview(episodes, path)
 
+
+def _compile_preview(episodes: Sequence[Episode], path: Path) -> None:
+    """What ``jdsl compile`` gives for ``episodes``, nothing written: the same default (the
+    grouping the importer recommends, :func:`~jdsl.compiler.families.recommended_grouping`;
+    the reads answered from the initial state the runs record) and the same compile
+    (:func:`~jdsl.compiler.pipeline.compile_families`, else one
+    :func:`~jdsl.compiler.compile_normalized`)."""
+    from jdsl.commands.validate import (
+        family_cell,
+        family_width,
+        first_problem,
+        initial_state,
+        initial_states,
+    )
+    from jdsl.compiler import compile_normalized
+    from jdsl.compiler.families import recommended_grouping
+    from jdsl.compiler.pipeline import compile_families
+    from jdsl.compiler.stream import normalize_stream
+
+    normalized = normalize_stream(episodes)
+    by = recommended_grouping(normalized)
+    if by is None:
         name = next((str(e.skill) for e in episodes if e.skill), path.stem)
-        result = compile_normalized(normalize_stream(episodes), name=name)
-        typer.echo("\n" + str(result.report()))
+        reads = initial_state(None, normalized)
+        typer.echo("\n" + str(compile_normalized(normalized, name=name, reads=reads).report()))
+        return
+    typer.echo(f"grouping by {by} (the importer's recommendation, as `jdsl compile` does)")
+    compiled = compile_families(normalized, by, reads_of=initial_states(None, normalized))
+    width = family_width(list(compiled.members))
+    rows = [f"\n{'family':<{width}} {'ok/runs':>7} {'verify':<10} {'matched':>7}"]
+    for family, members in sorted(compiled.members.items()):
+        result = compiled.results.get(family)
+        ok = sum(e.success is not False for e in members)
+        runs = f"{ok}/{len(members)}"
+        if result is None:  # too few (no successful run), or refused as jdsl compile says
+            rows.append(f"{family_cell(family, width)} {runs:>7} {'refused' if ok else 'too few'}")
+            continue
+        v = result.verification
+        matched = f"{v.matched}/{v.executed}"
+        rows.append(f"{family_cell(family, width)} {runs:>7} {v.status:<10} {matched:>7}")
+        if v.status == "failed":
+            rows.append(first_problem(result))
+    typer.echo("\n".join(rows))
 
 
 def _show_behavior(path: Path) -> None:
@@ -269,7 +322,9 @@ def show_command(
     path: Path = typer.Argument(
         ..., exists=True, metavar="TRACES.jsonl|PKG|FILE.behavior", help="What to show."
     ),
-    episode: str | None = typer.Option(None, "--episode", "-e", help="Show only this episode."),
+    episode: list[str] = typer.Option(
+        [], "--episode", "-e", metavar="ID", help="Show only this episode (repeatable)."
+    ),
     compile_preview: bool = typer.Option(
         False, "--compile", help="Also show what compiling the episodes gives (writes nothing)."
     ),

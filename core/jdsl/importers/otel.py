@@ -175,50 +175,65 @@ def _tool_call(span: OtlpSpan) -> tuple[dict[str, Any], str | None]:
 
 def _messages(llm: Sequence[OtlpSpan], tools: Sequence[OtlpSpan]) -> list[dict[str, Any]]:
     """The episode's chat messages: the LLM calls' messages, with the tool spans' results
-    given to the calls they answer (same call id, else the next unanswered call of that name)
+    given to the calls they answer (the next call with the same id, else the next unanswered
+    call of that name; a model may reuse a call id within a run)
     and the other tool spans as calls of their own, all in start order."""
     segments = _segments(llm)
-    calls = [c for _, seg in segments for m in seg for c in m.get("tool_calls") or []]
-    answered = {
-        m.get("tool_call_id") for _, seg in segments for m in seg if m.get("role") == "tool"
-    }
-    results: dict[str, str] = {}
-    for span in tools:
+    history = [m for _, seg in sorted(segments, key=lambda item: item[0]) for m in seg]
+    calls = [c for m in history for c in m.get("tool_calls") or []]
+    answered = set(_answers(history).values())  # the calls a recorded tool message answers
+    results: dict[int, str] = {}  # by the call's identity: a model may reuse a call id
+    used: set[int] = set()
+    for span in tools:  # in start order: the k-th span of an id answers its k-th call
         call, result = _tool_call(span)
         name = call["function"]["name"]
-        match = next((c for c in calls if c["id"] == call["id"]), None) or next(
-            (c for c in calls if c["function"]["name"] == name and c["id"] not in answered
-             and c["id"] not in results), None,
+        match = next((c for c in calls if c["id"] == call["id"] and id(c) not in used), None) or next(
+            (c for c in calls if c["function"]["name"] == name and id(c) not in answered
+             and id(c) not in used), None,
         )  # fmt: skip
         if match is None:
             own = [{"role": "assistant", "content": "", "tool_calls": [call]}]
             if result is not None:
                 own.append({"role": "tool", "tool_call_id": call["id"], "content": result})
             segments.append(((span.start_ns, span.end_ns), own))
-        elif result is not None and (match["id"] not in answered or result.startswith("Error:")):
-            results[match["id"]] = result
+            continue
+        used.add(id(match))
+        if result is not None and (id(match) not in answered or result.startswith("Error:")):
+            results[id(match)] = result
     messages = [m for _, seg in sorted(segments, key=lambda item: item[0]) for m in seg]
     return _with_results(messages, results)
 
 
-def _with_results(messages: list[dict[str, Any]], results: dict[str, str]) -> list[dict[str, Any]]:
-    """Tool results from spans: replacing the recorded tool message, or placed after the call."""
+def _with_results(messages: list[dict[str, Any]], results: dict[int, str]) -> list[dict[str, Any]]:
+    """Tool results from spans (by the identity of the call they answer): replacing the
+    recorded tool message answering that call, or placed after the call."""
+    answers = _answers(messages)
+    answered = set(answers.values())
     out: list[dict[str, Any]] = []
-    for message in messages:
-        if message.get("role") == "tool" and message.get("tool_call_id") in results:
-            out.append({**message, "content": results.pop(message["tool_call_id"])})
+    for i, message in enumerate(messages):
+        if answers.get(i) in results:
+            out.append({**message, "content": results.pop(answers[i])})
             continue
         out.append(message)
         for call in message.get("tool_calls") or []:
-            if call["id"] in results and not _answered_later(messages, call["id"]):
+            if id(call) in results and id(call) not in answered:
                 out.append(
-                    {"role": "tool", "tool_call_id": call["id"], "content": results.pop(call["id"])}
+                    {"role": "tool", "tool_call_id": call["id"], "content": results.pop(id(call))}
                 )
     return out
 
 
-def _answered_later(messages: Sequence[dict[str, Any]], call_id: str) -> bool:
-    return any(m.get("role") == "tool" and m.get("tool_call_id") == call_id for m in messages)
+def _answers(messages: Sequence[dict[str, Any]]) -> dict[int, int]:
+    """Index of each tool message -> identity of the call it answers: the latest call with
+    its id made before it (a model may reuse a call id within a run)."""
+    latest: dict[str, int] = {}
+    out: dict[int, int] = {}
+    for i, message in enumerate(messages):
+        for call in message.get("tool_calls") or []:
+            latest[call["id"]] = id(call)
+        if message.get("role") == "tool" and message.get("tool_call_id") in latest:
+            out[i] = latest[message["tool_call_id"]]
+    return out
 
 
 def _metadata(agent: OtlpSpan) -> dict[str, Any]:

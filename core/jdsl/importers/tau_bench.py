@@ -44,7 +44,13 @@ from jdsl.envs.data import DataNotFoundError, load_json
 from jdsl.errors import InputError
 from jdsl.importers.common import ImportFormatError, emit_conversations, read_json
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
-from jdsl.importers.tau_results import ParsedRun, RunFormatError, parse_run, stated_inputs
+from jdsl.importers.tau_results import (
+    ParsedRun,
+    RunFormatError,
+    parse_run,
+    stated_inputs,
+    unanswered,
+)
 from jdsl.trace import EventSource, Trace, TraceSink
 
 __all__ = [
@@ -201,6 +207,8 @@ def _turn(step: _Step, at: int) -> UserTurn | AssistantTurn:
         else:  # no ids (an act/react run): results answer the calls in order
             result = step.tool_results[k].content if k < len(step.tool_results) else None
         calls.append(ToolOutcome(call.id or f"call_{at}_{k}", call.name, call.arguments, result))
+    if calls and all(c.result is None for c in calls):
+        raise unanswered(calls[0], f"steps.{at}.tool_results", "tool result")
     return AssistantTurn(step.content or "", tuple(calls))
 
 

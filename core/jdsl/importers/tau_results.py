@@ -13,6 +13,8 @@ strategy of a run is read from its ``traj``:
 * ``react``: the same, with a ``Thought:`` block before ``Action:``.
 
 Act and react calls have no ids; each gets the stable synthetic id ``call_<message index>``.
+tau-bench answers every call it runs, so a call no result answers (its ``tool`` message or
+``API output:`` missing) marks a run cut short: it is malformed (:func:`unanswered`).
 A run that does not fit raises :class:`RunFormatError` naming the field (``traj.5.content``),
 which :mod:`jdsl.importers.tau_bench` turns into a skip with a warning, or an error under
 ``strict``.
@@ -32,6 +34,7 @@ from jdsl.importers.openai_chat import ChatBuilder
 
 __all__ = [
     "stated_inputs",
+    "unanswered",
     "API_OUTPUT",
     "RESPOND_ACTION",
     "ParsedRun",
@@ -79,6 +82,16 @@ class ParsedRun:
     strategy: Strategy
     system: str
     turns: list[UserTurn | AssistantTurn]
+
+
+def unanswered(call: ToolOutcome, field: str, answer: str) -> RunFormatError:
+    """The error of a run whose tool call got no result (``answer``: what would have carried
+    it). tau-bench answers every call it runs, so the run was cut short or edited: without the
+    result neither what the call did nor what the agent saw next is known."""
+    return RunFormatError(
+        field, f"tool call {call.name!r} ({call.call_id}) has no result (no {answer} answers "
+        "it): the run is incomplete; restore its results or drop the run"
+    )  # fmt: skip
 
 
 def _require(row: Mapping[str, Any], key: str, kinds: type | tuple[type, ...], where: str) -> Any:
@@ -199,7 +212,21 @@ def _chat_turns(traj: Sequence[Any]) -> tuple[str, list[UserTurn | AssistantTurn
         system, turns = builder.build()
     except ValueError as exc:  # a call's name or id that is not text
         raise RunFormatError("traj", str(exc)) from exc
+    for turn in turns:  # a message whose calls none answered: not one call of it ran
+        if isinstance(turn, AssistantTurn) and turn.calls:
+            if all(c.result is None for c in turn.calls):
+                call = turn.calls[0]
+                raise unanswered(call, _call_field(traj, call.call_id), "tool message")
     return system, [_ran(t) for t in turns]
+
+
+def _call_field(traj: Sequence[Any], call_id: str) -> str:
+    """``traj.<i>`` of the first message asking for call ``call_id`` (``traj`` if none)."""
+    for i, message in enumerate(traj):
+        calls = message.get("tool_calls") if isinstance(message, Mapping) else None
+        if any(isinstance(c, Mapping) and c.get("id") == call_id for c in calls or ()):
+            return f"traj.{i}"
+    return "traj"
 
 
 def _ran(turn: UserTurn | AssistantTurn) -> UserTurn | AssistantTurn:
@@ -294,16 +321,18 @@ def _assistant_action(
         turns.append(AssistantTurn(said, raw=content, thought=thought))
         return i
     name, arguments = action
-    call_id, result = f"call_{i}", None
-    if i + 1 < len(traj):
-        role, reply = _message(traj, i + 1)
-        if role != "user" or not reply.startswith(API_OUTPUT):
-            raise RunFormatError(
-                f"traj.{i + 1}.content",
-                f"expected the {API_OUTPUT!r} user message answering action {name!r}",
-            )
-        result, i = reply[len(API_OUTPUT) :], i + 1
-    call = ToolOutcome(call_id, name, arguments, result)
+    if i + 1 >= len(traj):  # the run ends before the environment answered the action
+        raise unanswered(
+            ToolOutcome(f"call_{i}", name, arguments, None), f"traj.{i}", f"{API_OUTPUT!r} message"
+        )
+    role, reply = _message(traj, i + 1)
+    if role != "user" or not reply.startswith(API_OUTPUT):
+        raise RunFormatError(
+            f"traj.{i + 1}.content",
+            f"expected the {API_OUTPUT!r} user message answering action {name!r}",
+        )
+    call = ToolOutcome(f"call_{i}", name, arguments, reply[len(API_OUTPUT) :])
+    i += 1
     turns.append(AssistantTurn("", (call,), raw=content, thought=thought))
     return i
 

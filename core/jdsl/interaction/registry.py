@@ -210,7 +210,9 @@ class ToolRegistry:
                 tool=entry.name,
                 code="INVALID_TOOL",
             )
-        import jsonschema  # lazy: importing it costs ~1 s where rfc3987-syntax is installed
+        from jdsl.interaction.schemas import load_jsonschema  # lazy: costs ~0.5 s
+
+        jsonschema = load_jsonschema()
 
         try:
             cls = jsonschema.validators.validator_for(entry.parameters)

@@ -24,7 +24,9 @@ seconds Python's backtracking ``re`` takes.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Iterator, Mapping
+from types import ModuleType
 from typing import Any
 
 from jdsl.errors import JdslError
@@ -36,6 +38,7 @@ __all__ = [
     "UnsafeSchemaError",
     "check_schema",
     "external_references",
+    "load_jsonschema",
     "safe_validator",
 ]
 
@@ -74,6 +77,26 @@ class UnsafeSchemaError(JdslError, ValueError):
         super().__init__(message)
 
 
+@functools.cache
+def load_jsonschema() -> ModuleType:
+    """The ``jsonschema`` module, imported without ``rfc3987-syntax`` when nothing imported
+    either yet: jsonschema imports it, when installed (the ``dev`` extra brings it), only to
+    check the ``iri`` and ``iri-reference`` formats, and that import builds 39 Lark grammars
+    (~2.5 s CPU), which every command that loads a package paid. No meta-schema and no format
+    jdsl asserts is an IRI format. Call it before any ``from jsonschema... import``."""
+    if "jsonschema" in sys.modules:
+        return sys.modules["jsonschema"]
+    blocked = "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # ImportError on import
+    try:
+        import jsonschema
+    finally:
+        if blocked:
+            del sys.modules["rfc3987_syntax"]
+    return jsonschema
+
+
 def check_schema(schema: Any, *, where: str = "schema") -> None:
     """Refuse ``schema`` unless it is in the safe subset (module docstring).
 
@@ -98,6 +121,7 @@ def check_schema(schema: Any, *, where: str = "schema") -> None:
             f"{where}: unevaluatedProperties with patternProperties is outside the safe "
             "subset; use additionalProperties"
         )
+    load_jsonschema()
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
 
@@ -156,6 +180,7 @@ def safe_validator(schema: Mapping[str, Any] | bool) -> Any:
 
 
 def _default() -> Any:
+    load_jsonschema()
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator

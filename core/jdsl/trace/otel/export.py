@@ -40,6 +40,10 @@ __all__ = [
 
 DEFAULT_SERVICE_NAME = "jdsl"
 _BATCH = 512  # spans per OTLP request
+_LIMITS = ("max_attributes", "max_events", "max_links", "max_span_attributes",
+           "max_event_attributes", "max_link_attributes", "max_attribute_length",
+           "max_span_attribute_length")  # fmt: skip
+"""Every limit of the SDK's ``SpanLimits``: :func:`tracer_provider` lifts them all."""
 
 
 class OtelExportError(JdslError):
@@ -65,17 +69,22 @@ def require_sdk() -> None:
 def tracer_provider(processor: Any, *, service_name: str = DEFAULT_SERVICE_NAME) -> Any:
     """A new SDK ``TracerProvider`` (never the global one) with ``processor`` and the resource
     ``service.name`` = ``openinference.project.name`` = ``service_name`` (Phoenix files the
-    spans under that project).
+    spans under that project). Its spans keep every attribute and event put on them: a model
+    turn's span flattens the whole conversation into attributes (hundreds in a long run), and
+    the SDK's default limit (128 per span) dropped the oldest, losing calls and turns; a value
+    cut to ``OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`` would be broken JSON.
 
     Raises:
         MissingDependencyError: ``opentelemetry-sdk`` is not installed (extra ``otel``).
     """
     require_sdk()
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace import SpanLimits, TracerProvider
 
     resource = {"service.name": service_name, "openinference.project.name": service_name}
-    provider = TracerProvider(resource=Resource.create(resource))
+    unset = SpanLimits.UNSET  # no limit, whatever OTEL_SPAN_*_LIMIT / OTEL_ATTRIBUTE_* say
+    limits = SpanLimits(**dict.fromkeys(_LIMITS, unset))
+    provider = TracerProvider(resource=Resource.create(resource), span_limits=limits)
     provider.add_span_processor(processor)
     return provider
 
