@@ -50,3 +50,30 @@ def test_a_dict_key_holding_the_value_is_not_a_ref() -> None:
     runs = [_run(i, same_payment=False, card=9000 - i) for i in range(2)]  # one card id
     refs = _refs(compile_behavior(runs, name="update"))
     assert "gift_card" not in refs["payment_id"] and "payment_methods" not in refs["payment_id"]
+
+
+def test_the_recorded_lineage_names_the_acted_on_record() -> None:
+    """The best source a normalized step records (``arg_lineage``: what ``show --diff`` prints,
+    what unused reads and loops follow) is the ranked one, not the first equal value: the
+    payment id of the reservation updated, read after another reservation holding the same id
+    (tau_airline_test_2_2, X7BYG1 paid like JG7FMM)."""
+    from jdsl.compiler.normalize import normalize_episode
+
+    step = normalize_episode(_run(0, same_payment=True)).steps[-1]
+    assert step.arg_lineage["reservation_id"] == "target.reservation_id"
+    assert step.arg_lineage["payment_id"].startswith("target.payment_history["), step.arg_lineage
+
+
+def test_a_coincidence_is_no_recorded_lineage() -> None:
+    """A field of another object whose counterpart in the acted-on object holds another value
+    (the new cabin equal to another reservation's) is no recorded source."""
+    from jdsl.compiler.normalize import normalize_episode
+
+    b = EpisodeBuilder("ep", inputs={"user_id": "u"}, task_id="t")
+    for store, rid, cabin in (("other", "R1A", "economy"), ("target", "R2B", "business")):
+        b.call("get_reservation", {"reservation_id": rid, "cabin": cabin}, store=store,
+               node_id="agent", node_type="react", reservation_id=rid)  # fmt: skip
+    b.call("update_reservation", {"ok": True}, node_id="agent", node_type="react",
+           reservation_id="R2B", cabin="economy")  # fmt: skip
+    step = normalize_episode(b.done(True)).steps[-1]
+    assert "cabin" not in step.arg_lineage, step.arg_lineage

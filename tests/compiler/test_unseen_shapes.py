@@ -71,8 +71,10 @@ def test_an_unused_read_does_not_split_the_stated_order_id_into_two_inputs() -> 
 def test_a_weak_models_family_hands_its_held_out_run_to_the_fallback_not_refuses_it(
     tmp_path: Path,
 ) -> None:
-    """Its program fails verification (it hands runs it was compiled from to the fallback):
-    the family gets a fallback-only package (compiler/fallback_only.py), not none."""
+    """The held-out run is served or handed to the fallback, never refused. When its program
+    failed verification (lineage took the first equal value, not the most recent) the family got a fallback-only package (compiler/fallback_only.py, pinned
+    in test_hand_over.py); lineage ranked by the object acted on, then the most recent, lets
+    it verify and serve the run."""
     rows = [r for r in weak_retail(hand_over=False) if r["reward"] == 1.0
             and {a["name"] for a in r["info"]["task"]["actions"]} == {"modify_pending_order_items"}]  # fmt: skip
     assert len(rows) == 4
@@ -81,8 +83,8 @@ def test_a_weak_models_family_hands_its_held_out_run_to_the_fallback_not_refuses
     figures = holdout_figures(import_tau_bench(path).episodes)
     assert figures.held_out == 1
     assert figures.refused == 0, figures.unverified
-    assert (figures.fallback, figures.verified) == (1, 0), figures
-    assert figures.fallback_only == ("retail.modify_pending_order_items",), figures
+    assert figures.fallback + figures.served == 1, figures
+    assert figures.verified + len(figures.fallback_only) == 1, figures
 
 
 _TRIALS = Style("k4", "act", "email", "mixed", extra_reads=0.3, think=0.2, recover=0.2, fail=0.3)

@@ -14,10 +14,12 @@ react (``react.started``) becomes a :class:`ModelDecision`; a ``guard.evaluated`
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from jdsl.compiler.arguments import rank_sources
 from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventLike, as_records, records_of
 from jdsl.compiler.lineage import StateIndex, stated_in
 from jdsl.compiler.names import synth_store
@@ -304,13 +306,13 @@ def _step(raw: dict[str, Any], inputs: dict[str, Any]) -> NormStep:
         for key in _input_keys(value, inputs)[:1]
     }
     ok = bool(raw.get("ok")) and raw["finished"]
-    return NormStep(
+    step = NormStep(
         index=raw["index"],
         position=raw.get("position") if ok else None,
         logical_tool=raw["logical_tool"],
         host_tool=raw["host_tool"],
         arguments=raw["arguments"],
-        arg_lineage={arg: paths[0] for arg, paths in sources.items()},
+        arg_lineage={},  # ranked below: _best_sources
         arg_sources=sources,
         input_args=input_args,
         state_before=raw["state_before"],
@@ -325,6 +327,19 @@ def _step(raw: dict[str, Any], inputs: dict[str, Any]) -> NormStep:
         list_sources={a: s for a, s in raw["list_sources"].items() if s},
         stated_args=raw["stated_args"],
     )
+    return dataclasses.replace(step, arg_lineage=_best_sources(step))
+
+
+def _best_sources(step: NormStep) -> dict[str, str]:
+    """Each argument's best exact source as :func:`jdsl.compiler.arguments.rank_sources` ranks
+    them (a field of the object the call acts on, then the most recent), none for an argument
+    whose every equal value is a coincidence: never merely the first equal value seen."""
+    best: dict[str, str] = {}
+    for argument, paths in step.arg_sources.items():
+        ranked = rank_sources(argument, step, paths)
+        if ranked:
+            best[argument] = ranked[0]
+    return best
 
 
 def _input_keys(value: Any, inputs: dict[str, Any]) -> list[str]:

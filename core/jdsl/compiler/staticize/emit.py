@@ -135,9 +135,11 @@ class _Walk:
                     for i, (arm, slots) in enumerate(zip(fork.arms, own, strict=True))
                     if not arm.hand_over]  # fmt: skip
         for k, (arm, slots, value) in enumerate(compiled, start=1):
+            # a sibling's loop names are not bound here: its stated inputs keep their names
             start = dataclasses.replace(running, sequence=(), scope=arm.lane.episodes,
                                         in_lane=True, available=base.available,
-                                        residual_keys=base.residual_keys)  # fmt: skip
+                                        residual_keys=base.residual_keys,
+                                        loop_items=base.loop_items)  # fmt: skip
             route = (key, value) if key is not None and value is not None else None
             alternative, child, made = self.alternative(start, node_id, k, fork, arm, slots,
                                                         route, skip)  # fmt: skip
