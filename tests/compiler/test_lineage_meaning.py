@@ -77,3 +77,23 @@ def test_a_coincidence_is_no_recorded_lineage() -> None:
            reservation_id="R2B", cabin="economy")  # fmt: skip
     step = normalize_episode(b.done(True)).steps[-1]
     assert "cabin" not in step.arg_lineage, step.arg_lineage
+
+
+def test_each_iteration_reads_its_own_records_payment() -> None:
+    """Updates over every reservation, two paid with one card (the loop of tau_airline_test_2_2):
+    each update's recorded payment source is its own reservation's record, the later one too."""
+    from jdsl.compiler.normalize import normalize_episode
+
+    paid = {"R1A": "credit_card_1", "R2B": "gift_card_2", "R3C": "credit_card_1"}
+    b = EpisodeBuilder("ep", inputs={"user_id": "u"}, task_id="t")
+    for n, (rid, card) in enumerate(paid.items()):
+        details = {"reservation_id": rid, "payment_history": [{"payment_id": card}]}
+        b.call("get_reservation", details, store=f"res{n}", node_id="agent", node_type="react",
+               reservation_id=rid)  # fmt: skip
+    for rid, card in paid.items():
+        b.call("update_reservation", {"ok": True}, node_id="agent", node_type="react",
+               reservation_id=rid, payment_id=card)  # fmt: skip
+    updates = normalize_episode(b.done(True)).steps[3:]
+    assert [s.arg_lineage["payment_id"] for s in updates] == [
+        f"res{n}.payment_history[0].payment_id" for n in range(3)
+    ]
