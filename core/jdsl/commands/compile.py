@@ -418,8 +418,9 @@ def _require_success(
         )
     complete, cut = finished_only(normalized)
     if all(e.success is False for e in complete):
+        unfinished = f", {len(cut)} cut off mid-run" if cut else ""
         raise cli_fail(
-            f"no successful episode in {files} ({len(normalized)} failed or cancelled)",
+            f"no successful episode in {files} ({len(complete)} failed or cancelled{unfinished})",
             "a package is compiled from runs that succeeded; add traces of successful runs",
         )
     return complete, cut
