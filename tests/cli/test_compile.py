@@ -290,3 +290,10 @@ def test_show_lists_a_run_without_episode_finished_as_unfinished(runner, traces)
     result = runner.invoke(app, ["show", str(_cut_last_finish(traces(2)))])
     assert result.exit_code == 0, result.output
     assert " unfinished " in result.output
+
+
+def test_a_holdout_that_holds_out_nothing_creates_no_directory(runner, traces, tmp_path) -> None:
+    out = tmp_path / "h"
+    result = _compile(runner, traces(3), "--holdout", "99999999999999999999", "-o", f"{out}/")
+    assert result.exit_code == 1 and "or fewer successful runs" in result.output, result.output
+    assert not out.exists()
