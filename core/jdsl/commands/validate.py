@@ -16,8 +16,10 @@ starts from (:mod:`jdsl.compiler.lookups`; ``tau_airline``: the shipped db).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -245,6 +247,7 @@ def _validate(
         normalized = family_runs(normalized, pkg, doing="validating on", all_does="checks them too")
     reads = initial_state(state, normalized)
     report = validate_package(pkg, normalized, canonical=mapping, reads=reads)
+    report = replace(report, compiled_from=_compiled_from(pkg, report.rows))
     typer.echo(report.text)
     if not report.references:
         failed = [r.episode_id for r in report.rows]
@@ -260,6 +263,13 @@ def _validate(
             f"{report.divergences} episode(s) diverged from what the package did",
             "see each divergence above: the package would not have done what those runs did",
         )
+
+
+def _compiled_from(pkg: BehaviorPackage, rows: Sequence[Any]) -> tuple[str, ...]:
+    """The rows' episodes ``pkg`` was compiled from (its ``tests/replay.jsonl``), in order."""
+    raw = pkg.files.get("tests/replay.jsonl", b"").decode("utf-8")
+    own = {json.loads(line).get("episode") for line in raw.splitlines() if line.strip()}
+    return tuple(r.episode_id for r in rows if r.episode_id in own)
 
 
 def _refuse_cut(chosen: Sequence[NormEpisode]) -> None:
