@@ -61,3 +61,12 @@ def test_validating_on_the_runs_it_was_compiled_from_is_not_called_held_out(
     assert result.exit_code == 0, result.output
     assert "held-out" not in result.stdout
     assert "validation of 'cancel' (3 of these runs are ones it was compiled from" in result.stdout
+
+
+def test_a_package_given_as_traces_is_named_a_package(runner, traces, tmp_path):
+    """fresh8: `validate PKG PKG.jdsl` said "not UTF-8 ... --skip-bad-lines"."""
+    package = _package(runner, traces, tmp_path)
+    result = runner.invoke(app, ["package", "validate", str(package), str(package)])
+    assert result.exit_code == 1
+    assert f"{package} is a jdsl behavior package, not traces" in result.stderr, result.output
+    assert "UTF-8" not in result.output and "--skip-bad-lines" not in result.output

@@ -32,6 +32,16 @@ def refuse_package(path: Path, command: str) -> None:
         )
 
 
+def refuse_package_as_traces(path: Path, command: str) -> None:
+    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as TRACES, is a
+    behavior package (read as a trace, its zip bytes were "not UTF-8")."""
+    if _is_package(path):
+        raise cli_fail(
+            f"{path} is a jdsl behavior package, not traces, which `{command}` takes as TRACES",
+            f"pass the runs' JSONL traces after the package: `{command} PKG TRACES.jsonl`",
+        )
+
+
 def refuse_behavior(path: Path, command: str) -> None:
     """Raise the CLI exit (code 1) when ``path``, given to ``command`` as a trace, is behavior
     text (``.behavior``): read as a trace, its first line was "not a trace event", with the

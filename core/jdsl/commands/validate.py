@@ -28,7 +28,7 @@ import typer
 from jdsl.commands.boundary import cli_errors, cli_fail, count, reporting_skips
 from jdsl.commands.families import family_runs
 from jdsl.commands.inputs import parse_inputs
-from jdsl.commands.kinds import refuse_behavior, refuse_non_package
+from jdsl.commands.kinds import refuse_behavior, refuse_non_package, refuse_package_as_traces
 from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.compiler import (
     HeldOutReport,
@@ -210,6 +210,7 @@ def validate_command(
     pairs = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     refuse_non_package(path, "jdsl package validate")
     for trace in traces:
+        refuse_package_as_traces(trace, "jdsl package validate")
         refuse_behavior(trace, "jdsl package validate PKG")
     pkg = load_package(path)
     # Host names as compile canonicalized them: a trace recorded against the host's tools
