@@ -270,3 +270,30 @@ def test_the_compile_table_columns_mean_what_the_demo_s_do(runner, traces, tmp_p
     metrics = load_package(package).manifest["metrics"]
     row = next(line for line in result.output.splitlines() if " passed " in line).split()
     assert row[1] == "3/3" and row[6] == str(metrics["residual_refs"]), result.output
+
+
+def _cut_last_finish(path: Path) -> Path:
+    """Drop the last ``episode.finished`` line: that run ends at its reward, cut off."""
+    lines = path.read_text().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if '"episode.finished"' in line)
+    path.write_text("".join(lines[:last] + lines[last + 1 :]))
+    return path
+
+
+def test_an_unfinished_episode_is_not_counted_as_failed(runner, traces, tmp_path) -> None:
+    result = _compile(runner, _cut_last_finish(traces(3, "failure")), "-o", tmp_path / "x.jdsl")
+    assert result.exit_code == 1
+    assert "(2 failed or cancelled, 1 cut off mid-run)" in result.output
+
+
+def test_show_lists_a_run_without_episode_finished_as_unfinished(runner, traces) -> None:
+    result = runner.invoke(app, ["show", str(_cut_last_finish(traces(2)))])
+    assert result.exit_code == 0, result.output
+    assert " unfinished " in result.output
+
+
+def test_a_holdout_that_holds_out_nothing_creates_no_directory(runner, traces, tmp_path) -> None:
+    out = tmp_path / "h"
+    result = _compile(runner, traces(3), "--holdout", "99999999999999999999", "-o", f"{out}/")
+    assert result.exit_code == 1 and "or fewer successful runs" in result.output, result.output
+    assert not out.exists()

@@ -84,3 +84,14 @@ def test_compile_of_a_behavior_file_without_out_points_to_jdsl_run(runner) -> No
     result = runner.invoke(app, ["compile", str(EXAMPLES / "retail_lookup.behavior")])
     assert result.exit_code != 0
     assert "Missing option" not in result.output and "jdsl run" in result.output
+
+
+def test_a_name_with_a_slash_is_refused_with_group_by_too(runner, traces, tmp_path) -> None:
+    """fresh8: `-n "mé pkg 🙂/x" --group-by ...` took the `/` into the manifest name."""
+    out = tmp_path / "out"
+    out.mkdir()
+    result = runner.invoke(app, ["compile", str(traces(3)), "-n", "mé pkg 🙂/x",
+                                 "--group-by", "sequence", "-o", str(out)])  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "is not a package name" in " ".join(result.output.split())
+    assert not list(out.iterdir())

@@ -65,3 +65,15 @@ def test_inspect_says_n_a_for_a_coverage_nothing_was_replayed_for() -> None:
     assert "None" not in line and "replay coverage n/a" in line
     assert "executed 2 episode(s), 0 matched, 2 handed to the fallback" in line
     assert "replay coverage 0.5;" in verification_line({"status": "passed", "replay_coverage": 0.5})
+
+
+def test_a_trace_given_as_a_package_is_advised_a_compile_that_works(runner, tmp_path) -> None:
+    """fresh8: the advice was `-o OUT.jdsl`, which a tau-bench import (many families) refuses;
+    a directory takes one package or one per family."""
+    sink = JsonlTraceSink(tmp_path / "runs.jsonl")
+    held_out(sink)
+    sink.close()
+    result = runner.invoke(app, ["package", "inspect", str(tmp_path / "runs.jsonl")],
+                           terminal_width=300)  # fmt: skip
+    assert result.exit_code == 1
+    assert "-o OUT/`" in result.output and "OUT.jdsl" not in result.output, result.output

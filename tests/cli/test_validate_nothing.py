@@ -50,3 +50,23 @@ def test_validating_on_a_cut_episode_by_id_says_it_is_cut(runner, traces, tmp_pa
     kept = runner.invoke(app, ["package", "validate", str(package), str(cut), "-e",
                                "ep_success_0"])  # fmt: skip
     assert kept.exit_code == 0, kept.output
+
+
+def test_validating_on_the_runs_it_was_compiled_from_is_not_called_held_out(
+    runner, traces, tmp_path
+):
+    """fresh8: `held-out validation` was printed for the package's own compile runs."""
+    package = _package(runner, traces, tmp_path)
+    result = runner.invoke(app, ["package", "validate", str(package), str(traces(3))])
+    assert result.exit_code == 0, result.output
+    assert "held-out" not in result.stdout
+    assert "validation of 'cancel' (3 of these runs are ones it was compiled from" in result.stdout
+
+
+def test_a_package_given_as_traces_is_named_a_package(runner, traces, tmp_path):
+    """fresh8: `validate PKG PKG.jdsl` said "not UTF-8 ... --skip-bad-lines"."""
+    package = _package(runner, traces, tmp_path)
+    result = runner.invoke(app, ["package", "validate", str(package), str(package)])
+    assert result.exit_code == 1
+    assert f"{package} is a jdsl behavior package, not traces" in result.stderr, result.output
+    assert "UTF-8" not in result.output and "--skip-bad-lines" not in result.output

@@ -86,3 +86,23 @@ def test_a_cut_episode_is_never_held_out() -> None:
     kept, held = holdout_split(runs, 1)
     assert [e.episode_id for e in held] == ["b"]
     assert [e.episode_id for e in kept] == ["a", "c"]  # the compile leaves c out, with a note
+
+
+def _rewarded_but_cut(eid: str) -> dict[str, Any]:
+    """A run whose reward event is there but whose ``episode.finished`` line is not."""
+    run = _run(eid)
+    events = [e for e in run["events"] if e["kind"] != "episode.finished"]
+    events.append({"kind": "environment.reward", "sequence": len(events), "event_id": f"{eid}-r",
+                   "parent_event_id": None, "payload": {"reward": 1.0}})  # fmt: skip
+    return {"episode_id": eid, "events": events}
+
+
+def test_an_episode_with_its_reward_but_no_episode_finished_is_cut_off() -> None:
+    (cut,) = normalize_all([_rewarded_but_cut("a")])
+    assert cut.complete is False
+    events = [TraceEvent.model_validate(e) for e in _rewarded_but_cut("a")["events"]]
+    assert segment_episodes(events)[0].complete is False
+    result = compile_behavior([_run("b"), _run("c"), _rewarded_but_cut("a")], name="x")
+    assert result.report()["cut_off"] == ["a"]
+    kept, held = holdout_split(normalize_all([_run("b"), _run("c"), _rewarded_but_cut("a")]), 1)
+    assert "a" not in [e.episode_id for e in held]

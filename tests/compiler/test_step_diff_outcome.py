@@ -65,3 +65,12 @@ def test_the_diff_and_package_validate_give_one_verdict_per_run() -> None:
     assert diff.kind == row.outcome and not diff.matched
     assert diff.verdict.startswith("unreplayable at step")
     assert "0 diverged, 1 unreplayable" in diff_summary([diff])
+
+
+def test_a_run_handed_to_the_fallback_says_fallback_as_validate_does() -> None:
+    """fresh8: the diff said `outcome: teacher success, package failure` where validate says
+    `fallback`: the outcome line names the hand-over, one word for both commands."""
+    result = compile_behavior([_cancel(i) for i in range(3)], name="cancel")
+    (episode,) = normalize_all([_cancel(7, reservation=False)])
+    diff = step_diff(result.package.ir, episode)
+    assert "   outcome: teacher success, package fallback" in diff_text(diff).splitlines()

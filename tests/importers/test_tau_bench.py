@@ -238,3 +238,23 @@ def test_package_data_parts_are_plain_names(parts: tuple[str, ...]) -> None:
 
     with pytest.raises(DataNotFoundError):
         data_path(*parts)
+
+
+RAW = data_path("tau_airline", "raw", "gpt-4o-airline.dev.json")
+
+
+@pytest.mark.parametrize("form", ["bom", "jsonl", "one run"])
+def test_a_bom_a_json_lines_file_and_a_lone_run_are_read_as_runs(tmp_path: Path, form: str) -> None:
+    """fresh8: each was refused with a typed error although what it holds is plain."""
+    runs = json.loads(RAW.read_text(encoding="utf-8"))[:3]
+    path = tmp_path / "runs.json"
+    if form == "bom":
+        path.write_text("\ufeff" + json.dumps(runs), encoding="utf-8")
+    elif form == "jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    else:
+        runs = runs[:1]
+        path.write_text(json.dumps(runs[0]), encoding="utf-8")
+    events = import_tau_bench(path)
+    finished = [e for e in events if e.kind == EventKind.EPISODE_FINISHED]
+    assert len(finished) == len(runs)

@@ -10,9 +10,11 @@ A failed compile writes no package; ``--holdout`` is :mod:`jdsl.commands.validat
 
 from __future__ import annotations
 
+import os
 import re
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
@@ -183,7 +185,8 @@ def compile_command(
     mapping = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     if group_by is not None or holdout:
         _refuse_one_package(out, "--holdout" if group_by is None else "--group-by")
-    out = out_path(out_text, "-o")  # -o DIR/: a directory, made now
+    made = out_text.endswith(("/", os.sep)) and not out.exists()
+    out = out_path(out_text, "-o")  # -o DIR/: a directory, made now (gone again if unused)
     options = (
         traces,
         out,
@@ -194,7 +197,7 @@ def compile_command(
         min_support,
         state,
     )
-    with reporting_skips(skip_bad_lines) as skipped:
+    with reporting_skips(skip_bad_lines) as skipped, _dropped_if_empty(out, made=made):
         if engine == "dask":  # the workers read the files and count what they skip
             with dask_client(scheduler) as client:
                 reduced = reduce_shards(
@@ -208,6 +211,17 @@ def compile_command(
         normalized = normalize_stream(distinct_episodes(episodes, repeats), canonical=mapping)
         note_repeats(repeats)
         return _compile(normalized, partial(compile_normalized, normalized), *options)
+
+
+@contextmanager
+def _dropped_if_empty(out: Path, *, made: bool) -> Iterator[None]:
+    """Remove the directory ``-o DIR/`` made when the compile wrote nothing into it (an error,
+    such as a --holdout no family is large enough for): a failed compile leaves no trace."""
+    try:
+        yield
+    finally:
+        if made and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
 
 
 def _not_a_directory(out: Path) -> str | None:
@@ -418,8 +432,9 @@ def _require_success(
         )
     complete, cut = finished_only(normalized)
     if all(e.success is False for e in complete):
+        unfinished = f", {len(cut)} cut off mid-run" if cut else ""
         raise cli_fail(
-            f"no successful episode in {files} ({len(normalized)} failed or cancelled)",
+            f"no successful episode in {files} ({len(complete)} failed or cancelled{unfinished})",
             "a package is compiled from runs that succeeded; add traces of successful runs",
         )
     return complete, cut

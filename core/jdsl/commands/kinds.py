@@ -32,6 +32,16 @@ def refuse_package(path: Path, command: str) -> None:
         )
 
 
+def refuse_package_as_traces(path: Path, command: str) -> None:
+    """Raise the CLI exit (code 1) when ``path``, given to ``command`` as TRACES, is a
+    behavior package (read as a trace, its zip bytes were "not UTF-8")."""
+    if _is_package(path):
+        raise cli_fail(
+            f"{path} is a jdsl behavior package, not traces, which `{command}` takes as TRACES",
+            f"pass the runs' JSONL traces after the package: `{command} PKG TRACES.jsonl`",
+        )
+
+
 def refuse_behavior(path: Path, command: str) -> None:
     """Raise the CLI exit (code 1) when ``path``, given to ``command`` as a trace, is behavior
     text (``.behavior``): read as a trace, its first line was "not a trace event", with the
@@ -74,19 +84,19 @@ def refuse_non_package(path: Path, command: str) -> None:
         return
     if path.suffix not in {".jsonl", ".json"} and _first_char(path) not in {"{", "["}:
         return
-    compile_it = f"compile it into a package with `jdsl compile {path} -o OUT.jdsl`"
+    compile_it = f"compile it into packages with `jdsl compile {path} -o OUT/`"
     if _is_tau_bench(path):
         what = "a tau-bench results file"
         compile_it = (
             f"import it with `jdsl import tau-bench {path} -o TRACES.jsonl`, then compile "
-            "the traces into a package with `jdsl compile TRACES.jsonl -o OUT.jdsl`"
+            "the traces into packages with `jdsl compile TRACES.jsonl -o OUT/`"
         )
     else:
         what = "a trace (JSONL)"
     raise cli_fail(
         f"{path} is {what}, but `{command}` takes a behavior package "
         "(PKG: a .jdsl archive or package folder)",
-        f"{compile_it}, then `{command} OUT.jdsl`",
+        f"{compile_it} (a directory: one package per family), then `{command} OUT/NAME.jdsl`",
     )
 
 

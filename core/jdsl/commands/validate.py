@@ -16,8 +16,10 @@ starts from (:mod:`jdsl.compiler.lookups`; ``tau_airline``: the shipped db).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ import typer
 from jdsl.commands.boundary import cli_errors, cli_fail, count, reporting_skips
 from jdsl.commands.families import family_runs
 from jdsl.commands.inputs import parse_inputs
-from jdsl.commands.kinds import refuse_behavior, refuse_non_package
+from jdsl.commands.kinds import refuse_behavior, refuse_non_package, refuse_package_as_traces
 from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.compiler import (
     HeldOutReport,
@@ -208,6 +210,7 @@ def validate_command(
     pairs = {k: str(v) for k, v in parse_inputs(canonical, option="--canonical").items()}
     refuse_non_package(path, "jdsl package validate")
     for trace in traces:
+        refuse_package_as_traces(trace, "jdsl package validate")
         refuse_behavior(trace, "jdsl package validate PKG")
     pkg = load_package(path)
     # Host names as compile canonicalized them: a trace recorded against the host's tools
@@ -245,6 +248,7 @@ def _validate(
         normalized = family_runs(normalized, pkg, doing="validating on", all_does="checks them too")
     reads = initial_state(state, normalized)
     report = validate_package(pkg, normalized, canonical=mapping, reads=reads)
+    report = replace(report, compiled_from=_compiled_from(pkg, report.rows))
     typer.echo(report.text)
     if not report.references:
         failed = [r.episode_id for r in report.rows]
@@ -260,6 +264,13 @@ def _validate(
             f"{report.divergences} episode(s) diverged from what the package did",
             "see each divergence above: the package would not have done what those runs did",
         )
+
+
+def _compiled_from(pkg: BehaviorPackage, rows: Sequence[Any]) -> tuple[str, ...]:
+    """The rows' episodes ``pkg`` was compiled from (its ``tests/replay.jsonl``), in order."""
+    raw = pkg.files.get("tests/replay.jsonl", b"").decode("utf-8")
+    own = {json.loads(line).get("episode") for line in raw.splitlines() if line.strip()}
+    return tuple(r.episode_id for r in rows if r.episode_id in own)
 
 
 def _refuse_cut(chosen: Sequence[NormEpisode]) -> None:

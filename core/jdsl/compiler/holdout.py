@@ -131,10 +131,13 @@ class HeldOutReport:
     Attributes:
         package: the package name.
         rows: one per episode, in input order.
+        compiled_from: the rows' episodes the package was compiled from (its
+            ``tests/replay.jsonl``): with any, the runs are not held out, nor is it called so.
     """
 
     package: str
     rows: tuple[HeldOutRow, ...]
+    compiled_from: tuple[str, ...] = ()
 
     @property
     def references(self) -> int:
@@ -194,7 +197,11 @@ class HeldOutReport:
     @property
     def text(self) -> str:
         """The per-episode table and the summary."""
-        lines = [f"held-out validation of {self.package!r}", f"  {'episode':<36} outcome"]
+        seen = self.compiled_from
+        head = (f"validation of {self.package!r} ({len(seen)} of these runs are ones it was "
+                f"compiled from: {', '.join(seen[:3])}{' ...' if len(seen) > 3 else ''})"
+                if seen else f"held-out validation of {self.package!r}")  # fmt: skip
+        lines = [head, f"  {'episode':<36} outcome"]
         for row in self.rows:
             why = row.reason or str(row.divergence.reason if row.divergence else row.fallback or "")
             lines.append(

@@ -93,8 +93,7 @@ class _Walker:
         self.ended = True
 
     def _outcome(self, event: EventLike) -> None:
-        self.outcome = dict(event.payload)
-        self.ended = True
+        self.outcome = dict(event.payload)  # not the end: only episode.finished is
 
     def _user_message(self, event: EventLike) -> None:
         content = event.payload.get("content")

@@ -142,8 +142,8 @@ class NormEpisode:
             :mod:`jdsl.compiler.unused`, looks for a read's values in).
         dropped: calls the compiler left out of ``steps`` (unused reads, no-ops), each
             numbered as the call that followed it; replay still answers a read from them.
-        complete: whether the run's end is recorded (``episode.finished``, or an outcome
-            event); False for a run cut off mid-run, which is never compiled from
+        complete: whether the run's end is recorded (``episode.finished``; an outcome event
+            alone is not); False for a run cut off mid-run, which is never compiled from
             (:func:`~jdsl.compiler.admit.finished_only`). ``success`` is None both for it
             and for a finished run whose outcome is unknown.
     """

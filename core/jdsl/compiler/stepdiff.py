@@ -278,6 +278,12 @@ def _side_text(side: DiffSide | None) -> str:
     return side.text + (f"  [{marks.strip()}]" if marks else "")
 
 
+def _package_side(diff: StepDiff) -> str:
+    """How the package's side ended: ``fallback`` for a run handed to the fallback (the word
+    ``jdsl package validate`` uses), else its outcome."""
+    return "fallback" if diff.kind == "fallback" else diff.package_outcome
+
+
 def diff_text(diff: StepDiff) -> str:
     """The diff as text: a header, one line per step (teacher | package), the outcome."""
     lines = [f"episode {diff.episode_id}: {diff.verdict}"]
@@ -291,7 +297,7 @@ def diff_text(diff: StepDiff) -> str:
             lines.append(f"{'':>8}-> fallback {diff.fallback[1]} takes over from here")
     if diff.fallback is not None and diff.fallback[0] >= len(diff.steps):
         lines.append(f"   -> fallback {diff.fallback[1]} took over after the last call")
-    lines.append(f"   outcome: teacher {diff.teacher_outcome}, package {diff.package_outcome}")
+    lines.append(f"   outcome: teacher {diff.teacher_outcome}, package {_package_side(diff)}")
     if diff.divergence is not None:
         lines.append(f"   first divergence: {diff.divergence.reason}")
     return "\n".join(lines)
@@ -378,7 +384,7 @@ def diff_html(diff: StepDiff) -> str:
     reason = f" — {esc(diff.divergence.reason)}" if diff.divergence is not None else ""
     summary = (
         f"<div><b>episode {esc(diff.episode_id)}</b>: {esc(verdict)}{reason} · outcome: "
-        f"teacher {esc(diff.teacher_outcome)}, package {esc(diff.package_outcome)}</div>"
+        f"teacher {esc(diff.teacher_outcome)}, package {esc(_package_side(diff))}</div>"
     )
     legend = (
         "<div><small>= same call · ≠ different call · − the package made no such call · + "

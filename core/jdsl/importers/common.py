@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ from jdsl.importers import jsondata
 from jdsl.importers.conversation import Conversation, conversation_events
 from jdsl.trace import ListTraceSink, Trace, TraceSink
 
-__all__ = ["ImportFormatError", "emit_conversations", "read_json"]
+__all__ = ["ImportFormatError", "emit_conversations", "read_json", "read_rows"]
 
 
 class ImportFormatError(JdslError, ValueError):
@@ -37,7 +37,7 @@ def read_json(path: str | Path) -> Any:
             is not strict JSON (names the line and column; :mod:`jdsl.importers.jsondata`).
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is no content
     except FileNotFoundError:
         raise ImportFormatError("no such file; check the path", path=path) from None
     except IsADirectoryError:
@@ -73,6 +73,30 @@ def _what_instead(text: str) -> str:
     if isinstance(head, dict) and {"kind", "episode_id", "event_id"} <= head.keys():
         return "this is already a jdsl trace (JSON Lines): compile it with `jdsl compile`"
     return "this looks like JSON Lines: pass the file as one JSON document"
+
+
+def read_rows(path: str | Path, is_row: Callable[[Any], bool]) -> Any:
+    """:func:`read_json`, where a file that is one row (``is_row``) reads as ``[row]`` and a
+    JSON Lines file whose every line is a row reads as the list of them; anything else (a
+    line that is no row: ambiguous) keeps :func:`read_json`'s error."""
+    try:
+        data = read_json(path)
+    except ImportFormatError as exc:
+        rows = _json_lines(path)
+        if rows and all(is_row(r) for r in rows):
+            return rows
+        raise exc
+    return [data] if is_row(data) else data
+
+
+def _json_lines(path: str | Path) -> list[Any]:
+    """Each non-blank line of ``path`` parsed as JSON; ``[]`` when one is not (or the file
+    cannot be read as text: :func:`read_json` said why)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+        return [jsondata.loads(line) for line in lines if line.strip()]
+    except (OSError, UnicodeDecodeError, jsondata.JsonDataError):
+        return []
 
 
 def emit_conversations(

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from jdsl.envs.data import DataNotFoundError, load_json
 from jdsl.errors import InputError
-from jdsl.importers.common import ImportFormatError, emit_conversations, read_json
+from jdsl.importers.common import ImportFormatError, emit_conversations, read_rows
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
 from jdsl.importers.tau_results import (
     ParsedRun,
@@ -387,7 +387,7 @@ def read_tau_bench(
     """Read a tau-bench file (results or extraction format, detected per run).
 
     Args:
-        path: a JSON list of runs.
+        path: a JSON list of runs (a file of one run, or JSON Lines of runs, reads as the list).
         strict: raise on the first malformed run instead of skipping it with a warning.
         domain: ``"airline"`` / ``"retail"`` for a results file whose domain cannot be told.
         capture_id: the capture id of every event.
@@ -409,7 +409,7 @@ def read_tau_bench(
             key="domain",
         )
     path = Path(path)
-    rows = read_json(path)
+    rows = read_rows(path, lambda row: isinstance(row, dict) and ("traj" in row or "steps" in row))
     if not isinstance(rows, list):
         raise ImportFormatError(
             "expected a JSON list of runs (a tau-bench results file or episodes)", path=path

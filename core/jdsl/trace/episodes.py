@@ -187,13 +187,11 @@ class Episode:
 
     @property
     def complete(self) -> bool:
-        """Whether the run's end is recorded: an ``episode.finished``, or an environment's
-        outcome (``environment.reward`` / ``environment.verdict``). False for a run cut off
-        mid-run (a truncated trace file, a killed process): its :attr:`status` is None too,
-        and so is the status of a finished run that recorded none, which is complete."""
-        ends = (EventKind.EPISODE_FINISHED, EventKind.ENVIRONMENT_REWARD,
-                EventKind.ENVIRONMENT_VERDICT)  # fmt: skip
-        return any(e.kind in ends for e in self.events)
+        """Whether the run's end is recorded: an ``episode.finished`` (a reward or verdict
+        alone is not the end: the line after it may be what a cut file lost). False for a run
+        cut off mid-run (a truncated trace file, a killed process): its :attr:`status` is None
+        too, and so is the status of a finished run that recorded none, which is complete."""
+        return any(e.kind == EventKind.EPISODE_FINISHED for e in self.events)
 
     @property
     def skill(self) -> str | None:
