@@ -9,19 +9,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from jdsl.compiler import compile_behavior
 
 sys.path.insert(0, str(Path(__file__).parent))
 from events import EpisodeBuilder  # noqa: E402
 
 
-def _run(i: int, count: int, scanned: int, *, again: bool = False) -> dict[str, Any]:
+def _run(
+    i: int, count: int, scanned: int, *, again: bool = False, twice: bool = False
+) -> dict[str, Any]:
     ids = [f"#W{i}{k}0{k}" for k in range(count)]
     b = EpisodeBuilder(f"ep{i}", inputs={"user_id": f"u{i}"})
     b.emit("user.message", {"content": "cancel my pending order"})
     b.call("get_user_details", {"orders": ids}, store="user", node_id="agent",
            node_type="react", user_id=f"u{i}")  # fmt: skip
     reads = list(range(scanned)) + ([scanned - 1] if again else [])
+    reads = [k for k in range(scanned) for _ in range(2)] if twice else reads
     for k in reads:
         status = "pending" if k == scanned - 1 else "delivered"
         b.call("get_order_details", {"order_id": ids[k], "status": status}, node_id="agent",
@@ -36,3 +40,18 @@ def test_a_repeated_identical_read_in_a_scan_is_one_read() -> None:
     result = compile_behavior(runs, name="cancel")
     v = result.verification
     assert result.ok and v.executed == v.matched == len(runs), result.report().text
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="staticize/loops.py splits it into two scans; absorbing the repeat there alone "
+    "splits families whose runs re-read a non-first element (tests/compiler/test_unseen_shapes.py)",
+)
+def test_a_scan_reading_each_element_twice_is_one_loop() -> None:
+    """``orders[0]``, ``orders[0]``, ``orders[1]``, ``orders[1]``: one scan of two elements,
+    not two scans (core/jdsl/compiler/staticize/loops.py)."""
+    runs = [_run(i, i + 2, i % 3 + 1, twice=True) for i in range(5)]
+    result = compile_behavior(runs, name="cancel")
+    v = result.verification
+    assert result.ok and v.executed == v.matched == len(runs), result.report().text
+    assert result.report().text.count("for_each") == 1, result.report().text
