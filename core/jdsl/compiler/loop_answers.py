@@ -7,7 +7,8 @@ element, so a run that read another element of the list just before (item 3, the
 made that call on its own, not as part of the scan (as the compile split it,
 :func:`jdsl.compiler.staticize.loops.compress`). A run whose calls of a selection loop are
 split by reads (cancel one, read others, cancel another) made one selection's calls, unless the
-tree has a loop for each stretch (:func:`_runs`).
+tree has a loop for each stretch (:func:`_runs`). A read repeated with the same arguments right
+after itself (a weak model reading ``orders[1]`` twice) is one read (:func:`_again`).
 """
 
 from __future__ import annotations
@@ -146,6 +147,9 @@ def _runs(
         k = element_index(path, step.arg_sources.get(arg, ())).get(key)
         if k is None:
             continue
+        if at == last + 1 and _again(steps[last], step):
+            last = at  # a repeated identical read is one read
+            continue
         if at != last + 1 or not runs:
             if runs:
                 free.append(all(default_effects(s.logical_tool).read_only
@@ -160,6 +164,16 @@ def _runs(
         runs[i : i + 2] = [runs[i] + runs[i + 1]]
         del free[i]
     return runs
+
+
+def _again(before: NormStep, step: NormStep) -> bool:
+    """Whether ``step`` repeats the read just before it (same tool, same arguments): nothing
+    changed state in between, so it read the same thing again."""
+    return (
+        step.logical_tool == before.logical_tool
+        and step.arguments == before.arguments
+        and default_effects(step.logical_tool).read_only
+    )
 
 
 def _scan_parts(run: list[int]) -> list[list[int]]:
