@@ -42,6 +42,8 @@ The tree::
     ├── CallDivergence           compiler.replay: a call that is not the next recorded one
     ├── DataNotFoundError        envs.data: a package-data file that does not exist
     ├── NoFamilyRunsError        commands.families: traces with no run of the package's family
+    ├── InitialStateMismatchError commands.validate: an --initial-state of another domain than the runs
+    ├── RepeatedEpisodeError     commands.repeats: one episode id given again with other events
     ├── TeacherModelError        demo.teacher: a question the offline teacher does not answer
     └── ProviderError            a model provider failed
         ├── AuthenticationError
