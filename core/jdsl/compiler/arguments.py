@@ -40,7 +40,6 @@ from typing import Any, NamedTuple
 
 from jdsl.compiler.acted import acted_on, coincides, names_object
 from jdsl.compiler.lineage import ListSource
-from jdsl.compiler.names import numbered
 from jdsl.compiler.normalized import NormStep
 from jdsl.compiler.store import SlotSteps
 from jdsl.compiler.support import contradicted, unlisted
@@ -54,7 +53,6 @@ __all__ = [
     "choose_argument",
     "frozen_key",
     "index_key",
-    "input_names",
     "is_free_text",
     "looks_like_id",
     "path_names",
@@ -65,8 +63,6 @@ __all__ = [
 
 E2_SUPPORT = 3
 """Identical observations a generated argument needs to become a constant (grade E2)."""
-
-_FREE = "\0free"
 
 
 @dataclass(frozen=True)
@@ -470,37 +466,3 @@ def _index_in(path: str, template: str) -> int | None:
 def _generated(value: Any) -> bool:
     """A value a model wrote that must never be frozen: prose or an identifier."""
     return is_free_text(value) or looks_like_id(value)
-
-
-def input_names(
-    slots: Iterable[tuple[Any, Sequence[str], str, Sequence[NormStep]]],
-) -> dict[tuple[Any, str], str]:
-    """Names for arguments that may need a synthesized run input, per ``(slot key, argument)``.
-
-    Each slot is ``(key, runs, argument, steps)``: ``key`` unique per compiled call, ``runs``
-    the episode id of each of ``steps``. An argument is named what the user states (the bare
-    argument name); ``<argument>_2``, ``<argument>_3``... only where one run states two
-    distinct values under it, numbered in program order. Slots no run shares (two routes)
-    or that hold the same value in every run they share take the same name: a route that
-    cancels one order reads ``order_id``, whatever another route's second order is called.
-    """
-    free: list[tuple[Any, str, dict[str, Any]]] = []
-    for key, runs, argument, steps in slots:
-        choice = choose_argument(argument, steps, available=None, synthesized_input=_FREE)
-        if choice.source == _FREE:
-            values = {run: s.arguments.get(argument) for run, s in zip(runs, steps, strict=False)}
-            free.append((key, argument, values))
-    bare = {argument for _, argument, _ in free}
-    names: dict[tuple[Any, str], str] = {}
-    holds: dict[str, list[dict[str, Any]]] = {}  # name -> the values of the slots named so
-    for key, argument, values in free:
-        taken = {n for n, held in holds.items() if any(_clash(values, h) for h in held)}
-        name = numbered(argument, bare - {argument} | taken)
-        names[(key, argument)] = name
-        holds.setdefault(name, []).append(values)
-    return names
-
-
-def _clash(values: dict[str, Any], other: dict[str, Any]) -> bool:
-    """Whether some run holds a different value in each of two slots."""
-    return any(run in other and other[run] != value for run, value in values.items())

@@ -23,7 +23,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from jdsl.compiler.pipeline import inputs_text as format_inputs
+from jdsl.compiler.report import inputs_text as format_inputs
 from jdsl.demo.family import FAMILY, identity_form, task_inputs, task_name
 from jdsl.envs.tau_retail import (
     CAPABILITY_PREFIX,

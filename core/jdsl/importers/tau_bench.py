@@ -34,16 +34,21 @@ import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from jdsl.envs.data import DataNotFoundError, load_json
 from jdsl.errors import InputError
 from jdsl.importers.common import ImportFormatError, emit_conversations, read_rows
 from jdsl.importers.conversation import AssistantTurn, Conversation, ToolOutcome, UserTurn
+from jdsl.importers.tau_domains import (
+    DOMAINS,
+    check_domain,
+    detect_domain,
+    domain_tools,
+    task_splits,
+)
 from jdsl.importers.tau_results import (
     ParsedRun,
     RunFormatError,
@@ -63,9 +68,6 @@ __all__ = [
     "read_tau_bench",
     "tau_bench_conversations",
 ]
-
-DOMAINS = ("airline", "retail")
-"""The tau-bench domains whose tools and tasks jdsl ships."""
 
 DOMAIN_NAME = r"^[a-z][a-z0-9_]{0,63}$"
 """What an episode's ``domain`` may be (``retail``): one lower-case name, never a path part."""
@@ -230,7 +232,7 @@ def _episode_conversation(episode: TauEpisode, capture_id: str) -> Conversation:
         source=EventSource(host="tau-bench", adapter="import.tau_bench", model=episode.agent_model),
         inputs=stated_inputs(episode.user_id, turns),
         metadata=metadata,
-        tools=_domain_tools(episode.domain),
+        tools=domain_tools(episode.domain),
         turns=turns,
         reward=episode.reward,
         passed=_passed(episode.reward),
@@ -251,67 +253,17 @@ def _passed(reward: float | None) -> bool | None:
 
 
 # -- tau-bench results files ----------------------------------------------------------------------
-def _domain_tools(domain: str) -> list[dict[str, Any]]:
-    try:
-        tools: list[dict[str, Any]] = load_json(f"tau_{domain}", "tools.schema.json")
-    except DataNotFoundError:
-        return []
-    return tools
-
-
-@lru_cache(maxsize=4)
-def _tool_names(domain: str) -> frozenset[str]:
-    return frozenset(str(t["name"]) for t in _domain_tools(domain))
-
-
-@lru_cache(maxsize=4)
-def _task_splits(domain: str) -> dict[tuple[str, str], str]:
-    """``{(task id, instruction): split}`` of the domain's shipped tasks."""
-    try:
-        tasks = load_json(f"tau_{domain}", "tasks.json")
-    except DataNotFoundError:
-        return {}
-    return {(str(t["task_id"]), str(t["instruction"])): str(t["split"]) for t in tasks}
-
-
-def _detect_domain(run: ParsedRun) -> str | None:
-    """The shipped domain whose tools the run calls (all of them), else the one its system
-    prompt names first, else None."""
-    called = {c.name for t in run.turns if isinstance(t, AssistantTurn) for c in t.calls}
-    fits = [d for d in DOMAINS if called and called <= _tool_names(d)]
-    if len(fits) == 1:
-        return fits[0]
-    heading = run.system[:200].lower()
-    named = [d for d in DOMAINS if d in heading]
-    return named[0] if named else None
-
-
-def _check_domain(run: ParsedRun, domain: str | None, path: Path, index: int) -> None:
-    """Raise ImportFormatError (naming the run, its calls' domain and the fix) when ``--domain``
-    names a domain whose tools the run's calls are not, and another domain's they are."""
-    called = {c.name for t in run.turns if isinstance(t, AssistantTurn) for c in t.calls}
-    if domain is None or not called or called <= _tool_names(domain):
-        return
-    fits = [d for d in DOMAINS if called <= _tool_names(d)]
-    if fits:
-        raise ImportFormatError(
-            f"its calls are {fits[0]} tools ({', '.join(sorted(called)[:3])}), not {domain} "
-            f"ones: drop --domain {domain} (the calls tell the domain) or pass --domain "
-            f"{fits[0]}", path=path, where=f"run {index + 1} (task {run.task_id})",
-        )  # fmt: skip
-
-
 def _run_conversation(
     run: ParsedRun, index: int, path: Path, capture_id: str, domain: str | None
 ) -> Conversation:
-    _check_domain(run, domain, path, index)
-    domain = domain or _detect_domain(run)
+    check_domain(run, domain, path, index)
+    domain = domain or detect_domain(run)
     if domain is None:
         raise RunFormatError(
             "info.task", "cannot tell the domain (no shipped tool set fits its calls); pass "
             "domain='airline' or 'retail' (--domain)"
         )  # fmt: skip
-    split = _task_splits(domain).get((str(run.task_id), run.instruction))
+    split = task_splits(domain).get((str(run.task_id), run.instruction))
     family = f"{domain}_{split}_{run.task_id}" if split else f"{domain}_{run.task_id}"
     metadata = {
         "domain": domain, "task_split": split, "task_id": run.task_id, "trial": run.trial,
@@ -329,7 +281,7 @@ def _run_conversation(
         inputs=stated_inputs(run.user_id, run.turns),
         metadata=metadata,
         system=run.system,
-        tools=_domain_tools(domain),
+        tools=domain_tools(domain),
         turns=run.turns,
         reward=run.reward,
         passed=_passed(run.reward),

@@ -21,7 +21,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from jdsl.compiler.arguments import input_names
 from jdsl.compiler.branches import Lane, teacher_selector
 from jdsl.compiler.compiled import (
     BranchAlternative,
@@ -36,6 +35,7 @@ from jdsl.compiler.fits import OTHER_ROUTE
 from jdsl.compiler.guards import exists_names
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision, NormEpisode
+from jdsl.compiler.run_inputs import input_names
 from jdsl.compiler.staticize.calls import call, decisions, guard, route_check, route_decision
 from jdsl.compiler.staticize.fragment import (
     EMPTY,
