@@ -1,6 +1,6 @@
 """Trace corpora for the compiler benchmark, written as JSONL trace files.
 
-- :func:`retail_corpus`: ``n`` episodes of the retail teacher (reference jdsl-py §5.10:
+- :func:`retail_corpus`: ``n`` episodes of the retail teacher (docs/design.md appendix B, "Retail Fixture":
   lookup -> list_orders -> predict the target -> get_order) over the retail fixture, world ``i``
   for episode ``i``. Odd worlds have their pending order first, and the scripted model answers
   the pending order's index, so the predicted index varies as a real model's would.

@@ -1,6 +1,6 @@
 """The trace compiler: episodes -> exact lineage -> candidates -> Behavior IR -> package.
 
-One module per pass (seeds/compiler-internals.md, DESIGN.md §6): :mod:`.normalize`,
+One module per pass (docs/design.md appendix B, docs/design.md §6): :mod:`.normalize`,
 :mod:`.lineage`, :mod:`.candidates`, :mod:`.consolidate`, :mod:`.staticize` (one pass: plan
 with :mod:`.branches` and :mod:`.staticize.shape`, then emit with :mod:`.staticize.emit`;
 helpers :mod:`.selection`, :mod:`.arguments`, :mod:`.guards`; results in :mod:`.compiled`),

@@ -1,6 +1,6 @@
 """Candidate facts: what one normalized episode shows, without generalizing across episodes.
 
-Atom families (seeds/compiler-internals.md §3, plus GUARD from DESIGN.md §6):
+Atom families (docs/design.md appendix B §3, plus GUARD from docs/design.md §6):
 
 ========== ==============================================================================
 DATAFLOW   a tool argument is an exact copy of a prior state path (one fact per source)

@@ -1,6 +1,6 @@
 """Consolidate: group equal facts across episodes and grade the evidence for each.
 
-Applicability (seeds/compiler-internals.md §4): a missing fact is a counterexample only in an
+Applicability (docs/design.md appendix B §4): a missing fact is a counterexample only in an
 episode where the claim could have applied. Grades:
 
 ==== =========================================================================

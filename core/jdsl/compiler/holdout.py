@@ -1,6 +1,6 @@
 """Held-out validation: would a package have served runs it never saw, and done what they did?
 
-For each episode (DESIGN.md §6; the same check as execution verification, on episodes the
+For each episode (docs/design.md §6; the same check as execution verification, on episodes the
 package was not compiled from):
 
 1. a failed run (reward 0, status failure) is *not a reference*: it is listed, never compared;

@@ -1,6 +1,6 @@
 """Exact lineage: which earlier trusted state value a tool argument is an exact copy of.
 
-Rules (seeds/compiler-internals.md §2, reference jdsl-py §5.2):
+Rules (docs/design.md appendix B §2):
 
 * only scalars are targets; containers never are;
 * a bool never counts and never equals a number; ``0``, ``1``, ``-1`` and NaN never count;
@@ -11,7 +11,7 @@ Rules (seeds/compiler-internals.md §2, reference jdsl-py §5.2):
   also gives the symbolic path ``xs[$k]``; symbolic paths are preferred, then shorter, then
   lexicographically smaller ones.
 
-List arguments get element-wise lineage (DESIGN.md §6): each element of a list of scalars has
+List arguments get element-wise lineage (docs/design.md §6): each element of a list of scalars has
 its own exact sources (:meth:`StateIndex.sources` per element, e.g. ``order.items[2].item_id``),
 and when every element is the same field of the elements of *one* list in state, the argument
 has a :class:`ListSource` (``order.items[*].item_id`` with the indexes taken, ``(0, 2)``).

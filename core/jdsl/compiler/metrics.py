@@ -1,4 +1,4 @@
-"""Metrics of a compiled behavior, computed from its IR alone (reference jdsl-py §5.8).
+"""Metrics of a compiled behavior, computed from its IR alone.
 
 * residual decision burden (RDB): model leaves / meaningful decisions, where meaningful
   decisions are actions, guards, checks, guard calls, predicts and reacts;

@@ -4,7 +4,7 @@ The normalizer walks an episode's events in sequence order with a trusted state
 (:class:`~jdsl.compiler.lineage.StateIndex`): ``blackboard.write`` sets a key; a completed tool
 call stores its result under the runtime's ``store`` or a synthesized ``<tool>_out`` name.
 Seeded run inputs are *not* trusted state (they are not writes), so a tool argument that merely
-repeats an input is never lineaged to it (seeds/compiler-internals.md §1, reference §5.1).
+repeats an input is never lineaged to it (docs/design.md appendix B §1).
 
 Every tool call becomes a :class:`NormStep` (list arguments with element-wise lineage, and the
 arguments the user's messages so far state); a predict (``node.enter`` of type predict) or

@@ -1,6 +1,6 @@
 """Package assembly: a verified compiled behavior -> :class:`jdsl.package.BehaviorPackage`.
 
-Files (seeds/compiler-internals.md §8): ``manifest.json`` (name, version, required capabilities,
+Files (docs/design.md appendix B §8): ``manifest.json`` (name, version, required capabilities,
 source, verification, metrics, digests; ``source.inputs`` are the run inputs every path needs,
 ``source.optional_inputs`` those only some branch alternatives read, ``source.input_alternatives``
 per branch the inputs each alternative reads beyond the required ones, ``source.branches`` each

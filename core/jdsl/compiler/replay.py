@@ -1,6 +1,6 @@
 """Execution replay: run a tree on a recorded episode and compare the calls it makes.
 
-This is what "verified" means for a compiled package (DESIGN.md §6): the tree runs on every
+This is what "verified" means for a compiled package (docs/design.md §6): the tree runs on every
 successful training episode with the recorded tool results served back by a replaying tool
 binding and the recorded model decisions served back by :class:`jdsl.providers.replay.ReplayModel`.
 Matched means the same effects: the same write calls (:func:`jdsl.compiler.families.is_write`),

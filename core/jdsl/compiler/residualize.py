@@ -1,6 +1,6 @@
 """Residualize: what stays a model decision becomes a typed signature and a model leaf.
 
-The compiler's bias (seeds/compiler-internals.md §6): deterministic refs, guards and actions
+The compiler's bias (docs/design.md appendix B §6): deterministic refs, guards and actions
 first; only genuine judgment is left to a model, as a predict leaf with a typed signature.
 Naming and wording are offline heuristics (:class:`HeuristicCompilerModel`); an optional model
 only rewords instructions (:class:`LLMCompilerModel`), never structure.

@@ -1,6 +1,6 @@
 """Verify: structural validation, replay of every compiled ref and guard, and execution.
 
-Three layers (seeds/compiler-internals.md §7, plus execution from DESIGN.md §6):
+Three layers (docs/design.md appendix B §7, plus execution from docs/design.md §6):
 
 * structure: :func:`jdsl.ir.validate_ir` with the behavior's required capabilities, and no
   write fed by a fixed position of a list a run chose from

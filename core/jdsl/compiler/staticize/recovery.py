@@ -1,5 +1,5 @@
 """Recovery: where accepted RECOVERY evidence shows a failed call followed by another tool, the
-compiled call becomes a selector whose first child may fail (seeds/compiler-internals.md §5,
+compiled call becomes a selector whose first child may fail (docs/design.md appendix B §5,
 step 4).
 
 A failed call of ``primary`` followed by a successful ``backup`` compiles to
