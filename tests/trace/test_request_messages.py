@@ -21,10 +21,10 @@ from jdsl.trace import (
     EventKind,
     JsonlTraceSink,
     ListTraceSink,
+    MissingBlobError,
     Redactor,
     RequestMessages,
     RequestMessagesError,
-    is_blob_marker,
     read_events,
     request_messages,
     verify_chain,
@@ -162,9 +162,9 @@ def test_large_new_messages_go_to_the_blob_store_and_come_back(tmp_path: Path) -
     assert [m["content"] for m in request_messages(last, trace) if m["role"] == "tool"] == [big] * 2
     loaded = read_events(path, resolve_blobs=True)
     assert request_messages(_requests(loaded)[-1], loaded) == request_messages(last, trace)
-    shutil.rmtree(f"{path}.blobs")  # without its blob store, each result is its marker
-    without = request_messages(last, read_events(path))
-    assert [is_blob_marker(m["content"]) for m in without if m["role"] == "tool"] == [True] * 2
+    shutil.rmtree(f"{path}.blobs")  # without its blob store, the results are gone: said so
+    with pytest.raises(MissingBlobError, match=r"copy the trace's '\.blobs' directory"):
+        request_messages(last, read_events(path))
 
 
 def _request(event_id: str, messages: Any, reference: Any = None) -> dict[str, Any]:

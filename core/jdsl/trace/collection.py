@@ -115,10 +115,10 @@ class Trace(list[TraceEvent]):
     ) -> Trace:
         """Read a JSONL trace file (see :func:`read_events`).
 
-        :attr:`blob_store` is ``<path>.blobs`` when that directory exists.
+        :attr:`blob_store` is ``<path>.blobs``: a value moved there, read when the directory was
+        not copied along with the file, raises :class:`~jdsl.trace.MissingBlobError` naming the fix.
         """
-        blobs = blob_dir_for(path)
-        store = BlobStore(blobs) if blobs.is_dir() or resolve_blobs else None
+        store = BlobStore(blob_dir_for(path))
         trace = cls(iter_events(path, strict=strict, skipped=skipped), blob_store=store)
         return trace.hydrated() if resolve_blobs else trace
 

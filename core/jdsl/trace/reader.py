@@ -180,7 +180,8 @@ def iter_episodes(
     """Yield the episodes of one or more trace files, one at a time, in bounded memory.
 
     For each file, the episodes are those of ``read_events(path).episodes`` (same ids, events,
-    order and ``chain_start``), each with the file's blob store when ``<file>.blobs`` exists.
+    order and ``chain_start``), each with the file's blob store ``<file>.blobs`` (a value moved
+    there, read when the directory was not copied with the file, raises ``MissingBlobError``).
     An episode is yielded at the line of its last event, so memory holds the episodes still
     open, not the file. The file is read twice (the first pass notes where episodes end); a
     file that grows meanwhile is read up to its size at the first pass.
@@ -211,8 +212,8 @@ def _file_episodes(path: Path, strict: bool, skipped: SkippedLines | None) -> It
         )  # fmt: skip
     size = path.stat().st_size
     ends, taken = _episode_ends(path, strict, size)
-    blobs = blob_dir_for(path)
-    store = BlobStore(blobs) if blobs.is_dir() else None
+    # a value in a blob dir not copied along with the file: MissingBlobError when it is read
+    store = BlobStore(blob_dir_for(path))
     segmenter = EpisodeSegmenter()
     open_parts: dict[int, Episode] = {}
     handed = 0
