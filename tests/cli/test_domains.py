@@ -103,3 +103,34 @@ def test_a_package_records_only_a_domain_its_runs_name(runner, traces, tmp_path:
     assert runner.invoke(app, ["compile", str(retail), "-o", f"{out}/"]).exit_code in (0, 1)
     for one in out.glob("*.jdsl"):
         assert load_package(one).manifest["source"]["domain"] == "retail"
+
+
+def test_a_package_with_domain_ids_refuses_another_domains_runs(tmp_path: Path) -> None:
+    """The demo's kind of package (capability ids, ``retail.get_user_details``) on airline runs:
+    validate reads the runs with the package's ids, which turned airline's
+    ``get_user_details`` into ``retail.get_user_details`` and the run into a retail one; the
+    domain its importer recorded (``airline``) says otherwise, and the runs are refused
+    (fresh9 finding 2; was: 'validated', every run diverged with a BehaviorCheckError)."""
+    from jdsl.compiler import compile_behavior
+    from jdsl.demo import GoldChoice, offline_teacher, split_family, teacher_tree
+    from jdsl.demo.retail_job import canonical_names, record_teacher, tool_effects
+    from jdsl.package import export_jdsl
+    from jdsl.trace import read_events
+
+    runner = CliRunner()
+    teacher = tmp_path / "teacher.jsonl"
+    record_teacher(teacher_tree(), split_family().compile[:6], teacher,
+                   lambda t: offline_teacher(GoldChoice.of(t)), progress=False)  # fmt: skip
+    result = compile_behavior(read_events(teacher).episodes, name="retail_cancel",
+                              task_family="retail.cancel_pending_order",
+                              canonical=canonical_names(), effects=tool_effects())  # fmt: skip
+    assert result.ok
+    package = export_jdsl(result.package, tmp_path / "retail_cancel.jdsl")
+    airline = _import(_airline_rows(), tmp_path, "airline")
+    for command in (["package", "validate"], ["show", "--diff"]):
+        refused = runner.invoke(app, [*command, str(package), str(airline)])
+        assert refused.exit_code == 1, refused.output
+        assert "is of family 'retail.cancel_pending_order' of domain retail" in refused.stderr
+        assert "diverged" not in refused.output and "Traceback" not in refused.output
+    own = runner.invoke(app, ["package", "validate", str(package), str(teacher)])
+    assert own.exit_code == 0, own.output
