@@ -86,3 +86,23 @@ def test_the_package_and_its_file_get_the_safe_name(tmp_path: Path) -> None:
     assert "skill '../../pwned' is not a safe file name; the package is named 'pwned'" in (
         result.output
     )
+
+
+@pytest.mark.parametrize("extra", [[], ["--holdout", "1"]])
+def test_n_names_each_family_package_and_its_file_name_family(runner, traces, tmp_path, extra):
+    """``-n NAME`` with --group-by (and --holdout): the help says packages are named
+    NAME-FAMILY; so are their files, and two compiles with two names into one directory keep
+    both (fresh9 finding 4; was: files FAMILY.jdsl whatever -n said, --holdout ignored -n)."""
+    from jdsl.package import load_package
+
+    trace, out = traces(3), tmp_path / "out"
+    for name in ("first", "second"):
+        result = runner.invoke(app, ["compile", str(trace), "--group-by", "intent", "-n", name,
+                                     "-o", f"{out}/", *extra])  # fmt: skip
+        assert result.exit_code == 0, result.output
+    files = sorted(p.name for p in out.glob("*.jdsl"))
+    assert len(files) == 2 and [f.split("-", 1)[0] for f in files] == ["first", "second"], files
+    for file in files:
+        assert load_package(out / file).manifest["name"] == file.removesuffix(".jdsl")
+    help_text = runner.invoke(app, ["compile", "--help"]).output
+    assert "NAME-FAMILY" in " ".join(help_text.split())

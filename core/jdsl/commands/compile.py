@@ -38,6 +38,7 @@ from jdsl.commands.validate import (
     INITIAL_STATES,
     compile_holdout,
     family_cell,
+    family_files,
     family_width,
     first_problem,
     initial_state,
@@ -54,7 +55,7 @@ from jdsl.compiler.stream import normalize_stream
 from jdsl.errors import PackageError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
 from jdsl.trace import iter_episodes
-from jdsl.trace.filenames import MAX_NAME_BYTES, file_names, path_inside, safe_file_name
+from jdsl.trace.filenames import MAX_NAME_BYTES, path_inside, safe_file_name
 
 __all__ = ["compile_command"]
 
@@ -109,7 +110,8 @@ def compile_command(
         metavar="NAME",
         parser=_package_name,
         help="Behavior name (default: the episodes' skill, else the first file's name); with "
-        "--group-by, packages are named NAME-FAMILY (default: FAMILY, as the demo names them).",
+        "--group-by, packages and their files are named NAME-FAMILY (NAME-FAMILY.jdsl; "
+        "default: FAMILY, as the demo names them).",
     ),
     task_family: str = typer.Option(
         "", "--task-family", metavar="FAMILY", help="Recorded in the manifest."
@@ -288,7 +290,7 @@ def _compile(
     )
     if holdout is not None:
         return compile_holdout(normalized, group_by, base, task_family, out, holdout, min_support,
-                               reads=reads_of)  # fmt: skip
+                               reads=reads_of, prefix=name)  # fmt: skip
     result = compile_all(
         name=base, task_family=task_family, min_support=min_support, reads=reads_of(normalized)
     )
@@ -349,7 +351,7 @@ def _compile_families(
     )
     rows, notes, failed, written = [], [], False, 0
     width = family_width(list(compiled.members))
-    files = file_names(compiled.members, suffix=SUFFIX)  # a family never names a path
+    files = family_files(compiled.members, base)
     for family, members in sorted(compiled.members.items(), key=_natural):
         result = compiled.results.get(family)
         runs = f"{sum(e.success is not False for e in members)}/{len(members)}"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,7 @@ __all__ = [
     "INITIAL_STATE_OPTION",
     "compile_holdout",
     "family_cell",
+    "family_files",
     "family_width",
     "first_problem",
     "initial_state",
@@ -359,13 +360,24 @@ def _too_few(family: str, members: Sequence[NormEpisode], n: int, why: str) -> s
             f"(use --holdout {ok - 1} or less)")  # fmt: skip
 
 
+def family_files(families: Iterable[str], prefix: str | None) -> dict[str, str]:
+    """Each family -> the file name of its package: ``<prefix>-<family>.jdsl`` as the package
+    is named (``jdsl compile -n``), else ``<family>.jdsl``; one safe name each (a family never
+    names a path)."""
+    labels = {family: f"{prefix}-{family}" if prefix else family for family in families}
+    names = file_names(labels.values(), suffix=SUFFIX)
+    return {family: names[label] for family, label in labels.items()}
+
+
 def compile_holdout(
     normalized: Sequence[NormEpisode], by: GroupBy | None, base: str, task_family: str,
     out: Path, n: int, min_support: int = MIN_BRANCH_SUPPORT,
     reads: Callable[[Sequence[NormEpisode]], ReadAnswers | None] = lambda _family: None,
+    prefix: str | None = None,
 ) -> None:  # fmt: skip
     """Compile each family (all episodes when ``by`` is None) without its last ``n``
-    successful episodes, validate on those, write the verified packages into ``out``. A
+    successful episodes, validate on those, write the verified packages into ``out``
+    (``prefix``: ``jdsl compile -n``, each family's package named ``<prefix>-<family>``). A
     family whose package fails verification is written fallback only (the line under its row
     says so: :mod:`jdsl.compiler.fallback_only`), its held-out runs handed to the fallback;
     without a fallback it writes none and they count as refused.
@@ -377,11 +389,12 @@ def compile_holdout(
     )
     width = family_width([f for f, _ in families])
     out.mkdir(parents=True, exist_ok=True)
-    files = file_names((f for f, _ in families), suffix=SUFFIX)  # a family never names a path
+    files = family_files((f for f, _ in families), prefix if by else None)
     rows, notes, totals, failed, small = [], [], [0] * len(_COLUMNS), False, False
 
     def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
-        return compile_normalized(kept, name=family if by else base,
+        named = f"{prefix}-{family}" if prefix else family
+        return compile_normalized(kept, name=named if by else base,
                                   task_family=task_family or family, min_support=min_support,
                                   reads=reads(kept), peers=peers)  # fmt: skip
 
