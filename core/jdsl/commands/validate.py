@@ -391,6 +391,7 @@ def compile_holdout(
     out.mkdir(parents=True, exist_ok=True)
     files = family_files((f for f, _ in families), prefix if by else None)
     rows, notes, totals, failed, small = [], [], [0] * len(_COLUMNS), False, False
+    most = 0  # the most successful runs of a family too small for n
 
     def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
         named = f"{prefix}-{family}" if prefix else family
@@ -405,6 +406,7 @@ def compile_holdout(
             rows.append(_row(family, width, runs, "too few", None, None))
             notes.append(_too_few(family, members, n, one.refused))
             small = small or sum(e.success is not False for e in members) <= n
+            most = max(most, sum(e.success is not False for e in members))
             continue
         file = path_inside(out, files[family])
         package = result.package if result.ok else result.fallback_package  # fallback only
@@ -431,9 +433,12 @@ def compile_holdout(
             "see 'too few' above for why",
         )
     if not total:
+        fits = (f"use --holdout {most - 1} or less (see 'too few' above), or add runs"
+                if most > 1 else "add runs: a family needs 2 successful runs to hold one out "
+                "(or compile without --holdout)")  # fmt: skip
         raise cli_fail(
             f"--holdout {n} held out no run: every family has {n} or fewer successful runs",
-            "use a smaller --holdout (see 'too few' above), or add runs",
+            fits,
         )
     if failed:
         raise cli_fail(
