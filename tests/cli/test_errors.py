@@ -221,6 +221,26 @@ def test_ctrl_c_is_one_line_and_exit_130() -> None:
     assert "Traceback" not in result.output
 
 
+def test_ctrl_c_names_a_trace_only_for_a_command_that_writes_one(tmp_path: Path) -> None:
+    """``jdsl compile`` has no --trace and no episode: its Ctrl-C line says it stopped, not
+    that "a --trace file keeps what ran" (fresh9 finding 6); a run given --trace names it."""
+    plain = CliRunner().invoke(_probe(KeyboardInterrupt()), [])
+    assert plain.exit_code == 130 and "trace" not in plain.output, plain.output
+    runs = typer.Typer()
+
+    @runs.command()
+    @cli_errors
+    def run(trace: Path | None = typer.Option(None, "--trace")) -> None:
+        """A run interrupted at once."""
+        raise KeyboardInterrupt
+
+    traced = CliRunner().invoke(runs, ["--trace", str(tmp_path / "t.jsonl")])
+    assert traced.exit_code == 130, traced.output
+    assert f"{tmp_path / 't.jsonl'} keeps what ran" in traced.output
+    untraced = CliRunner().invoke(runs, [])
+    assert "trace" not in untraced.output, untraced.output
+
+
 def test_ctrl_c_leaves_without_collecting_the_heap(monkeypatch) -> None:
     """After a Ctrl-C the process goes at once: the interpreter's last garbage collection over
     a large heap took seconds of the demo's exit (2.9-5.3 s after a Ctrl-C, 0.3 s without it),

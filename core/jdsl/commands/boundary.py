@@ -159,7 +159,8 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Decorate a typer command: a :class:`~jdsl.errors.JdslError`, ``OSError`` or
     ``UnicodeDecodeError`` leaving it prints ``error: <what> — <how to fix>`` (a JdslError's
     message already names the fix) and exits 1 instead of a traceback; a Ctrl-C prints
-    ``interrupted (Ctrl-C): ...`` and exits 130, at once: the heap is frozen at exit
+    ``interrupted (Ctrl-C): stopped`` (and, for a run given ``--trace``, that the file keeps
+    what ran) and exits 130, at once: the heap is frozen at exit
     (``gc.freeze``), so the interpreter's last collection passes over it (over the demo's heap,
     on a busy machine, it took 3-5 s of a Ctrl-C's exit).
 
@@ -173,11 +174,9 @@ def cli_errors(command: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:  # a run's trace already closed its episode as cancelled
             atexit.unregister(gc.freeze)  # once, however many commands a test runs
             atexit.register(gc.freeze)
-            typer.echo(
-                "interrupted (Ctrl-C): stopped; a --trace file keeps what ran, its episode "
-                "ended as cancelled",
-                err=True,
-            )
+            trace = kwargs.get("trace")  # only the commands that run a behavior have one
+            kept = f"; {trace} keeps what ran, its episode ended as cancelled" if trace else ""
+            typer.echo(f"interrupted (Ctrl-C): stopped{kept}", err=True)
             raise typer.Exit(code=130) from None
         except BrokenPipeError:  # the reader left (`jdsl show T | head`): no error to tell
             _quiet_stdout()
