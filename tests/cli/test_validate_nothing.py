@@ -70,3 +70,18 @@ def test_a_package_given_as_traces_is_named_a_package(runner, traces, tmp_path):
     assert result.exit_code == 1
     assert f"{package} is a jdsl behavior package, not traces" in result.stderr, result.output
     assert "UTF-8" not in result.output and "--skip-bad-lines" not in result.output
+
+
+def test_failed_runs_are_never_called_runs_it_was_compiled_from(runner, traces, tmp_path):
+    """fresh9 finding 5: validate listed the family's failed runs among 'the runs it was
+    compiled from' while `show --diff` says failed runs are 'never compiled from'; only the
+    successful runs it was compiled from are named."""
+    both = tmp_path / "both.jsonl"
+    both.write_text(traces(3).read_text() + traces(2, "failure", "f.jsonl").read_text())
+    package = tmp_path / "p.jdsl"
+    assert runner.invoke(app, ["compile", str(both), "-o", str(package)]).exit_code == 0
+    result = runner.invoke(app, ["package", "validate", str(package), str(both)])
+    assert result.exit_code == 0, result.output
+    head = result.stdout.splitlines()[0]
+    assert "(3 of these runs are ones it was compiled from" in head, head
+    assert "ep_failure" not in head, head

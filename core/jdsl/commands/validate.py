@@ -268,10 +268,12 @@ def _validate(
 
 
 def _compiled_from(pkg: BehaviorPackage, rows: Sequence[Any]) -> tuple[str, ...]:
-    """The rows' episodes ``pkg`` was compiled from (its ``tests/replay.jsonl``), in order."""
+    """The rows' successful episodes ``pkg`` was compiled from (its ``tests/replay.jsonl``), in
+    order: a failed run there was evidence only, never compiled from (as ``jdsl show --diff``
+    says), and is listed as a failed run, never compared."""
     raw = pkg.files.get("tests/replay.jsonl", b"").decode("utf-8")
     own = {json.loads(line).get("episode") for line in raw.splitlines() if line.strip()}
-    return tuple(r.episode_id for r in rows if r.episode_id in own)
+    return tuple(r.episode_id for r in rows if r.episode_id in own and r.reference)
 
 
 def _refuse_cut(chosen: Sequence[NormEpisode]) -> None:
