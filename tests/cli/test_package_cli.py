@@ -77,3 +77,21 @@ def test_a_trace_given_as_a_package_is_advised_a_compile_that_works(runner, tmp_
                            terminal_width=300)  # fmt: skip
     assert result.exit_code == 1
     assert "-o OUT/`" in result.output and "OUT.jdsl" not in result.output, result.output
+
+
+def test_package_run_with_tools_that_miss_its_capabilities_gives_cli_advice(
+    runner, traces, tmp_path
+) -> None:
+    """fresh9 finding 8: the error gave Python advice (`pass tools={'lookup': fn, ...}`) and
+    all 16 names the wrong module bound; it names the --tools given, what it lacks, and how to
+    find the names the mapping needs."""
+    package = tmp_path / "p.jdsl"
+    assert runner.invoke(app, ["compile", str(traces(3)), "-o", str(package)]).exit_code == 0
+    result = runner.invoke(app, ["package", "run", str(package), "--tools",
+                                 "jdsl.envs.tau_retail:capability_tools", "--reply", "0"])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    error = result.stderr
+    assert "tools={" not in error and "Traceback" not in result.output, error
+    assert "--tools jdsl.envs.tau_retail:capability_tools" in error
+    assert "get_order, list_orders, lookup" in error and "jdsl package inspect" in error
+    assert "retail.modify_user_address" not in error  # not the whole wrong list

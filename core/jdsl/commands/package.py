@@ -102,7 +102,15 @@ def run_command(
             "mapping, a list of tools, or a function returning one",
         )
     seeds = parse_inputs(inputs, types=input_types(pkg))
-    root = pkg.as_root(read_tools(tools), model_id=model)
+    host = read_tools(tools)
+    if unbound := pkg.unbound(host):  # before binding: CLI advice, not bind()'s Python advice
+        raise cli_fail(
+            f"--tools {tools} gives no tool for {', '.join(unbound)} ({pkg.name} calls "
+            f"{', '.join(pkg.required_capabilities)})",
+            "pass --tools module:NAME holding a mapping keyed by those names (`jdsl package "
+            "inspect PKG` lists them under reads and writes)",
+        )
+    root = pkg.as_root(host, model_id=model)
     if note := unread_inputs_note(root, list(seeds)):
         typer.echo(f"warning: {note}", err=True)
     missing = pkg.missing_inputs(seeds)

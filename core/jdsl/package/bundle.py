@@ -222,6 +222,11 @@ class BehaviorPackage:
         }
 
     # -- binding ----------------------------------------------------------------------------------
+    def unbound(self, tools: Tools) -> list[str]:
+        """The required capabilities ``tools`` (a mapping or a list of tools) gives no tool for."""
+        table = _named(tools)
+        return [c for c in self.required_capabilities if c not in table]
+
     def bind(self, tools: Tools, predicates: Tools | None = None) -> Root:
         """A fresh runnable tree with ``tools`` bound to the required capabilities.
 
@@ -230,7 +235,7 @@ class BehaviorPackage:
                 no callable in ``predicates`` (checked before anything runs).
         """
         table = _named(tools)
-        missing = [c for c in self.required_capabilities if c not in table]
+        missing = self.unbound(table)
         if missing:
             near = [f"{c.rsplit('.', 1)[-1]!r} -> {c!r}" for c in missing
                     if c.rsplit(".", 1)[-1] in table]  # fmt: skip
