@@ -302,3 +302,17 @@ def test_legacy_function_results_pair_in_linear_time(
         openai_chat_conversations(files.setdefault(n, log(n)))
 
     assert growth(read, 1_000) < 10  # 16 when quadratic
+
+
+def test_an_otlp_file_given_to_import_tau_bench_names_import_otel(tmp_path: Path) -> None:
+    """fresh9 finding 9: OTLP JSON given to the tau-bench importer said only "expected a JSON
+    list of runs"; it says which importer reads it, as openai-chat does for tau-bench files."""
+    otlp = tmp_path / "agent.otlp.json"
+    otlp.write_text(json.dumps({"resourceSpans": [{"scopeSpans": []}]}))
+    with pytest.raises(ImportFormatError, match="`jdsl import otel`"):
+        import_tau_bench(otlp)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"a": 1}))
+    with pytest.raises(ImportFormatError) as caught:
+        import_tau_bench(other)
+    assert "otel" not in str(caught.value)

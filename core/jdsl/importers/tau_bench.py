@@ -363,8 +363,11 @@ def read_tau_bench(
     path = Path(path)
     rows = read_rows(path, lambda row: isinstance(row, dict) and ("traj" in row or "steps" in row))
     if not isinstance(rows, list):
+        otlp = isinstance(rows, dict) and "resourceSpans" in rows
+        hint = " (this is OTLP JSON: import it with `jdsl import otel`)" if otlp else ""
         raise ImportFormatError(
-            "expected a JSON list of runs (a tau-bench results file or episodes)", path=path
+            f"expected a JSON list of runs (a tau-bench results file or episodes){hint}",
+            path=path,
         )
     conversations, skipped, formats, strategies, renamed = _read_rows(
         rows, path, strict, domain, capture_id
