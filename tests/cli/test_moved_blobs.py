@@ -40,7 +40,7 @@ def _recorded(path: Path) -> Path:
 
 def _moved(tmp_path: Path) -> Path:
     here = _recorded(tmp_path / "rec" / "big.jsonl")
-    (tmp_path / "moved").mkdir()
+    (tmp_path / "moved").mkdir(parents=True)
     return Path(shutil.copy(here, tmp_path / "moved" / "big.jsonl"))  # the JSONL alone
 
 
@@ -67,3 +67,32 @@ def test_the_same_trace_with_its_blobs_compiles(runner, tmp_path) -> None:
     result = runner.invoke(app, ["compile", str(here), "-o", str(tmp_path / "big.jdsl")])
     assert result.exit_code == 0, result.output
     assert "rec.items[" in result.output
+
+
+def test_export_otel_content_carries_the_values_in_the_blob_store(runner, tmp_path) -> None:
+    """``export otel --content`` wrote each blob's marker (a hash and a 256-character preview)
+    as the content, so `import otel` of it compiled another package (a ref became a residual).
+    The content is the value; without the .blobs directory, the export says what is missing."""
+    here = _recorded(tmp_path / "rec" / "big.jsonl")
+    out = tmp_path / "big.otlp.json"
+    result = runner.invoke(app, ["export", "otel", str(here), "--content", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "$blob" not in text and "it99" in text
+    plain = runner.invoke(app, ["export", "otel", str(here), "-o", str(tmp_path / "p.json")])
+    assert plain.exit_code == 0 and "it99" not in (tmp_path / "p.json").read_text()
+    moved = runner.invoke(app, ["export", "otel", str(_moved(tmp_path / "m")), "--content",
+                                "-o", str(tmp_path / "m.json")])  # fmt: skip
+    assert moved.exit_code == 1 and ".blobs" in moved.output, moved.output
+
+
+def test_export_otel_api_with_content_sends_the_values(tmp_path) -> None:
+    from jdsl.trace.otel import export_otel
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    here = _recorded(tmp_path / "big.jsonl")
+    for source in (here, read_events(here)):
+        exporter = InMemorySpanExporter()
+        export_otel(source, exporter=exporter, capture_content=True)
+        text = " ".join(str(dict(s.attributes or {})) for s in exporter.get_finished_spans())
+        assert "$blob" not in text and "it99" in text

@@ -68,7 +68,7 @@ def otel_command(
             f"--out {out} is a directory",
             f"name the file to write, e.g. --out {out / 'trace.otlp.json'}",
         )
-    events = read_events(traces)
+    events = read_events(traces, resolve_blobs=content)  # content: the values, not blob markers
     if not any(not e.is_control for e in events.episodes):
         raise cli_fail(
             f"{traces} holds no episodes, so there is nothing to export",

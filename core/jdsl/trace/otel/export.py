@@ -219,10 +219,12 @@ def export_otel(
         OtelExportError: the backend refused the spans or could not be reached.
         MissingDependencyError: the ``otel`` extra is not installed.
     """
-    if isinstance(events, str | os.PathLike):
-        from jdsl.trace.collection import read_events
+    from jdsl.trace.collection import Trace, read_events
 
+    if isinstance(events, str | os.PathLike):
         events = read_events(events)
+    if capture_content and isinstance(events, Trace) and events.blob_store is not None:
+        events = events.hydrated()  # the content is the values, not their blob markers
     spans = trace_spans(events, capture_content=capture_content, service_name=service_name)
     target = exporter or otlp_http_exporter(endpoint, headers=headers, timeout_s=timeout_s)
     try:
