@@ -26,8 +26,7 @@ from typing import Any
 from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision
-from jdsl.compiler.residualize import residualize_argument
-from jdsl.compiler.staticize.calls import call, decisions, residual_inputs, residual_node
+from jdsl.compiler.staticize.calls import call, decisions, model_chosen, residual_inputs
 from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
 from jdsl.compiler.staticize.loops import LoopSpec, element_at
 from jdsl.compiler.staticize.scans import scan_store
@@ -110,18 +109,17 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
         key, n = f"{base}_{n}", n + 1
     picked = [k for k in (element_at(s, spec) for s in slot.steps) if k is not None]
     b = Build(here)
-    residual = residualize_argument(
-        node_id=b.id(f"choose_{key}"), output=key, values=[picked[:3] or [0]],
-        inputs=[*residual_inputs(here), top_key(spec.head)], model=ev.model,
+    b.add(model_chosen(
+        ev, here, key,
+        values=[picked[:3] or [0]],
+        inputs=[*residual_inputs(here), top_key(spec.head)],
+        why=f"model-chosen elements of {spec.head} to call {slot.tool} for",
         note=(f"Answer with a JSON list of the 0-based indexes of the first elements of "
               f"{spec.head} to call {slot.tool} for, in order (0, 1, ...), up to the one to "
               f"stop at." if spec.prefix else
               f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
               f"to call {slot.tool} for, in the order to call it."),
-    )  # fmt: skip
-    b.add(residual_node(b.here, residual, None))
-    b.add(proof(residual.node["id"], "predict", [],
-                f"model-chosen elements of {spec.head} to call {slot.tool} for"))  # fmt: skip
+    ))  # fmt: skip
     items = f"{spec.head}[${key}]"
     if spec.prefix and _prefixes(slot, spec) and _consumed(slot):  # 0, 1, ...: else fallback
         b.add(_prefix_guard(b.here, items, spec.head, key))
