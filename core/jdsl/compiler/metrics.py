@@ -23,7 +23,7 @@ from typing import Any
 
 from jdsl.compiler.arguments import top_key
 from jdsl.compiler.fallback import compiled_program
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import child_slots
 from jdsl.signature import Signature
 
 __all__ = ["PackageMetrics", "package_metrics"]
@@ -91,7 +91,7 @@ class _Counter:
             except (ValueError, KeyError):
                 pass
         elif kind == "selector":
-            self.alternatives.append(len(node.get("children") or ()))
+            self.alternatives.append(len(child_slots(node)))
         for child in child_slots(node):
             if isinstance(child, dict):
                 self.visit(child)
