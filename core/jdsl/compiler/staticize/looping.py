@@ -30,6 +30,7 @@ from jdsl.compiler.staticize.calls import call, decisions, model_chosen, residua
 from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
 from jdsl.compiler.staticize.loops import LoopSpec, element_at
 from jdsl.compiler.staticize.scans import scan_store
+from jdsl.ir.walk import transform_ir
 
 __all__ = ["emit_loop"]
 
@@ -89,14 +90,13 @@ def emit_loop(
 
 def _stored(node: dict[str, Any], tool: str) -> dict[str, Any]:
     """``node`` with the store of each call of ``tool`` in it the scan's (staticize/scans.py)."""
-    node = dict(node)
-    if node.get("kind") == "action" and node.get("tool") == tool and node.get("store"):
-        node["store"] = scan_store(str(node["store"]))
-    if isinstance(node.get("child"), dict):
-        node["child"] = _stored(node["child"], tool)
-    if node.get("children"):
-        node["children"] = [_stored(c, tool) for c in node["children"]]
-    return node
+
+    def scan(n: dict[str, Any]) -> dict[str, Any]:
+        if n.get("kind") == "action" and n.get("tool") == tool and n.get("store"):
+            n["store"] = scan_store(str(n["store"]))
+        return n
+
+    return transform_ir(node, scan)
 
 
 def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[str, Fragment]:
