@@ -49,10 +49,12 @@ def _status(i: int, count: int, pick: int) -> dict[str, Any]:
 def packages() -> dict[str, Any]:
     made = {
         "cancel": compile_behavior([_cancels(0, 3, [1])], name="cancel"),
-        "refund": compile_behavior([_refund(0, 3, [0, 2]), _refund(1, 4, [1]),
-                                    _refund(2, 2, [1, 0])], name="refund"),  # fmt: skip
-        "status": compile_behavior([_status(0, 3, 1), _status(1, 2, 0), _status(2, 4, 3)],
-                                   name="status"),  # fmt: skip
+        "refund": compile_behavior(
+            [_refund(0, 3, [0, 2]), _refund(1, 4, [1]), _refund(2, 2, [1, 0])], name="refund"
+        ),  # fmt: skip
+        "status": compile_behavior(
+            [_status(0, 3, 1), _status(1, 2, 0), _status(2, 4, 3)], name="status"
+        ),  # fmt: skip
     }
     assert all(r.ok for r in made.values()), {k: r.report().text for k, r in made.items()}
     return {k: r.package.ir for k, r in made.items()}
