@@ -183,8 +183,8 @@ def test_models_without_structured_outputs_get_no_response_format(server, make_m
 
 def test_an_index_answer_goes_on_the_wire_bounded_by_its_list(server, local) -> None:
     """A local model decodes under the bound (llama.cpp turns ``maxItems`` and an integer's
-    ``minimum``/``maximum`` into its grammar); no ``strict`` is sent, so api.openai.com would
-    take the same keywords as hints (its strict mode accepts a subset only)."""
+    ``minimum``/``maximum`` into its grammar). No ``strict`` is sent: OpenAI's strict mode
+    accepts a subset of keywords only, so a change that sends it must check these against it."""
     server.script(Reply(text='{"ks": [1]}'))
     tree = dsl.root("p").do(dsl.seq(dsl.predict("q, xs -> ks: list[int]", id="pick"),
                                     dsl.act("f", x=dsl.ref("xs[$ks]")) >> "out"))  # fmt: skip
