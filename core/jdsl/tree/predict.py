@@ -1,4 +1,8 @@
-"""Predict: one stateless, typed model call (seed "Predict", docs/design.md §4)."""
+"""Predict: one stateless, typed model call (seed "Predict", docs/design.md §4).
+
+A model whose ``structured_outputs`` is true is asked for :func:`response_schema`, in which an
+output another node of the tree uses as an index (``orders[$k]``) is held to the indexes of
+that list as of the tick (:mod:`jdsl.tree.index_bounds`)."""
 
 from __future__ import annotations
 
@@ -92,8 +96,7 @@ class Predict(SignedLeaf):
     ContextWindow. One output: the stripped reply is the value. Several: one JSON object.
     A model whose ``structured_outputs`` is true (a ``local:`` model, an OpenAI-compatible
     server asked so) is given :func:`response_schema`, so its decoding is held to the output
-    types, and an output another node uses as an index (``orders[$k]``) to the indexes of that
-    list as of the tick (:mod:`jdsl.tree.index_bounds`). Outputs are validated and coerced (:meth:`Signature.parse_output`) and written only
+    types. Outputs are validated and coerced (:meth:`Signature.parse_output`) and written only
     when all validate; otherwise FAILURE with the reason in ``ctx.failure`` and ``model.responded``.
     A model whose ``converse`` returns neither a ModelTurn nor a str raises
     :class:`~jdsl.errors.ModelOutputError`.
