@@ -324,6 +324,7 @@ PUBLIC_NAMES: dict[str, list[str]] = {
         "ir_json_schema",
         "load_stored_schema",
         "to_ir",
+        "transform_ir",
         "validate_ir",
         "write_stored_schema",
     ],

@@ -13,9 +13,10 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jdsl.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from jdsl.dsl import (
@@ -221,13 +222,7 @@ _HOME = MappingProxyType(
 """Each public name's module: imported on first use, so that ``import jdsl`` (and ``jdsl
 --version``, every command's start) does not import the tree, tracing and provider modules."""
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use (PEP 562)."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'jdsl' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_getattr(__name__, _HOME)
 
 
 def __dir__() -> list[str]:

@@ -29,6 +29,7 @@ from typer.core import TyperGroup
 
 from jdsl import __version__
 from jdsl.commands.boundary import command_app
+from jdsl.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from jdsl.commands.inputs import parse_inputs, read_tools
@@ -80,13 +81,17 @@ app = command_app(
 )
 
 
-def __getattr__(name: str) -> Any:
-    """``package_app``, ``parse_inputs``, ``read_tools``: imported on first use (PEP 562)."""
-    if name == "package_app":
-        return importlib.import_module("jdsl.commands.package").package_app
-    if name in ("parse_inputs", "read_tools"):
-        return getattr(importlib.import_module("jdsl.commands.inputs"), name)
-    raise AttributeError(f"module 'jdsl.cli' has no attribute {name!r}")
+__getattr__ = lazy_getattr(
+    __name__,
+    MappingProxyType(
+        {
+            "package_app": "jdsl.commands.package",
+            "parse_inputs": "jdsl.commands.inputs",
+            "read_tools": "jdsl.commands.inputs",
+        }
+    ),
+)
+"""``package_app``, ``parse_inputs``, ``read_tools``: imported on first use."""
 
 
 def _print_version(value: bool) -> None:

@@ -5,6 +5,10 @@
 and ``execute`` (run a tree on a recorded episode, return the first divergence) live in
 :mod:`jdsl.compiler.replay` and are re-exported here.
 
+A double made with ``structured_outputs=True`` is given the JSON schema a Predict asks such a
+model for (:func:`jdsl.tree.predict.response_schema`), and records it in its call as
+``response_schema``.
+
 Example:
     >>> model = ScriptedModel("1")
     >>> model.converse("", [Message.user("pick one")]).text
@@ -15,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from jdsl.compiler.replay import ReplayTools, execute
@@ -43,10 +47,12 @@ def _turn(reply: Reply) -> ModelTurn:
 
 
 class _Recording:
-    """Records every call as ``{system, messages, tools, model_id}`` in ``.calls``."""
+    """Records every call as ``{system, messages, tools, model_id}`` in ``.calls`` (and its
+    ``response_schema``, when one was given)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, structured_outputs: bool = False) -> None:
         self.calls: list[dict[str, Any]] = []
+        self.structured_outputs = structured_outputs
 
     def converse(
         self,
@@ -54,14 +60,28 @@ class _Recording:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec] = (),
         model_id: str | None = None,
+        *,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> ModelTurn:
-        """Record the call in :attr:`calls`, then answer it."""
-        call = {
+        """Record the call in :attr:`calls`, then answer it.
+
+        Raises:
+            TypeError: a ``response_schema`` given to a double made without
+                ``structured_outputs=True`` (as an adapter that takes none refuses it).
+        """
+        if response_schema is not None and not self.structured_outputs:
+            raise TypeError(
+                f"{type(self).__name__} does not take a response_schema; make it with "
+                "structured_outputs=True"
+            )
+        call: dict[str, Any] = {
             "system": system,
             "messages": list(messages),
             "tools": list(tools),
             "model_id": model_id,
         }
+        if response_schema is not None:
+            call["response_schema"] = response_schema
         self.calls.append(call)
         return self._answer(call)
 
@@ -82,13 +102,20 @@ class ScriptedModel(_Recording):
     Args:
         *replies: each a str (a text turn) or a :class:`ModelTurn` (tool calls, usage).
         turns: more replies, appended after ``replies`` (e.g. turns that carry usage).
+        structured_outputs: take a Predict's ``response_schema``, as a ``local:`` model does.
 
     Attributes:
-        calls: every call, ``{"system", "messages", "tools", "model_id"}``.
+        calls: every call, ``{"system", "messages", "tools", "model_id"}``, plus
+            ``"response_schema"`` when one was given.
     """
 
-    def __init__(self, *replies: Reply, turns: Sequence[Reply] | None = None) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        *replies: Reply,
+        turns: Sequence[Reply] | None = None,
+        structured_outputs: bool = False,
+    ) -> None:
+        super().__init__(structured_outputs=structured_outputs)
         script = [*replies, *(turns or ())]
         self.script: list[ModelTurn] = [_turn(r) for r in script] or [_turn("")]
 
@@ -99,14 +126,22 @@ class ScriptedModel(_Recording):
 class FunctionModel(_Recording):
     """A model backed by ``fn(system, messages, tools, model_id) -> str | ModelTurn``.
 
+    Args:
+        fn: answers each call.
+        structured_outputs: take a Predict's ``response_schema`` (recorded, not passed to fn).
+
     Attributes:
-        calls: every call, ``{"system", "messages", "tools", "model_id"}``.
+        calls: every call, ``{"system", "messages", "tools", "model_id"}``, plus
+            ``"response_schema"`` when one was given.
     """
 
     def __init__(
-        self, fn: Callable[[str, list[Message], list[ToolSpec], str | None], Reply]
+        self,
+        fn: Callable[[str, list[Message], list[ToolSpec], str | None], Reply],
+        *,
+        structured_outputs: bool = False,
     ) -> None:
-        super().__init__()
+        super().__init__(structured_outputs=structured_outputs)
         self.fn = fn
 
     def _answer(self, call: dict[str, Any]) -> ModelTurn:

@@ -13,8 +13,10 @@ Example:
 
 from __future__ import annotations
 
-import importlib
+from types import MappingProxyType
 from typing import Any
+
+from jdsl.lazy import lazy_getattr
 
 __all__ = [
     "CompileView",
@@ -34,28 +36,26 @@ __all__ = [
     "unload_ipython_extension",
 ]
 
-_LAZY = {
-    "CompileView": "jdsl_nb.widgets",
-    "RunView": "jdsl_nb.widgets",
-    "RunData": "jdsl_nb.rundata",
-    "compile_html": "jdsl_nb.compile_views",
-    "drawing_html": "jdsl.drawing",
-    "render_svg": "jdsl.drawing",
-    "html_view": "jdsl_nb.hooks",
-    "text_view": "jdsl_nb.hooks",
-    "node_statuses": "jdsl.drawing",
-    "tree_dot": "jdsl.drawing",
-    "provenance": "jdsl_nb.provenance",
-    "run_html": "jdsl_nb.views",
-    "tree_html": "jdsl_nb.views",
-}
+_LAZY = MappingProxyType(
+    {
+        "CompileView": "jdsl_nb.widgets",
+        "RunView": "jdsl_nb.widgets",
+        "RunData": "jdsl_nb.rundata",
+        "compile_html": "jdsl_nb.compile_views",
+        "drawing_html": "jdsl.drawing",
+        "render_svg": "jdsl.drawing",
+        "html_view": "jdsl_nb.hooks",
+        "text_view": "jdsl_nb.hooks",
+        "node_statuses": "jdsl.drawing",
+        "tree_dot": "jdsl.drawing",
+        "provenance": "jdsl_nb.provenance",
+        "run_html": "jdsl_nb.views",
+        "tree_html": "jdsl_nb.views",
+    }
+)
+"""Each name's module, imported on first use (ipywidgets, graphviz and pandas stay unloaded)."""
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'jdsl_nb' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 def load_ipython_extension(ipython: Any) -> None:

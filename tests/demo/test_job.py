@@ -305,3 +305,19 @@ def test_the_readme_package_run_says_the_fallback_took_over(demo: DemoResult) ->
     ]  # fmt: skip  (her first order is pending)
     result = CliRunner().invoke(app, served)
     assert result.exit_code == 0 and result.stdout.splitlines()[0] == "status: success"
+
+
+def test_the_retail_package_refuses_the_airline_runs(demo: DemoResult) -> None:
+    """Validate renames a trace's host tools to the package's ids (``get_user_details`` ->
+    ``retail.get_user_details``); the domain an importer recorded (``airline``) still says whose
+    runs they are, so the demo's retail package refuses the airline runs (it replayed all 54
+    and called them divergences)."""
+    from jdsl.cli import app
+
+    airline = demo.out / "airline_traces.jsonl"
+    runner = CliRunner()
+    result = runner.invoke(app, ["package", "validate", str(demo.package_path), str(airline)])
+    assert result.exit_code == 1, result.output
+    assert "domain retail" in result.stderr and "diverged" not in result.output, result.output
+    own = runner.invoke(app, ["package", "validate", str(demo.package_path), str(demo.trace_path)])
+    assert own.exit_code == 0, own.output

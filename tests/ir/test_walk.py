@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from jdsl import act, guard, invert, ref, repeat, root, sel, seq
 from jdsl.ir import NODE_FIELDS
@@ -12,6 +14,7 @@ from jdsl.ir.walk import (
     ir_nodes_with_ids,
     labelled_children,
     structural_ids,
+    transform_ir,
     walk,
     walk_ir,
 )
@@ -83,3 +86,43 @@ def test_as_ir_reads_what_holds_a_tree() -> None:
     assert as_ir({"format": "jdsl.behavior.v1", "root": ir}) == ir
     with pytest.raises(TypeError, match="holds no behavior tree"):
         as_ir(3)
+
+
+def test_transform_ir_rebuilds_every_slot_and_mutates_nothing() -> None:
+    ir = as_ir(_tree())
+    filled = {slot for n in walk_ir(ir) for slot in CHILD_SLOTS[n["kind"]] if n.get(slot)}
+    assert filled == {slot for slots in CHILD_SLOTS.values() for slot in slots}
+    before = copy.deepcopy(ir)
+    seen: list[str] = []
+
+    def tag(node: dict) -> dict:
+        seen.append(node["kind"])
+        node["tagged"] = True
+        return node
+
+    out = transform_ir(ir, tag)
+    assert ir == before
+    assert all(n.get("tagged") for n in walk_ir(out))
+    assert sorted(seen) == sorted(n["kind"] for n in walk_ir(ir))
+    assert seen[-1] == "root" and seen.index("guard") < seen.index("selector")  # bottom-up
+    assert not {id(n) for n in walk_ir(out)} & {id(n) for n in walk_ir(ir)}
+    assert out["child"]["children"][2]["until"]["tagged"] is True
+
+
+def test_transform_ir_replaces_subtrees_and_keeps_what_is_not_a_node() -> None:
+    ir = {"kind": "sequence", "children": [{"kind": "action", "tool": "a"}, 3]}
+
+    def wrap(node: dict) -> dict:
+        return {"kind": "invert", "child": node} if node["kind"] == "action" else node
+
+    assert transform_ir(ir, wrap) == {
+        "kind": "sequence",
+        "children": [{"kind": "invert", "child": {"kind": "action", "tool": "a"}}, 3],
+    }
+
+
+def test_transform_ir_is_iterative() -> None:
+    node: dict = {"kind": "action", "tool": "t"}
+    for _ in range(5000):
+        node = {"kind": "invert", "child": node}
+    assert sum(1 for _ in walk_ir(transform_ir(node, lambda n: n))) == 5001

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "core" / "jdsl"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "expr", "signature", "trace", "settings", "data"),
+    ("errors", "expr", "signature", "trace", "settings", "data", "lazy"),
     ("providers",),
     ("interaction",),
     ("flows",),
@@ -38,8 +38,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ``jdsl`` is the package's own ``__init__`` (it re-exports the authoring API from ``dsl`` and
 ``tree``, so a lower layer importing ``jdsl`` itself would import upward). Not named in
 ARCHITECTURE.md, placed by what they hold and import: ``authoring`` (the argument checks of
-``dsl``) with ``dsl``; ``settings`` (budgets YAML) and ``data``
-(package data) at the bottom; ``drawing`` (IR dicts + trace events -> DOT/SVG) with ``ir`` and
+``dsl``) with ``dsl``; ``settings`` (budgets YAML), ``data``
+(package data) and ``lazy`` (the PEP 562 ``__getattr__`` of the packages that import their
+names on first use) at the bottom; ``drawing`` (IR dicts + trace events -> DOT/SVG) with ``ir`` and
 ``text``; ``testing`` (public test doubles) with the top-level consumers, so no runtime layer
 depends on test doubles; ``doctor`` (what the installation can do) with them, so the notebook's ``%behavior doctor`` and
 ``jdsl doctor`` share it; ``demo`` (the main job) under ``cli``, which runs it; ``commands``

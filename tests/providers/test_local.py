@@ -179,3 +179,20 @@ def test_models_without_structured_outputs_get_no_response_format(server, make_m
     ctx = _predict_tree("request -> n: int").run(model=make_model("openai"), request="x")
     assert ctx.blackboard["n"] == 3
     assert "response_format" not in server.requests[0].body
+
+
+def test_an_index_answer_goes_on_the_wire_bounded_by_its_list(server, local) -> None:
+    """A local model decodes under the bound (llama.cpp turns ``maxItems`` and an integer's
+    ``minimum``/``maximum`` into its grammar). No ``strict`` is sent: OpenAI's strict mode
+    accepts a subset of keywords only, so a change that sends it must check these against it."""
+    server.script(Reply(text='{"ks": [1]}'))
+    tree = dsl.root("p").do(dsl.seq(dsl.predict("q, xs -> ks: list[int]", id="pick"),
+                                    dsl.act("f", x=dsl.ref("xs[$ks]")) >> "out"))  # fmt: skip
+    ctx = tree.run(model=local(), tools={"f": lambda x: x}, q="?", xs=["a", "b", "c"])
+    assert ctx.blackboard["out"] == ["b"]
+    sent = server.requests[0].body["response_format"]["json_schema"]
+    assert "strict" not in sent
+    assert sent["schema"]["properties"]["ks"] == {
+        "type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 2},
+        "maxItems": 3, "uniqueItems": True,
+    }  # fmt: skip

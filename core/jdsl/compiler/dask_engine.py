@@ -43,7 +43,6 @@ __all__ = [
     "compile_reduced",
     "dask_client",
     "map_shard",
-    "map_shards",
     "reduce_shards",
     "replay_shards",
     "tree_reduce",
@@ -230,7 +229,10 @@ def reduce_shards(
     normalized episodes gathered to the client in shard order (their stores kept on the
     workers too). With ``strict=False``, the lines the workers skipped are added to
     ``skipped`` under each shard's name as given, as the local read counts them."""
-    mapped = map_shards(client, shards, canonical, check_chain, strict)
+    mapped = client.map(
+        map_shard, [str(Path(p).resolve()) for p in shards], canonical=dict(canonical or {}),
+        check_chain=check_chain, strict=strict, pure=False,
+    )  # fmt: skip
     merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
     stores = client.map(_episodes, mapped, pure=False)
     lines = client.map(_skipped, mapped, pure=False)
@@ -264,25 +266,6 @@ def replay_shards(client: Any, stores: Sequence[Any]) -> ReplayMap:
         return list(client.gather(parts))
 
     return replay
-
-
-def map_shards(
-    client: Any,
-    shards: Sequence[str | os.PathLike[str]],
-    canonical: Mapping[str, str] | None = None,
-    check_chain: bool = True,
-    strict: bool = True,
-) -> list[Any]:
-    """:func:`map_shard` over ``shards`` on the cluster (one task each, not gathered).
-
-    Returns:
-        The futures of ``(normalized episodes, fact table)``, in shard order.
-    """
-    paths = [str(Path(p).resolve()) for p in shards]
-    return list(client.map(
-        map_shard, paths, canonical=dict(canonical or {}), check_chain=check_chain,
-        strict=strict, pure=False,
-    ))  # fmt: skip
 
 
 def _table(mapped: tuple[NormStore, FactTable, SkippedLines]) -> FactTable:

@@ -35,12 +35,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jdsl.compiler.normalized import NormEpisode
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import transform_ir, walk_ir
 
 __all__ = [
     "FALLBACK_ID",
@@ -187,12 +187,6 @@ def _kind_payload(event: Any) -> tuple[Any, Mapping[str, Any]]:
     return getattr(event, "kind", None), getattr(event, "payload", None) or {}
 
 
-def _walk(node: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
-    yield dict(node)
-    for child in child_slots(dict(node)):
-        yield from _walk(child)
-
-
 def _is_ref_check(node: Mapping[str, Any]) -> bool:
     children = node.get("children") or []
     return (node.get("kind") == "sequence" and len(children) == 2
@@ -202,14 +196,12 @@ def _is_ref_check(node: Mapping[str, Any]) -> bool:
 
 
 def _unguard(node: Mapping[str, Any]) -> dict[str, Any]:
-    if _is_ref_check(node):
-        return dict(node["children"][1])
-    out = dict(node)
-    if isinstance(node.get("child"), dict):
-        out["child"] = _unguard(node["child"])
-    if isinstance(node.get("children"), list):
-        out["children"] = [_unguard(c) for c in node["children"]]
-    return out
+    """A copy of ``node`` with each ref check :func:`guard_refs` added back to its action."""
+    return transform_ir(node, _unguard_one)
+
+
+def _unguard_one(node: dict[str, Any]) -> dict[str, Any]:
+    return dict(node["children"][1]) if _is_ref_check(node) else node
 
 
 def compiled_program(ir: Mapping[str, Any]) -> dict[str, Any]:
@@ -249,25 +241,25 @@ def guard_refs(node: dict[str, Any], used: set[str], inputs: Sequence[str] = ())
     """A copy of ``node`` in which each action that passes refs runs after a guard that every
     one of them exists (``seq [guard exists(a) and ..., action]``): a missing value fails the
     action's branch (FAILURE) instead of raising; a run input the host could not give (one the
-    user never stated) included. Guard ids ``has_<action id>`` (unique in
-    ``used``, which is updated)."""
-    if node.get("kind") == "action":
-        paths = sorted({p for spec in (node.get("args") or {}).values() for p in _refs(spec)
+    user never stated) included. Every child slot is rebuilt (:func:`jdsl.ir.walk.transform_ir`:
+    a repeat's ``until`` too). Guard ids ``has_<action id>`` (unique in ``used``, which is
+    updated)."""
+
+    def guard(each: dict[str, Any]) -> dict[str, Any]:
+        if each.get("kind") != "action":
+            return each
+        paths = sorted({p for spec in (each.get("args") or {}).values() for p in _refs(spec)
                         if p not in inputs})  # fmt: skip
         if not paths:
-            return dict(node)
+            return each
         terms = [{"exists": p} for p in paths]
         expression = terms[0] if len(terms) == 1 else {"and": terms}
-        base = str(node.get("id") or node.get("tool"))
-        guard = {"kind": "guard", "id": _fresh(f"has_{base}", used), "expression": expression}
+        base = str(each.get("id") or each.get("tool"))
+        check = {"kind": "guard", "id": _fresh(f"has_{base}", used), "expression": expression}
         return {"kind": "sequence", "id": _fresh(f"refs_{base}", used),
-                "children": [guard, dict(node)]}  # fmt: skip
-    out = dict(node)
-    if isinstance(node.get("child"), dict):
-        out["child"] = guard_refs(node["child"], used, inputs)
-    if isinstance(node.get("children"), list):
-        out["children"] = [guard_refs(c, used, inputs) for c in node["children"]]
-    return out
+                "children": [check, each]}  # fmt: skip
+
+    return transform_ir(node, guard)
 
 
 def _fresh(base: str, used: set[str]) -> str:
@@ -286,7 +278,7 @@ def _state_keys(root: Mapping[str, Any], inputs: Sequence[str]) -> tuple[list[st
     from jdsl.signature import Signature
 
     keys, writes = list(inputs), []
-    for node in _walk(root):
+    for node in walk_ir(root):
         kind = node.get("kind")
         if kind == "action" and node.get("store"):
             keys.append(str(node["store"]))
@@ -344,7 +336,7 @@ def with_fallback(
     tools = family_tools(episodes)
     if root.get("child") is None or not tools:
         return document, []
-    used = {str(n["id"]) for n in _walk(root) if n.get("id")}
+    used = {str(n["id"]) for n in walk_ir(root) if n.get("id")}
     compiled = guard_refs(root["child"], used)
     keys, writes = _state_keys(compiled, inputs)
     calls = max((len(e.ok_steps()) for e in episodes if e.success is not False), default=3)

@@ -90,10 +90,14 @@ def episode_domain(episode: NormEpisode, effects: Mapping[str, Any] | None = Non
 
 
 def recorded_domain(episode: NormEpisode) -> str:
-    """:func:`episode_domain` when the run names its domain (its calls' namespace, or the
-    ``domain`` an importer recorded), else ``""`` (a skill's name is no domain to refuse a run
-    by)."""
-    named = any("." in s.logical_tool for s in episode.steps) or episode.metadata.get("domain")
+    """The domain ``episode`` names, ``""`` when none: the ``domain`` an importer recorded
+    (what the source says, whatever its calls were renamed to: ``jdsl package validate``
+    canonicalizes a trace's host tools to the package's ids), else its calls' namespace
+    (:func:`episode_domain`). A skill's name is no domain to refuse a run by."""
+    domain = episode.metadata.get("domain")
+    if isinstance(domain, str) and domain:
+        return slug(domain)
+    named = any("." in s.logical_tool for s in episode.steps)
     return episode_domain(episode) if named else ""
 
 

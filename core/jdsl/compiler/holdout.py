@@ -48,7 +48,7 @@ from jdsl.compiler.normalize import normalize_all
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.reading import package_reading
 from jdsl.compiler.replay import Divergence, Execution, execute
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import child_slots, walk_ir
 from jdsl.tree import typed_equal
 
 __all__ = [
@@ -260,10 +260,7 @@ def _paths(node: Mapping[str, Any]) -> set[tuple[str, ...]]:
 
 
 def _actions(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    found = [node] if node.get("kind") == "action" else []
-    for child in child_slots(dict(node)):
-        found += _actions(child)
-    return found
+    return [each for each in walk_ir(node) if each.get("kind") == "action"]
 
 
 def _stated(episode: NormEpisode, stated: Mapping[str, Mapping[str, str]]) -> set[str]:

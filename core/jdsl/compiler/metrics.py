@@ -23,7 +23,7 @@ from typing import Any
 
 from jdsl.compiler.arguments import top_key
 from jdsl.compiler.fallback import compiled_program
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import child_slots, walk_ir
 from jdsl.signature import Signature
 
 __all__ = ["PackageMetrics", "package_metrics"]
@@ -71,7 +71,12 @@ class _Counter:
         top = top_key(path)
         return "tool" if top in self.stores else "model" if top in self.decided else "input"
 
-    def visit(self, node: dict[str, Any]) -> None:
+    def visit(self, root: dict[str, Any]) -> None:
+        """Count every node under ``root``, pre-order (a ref's source is what came before)."""
+        for node in walk_ir(root):
+            self._count(node)
+
+    def _count(self, node: dict[str, Any]) -> None:
         kind = node.get("kind")
         if kind in _DETERMINISTIC:
             self.deterministic += 1
@@ -91,10 +96,7 @@ class _Counter:
             except (ValueError, KeyError):
                 pass
         elif kind == "selector":
-            self.alternatives.append(len(node.get("children") or ()))
-        for child in child_slots(node):
-            if isinstance(child, dict):
-                self.visit(child)
+            self.alternatives.append(len(child_slots(node)))
 
 
 def package_metrics(ir: dict[str, Any]) -> PackageMetrics:

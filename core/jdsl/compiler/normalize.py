@@ -24,7 +24,7 @@ from jdsl.compiler.events import EpisodeLike, EpisodeRecords, EventLike, as_reco
 from jdsl.compiler.lineage import StateIndex, stated_in
 from jdsl.compiler.names import synth_store
 from jdsl.compiler.normalized import GuardObservation, ModelDecision, NormEpisode, NormStep
-from jdsl.ir.nodes import child_slots
+from jdsl.ir.walk import structural_ids, walk_ir
 from jdsl.signature import Signature
 
 __all__ = ["normalize_all", "normalize_episode"]
@@ -379,21 +379,8 @@ def _find_node(node: Any, node_id: str) -> dict[str, Any] | None:
     """
     if not isinstance(node, dict):
         return None
-    from jdsl.ir.walk import structural_ids
-
     ids = structural_ids(node)
-    found: list[dict[str, Any]] = []
-
-    def visit(each: Any) -> None:
-        if isinstance(each, dict) and not found:
-            if ids.get(id(each)) == node_id:
-                found.append(each)
-                return
-            for child in child_slots(each):
-                visit(child)
-
-    visit(node)
-    return found[0] if found else None
+    return next((each for each in walk_ir(node) if ids.get(id(each)) == node_id), None)
 
 
 def _label_signature(label: Any) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 from jdsl.compiler.families import is_write
 from jdsl.compiler.normalized import NormStep
+from jdsl.ir.walk import CHILD_SLOTS
 from jdsl.signature import Signature
 
 __all__ = ["UNUSED_READ", "asking_leaf", "empty", "predict_prompts", "unused_reads"]
@@ -32,13 +33,18 @@ UNUSED_READ = NormStep(index=-1, position=None, logical_tool="", host_tool="", a
 """What a read whose result nothing uses is answered with (``result`` None)."""
 
 
+def _own_fields(node: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's fields without its child slots (:data:`jdsl.ir.walk.CHILD_SLOTS`)."""
+    slots = CHILD_SLOTS.get(str(node.get("kind")), ())
+    return {k: v for k, v in node.items() if k not in slots}
+
+
 def unused_reads(nodes: Iterable[Mapping[str, Any]], effects: Mapping[str, Any] | None = None
                  ) -> frozenset[str]:  # fmt: skip
     """The read tools of a tree (its IR nodes) whose results no other node reads: every
     action of the tool has no store, or a store key no other node mentions."""
     nodes = list(nodes)
-    texts = [json.dumps({k: v for k, v in n.items() if k not in ("child", "children")},
-                        default=str) for n in nodes]  # fmt: skip
+    texts = [json.dumps(_own_fields(n), default=str) for n in nodes]
     used: dict[str, bool] = {}
     for at, node in enumerate(nodes):
         if node.get("kind") != "action" or is_write(str(node["tool"]), effects):

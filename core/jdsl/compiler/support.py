@@ -14,7 +14,7 @@ input or a model choice).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
@@ -99,6 +99,19 @@ def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
+def _held(path: str, argument: str, peers: Sequence[NormStep]) -> Iterator[tuple[NormStep, Any]]:
+    """``(call, what path holds in its state)`` for each call of ``peers`` that passed
+    ``argument`` and whose state the path is valid in (it may hold :data:`MISSING`)."""
+    for step in peers:
+        if argument not in step.arguments:
+            continue
+        try:
+            held = resolve_path(path, step.state_before)
+        except ValidationError:
+            continue
+        yield step, held
+
+
 def contradicted(path: str, argument: str, peers: Sequence[NormStep]) -> bool:
     """Whether some call of ``peers`` has ``path`` in its state holding another value than
     the ``argument`` it passed (a path absent there says nothing).
@@ -114,13 +127,7 @@ def contradicted(path: str, argument: str, peers: Sequence[NormStep]) -> bool:
     >>> contradicted("user.cabin", "cabin", [call("economy", "business")])
     False
     """
-    for step in peers:
-        if argument not in step.arguments:
-            continue
-        try:
-            held = resolve_path(path, step.state_before)
-        except ValidationError:
-            continue
+    for step, held in _held(path, argument, peers):
         if held is not MISSING and _key(held) != _key(step.arguments[argument]):
             return True
     return False
@@ -142,13 +149,7 @@ def unlisted(template: str, argument: str, peers: Sequence[NormStep]) -> bool:
     True
     """
     head, _, tail = template.partition("[*]")
-    for step in peers:
-        if argument not in step.arguments:
-            continue
-        try:
-            items = resolve_path(head, step.state_before)
-        except ValidationError:
-            continue
+    for step, items in _held(head, argument, peers):
         if not isinstance(items, list) or not items:
             continue
         held = []

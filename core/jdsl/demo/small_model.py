@@ -30,6 +30,7 @@ from jdsl.demo.family import identity_form, split_family, task_inputs, task_name
 from jdsl.demo.retail_job import compile_retail, record_teacher
 from jdsl.demo.teacher import GoldChoice, offline_teacher, teacher_tree
 from jdsl.envs.tau_retail import RetailEnv, RetailTask, capability_tools, reward, tree_tools
+from jdsl.ir.walk import walk
 from jdsl.settings import Settings
 from jdsl.tree import Root
 
@@ -99,7 +100,7 @@ def react_agent() -> Root:
 
     teacher = teacher_tree()
     decisions = [
-        node.instructions for node in _walk(teacher) if getattr(node, "kind", "") == "predict"
+        node.instructions for node in walk(teacher) if getattr(node, "kind", "") == "predict"
     ]
     instructions = (
         "Cancel the customer's order the request means. Identify the customer by email "
@@ -117,16 +118,6 @@ def react_agent() -> Root:
             id="agent",
         )
     )
-
-
-def _walk(node: Any) -> list[Any]:
-    out = [node]
-    for child in getattr(node, "children", None) or ():
-        out.extend(_walk(child))
-    child = getattr(node, "child", None)
-    if child is not None:
-        out.extend(_walk(child))
-    return out
 
 
 def compare_small_model(

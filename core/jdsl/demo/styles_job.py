@@ -26,7 +26,7 @@ from typing import Any
 from jdsl.demo.heldout_job import HoldoutFigures, holdout_figures
 from jdsl.demo.retail_styles import STYLES, Style, style_runs
 from jdsl.importers import import_tau_bench
-from jdsl.ir.walk import walk_ir
+from jdsl.ir.walk import CHILD_SLOTS, walk_ir
 from jdsl.trace.filenames import path_inside, safe_file_name
 
 __all__ = ["StyleFigures", "frozen_values", "style_figures", "styles_lines"]
@@ -50,8 +50,14 @@ def frozen_values(ir: Mapping[str, Any]) -> list[str]:
             const = spec.get("const")
             if isinstance(const, list) or (isinstance(const, str) and _ID_LIKE.search(const)):
                 found.append(f"{where}: {arg} = constant {const!r}")
-        texts = {k: v for k, v in node.items() if k not in ("id", "store", "children", "child",
-                                                             "signature", "instructions")}  # fmt: skip
+        skip = {
+            "id",
+            "store",
+            "signature",
+            "instructions",
+            *CHILD_SLOTS.get(str(node.get("kind")), ()),
+        }
+        texts = {k: v for k, v in node.items() if k not in skip}
         text = json.dumps(texts, default=str)
         for pattern, what in ((_POSITION, "a fixed list position"), (_RECORD_ID, "a record id")):
             found += [f"{where}: {what} {m.group(0)!r}" for m in pattern.finditer(text)]

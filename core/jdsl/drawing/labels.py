@@ -13,11 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from jdsl.ir.walk import CHILD_SLOTS
 from jdsl.text.formatter import format_node
 
 __all__ = ["drawing_label", "node_label", "shorten", "unescape_quotes", "wrap_label"]
 
-_LEFT_OUT = ("id", "children", "child", "until", "instructions")
+_LEFT_OUT = frozenset({"id", "instructions", *(s for slots in CHILD_SLOTS.values() for s in slots)})
+"""What a label leaves out: the id, instruction lines and every child slot of any kind."""
 _ESCAPED = re.compile(r'\\(["\\])')
 _BREAK_AFTER = re.compile(r"[(,=_/]|(?=[.\[])")
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jdsl.errors import JdslError
 
-__all__ = ["ContextItem", "DuplicatePolicy", "Provenance", "WorkingContext"]
+__all__ = ["ContextItem", "DuplicatePolicy", "IdentifiedText", "Provenance", "WorkingContext"]
 
 DuplicatePolicy = Literal["replace", "keep_first", "reject"]
 
@@ -38,13 +38,20 @@ class Provenance(BaseModel):
     flow: str | None = None
 
 
-class ContextItem(BaseModel):
-    """One item of working context: an id, text content, provenance and JSON metadata."""
+class IdentifiedText(BaseModel):
+    """A text with a stable id: what a context item holds, and what becomes one (a skill's
+    source, :class:`jdsl.flows.ingress.SkillSource`; a retrieved
+    :class:`jdsl.flows.documents.Document`), each adding its own fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1)
     content: str
+
+
+class ContextItem(IdentifiedText):
+    """One item of working context: an id, text content, provenance and JSON metadata."""
+
     provenance: Provenance
     metadata: dict[str, Any] = Field(default_factory=dict)
 

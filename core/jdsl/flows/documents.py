@@ -10,11 +10,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from pydantic import ValidationError as PydanticValidationError
 
 from jdsl.errors import JdslError
-from jdsl.flows.context import ContextItem, Provenance
+from jdsl.flows.context import ContextItem, IdentifiedText, Provenance
 
 __all__ = ["Document", "RetrievalError", "as_document", "markdown_sections"]
 
@@ -32,7 +32,7 @@ class RetrievalError(JdslError, ValueError):
         super().__init__(message)
 
 
-class Document(BaseModel):
+class Document(IdentifiedText):
     """One retrievable text with a stable id.
 
     Attributes:
@@ -46,10 +46,6 @@ class Document(BaseModel):
         metadata: JSON data kept on the context item.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1)
-    content: str
     title: str = ""
     source: str | None = None
     score: float | None = None

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from jdsl.errors import BindingError, ToolError
-from jdsl.flows.context import ContextItem, Provenance, WorkingContext
+from jdsl.flows.context import ContextItem, IdentifiedText, Provenance, WorkingContext
 from jdsl.flows.services import Services
 from jdsl.interaction.mcp import McpCapability
 from jdsl.interaction.observe import Observation, observe
@@ -60,13 +60,9 @@ class McpRequest(BaseModel):
     call: ToolCall | None = None
 
 
-class SkillSource(BaseModel):
+class SkillSource(IdentifiedText):
     """A resolved skill: its id and its text (jdsl does not download or run skills)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1)
-    content: str
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -18,7 +18,7 @@ from jdsl.ir.format import (
     write_stored_schema,
 )
 from jdsl.ir.validate import MAX_REPEAT, ValidationReport, validate_ir
-from jdsl.ir.walk import NODE_FIELDS
+from jdsl.ir.walk import NODE_FIELDS, transform_ir
 
 __all__ = [
     "BEHAVIOR_FORMAT",
@@ -31,6 +31,7 @@ __all__ = [
     "ir_json_schema",
     "load_stored_schema",
     "to_ir",
+    "transform_ir",
     "validate_ir",
     "write_stored_schema",
 ]

@@ -1,5 +1,5 @@
 """One toolkit over a behavior tree, as IR dicts or node objects: child slots, walks,
-structural ids, :func:`as_ir`.
+structural ids, one rebuild (:func:`transform_ir`), :func:`as_ir`.
 
 The node schema is read from the node classes (:data:`jdsl.tree.nodes.NODE_CLASSES`): a field
 whose type holds nodes is a child slot, every field is an IR field. A new node kind is walked,
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from jdsl.tree.base import Node
@@ -37,6 +37,7 @@ __all__ = [
     "labelled_children",
     "node_slots",
     "structural_ids",
+    "transform_ir",
     "walk",
     "walk_ir",
 ]
@@ -86,16 +87,7 @@ def child_slots(node: Mapping[str, Any] | Node) -> list[Any]:
     """
     if isinstance(node, Node):
         return node.children_nodes()
-    kind = node.get("kind")
-    slots = CHILD_SLOTS.get(kind, _ANY_SLOTS) if isinstance(kind, str) else _ANY_SLOTS
-    out: list[Any] = []
-    for slot in slots:
-        value = node.get(slot)
-        if isinstance(value, list):
-            out.extend(value)
-        elif value is not None:
-            out.append(value)
-    return out
+    return _slot_values(node, _slots_of(node))
 
 
 def labelled_children(node: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -105,10 +97,8 @@ def labelled_children(node: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]
     root); a later slot labels its edges with its name (a repeat's ``"until"``). Entries that
     are not node dicts are left out (:func:`child_slots` is the unlabelled, unfiltered form).
     """
-    kind = node.get("kind")
-    slots = CHILD_SLOTS.get(kind, _ANY_SLOTS) if isinstance(kind, str) else _ANY_SLOTS
     out: list[tuple[str, dict[str, Any]]] = []
-    for position, slot in enumerate(slots):
+    for position, slot in enumerate(_slots_of(node)):
         value = node.get(slot)
         label = "" if position == 0 else slot
         for child in value if isinstance(value, list) else [value]:
@@ -133,6 +123,63 @@ def walk_ir(node: _M) -> Iterator[_M]:
         yield current
         kids = [c for c in child_slots(current) if isinstance(c, Mapping)]
         stack.extend(typing.cast(list[_M], kids[::-1]))
+
+
+def transform_ir(
+    node: Mapping[str, Any], fn: Callable[[dict[str, Any]], Mapping[str, Any]]
+) -> dict[str, Any]:
+    """A new IR dict tree: every node rebuilt bottom-up, then passed through ``fn``.
+
+    Each node's child slots (every slot :data:`CHILD_SLOTS` names for its kind, a repeat's
+    ``until`` included) are rebuilt first; ``fn`` then gets a fresh copy of the node holding
+    the rebuilt children and returns its replacement (itself, a changed node or a new subtree,
+    which is not walked again). ``node`` is never mutated; slot entries that are not node dicts
+    are kept as they are.
+
+    >>> ir = {"kind": "repeat", "child": {"kind": "action", "tool": "a"},
+    ...       "until": {"kind": "action", "tool": "b"}}
+    >>> def upper(n):
+    ...     return {**n, "tool": n["tool"].upper()} if n["kind"] == "action" else n
+    >>> transform_ir(ir, upper)["until"]
+    {'kind': 'action', 'tool': 'B'}
+    """
+    results: list[dict[str, Any]] = []  # rebuilt subtrees, in post-order
+    stack: list[tuple[Mapping[str, Any], bool]] = [(node, False)]
+    while stack:
+        current, expanded = stack.pop()
+        slots = _slots_of(current)
+        kids = [c for c in _slot_values(current, slots) if is_ir_node(c)]
+        if not expanded:
+            stack.append((current, True))
+            stack.extend((kid, False) for kid in reversed(kids))
+            continue
+        rebuilt = iter(results[len(results) - len(kids) :])
+        del results[len(results) - len(kids) :]
+        out = dict(current)
+        for slot in slots:
+            value = current.get(slot)
+            if isinstance(value, list):
+                out[slot] = [next(rebuilt) if is_ir_node(c) else c for c in value]
+            elif is_ir_node(value):
+                out[slot] = next(rebuilt)
+        results.append(dict(fn(out)))
+    return results[0]
+
+
+def _slots_of(node: Mapping[str, Any]) -> tuple[str, ...]:
+    kind = node.get("kind")
+    return CHILD_SLOTS.get(kind, _ANY_SLOTS) if isinstance(kind, str) else _ANY_SLOTS
+
+
+def _slot_values(node: Mapping[str, Any], slots: tuple[str, ...]) -> list[Any]:
+    out: list[Any] = []
+    for slot in slots:
+        value = node.get(slot)
+        if isinstance(value, list):
+            out.extend(value)
+        elif value is not None:
+            out.append(value)
+    return out
 
 
 def walk(tree: Any) -> Iterator[Any]:

@@ -17,13 +17,16 @@ left running, at exit: a process that ends while a step computes crashes (SIGSEG
 What a small model can satisfy:
 
 - typed outputs: a Predict asks with ``response_format`` ``json_schema`` (llama.cpp turns the
-  schema into a grammar), so ``-> order_index: int`` or ``Literal[...]`` outputs parse. The
-  grammar does not bound a ``list[int]`` answer's length or values: a compiled selection's
-  list (``user.orders[$order_indexes]``) is known only at run time and the signature does not
-  name it, so a small model may count ``1, 2, 3, ...`` until ``max_tokens`` (256 by default);
-  the predict then fails saying the reply was cut at the token limit
-  (:func:`~jdsl.providers.messages.cut_at_token_limit`). Bounding it (``maxItems``,
-  ``maximum`` from the list's size) needs the predict to carry the list it indexes;
+  schema into a grammar), so ``-> order_index: int`` or ``Literal[...]`` outputs parse. An
+  ``int`` or ``list[int]`` output that the tree uses as an index (a compiled selection's
+  ``user.orders[$order_indexes]``, a list known only at run time) is asked within that list
+  as of the tick (:mod:`jdsl.tree.index_bounds`): ``maxItems`` and each index's ``minimum``
+  and ``maximum`` become part of the grammar, so a small model no longer counts ``1, 2, 3,
+  ...`` until ``max_tokens`` (256 by default; such a reply fails saying it was cut at the token
+  limit, :func:`~jdsl.providers.messages.cut_at_token_limit`). ``uniqueItems`` is sent but the
+  grammar does not hold it: a repeated index is refused where the tree reads it (a loop over
+  the selection fails naming it, and a compiled package's fallback takes over). An output the
+  tree does not index with is still unbounded;
 - tool calls (``tool_mode="json"``, the default): llama.cpp parses no tool call from small
   models' text (SmolLM2 has no tool format; Qwen2.5-Coder-0.5B writes bare JSON), and takes no
   named ``tool_choice``. So a turn with tools is asked for one JSON object under a grammar,

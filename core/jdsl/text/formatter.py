@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jdsl.errors import ValidationError
+from jdsl.ir.walk import child_slots, is_ir_node, labelled_children
 from jdsl.text.expression import format_expression
 from jdsl.text.scanner import (
     IDENTIFIER,
@@ -42,13 +43,16 @@ def format_node(node: dict[str, Any], depth: int = 0) -> list[str]:
     instructions = node.get("instructions")
     if instructions is not None:
         lines += [f"{pad}{INDENT}|{' ' if line else ''}{line}" for line in instructions.split("\n")]
-    for child in node.get("children") or ():
-        lines += format_node(child, depth + 1)
-    if node.get("child") is not None:
-        lines += format_node(node["child"], depth + 1)
-    if node.get("until") is not None:
-        lines.append(f"{pad}{INDENT}until:")
-        lines += format_node(node["until"], depth + 2)
+    stray = [child for child in child_slots(node) if not is_ir_node(child)]
+    if stray:
+        raise ValidationError([f"{kind} holds {repr(stray[0])[:60]} where a node belongs; "
+                               "give a node dict with a kind"])  # fmt: skip
+    headed = ""
+    for label, child in labelled_children(node):
+        if label and label != headed:  # a later slot (a repeat's until:) is a block of its own
+            lines.append(f"{pad}{INDENT}{label}:")
+            headed = label
+        lines += format_node(child, depth + (2 if label else 1))
     return lines
 
 

@@ -223,6 +223,7 @@ class RunContext:
             than send the model ``null`` (:func:`jdsl.tree.predict.missing_inputs`).
         takeovers: each :class:`~jdsl.tree.takeover.Takeover` of the run, in order (a react
             that took the run over from a pending failure; shared with scoped views).
+        index_lists: the lists the tree indexes with ``[$key]``, by key (set by ``Root.run``).
     """
 
     def __init__(
@@ -255,8 +256,7 @@ class RunContext:
             new_episode_id() if episode_id is None else _trace_id(episode_id, "episode_id")
         )
         self.services = services
-        self.clock = clock
-        self.cancel = cancel
+        self.clock, self.cancel = clock, cancel
         self.status: Status = Status.FAILURE
         self.error: BaseException | None = None
         self.failure: Failure | None = None
@@ -266,6 +266,7 @@ class RunContext:
         self.node_events: dict[int, NodeEvents] = {}
         self.missing_inputs: frozenset[str] = frozenset()
         self.takeovers: list[Takeover] = []
+        self.index_lists: Mapping[str, tuple[str, ...]] = {}  # jdsl.tree.index_bounds
         self.trace: Callable[..., int | None] = _untraced
         if trace_sink is not None:
             self.trace = recorder_for(trace_sink, capture_id, episode_id)

@@ -18,8 +18,9 @@ __all__ = [
     "exists_paths",
     "label",
     "path_keys",
-    "typed_writes",
     "read_keys",
+    "ref_paths",
+    "typed_writes",
     "written_keys",
 ]
 
@@ -58,6 +59,15 @@ def path_keys(path: str) -> list[str]:
 
 
 def read_keys(node: Node) -> list[str]:
+    return list(
+        dict.fromkeys(key for path in ref_paths(node, tested=False) for key in path_keys(path))
+    )
+
+
+def ref_paths(node: Node, *, tested: bool = True) -> list[str]:
+    """The paths ``node`` reads: an action's or guard call's ref arguments, a check's key, a
+    guard's refs (those it only tests with ``exists`` left out unless ``tested``), a predict's
+    or react's input paths, a for_each's items."""
     kind = node.kind
     paths: list[str] = []
     if kind in ("action", "guard_call"):
@@ -69,7 +79,8 @@ def read_keys(node: Node) -> list[str]:
     elif kind == "check":
         paths = [str(node.key)]  # type: ignore[attr-defined]
     elif kind == "guard":
-        paths = _guard_paths(node.expression)  # type: ignore[attr-defined]
+        expression = node.expression  # type: ignore[attr-defined]
+        paths = expression_paths(expression) if tested else _guard_paths(expression)
     elif kind in ("predict", "react"):
         sig = _signature(node)
         sources = getattr(node, "input_sources", None) or {}
@@ -77,7 +88,7 @@ def read_keys(node: Node) -> list[str]:
         paths = [p.removeprefix("blackboard.") for p in paths]
     elif kind == "for_each":
         paths = [str(node.items)]  # type: ignore[attr-defined]
-    return list(dict.fromkeys(key for path in paths for key in path_keys(path)))
+    return list(dict.fromkeys(paths))
 
 
 def _guard_paths(expression: Any) -> list[str]:

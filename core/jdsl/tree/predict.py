@@ -1,13 +1,19 @@
-"""Predict: one stateless, typed model call (seed "Predict", docs/design.md §4)."""
+"""Predict: one stateless, typed model call (seed "Predict", docs/design.md §4).
+
+A model whose ``structured_outputs`` is true is asked for :func:`response_schema`, in which an
+output another node of the tree uses as an index (``orders[$k]``) is held to the indexes of
+that list as of the tick (:mod:`jdsl.tree.index_bounds`)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from jdsl.errors import ModelOutputError
 from jdsl.providers.messages import Message, ModelTurn, as_turn, cut_at_token_limit
 from jdsl.signature import Signature, render_prompt
+from jdsl.tree.index_bounds import bounded_schema, index_sizes
 from jdsl.tree.signed import SignedLeaf
 from jdsl.tree.status import Status
 
@@ -18,15 +24,25 @@ if TYPE_CHECKING:
 __all__ = ["Predict", "read_inputs", "response_schema"]
 
 
-def response_schema(sig: Signature) -> dict[str, Any]:
+def response_schema(sig: Signature, sizes: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The JSON schema a Predict asks a ``structured_outputs`` model for: one object holding
     every output (which :meth:`Signature.parse_output` unwraps), or for a single ``dict``
-    output, that output's own schema."""
+    output, that output's own schema.
+
+    ``sizes`` (``{output: length}``) holds an ``int`` or ``list[int]`` output that indexes a
+    list of that length to its indexes (:func:`jdsl.tree.index_bounds.bounded_schema`).
+    """
     if len(sig.outputs) == 1 and sig.outputs[0].type == "dict":
         return sig.output_schema(sig.outputs[0].name)
+    sizes = sizes or {}
     return {
         "type": "object",
-        "properties": {f.name: sig.output_schema(f.name) for f in sig.outputs},
+        "properties": {
+            f.name: bounded_schema(sig.output_schema(f.name), sizes[f.name])
+            if f.name in sizes
+            else sig.output_schema(f.name)
+            for f in sig.outputs
+        },
         "required": list(sig.output_names),
         "additionalProperties": False,
     }
@@ -124,9 +140,10 @@ class Predict(SignedLeaf):
         started = time.perf_counter()
         try:
             if getattr(model, "structured_outputs", False) is True:
-                turn = model.converse(
-                    system, messages, (), ctx.model_id, response_schema=response_schema(sig)
-                )
+                lists = ctx.index_lists
+                sizes = index_sizes(sig.output_names, lists, ctx.blackboard) if lists else None
+                schema = response_schema(sig, sizes)
+                turn = model.converse(system, messages, (), ctx.model_id, response_schema=schema)
             else:
                 turn = model.converse(system, messages, (), ctx.model_id)
         except Exception as exc:

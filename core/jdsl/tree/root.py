@@ -21,6 +21,7 @@ from jdsl.tree.blackboard import Blackboard
 from jdsl.tree.check import CheckReport, check_tree
 from jdsl.tree.context import Bindings, RunContext, check_model, unbound_error
 from jdsl.tree.ids import walk_with_ids
+from jdsl.tree.index_bounds import indexed_lists
 from jdsl.tree.leaves import Action, GuardCall
 from jdsl.tree.node_events import NodeEvents
 from jdsl.tree.react import React
@@ -291,6 +292,8 @@ class Root(Node):
             if report.errors:
                 raise BehaviorCheckError(report)
             ctx.missing_inputs = frozenset(report.inputs).difference(inputs)
+            if uses_model:
+                ctx.index_lists = memo.index_lists()
             if ctx.model is None and self.model_id and uses_model:
                 ctx.model = _resolve_model(self.model_id)
             if ctx.model is not None and uses_model:
@@ -365,6 +368,7 @@ class _RunMemo:
     __slots__ = (
         "_events",
         "_inputs",
+        "_lists",
         "_names",
         "_report",
         "_root",
@@ -384,6 +388,7 @@ class _RunMemo:
         self._started: PayloadTemplate | None = None
         self._names: dict[int, tuple[str | None, str]] | None = None
         self._events: dict[int, NodeEvents] | None = None
+        self._lists: dict[str, tuple[str, ...]] | None = None
         self.reused = False  # a second run of the tree came: the tables below pay off
 
     def report(self) -> CheckReport:
@@ -409,6 +414,12 @@ class _RunMemo:
         if self._events is None:
             self._events = {id(n): ctx.events_of(n) for n in self.held[0]}
         return self._events.copy()
+
+    def index_lists(self) -> dict[str, tuple[str, ...]]:
+        """The lists the tree's nodes index with ``[$key]``, by key (:func:`indexed_lists`)."""
+        if self._lists is None:
+            self._lists = indexed_lists(self.held[0])
+        return self._lists
 
     def started(self) -> PayloadTemplate:
         """The ``episode.started`` payload but its ``inputs``: the skill, the model id and

@@ -56,8 +56,8 @@ from jdsl.ir.walk import walk_ir
 from jdsl.signature import Signature
 
 __all__ = [
-    "call", "decisions", "guard", "residual_inputs", "residual_node", "route_check",
-    "route_decision",
+    "call", "decisions", "guard", "model_chosen", "residual_inputs", "residual_node",
+    "route_check", "route_decision",
 ]  # fmt: skip
 
 Mined = tuple[int, dict[str, Any], str, list[Any]]
@@ -248,15 +248,9 @@ def _generated(
     the conversation (or the run inputs) and the state the recorded value mentions."""
     key = _free_key(here, slot, synth)
     reads = residual_inputs(here) + mentioned_keys(choice.values, slot.steps, set(here.available))
-    b = Build(here)
-    residual = residualize_argument(
-        node_id=b.id(f"choose_{key}"), output=key, values=list(choice.values),
-        inputs=reads, model=ev.model,
-    )  # fmt: skip
-    b.add(residual_node(b.here, residual, None))
-    b.add(proof(residual.node["id"], "predict", [],
-                f"model-chosen {choice.argument} of {slot.tool}"))  # fmt: skip
-    return dataclasses.replace(choice, spec={"ref": key}, source=key), b.out
+    out = model_chosen(ev, here, key, values=list(choice.values), inputs=reads,
+                       why=f"model-chosen {choice.argument} of {slot.tool}")  # fmt: skip
+    return dataclasses.replace(choice, spec={"ref": key}, source=key), out
 
 
 def _selection(
@@ -268,21 +262,40 @@ def _selection(
     key = _free_key(here, slot, index_key(choice.argument) if not one
                     else f"{slug(choice.argument).removesuffix('_id')}_index")  # fmt: skip
     what = template.split("[*]")[0]
-    b = Build(here)
-    residual = residualize_argument(
-        node_id=b.id(f"choose_{key}"), output=key,
+    out = model_chosen(
+        ev, here, key,
         values=[i[0] if one else list(i) for i in choice.indexes],
-        inputs=residual_inputs(here) + [top_key(template)], model=ev.model,
+        inputs=residual_inputs(here) + [top_key(template)],
+        why=f"model-chosen elements of {choice.argument} of {slot.tool}",
         note=(f"Answer with the 0-based index of the element of {what} that "
               f"{choice.argument} takes." if one else
               f"Answer with a JSON list of the 0-based indexes of the elements of "
               f"{what} that {choice.argument} takes."),
     )  # fmt: skip
-    b.add(residual_node(b.here, residual, None))
-    b.add(proof(residual.node["id"], "predict", [],
-                f"model-chosen elements of {choice.argument} of {slot.tool}"))  # fmt: skip
     path = template.replace("[*]", f"[${key}]", 1)
-    return dataclasses.replace(choice, spec={"ref": path}, source=path), b.out
+    return dataclasses.replace(choice, spec={"ref": path}, source=path), out
+
+
+def model_chosen(
+    ev: Evidence,
+    here: Here,
+    key: str,
+    *,
+    values: list[Any],
+    inputs: list[str],
+    why: str,
+    note: str = "",
+) -> Fragment:
+    """A predict ``choose_<key>`` that writes ``key``, what a model chose and nothing
+    deterministic explains (an argument, or the indexes of the elements one takes): the
+    recorded ``values`` type it, it reads ``inputs``, ``note`` is added to its instruction;
+    its provenance says ``why``."""
+    b = Build(here)
+    residual = residualize_argument(node_id=b.id(f"choose_{key}"), output=key, values=values,
+                                    inputs=inputs, model=ev.model, note=note)  # fmt: skip
+    b.add(residual_node(b.here, residual, None))
+    b.add(proof(residual.node["id"], "predict", [], why))
+    return b.out
 
 
 def residual_inputs(here: Here) -> list[str]:

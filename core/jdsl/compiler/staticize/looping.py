@@ -26,11 +26,11 @@ from typing import Any
 from jdsl.compiler.arguments import ArgChoice, top_key
 from jdsl.compiler.names import slug
 from jdsl.compiler.normalized import ModelDecision
-from jdsl.compiler.residualize import residualize_argument
-from jdsl.compiler.staticize.calls import call, decisions, residual_inputs, residual_node
+from jdsl.compiler.staticize.calls import call, decisions, model_chosen, residual_inputs
 from jdsl.compiler.staticize.fragment import Build, Evidence, Fragment, Here, Names, Slot, proof
 from jdsl.compiler.staticize.loops import LoopSpec, element_at
 from jdsl.compiler.staticize.scans import scan_store
+from jdsl.ir.walk import transform_ir
 
 __all__ = ["emit_loop"]
 
@@ -90,14 +90,13 @@ def emit_loop(
 
 def _stored(node: dict[str, Any], tool: str) -> dict[str, Any]:
     """``node`` with the store of each call of ``tool`` in it the scan's (staticize/scans.py)."""
-    node = dict(node)
-    if node.get("kind") == "action" and node.get("tool") == tool and node.get("store"):
-        node["store"] = scan_store(str(node["store"]))
-    if isinstance(node.get("child"), dict):
-        node["child"] = _stored(node["child"], tool)
-    if node.get("children"):
-        node["children"] = [_stored(c, tool) for c in node["children"]]
-    return node
+
+    def scan(n: dict[str, Any]) -> dict[str, Any]:
+        if n.get("kind") == "action" and n.get("tool") == tool and n.get("store"):
+            n["store"] = scan_store(str(n["store"]))
+        return n
+
+    return transform_ir(node, scan)
 
 
 def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[str, Fragment]:
@@ -110,18 +109,17 @@ def _selection(ev: Evidence, here: Here, slot: Slot, spec: LoopSpec) -> tuple[st
         key, n = f"{base}_{n}", n + 1
     picked = [k for k in (element_at(s, spec) for s in slot.steps) if k is not None]
     b = Build(here)
-    residual = residualize_argument(
-        node_id=b.id(f"choose_{key}"), output=key, values=[picked[:3] or [0]],
-        inputs=[*residual_inputs(here), top_key(spec.head)], model=ev.model,
+    b.add(model_chosen(
+        ev, here, key,
+        values=[picked[:3] or [0]],
+        inputs=[*residual_inputs(here), top_key(spec.head)],
+        why=f"model-chosen elements of {spec.head} to call {slot.tool} for",
         note=(f"Answer with a JSON list of the 0-based indexes of the first elements of "
               f"{spec.head} to call {slot.tool} for, in order (0, 1, ...), up to the one to "
               f"stop at." if spec.prefix else
               f"Answer with a JSON list of the 0-based indexes of the elements of {spec.head} "
               f"to call {slot.tool} for, in the order to call it."),
-    )  # fmt: skip
-    b.add(residual_node(b.here, residual, None))
-    b.add(proof(residual.node["id"], "predict", [],
-                f"model-chosen elements of {spec.head} to call {slot.tool} for"))  # fmt: skip
+    ))  # fmt: skip
     items = f"{spec.head}[${key}]"
     if spec.prefix and _prefixes(slot, spec) and _consumed(slot):  # 0, 1, ...: else fallback
         b.add(_prefix_guard(b.here, items, spec.head, key))

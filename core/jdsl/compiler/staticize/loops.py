@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from jdsl.compiler.normalized import NormEpisode, NormStep
@@ -69,35 +69,41 @@ def _element(step: NormStep, spec: LoopSpec, k: int) -> bool:
     return f"{spec.head}[{k}]{spec.tail}" in step.arg_sources.get(spec.argument, ())
 
 
+def _indexed_once(step: NormStep, index: re.Pattern[str]) -> Iterator[tuple[str, str, str]]:
+    """``(argument, head, tail)`` of each source path ``<head><index><tail>`` of the call's
+    arguments whose one match of ``index`` is its first index (``user.orders[0].id``)."""
+    for argument, sources in step.arg_sources.items():
+        for path in sources:
+            match = index.search(path)
+            if match is None or index.search(path, match.end()) or "[" in path[: match.start()]:
+                continue
+            yield argument, path[: match.start()], path[match.end() :]
+
+
 def _runs_at(ok: Sequence[NormStep], i: int, *, prefix: bool = False) -> list[tuple[int, LoopSpec]]:
     """``(length, spec)`` of every run starting at call ``i`` (longest first); with ``prefix``,
     of every scan (:attr:`LoopSpec.prefix`, the length negative when it stopped early)."""
     step = ok[i]
     found = []
-    for argument, sources in step.arg_sources.items():
-        for path in sources:
-            match = _FIRST.search(path)
-            if match is None or _FIRST.search(path, match.end()) or "[" in path[: match.start()]:
-                continue
-            spec = LoopSpec(step.logical_tool, argument, path[: match.start()],
-                            path[match.end() :], select=prefix, prefix=prefix)  # fmt: skip
-            items = resolve_path(spec.head, step.state_before)
-            if items is MISSING or not isinstance(items, list) or not items:
-                continue
-            n = 0
-            while n < len(items) and i + n < len(ok):
-                if ok[i + n].logical_tool != spec.tool or not _element(ok[i + n], spec, n):
-                    break
-                n += 1
-            stores = [c.store for c in ok[i : i + n]]
-            if prefix and len(set(stores)) not in (1, len(stores)):
-                # a scan stores every element under one key, or each under its own (renamed
-                # as the loop's one store, staticize/scans.py)
-                continue
-            if n == len(items):
-                found.append((n, spec))
-            elif prefix and n:
-                found.append((-n, spec))
+    for argument, head, tail in _indexed_once(step, _FIRST):
+        spec = LoopSpec(step.logical_tool, argument, head, tail, select=prefix, prefix=prefix)
+        items = resolve_path(spec.head, step.state_before)
+        if items is MISSING or not isinstance(items, list) or not items:
+            continue
+        n = 0
+        while n < len(items) and i + n < len(ok):
+            if ok[i + n].logical_tool != spec.tool or not _element(ok[i + n], spec, n):
+                break
+            n += 1
+        stores = [c.store for c in ok[i : i + n]]
+        if prefix and len(set(stores)) not in (1, len(stores)):
+            # a scan stores every element under one key, or each under its own (renamed
+            # as the loop's one store, staticize/scans.py)
+            continue
+        if n == len(items):
+            found.append((n, spec))
+        elif prefix and n:
+            found.append((-n, spec))
     return sorted(found, key=lambda f: (-f[0], f[1].head, f[1].argument))
 
 
@@ -124,23 +130,18 @@ def _selected_at(ok: Sequence[NormStep], i: int) -> list[tuple[int, LoopSpec]]:
     (:attr:`LoopSpec.select`; longest first)."""
     step = ok[i]
     found = []
-    for argument, sources in step.arg_sources.items():
-        for path in sources:
-            match = _INDEX.search(path)
-            if match is None or _INDEX.search(path, match.end()) or "[" in path[: match.start()]:
-                continue
-            spec = LoopSpec(step.logical_tool, argument, path[: match.start()],
-                            path[match.end() :], select=True)  # fmt: skip
-            taken: set[int] = set()
-            same = _others(step, argument)
-            n = 0
-            while i + n < len(ok):
-                k = element_at(ok[i + n], spec)
-                if k is None or k in taken or _others(ok[i + n], argument) != same:
-                    break
-                taken.add(k)
-                n += 1
-            found.append((n, spec))
+    for argument, head, tail in _indexed_once(step, _INDEX):
+        spec = LoopSpec(step.logical_tool, argument, head, tail, select=True)
+        taken: set[int] = set()
+        same = _others(step, argument)
+        n = 0
+        while i + n < len(ok):
+            k = element_at(ok[i + n], spec)
+            if k is None or k in taken or _others(ok[i + n], argument) != same:
+                break
+            taken.add(k)
+            n += 1
+        found.append((n, spec))
     return sorted(found, key=lambda f: (-f[0], f[1].head, f[1].argument))
 
 
