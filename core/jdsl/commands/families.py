@@ -9,7 +9,6 @@ import typer
 
 from jdsl.compiler import NormEpisode
 from jdsl.compiler.families import family_members, recorded_domain
-from jdsl.compiler.names import slug
 from jdsl.errors import JdslError
 from jdsl.package import BehaviorPackage
 
@@ -51,12 +50,9 @@ def _could_be_its_run(episode: NormEpisode, tools: frozenset[str], domains: set[
     (:func:`_requires`: a run that diverged calls a tool or two the package never does; a run
     of another domain shares at most a generic read or two with it), and it is of no domain
     other than the package's (``domains``; the run's :func:`~jdsl.compiler.families.
-    recorded_domain`, and the ``domain`` its importer recorded: read with a package's ids, an
-    airline ``get_user_details`` call looks like ``retail.get_user_details``; a run that names
-    none is not refused by it)."""
-    imported = episode.metadata.get("domain")
-    named = {recorded_domain(episode), slug(imported) if isinstance(imported, str) else ""}
-    if domains and named - {""} - domains:
+    recorded_domain`: a run that names none is not refused by it)."""
+    domain = recorded_domain(episode)
+    if domains and domain and domain not in domains:
         return False
     ours = sum(_requires(tools, s.logical_tool) for s in episode.steps)
     return bool(episode.steps) and 2 * ours >= len(episode.steps)
