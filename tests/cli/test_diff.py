@@ -114,3 +114,21 @@ def test_show_diff_episode_is_repeatable_and_an_unknown_id_is_named(runner, tmp_
     assert "forgot_request" in nope.output and "jdsl show" in nope.output
     shown = runner.invoke(app, ["show", str(traces), "-e", "held", "-e", "forgot_request"])
     assert shown.exit_code == 0 and "held" in shown.stdout and "forgot_request" in shown.stdout
+
+
+def test_a_bad_html_path_is_refused_before_the_diff_runs(runner, tmp_path) -> None:
+    """fresh9: `--html DIR` or `--html missing/x.html` failed only after the whole diff was
+    computed and printed; it is refused first, as every other output path is."""
+    package = export_jdsl(compiled().package, tmp_path / "remind.jdsl")
+    sink = JsonlTraceSink(tmp_path / "held.jsonl")
+    held_out(sink)
+    sink.close()
+    for html, said in [
+        (tmp_path, "is a directory"),
+        (tmp_path / "no" / "x.html", "does not exist"),
+    ]:
+        result = runner.invoke(app, ["show", "--diff", str(package), str(tmp_path / "held.jsonl"),
+                                     "--html", str(html)])  # fmt: skip
+        assert result.exit_code == 1, result.output
+        assert said in result.stderr and "--html" in result.stderr, result.stderr
+        assert "episode held" not in result.stdout, result.stdout

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, reporting_skips
+from jdsl.commands.boundary import cli_errors, cli_fail, reporting_skips, require_parent
 from jdsl.ir.walk import walk_ir
 from jdsl.package import BehaviorPackage, input_types, load_package
 from jdsl.trace import Episode, EventKind, SkippedLines, TraceEvent, read_events
@@ -353,6 +353,11 @@ def show_command(
     if diff:
         from jdsl.commands.diff import show_diff
 
+        if html is not None:  # before the diff runs: a typo here must not cost the whole diff
+            require_parent(html, "--html")
+            if html.is_dir():
+                raise cli_fail(f"--html {html} is a directory",
+                               f"name the file to write, e.g. --html {html / 'diff.html'}")  # fmt: skip
         with reporting_skips(skip_bad_lines) as skipped:
             show_diff(path, traces or [], html, episode, skip_log=skipped, every=every)
         return
