@@ -33,6 +33,7 @@ from jdsl.commands.boundary import (
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_package
 from jdsl.commands.repeats import distinct_episodes, note_repeats, refuse_repeated_ids
+from jdsl.commands.torn import leave_out_torn, note_torn
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATES,
@@ -209,9 +210,13 @@ def compile_command(
                 compile_all = partial(compile_reduced, client, reduced)
                 return _compile(reduced.normalized, compile_all, *options)
         repeats: list[str] = []
-        episodes = iter_episodes(traces, strict=skipped is None, skipped=skipped)
+        left: list[str] = []  # episodes a torn line broke (--skip-bad-lines)
+        episodes = leave_out_torn(
+            iter_episodes(traces, strict=skipped is None, skipped=skipped), skipped, left
+        )
         normalized = normalize_stream(distinct_episodes(episodes, repeats), canonical=mapping)
         note_repeats(repeats)
+        note_torn(left)
         return _compile(normalized, partial(compile_normalized, normalized), *options)
 
 

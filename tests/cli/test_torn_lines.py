@@ -1,0 +1,36 @@
+"""A torn line in the middle of a trace: the error advises --skip-bad-lines, and following the
+advice must compile the rest, leaving out (under a note naming it) the episode the torn line
+belonged to, whose hash chain the missing event breaks (fresh9: it stopped at "the hash chain
+is broken ... compile from Python: compile_behavior(..., allow_broken_chain=True)")."""
+
+from __future__ import annotations
+
+from jdsl.cli import app
+
+
+def test_skip_bad_lines_leaves_out_the_episode_a_torn_line_broke(runner, traces, tmp_path):
+    lines = traces(4).read_text().splitlines(keepends=True)
+    middle = next(i for i, line in enumerate(lines)
+                  if '"ep_success_1"' in line and '"tool.call.completed"' in line)  # fmt: skip
+    lines[middle] = lines[middle][: len(lines[middle]) // 2] + "\n"
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("".join(lines))
+    out = tmp_path / "p.jdsl"
+    strict = runner.invoke(app, ["compile", str(torn), "-o", str(out)])
+    assert strict.exit_code == 1 and "--skip-bad-lines" in strict.stderr, strict.output
+    result = runner.invoke(app, ["compile", str(torn), "--skip-bad-lines", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "ep_success_1" in result.stderr and "left out" in result.stderr, result.stderr
+    assert "3 episode(s)" in result.stdout and out.exists()
+
+
+def test_an_edited_event_is_still_refused_with_or_without_skip_bad_lines(runner, traces, tmp_path):
+    """Nothing skipped: a broken chain is an edit, not a torn line; it stays an error."""
+    text = traces(3).read_text()
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(text.replace('"request":"cancel my order"', '"request":"cancel it"', 1))
+    assert edited.read_text() != text
+    for extra in ([], ["--skip-bad-lines"]):
+        out = str(tmp_path / "e.jdsl")
+        result = runner.invoke(app, ["compile", str(edited), "-o", out, *extra])
+        assert result.exit_code == 1 and "hash chain is broken" in result.stderr, result.output
