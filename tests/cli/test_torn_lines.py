@@ -34,3 +34,20 @@ def test_an_edited_event_is_still_refused_with_or_without_skip_bad_lines(runner,
         out = str(tmp_path / "e.jdsl")
         result = runner.invoke(app, ["compile", str(edited), "-o", out, *extra])
         assert result.exit_code == 1 and "hash chain is broken" in result.stderr, result.output
+
+
+def test_validate_and_diff_warn_of_an_edited_run(runner, traces, tmp_path):
+    """fresh9 finding 13: compile refuses an edited event; validate and show --diff judged the
+    edited run without a word. They still judge it, under a warning naming it."""
+    package = tmp_path / "p.jdsl"
+    clean = traces(3)
+    assert runner.invoke(app, ["compile", str(clean), "-o", str(package)]).exit_code == 0
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(clean.read_text().replace('"cancel my order"', '"cancel it"', 1))
+    for command in (["package", "validate"], ["show", "--diff"]):
+        result = runner.invoke(app, [*command, str(package), str(edited)])
+        assert "broken hash chain" in result.stderr and "ep_success_0" in result.stderr, (
+            result.output
+        )
+        plain = runner.invoke(app, [*command, str(package), str(clean)])
+        assert "hash chain" not in plain.stderr, plain.output

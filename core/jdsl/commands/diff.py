@@ -20,6 +20,7 @@ from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_behavior
 from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.commands.show import named_episodes
+from jdsl.commands.torn import warn_edited
 from jdsl.commands.validate import initial_state
 from jdsl.compiler import normalize_all
 from jdsl.compiler.stepdiff import (
@@ -56,6 +57,7 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     episodes = list(distinct_episodes((e for trace in traces for e in read_events(
                     trace, strict=skip_log is None, skipped=skip_log).episodes), repeats))  # fmt: skip
     note_repeats(repeats)
+    warn_edited(episodes)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     episodes = named_episodes(episodes, only, traces)
