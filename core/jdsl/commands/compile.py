@@ -134,7 +134,10 @@ def compile_command(
         help="HOST=LOGICAL tool name mapping (repeatable).",
     ),
     skip_bad_lines: bool = typer.Option(
-        False, "--skip-bad-lines", help="Skip trace lines that are not events (e.g. torn ones)."
+        False,
+        "--skip-bad-lines",
+        help="Skip trace lines that are not events (e.g. torn ones); an episode whose event "
+        "was skipped is left out, under a note naming it.",
     ),
     holdout: int | None = HOLDOUT_OPTION,
     state: str | None = typer.Option(
