@@ -214,9 +214,8 @@ def compile_command(
                 return _compile(reduced.normalized, compile_all, *options)
         repeats: list[str] = []
         left: list[str] = []  # episodes a torn line broke (--skip-bad-lines)
-        episodes = leave_out_torn(
-            iter_episodes(traces, strict=skipped is None, skipped=skipped), skipped, left
-        )
+        read = iter_episodes(traces, strict=skipped is None, skipped=skipped)
+        episodes = leave_out_torn(read, skipped, left)
         normalized = normalize_stream(distinct_episodes(episodes, repeats), canonical=mapping)
         note_repeats(repeats)
         note_torn(left)
