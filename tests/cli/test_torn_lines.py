@@ -51,3 +51,18 @@ def test_validate_and_diff_warn_of_an_edited_run(runner, traces, tmp_path):
         )
         plain = runner.invoke(app, [*command, str(package), str(clean)])
         assert "hash chain" not in plain.stderr, plain.output
+
+
+def test_show_trace_warns_of_an_edited_run(runner, traces, tmp_path):
+    """fresh9, left after finding 13: `jdsl show TRACE` showed an edited run without a word.
+    It still shows it, under the warning validate and show --diff give (the same function)."""
+    clean = traces(3)
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(clean.read_text().replace('"cancel my order"', '"cancel it"', 1))
+    result = runner.invoke(app, ["show", str(edited)])
+    assert result.exit_code == 0, result.output
+    assert "broken hash chain" in result.stderr and "ep_success_0" in result.stderr, result.output
+    assert "shown as they are now" in result.stderr, result.stderr
+    assert "ep_success_1" in result.stdout  # the trace is still shown
+    plain = runner.invoke(app, ["show", str(clean)])
+    assert plain.exit_code == 0 and "hash chain" not in plain.stderr, plain.output

@@ -226,3 +226,27 @@ def test_cli_engine_dask_reports_skipped_lines_as_the_local_engine(client, shard
         said[engine] = [line for line in result.output.splitlines() if "skipped" in line]
     assert said["dask"] == said["local"]
     assert len(said["local"]) == 1 and f"skipped 2 lines of {torn} that are" in said["local"][0]
+
+
+def test_cli_engine_dask_leaves_out_an_episode_a_torn_line_broke(client, shards, tmp_path):
+    """fresh9 finding 12 on the dask engine: with --skip-bad-lines, an episode whose event was
+    a torn line is left out under the local engine's note, and the package is the local one
+    (was: the worker's 'hash chain is broken' error)."""
+    lines = shards[1].read_text().splitlines(keepends=True)
+    middle = next(i for i, line in enumerate(lines)
+                  if '"ep_5"' in line and '"actor":"tool"' in line)  # fmt: skip
+    lines[middle] = lines[middle][: len(lines[middle]) // 2] + "\n"
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("".join(lines))
+    runner = CliRunner()
+    said, out = {}, {}
+    for engine in ("local", "dask"):
+        on = ["--engine", "dask", "--scheduler", client.scheduler.address]
+        out[engine] = tmp_path / f"{engine}.jdsl"
+        result = runner.invoke(app, ["compile", str(shards[0]), str(torn), "-o", str(out[engine]),
+                                     "--skip-bad-lines", *(on if engine == "dask" else [])])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        said[engine] = [line for line in result.stderr.splitlines() if "left out" in line]
+    assert said["dask"] == said["local"]
+    assert len(said["local"]) == 1 and "(ep_5)" in said["local"][0], said
+    assert out["dask"].read_bytes() == out["local"].read_bytes()

@@ -33,7 +33,7 @@ from jdsl.commands.boundary import (
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_package
 from jdsl.commands.repeats import distinct_episodes, note_repeats, refuse_repeated_ids
-from jdsl.commands.torn import leave_out_torn, note_torn
+from jdsl.commands.torn import note_torn
 from jdsl.commands.validate import (
     HOLDOUT_OPTION,
     INITIAL_STATES,
@@ -52,7 +52,7 @@ from jdsl.compiler.dask_engine import compile_reduced, dask_client, reduce_shard
 from jdsl.compiler.families import GroupBy, recommended_grouping
 from jdsl.compiler.lookups import ReadAnswers
 from jdsl.compiler.pipeline import compile_families
-from jdsl.compiler.stream import normalize_stream
+from jdsl.compiler.stream import leave_out_torn, normalize_stream
 from jdsl.errors import PackageError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl
 from jdsl.trace import iter_episodes
@@ -204,16 +204,16 @@ def compile_command(
         state,
     )
     with reporting_skips(skip_bad_lines) as skipped, _dropped_if_empty(out, made=made):
+        left: list[str] = []  # episodes a torn line broke (--skip-bad-lines)
         if engine == "dask":  # the workers read the files and count what they skip
             with dask_client(scheduler) as client:
-                reduced = reduce_shards(
-                    client, traces, mapping, strict=skipped is None, skipped=skipped
-                )
+                reduced = reduce_shards(client, traces, mapping, strict=skipped is None,
+                                        skipped=skipped, left=left)  # fmt: skip
                 refuse_repeated_ids(reduced.normalized)
+                note_torn(left)
                 compile_all = partial(compile_reduced, client, reduced)
                 return _compile(reduced.normalized, compile_all, *options)
         repeats: list[str] = []
-        left: list[str] = []  # episodes a torn line broke (--skip-bad-lines)
         read = iter_episodes(traces, strict=skipped is None, skipped=skipped)
         episodes = leave_out_torn(read, skipped, left)
         normalized = normalize_stream(distinct_episodes(episodes, repeats), canonical=mapping)

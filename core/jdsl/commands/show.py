@@ -163,6 +163,8 @@ def named_episodes(episodes: Sequence[E], only: Sequence[str], traces: Sequence[
 def _show_trace(
     path: Path, only: Sequence[str], compile_preview: bool, skipped: SkippedLines | None
 ) -> None:
+    from jdsl.commands.torn import warn_edited  # the compiler's chain check: on first use
+
     trace = read_events(path, strict=skipped is None, skipped=skipped)
     episodes = [e for e in trace.episodes if not e.is_control]
     if not episodes:
@@ -172,6 +174,7 @@ def _show_trace(
             "(`jdsl show` also takes a .jdsl package file and a .behavior text file)",
         )
     episodes = named_episodes(episodes, only, [path])
+    warn_edited(episodes, "shown")
     typer.echo(_episodes_table(episodes))
     for episode in episodes:
         typer.echo("\n" + episode_timeline(episode))

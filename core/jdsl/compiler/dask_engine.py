@@ -30,7 +30,7 @@ from jdsl.compiler.errors import CompileError
 from jdsl.compiler.pipeline import CompileResult, compile_normalized
 from jdsl.compiler.reduce import FactTable, merge_tables
 from jdsl.compiler.store import NormStore
-from jdsl.compiler.stream import normalize_stream
+from jdsl.compiler.stream import leave_out_torn, normalize_stream
 from jdsl.compiler.verify import ReplayMap, ReplayPart, replay_part
 from jdsl.errors import MissingDependencyError
 from jdsl.trace import iter_episodes
@@ -57,23 +57,33 @@ HANDSHAKE_TIMEOUT_S = 5.0
 """Seconds a scheduler that accepted the probe's connection may take to send dask's handshake."""
 
 
+Mapped = tuple[NormStore, FactTable, SkippedLines, list[str]]
+"""What :func:`map_shard` gives: normalized episodes, fact table, skipped lines, ids left out."""
+
+
 def map_shard(
     path: str,
     canonical: Mapping[str, str] | None = None,
     check_chain: bool = True,
     strict: bool = True,
-) -> tuple[NormStore, FactTable, SkippedLines]:
-    """The per-episode passes over one shard: its normalized episodes, their fact table and
-    the lines skipped (none when ``strict``).
+    torn_out: bool = False,
+) -> Mapped:
+    """The per-episode passes over one shard: its normalized episodes, their fact table, the
+    lines skipped (none when ``strict``) and the ids of the episodes left out because a skipped
+    line was one of their events (``torn_out``: :func:`~jdsl.compiler.stream.leave_out_torn`,
+    as ``jdsl compile --skip-bad-lines`` reads a file locally).
 
     Raises:
         CompileError: an episode's hash chain is broken (``check_chain``).
         TraceFormatError: a bad line (``strict``).
     """
     skipped = SkippedLines()
+    left: list[str] = []
     episodes = iter_episodes(path, strict=strict, skipped=None if strict else skipped)
+    if torn_out:
+        episodes = leave_out_torn(episodes, skipped, left)
     normalized = normalize_stream(episodes, canonical=canonical, check_chain=check_chain)
-    return normalized, FactTable.of(normalized), skipped
+    return normalized, FactTable.of(normalized), skipped, left
 
 
 def tree_reduce(client: Any, futures: Sequence[Any], *, fan_in: int = 8) -> Any:
@@ -224,20 +234,27 @@ def reduce_shards(
     strict: bool = True,
     fan_in: int = 8,
     skipped: SkippedLines | None = None,
+    left: list[str] | None = None,
 ) -> Reduced:
     """:func:`map_shard` over ``shards`` on the cluster, the tables tree-reduced there, the
     normalized episodes gathered to the client in shard order (their stores kept on the
     workers too). With ``strict=False``, the lines the workers skipped are added to
-    ``skipped`` under each shard's name as given, as the local read counts them."""
+    ``skipped`` under each shard's name as given, as the local read counts them. Given
+    ``left``, an episode a skipped line was an event of is left out on its worker and its id
+    appended to ``left``, in shard order (``jdsl compile --skip-bad-lines``)."""
     mapped = client.map(
         map_shard, [str(Path(p).resolve()) for p in shards], canonical=dict(canonical or {}),
-        check_chain=check_chain, strict=strict, pure=False,
+        check_chain=check_chain, strict=strict, torn_out=left is not None, pure=False,
     )  # fmt: skip
     merged = tree_reduce(client, client.map(_table, mapped, pure=False), fan_in=fan_in)
     stores = client.map(_episodes, mapped, pure=False)
     lines = client.map(_skipped, mapped, pure=False)
-    del mapped  # each (store, table, skipped) result is released once its parts are taken
+    torn = client.map(_left, mapped, pure=False)
+    del mapped  # each (store, table, skipped, left) result is released once its parts are taken
     parts = client.gather(stores)
+    for ids in client.gather(torn):
+        if left is not None:
+            left.extend(ids)
     for shard, part in zip(shards, client.gather(lines), strict=True):
         if skipped is not None and part.counts:  # one file a shard: the worker's resolved path
             [(count, first)] = zip(part.counts.values(), part.first.values(), strict=True)
@@ -268,16 +285,20 @@ def replay_shards(client: Any, stores: Sequence[Any]) -> ReplayMap:
     return replay
 
 
-def _table(mapped: tuple[NormStore, FactTable, SkippedLines]) -> FactTable:
+def _table(mapped: Mapped) -> FactTable:
     return mapped[1]
 
 
-def _episodes(mapped: tuple[NormStore, FactTable, SkippedLines]) -> NormStore:
+def _episodes(mapped: Mapped) -> NormStore:
     return mapped[0]
 
 
-def _skipped(mapped: tuple[NormStore, FactTable, SkippedLines]) -> SkippedLines:
+def _skipped(mapped: Mapped) -> SkippedLines:
     return mapped[2]
+
+
+def _left(mapped: Mapped) -> list[str]:
+    return mapped[3]
 
 
 def _probe(scheduler: str) -> None:

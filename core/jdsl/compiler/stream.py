@@ -23,12 +23,13 @@ from jdsl.compiler.normalize import normalize_episode
 from jdsl.compiler.normalized import NormEpisode
 from jdsl.compiler.store import NormStore
 from jdsl.errors import preview
-from jdsl.trace import Episode, TraceEvent, iter_episodes, verify_chain
+from jdsl.trace import Episode, SkippedLines, TraceEvent, iter_episodes, verify_chain
 
 __all__ = [
     "EpisodeSource",
     "chain_problems",
     "episodes_from",
+    "leave_out_torn",
     "map_episode",
     "normalize_stream",
     "paused_gc",
@@ -132,6 +133,20 @@ def chain_problems(episode: Any) -> list[str]:
     events = getattr(episode, "events", events)
     stamped = [e for e in events if isinstance(e, TraceEvent) and e.event_hash]
     return verify_chain(stamped) if stamped else []
+
+
+def leave_out_torn(
+    episodes: Iterable[Episode], skipped: SkippedLines | None, left: list[str]
+) -> Iterator[Episode]:
+    """``episodes``, less those whose hash chain is broken once a line was skipped (a torn
+    line was one of their events; their ids appended to ``left``). A file's lines are all read
+    before its first episode comes, so the count is that of the files read so far. ``jdsl
+    compile --skip-bad-lines`` reads with it, on either engine."""
+    for episode in episodes:
+        if skipped is not None and skipped.counts and chain_problems(episode):
+            left.append(episode.episode_id)
+            continue
+        yield episode
 
 
 def refuse_broken(episode: Any) -> None:
