@@ -6,6 +6,7 @@ import copy
 
 import pytest
 from jdsl import act, guard, invert, ref, repeat, root, sel, seq
+from jdsl.errors import AuthoringError
 from jdsl.ir import NODE_FIELDS
 from jdsl.ir.walk import (
     CHILD_SLOTS,
@@ -126,3 +127,20 @@ def test_transform_ir_is_iterative() -> None:
     for _ in range(5000):
         node = {"kind": "invert", "child": node}
     assert sum(1 for _ in walk_ir(transform_ir(node, lambda n: n))) == 5001
+
+
+def test_transform_ir_reads_a_node_object_as_its_ir() -> None:
+    tree = _tree()
+    assert transform_ir(tree, lambda n: n) == as_ir(tree)
+
+
+def test_transform_ir_refuses_a_function_that_returns_no_node() -> None:
+    def forgets(n: dict) -> dict:  # returns None for every node but actions
+        if n["kind"] == "action":
+            return n
+        return None  # type: ignore[return-value]
+
+    with pytest.raises(
+        AuthoringError, match=r"returned NoneType for a 'guard' node; return the node"
+    ):
+        transform_ir(_tree(), forgets)

@@ -74,6 +74,14 @@ def test_a_list_not_readable_at_the_tick_bounds_nothing(path: str, inputs: Any) 
     assert _asked(model)["k"] == {"type": "integer"}
 
 
+def test_a_list_the_same_answer_writes_bounds_nothing() -> None:
+    """``q -> xs, k`` with ``xs[$k]``: the ``xs`` on the board (one item) is the one the answer
+    replaces (three items), so ``k`` may be 2; held to the old list it could only be 0."""
+    model = _run(dsl.predict("q -> xs: list[str], k: int"), dsl.act("f", x=dsl.ref("xs[$k]")),
+                 answer={"xs": ["a", "b", "c"], "k": 2}, q="?", xs=["old"])  # fmt: skip
+    assert _asked(model)["k"] == {"type": "integer"}
+
+
 def test_an_output_used_as_no_index_is_not_bounded() -> None:
     model = _run(dsl.predict("q -> k: int"), dsl.act("f", x=dsl.ref("k")), answer={"k": 7}, q="?")
     assert _asked(model)["k"] == {"type": "integer"}

@@ -23,6 +23,7 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
+from jdsl.errors import AuthoringError
 from jdsl.tree.base import Node
 from jdsl.tree.ids import structural_paths
 from jdsl.tree.nodes import NODE_CLASSES
@@ -126,15 +127,21 @@ def walk_ir(node: _M) -> Iterator[_M]:
 
 
 def transform_ir(
-    node: Mapping[str, Any], fn: Callable[[dict[str, Any]], Mapping[str, Any]]
+    node: Mapping[str, Any] | Node, fn: Callable[[dict[str, Any]], Mapping[str, Any]]
 ) -> dict[str, Any]:
     """A new IR dict tree: every node rebuilt bottom-up, then passed through ``fn``.
+
+    ``node`` is an IR dict or a node object (read as its IR, :func:`as_ir`).
 
     Each node's child slots (every slot :data:`CHILD_SLOTS` names for its kind, a repeat's
     ``until`` included) are rebuilt first; ``fn`` then gets a fresh copy of the node holding
     the rebuilt children and returns its replacement (itself, a changed node or a new subtree,
     which is not walked again). ``node`` is never mutated; slot entries that are not node dicts
     are kept as they are.
+
+    Raises:
+        jdsl.errors.AuthoringError: ``fn`` returned something that is not a mapping (a
+            ``None`` from a branch that forgot to return the node, most often).
 
     >>> ir = {"kind": "repeat", "child": {"kind": "action", "tool": "a"},
     ...       "until": {"kind": "action", "tool": "b"}}
@@ -144,7 +151,9 @@ def transform_ir(
     {'kind': 'action', 'tool': 'B'}
     """
     results: list[dict[str, Any]] = []  # rebuilt subtrees, in post-order
-    stack: list[tuple[Mapping[str, Any], bool]] = [(node, False)]
+    stack: list[tuple[Mapping[str, Any], bool]] = [
+        (as_ir(node) if isinstance(node, Node) else node, False)
+    ]
     while stack:
         current, expanded = stack.pop()
         slots = _slots_of(current)
@@ -162,7 +171,15 @@ def transform_ir(
                 out[slot] = [next(rebuilt) if is_ir_node(c) else c for c in value]
             elif is_ir_node(value):
                 out[slot] = next(rebuilt)
-        results.append(dict(fn(out)))
+        replaced = fn(out)
+        if not isinstance(replaced, Mapping):
+            raise AuthoringError(
+                f"transform_ir: the function returned {type(replaced).__name__} for a "
+                f"{out.get('kind')!r} node; return the node (or its replacement), a mapping",
+                builder="transform_ir",
+                argument="fn",
+            )
+        results.append(dict(replaced))
     return results[0]
 
 

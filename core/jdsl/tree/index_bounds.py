@@ -11,7 +11,9 @@ indexes (every path a node reads, :func:`jdsl.tree.node_keys.ref_paths`), and
 ``list[int]`` output gets ``maxItems`` (the length), ``uniqueItems`` and each item's
 ``minimum: 0`` / ``maximum: length - 1``; an ``int`` output gets the same ``minimum`` and
 ``maximum``. A list that is not readable at the tick (written later, a fan-out, not a list)
-bounds nothing; a key indexing several lists is held to the shortest.
+bounds nothing, nor does one the same answer writes (``q -> xs: list[str], k: int`` with
+``xs[$k]``: the ``xs`` on the board is the one the answer replaces); a key indexing several
+lists is held to the shortest.
 
 The bound only narrows decoding: the answer is validated as before
 (:meth:`jdsl.signature.Signature.parse_output`), and an index out of range is refused where a
@@ -69,10 +71,24 @@ def index_sizes(
     outputs: Iterable[str], lists: Mapping[str, Sequence[str]], board: Mapping[str, Any]
 ) -> dict[str, int]:
     """``{output: length}``: for each output that indexes a list readable on ``board`` now,
-    the length of the shortest such list."""
+    the length of the shortest such list; a list under a key among ``outputs`` (the answer
+    writes it anew) is not read.
+
+    >>> lists = {"k": ("xs", "ys")}
+    >>> index_sizes(["k"], lists, {"xs": [1, 2, 3], "ys": [1, 2]})
+    {'k': 2}
+    >>> index_sizes(["k", "ys"], lists, {"xs": [1, 2, 3], "ys": [1, 2]})
+    {'k': 3}
+    """
+    names = list(outputs)
+    written = set(names)
     sizes: dict[str, int] = {}
-    for name in outputs:
-        lengths = [n for head in lists.get(name, ()) if (n := _length(head, board)) is not None]
+    for name in names:
+        lengths = [
+            n
+            for head in lists.get(name, ())
+            if _TOKEN.findall(head)[0] not in written and (n := _length(head, board)) is not None
+        ]
         if lengths:
             sizes[name] = min(lengths)
     return sizes
