@@ -66,3 +66,33 @@ def test_show_trace_warns_of_an_edited_run(runner, traces, tmp_path):
     assert "ep_success_1" in result.stdout  # the trace is still shown
     plain = runner.invoke(app, ["show", str(clean)])
     assert plain.exit_code == 0 and "hash chain" not in plain.stderr, plain.output
+
+
+def _torn_middle(traces, tmp_path):
+    """A trace of 4 runs whose ep_success_1 lost a line, torn mid-write."""
+    lines = traces(4).read_text().splitlines(keepends=True)
+    middle = next(i for i, line in enumerate(lines)
+                  if '"ep_success_1"' in line and '"tool.call.completed"' in line)  # fmt: skip
+    lines[middle] = lines[middle][: len(lines[middle]) // 2] + "\n"
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("".join(lines))
+    return torn
+
+
+def test_show_compile_leaves_out_the_episode_a_torn_line_broke_as_compile_does(
+    runner, traces, tmp_path
+):
+    """cli11: `jdsl show --compile --skip-bad-lines` failed on the torn episode ("the trace's
+    hash chain is broken ... allow_broken_chain=True"); it previews what `jdsl compile
+    --skip-bad-lines` compiles, under its note."""
+    torn = _torn_middle(traces, tmp_path)
+    result = runner.invoke(app, ["show", str(torn), "--compile", "--skip-bad-lines"])
+    assert result.exit_code == 0, result.output
+    compiled = runner.invoke(app, ["compile", str(torn), "--skip-bad-lines",
+                                   "-o", str(torn.with_suffix(".jdsl"))])  # fmt: skip
+    note = next(line for line in compiled.stderr.splitlines() if line.startswith("note:"))
+    assert "ep_success_1" in note and note in result.stderr.splitlines(), result.stderr
+    assert "3 episode(s)" in result.stdout and "hash chain is broken (episode" not in result.stderr
+    alone = runner.invoke(app, ["show", str(torn), "-e", "ep_success_1", "--compile",
+                                "--skip-bad-lines"])  # fmt: skip
+    assert alone.exit_code == 1 and "nothing left to compile" in alone.stderr, alone.output

@@ -2,8 +2,9 @@
 torn mid-line) is skipped, and the episode it belonged to misses an event, so its hash chain
 is broken. ``jdsl compile`` leaves such an episode out
 (:func:`jdsl.compiler.stream.leave_out_torn`, on the workers with ``--engine dask``) under a
-note naming it (:func:`note_torn`), never compiles from it; without skipped lines, a broken
-chain (an edited event) is still an error. ``jdsl package validate``, ``jdsl show --diff`` and
+note naming it (:func:`note_torn`), never compiles from it, and so do ``jdsl show --compile``
+and ``jdsl export otel`` (:func:`without_torn`); without skipped lines, a broken chain (an
+edited event) is still an error. ``jdsl package validate``, ``jdsl show --diff`` and
 ``jdsl show TRACE`` warn of a broken chain (:func:`warn_edited`)."""
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from collections.abc import Iterable
 
 import typer
 
-from jdsl.compiler.stream import chain_problems
-from jdsl.trace import Episode
+from jdsl.compiler.stream import chain_problems, leave_out_torn
+from jdsl.trace import Episode, SkippedLines
 
-__all__ = ["note_torn", "warn_edited"]
+__all__ = ["note_torn", "warn_edited", "without_torn"]
 
 
 def note_torn(left: list[str]) -> None:
@@ -26,6 +27,15 @@ def note_torn(left: list[str]) -> None:
         typer.echo(f"note: {len(left)} episode(s) left out: a line --skip-bad-lines skipped "
                    f"was one of their events, so their hash chain is broken ({named})",
                    err=True)  # fmt: skip
+
+
+def without_torn(episodes: Iterable[Episode], skipped: SkippedLines | None) -> list[Episode]:
+    """``episodes`` less those a line ``--skip-bad-lines`` skipped broke, left out under
+    ``jdsl compile``'s note (:func:`note_torn`); all of them when nothing was skipped."""
+    left: list[str] = []
+    kept = list(leave_out_torn(episodes, skipped, left))
+    note_torn(left)
+    return kept
 
 
 def warn_edited(episodes: Iterable[Episode], done: str = "judged") -> None:
