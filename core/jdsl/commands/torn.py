@@ -2,10 +2,11 @@
 torn mid-line) is skipped, and the episode it belonged to misses an event, so its hash chain
 is broken. ``jdsl compile`` leaves such an episode out
 (:func:`jdsl.compiler.stream.leave_out_torn`, on the workers with ``--engine dask``) under a
-note naming it (:func:`note_torn`), never compiles from it, and so do ``jdsl show --compile``
-and ``jdsl export otel`` (:func:`without_torn`); without skipped lines, a broken chain (an
-edited event) is still an error. ``jdsl package validate``, ``jdsl show --diff`` and
-``jdsl show TRACE`` warn of a broken chain (:func:`warn_edited`)."""
+note naming it (:func:`note_torn`), never compiles from it, and so do ``jdsl show --compile``,
+``jdsl export otel``, ``jdsl package validate`` and ``jdsl show --diff`` (:func:`without_torn`:
+judged, such a run diverged where its event is missing); without skipped lines, a broken
+chain (an edited event) is still an error. ``jdsl package validate``, ``jdsl show --diff`` and
+``jdsl show TRACE`` warn of a broken chain they keep (:func:`warn_edited`)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from jdsl.commands.families import family_runs
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_non_package, refuse_package_as_traces
 from jdsl.commands.repeats import distinct_episodes, note_repeats
-from jdsl.commands.torn import warn_edited
+from jdsl.commands.torn import warn_edited, without_torn
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -236,6 +236,7 @@ def _validate(
          for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes),
         repeats))  # fmt: skip
     note_repeats(repeats)
+    episodes = without_torn(episodes, skipped)  # as `jdsl compile` leaves them out
     warn_edited(episodes)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
