@@ -147,3 +147,12 @@ def test_every_command_advising_skip_bad_lines_takes_it(runner, traces, tmp_path
     assert followed.exit_code == 0, followed.output
     if command != "show":  # the timeline shows every run, the others leave the torn one out
         assert "1 episode(s) left out" in followed.stderr, followed.stderr
+
+
+def test_show_trace_says_what_compile_does_with_a_torn_episode(runner, traces, tmp_path):
+    """cli11: `jdsl show TRACE --skip-bad-lines` said compile "refuses" the torn episode, which
+    `jdsl compile --skip-bad-lines` leaves out; an edited one it still refuses."""
+    result = runner.invoke(app, ["show", str(_torn_middle(traces, tmp_path)), "--skip-bad-lines"])
+    assert result.exit_code == 0, result.output
+    assert "(`jdsl compile --skip-bad-lines` leaves them out)" in result.stderr, result.stderr
+    assert "refuses them" not in result.stderr

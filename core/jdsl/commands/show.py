@@ -174,7 +174,7 @@ def _show_trace(
             "(`jdsl show` also takes a .jdsl package file and a .behavior text file)",
         )
     episodes = named_episodes(episodes, only, [path])
-    warn_edited(episodes, "shown")
+    warn_edited(episodes, "shown", skipped)
     typer.echo(_episodes_table(episodes))
     for episode in episodes:
         typer.echo("\n" + episode_timeline(episode))

@@ -39,13 +39,18 @@ def without_torn(episodes: Iterable[Episode], skipped: SkippedLines | None) -> l
     return kept
 
 
-def warn_edited(episodes: Iterable[Episode], done: str = "judged") -> None:
+def warn_edited(
+    episodes: Iterable[Episode], done: str = "judged", skipped: SkippedLines | None = None
+) -> None:
     """One warning on stderr naming the episodes whose hash chain is broken (an edited event,
     or events missing): ``jdsl package validate`` and ``jdsl show --diff`` judge them (``done``)
-    as they are now, ``jdsl show TRACE`` shows them so, where ``jdsl compile`` refuses them."""
+    as they are now, ``jdsl show TRACE`` shows them so, where ``jdsl compile`` refuses them, or,
+    once ``--skip-bad-lines`` skipped a line (``skipped``), leaves them out."""
     broken = [e.episode_id for e in episodes if chain_problems(e)]
     if broken:
         named = ", ".join(broken[:3]) + (" ..." if len(broken) > 3 else "")
+        compile_does = ("`jdsl compile --skip-bad-lines` leaves them out" if skipped is not None
+                        and skipped.counts else "`jdsl compile` refuses them")  # fmt: skip
         typer.echo(f"warning: {len(broken)} episode(s) have a broken hash chain (an event was "
                    f"edited, or events are missing: {named}); they are {done} as they are now, "
-                   "not as they were recorded (`jdsl compile` refuses them)", err=True)  # fmt: skip
+                   f"not as they were recorded ({compile_does})", err=True)  # fmt: skip
