@@ -102,3 +102,14 @@ def test_validate_leaves_a_cut_run_out_instead_of_calling_it_unreplayable(
     assert refused.exit_code == 1
     assert "error: the 1 episode(s) in " in refused.output
     assert "end without episode.finished: they look cut off mid-run" in refused.output
+
+
+def test_compile_tells_the_cut_note_on_stderr_as_validate_does(runner, traces, tmp_path) -> None:
+    """cli11: `jdsl compile --group-by/--holdout` printed the `note: ... cut off mid-run` line
+    on stdout, among the results; `jdsl package validate` and every other note use stderr."""
+    cut = _cut_after_first_call(traces(4), tmp_path / "cut.jsonl", "ep_success_3")
+    for extra in (["--group-by", "sequence"], ["--holdout", "1"]):
+        out = tmp_path / extra[0].strip("-")
+        result = runner.invoke(app, ["compile", str(cut), "-o", str(out), *extra])
+        assert "note: 1 episode(s) cut off mid-run" in result.stderr, (extra, result.output)
+        assert "cut off mid-run" not in result.stdout, (extra, result.stdout)

@@ -106,3 +106,20 @@ def test_n_names_each_family_package_and_its_file_name_family(runner, traces, tm
         assert load_package(out / file).manifest["name"] == file.removesuffix(".jdsl")
     help_text = runner.invoke(app, ["compile", "--help"]).output
     assert "NAME-FAMILY" in " ".join(help_text.split())
+
+
+@pytest.mark.parametrize("extra", [[], ["--holdout", "1"]])
+def test_a_long_n_is_cut_in_a_family_file_name_never_the_family(runner, traces, tmp_path, extra):
+    """cli11: the longest -n (115 bytes) with --group-by made ``nnn...-9c256c56.jdsl``: the
+    cut kept the name and dropped the family it holds. The name's end is cut instead, and the
+    package is named as its file."""
+    from jdsl.package import load_package
+
+    name, out = "n" * 115, tmp_path / "out"
+    result = runner.invoke(app, ["compile", str(traces(3)), "--group-by", "sequence", "-n", name,
+                                 "-o", f"{out}/", *extra])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (file,) = out.glob("*.jdsl")
+    assert file.name.endswith("-seq-lookup-list_orders-get_order.jdsl"), file.name
+    assert file.name.startswith("n" * 40) and len(file.name.encode()) <= 120
+    assert load_package(file).manifest["name"] == file.name.removesuffix(".jdsl")

@@ -6,7 +6,7 @@ import pickle
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from jdsl.errors import JdslError
 from jdsl.trace.filenames import (
@@ -14,6 +14,7 @@ from jdsl.trace.filenames import (
     OutputPathError,
     file_names,
     path_inside,
+    prefixed,
     safe_file_name,
 )
 
@@ -84,3 +85,24 @@ def test_path_inside_refuses_what_leaves_the_directory(name: str, tmp_path: Path
 def test_a_link_named_like_the_file_is_inside(tmp_path: Path) -> None:
     (tmp_path / "x.jdsl").symlink_to("/etc/passwd")  # a write replaces the link itself
     assert path_inside(tmp_path, "x.jdsl") == tmp_path / "x.jdsl"
+
+
+@given(st.text(min_size=1, max_size=200), st.text(min_size=1, max_size=60))
+def test_a_prefixed_name_keeps_its_name_whole_when_cut(prefix: str, name: str) -> None:
+    """cli11: ``NAME-FAMILY`` cut as one name kept NAME and lost FAMILY; the prefix is cut
+    (a name of up to 60 bytes, as families are, is kept whole)."""
+    assume(len(safe_file_name(name).encode()) <= 60 and safe_file_name(prefix) != "unnamed")
+    file = safe_file_name(prefixed(prefix, name, suffix=".jdsl"), suffix=".jdsl")
+    assert len(file.encode()) <= MAX_NAME_BYTES
+    family = safe_file_name(f"x-{name}").removeprefix("x-")  # as cleaned after a prefix
+    if family not in ("", "x"):
+        assert family in file, (file, family)
+
+
+def test_a_short_prefix_is_kept_as_it_is_and_a_long_one_is_cut_with_its_hash() -> None:
+    assert prefixed("shop", "airline.cancel", suffix=".jdsl") == "shop-airline.cancel"
+    assert prefixed(None, "airline.cancel") == prefixed("", "airline.cancel") == "airline.cancel"
+    long = prefixed("n" * 115, "seq-lookup", suffix=".jdsl")
+    assert long.startswith("n" * 90) and long.endswith("-seq-lookup")
+    assert long != prefixed("n" * 114 + "m", "seq-lookup", suffix=".jdsl")
+    assert safe_file_name(long, suffix=".jdsl") == f"{long}.jdsl"

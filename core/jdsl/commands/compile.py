@@ -282,7 +282,7 @@ def _compile(
                    "change)", err=True)  # fmt: skip
         group_by = recommended
     if cut and (group_by is not None or holdout is not None):  # else compile_all's report does
-        typer.echo(f"note: {cut_note(cut)}")
+        typer.echo(f"note: {cut_note(cut)}", err=True)  # as validate tells it: not a result
     if group_by is not None:  # each family's reads from its own domain's db
         reads_of = initial_states(state, normalized)
         if holdout is None:  # families name their packages

@@ -20,7 +20,7 @@ from jdsl.commands.families import family_runs
 from jdsl.commands.kinds import refuse_behavior
 from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.commands.show import named_episodes
-from jdsl.commands.torn import warn_edited
+from jdsl.commands.torn import warn_edited, without_torn
 from jdsl.commands.validate import initial_state
 from jdsl.compiler import normalize_all
 from jdsl.compiler.stepdiff import (
@@ -57,10 +57,14 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     episodes = list(distinct_episodes((e for trace in traces for e in read_events(
                     trace, strict=skip_log is None, skipped=skip_log).episodes), repeats))  # fmt: skip
     note_repeats(repeats)
-    warn_edited(episodes)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
-    episodes = named_episodes(episodes, only, traces)
+    episodes = without_torn(named_episodes(episodes, only, traces), skip_log)  # as compile does
+    warn_edited(episodes)
+    if not episodes:
+        raise cli_fail(f"nothing left to diff in {', '.join(map(str, traces))}: every episode "
+                       "given lost an event to a skipped line", "pass traces whose lines are whole (or "
+                       "--episode ID of a whole episode)")  # fmt: skip
     normalized = normalize_all(episodes, canonical=mapping)
     if not only and not every:
         normalized = family_runs(normalized, pkg, doing="diffing", all_does="diffs them too")

@@ -5,19 +5,32 @@
     jdsl export otel runs.jsonl --endpoint http://127.0.0.1:6006     # a local Phoenix
     jdsl export otel runs.jsonl --out runs.otlp.json                 # OTLP JSON file
     jdsl export otel runs.jsonl --endpoint URL --header "api_key=..." --content
+    jdsl export otel torn.jsonl --out runs.otlp.json --skip-bad-lines  # as compile reads it
 
-Without ``--endpoint`` or ``--out`` the SDK's ``OTEL_EXPORTER_OTLP_ENDPOINT`` is used.
+Without ``--endpoint`` or ``--out`` the SDK's ``OTEL_EXPORTER_OTLP_ENDPOINT`` is used. With
+``--skip-bad-lines``, lines that are not events are skipped (told as every command tells them)
+and an episode one of them belonged to is left out under ``jdsl compile``'s note.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from jdsl.commands.boundary import cli_errors, cli_fail, command_app, require_parent
+from jdsl.commands.boundary import (
+    cli_errors,
+    cli_fail,
+    command_app,
+    reporting_skips,
+    require_parent,
+)
 from jdsl.commands.inputs import parse_inputs
+
+if TYPE_CHECKING:
+    from jdsl.trace import SkippedLines, Trace
 
 __all__ = ["export_app", "otel_command"]
 
@@ -46,11 +59,15 @@ def otel_command(
         False, "--content", help="Include messages, tool arguments and results (off by default)."
     ),
     service_name: str = typer.Option("jdsl", "--service-name", help="The service.name resource."),
+    skip_bad_lines: bool = typer.Option(
+        False,
+        "--skip-bad-lines",
+        help="Skip trace lines that are not events (e.g. torn ones); an episode whose event "
+        "was skipped is left out, under a note naming it.",
+    ),
 ) -> None:
     """Export a trace as GenAI semantic-convention spans over OTLP/HTTP, or to an OTLP JSON file."""
     from jdsl.commands.kinds import refuse_behavior
-    from jdsl.trace import read_events
-    from jdsl.trace.otel import export_otel, trace_spans, write_otlp_json
 
     refuse_behavior(traces, "jdsl export otel")
     if out is not None and endpoint is not None:
@@ -68,12 +85,44 @@ def otel_command(
             f"--out {out} is a directory",
             f"name the file to write, e.g. --out {out / 'trace.otlp.json'}",
         )
-    events = read_events(traces, resolve_blobs=content)  # content: the values, not blob markers
-    if not any(not e.is_control for e in events.episodes):
+    with reporting_skips(skip_bad_lines) as skipped:
+        events = _read(traces, content, skipped)
+        _export(traces, events, endpoint, out, header, content, service_name)
+
+
+def _read(traces: Path, content: bool, skipped: SkippedLines | None) -> Trace:
+    """The events to export: ``traces`` read (``content``: blob values loaded, not markers;
+    ``skipped``: lines that are not events skipped there, None: strict), less the events of
+    the episodes a skipped line broke, left out as ``jdsl compile`` leaves them out."""
+    from jdsl.commands.torn import without_torn
+    from jdsl.trace import Trace, read_events
+
+    trace = read_events(traces, resolve_blobs=content, strict=skipped is None, skipped=skipped)
+    episodes = [e for e in trace.episodes if not e.is_control]
+    if not episodes:
         raise cli_fail(
             f"{traces} holds no episodes, so there is nothing to export",
             "pass a trace recorded by `jdsl run` or converted by `jdsl import`",
         )
+    kept = {id(e) for e in without_torn(episodes, skipped)}
+    if not kept:
+        raise cli_fail(f"nothing left to export in {traces}: every episode lost an event to a "
+                       "skipped line", "pass a trace whose lines are whole")  # fmt: skip
+    dropped = {id(event) for e in episodes if id(e) not in kept for event in e.events}
+    if not dropped:
+        return trace
+    return Trace(
+        [event for event in trace if id(event) not in dropped], blob_store=trace.blob_store
+    )
+
+
+def _export(
+    traces: Path, events: Trace, endpoint: str | None, out: Path | None,
+    header: list[str], content: bool, service_name: str,
+) -> None:  # fmt: skip
+    """Write ``events`` as OTLP JSON to ``out``, else send them to ``endpoint``."""
+    from jdsl.trace.otel import export_otel, trace_spans, write_otlp_json
+
     if out is not None:
         spans = trace_spans(events, capture_content=content, service_name=service_name)
         typer.echo(f"{traces} -> {write_otlp_json(spans, out)}: {len(spans)} spans")

@@ -205,7 +205,7 @@ def otel_command(
     def read(path: Path) -> list[Conversation]:
         found = otel_conversations(path)
         for note in found.skipped:
-            typer.echo(f"skipped {note}", err=True)
+            typer.echo(f"warning: skipped {note}", err=True)  # as tau-bench tells a skip
         if found.conversations and not _has_content(path):
             typer.echo(
                 f"warning: {path} holds no message or tool-argument content (exported without "

@@ -163,7 +163,7 @@ def named_episodes(episodes: Sequence[E], only: Sequence[str], traces: Sequence[
 def _show_trace(
     path: Path, only: Sequence[str], compile_preview: bool, skipped: SkippedLines | None
 ) -> None:
-    from jdsl.commands.torn import warn_edited  # the compiler's chain check: on first use
+    from jdsl.commands.torn import warn_edited, without_torn  # the compiler's: on first use
 
     trace = read_events(path, strict=skipped is None, skipped=skipped)
     episodes = [e for e in trace.episodes if not e.is_control]
@@ -174,12 +174,17 @@ def _show_trace(
             "(`jdsl show` also takes a .jdsl package file and a .behavior text file)",
         )
     episodes = named_episodes(episodes, only, [path])
-    warn_edited(episodes, "shown")
+    warn_edited(episodes, "shown", skipped)
     typer.echo(_episodes_table(episodes))
     for episode in episodes:
         typer.echo("\n" + episode_timeline(episode))
-    if compile_preview:
-        _compile_preview(episodes, path)
+    if compile_preview:  # as `jdsl compile` reads them: the episodes a torn line broke left out
+        kept = without_torn(episodes, skipped)
+        if not kept:
+            raise cli_fail(f"nothing left to compile in {path}: every episode shown lost an "
+                           "event to a skipped line", "pass a trace whose lines are whole (or "
+                           "--episode ID of a whole episode)")  # fmt: skip
+        _compile_preview(kept, path)
 
 
 def _compile_preview(episodes: Sequence[Episode], path: Path) -> None:

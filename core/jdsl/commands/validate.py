@@ -30,7 +30,7 @@ from jdsl.commands.families import family_runs
 from jdsl.commands.inputs import parse_inputs
 from jdsl.commands.kinds import refuse_behavior, refuse_non_package, refuse_package_as_traces
 from jdsl.commands.repeats import distinct_episodes, note_repeats
-from jdsl.commands.torn import warn_edited
+from jdsl.commands.torn import warn_edited, without_torn
 from jdsl.compiler import (
     HeldOutReport,
     NormEpisode,
@@ -51,7 +51,7 @@ from jdsl.envs.tau_retail import initial_reads as retail_reads
 from jdsl.errors import JdslError
 from jdsl.package import SUFFIX, BehaviorPackage, export_jdsl, load_package
 from jdsl.trace import SkippedLines, read_events
-from jdsl.trace.filenames import file_names, path_inside
+from jdsl.trace.filenames import file_names, path_inside, prefixed
 
 __all__ = [
     "HOLDOUT_OPTION",
@@ -236,6 +236,7 @@ def _validate(
          for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes),
         repeats))  # fmt: skip
     note_repeats(repeats)
+    episodes = without_torn(episodes, skipped)  # as `jdsl compile` leaves them out
     warn_edited(episodes)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
@@ -368,7 +369,7 @@ def family_files(families: Iterable[str], prefix: str | None) -> dict[str, str]:
     """Each family -> the file name of its package: ``<prefix>-<family>.jdsl`` as the package
     is named (``jdsl compile -n``), else ``<family>.jdsl``; one safe name each (a family never
     names a path)."""
-    labels = {family: f"{prefix}-{family}" if prefix else family for family in families}
+    labels = {family: prefixed(prefix, family, suffix=SUFFIX) for family in families}
     names = file_names(labels.values(), suffix=SUFFIX)
     return {family: names[label] for family, label in labels.items()}
 
@@ -398,7 +399,7 @@ def compile_holdout(
     most = 0  # the most successful runs of a family too small for n
 
     def compile_family(family: str, kept: list[NormEpisode], peers: list[NormEpisode]) -> Any:
-        named = f"{prefix}-{family}" if prefix else family
+        named = prefixed(prefix, family, suffix=SUFFIX)
         return compile_normalized(kept, name=named if by else base,
                                   task_family=task_family or family, min_support=min_support,
                                   reads=reads(kept), peers=peers)  # fmt: skip

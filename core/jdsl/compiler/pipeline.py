@@ -38,7 +38,8 @@ from jdsl.compiler.stream import (
 )
 from jdsl.compiler.unused import unused_notes
 from jdsl.compiler.verify import ReplayMap, VerificationReport, promote, verify
-from jdsl.package import BehaviorPackage, ToolEffects
+from jdsl.package import SUFFIX, BehaviorPackage, ToolEffects
+from jdsl.trace.filenames import prefixed
 
 __all__ = [
     "CompileReport",
@@ -410,7 +411,8 @@ def compile_families(
     **options: Any,
 ) -> CompiledFamilies:  # fmt: skip
     """:func:`compile_normalized` of each family of :func:`~jdsl.compiler.families.
-    group_episodes` (``by``); a family is named ``<prefix>-<family>`` with a prefix.
+    group_episodes` (``by``); a family is named ``<prefix>-<family>`` with a prefix
+    (:func:`~jdsl.trace.filenames.prefixed`: a cut keeps the family).
 
     Args:
         normalized: the normalized episodes.
@@ -438,7 +440,7 @@ def compile_families(
         own = {} if reads_of is None else {"reads": reads_of(episodes)}
         try:
             results[family] = compile_normalized(
-                episodes, name=f"{prefix}-{family}" if prefix else family,
+                episodes, name=prefixed(prefix, family, suffix=SUFFIX),
                 task_family=task_family or family, effects=effects, peers=peers,
                 **{**options, **own},
             )  # fmt: skip

@@ -3,7 +3,8 @@ written under an output directory stays in it.
 
 A trace never chooses where a file is written: :func:`safe_file_name` turns any text into one
 path component, :func:`file_names` does so for a batch of texts without two of them landing on
-one file, and :func:`path_inside` joins a name to a directory and refuses anything that would
+one file, :func:`prefixed` names one of a family of files (``NAME-FAMILY``) so that a cut keeps
+the family, and :func:`path_inside` joins a name to a directory and refuses anything that would
 leave it (:class:`OutputPathError`). ``SECURITY.md`` ("Where outputs are written") states the
 guarantee; ``tests/trace/test_filenames.py`` holds its cases.
 
@@ -24,7 +25,14 @@ from typing import Final
 
 from jdsl.errors import JdslError
 
-__all__ = ["MAX_NAME_BYTES", "OutputPathError", "file_names", "path_inside", "safe_file_name"]
+__all__ = [
+    "MAX_NAME_BYTES",
+    "OutputPathError",
+    "file_names",
+    "path_inside",
+    "prefixed",
+    "safe_file_name",
+]
 
 MAX_NAME_BYTES: Final = 120
 """The longest name :func:`safe_file_name` makes, suffix included, in UTF-8 bytes (file systems
@@ -107,6 +115,34 @@ def safe_file_name(text: str, *, suffix: str = "") -> str:
     if len(name.encode("utf-8")) > room:
         name = f"{_cut(name, room - _HASH_CHARS - 1)}-{_short_hash(text)}"
     return name + suffix
+
+
+def prefixed(prefix: str | None, name: str, *, suffix: str = "") -> str:
+    """``<prefix>-<name>`` (``name`` alone without a prefix): the name of one of a family of
+    files and what it holds, e.g. ``jdsl compile -n NAME``'s ``NAME-FAMILY`` packages. Every
+    place that prefixes a name uses it, so a package is named as its file.
+
+    When that is too long for one file name ending in ``suffix`` (:data:`MAX_NAME_BYTES`), the
+    prefix is cut, never ``name``: ``<prefix cut>-<8 hex of the prefix's sha256>-<name>``, so
+    the file still says which family it holds (a whole cut, as :func:`safe_file_name` makes,
+    kept only the prefix) and two long prefixes stay apart. A ``name`` too long to leave room
+    for any of the prefix keeps only its hash, and is cut by :func:`safe_file_name`.
+
+    >>> prefixed("shop", "airline.cancel_reservation", suffix=".jdsl")
+    'shop-airline.cancel_reservation'
+    >>> prefixed("n" * 115, "seq-lookup", suffix=".jdsl")[-20:]
+    '-1e00c4fc-seq-lookup'
+    """
+    if not prefix:
+        return name
+    text = f"{prefix}-{name}"
+    room = MAX_NAME_BYTES - len(suffix.encode("utf-8"))
+    if len(_clean(text).encode("utf-8")) <= room:
+        return text
+    tail = f"-{_short_hash(prefix)}-{name}"
+    room -= len(_clean(f"x{tail}").encode("utf-8")) - 1  # as cleaned after a head ("x")
+    head = _cut(_clean(prefix), room) if room > 0 else ""
+    return f"{head}{tail}" if head else tail.removeprefix("-")
 
 
 def file_names(texts: Iterable[str], *, suffix: str = "") -> dict[str, str]:
