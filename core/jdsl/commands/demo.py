@@ -45,6 +45,10 @@ def demo_command(
     then the real gpt-4o airline trajectories compiled per task family.
     """
     require_parent(out, "-o")
+    if model is not None:  # an empty or malformed id is refused, never the offline teacher
+        from jdsl.providers.resolve import parse_model_id
+
+        parse_model_id(model)
     if out.exists() and not out.is_dir():
         raise cli_fail(f"-o {out} is a file", "the demo writes a folder; pass a directory path")
     if model is not None and model.startswith("local:"):

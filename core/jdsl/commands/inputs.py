@@ -70,13 +70,19 @@ def tools_option(note: str = "") -> Any:
 
 
 def refuse_model_and_reply(model: str | None, reply: Sequence[str]) -> None:
-    """Raise typer's usage error when both ``--model`` and ``--reply`` are given.
+    """Raise typer's usage error when both ``--model`` and ``--reply`` are given; check the
+    form of a ``--model`` id given (an empty one too: ``--model "$UNSET"`` is not "no model").
 
     Raises:
         typer.BadParameter: both are given.
+        BindingError: ``--model`` is empty or malformed (``openai:``, ``nonsense``).
     """
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    if model is not None:
+        from jdsl.providers.resolve import parse_model_id
+
+        parse_model_id(model)
 
 
 def parse_inputs(
