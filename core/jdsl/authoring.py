@@ -113,23 +113,31 @@ def keyword_args(
         AuthoringError: arguments that do not fit the callable's parameters (``builder``
             is ``"act"`` or ``"guard_call"``).
     """
-    if args:
-        if fn is None:
-            raise BindingError(
-                f"{name!r} is given by name, so positional arguments cannot be matched to "
-                "parameters; pass them as keywords",
-                name=name,
-            )
-        target = getattr(fn, "fn", fn)
-        signature = inspect.signature(target)
+    if args and fn is None:
+        raise BindingError(
+            f"{name!r} is given by name, so positional arguments cannot be matched to "
+            "parameters; pass them as keywords",
+            name=name,
+        )
+    signature = _signature(fn)
+    if signature is not None:  # a keyword the callable has no parameter for fails here too
         try:
             bound = signature.bind_partial(*args, **kwargs)
         except TypeError as exc:
             raise AuthoringError(
-                f"arguments do not fit {name}{signature}: {exc}; pass what its parameters take",
+                f"arguments do not fit {name}{_bare(signature)}: {exc}; pass what its "
+                "parameters take",
                 builder=builder,
                 argument="args",
             ) from None
+    if args:
+        if signature is None:
+            raise AuthoringError(
+                f"{name}: Python cannot read its parameters, so positional arguments cannot "
+                "be matched to them; pass them as keywords",
+                builder=builder,
+                argument="args",
+            )
         named: dict[str, Any] = {}
         for pname, value in bound.arguments.items():
             kind = signature.parameters[pname].kind
@@ -145,6 +153,26 @@ def keyword_args(
                 named[pname] = value
         kwargs = named
     return {key: spec(value) for key, value in kwargs.items()}
+
+
+def _signature(fn: Callable[..., Any] | None) -> inspect.Signature | None:
+    """The signature the node's arguments are matched to, None without a callable or for one
+    Python cannot describe (a builtin): those are matched when called."""
+    if fn is None:
+        return None
+    try:
+        return inspect.signature(getattr(fn, "fn", fn))
+    except (TypeError, ValueError):
+        return None
+
+
+def _bare(signature: inspect.Signature) -> inspect.Signature:
+    """``signature`` without annotations (``lookup(email, limit=3)``), as messages show it."""
+    empty = inspect.Parameter.empty
+    return signature.replace(
+        parameters=[p.replace(annotation=empty) for p in signature.parameters.values()],
+        return_annotation=empty,
+    )
 
 
 def mapping_argument(value: Any, argument: str) -> dict[str, Any]:

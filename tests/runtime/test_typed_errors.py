@@ -105,7 +105,8 @@ def test_a_model_without_converse_is_a_binding_error_at_run_start() -> None:
 
 # -- 4. tool arguments -----------------------------------------------------------------------
 def test_a_wrong_keyword_gets_a_note_naming_the_node_and_parameters() -> None:
-    tree = root("t").do(act(lookup, mail=ref("email")) >> "c")
+    # bound by name (as behavior text binds): act(lookup, mail=...) is refused when built
+    tree = root("t").do(act("lookup", mail=ref("email")) >> "c").bind(tools=[lookup])
     for sink in (None, ListTraceSink()):
         with pytest.raises(TypeError, match="unexpected keyword argument 'mail'") as info:
             tree.run(trace_sink=sink, email="a@x.com")
@@ -120,7 +121,7 @@ def test_a_typeerror_from_inside_a_tool_gets_no_argument_note() -> None:
         root("t").do(act(picky, email="a")).run()
     assert not any("its parameters are" in n for n in info.value.__notes__)
     with pytest.raises(TypeError) as info:
-        root("g").do(guard_call(picky, mail="a")).run()
+        root("g").do(guard_call("picky", mail="a")).bind(predicates=[picky]).run()
     assert any("guard_call(picky) called picky(mail=...)" in n for n in info.value.__notes__)
 
 
@@ -237,6 +238,9 @@ def _built(make: Any) -> AuthoringError:
         (lambda: root("x").do(act(lookup)).run(tools="lookup"), "bind", r"tools must be a"),
         (lambda: check("k"), "check", r"needs the value to compare with"),
         (lambda: act(lookup, 1, 2, 3), "act", r"arguments do not fit lookup"),
+        (lambda: act(lookup, mail=ref("email")), "act", r"unexpected keyword argument 'mail'"),
+        (lambda: guard_call(picky, mail="a"), "guard_call", r"do not fit picky\(email\): got an"),
+        (lambda: act(max, "x"), "act", r"max: Python cannot read its parameters"),
     ],
 )
 def test_a_bad_authoring_argument_is_an_authoring_error_at_build_time(
