@@ -52,6 +52,18 @@ CASES = {
     "timeout seconds 0": ("timeout seconds=0\n  act a()\n", 1, 17, "a number > 0"),
     "max_steps 0": ('react "q -> a" tools=[t] max_steps=0\n', 1, 36, "whole number > 0"),
     "examples not a list": ('predict "a -> b" examples={}\n', 1, 27, "a JSON list"),
+    # a rule of the node's kind (validate_ir's) is told at its line, not as an IR problem
+    "react without tools": ('seq\n  react "q -> a"\n', 2, 3, "at least one tool (tools=[...])"),
+    "react with no tool": ('react "q -> a" tools=[]\n', 1, 1, "at least one tool"),
+    "examples not objects": ('predict "a -> b" examples=[1]\n', 1, 1, "{input, output} objects"),
+    "input source not a path": (
+        'predict "a -> b" input_sources={"a": "x..y"}\n',
+        1,
+        1,
+        "input_sources['a']: malformed path 'x..y'",
+    ),
+    "empty id": ('seq\n  act a() id=""\n', 2, 3, "id must be a non-empty string"),
+    "empty root name": ('root ""\n  act a()\n', 1, 1, "root needs a non-empty name"),
     # a stray word after the head names that word, not "the end of the line"
     "stray word after act": ("act f(a=b) -> x junk\n", 1, 17, "unexpected 'junk'"),
     "stray word after for_each": (
@@ -72,6 +84,7 @@ def test_malformed_text_raises_typed_error_with_position(case: str) -> None:
     assert (error.line, error.col) == (line, col), str(error)
     assert fragment in error.message
     assert error.hint, "every syntax error says how to fix the line"
+    assert "write it as" in error.hint or not case.startswith(("react with", "empty id"))
     assert error.source_line == text.split("\n")[line - 1] or case == "empty text"
 
 
