@@ -41,6 +41,8 @@ CASES = {
     "dedent to no level": ("seq\n  seq\n      act a()\n    act b()\n", 4, 5, "siblings"),
     "dangling dot": ("act a(x=b.)\n", 1, 11, "field name"),
     "bad bracket": ("act a(x=b[c])\n", 1, 11, "index inside brackets"),
+    "$ with no key": ("act a(x=b[$])\n", 1, 12, "expected a blackboard key after '$'"),
+    "$ with no key in a guard": ("guard b[$ ] == 1\n", 1, 11, "blackboard key after '$'"),
     "| under until:": ("repeat\n  act a()\n  until:\n    | hi\n", 4, 5, "not under until:"),
     "root inside until:": ("repeat\n  act a()\n  until: root x\n", 3, 10, "first line"),
     "unterminated key": ('act a(x=b["c)\n', 1, 11, "unterminated key"),
