@@ -29,6 +29,7 @@ from jdsl.errors import (
     BindingError,
     ModelOutputError,
     SignatureError,
+    ValidationError,
 )
 from jdsl.providers.messages import ModelTurn
 from jdsl.signature import Signature
@@ -249,6 +250,23 @@ def test_a_bad_authoring_argument_is_an_authoring_error_at_build_time(
     error = _built(make)
     assert error.builder == builder
     assert re.search(says, str(error)), str(error)
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda: act(lookup, email="a", id=""), "act(): id must be a non-empty string"),
+        (lambda: guard_call(picky, email="a", id=""), "guard_call(): id must be a non-empty"),
+        (lambda: predict("q -> a", examples=[{"x": 1}]), "examples must be a list of {input"),
+        (lambda: predict("q -> a", input_sources={"q": "a..b"}), "malformed path 'a..b'"),
+        (lambda: check("a..b", 1), "check(): key: malformed path 'a..b'"),
+    ],
+)
+def test_a_node_the_text_would_refuse_is_refused_when_built(make: Any, says: str) -> None:
+    # the same rules as behavior text and validate_ir: formatted, such a tree would not parse
+    with pytest.raises(ValidationError) as info:
+        make()
+    assert says in str(info.value), str(info.value)
 
 
 def test_a_well_formed_tree_still_builds_and_runs_without_serializer_warnings(
