@@ -18,6 +18,13 @@ CASES = {
     "| under a non-instructed node": ("seq\n  | hi\n  act a()\n", 2, 3, "instruction lines"),
     # more
     "tab indentation": ("seq\n\tact a()\n", 2, 1, "tab"),
+    "no-break space indentation": (
+        "root x\n\u00a0 act a()\n",
+        2,
+        1,
+        "a no-break space (U+00A0) in the indentation",
+    ),
+    "form feed indentation": ("seq\n  \x0cact a()\n", 2, 3, "(U+000C) in the indentation"),
     "empty text": ("# only a comment\n\n", 1, 1, "empty"),
     "positional argument": ("act a(x)\n", 1, 7, "keyword only"),
     "unclosed arguments": ("act a(x=1\n", 1, 10, "unclosed argument list"),
@@ -88,6 +95,13 @@ def test_malformed_text_raises_typed_error_with_position(case: str) -> None:
     assert error.hint, "every syntax error says how to fix the line"
     assert "write it as" in error.hint or not case.startswith(("react with", "empty id"))
     assert error.source_line == text.split("\n")[line - 1] or case == "empty text"
+
+
+def test_a_byte_order_mark_opening_the_text_is_dropped() -> None:
+    # an editor's "UTF-8 with BOM": the first word was read as '\ufeffroot', an unknown kind
+    assert parse_behavior_ir("\ufeffroot x\n  act a()\n") == parse_behavior_ir(
+        "root x\n  act a()\n"
+    )
 
 
 def test_error_message_points_at_the_column() -> None:
