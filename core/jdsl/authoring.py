@@ -51,7 +51,7 @@ def typed_builder(builder: Callable[_P, _N]) -> Callable[_P, _N]:
     @functools.wraps(builder)
     def build(*args: _P.args, **kwargs: _P.kwargs) -> _N:
         try:
-            return builder(*args, **kwargs)
+            built = builder(*args, **kwargs)
         except PydanticValidationError as exc:
             problems = [
                 f"{builder.__name__}(): {'.'.join(str(p) for p in e['loc']) or 'value'}: "
@@ -59,8 +59,40 @@ def typed_builder(builder: Callable[_P, _N]) -> Callable[_P, _N]:
                 for e in exc.errors()
             ]
             raise ValidationError(problems) from None
+        if isinstance(built, Node) and not isinstance(built, Root):
+            _check_rules(built, builder.__name__.lower())
+        return built
 
     return build
+
+
+def _check_rules(node: Node, builder: str) -> None:
+    """Refuse a node that breaks a rule of its kind that the IR and the behavior text hold
+    (``id=""``, ``examples=[{"x": 1}]``, an ``input_sources`` or ``check`` path that is no
+    path), as the text refuses its line: the node, not its children (each was checked when
+    built), as a one-node IR dict. Two shapes the runtime gives a meaning stay buildable
+    although the text has no form for them: ``seq()`` / ``sel()`` with no child (SUCCESS /
+    FAILURE) and ``react(..., tools=[])`` (the model answers alone).
+
+    Raises:
+        ValidationError: naming the builder and each problem.
+    """
+    from jdsl.ir.nodes import NodeChecker
+    from jdsl.ir.walk import CHILD_SLOTS
+
+    if node.kind in ("sequence", "selector"):  # their one rule is the child count
+        return
+    slots = CHILD_SLOTS[node.kind]
+    shallow = node.model_dump(mode="json", exclude_none=True, exclude=set(slots))
+    for slot in slots:  # a placeholder per child: the rules count children, not read them
+        value = getattr(node, slot)
+        if value is not None:
+            shallow[slot] = [{} for _ in value] if isinstance(value, list) else {}
+    if node.kind == "react" and not shallow.get("tools"):
+        shallow["tools"] = ["tool"]  # a react without tools runs (see above)
+    problems = NodeChecker().node_problems(shallow, "")
+    if problems:
+        raise ValidationError([f"{builder}(): {problem}" for problem in problems])
 
 
 def node_argument(value: Any, builder: str, argument: str = "child") -> Any:
@@ -113,23 +145,31 @@ def keyword_args(
         AuthoringError: arguments that do not fit the callable's parameters (``builder``
             is ``"act"`` or ``"guard_call"``).
     """
-    if args:
-        if fn is None:
-            raise BindingError(
-                f"{name!r} is given by name, so positional arguments cannot be matched to "
-                "parameters; pass them as keywords",
-                name=name,
-            )
-        target = getattr(fn, "fn", fn)
-        signature = inspect.signature(target)
+    if args and fn is None:
+        raise BindingError(
+            f"{name!r} is given by name, so positional arguments cannot be matched to "
+            "parameters; pass them as keywords",
+            name=name,
+        )
+    signature = _signature(fn)
+    if signature is not None:  # a keyword the callable has no parameter for fails here too
         try:
             bound = signature.bind_partial(*args, **kwargs)
         except TypeError as exc:
             raise AuthoringError(
-                f"arguments do not fit {name}{signature}: {exc}; pass what its parameters take",
+                f"arguments do not fit {name}{_bare(signature)}: {exc}; pass what its "
+                "parameters take",
                 builder=builder,
                 argument="args",
             ) from None
+    if args:
+        if signature is None:
+            raise AuthoringError(
+                f"{name}: Python cannot read its parameters, so positional arguments cannot "
+                "be matched to them; pass them as keywords",
+                builder=builder,
+                argument="args",
+            )
         named: dict[str, Any] = {}
         for pname, value in bound.arguments.items():
             kind = signature.parameters[pname].kind
@@ -145,6 +185,26 @@ def keyword_args(
                 named[pname] = value
         kwargs = named
     return {key: spec(value) for key, value in kwargs.items()}
+
+
+def _signature(fn: Callable[..., Any] | None) -> inspect.Signature | None:
+    """The signature the node's arguments are matched to, None without a callable or for one
+    Python cannot describe (a builtin): those are matched when called."""
+    if fn is None:
+        return None
+    try:
+        return inspect.signature(getattr(fn, "fn", fn))
+    except (TypeError, ValueError):
+        return None
+
+
+def _bare(signature: inspect.Signature) -> inspect.Signature:
+    """``signature`` without annotations (``lookup(email, limit=3)``), as messages show it."""
+    empty = inspect.Parameter.empty
+    return signature.replace(
+        parameters=[p.replace(annotation=empty) for p in signature.parameters.values()],
+        return_annotation=empty,
+    )
 
 
 def mapping_argument(value: Any, argument: str) -> dict[str, Any]:

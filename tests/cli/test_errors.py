@@ -141,6 +141,27 @@ def test_run_resolves_the_model_before_running(
     assert "registry=" not in unknown.output
 
 
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [
+        ("", "error: model id is empty (a shell variable that is not set?)"),
+        ("local:", "error: model id 'local:' names no model after 'local:'"),
+        ("openai:", "error: model id 'openai:' names no model after 'openai:'"),
+    ],
+)
+def test_an_empty_or_malformed_model_is_refused_not_ignored(
+    runner, traces, tmp_path, model, said
+) -> None:
+    package = tmp_path / "p.jdsl"
+    runner.invoke(app, ["compile", str(traces(2)), "-o", str(package)])
+    args = ["package", "run", str(package), "-t", TOOLS, "-i", "email=c1@x.com", "-i", "request=x"]
+    result = runner.invoke(app, [*args, "--model", model])
+    assert result.exit_code == 1 and said in result.stderr, result.output
+    assert "status:" not in result.output and "Traceback" not in result.output
+    demo = runner.invoke(app, ["demo", "-o", str(tmp_path / "d"), "--model", model])
+    assert demo.exit_code == 1 and said in demo.stderr and not (tmp_path / "d").exists()
+
+
 def test_package_commands_report_a_missing_package(runner, tmp_path: Path) -> None:
     for command in ("inspect", "verify"):
         result = runner.invoke(app, ["package", command, str(tmp_path / "none.jdsl")])

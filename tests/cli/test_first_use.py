@@ -133,6 +133,14 @@ def test_demo_tasks_that_is_not_a_number_is_worded_by_jdsl(runner, tmp_path) -> 
     assert result.exit_code == 2 and "--tasks x is not a number" in result.output
 
 
+@pytest.mark.parametrize("model", [[], ["--model", "gpt-4o-mini"]])
+def test_demo_tasks_without_a_local_model_is_refused_not_ignored(runner, tmp_path, model) -> None:
+    result = runner.invoke(app, ["demo", "--tasks", "3", "-o", str(tmp_path / "d"), *model])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "--tasks limits the held-out tasks of a local: model" in said
+    assert not (tmp_path / "d").exists()  # nothing ran
+
+
 # 5. and 6. jdsl package run on a .behavior file, and the path before --tools
 
 

@@ -99,6 +99,22 @@ def test_run_rejects_model_and_reply_together_and_a_bad_tools_spec(runner, proje
     assert missing.exit_code == 2 and "cannot load 'nowhere:TOOLS'" in missing.output
 
 
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("tools.py", "'tools.py' is not module:NAME; write module:NAME or path/to/tools.py:NAME"),
+        ("nowhere:TOOLS", "No module named 'nowhere'; check the module name"),
+        ("tools:NOPE", "cannot load 'tools:NOPE': tools defines no 'NOPE'; check the name"),
+        ("tools.py:COUNT", "'tools.py:COUNT' holds a value of type int, not tools; NAME must be"),
+    ],
+)
+def test_a_bad_tools_spec_says_how_to_name_the_tools(runner, project, spec, said) -> None:
+    (project / "tools.py").write_text(TOOLS + "\nCOUNT = 3\n")
+    result = runner.invoke(app, ["run", "cancel.behavior", "--tools", spec])
+    assert result.exit_code == 2 and said in " ".join(result.output.split()), result.output
+    assert "Traceback" not in result.output
+
+
 def test_show_a_trace_a_behavior_and_a_package(runner, project) -> None:
     assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0
     assert _run(runner, project, "--reply", "1", "--trace", "runs.jsonl").exit_code == 0

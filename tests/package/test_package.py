@@ -169,6 +169,23 @@ def test_a_file_added_to_a_package_folder_is_refused_as_in_an_archive(package, t
     assert info.value.path == "signatures/extra.json"
 
 
+@pytest.mark.parametrize(
+    ("manifest", "said"),
+    [
+        (b"not json", "manifest.json is not valid JSON ("),
+        (b"[1]", "manifest.json must be a JSON object"),
+        (b'{"format": "jdsl.package.v1"}', "must list its files, behavior.json included"),
+        (b'{"format": "v0"}', "unsupported package format 'v0'"),
+    ],
+)
+def test_a_damaged_manifest_says_what_to_do(package, tmp_path, manifest, said) -> None:
+    folder = export_dir(package, tmp_path / "pkg")
+    (folder / "manifest.json").write_bytes(manifest)
+    with pytest.raises(PackageError) as info:
+        load_package(folder)
+    assert said in str(info.value) and "`jdsl compile -o`" in str(info.value)
+
+
 def test_format_and_ir_are_checked(package, tmp_path) -> None:
     manifest = json.loads(package.files["manifest.json"])
     bad_format = {

@@ -87,6 +87,25 @@ def test_an_unknown_prefix_is_a_binding_error_not_a_fallback(model_id):
     assert info.value.kind == "model"
 
 
+@pytest.mark.parametrize(
+    ("model_id", "said"),
+    [
+        ("openai:", "model id 'openai:' names no model after 'openai:': write openai:<model>"),
+        ("local:", "names no model after 'local:': write local:<name>, e.g. local:smollm2-135m"),
+        ("anthropic:  ", "names no model after 'anthropic:'"),
+        ("openai-compatible:", "write openai-compatible:<model>@<http(s) base URL>"),
+        ("", "model id is empty (a shell variable that is not set?)"),
+        (" gpt-4o", "model id ' gpt-4o' has spaces around its name: pass 'gpt-4o'"),
+        ("openai: gpt-4o", "has spaces around its name: pass 'openai:gpt-4o'"),
+    ],
+)
+def test_a_malformed_model_id_says_how_to_write_it(model_id, said):
+    with pytest.raises(BindingError) as info:
+        resolve_model(model_id, env=KEYS)
+    assert said in str(info.value) and "no provider serves it" not in str(info.value)
+    assert info.value.kind == "model"
+
+
 def test_openai_compatible_form_never_sends_the_openai_key():
     model = resolve_model("openai-compatible:llama3.1:8b@http://127.0.0.1:11434/v1", env=KEYS)
     assert isinstance(model, OpenAIModel) and model.provider == "openai-compatible"

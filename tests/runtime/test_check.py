@@ -176,6 +176,23 @@ def test_unreachable_children_are_warnings() -> None:
     assert [p.code for p in always_fails.check().warnings] == ["unreachable"]
 
 
+def test_an_id_two_nodes_carry_is_an_error_and_the_run_stops_before_it_starts() -> None:
+    calls: list[int] = []
+
+    def note(n: int) -> int:
+        calls.append(n)
+        return n
+
+    tree = root("t").do(seq(act(note, n=1, id="step"), act(note, n=2, id="step")))
+    (error,) = tree.check().errors
+    assert error.code == "duplicate-id" and error.node_id == "root/sequence.0/action.1"
+    assert "id 'step' is already the id of the node at root/sequence.0/action.0" in error.message
+    assert error.related == "root/sequence.0/action.0" and "rename one" in error.hint
+    with pytest.raises(BehaviorCheckError, match="duplicate-id"):
+        tree.run()
+    assert calls == []
+
+
 def test_jdsl_check_takes_a_tree_and_still_builds_check_leaves() -> None:
     tree = parse_behavior(TICKET)
     report = check(tree, tools=[escalate])

@@ -29,6 +29,7 @@ from jdsl.errors import (
     BindingError,
     ModelOutputError,
     SignatureError,
+    ValidationError,
 )
 from jdsl.providers.messages import ModelTurn
 from jdsl.signature import Signature
@@ -105,7 +106,8 @@ def test_a_model_without_converse_is_a_binding_error_at_run_start() -> None:
 
 # -- 4. tool arguments -----------------------------------------------------------------------
 def test_a_wrong_keyword_gets_a_note_naming_the_node_and_parameters() -> None:
-    tree = root("t").do(act(lookup, mail=ref("email")) >> "c")
+    # bound by name (as behavior text binds): act(lookup, mail=...) is refused when built
+    tree = root("t").do(act("lookup", mail=ref("email")) >> "c").bind(tools=[lookup])
     for sink in (None, ListTraceSink()):
         with pytest.raises(TypeError, match="unexpected keyword argument 'mail'") as info:
             tree.run(trace_sink=sink, email="a@x.com")
@@ -120,7 +122,7 @@ def test_a_typeerror_from_inside_a_tool_gets_no_argument_note() -> None:
         root("t").do(act(picky, email="a")).run()
     assert not any("its parameters are" in n for n in info.value.__notes__)
     with pytest.raises(TypeError) as info:
-        root("g").do(guard_call(picky, mail="a")).run()
+        root("g").do(guard_call("picky", mail="a")).bind(predicates=[picky]).run()
     assert any("guard_call(picky) called picky(mail=...)" in n for n in info.value.__notes__)
 
 
@@ -237,6 +239,9 @@ def _built(make: Any) -> AuthoringError:
         (lambda: root("x").do(act(lookup)).run(tools="lookup"), "bind", r"tools must be a"),
         (lambda: check("k"), "check", r"needs the value to compare with"),
         (lambda: act(lookup, 1, 2, 3), "act", r"arguments do not fit lookup"),
+        (lambda: act(lookup, mail=ref("email")), "act", r"unexpected keyword argument 'mail'"),
+        (lambda: guard_call(picky, mail="a"), "guard_call", r"do not fit picky\(email\): got an"),
+        (lambda: act(max, "x"), "act", r"max: Python cannot read its parameters"),
     ],
 )
 def test_a_bad_authoring_argument_is_an_authoring_error_at_build_time(
@@ -245,6 +250,23 @@ def test_a_bad_authoring_argument_is_an_authoring_error_at_build_time(
     error = _built(make)
     assert error.builder == builder
     assert re.search(says, str(error)), str(error)
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda: act(lookup, email="a", id=""), "act(): id must be a non-empty string"),
+        (lambda: guard_call(picky, email="a", id=""), "guard_call(): id must be a non-empty"),
+        (lambda: predict("q -> a", examples=[{"x": 1}]), "examples must be a list of {input"),
+        (lambda: predict("q -> a", input_sources={"q": "a..b"}), "malformed path 'a..b'"),
+        (lambda: check("a..b", 1), "check(): key: malformed path 'a..b'"),
+    ],
+)
+def test_a_node_the_text_would_refuse_is_refused_when_built(make: Any, says: str) -> None:
+    # the same rules as behavior text and validate_ir: formatted, such a tree would not parse
+    with pytest.raises(ValidationError) as info:
+        make()
+    assert says in str(info.value), str(info.value)
 
 
 def test_a_well_formed_tree_still_builds_and_runs_without_serializer_warnings(

@@ -18,6 +18,13 @@ CASES = {
     "| under a non-instructed node": ("seq\n  | hi\n  act a()\n", 2, 3, "instruction lines"),
     # more
     "tab indentation": ("seq\n\tact a()\n", 2, 1, "tab"),
+    "no-break space indentation": (
+        "root x\n\u00a0 act a()\n",
+        2,
+        1,
+        "a no-break space (U+00A0) in the indentation",
+    ),
+    "form feed indentation": ("seq\n  \x0cact a()\n", 2, 3, "(U+000C) in the indentation"),
     "empty text": ("# only a comment\n\n", 1, 1, "empty"),
     "positional argument": ("act a(x)\n", 1, 7, "keyword only"),
     "unclosed arguments": ("act a(x=1\n", 1, 10, "unclosed argument list"),
@@ -41,6 +48,8 @@ CASES = {
     "dedent to no level": ("seq\n  seq\n      act a()\n    act b()\n", 4, 5, "siblings"),
     "dangling dot": ("act a(x=b.)\n", 1, 11, "field name"),
     "bad bracket": ("act a(x=b[c])\n", 1, 11, "index inside brackets"),
+    "$ with no key": ("act a(x=b[$])\n", 1, 12, "expected a blackboard key after '$'"),
+    "$ with no key in a guard": ("guard b[$ ] == 1\n", 1, 11, "blackboard key after '$'"),
     "| under until:": ("repeat\n  act a()\n  until:\n    | hi\n", 4, 5, "not under until:"),
     "root inside until:": ("repeat\n  act a()\n  until: root x\n", 3, 10, "first line"),
     "unterminated key": ('act a(x=b["c)\n', 1, 11, "unterminated key"),
@@ -52,6 +61,18 @@ CASES = {
     "timeout seconds 0": ("timeout seconds=0\n  act a()\n", 1, 17, "a number > 0"),
     "max_steps 0": ('react "q -> a" tools=[t] max_steps=0\n', 1, 36, "whole number > 0"),
     "examples not a list": ('predict "a -> b" examples={}\n', 1, 27, "a JSON list"),
+    # a rule of the node's kind (validate_ir's) is told at its line, not as an IR problem
+    "react without tools": ('seq\n  react "q -> a"\n', 2, 3, "at least one tool (tools=[...])"),
+    "react with no tool": ('react "q -> a" tools=[]\n', 1, 1, "at least one tool"),
+    "examples not objects": ('predict "a -> b" examples=[1]\n', 1, 1, "{input, output} objects"),
+    "input source not a path": (
+        'predict "a -> b" input_sources={"a": "x..y"}\n',
+        1,
+        1,
+        "input_sources['a']: malformed path 'x..y'",
+    ),
+    "empty id": ('seq\n  act a() id=""\n', 2, 3, "id must be a non-empty string"),
+    "empty root name": ('root ""\n  act a()\n', 1, 1, "root needs a non-empty name"),
     # a stray word after the head names that word, not "the end of the line"
     "stray word after act": ("act f(a=b) -> x junk\n", 1, 17, "unexpected 'junk'"),
     "stray word after for_each": (
@@ -72,7 +93,15 @@ def test_malformed_text_raises_typed_error_with_position(case: str) -> None:
     assert (error.line, error.col) == (line, col), str(error)
     assert fragment in error.message
     assert error.hint, "every syntax error says how to fix the line"
+    assert "write it as" in error.hint or not case.startswith(("react with", "empty id"))
     assert error.source_line == text.split("\n")[line - 1] or case == "empty text"
+
+
+def test_a_byte_order_mark_opening_the_text_is_dropped() -> None:
+    # an editor's "UTF-8 with BOM": the first word was read as '\ufeffroot', an unknown kind
+    assert parse_behavior_ir("\ufeffroot x\n  act a()\n") == parse_behavior_ir(
+        "root x\n  act a()\n"
+    )
 
 
 def test_error_message_points_at_the_column() -> None:

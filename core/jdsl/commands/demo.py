@@ -44,7 +44,18 @@ def demo_command(
     """Run the main job: retail teacher traces -> a verified package -> held-out tasks scored;
     then the real gpt-4o airline trajectories compiled per task family.
     """
+    if tasks is not None and not (model or "").startswith("local:"):
+        raise typer.BadParameter(
+            "--tasks limits the held-out tasks of a local: model's run (--model "
+            "local:smollm2-135m); the offline demo and a provider model run every task: "
+            "leave --tasks out, or add --model local:NAME",
+            param_hint="--tasks",
+        )
     require_parent(out, "-o")
+    if model is not None:  # an empty or malformed id is refused, never the offline teacher
+        from jdsl.providers.resolve import parse_model_id
+
+        parse_model_id(model)
     if out.exists() and not out.is_dir():
         raise cli_fail(f"-o {out} is a file", "the demo writes a folder; pass a directory path")
     if model is not None and model.startswith("local:"):

@@ -70,13 +70,19 @@ def tools_option(note: str = "") -> Any:
 
 
 def refuse_model_and_reply(model: str | None, reply: Sequence[str]) -> None:
-    """Raise typer's usage error when both ``--model`` and ``--reply`` are given.
+    """Raise typer's usage error when both ``--model`` and ``--reply`` are given; check the
+    form of a ``--model`` id given (an empty one too: ``--model "$UNSET"`` is not "no model").
 
     Raises:
         typer.BadParameter: both are given.
+        BindingError: ``--model`` is empty or malformed (``openai:``, ``nonsense``).
     """
     if model and reply:
         raise typer.BadParameter("give --model or --reply, not both", param_hint="--reply")
+    if model is not None:
+        from jdsl.providers.resolve import parse_model_id
+
+        parse_model_id(model)
 
 
 def parse_inputs(
@@ -107,16 +113,33 @@ def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callabl
     """
     module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        raise typer.BadParameter(f"{spec!r} is not module:NAME", param_hint="--tools")
+        raise typer.BadParameter(
+            f"{spec!r} is not module:NAME; write module:NAME or path/to/tools.py:NAME, e.g. "
+            f"jdsl.envs.tau_retail:tree_tools ({_WHAT})",
+            param_hint="--tools",
+        )
     if module_name.endswith(".py") and not Path(module_name).is_file():
         raise typer.BadParameter(
             f"no file {module_name!r}: pass the path of a Python file, or module:NAME",
             param_hint="--tools",
         )
     try:
-        value = getattr(_import_here(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise typer.BadParameter(f"cannot load {spec!r}: {exc}", param_hint="--tools") from exc
+        module = _import_here(module_name)
+    except ImportError as exc:
+        raise typer.BadParameter(
+            f"cannot load {spec!r}: {exc}; check the module name (a module in the current "
+            "directory is found), or pass path/to/file.py:NAME",
+            param_hint="--tools",
+        ) from exc
+    except Exception as exc:  # the user's module: any failure is reported, never a traceback
+        raise _user_code_error(f"importing {module_name}", spec, exc) from exc
+    try:
+        value = getattr(module, attr)
+    except AttributeError:
+        raise typer.BadParameter(
+            f"cannot load {spec!r}: {module_name} defines no {attr!r}; check the name ({_WHAT})",
+            param_hint="--tools",
+        ) from None
     except Exception as exc:  # the user's module: any failure is reported, never a traceback
         raise _user_code_error(f"importing {module_name}", spec, exc) from exc
     if callable(value) and not isinstance(value, Mapping):
@@ -132,7 +155,13 @@ def read_tools(spec: str) -> Mapping[str, Callable[..., Any]] | Sequence[Callabl
             raise _user_code_error(f"the tool factory {spec}", spec, exc) from exc
     if isinstance(value, Mapping) or isinstance(value, list | tuple):
         return value
-    raise typer.BadParameter(f"{spec!r} is not a mapping or list of tools", param_hint="--tools")
+    raise typer.BadParameter(
+        f"{spec!r} holds a value of type {type(value).__name__}, not tools; {_WHAT}",
+        param_hint="--tools",
+    )
+
+
+_WHAT = "NAME must be a {name: fn} mapping, a list of tools, or a function returning one"
 
 
 def _user_code_error(what: str, spec: str, exc: Exception) -> BindingError:

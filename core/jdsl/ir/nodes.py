@@ -110,6 +110,12 @@ class NodeChecker:
                 f"{where}: unknown node kind {preview(kind)}; known kinds: {known}"
             )
             return
+        self.problems += [f"{label}: {problem}" for problem in self.node_problems(node, where)]
+
+    def node_problems(self, node: dict[str, Any], where: str) -> list[str]:
+        """The problems of one node of a known kind, not prefixed with its label (the behavior
+        text parser reports them at the node's line)."""
+        kind = node["kind"]
         problems: list[str] = []
         unknown = sorted(set(node) - NODE_FIELDS[kind])
         if unknown:
@@ -117,8 +123,7 @@ class NodeChecker:
         problems += self._check_id(node, where)
         if node.get("context") is not None and not isinstance(node["context"], str):
             problems.append("context must be a string")
-        problems += _RULES[kind](self, node)
-        self.problems += [f"{label}: {problem}" for problem in problems]
+        return problems + _RULES[kind](self, node)
 
     def _check_id(self, node: dict[str, Any], where: str) -> list[str]:
         node_id = node.get("id")

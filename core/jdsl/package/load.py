@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from jdsl.errors import JdslError, PackageError
+from jdsl.errors import JdslError, PackageError, preview
 from jdsl.interaction.schemas import UnsafeSchemaError, check_schema
 from jdsl.ir import from_ir, validate_ir
 from jdsl.package.bundle import BehaviorPackage
@@ -230,6 +230,12 @@ def _check_parents(root: Path, name: str) -> None:
             )
 
 
+_DAMAGED = (
+    "the package is damaged or was not written by jdsl: copy it again, or compile it again "
+    "with `jdsl compile -o`"
+)
+
+
 def _manifest(data: bytes) -> dict[str, Any]:
     import json
 
@@ -237,14 +243,15 @@ def _manifest(data: bytes) -> dict[str, Any]:
         manifest = json.loads(data)
     except ValueError as exc:
         raise PackageError(
-            f"manifest.json is not valid JSON: {exc}", path="manifest.json"
+            f"manifest.json is not valid JSON ({exc}); {_DAMAGED}", path="manifest.json"
         ) from None
     if not isinstance(manifest, dict):
-        raise PackageError("manifest.json must be a JSON object", path="manifest.json")
+        raise PackageError(f"manifest.json must be a JSON object; {_DAMAGED}", path="manifest.json")
     if manifest.get("format") != PACKAGE_FORMAT:
         raise PackageError(
-            f"unsupported package format {manifest.get('format')!r}; this jdsl reads "
-            f"{PACKAGE_FORMAT!r}",
+            f"unsupported package format {preview(manifest.get('format'))}; this jdsl reads "
+            f"{PACKAGE_FORMAT!r}: compile the package again with this jdsl (`jdsl compile -o`), "
+            "or read it with the jdsl that wrote it",
             path="manifest.json",
         )
     return manifest
@@ -254,7 +261,8 @@ def _listed(manifest: Mapping[str, Any]) -> dict[str, str]:
     listed = manifest.get("files")
     if not isinstance(listed, dict) or "behavior.json" not in listed:
         raise PackageError(
-            "manifest.json must list its files, behavior.json included", path="manifest.json"
+            f"manifest.json must list its files, behavior.json included; {_DAMAGED}",
+            path="manifest.json",
         )
     return {str(k): str(v) for k, v in listed.items()}
 

@@ -135,6 +135,7 @@ def parse_model_id(model_id: str) -> tuple[str, str, str | None]:
     """
     _require_text(model_id)
     head, sep, rest = model_id.partition(":")
+    _require_name(model_id, head if sep and (head in _VENDORS or head == LOCAL) else "", rest)
     if sep and head == LOCAL and rest:
         return head, rest, None
     if sep and head in _VENDORS and rest:
@@ -180,6 +181,36 @@ def _require_text(model_id: object) -> None:
             name=repr(model_id),
             kind="model",
         )
+
+
+_EXAMPLES = {
+    "anthropic": "anthropic:claude-sonnet-4-5",
+    "openai": "openai:gpt-4o-mini",
+    "gemini": "gemini:gemini-2.0-flash",
+    "deepseek": "deepseek:deepseek-chat",
+    COMPATIBLE: f"{COMPATIBLE}:llama3.1@http://127.0.0.1:11434/v1",
+    LOCAL: f"{LOCAL}:smollm2-135m or {LOCAL}:<path to a .gguf file>",
+}
+
+
+_WRITE = {COMPATIBLE: f"{COMPATIBLE}:<model>@<http(s) base URL>", LOCAL: f"{LOCAL}:<name>"}
+
+
+def _require_name(model_id: str, vendor: str, rest: str) -> None:
+    """Refuse an id that is empty, has spaces at its ends, or names a vendor (``vendor``, ""
+    for none) and no model after it (``openai:``, ``local:``), saying how to write it."""
+    problem = ""
+    if not model_id.strip():
+        problem = "model id is empty (a shell variable that is not set?)"
+        fix = f"pass one such as 'gpt-4o-mini' or 'claude-sonnet-4-5' (forms: {_FORMS})"
+    elif vendor and not rest.strip():
+        problem = f"model id {model_id!r} names no model after '{vendor}:'"
+        fix = f"write {_WRITE.get(vendor, f'{vendor}:<model>')}, e.g. {_EXAMPLES[vendor]}"
+    elif model_id != model_id.strip() or (vendor and rest != rest.strip()):
+        problem = f"model id {model_id!r} has spaces around its name"
+        fix = f"pass {f'{vendor}:{rest.strip()}' if vendor else model_id.strip()!r}"
+    if problem:
+        raise BindingError(f"{problem}: {fix}", name=model_id, kind="model")
 
 
 def _split_compatible(model_id: str, rest: str) -> tuple[str, str]:

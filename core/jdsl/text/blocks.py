@@ -51,21 +51,26 @@ class Block:
 def read_blocks(text: str) -> list[Block]:
     """Split behavior text into top-level blocks.
 
+    A byte-order mark opening the text (an editor saved it as "UTF-8 with BOM") is dropped.
+
     Raises:
-        BehaviorSyntaxError: on tabs in indentation, a dedent to no open level, siblings at
-            different indentations, an instruction line with nothing above it.
+        BehaviorSyntaxError: on tabs or other white space than spaces (a no-break space) in
+            indentation, a dedent to no open level, siblings at different indentations, an
+            instruction line with nothing above it.
     """
     top: list[Block] = []
     stack: list[Block] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
+    for number, raw in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         source = raw.rstrip("\r")
         stripped = source.lstrip(" ")
         if not stripped.strip() or stripped.startswith("#"):
             continue
         indent = len(source) - len(stripped)
-        if stripped.startswith("\t"):
+        if stripped[0].isspace():
             Scanner(source, number).fail(
-                "a tab in the indentation", "indent with spaces only", pos=indent
+                f"{_space_name(stripped[0])} in the indentation",
+                "indent with spaces only",
+                pos=indent,
             )
         while stack and stack[-1].indent >= indent:
             stack.pop()
@@ -78,6 +83,15 @@ def read_blocks(text: str) -> list[Block]:
         siblings.append(block)
         stack.append(block)
     return top
+
+
+def _space_name(char: str) -> str:
+    """``a tab``, ``a no-break space (U+00A0)``: white space that is not a space, named."""
+    import unicodedata
+
+    if char == "\t":
+        return "a tab"
+    return f"a {unicodedata.name(char, 'white space').lower()} (U+{ord(char):04X})"
 
 
 def _add_instruction(stack: list[Block], source: str, number: int, indent: int) -> None:

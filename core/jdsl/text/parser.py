@@ -11,11 +11,11 @@ from typing import Any, NoReturn
 
 from jdsl.errors import BehaviorSyntaxError
 from jdsl.ir.format import BEHAVIOR_FORMAT
-from jdsl.ir.nodes import MAX_NODE_DEPTH
+from jdsl.ir.nodes import MAX_NODE_DEPTH, NodeChecker
 from jdsl.text.blocks import Block, read_blocks
 from jdsl.text.heads import read_head
 from jdsl.text.scanner import Scanner
-from jdsl.text.syntax import COMPOSITES, INSTRUCTED, LEAVES, TEXT_WORDS
+from jdsl.text.syntax import COMPOSITES, FORMS, INSTRUCTED, LEAVES, TEXT_WORDS
 
 __all__ = ["DEFAULT_NAME", "parse_behavior_ir"]
 
@@ -119,7 +119,21 @@ def _build(
     if node["kind"] in INSTRUCTED and block.instructions:
         node["instructions"] = "\n".join(line.text for line in block.instructions)
     node.update(_children(block, node["kind"], ids))
+    _check_rules(node, scanner, start)
     return node
+
+
+def _check_rules(node: dict[str, Any], scanner: Scanner, start: int) -> None:
+    """Report a rule of the node's kind that the line breaks (``react "q -> a"`` with no
+    ``tools=``, ``examples=[1]``, ``id=""``) at the line, as every other syntax error is,
+    rather than as an IR problem with no line after the whole text is read."""
+    problems = NodeChecker().node_problems(node, "")
+    if problems:
+        scanner.fail(
+            "; ".join(problems),
+            f"write it as {FORMS[node['kind']]}",
+            pos=start,
+        )
 
 
 def _check_placement(block: Block, scanner: Scanner) -> None:

@@ -253,9 +253,14 @@ class Scanner:
             else:
                 return "".join(parts)
 
-    def _segment_name(self) -> str:
+    def _segment_name(self, after: str = ".") -> str:
         found = IDENTIFIER.match(self.text, self.pos)
         if found is None:
+            if after == "$":
+                self.fail(
+                    f"expected a blackboard key after '$' but found {self.describe_next()}",
+                    "index with the value of a key as orders[$name]",
+                )
             self.fail("expected a field name after '.'", "a path looks like customer.id")
         self.pos = found.end()
         return found.group()
@@ -264,7 +269,7 @@ class Scanner:
         self.skip_ws()
         if self.text.startswith("$", self.pos):
             self.pos += 1
-            inner = "$" + self._segment_name()
+            inner = "$" + self._segment_name("$")
         elif self.text.startswith("*", self.pos):
             self.pos += 1
             inner = "*"

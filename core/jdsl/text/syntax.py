@@ -15,6 +15,7 @@ __all__ = [
     "ATTRIBUTES",
     "COMPOSITES",
     "DECORATORS",
+    "FORMS",
     "HEAD_WORDS",
     "INSTRUCTED",
     "LEAVES",
@@ -50,6 +51,26 @@ TEXT_WORDS: dict[str, str] = {
     for kind in dict.fromkeys(HEAD_WORDS.values())
 }
 """Node kind -> the canonical head word that ``format_behavior`` prints."""
+
+FORMS: dict[str, str] = {
+    "root": 'root NAME [model="id"] [system="..."]',
+    "sequence": "seq (one or more children indented under it)",
+    "selector": "sel (one or more children indented under it)",
+    "action": 'act TOOL(a=path, b="lit") [-> key] [on_error=fail]',
+    "predict": 'predict "a, b -> c: int" [examples=[{"input": {...}, "output": {...}}]] '
+    '[input_sources={"a": "path"}]',
+    "react": 'react "q -> answer" tools=[t1, t2] [max_steps=6]',
+    "check": 'check key == "value"',
+    "guard": 'guard orders[$i].status == "pending"',
+    "guard_call": "guard_call PRED(a=path)",
+    "repeat": "repeat max=3 (one child, then an optional until:)",
+    "for_each": "for_each ITEM in PATH [collect=KEY -> STORE] [max=N] (one child)",
+    "invert": "invert (one child)",
+    "optional": "optional (one child)",
+    "oneshot": "oneshot (one child)",
+    "timeout": "timeout seconds=30 (one child)",
+}
+"""Node kind -> how its line is written (every kind also takes ``id=`` and ``context=``)."""
 
 COMPOSITES = frozenset({"sequence", "selector"})
 DECORATORS = frozenset({"root", "invert", "optional", "oneshot", "timeout", "repeat", "for_each"})

@@ -22,6 +22,8 @@
   but that is close to one a node does (``studnet`` for ``student``). Both say "did you mean".
 - ``unreachable`` (warning): a child no tick can reach: after a selector child that always
   succeeds (``optional``), or after a sequence child that always fails.
+- ``duplicate-id`` (error): an author id two nodes carry (``act(f, id="a")`` twice); ids name
+  nodes in traces, packages and the notebook's views, and behavior text refuses the second.
 
 :meth:`jdsl.tree.Root.run` calls it before the first tick and stops on errors with
 :class:`~jdsl.errors.BehaviorCheckError`; ``Root.check()``, ``jdsl.check(tree)`` and
@@ -216,6 +218,7 @@ def check_tree(
     for node, _ in nodes:
         _check_node(node, walk, written)
     walk.problems += _unreachable(tree, walk.ids)
+    walk.problems += _duplicate_ids(nodes)
     order = {node_id: i for i, node_id in enumerate(walk.ids.values())}
     problems = sorted(walk.problems, key=lambda p: (order.get(p.node_id, 0), p.code))
     return CheckReport(tuple(problems), tuple(dict.fromkeys(walk.unwritten)))
@@ -372,6 +375,29 @@ def _bound_callable(node: Node, walk: _Walk) -> Callable[..., Any] | None:
             )
         )
     return found
+
+
+def _duplicate_ids(nodes: Iterable[tuple[Node, str]]) -> list[Problem]:
+    """An error at each node whose author id an earlier node (pre-order) already carries."""
+    first: dict[str, str] = {}
+    problems: list[Problem] = []
+    for node, path in nodes:
+        if node.id is None:
+            continue
+        seen = first.setdefault(node.id, path)
+        if seen != path:
+            problems.append(
+                Problem(
+                    "error",
+                    "duplicate-id",
+                    path,
+                    f"{label(node)}: id {node.id!r} is already the id of the node at {seen}",
+                    "ids are unique in a tree: rename one of them, or leave id= out (every "
+                    "node has a structural id)",
+                    related=seen,
+                )
+            )
+    return problems
 
 
 def _unreachable(tree: Node, ids: Mapping[int, str]) -> list[Problem]:
