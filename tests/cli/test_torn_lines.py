@@ -12,12 +12,7 @@ from jdsl.cli import app
 
 
 def test_skip_bad_lines_leaves_out_the_episode_a_torn_line_broke(runner, traces, tmp_path):
-    lines = traces(4).read_text().splitlines(keepends=True)
-    middle = next(i for i, line in enumerate(lines)
-                  if '"ep_success_1"' in line and '"tool.call.completed"' in line)  # fmt: skip
-    lines[middle] = lines[middle][: len(lines[middle]) // 2] + "\n"
-    torn = tmp_path / "torn.jsonl"
-    torn.write_text("".join(lines))
+    torn = _torn_middle(traces, tmp_path)
     out = tmp_path / "p.jdsl"
     strict = runner.invoke(app, ["compile", str(torn), "-o", str(out)])
     assert strict.exit_code == 1 and "--skip-bad-lines" in strict.stderr, strict.output
