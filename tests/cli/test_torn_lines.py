@@ -151,3 +151,25 @@ def test_show_trace_says_what_compile_does_with_a_torn_episode(runner, traces, t
     assert result.exit_code == 0, result.output
     assert "(`jdsl compile --skip-bad-lines` leaves them out)" in result.stderr, result.stderr
     assert "refuses them" not in result.stderr
+
+
+@pytest.mark.parametrize("command", sorted(set(_COMMANDS) - {"compile", "show"}))
+def test_a_command_left_with_no_whole_episode_says_so(runner, traces, tmp_path, command):
+    """Every episode given lost an event to a skipped line: the command says there is nothing
+    left to do (one message, commands/torn.without_torn), not 'no episodes' or a crash."""
+    if "otel" in command:
+        pytest.importorskip("opentelemetry.sdk")
+    package = tmp_path / "p.jdsl"
+    made = runner.invoke(app, ["compile", str(traces(3, name="c.jsonl")), "-o", str(package)])
+    assert made.exit_code == 0, made.output
+    torn = _torn_middle(traces, tmp_path)
+    alone = tmp_path / "alone.jsonl"  # the torn episode's lines only
+    alone.write_text("".join(line for line in torn.read_text().splitlines(keepends=True)
+                             if '"ep_success_1"' in line))  # fmt: skip
+    names = {"TORN": str(alone), "PKG": str(package)}
+    args = [names.get(a, a.replace("OUT", str(tmp_path))) for a in _COMMANDS[command]]
+    result = runner.invoke(app, [*args, "--skip-bad-lines"])
+    doing = command.split()[-1].removeprefix("--").replace("otel", "export")
+    assert result.exit_code == 1, result.output
+    assert f"nothing left to {doing} in " in result.stderr, result.stderr
+    assert "pass traces whose lines are whole" in result.stderr

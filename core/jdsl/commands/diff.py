@@ -59,12 +59,9 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     note_repeats(repeats)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
-    episodes = without_torn(named_episodes(episodes, only, traces), skip_log)  # as compile does
+    episodes = without_torn(named_episodes(episodes, only, traces), skip_log, "diff",
+                            ", ".join(map(str, traces)))  # fmt: skip
     warn_edited(episodes)
-    if not episodes:
-        raise cli_fail(f"nothing left to diff in {', '.join(map(str, traces))}: every episode "
-                       "given lost an event to a skipped line", "pass traces whose lines are whole (or "
-                       "--episode ID of a whole episode)")  # fmt: skip
     normalized = normalize_all(episodes, canonical=mapping)
     if not only and not every:
         normalized = family_runs(normalized, pkg, doing="diffing", all_does="diffs them too")

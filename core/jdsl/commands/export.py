@@ -104,10 +104,7 @@ def _read(traces: Path, content: bool, skipped: SkippedLines | None) -> Trace:
             f"{traces} holds no episodes, so there is nothing to export",
             "pass a trace recorded by `jdsl run` or converted by `jdsl import`",
         )
-    kept = {id(e) for e in without_torn(episodes, skipped)}
-    if not kept:
-        raise cli_fail(f"nothing left to export in {traces}: every episode lost an event to a "
-                       "skipped line", "pass a trace whose lines are whole")  # fmt: skip
+    kept = {id(e) for e in without_torn(episodes, skipped, "export", str(traces))}
     dropped = {id(event) for e in episodes if id(e) not in kept for event in e.events}
     if not dropped:
         return trace

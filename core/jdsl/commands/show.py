@@ -179,12 +179,7 @@ def _show_trace(
     for episode in episodes:
         typer.echo("\n" + episode_timeline(episode))
     if compile_preview:  # as `jdsl compile` reads them: the episodes a torn line broke left out
-        kept = without_torn(episodes, skipped)
-        if not kept:
-            raise cli_fail(f"nothing left to compile in {path}: every episode shown lost an "
-                           "event to a skipped line", "pass a trace whose lines are whole (or "
-                           "--episode ID of a whole episode)")  # fmt: skip
-        _compile_preview(kept, path)
+        _compile_preview(without_torn(episodes, skipped, "compile", str(path)), path)
 
 
 def _compile_preview(episodes: Sequence[Episode], path: Path) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 import typer
 
+from jdsl.commands.boundary import cli_fail
 from jdsl.compiler.stream import chain_problems, leave_out_torn
 from jdsl.trace import Episode, SkippedLines
 
@@ -30,12 +31,22 @@ def note_torn(left: list[str]) -> None:
                    err=True)  # fmt: skip
 
 
-def without_torn(episodes: Iterable[Episode], skipped: SkippedLines | None) -> list[Episode]:
+def without_torn(
+    episodes: Iterable[Episode], skipped: SkippedLines | None, doing: str, where: str
+) -> list[Episode]:
     """``episodes`` less those a line ``--skip-bad-lines`` skipped broke, left out under
-    ``jdsl compile``'s note (:func:`note_torn`); all of them when nothing was skipped."""
+    ``jdsl compile``'s note (:func:`note_torn`); all of them when nothing was skipped.
+
+    Raises:
+        typer.Exit: (through :func:`~jdsl.commands.boundary.cli_fail`) every episode was left
+            out, so there is nothing left to ``doing`` (``"compile"``) in ``where`` (the files).
+    """
     left: list[str] = []
     kept = list(leave_out_torn(episodes, skipped, left))
     note_torn(left)
+    if left and not kept:
+        raise cli_fail(f"nothing left to {doing} in {where}: every episode given lost an event "
+                       "to a skipped line", "pass traces whose lines are whole")  # fmt: skip
     return kept
 
 

@@ -236,7 +236,7 @@ def _validate(
          for e in read_events(trace, strict=skipped is None, skipped=skipped).episodes),
         repeats))  # fmt: skip
     note_repeats(repeats)
-    episodes = without_torn(episodes, skipped)  # as `jdsl compile` leaves them out
+    episodes = without_torn(episodes, skipped, "validate", ", ".join(map(str, traces)))
     warn_edited(episodes)
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")

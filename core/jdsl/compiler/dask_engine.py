@@ -252,9 +252,8 @@ def reduce_shards(
     torn = client.map(_left, mapped, pure=False)
     del mapped  # each (store, table, skipped, left) result is released once its parts are taken
     parts = client.gather(stores)
-    for ids in client.gather(torn):
-        if left is not None:
-            left.extend(ids)
+    if left is not None:
+        left.extend(i for ids in client.gather(torn) for i in ids)
     for shard, part in zip(shards, client.gather(lines), strict=True):
         if skipped is not None and part.counts:  # one file a shard: the worker's resolved path
             [(count, first)] = zip(part.counts.values(), part.first.values(), strict=True)
