@@ -21,7 +21,7 @@ from jdsl.commands.kinds import refuse_behavior
 from jdsl.commands.repeats import distinct_episodes, note_repeats
 from jdsl.commands.show import named_episodes
 from jdsl.commands.torn import warn_edited, without_torn
-from jdsl.commands.validate import initial_state
+from jdsl.commands.validate import finished_runs, initial_state
 from jdsl.compiler import normalize_all
 from jdsl.compiler.stepdiff import (
     compared_episodes,
@@ -62,7 +62,7 @@ def show_diff(package: Path, traces: Sequence[Path], html: Path | None = None,
     episodes = without_torn(named_episodes(episodes, only, traces), skip_log, "diff",
                             ", ".join(map(str, traces)))  # fmt: skip
     warn_edited(episodes)
-    normalized = normalize_all(episodes, canonical=mapping)
+    normalized = finished_runs(normalize_all(episodes, canonical=mapping), bool(only), traces)
     if not only and not every:
         normalized = family_runs(normalized, pkg, doing="diffing", all_does="diffs them too")
     compared, skipped = (normalized, 0) if only else compared_episodes(normalized)

@@ -60,6 +60,7 @@ __all__ = [
     "family_cell",
     "family_files",
     "family_width",
+    "finished_runs",
     "first_problem",
     "initial_state",
     "recorded_initial_state",
@@ -241,13 +242,9 @@ def _validate(
     if not episodes:
         raise cli_fail(f"no episodes in {', '.join(map(str, traces))}", "pass jdsl traces")
     normalized = normalize_all(episodes, canonical=mapping)
-    if only:  # a run named that was cut off: say so, not that it is not there
+    if only:
         normalized = _chosen(normalized, only)
-        _refuse_cut(normalized)
-    complete, cut = finished_only(normalized, which=f"in {', '.join(map(str, traces))}")
-    if cut:  # a run cut off mid-run did not end: there is nothing to compare the package with
-        typer.echo(f"note: {cut_note(cut)}", err=True)
-        normalized = list(complete)
+    normalized = finished_runs(normalized, bool(only), traces)
     if not only and not every:
         normalized = family_runs(normalized, pkg, doing="validating on", all_does="checks them too")
     reads = initial_state(state, normalized)
@@ -277,6 +274,26 @@ def _compiled_from(pkg: BehaviorPackage, rows: Sequence[Any]) -> tuple[str, ...]
     raw = pkg.files.get("tests/replay.jsonl", b"").decode("utf-8")
     own = {json.loads(line).get("episode") for line in raw.splitlines() if line.strip()}
     return tuple(r.episode_id for r in rows if r.episode_id in own and r.reference)
+
+
+def finished_runs(
+    normalized: Sequence[NormEpisode], named: bool, traces: Sequence[Path]
+) -> Sequence[NormEpisode]:
+    """The runs that ended (episode.finished), those cut off mid-run left out under a note: a
+    run that did not end leaves nothing to compare a package with (``jdsl package validate``
+    and ``jdsl show --diff``). A run ``--episode`` named (``named``) that was cut off is
+    refused, saying so, not that it is not there.
+
+    Raises:
+        CompileError: every run is cut off (:func:`jdsl.compiler.admit.finished_only`).
+    """
+    if named:
+        _refuse_cut(normalized)
+    complete, cut = finished_only(normalized, which=f"in {', '.join(map(str, traces))}")
+    if cut:
+        typer.echo(f"note: {cut_note(cut)}", err=True)
+        return list(complete)
+    return normalized
 
 
 def _refuse_cut(chosen: Sequence[NormEpisode]) -> None:
