@@ -277,8 +277,8 @@ def _compiled_from(pkg: BehaviorPackage, rows: Sequence[Any]) -> tuple[str, ...]
 
 
 def finished_runs(
-    normalized: Sequence[NormEpisode], named: bool, traces: Sequence[Path]
-) -> Sequence[NormEpisode]:
+    normalized: list[NormEpisode], named: bool, traces: Sequence[Path]
+) -> list[NormEpisode]:
     """The runs that ended (episode.finished), those cut off mid-run left out under a note: a
     run that did not end leaves nothing to compare a package with (``jdsl package validate``
     and ``jdsl show --diff``). A run ``--episode`` named (``named``) that was cut off is
